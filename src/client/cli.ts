@@ -1,0 +1,152 @@
+// The `recap` command line: a thin client of the daemon's ops, plus `recap daemon`.
+// Exit codes: 0 success or allowed, 2 denied or rejected, 1 anything else.
+import { readFileSync } from 'node:fs';
+import yargs, { type Argv } from 'yargs';
+import { hideBin } from 'yargs/helpers';
+import { jobIdFor, projectRoot } from '../common/jobs.js';
+import { connectOrStart, DaemonStartFailed } from './autostart.js';
+import { printChain, printStatus, printSubmit } from './output.js';
+import { RemoteError } from './socketClient.js';
+
+type Global = { json: boolean; job?: string | undefined; debug: boolean };
+
+/** A failure the user can act on: printed as one line, no stack. */
+export class UsageError extends Error {}
+
+const EXIT_DENIED = 2;
+
+function target(argv: Global): { job: string; project: string } {
+  const project = projectRoot(process.cwd());
+  return { job: argv.job ?? process.env.RECAP_JOB ?? jobIdFor(project), project };
+}
+
+async function call<T>(op: string, fields: Record<string, unknown>): Promise<T> {
+  const client = await connectOrStart();
+  try {
+    return await client.request<T>(op, fields);
+  } finally {
+    client.close();
+  }
+}
+
+function readInput(file: string | undefined, what: string): string {
+  const source = file === undefined || file === '-' ? 0 : file;
+  if (source === 0 && process.stdin.isTTY) process.stderr.write(`recap: reading the ${what} from stdin; end it with Ctrl-D\n`);
+  try {
+    return readFileSync(source, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new UsageError(`cannot read ${source === 0 ? 'stdin' : file} (${code ?? (error as Error).message})`);
+  }
+}
+
+function output(argv: Global, result: unknown, human: () => void): void {
+  if (argv.json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+  else human();
+}
+
+export function buildCli(args: string[]): Argv {
+  return yargs(args)
+    .scriptName('recap')
+    .usage('$0 <command> [options]\n\nKeeps an AI coding agent\'s conversation legible: counts its interactions, gates its tools until it writes a summary, keeps the summaries in a hash-linked chain.')
+    .option('json', { type: 'boolean', default: false, describe: 'machine-readable output' })
+    .option('job', { type: 'string', describe: 'the job (default: RECAP_JOB, else derived from the project folder)' })
+    .option('debug', { type: 'boolean', default: false, describe: 'show stack traces of unexpected errors' })
+    .command('daemon', 'run the daemon in the foreground', {}, async () => {
+      const { runDaemon, DaemonStartError } = await import('../daemon/daemon.js');
+      try {
+        await runDaemon();
+      } catch (error) {
+        if (error instanceof DaemonStartError) throw new UsageError(error.message);
+        throw error;
+      }
+    })
+    .command('status', "the job's gate: tripped or not, why, tokens, chain length", (y) => y, async (argv) => {
+      const result = await call<Parameters<typeof printStatus>[0]>('status', target(argv));
+      output(argv, result, () => printStatus(result));
+    })
+    .command(
+      'record',
+      'record an interaction (for agents without hooks, and scripts)',
+      (y) =>
+        y
+          .option('kind', { type: 'string', default: 'prompt', describe: 'prompt, qa, or another kind' })
+          .option('text', { type: 'string', describe: 'the text (default: stdin)' }),
+      async (argv) => {
+        const text = argv.text ?? readInput('-', 'interaction');
+        const result = await call<{ seq: number; tokens: number; gate: Parameters<typeof printStatus>[0] }>('record', { ...target(argv), kind: argv.kind, text });
+        output(argv, result, () => {
+          process.stdout.write(`recorded #${result.seq} (${result.tokens} tokens)\n`);
+          printStatus(result.gate);
+        });
+      },
+    )
+    .command(
+      'check',
+      'ask the gate about a tool call (exit 2 when denied)',
+      (y) =>
+        y
+          .option('tool', { type: 'string', demandOption: true, describe: 'the tool name, e.g. Bash or Read' })
+          .option('input', { type: 'string', describe: "the tool's input as JSON" }),
+      async (argv) => {
+        let input: unknown;
+        if (argv.input !== undefined) {
+          try {
+            input = JSON.parse(argv.input);
+          } catch {
+            throw new UsageError(`--input is not valid JSON: ${argv.input}`);
+          }
+        }
+        const result = await call<{ allow: boolean; reason?: string }>('check', { ...target(argv), tool: argv.tool, ...(input !== undefined ? { input } : {}) });
+        output(argv, result, () => (result.allow ? process.stdout.write('allowed\n') : process.stderr.write(`denied\n${result.reason ?? ''}\n`)));
+        if (!result.allow) process.exitCode = EXIT_DENIED;
+      },
+    )
+    .command(
+      'submit',
+      'submit a summary (stdin by default); on rejection print every problem (exit 2)',
+      (y) => y.option('file', { type: 'string', alias: 'f', describe: 'read the summary from this file (- for stdin)' }),
+      async (argv) => {
+        const text = readInput(argv.file ?? (argv._[1] === '-' ? '-' : undefined), 'summary');
+        const result = await call<Parameters<typeof printSubmit>[0]>('submit', { ...target(argv), text });
+        output(argv, result, () => printSubmit(result));
+        if (!result.accepted) process.exitCode = EXIT_DENIED;
+      },
+    )
+    .command('context', 'what the agent needs now: the summary to write, or the memory', (y) => y, async (argv) => {
+      const result = await call<{ text: string }>('context', target(argv));
+      output(argv, result, () => process.stdout.write(`${result.text}\n`));
+    })
+    .command('chain', "list the job's summaries", (y) => y, async (argv) => {
+      const result = await call<Parameters<typeof printChain>[0]>('chain', target(argv));
+      output(argv, result, () => printChain(result));
+    })
+    .demandCommand(1, 'name a command; see recap --help')
+    .recommendCommands()
+    .strict()
+    .help()
+    .version(false)
+    .fail((message, error) => {
+      throw error ?? new UsageError(`${message}; see recap --help`);
+    });
+}
+
+export async function main(argv = hideBin(process.argv)): Promise<void> {
+  const debug = argv.includes('--debug');
+  // A reader that stops early (recap log | head) is not an error.
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+  });
+  try {
+    await buildCli(argv).parseAsync();
+  } catch (error) {
+    process.exitCode = 1;
+    if (error instanceof UsageError || error instanceof DaemonStartFailed || error instanceof RemoteError) {
+      process.stderr.write(`recap: ${error.message}\n`);
+    } else if (debug) {
+      process.stderr.write(`${(error as Error).stack ?? String(error)}\n`);
+    } else {
+      process.stderr.write(`recap: ${(error as Error).message ?? String(error)} (run with --debug for details)\n`);
+    }
+  }
+}

@@ -1,0 +1,45 @@
+// Human-readable output of the CLI's answers.
+
+type Status = {
+  job: string;
+  tripped: boolean;
+  reason?: string;
+  unsummarizedTokens: number;
+  unsummarizedInteractions: number;
+  threshold: number;
+  summaries: number;
+  configProblems?: string[];
+};
+
+type Entry = { level: number; tokens: number; coversThrough: number; hash: string; time: number; seq: number };
+
+type SubmitResult = { accepted: true; entry: Entry & { job: string } } | { accepted: false; problems: string[] };
+
+const write = (line: string) => process.stdout.write(`${line}\n`);
+
+export function printStatus(status: Status): void {
+  const gate = status.tripped ? `TRIPPED (${status.reason ?? 'threshold'}): submit a summary; recap context shows what to write` : 'open';
+  write(`job ${status.job}: gate ${gate}`);
+  write(`unsummarized: ${status.unsummarizedTokens} of ${status.threshold} tokens, ${status.unsummarizedInteractions} interactions`);
+  write(`summaries: ${status.summaries}`);
+  for (const problem of status.configProblems ?? []) process.stderr.write(`config problem (the last good configuration is in force): ${problem}\n`);
+}
+
+export function printSubmit(result: SubmitResult): void {
+  if (result.accepted) {
+    write(`accepted: ${result.entry.tokens} tokens, covering interactions through #${result.entry.coversThrough}; hash ${result.entry.hash.slice(0, 12)}`);
+    return;
+  }
+  process.stderr.write('rejected:\n');
+  for (const problem of result.problems) process.stderr.write(`${problem}\n`);
+}
+
+export function printChain(result: { entries: Entry[] }): void {
+  if (result.entries.length === 0) {
+    write('no summaries yet');
+    return;
+  }
+  result.entries.forEach((e, i) =>
+    write(`${i + 1}. ${new Date(e.time).toISOString()}  level ${e.level}  ${e.tokens} tokens  through #${e.coversThrough}  ${e.hash.slice(0, 12)}`),
+  );
+}

@@ -1,0 +1,90 @@
+// A client of the daemon's socket: frames requests, matches answers by id, and gives up
+// after a deadline. Node built-ins only, so the hook client can use it.
+import { connect, type Socket } from 'node:net';
+import { encodeFrame, FrameReader } from '../common/frames.js';
+
+/** No daemon is listening (no socket file, or nobody answers on it). */
+export class DaemonUnavailable extends Error {}
+
+/** The daemon answered with an error. */
+export class RemoteError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+type Pending = { resolve: (value: unknown) => void; reject: (error: Error) => void };
+
+export class Client {
+  private nextId = 1;
+  private readonly pending = new Map<number, Pending>();
+  private readonly reader = new FrameReader(64 * 1024 * 1024);
+
+  private constructor(private readonly socket: Socket) {
+    socket.on('data', (chunk) => {
+      for (const frame of this.reader.push(chunk)) {
+        if (frame.kind !== 'message') continue;
+        const { id, result, error } = frame.value as { id?: number; result?: unknown; error?: { code: string; message: string } };
+        const waiting = typeof id === 'number' ? this.pending.get(id) : undefined;
+        if (!waiting) continue;
+        this.pending.delete(id as number);
+        if (error) waiting.reject(new RemoteError(error.code, error.message));
+        else waiting.resolve(result);
+      }
+    });
+    const failAll = (error: Error) => {
+      for (const waiting of this.pending.values()) waiting.reject(error);
+      this.pending.clear();
+    };
+    socket.on('error', failAll);
+    socket.on('close', () => failAll(new Error('the recap daemon closed the connection')));
+  }
+
+  static connect(path: string, timeoutMs = 2000): Promise<Client> {
+    return new Promise((resolve, reject) => {
+      const socket = connect(path);
+      const timer = setTimeout(() => {
+        socket.destroy();
+        reject(new DaemonUnavailable(`no answer on ${path} within ${timeoutMs} ms`));
+      }, timeoutMs);
+      socket.once('connect', () => {
+        clearTimeout(timer);
+        resolve(new Client(socket));
+      });
+      socket.once('error', (error: NodeJS.ErrnoException) => {
+        clearTimeout(timer);
+        if (error.code === 'ENOENT' || error.code === 'ECONNREFUSED') reject(new DaemonUnavailable(`no recap daemon is listening on ${path}`));
+        else if (error.code === 'EACCES') reject(new Error(`permission denied on ${path}: the socket belongs to another user`));
+        else reject(error);
+      });
+    });
+  }
+
+  request<T = unknown>(op: string, fields: Record<string, unknown> = {}, timeoutMs = 30_000): Promise<T> {
+    const id = this.nextId++;
+    return new Promise<T>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.pending.delete(id);
+        reject(new Error(`the recap daemon did not answer ${op} within ${timeoutMs} ms`));
+      }, timeoutMs);
+      this.pending.set(id, {
+        resolve: (value) => {
+          clearTimeout(timer);
+          resolve(value as T);
+        },
+        reject: (error) => {
+          clearTimeout(timer);
+          reject(error);
+        },
+      });
+      this.socket.write(encodeFrame({ ...fields, id, op }));
+    });
+  }
+
+  close(): void {
+    this.socket.end();
+  }
+}

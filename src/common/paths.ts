@@ -1,0 +1,38 @@
+// Where recap keeps its socket, log and config. Node built-ins only: the hook client uses it.
+import { homedir, userInfo } from 'node:os';
+import { join } from 'node:path';
+
+type Env = NodeJS.ProcessEnv;
+
+function uid(): number {
+  return process.getuid?.() ?? userInfo().uid;
+}
+
+export function socketPath(env: Env = process.env): string {
+  if (env.RECAP_SOCKET) return env.RECAP_SOCKET;
+  if (env.XDG_RUNTIME_DIR) return join(env.XDG_RUNTIME_DIR, 'recap', 'recapd.sock');
+  return join('/tmp', `recap-${uid()}`, 'recapd.sock');
+}
+
+/** recap's data folder: the event log lives in `log/` inside it, the daemon's log file beside it. */
+export function dataDir(env: Env = process.env): string {
+  if (env.RECAP_DATA_DIR) return env.RECAP_DATA_DIR;
+  return join(env.XDG_DATA_HOME || join(homedir(), '.local', 'share'), 'recap');
+}
+
+export function eventLogDir(env: Env = process.env): string {
+  return join(dataDir(env), 'log');
+}
+
+export function daemonLogFile(env: Env = process.env): string {
+  return join(dataDir(env), 'recapd.log');
+}
+
+export function userConfigPath(env: Env = process.env): string {
+  if (env.RECAP_CONFIG) return env.RECAP_CONFIG;
+  return join(env.XDG_CONFIG_HOME || join(homedir(), '.config'), 'recap', 'config.conf');
+}
+
+export function projectConfigPath(projectDir: string): string {
+  return join(projectDir, '.recap', 'config.conf');
+}

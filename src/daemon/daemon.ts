@@ -1,0 +1,77 @@
+// The daemon's life: take the log's lock, rebuild the projection, replace a stale socket,
+// listen; on SIGHUP re-read the config; on SIGTERM finish what is in flight and close.
+import { mkdirSync } from 'node:fs';
+import { dataDir, eventLogDir, socketPath, userConfigPath } from '../common/paths.js';
+import { ConfigService } from './configService.js';
+import { EventStore, LogLocked } from './eventStore.js';
+import { Handler } from './handler.js';
+import { createLogger } from './logger.js';
+import { Projection, USER_SCOPE } from './projection.js';
+import { recapPaths } from './recapPaths.js';
+import { SocketServer, type Listen } from './socketServer.js';
+import { clearStaleSocket, SocketInUse } from './staleSocket.js';
+
+/** A start-up failure the user can fix; its message says how. */
+export class DaemonStartError extends Error {}
+
+export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  const log = createLogger(env);
+  const logDir = eventLogDir(env);
+  mkdirSync(dataDir(env), { recursive: true, mode: 0o700 });
+
+  let store: EventStore;
+  try {
+    store = await EventStore.open(logDir);
+  } catch (error) {
+    if (error instanceof LogLocked) throw new DaemonStartError(error.message);
+    throw error;
+  }
+  let projection = await Projection.replay(store.read());
+  store.on('failed', (error) => {
+    log.error({ err: error }, 'a write to the event log failed; rebuilding the projection from the log');
+    void Projection.replay(store.read()).then((rebuilt) => (projection = rebuilt));
+  });
+
+  const config = new ConfigService(userConfigPath(env), env, projection.appliedConfig.get(USER_SCOPE));
+  for (const problem of config.problems) log.error({ problem }, `config problem, keeping the last good configuration: ${problem}`);
+  const handler = new Handler({ store, projection: () => projection, config, recapPaths: recapPaths(env), log });
+  await handler.recordUserConfig();
+
+  const server = new SocketServer(handler, log);
+  const where = inheritedSocket(env) ?? { path: socketPath(env) };
+  if ('path' in where) {
+    try {
+      await clearStaleSocket(where.path);
+    } catch (error) {
+      await store.close();
+      if (error instanceof SocketInUse) throw new DaemonStartError(error.message);
+      throw error;
+    }
+  }
+  await server.listen(where);
+  log.info({ socket: 'path' in where ? where.path : `fd ${where.fd}`, log: logDir, events: store.lastSeq }, 'recap daemon ready');
+
+  process.on('SIGHUP', () => {
+    const problems = config.reload();
+    for (const problem of problems) log.error({ problem }, `config problem, keeping the last good configuration: ${problem}`);
+    void handler.recordUserConfig().then(() => log.info('configuration re-read'));
+  });
+
+  await new Promise<void>((resolve) => {
+    const stop = (signal: string) => {
+      log.info({ signal }, 'shutting down: finishing requests in flight');
+      resolve();
+    };
+    process.once('SIGTERM', stop);
+    process.once('SIGINT', stop);
+  });
+  await server.close();
+  await store.close();
+  log.info('recap daemon stopped');
+}
+
+/** The listening socket systemd hands over with socket activation (always fd 3). */
+function inheritedSocket(env: NodeJS.ProcessEnv): Listen | undefined {
+  if (env.LISTEN_PID !== String(process.pid) || Number(env.LISTEN_FDS ?? 0) < 1) return undefined;
+  return { fd: 3 };
+}

@@ -1,0 +1,181 @@
+// The one place requests are answered, for the socket and (later) the HTTP endpoint alike:
+// validate, decide on the job's state, append the events, answer once they are durable.
+import type { Logger } from 'pino';
+import { CommandRefused } from '../events/commands.js';
+import type { Config } from '../events/config.js';
+import type { RecapEvent } from '../events/events.js';
+import { checkTool, gateStatus, recordInteraction, submitSummary, type DecideContext } from '../events/gate.js';
+import { contextText } from '../events/gateMessages.js';
+import { tokenCounter, type TokenCounter } from '../events/tokens.js';
+import type { ConfigService, Effective } from './configService.js';
+import { sameValues } from './configService.js';
+import type { EventStore } from './eventStore.js';
+import type { Projection } from './projection.js';
+import { USER_SCOPE } from './projection.js';
+import { describeIssues, envelopeSchema, ProtocolError, requestSchemas, type Op, type RequestOf, type Response } from './protocol.js';
+
+export const VERSION = '0.1.0';
+
+export type HandlerDeps = {
+  store: EventStore;
+  projection: () => Projection;
+  config: ConfigService;
+  recapPaths: ReadonlySet<string>;
+  log: Logger;
+  now?: () => number;
+};
+
+export class Handler {
+  private readonly counters = new Map<string, TokenCounter>();
+  private readonly now: () => number;
+
+  constructor(private readonly deps: HandlerDeps) {
+    this.now = deps.now ?? Date.now;
+  }
+
+  async handle(request: unknown): Promise<Response> {
+    const envelope = envelopeSchema.safeParse(request);
+    if (!envelope.success) {
+      return failure(idOf(request), 'bad_request', `a request needs an id and an op: ${describeIssues(envelope.error)}`);
+    }
+    const { id, op } = envelope.data;
+    if (!Object.hasOwn(requestSchemas, op)) return failure(id, 'unknown_op', `unknown op ${JSON.stringify(op)}; known ops: ${Object.keys(requestSchemas).join(', ')}`);
+    const parsed = requestSchemas[op as Op].safeParse(request);
+    if (!parsed.success) return failure(id, 'bad_request', `${op}: ${describeIssues(parsed.error)}`);
+    try {
+      return { id, result: await this.answer(op as Op, parsed.data) };
+    } catch (error) {
+      if (error instanceof CommandRefused) return failure(id, 'refused', error.message);
+      if (error instanceof ProtocolError) return failure(id, error.code, error.message);
+      this.deps.log.error({ err: error, op }, 'request failed');
+      return failure(id, 'storage', `the event log could not be written (${(error as Error).message}); nothing was recorded, try again`);
+    }
+  }
+
+  private async answer(op: Op, request: unknown): Promise<unknown> {
+    switch (op) {
+      case 'ping':
+        return { version: VERSION };
+      case 'record': {
+        const r = request as RequestOf<'record'>;
+        const ctx = this.context(r.job, r.project);
+        const decision = recordInteraction({ type: 'RecordInteraction', ...defined(r), now: this.now() }, this.state(r.job), ctx.decide);
+        const stored = await this.commit([...ctx.events, ...decision.events], () => gateStatus(this.state(r.job), ctx.decide.config));
+        const seq = stored.events.find((e) => e.type === 'InteractionRecorded')?.seq;
+        return { seq, tokens: decision.answer.tokens, gate: stored.after };
+      }
+      case 'check': {
+        const r = request as RequestOf<'check'>;
+        const ctx = this.context(r.job, r.project);
+        const decision = checkTool({ type: 'CheckTool', ...defined(r), now: this.now() }, this.state(r.job), ctx.decide);
+        await this.commit([...ctx.events, ...decision.events]);
+        return decision.answer;
+      }
+      case 'submit': {
+        const r = request as RequestOf<'submit'>;
+        const ctx = this.context(r.job, r.project);
+        const decision = submitSummary({ type: 'SubmitSummary', job: r.job, text: r.text, now: this.now() }, this.state(r.job), ctx.decide);
+        await this.commit([...ctx.events, ...decision.events]);
+        return decision.answer;
+      }
+      case 'status': {
+        const r = request as RequestOf<'status'>;
+        const ctx = await this.readContext(r.job, r.project);
+        const problems = this.deps.config.problems;
+        return { ...gateStatus(this.state(r.job), ctx.config), ...(problems.length > 0 ? { configProblems: problems } : {}) };
+      }
+      case 'context': {
+        const r = request as RequestOf<'context'>;
+        const ctx = await this.readContext(r.job, r.project);
+        return { text: contextText(this.state(r.job), ctx.config) };
+      }
+      case 'chain': {
+        const r = request as RequestOf<'chain'>;
+        await this.readContext(r.job, r.project);
+        return { entries: this.state(r.job).chain };
+      }
+    }
+  }
+
+  private state(job: string) {
+    return this.deps.projection().job(job);
+  }
+
+  /** Appends the events, folds them in at once, and resolves when they are durable. */
+  private async commit<T>(events: RecapEvent[], after?: () => T): Promise<{ events: { type: string; seq: number }[]; after: T | undefined }> {
+    const projection = this.deps.projection();
+    const { stored, durable } = this.deps.store.append(events);
+    for (const event of stored) projection.apply(event);
+    const snapshot = after?.();
+    await durable;
+    return { events: stored, after: snapshot };
+  }
+
+  /** Reads wait for writes already in flight, so they never show what is not yet durable. */
+  private async readContext(job: string, project: string | undefined): Promise<{ config: Config }> {
+    const ctx = this.context(job, project);
+    if (ctx.events.length > 0) await this.commit(ctx.events);
+    await this.deps.store.flushed();
+    return ctx.decide;
+  }
+
+  /** The configuration for a job, and a ConfigApplied event when it is not yet on record. */
+  private context(job: string, project: string | undefined): { decide: DecideContext; events: RecapEvent[] } {
+    const effective = this.deps.config.forProject(project);
+    const config = effective.config;
+    return {
+      decide: { config, count: this.counter(config), recapPaths: this.deps.recapPaths },
+      events: this.configEvents(job, effective),
+    };
+  }
+
+  private configEvents(job: string, effective: Effective): RecapEvent[] {
+    const applied = this.deps.projection().appliedConfig;
+    if (sameValues(applied.get(job) ?? applied.get(USER_SCOPE), effective.config)) return [];
+    // Without a project file of its own, a job follows the user-wide record.
+    if (!applied.has(job) && sameValues(this.deps.config.user().config, effective.config)) return [];
+    return [configApplied(effective, this.now(), job)];
+  }
+
+  /** ConfigApplied for the user-wide configuration when it differs from the last on record. */
+  userConfigEvents(): RecapEvent[] {
+    const user = this.deps.config.user();
+    if (sameValues(this.deps.projection().appliedConfig.get(USER_SCOPE), user.config)) return [];
+    return [configApplied(user, this.now())];
+  }
+
+  async recordUserConfig(): Promise<void> {
+    await this.commit(this.userConfigEvents());
+  }
+
+  private counter(config: Config): TokenCounter {
+    const key = `${config.TOKEN_ENCODING}:${config.TOKEN_WORD_RATIO}`;
+    let counter = this.counters.get(key);
+    if (!counter) {
+      counter = tokenCounter(config);
+      this.counters.set(key, counter);
+    }
+    return counter;
+  }
+}
+
+function configApplied(effective: Effective, now: number, job?: string): RecapEvent {
+  return {
+    type: 'ConfigApplied',
+    data: { ...(job !== undefined ? { job } : {}), values: { ...effective.config }, sources: effective.sources, time: now },
+  };
+}
+
+function failure(id: string | number | null, code: ProtocolError['code'], message: string): Response {
+  return { id, error: { code, message } };
+}
+
+function idOf(request: unknown): string | number | null {
+  const id = (request as { id?: unknown } | null)?.id;
+  return typeof id === 'string' || typeof id === 'number' ? id : null;
+}
+
+/** Drops the optional fields a request left out, so commands carry no `undefined`. */
+function defined<T extends Record<string, unknown>>(value: T): { [K in keyof T]: Exclude<T[K], undefined> } {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as never;
+}

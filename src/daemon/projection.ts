@@ -1,0 +1,38 @@
+// The daemon's live view of the log: every job's state, folded from the events in order,
+// and the configuration last recorded for each scope.
+import type { StoredEvent } from '../events/events.js';
+import { evolve, initialJobState, type JobState } from '../events/jobState.js';
+
+/** The scope of the user-wide configuration in `appliedConfig`. */
+export const USER_SCOPE = '';
+
+export class Projection {
+  readonly jobs = new Map<string, JobState>();
+  /** The values of the newest ConfigApplied per scope (a job, or USER_SCOPE). */
+  readonly appliedConfig = new Map<string, Record<string, unknown>>();
+  lastSeq = 0;
+
+  job(id: string): JobState {
+    let state = this.jobs.get(id);
+    if (!state) {
+      state = initialJobState(id);
+      this.jobs.set(id, state);
+    }
+    return state;
+  }
+
+  apply(event: StoredEvent): void {
+    this.lastSeq = event.seq;
+    if (event.type === 'ConfigApplied') {
+      this.appliedConfig.set(event.data.job ?? USER_SCOPE, event.data.values);
+      return;
+    }
+    evolve(this.job(event.data.job), event);
+  }
+
+  static async replay(events: AsyncIterable<StoredEvent>): Promise<Projection> {
+    const projection = new Projection();
+    for await (const event of events) projection.apply(event);
+    return projection;
+  }
+}

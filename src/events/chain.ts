@@ -1,0 +1,19 @@
+// The summary chain's links: each entry's hash covers the previous hash and the entry's
+// canonical content, so changing any accepted summary breaks every link after it.
+import { createHash } from 'node:crypto';
+import { canonicalJson } from './canonical.js';
+import type { SummaryAccepted } from './events.js';
+
+export const GENESIS_HASH = '0'.repeat(64);
+
+export type ChainContent = Omit<SummaryAccepted['data'], 'hash' | 'prevHash'>;
+
+export function entryHash(prevHash: string, content: ChainContent): string {
+  return createHash('sha256').update(prevHash).update('\n').update(canonicalJson(content)).digest('hex');
+}
+
+/** Recomputes an accepted summary's hash from its stored fields. */
+export function recomputeHash(data: SummaryAccepted['data']): string {
+  const { hash: _hash, prevHash, ...content } = data;
+  return entryHash(prevHash, content);
+}

@@ -1,0 +1,100 @@
+// The facts recap stores, in the past tense. A stored event never changes meaning;
+// a new shape gets a new version and an upcaster when it is read.
+
+export const TRIP_REASONS = ['threshold', 'interactions', 'context', 'manual', 'rollup'] as const;
+export type TripReason = (typeof TRIP_REASONS)[number];
+
+/** Milliseconds since the epoch; the domain never reads the clock, it is handed the time. */
+export type Time = number;
+
+export type SectionTally = { heading: string; tokens: number };
+
+export type InteractionRecorded = {
+  type: 'InteractionRecorded';
+  data: {
+    job: string;
+    kind: string;
+    text: string;
+    tokens: number;
+    /** Whether the kind counted toward the threshold under the configuration in force. */
+    counted: boolean;
+    session?: string;
+    agent?: string;
+    time: Time;
+  };
+};
+
+export type GateTripped = {
+  type: 'GateTripped';
+  data: { job: string; reason: TripReason; unsummarizedTokens: number; limit: number; time: Time };
+};
+
+export type ToolDenied = {
+  type: 'ToolDenied';
+  data: { job: string; tool: string; session?: string; time: Time };
+};
+
+export type SummaryRejected = {
+  type: 'SummaryRejected';
+  data: { job: string; problems: string[]; tokens: number; time: Time };
+};
+
+export type SummaryAccepted = {
+  type: 'SummaryAccepted';
+  data: {
+    job: string;
+    level: number;
+    sections: SectionTally[];
+    text: string;
+    tokens: number;
+    /** Sequence number of the last interaction this summary covers. */
+    coversThrough: number;
+    prevHash: string;
+    hash: string;
+    time: Time;
+  };
+};
+
+export type ConfigApplied = {
+  type: 'ConfigApplied';
+  data: {
+    /** The job a project file applies to; absent for the user-wide configuration. */
+    job?: string;
+    values: Record<string, unknown>;
+    /** Where each value came from: "default", "env", or "<file>:<line>". */
+    sources: Record<string, string>;
+    time: Time;
+  };
+};
+
+export type RecapEvent =
+  | InteractionRecorded
+  | GateTripped
+  | ToolDenied
+  | SummaryRejected
+  | SummaryAccepted
+  | ConfigApplied;
+
+export type EventType = RecapEvent['type'];
+
+export const EVENT_TYPES: readonly EventType[] = [
+  'InteractionRecorded',
+  'GateTripped',
+  'ToolDenied',
+  'SummaryRejected',
+  'SummaryAccepted',
+  'ConfigApplied',
+];
+
+/** The schema version written for each event type today. */
+export const CURRENT_VERSION: Record<EventType, number> = {
+  InteractionRecorded: 1,
+  GateTripped: 1,
+  ToolDenied: 1,
+  SummaryRejected: 1,
+  SummaryAccepted: 1,
+  ConfigApplied: 1,
+};
+
+/** An event as it sits in the log: its global sequence number and schema version. */
+export type StoredEvent = RecapEvent & { seq: number; version: number };

@@ -1,0 +1,159 @@
+// A small shell tokenizer: enough of bash's grammar (quotes, escapes, operators,
+// here-documents, comments) to see what a command line really is. It never executes or
+// expands anything; it marks every word whose value bash would change by expansion, so a
+// policy can refuse it. Anything it cannot read with certainty is an error.
+
+export type WordToken = {
+  kind: 'word';
+  /** The word's value after quote removal, when it is literal. */
+  value: string;
+  /** True when bash would take the word exactly as `value`: no expansion, globbing or escape. */
+  literal: boolean;
+};
+export type OperatorToken = { kind: 'operator'; op: string };
+export type NewlineToken = { kind: 'newline' };
+export type HeredocToken = {
+  kind: 'heredoc';
+  op: '<<' | '<<-';
+  delimiter: string;
+  /** A quoted delimiter makes the body literal; an unquoted one lets bash expand it. */
+  quoted: boolean;
+  body: string;
+  /** False when the input ended before the delimiter line. */
+  terminated: boolean;
+};
+export type ShellToken = WordToken | OperatorToken | NewlineToken | HeredocToken;
+
+export type Tokenized = { ok: true; tokens: ShellToken[] } | { ok: false; error: string };
+
+// Longest first, so `<<-` wins over `<<` and `<`.
+const OPERATORS = [
+  '&>>', '<<-', '<<<', ';;&', '&&', '||', ';;', ';&', '|&', '<<', '>>', '<&', '>&', '<>', '>|', '&>',
+  '<(', '>(', ';', '&', '|', '<', '>', '(', ')',
+];
+const METACHARACTERS = new Set([' ', '\t', '\n', ';', '&', '|', '<', '>', '(', ')']);
+// Unquoted characters that make bash expand, glob or otherwise reinterpret a word.
+const EXPANDING = new Set(['$', '`', '*', '?', '[', ']', '{', '}', '~', '!', '\\', '#']);
+// Outside quotes only printable ASCII is read as written; anything else (control
+// characters, look-alike letters, exotic spaces) makes the word non-literal.
+const PLAIN = /^[\x21-\x7e]$/;
+
+export function tokenize(input: string): Tokenized {
+  const tokens: ShellToken[] = [];
+  const pendingHeredocs: HeredocToken[] = [];
+  let i = 0;
+
+  const readHeredocBodies = (): void => {
+    for (const heredoc of pendingHeredocs.splice(0)) {
+      const lines: string[] = [];
+      for (;;) {
+        if (i >= input.length) break;
+        const end = input.indexOf('\n', i);
+        const raw = end === -1 ? input.slice(i) : input.slice(i, end);
+        i = end === -1 ? input.length : end + 1;
+        const line = heredoc.op === '<<-' ? raw.replace(/^\t+/, '') : raw;
+        if (line === heredoc.delimiter) {
+          heredoc.terminated = true;
+          break;
+        }
+        lines.push(line);
+      }
+      heredoc.body = lines.join('\n');
+    }
+  };
+
+  while (i < input.length) {
+    const c = input[i]!;
+    if (c === ' ' || c === '\t') {
+      i += 1;
+      continue;
+    }
+    if (c === '\n') {
+      tokens.push({ kind: 'newline' });
+      i += 1;
+      readHeredocBodies();
+      continue;
+    }
+    if (c === '#') {
+      // A comment: bash ignores the rest of the line. Reported as an operator so a
+      // policy sees that something was hidden there.
+      tokens.push({ kind: 'operator', op: '#' });
+      const end = input.indexOf('\n', i);
+      i = end === -1 ? input.length : end;
+      continue;
+    }
+    const op = OPERATORS.find((candidate) => input.startsWith(candidate, i));
+    if (op) {
+      i += op.length;
+      if (op === '<<' || op === '<<-') {
+        const word = readWord();
+        if (!word.ok) return word;
+        if (word.raw === '') return { ok: false, error: `here-document operator ${op} has no delimiter` };
+        const heredoc: HeredocToken = {
+          kind: 'heredoc',
+          op,
+          delimiter: word.token.value,
+          quoted: /['"\\]/.test(word.raw),
+          body: '',
+          terminated: false,
+        };
+        tokens.push(heredoc);
+        pendingHeredocs.push(heredoc);
+        continue;
+      }
+      tokens.push({ kind: 'operator', op });
+      continue;
+    }
+    const word = readWord();
+    if (!word.ok) return word;
+    tokens.push(word.token);
+  }
+  if (pendingHeredocs.length > 0) {
+    // A here-document started on the last line has no body and no delimiter line.
+    for (const heredoc of pendingHeredocs) heredoc.terminated = false;
+  }
+  return { ok: true, tokens };
+
+  function readWord(): { ok: true; token: WordToken; raw: string } | { ok: false; error: string } {
+    while (input[i] === ' ' || input[i] === '\t') i += 1;
+    const start = i;
+    let value = '';
+    let literal = true;
+    while (i < input.length && !METACHARACTERS.has(input[i]!)) {
+      const c = input[i]!;
+      if (c === "'") {
+        const end = input.indexOf("'", i + 1);
+        if (end === -1) return { ok: false, error: 'unterminated single quote' };
+        value += input.slice(i + 1, end);
+        i = end + 1;
+      } else if (c === '"') {
+        let j = i + 1;
+        for (; j < input.length && input[j] !== '"'; j += 1) {
+          // Inside double quotes bash still expands $ and backticks and reads escapes.
+          if (input[j] === '\\') {
+            literal = false;
+            j += 1;
+          } else if (input[j] === '$' || input[j] === '`') literal = false;
+        }
+        if (j >= input.length) return { ok: false, error: 'unterminated double quote' };
+        value += input.slice(i + 1, j);
+        i = j + 1;
+      } else if (c === '\\') {
+        literal = false;
+        value += input[i + 1] ?? '';
+        i += 2;
+      } else if (c === '`') {
+        literal = false;
+        const end = input.indexOf('`', i + 1);
+        if (end === -1) return { ok: false, error: 'unterminated backtick' };
+        value += input.slice(i, end + 1);
+        i = end + 1;
+      } else {
+        if (EXPANDING.has(c) || !PLAIN.test(c)) literal = false;
+        value += c;
+        i += 1;
+      }
+    }
+    return { ok: true, token: { kind: 'word', value, literal }, raw: input.slice(start, i) };
+  }
+}

@@ -1,0 +1,99 @@
+// What a Bash command may be while the gate is tripped: exactly one recap command that
+// reads state or submits a summary, with nothing chained onto it or hidden in it.
+import { tokenize, type HeredocToken, type WordToken } from './shellTokens.js';
+
+export type BashVerdict = { allowed: true; subcommand: string } | { allowed: false; why: string };
+
+/** The read-only subcommands, each with the options it may take (`true`: takes a value). */
+const READ_ONLY: Record<string, Record<string, boolean>> = {
+  status: { '--json': false, '--job': true },
+  context: { '--json': false, '--job': true },
+  chain: { '--json': false, '--job': true },
+};
+const SUBMIT_OPTIONS: Record<string, boolean> = { '--json': false, '--job': true, '--file': true, '--topic': true };
+
+const deny = (why: string): BashVerdict => ({ allowed: false, why });
+
+/**
+ * @param recapPaths absolute paths that name the real recap executable, besides `recap`.
+ */
+export function classifyBash(command: string, recapPaths: ReadonlySet<string>): BashVerdict {
+  const tokenized = tokenize(command.replace(/\n+$/, ''));
+  if (!tokenized.ok) return deny(`the command could not be read: ${tokenized.error}`);
+
+  const words: WordToken[] = [];
+  const heredocs: HeredocToken[] = [];
+  let lineEnded = false;
+  for (const token of tokenized.tokens) {
+    if (token.kind === 'newline') {
+      lineEnded = true;
+      continue;
+    }
+    if (lineEnded) return deny('only one command is allowed; nothing may follow it on another line');
+    if (token.kind === 'operator') return deny(`the shell operator ${token.op} is not allowed`);
+    if (token.kind === 'heredoc') heredocs.push(token);
+    else words.push(token);
+  }
+
+  const hidden = words.find((w) => !w.literal);
+  if (hidden) return deny(`the word ${JSON.stringify(hidden.value)} would be expanded by the shell; use plain words`);
+  const [program, subcommand, ...args] = words.map((w) => w.value);
+  if (program === undefined) return deny('the command is empty');
+  if (program !== 'recap' && !recapPaths.has(program)) {
+    return deny(`only recap commands may run; ${JSON.stringify(program)} is not recap`);
+  }
+  if (subcommand === undefined) return deny('name a recap subcommand: submit, status, context or chain');
+
+  const readOnlyOptions = READ_ONLY[subcommand];
+  if (readOnlyOptions) {
+    if (heredocs.length > 0) return deny(`recap ${subcommand} takes no input`);
+    const problem = optionProblem(args, readOnlyOptions, subcommand);
+    return problem ? deny(problem) : { allowed: true, subcommand };
+  }
+  if (subcommand === 'submit') return classifySubmit(args, heredocs);
+  return deny(`recap ${subcommand} is not allowed while the gate is tripped; use submit, status, context or chain`);
+}
+
+function classifySubmit(args: string[], heredocs: HeredocToken[]): BashVerdict {
+  const stdinDash = args.filter((a) => a === '-').length;
+  const options = args.filter((a) => a !== '-');
+  if (stdinDash > 1) return deny('give "-" at most once');
+  const problem = optionProblem(options, SUBMIT_OPTIONS, 'submit');
+  if (problem) return deny(problem);
+  const fromFile = options.some((a) => a === '--file' || a.startsWith('--file='));
+
+  if (heredocs.length > 1) return deny('give the summary in one here-document');
+  const heredoc = heredocs[0];
+  if (heredoc) {
+    if (fromFile) return deny('give the summary either in a here-document or with --file, not both');
+    if (!heredoc.quoted) {
+      return deny(`quote the here-document delimiter (<<'${heredoc.delimiter}') so the shell does not expand the summary`);
+    }
+    if (!heredoc.terminated) return deny(`the here-document is not closed: end it with a line holding only ${heredoc.delimiter}`);
+    return { allowed: true, subcommand: 'submit' };
+  }
+  if (stdinDash > 0 || !fromFile) {
+    return deny("give the summary in a quoted here-document (recap submit <<'EOF' ... EOF) or with --file PATH");
+  }
+  return { allowed: true, subcommand: 'submit' };
+}
+
+/** Checks that every argument is a known option, with its value where it takes one. */
+function optionProblem(args: string[], allowed: Record<string, boolean>, subcommand: string): string | undefined {
+  const seen = new Set<string>();
+  for (let i = 0; i < args.length; i += 1) {
+    const arg = args[i]!;
+    const [name, inlineValue] = arg.startsWith('--') && arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
+    const takesValue = allowed[name];
+    if (takesValue === undefined) return `recap ${subcommand} does not take ${JSON.stringify(arg)} here`;
+    if (seen.has(name)) return `give ${name} once`;
+    seen.add(name);
+    if (!takesValue) {
+      if (inlineValue !== undefined) return `${name} takes no value`;
+      continue;
+    }
+    const value = inlineValue ?? args[(i += 1)];
+    if (value === undefined || value === '' || value.startsWith('-')) return `${name} needs a value`;
+  }
+  return undefined;
+}
