@@ -1,0 +1,182 @@
+// Starts the real daemon as a child process on a temporary socket, data folder and config,
+// and drives it through the real CLI and the raw socket.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { connect, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { encodeFrame, FrameReader } from '../../src/common/frames.js';
+
+export const ROOT = resolve(import.meta.dirname, '../..');
+export const RECAP = join(ROOT, 'bin', 'recap.js');
+
+export type Sandbox = { dir: string; env: NodeJS.ProcessEnv; socket: string; data: string; config: string; project: string };
+
+export function sandbox(): Sandbox {
+  const dir = mkdtempSync(join(tmpdir(), 'recap-test-'));
+  const socket = join(dir, 'run', 'recap', 'recapd.sock');
+  const data = join(dir, 'data');
+  const config = join(dir, 'config.conf');
+  const project = join(dir, 'project');
+  mkdirSync(join(project, '.git'), { recursive: true });
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: dir,
+    XDG_RUNTIME_DIR: join(dir, 'run'),
+    XDG_DATA_HOME: join(dir, 'xdg-data'),
+    XDG_CONFIG_HOME: join(dir, 'xdg-config'),
+    RECAP_SOCKET: socket,
+    RECAP_DATA_DIR: data,
+    RECAP_CONFIG: config,
+    RECAP_LOG_LEVEL: 'info',
+  };
+  return { dir, env, socket, data, config, project };
+}
+
+export function removeSandbox(box: Sandbox): void {
+  rmSync(box.dir, { recursive: true, force: true });
+}
+
+export type LogLine = { level: number; msg: string; [key: string]: unknown };
+
+export class DaemonProcess {
+  readonly lines: LogLine[] = [];
+  readonly stderr: string[] = [];
+  private waiters: { match: (line: LogLine) => boolean; resolve: (line: LogLine) => void }[] = [];
+  readonly exited: Promise<number | null>;
+
+  constructor(
+    readonly box: Sandbox,
+    readonly child: ChildProcess,
+  ) {
+    let partial = '';
+    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
+      partial += chunk;
+      const lines = partial.split('\n');
+      partial = lines.pop()!;
+      for (const text of lines) this.take(text);
+    });
+    this.exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+  }
+
+  private take(text: string): void {
+    this.stderr.push(text);
+    let line: LogLine;
+    try {
+      line = JSON.parse(text) as LogLine;
+    } catch {
+      return;
+    }
+    this.lines.push(line);
+    this.waiters = this.waiters.filter((w) => {
+      if (!w.match(line)) return true;
+      w.resolve(line);
+      return false;
+    });
+  }
+
+  /** Resolves with the first log line (past or future) that matches. */
+  waitForLog(match: (line: LogLine) => boolean): Promise<LogLine> {
+    const seen = this.lines.find(match);
+    if (seen) return Promise.resolve(seen);
+    return new Promise((resolve) => this.waiters.push({ match, resolve }));
+  }
+
+  linesAfter(count: number): LogLine[] {
+    return this.lines.slice(count);
+  }
+
+  async stop(signal: NodeJS.Signals = 'SIGTERM'): Promise<number | null> {
+    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill(signal);
+    return this.exited;
+  }
+}
+
+/** Starts `recap daemon` and resolves once it logs that it is ready (or rejects if it exits). */
+export async function startDaemon(box: Sandbox, env: NodeJS.ProcessEnv = {}): Promise<DaemonProcess> {
+  const daemon = launchDaemon(box, env);
+  const ready = daemon.waitForLog((l) => l.msg === 'recap daemon ready');
+  const outcome = await Promise.race([ready.then(() => 'ready' as const), daemon.exited.then(() => 'exited' as const)]);
+  if (outcome === 'exited') throw new Error(`the daemon exited at start:\n${daemon.stderr.join('\n')}`);
+  return daemon;
+}
+
+export function launchDaemon(box: Sandbox, env: NodeJS.ProcessEnv = {}): DaemonProcess {
+  const child = spawn(process.execPath, [RECAP, 'daemon'], { env: { ...box.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  return new DaemonProcess(box, child);
+}
+
+export type CliResult = { code: number | null; stdout: string; stderr: string };
+
+export function runCli(box: Sandbox, args: string[], options: { input?: string; cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [RECAP, ...args], {
+      cwd: options.cwd ?? box.project,
+      env: { ...box.env, ...options.env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.once('error', reject);
+    child.once('close', (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(options.input ?? '');
+  });
+}
+
+/** A raw protocol client: write any bytes, read every frame that comes back. */
+export class RawClient {
+  readonly frames: Record<string, unknown>[] = [];
+  private waiters: { count: number; resolve: () => void }[] = [];
+  readonly closed: Promise<void>;
+
+  private constructor(readonly socket: Socket) {
+    const reader = new FrameReader(64 * 1024 * 1024);
+    socket.on('data', (chunk) => {
+      for (const frame of reader.push(chunk)) if (frame.kind === 'message') this.frames.push(frame.value as Record<string, unknown>);
+      this.waiters = this.waiters.filter((w) => (this.frames.length >= w.count ? (w.resolve(), false) : true));
+    });
+    socket.on('error', () => {});
+    this.closed = new Promise((resolve) => socket.once('close', () => resolve()));
+  }
+
+  static connect(path: string): Promise<RawClient> {
+    return new Promise((resolve, reject) => {
+      const socket = connect(path);
+      socket.once('connect', () => resolve(new RawClient(socket)));
+      socket.once('error', reject);
+    });
+  }
+
+  send(message: unknown): void {
+    this.socket.write(encodeFrame(message));
+  }
+
+  sendBytes(bytes: Buffer): void {
+    this.socket.write(bytes);
+  }
+
+  /** Resolves once `count` frames in all have arrived. */
+  received(count: number): Promise<Record<string, unknown>[]> {
+    if (this.frames.length >= count) return Promise.resolve(this.frames.slice(0, count));
+    return new Promise((resolve) => this.waiters.push({ count, resolve: () => resolve(this.frames.slice(0, count)) }));
+  }
+
+  async request(message: Record<string, unknown>): Promise<Record<string, unknown>> {
+    const before = this.frames.length;
+    this.send(message);
+    await this.received(before + 1);
+    return this.frames[before]!;
+  }
+
+  close(): void {
+    this.socket.end();
+  }
+}
+
+export const lengthPrefixed = (body: Buffer): Buffer => {
+  const header = Buffer.alloc(4);
+  header.writeUInt32BE(body.length, 0);
+  return Buffer.concat([header, body]);
+};

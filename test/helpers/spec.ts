@@ -1,0 +1,84 @@
+// given/when/then for the decider: given past events, when a command, then the events it
+// decides (and the answer it gives).
+import { expect } from 'vitest';
+import type { Command } from '../../src/events/commands.js';
+import { DEFAULT_CONFIG, type Config } from '../../src/events/config.js';
+import type { RecapEvent, StoredEvent } from '../../src/events/events.js';
+import { CURRENT_VERSION } from '../../src/events/events.js';
+import { checkTool, recordInteraction, submitSummary, type DecideContext, type Decision } from '../../src/events/gate.js';
+import { evolve, initialJobState, type JobState } from '../../src/events/jobState.js';
+import { tokenCounter } from '../../src/events/tokens.js';
+
+export const JOB = 'demo-0badc0de';
+export const T0 = Date.UTC(2026, 10, 22, 14, 0, 0);
+
+/** Words as tokens, one each: easy numbers in tests. */
+export const wordsConfig: Config = { ...DEFAULT_CONFIG, TOKEN_ENCODING: 'words', TOKEN_WORD_RATIO: 1 };
+
+export function context(config: Partial<Config> = {}): DecideContext {
+  const full = { ...wordsConfig, ...config };
+  return { config: full, count: tokenCounter(full), recapPaths: new Set(['/opt/recap/bin/recap.js']) };
+}
+
+/** The job's state after `events`, numbered 1, 2, 3... as a fresh log would number them. */
+export function stateFrom(events: RecapEvent[], job = JOB): JobState {
+  return events.map(stored).reduce(evolve, initialJobState(job));
+}
+
+function stored(event: RecapEvent, index: number): StoredEvent {
+  return { ...event, seq: index + 1, version: CURRENT_VERSION[event.type] } as StoredEvent;
+}
+
+export function decide(command: Command, state: JobState, ctx: DecideContext): Decision<unknown> {
+  switch (command.type) {
+    case 'RecordInteraction':
+      return recordInteraction(command, state, ctx);
+    case 'CheckTool':
+      return checkTool(command, state, ctx);
+    case 'SubmitSummary':
+      return submitSummary(command, state, ctx);
+  }
+}
+
+export function given(events: RecapEvent[], config: Partial<Config> = {}) {
+  const ctx = context(config);
+  return {
+    when(command: Command) {
+      const run = () => decide(command, stateFrom(events), ctx);
+      return {
+        then(expected: RecapEvent[]): Decision<unknown> {
+          const decision = run();
+          expect(decision.events).toEqual(expected);
+          return decision;
+        },
+        thenRefused(message: RegExp): void {
+          expect(run).toThrow(message);
+        },
+        decision: run,
+      };
+    },
+  };
+}
+
+export const words = (n: number, word = 'word') => Array.from({ length: n }, () => word).join(' ');
+
+export const interactionRecorded = (tokens: number, kind = 'prompt', counted = true): RecapEvent => ({
+  type: 'InteractionRecorded',
+  data: { job: JOB, kind, text: words(tokens), tokens, counted, time: T0 },
+});
+
+export const gateTripped = (unsummarizedTokens: number, limit = 500): RecapEvent => ({
+  type: 'GateTripped',
+  data: { job: JOB, reason: 'threshold', unsummarizedTokens, limit, time: T0 },
+});
+
+export const toolDenied = (tool: string): RecapEvent => ({ type: 'ToolDenied', data: { job: JOB, tool, time: T0 } });
+
+export const record = (text: string, kind = 'prompt'): Command => ({ type: 'RecordInteraction', job: JOB, kind, text, now: T0 });
+export const check = (tool: string, input?: unknown): Command => ({ type: 'CheckTool', job: JOB, tool, ...(input !== undefined ? { input } : {}), now: T0 });
+export const submit = (text: string): Command => ({ type: 'SubmitSummary', job: JOB, text, now: T0 });
+
+/** A summary that passes the default template with word counting: `perSection` words each. */
+export function validSummary(perSection = 60, sections = DEFAULT_CONFIG.REQUIRED_SECTIONS): string {
+  return sections.map((s) => `## ${s}\n${words(perSection, 'detail')}`).join('\n\n');
+}
