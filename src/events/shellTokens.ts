@@ -16,6 +16,8 @@ export type HeredocToken = {
   kind: 'heredoc';
   op: '<<' | '<<-';
   delimiter: string;
+  /** The delimiter as written, quotes and all. */
+  rawDelimiter: string;
   /** A quoted delimiter makes the body literal; an unquoted one lets bash expand it. */
   quoted: boolean;
   body: string;
@@ -93,6 +95,7 @@ export function tokenize(input: string): Tokenized {
           kind: 'heredoc',
           op,
           delimiter: word.token.value,
+          rawDelimiter: word.raw,
           quoted: /['"\\]/.test(word.raw),
           body: '',
           terminated: false,

@@ -5,12 +5,20 @@ import { tokenize, type HeredocToken, type WordToken } from './shellTokens.js';
 export type BashVerdict = { allowed: true; subcommand: string } | { allowed: false; why: string };
 
 /** The read-only subcommands, each with the options it may take (`true`: takes a value). */
-const READ_ONLY: Record<string, Record<string, boolean>> = {
-  status: { '--json': false, '--job': true },
-  context: { '--json': false, '--job': true },
-  chain: { '--json': false, '--job': true },
-};
-const SUBMIT_OPTIONS: Record<string, boolean> = { '--json': false, '--job': true, '--file': true, '--topic': true };
+type Options = ReadonlyMap<string, boolean>;
+const READ_ONLY_OPTIONS: Options = new Map([['--json', false], ['--job', true]]);
+const READ_ONLY: ReadonlyMap<string, Options> = new Map([
+  ['status', READ_ONLY_OPTIONS],
+  ['context', READ_ONLY_OPTIONS],
+  ['chain', READ_ONLY_OPTIONS],
+]);
+const SUBMIT_OPTIONS: Options = new Map([['--json', false], ['--job', true], ['--file', true], ['--topic', true]]);
+/**
+ * The only delimiters accepted: a plain word in single or double quotes. Bash reads other
+ * spellings ($'EOF', "E\$F") differently from how they look, which could end the
+ * here-document early and run the lines after it.
+ */
+const PLAIN_QUOTED_DELIMITER = /^(?:'[A-Za-z0-9_]+'|"[A-Za-z0-9_]+")$/;
 
 const deny = (why: string): BashVerdict => ({ allowed: false, why });
 
@@ -44,7 +52,7 @@ export function classifyBash(command: string, recapPaths: ReadonlySet<string>): 
   }
   if (subcommand === undefined) return deny('name a recap subcommand: submit, status, context or chain');
 
-  const readOnlyOptions = READ_ONLY[subcommand];
+  const readOnlyOptions = READ_ONLY.get(subcommand);
   if (readOnlyOptions) {
     if (heredocs.length > 0) return deny(`recap ${subcommand} takes no input`);
     const problem = optionProblem(args, readOnlyOptions, subcommand);
@@ -69,6 +77,9 @@ function classifySubmit(args: string[], heredocs: HeredocToken[]): BashVerdict {
     if (!heredoc.quoted) {
       return deny(`quote the here-document delimiter (<<'${heredoc.delimiter}') so the shell does not expand the summary`);
     }
+    if (!PLAIN_QUOTED_DELIMITER.test(heredoc.rawDelimiter)) {
+      return deny("write the here-document delimiter as a plain quoted word, such as <<'EOF'");
+    }
     if (!heredoc.terminated) return deny(`the here-document is not closed: end it with a line holding only ${heredoc.delimiter}`);
     return { allowed: true, subcommand: 'submit' };
   }
@@ -79,12 +90,12 @@ function classifySubmit(args: string[], heredocs: HeredocToken[]): BashVerdict {
 }
 
 /** Checks that every argument is a known option, with its value where it takes one. */
-function optionProblem(args: string[], allowed: Record<string, boolean>, subcommand: string): string | undefined {
+function optionProblem(args: string[], allowed: Options, subcommand: string): string | undefined {
   const seen = new Set<string>();
   for (let i = 0; i < args.length; i += 1) {
     const arg = args[i]!;
     const [name, inlineValue] = arg.startsWith('--') && arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
-    const takesValue = allowed[name];
+    const takesValue = allowed.get(name);
     if (takesValue === undefined) return `recap ${subcommand} does not take ${JSON.stringify(arg)} here`;
     if (seen.has(name)) return `give ${name} once`;
     seen.add(name);

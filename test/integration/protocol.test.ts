@@ -1,0 +1,96 @@
+// The socket protocol against the real daemon: pipelining, many clients, bad frames.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { lengthPrefixed, RawClient, removeSandbox, sandbox, startDaemon, type DaemonProcess, type Sandbox } from '../helpers/daemon.js';
+import { prose } from '../helpers/text.js';
+
+describe('the socket protocol', () => {
+  let box: Sandbox;
+  let daemon: DaemonProcess;
+
+  beforeAll(async () => {
+    box = sandbox();
+    daemon = await startDaemon(box);
+  });
+  afterAll(async () => {
+    await daemon.stop();
+    removeSandbox(box);
+  });
+
+  it('answers ping with the version', async () => {
+    const client = await RawClient.connect(box.socket);
+    expect(await client.request({ id: 1, op: 'ping' })).toEqual({ id: 1, result: { version: expect.any(String) } });
+    client.close();
+  });
+
+  it('answers pipelined requests on one connection, each by its id', async () => {
+    const client = await RawClient.connect(box.socket);
+    for (let id = 0; id < 200; id += 1) client.send({ id, op: 'record', job: 'pipelined', kind: 'prompt', text: `prompt ${id}` });
+    const frames = await client.received(200);
+    expect(frames.map((f) => f.id).sort((a, b) => Number(a) - Number(b))).toEqual(Array.from({ length: 200 }, (_, i) => i));
+    const seqs = frames.map((f) => (f.result as { seq: number }).seq);
+    expect(new Set(seqs).size).toBe(200);
+    const status = await client.request({ id: 'status', op: 'status', job: 'pipelined' });
+    expect(status.result).toMatchObject({ unsummarizedInteractions: 200 });
+    client.close();
+  });
+
+  it('serves many clients at once', async () => {
+    const clients = await Promise.all(Array.from({ length: 32 }, () => RawClient.connect(box.socket)));
+    const answers = await Promise.all(
+      clients.map((c, i) => c.request({ id: i, op: 'check', job: 'many', tool: 'Read', input: { file_path: '/x' } })),
+    );
+    expect(answers.every((a) => (a.result as { allow: boolean }).allow)).toBe(true);
+    for (const c of clients) c.close();
+  });
+
+  it('answers invalid JSON, invalid UTF-8, wrong shapes and unknown ops with errors while another client is served', async () => {
+    const bad = await RawClient.connect(box.socket);
+    const good = await RawClient.connect(box.socket);
+
+    bad.sendBytes(lengthPrefixed(Buffer.from('{"id":1,"op":')));
+    bad.sendBytes(lengthPrefixed(Buffer.from([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x7d])));
+    bad.send([1, 2, 3]);
+    bad.send({ id: 4, op: 'format-disk' });
+    bad.send({ id: 5, op: 'record', job: '', kind: 'Prompt!', text: 3 });
+    const goodAnswer = good.request({ id: 'g', op: 'ping' });
+    const errors = await bad.received(5);
+
+    expect(errors[0]).toEqual({ id: null, error: { code: 'invalid_frame', message: 'the frame is not valid JSON' } });
+    expect(errors[1]).toEqual({ id: null, error: { code: 'invalid_frame', message: 'the frame is not valid UTF-8' } });
+    expect(errors[2]).toMatchObject({ id: null, error: { code: 'bad_request' } });
+    expect(errors[3]).toMatchObject({ id: 4, error: { code: 'unknown_op', message: expect.stringContaining('known ops: ping, record') } });
+    const shape = errors[4] as { id: number; error: { code: string; message: string } };
+    expect(shape.id).toBe(5);
+    expect(shape.error.code).toBe('bad_request');
+    expect(shape.error.message).toContain('job: job is empty');
+    expect(shape.error.message).toContain('kind: kind is a lower-case word');
+    expect(shape.error.message).toContain('text:');
+    expect(await goodAnswer).toMatchObject({ id: 'g', result: { version: expect.any(String) } });
+
+    // The same connection goes on working after bad frames.
+    expect(await bad.request({ id: 6, op: 'ping' })).toMatchObject({ id: 6, result: {} });
+    bad.close();
+    good.close();
+  });
+
+  it('closes only the connection that announces an oversized frame, after saying why', async () => {
+    const bad = await RawClient.connect(box.socket);
+    const good = await RawClient.connect(box.socket);
+    const header = Buffer.alloc(4);
+    header.writeUInt32BE(64 * 1024 * 1024, 0);
+    bad.sendBytes(Buffer.concat([header, Buffer.alloc(1000, 0x20)]));
+    const [answer] = await bad.received(1);
+    expect(answer).toMatchObject({ id: null, error: { code: 'frame_too_large', message: expect.stringContaining('over the limit of 1048576 bytes') } });
+    await bad.closed;
+    expect(await good.request({ id: 1, op: 'status', job: 'still-served' })).toMatchObject({ id: 1, result: { job: 'still-served' } });
+    good.close();
+  });
+
+  it('accepts a frame just under the limit', async () => {
+    const client = await RawClient.connect(box.socket);
+    const text = prose(1).padEnd(1000 * 1000, ' x');
+    const answer = await client.request({ id: 1, op: 'record', job: 'big', kind: 'tool', text });
+    expect(answer).toMatchObject({ id: 1, result: { seq: expect.any(Number) } });
+    client.close();
+  });
+});
