@@ -16,6 +16,8 @@ export type ParsedConfigFile = { assignments: Map<string, Assignment>; errors: C
 type Env = Record<string, string | undefined>;
 
 class SyntaxProblem extends Error {}
+/** The array's closing parenthesis is not there yet: it may be on a later line. */
+class UnclosedArray extends SyntaxProblem {}
 
 const ASSIGNMENT = /^(?:export[ \t]+)?([A-Za-z_][A-Za-z0-9_]*)=/;
 
@@ -60,12 +62,13 @@ export function parseConfigFile(text: string, env: Env): ParsedConfigFile {
   return { assignments, errors };
 }
 
+/** Whether the array is complete; any other mistake in it is reported by the real read. */
 function closesArray(source: string): boolean {
   try {
     new WordReader(source, () => ({ value: undefined, fromEnv: false })).readArray();
     return true;
-  } catch {
-    return false;
+  } catch (error) {
+    return !(error instanceof UnclosedArray);
   }
 }
 
@@ -94,7 +97,7 @@ class WordReader {
     const values: string[] = [];
     for (;;) {
       this.skipBlanks(true);
-      if (this.i >= this.s.length) throw new SyntaxProblem('the array is not closed with )');
+      if (this.i >= this.s.length) throw new UnclosedArray('the array is not closed with )');
       const c = this.s[this.i];
       if (c === ')') {
         this.i += 1;
@@ -188,10 +191,12 @@ class WordReader {
     const name = inner[1];
     this.i += inner[0].length;
     if (!inner[2]) return this.resolve(name);
+    const fromEnvBefore = this.fromEnv;
     const fallback = this.wordUntilBrace();
     const found = this.lookup(name);
     const useDefault = inner[2] === ':-' ? !found.value : found.value === undefined;
     if (useDefault) return fallback;
+    this.fromEnv = fromEnvBefore;
     if (found.fromEnv) this.fromEnv = true;
     return found.value ?? '';
   }

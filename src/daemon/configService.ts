@@ -48,8 +48,7 @@ function typedValue(key: string, value: string | string[]): unknown {
   if (LIST_KEYS.has(key)) return Array.isArray(value) ? value : value === '' ? [] : [value];
   if (Array.isArray(value)) return { problem: 'takes one value, not a list' };
   if (NUMBER_KEYS.has(key)) {
-    const n = Number(value);
-    return value.trim() !== '' && Number.isFinite(n) ? n : { problem: `must be a number, got ${JSON.stringify(value)}` };
+    return /^-?\d+(?:\.\d+)?$/.test(value) ? Number(value) : { problem: `must be a number, got ${JSON.stringify(value)}` };
   }
   return value;
 }
@@ -67,10 +66,18 @@ export function combine(layers: Layer[]): { ok: true; effective: Effective } | {
   return {
     ok: false,
     problems: result.error.issues.map((issue) => {
-      const key = String(issue.path[0] ?? '');
+      const key = blamedKey(String(issue.path[0] ?? ''), sources);
       return `${sources[key] ?? 'config'}: ${key}: ${issue.message}`;
     }),
   };
+}
+
+const BAND_KEYS = ['SUMMARY_MIN_TOKENS', 'SUMMARY_MAX_TOKENS'];
+
+/** A problem between the band's two ends is blamed on the end a file set. */
+function blamedKey(key: string, sources: Record<string, string>): string {
+  if (!BAND_KEYS.includes(key) || sources[key] !== 'default') return key;
+  return BAND_KEYS.find((k) => sources[k] !== 'default') ?? key;
 }
 
 export class ConfigService {
@@ -86,7 +93,8 @@ export class ConfigService {
   ) {
     if (recorded) {
       const parsed = configSchema.safeParse(recorded);
-      if (parsed.success) this.userLayer = { values: parsed.data, sources: {} };
+      const sources = Object.fromEntries(CONFIG_KEYS.map((k) => [k, 'the last good configuration on record']));
+      if (parsed.success) this.userLayer = { values: parsed.data, sources };
     }
     this.loadUser();
   }

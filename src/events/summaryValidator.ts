@@ -20,7 +20,7 @@ export type Validation = {
 type Heading = { level: number; key: string; line: number };
 
 const ATX_HEADING = /^ {0,3}(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$/;
-const FENCE = /^ {0,3}(`{3,}|~{3,})/;
+const FENCE = /^ {0,3}(`{3,}|~{3,})(.*)$/;
 
 /** Heading text compared case-insensitively, with a trailing colon and extra spaces ignored. */
 export function headingKey(text: string): string {
@@ -34,8 +34,10 @@ function headings(lines: string[]): Heading[] {
     const fenceMatch = FENCE.exec(line);
     if (fenceMatch?.[1]) {
       const marker = fenceMatch[1];
+      const info = fenceMatch[2]?.trim() ?? '';
       if (fence === undefined) fence = marker;
-      else if (marker[0] === fence[0] && marker.length >= fence.length) fence = undefined;
+      // A closing fence has no info string (CommonMark); "```md" inside a block is text.
+      else if (marker[0] === fence[0] && marker.length >= fence.length && info === '') fence = undefined;
       return;
     }
     if (fence !== undefined) return;

@@ -1,0 +1,389 @@
+import { describe, it, expect } from 'vitest';
+import { encode } from 'gpt-tokenizer/encoding/o200k_base';
+import { headingKey, validateSummary, type SummaryRules } from '../../src/events/summaryValidator.js';
+import { tokenCounter } from '../../src/events/tokens.js';
+import { DEFAULT_CONFIG, DEFAULT_SECTIONS } from '../../src/events/config.js';
+
+// The real counter, as the daemon builds it from the default configuration.
+const count = tokenCounter({ TOKEN_ENCODING: 'o200k_base', TOKEN_WORD_RATIO: 1.3 });
+// A counter with obvious numbers: one token per whitespace-separated word.
+const words = tokenCounter({ TOKEN_ENCODING: 'words', TOKEN_WORD_RATIO: 1 });
+// An independent count straight from gpt-tokenizer, to check the numbers in messages.
+const o200k = (text: string): number => encode(text).length;
+
+const defaults: SummaryRules = {
+  REQUIRED_SECTIONS: DEFAULT_CONFIG.REQUIRED_SECTIONS,
+  MIN_TOKENS_PER_SECTION: DEFAULT_CONFIG.MIN_TOKENS_PER_SECTION,
+  SUMMARY_MIN_TOKENS: DEFAULT_CONFIG.SUMMARY_MIN_TOKENS,
+  SUMMARY_MAX_TOKENS: DEFAULT_CONFIG.SUMMARY_MAX_TOKENS,
+};
+
+/** Small rules: two sections, two tokens each, a wide band. */
+const small: SummaryRules = {
+  REQUIRED_SECTIONS: ['Alpha', 'Beta'],
+  MIN_TOKENS_PER_SECTION: 2,
+  SUMMARY_MIN_TOKENS: 1,
+  SUMMARY_MAX_TOKENS: 1000,
+};
+
+/** Roughly `n` words of varied English prose (each word is about one o200k token). */
+function prose(n: number, seed = 0): string {
+  const vocabulary = (
+    'the user asked for a daemon that counts tokens and blocks tools until a summary is written ' +
+    'we chose leveldb for the log because it is durable and simple the agent must summarize ' +
+    'decisions corrections questions and the current state of the work before it may continue'
+  ).split(' ');
+  const out: string[] = [];
+  for (let i = 0; i < n; i += 1) out.push(vocabulary[(i * 7 + seed) % vocabulary.length]!);
+  return `${out.join(' ')}.`;
+}
+
+type Part = { heading: string; body: string; level?: number };
+
+function summary(parts: Part[]): string {
+  return parts.map((p) => `${'#'.repeat(p.level ?? 2)} ${p.heading}\n\n${p.body}\n`).join('\n');
+}
+
+/** A summary that satisfies the default template: five sections of about 70 words each. */
+function validDefaultParts(): Part[] {
+  return DEFAULT_SECTIONS.map((heading, i) => ({ heading, body: prose(70, i) }));
+}
+
+describe('validateSummary', () => {
+  describe('a valid summary', () => {
+    it('given every required section with enough depth and a total inside the band, when validated, then there are no problems', () => {
+      const text = summary(validDefaultParts());
+      const result = validateSummary(text, defaults, count);
+      expect(result.problems).toEqual([]);
+      expect(result.tokens).toBe(count(text));
+      expect(result.tokens).toBe(o200k(text));
+      expect(result.tokens).toBeGreaterThanOrEqual(200);
+      expect(result.tokens).toBeLessThanOrEqual(1000);
+    });
+
+    it('given sections written in a different order from the template, when validated, then the tallies come back in template order with real counts', () => {
+      const parts = validDefaultParts();
+      const shuffled = [parts[4]!, parts[2]!, parts[0]!, parts[3]!, parts[1]!];
+      const result = validateSummary(summary(shuffled), defaults, count);
+      expect(result.problems).toEqual([]);
+      expect(result.sections.map((s) => s.heading)).toEqual(DEFAULT_SECTIONS);
+      for (const [i, tally] of result.sections.entries()) {
+        expect(tally.tokens).toBe(o200k(parts[i]!.body));
+      }
+    });
+
+    it('given the simple rules and two short sections, when validated, then the tallies are the word counts of the bodies', () => {
+      const text = '## Beta\nthree four five\n\n## Alpha\none two\n';
+      const result = validateSummary(text, small, words);
+      expect(result.problems).toEqual([]);
+      expect(result.sections).toEqual([
+        { heading: 'Alpha', tokens: 2 },
+        { heading: 'Beta', tokens: 3 },
+      ]);
+      expect(result.tokens).toBe(9);
+    });
+  });
+
+  describe('headings', () => {
+    it.each([1, 2, 3, 4, 5, 6])('given the required sections as level-%i headings, when validated, then they are found', (level) => {
+      const text = `${'#'.repeat(level)} Alpha\none two\n${'#'.repeat(level)} Beta\nthree four\n`;
+      const result = validateSummary(text, small, words);
+      expect(result.problems).toEqual([]);
+      expect(result.sections).toEqual([
+        { heading: 'Alpha', tokens: 2 },
+        { heading: 'Beta', tokens: 2 },
+      ]);
+    });
+
+    it('given seven hashes, when validated, then it is not a heading and the section is missing', () => {
+      const text = '####### Alpha\none two\n## Beta\nthree four\n';
+      expect(validateSummary(text, small, words).problems).toEqual(['missing section: Alpha']);
+    });
+
+    it('given no space after the hashes, when validated, then it is not a heading', () => {
+      const text = '##Alpha\none two\n## Beta\nthree four\n';
+      expect(validateSummary(text, small, words).problems).toEqual(['missing section: Alpha']);
+    });
+
+    it('given headings in another case, when validated, then they match case-insensitively', () => {
+      const text = summary(validDefaultParts().map((p, i) => ({ ...p, heading: i % 2 ? p.heading.toUpperCase() : p.heading.toLowerCase() })));
+      const result = validateSummary(text, defaults, count);
+      expect(result.problems).toEqual([]);
+      expect(result.sections.map((s) => s.heading)).toEqual(DEFAULT_SECTIONS);
+    });
+
+    it('given headings with a trailing colon, when validated, then the colon is ignored', () => {
+      const text = summary(validDefaultParts().map((p) => ({ ...p, heading: `${p.heading}:` })));
+      expect(validateSummary(text, defaults, count).problems).toEqual([]);
+    });
+
+    it('given headings with extra spaces inside, around and before the colon, when validated, then the spaces are ignored', () => {
+      const text = summary(
+        validDefaultParts().map((p) => ({ ...p, heading: `  ${p.heading.split(' ').join('   ')}  :  ` })),
+      );
+      expect(validateSummary(text, defaults, count).problems).toEqual([]);
+    });
+
+    it('given headings with closing hashes and up to three leading spaces, when validated, then they are found', () => {
+      const text = '   ## Alpha ##\none two\n ### Beta: ###\nthree four\n';
+      expect(validateSummary(text, small, words).problems).toEqual([]);
+    });
+
+    it('given a heading indented four spaces (an indented code block), when validated, then it is not a heading', () => {
+      const text = '    ## Alpha\none two\n## Beta\nthree four\n';
+      expect(validateSummary(text, small, words).problems).toContain('missing section: Alpha');
+    });
+
+    it('given a required section written in the rules with a colon and odd case, when validated, then it still matches the plain heading', () => {
+      const rules: SummaryRules = { ...small, REQUIRED_SECTIONS: ['alpha:', 'BETA'] };
+      const result = validateSummary('## Alpha\none two\n## Beta\nthree four\n', rules, words);
+      expect(result.problems).toEqual([]);
+      expect(result.sections.map((s) => s.heading)).toEqual(['alpha:', 'BETA']);
+    });
+
+    it('given headingKey, when called, then it lower-cases, drops one trailing colon and collapses spaces', () => {
+      expect(headingKey('  Design   Choices :  ')).toBe('design choices');
+      expect(headingKey('Questions & Decisions:')).toBe('questions & decisions');
+      expect(headingKey('Current\tState')).toBe('current state');
+    });
+  });
+
+  describe('missing and duplicate sections', () => {
+    it('given no Design Choices heading, when validated, then the problem is exactly "missing section: Design Choices"', () => {
+      const parts = validDefaultParts().filter((p) => p.heading !== 'Design Choices');
+      const result = validateSummary(summary(parts), defaults, count);
+      expect(result.problems).toEqual(['missing section: Design Choices']);
+      expect(result.sections.map((s) => s.heading)).toEqual(DEFAULT_SECTIONS.filter((h) => h !== 'Design Choices'));
+    });
+
+    it('given the words "Design Choices" only in a paragraph, when validated, then the section is still missing', () => {
+      const parts = validDefaultParts().filter((p) => p.heading !== 'Design Choices');
+      parts[0] = { ...parts[0]!, body: `${parts[0]!.body}\nDesign Choices: none yet.` };
+      expect(validateSummary(summary(parts), defaults, count).problems).toEqual(['missing section: Design Choices']);
+    });
+
+    it('given a section twice, when validated, then the duplicate is reported and the section is not tallied', () => {
+      const text = '## Alpha\none two\n## Beta\nthree four\n## alpha:\nfive six\n';
+      const result = validateSummary(text, small, words);
+      expect(result.problems).toEqual(['section Alpha appears 2 times; keep exactly one']);
+      expect(result.sections).toEqual([{ heading: 'Beta', tokens: 2 }]);
+    });
+
+    it('given a section three times, when validated, then the count is in the message', () => {
+      const text = '## Alpha\none two\n## Alpha\none two\n# ALPHA\none two\n## Beta\nthree four\n';
+      expect(validateSummary(text, small, words).problems).toEqual(['section Alpha appears 3 times; keep exactly one']);
+    });
+
+    it('given an empty text, when validated, then every section is missing and the total is out of the band', () => {
+      const result = validateSummary('', defaults, count);
+      expect(result.problems).toEqual([
+        ...DEFAULT_SECTIONS.map((h) => `missing section: ${h}`),
+        'total 0 tokens; must be 200 to 1000',
+      ]);
+      expect(result.tokens).toBe(0);
+      expect(result.sections).toEqual([]);
+    });
+  });
+
+  describe('the depth floor', () => {
+    it('given a thin section, when validated, then "<Heading> has N tokens; at least M needed" carries the real count', () => {
+      const parts = validDefaultParts();
+      const thin = 'Kept the socket at 0600.';
+      parts[2] = { heading: 'Design Choices', body: thin };
+      const n = o200k(thin);
+      expect(n).toBeGreaterThan(0);
+      expect(n).toBeLessThan(50);
+      const result = validateSummary(summary(parts), defaults, count);
+      expect(result.problems).toEqual([`Design Choices has ${n} tokens; at least 50 needed`]);
+      expect(result.sections[2]).toEqual({ heading: 'Design Choices', tokens: n });
+    });
+
+    it('given an empty section, when validated, then it has 0 tokens', () => {
+      const text = '## Alpha\n\n## Beta\nthree four\n';
+      expect(validateSummary(text, small, words).problems).toEqual(['Alpha has 0 tokens; at least 2 needed']);
+    });
+
+    it('given a section exactly at the floor, when validated, then it passes', () => {
+      const rules: SummaryRules = { ...small, MIN_TOKENS_PER_SECTION: 3 };
+      const text = '## Alpha\none two three\n## Beta\nfour five six\n';
+      expect(validateSummary(text, rules, words).problems).toEqual([]);
+      const below = '## Alpha\none two\n## Beta\nfour five six\n';
+      expect(validateSummary(below, rules, words).problems).toEqual(['Alpha has 2 tokens; at least 3 needed']);
+    });
+
+    it('given the heading line itself, when the section is counted, then the heading is not part of the body', () => {
+      const text = '## Alpha with many words in the heading\none\n## Beta\nthree four\n';
+      const rules: SummaryRules = { ...small, REQUIRED_SECTIONS: ['Alpha with many words in the heading', 'Beta'] };
+      expect(validateSummary(text, rules, words).sections[0]).toEqual({ heading: 'Alpha with many words in the heading', tokens: 1 });
+    });
+
+    it('given a ### subsection under a required ## section, when validated, then its text counts toward that section', () => {
+      const text = '## Alpha\none\n### Details\ntwo three four\n## Beta\nfive six\n';
+      const result = validateSummary(text, { ...small, MIN_TOKENS_PER_SECTION: 4 }, words);
+      // Alpha's body: "one", "### Details" (2 words), "two three four" = 6 words.
+      expect(result.sections[0]).toEqual({ heading: 'Alpha', tokens: 6 });
+      expect(result.problems).toEqual(['Beta has 2 tokens; at least 4 needed']);
+    });
+
+    it('given a subsection under a required section with the real counter, when validated, then the tally is the count of the whole body', () => {
+      const parts = validDefaultParts();
+      const body = `${prose(20, 3)}\n\n### Socket\n\n${prose(20, 4)}\n\n#### Permissions\n\n${prose(20, 5)}`;
+      parts[2] = { heading: 'Design Choices', body };
+      const result = validateSummary(summary(parts), defaults, count);
+      expect(result.problems).toEqual([]);
+      expect(result.sections[2]).toEqual({ heading: 'Design Choices', tokens: o200k(body) });
+    });
+
+    it('given a non-required ## section after a required one, when validated, then the required body stops there', () => {
+      const text = '## Alpha\none\n## Notes\ntwo three four five\n## Beta\nsix seven\n';
+      const result = validateSummary(text, small, words);
+      expect(result.sections[0]).toEqual({ heading: 'Alpha', tokens: 1 });
+      expect(result.problems).toEqual(['Alpha has 1 tokens; at least 2 needed']);
+    });
+  });
+
+  describe('the total band', () => {
+    it('given a summary shorter than SUMMARY_MIN_TOKENS, when validated, then "total N tokens; must be MIN to MAX"', () => {
+      const rules: SummaryRules = { ...small, MIN_TOKENS_PER_SECTION: 0, SUMMARY_MIN_TOKENS: 200, SUMMARY_MAX_TOKENS: 1000 };
+      const text = '## Alpha\nShort.\n## Beta\nAlso short.\n';
+      const n = o200k(text);
+      const result = validateSummary(text, rules, count);
+      expect(result.tokens).toBe(n);
+      expect(result.problems).toEqual([`total ${n} tokens; must be 200 to 1000`]);
+    });
+
+    it('given a summary longer than SUMMARY_MAX_TOKENS, when validated, then "total N tokens; must be MIN to MAX"', () => {
+      const parts = validDefaultParts();
+      parts[0] = { ...parts[0]!, body: prose(1200, 1) };
+      const text = summary(parts);
+      const n = o200k(text);
+      expect(n).toBeGreaterThan(1000);
+      expect(validateSummary(text, defaults, count).problems).toEqual([`total ${n} tokens; must be 200 to 1000`]);
+    });
+
+    it('given totals at exactly the bounds, when validated, then both bounds are inclusive', () => {
+      const text = '## Alpha\none two\n## Beta\nthree four\n'; // 8 words
+      expect(validateSummary(text, { ...small, SUMMARY_MIN_TOKENS: 8, SUMMARY_MAX_TOKENS: 8 }, words).problems).toEqual([]);
+      expect(validateSummary(text, { ...small, SUMMARY_MIN_TOKENS: 9, SUMMARY_MAX_TOKENS: 20 }, words).problems).toEqual([
+        'total 8 tokens; must be 9 to 20',
+      ]);
+      expect(validateSummary(text, { ...small, SUMMARY_MIN_TOKENS: 1, SUMMARY_MAX_TOKENS: 7 }, words).problems).toEqual([
+        'total 8 tokens; must be 1 to 7',
+      ]);
+    });
+
+    it('given the total, when counted, then it is the whole text including headings', () => {
+      const text = '## Alpha\none two\n## Beta\nthree four\n';
+      expect(validateSummary(text, small, words).tokens).toBe(8);
+      expect(validateSummary(text, small, count).tokens).toBe(o200k(text));
+    });
+  });
+
+  describe('every problem at once', () => {
+    it('given a missing section, a duplicate, a thin section and a short total, when validated, then all of them are listed in template order then the total', () => {
+      const text = [
+        '## User Requests',
+        'Add a gate.',
+        '## Questions & Decisions',
+        'None.',
+        '## Questions & Decisions',
+        'Still none.',
+        '## Current State',
+        'Done.',
+      ].join('\n');
+      const result = validateSummary(text, defaults, count);
+      expect(result.problems).toEqual([
+        `User Requests has ${o200k('Add a gate.')} tokens; at least 50 needed`,
+        'section Questions & Decisions appears 2 times; keep exactly one',
+        'missing section: Design Choices',
+        'missing section: Corrections & Feedback',
+        `Current State has ${o200k('Done.')} tokens; at least 50 needed`,
+        `total ${o200k(text)} tokens; must be 200 to 1000`,
+      ]);
+      expect(result.sections.map((s) => s.heading)).toEqual(['User Requests', 'Current State']);
+    });
+
+    it('given the simple rules with several faults, when validated, then each fault is its own problem', () => {
+      const rules: SummaryRules = { REQUIRED_SECTIONS: ['A', 'B', 'C'], MIN_TOKENS_PER_SECTION: 3, SUMMARY_MIN_TOKENS: 50, SUMMARY_MAX_TOKENS: 60 };
+      const text = '## A\nx\n## B\n1 2 3\n## B\n4 5 6\n';
+      expect(validateSummary(text, rules, words).problems).toEqual([
+        'A has 1 tokens; at least 3 needed',
+        'section B appears 2 times; keep exactly one',
+        'missing section: C',
+        'total 13 tokens; must be 50 to 60',
+      ]);
+    });
+  });
+
+  describe('fenced code blocks', () => {
+    it('given a required heading only inside a ``` block, when validated, then it is not a heading', () => {
+      const text = '## Alpha\none two\n```markdown\n## Beta\nthree four\n```\n';
+      expect(validateSummary(text, small, words).problems).toEqual(['missing section: Beta']);
+    });
+
+    it('given a duplicate heading inside a ~~~ block, when validated, then it is not a duplicate', () => {
+      const text = '## Alpha\none two\n~~~\n## Alpha\n~~~\n## Beta\nthree four\n';
+      const result = validateSummary(text, small, words);
+      expect(result.problems).toEqual([]);
+      // The fence and its contents belong to Alpha's body: one two ~~~ ## Alpha ~~~ = 6 words.
+      expect(result.sections[0]).toEqual({ heading: 'Alpha', tokens: 6 });
+    });
+
+    it('given a ``` block containing a ~~~ line, when validated, then the ~~~ does not close it', () => {
+      const text = '## Alpha\none two\n```\n~~~\n## Beta\n~~~\n```\n';
+      expect(validateSummary(text, small, words).problems).toEqual(['missing section: Beta']);
+    });
+
+    it('given a four-backtick fence containing a three-backtick line, when validated, then the shorter line does not close it', () => {
+      const text = '## Alpha\none two\n````\n```\n## Beta\n```\n````\n';
+      expect(validateSummary(text, small, words).problems).toEqual(['missing section: Beta']);
+    });
+
+    it('given a heading after the fence closes, when validated, then it is a heading again', () => {
+      const text = '## Alpha\none two\n```\n# not a heading\n```\n## Beta\nthree four\n';
+      expect(validateSummary(text, small, words).problems).toEqual([]);
+    });
+
+    it('given a ``` line with an info string inside an open ``` block, when validated, then it does not close the block', () => {
+      const text = '## Alpha\none two\n```\nexample:\n```md\n## Beta\nthree four\n```\n';
+      expect(validateSummary(text, small, words).problems).toEqual(['missing section: Beta']);
+    });
+
+    it('given an unclosed fence, when validated, then nothing after it is a heading', () => {
+      const text = '## Alpha\none two\n```\n## Beta\nthree four\n';
+      expect(validateSummary(text, small, words).problems).toEqual(['missing section: Beta']);
+    });
+
+    it('given the real counter and a code block of headings in Current State, when validated, then the code counts as body', () => {
+      const parts = validDefaultParts();
+      const body = `${prose(60, 9)}\n\n\`\`\`md\n## User Requests\n## Design Choices\n\`\`\``;
+      parts[4] = { heading: 'Current State', body };
+      const result = validateSummary(summary(parts), defaults, count);
+      expect(result.problems).toEqual([]);
+      expect(result.sections[4]).toEqual({ heading: 'Current State', tokens: o200k(body) });
+    });
+  });
+
+  describe('extra sections', () => {
+    it('given non-required sections before, between and after, when validated, then they are allowed', () => {
+      const parts = validDefaultParts();
+      const text = summary([
+        { heading: 'Overview', body: 'Context.', level: 1 },
+        ...parts.slice(0, 2),
+        { heading: 'Open Questions', body: 'None.' },
+        ...parts.slice(2),
+        { heading: 'Appendix', body: 'Links.' },
+      ]);
+      const result = validateSummary(text, defaults, count);
+      expect(result.problems).toEqual([]);
+      expect(result.sections.map((s) => s.heading)).toEqual(DEFAULT_SECTIONS);
+    });
+  });
+
+  describe('line endings', () => {
+    it('given CRLF line endings, when validated, then headings are found as with LF', () => {
+      const text = '## Alpha:\r\none two\r\n## Beta\r\nthree four\r\n';
+      expect(validateSummary(text, small, words).problems).toEqual([]);
+    });
+  });
+});
