@@ -37,6 +37,21 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
   const handler = new Handler({ store, projection: () => projection, config, recapPaths: recapPaths(env), log });
   await handler.recordUserConfig();
 
+  // Signals are handled before the daemon says it is ready: a client may send one at once.
+  process.on('SIGHUP', () => {
+    const problems = config.reload();
+    for (const problem of problems) log.error({ problem }, `config problem, keeping the last good configuration: ${problem}`);
+    void handler.recordUserConfig().then(() => log.info('configuration re-read'));
+  });
+  const stopped = new Promise<void>((resolve) => {
+    const stop = (signal: string) => {
+      log.info({ signal }, 'shutting down: finishing requests in flight');
+      resolve();
+    };
+    process.once('SIGTERM', stop);
+    process.once('SIGINT', stop);
+  });
+
   const server = new SocketServer(handler, log);
   const where = inheritedSocket(env) ?? { path: socketPath(env) };
   if ('path' in where) {
@@ -50,21 +65,10 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
   }
   await server.listen(where);
   log.info({ socket: 'path' in where ? where.path : `fd ${where.fd}`, log: logDir, events: store.lastSeq }, 'recap daemon ready');
+  // Load the token encoding now rather than on the first request.
+  void handler.counter(config.user().config);
 
-  process.on('SIGHUP', () => {
-    const problems = config.reload();
-    for (const problem of problems) log.error({ problem }, `config problem, keeping the last good configuration: ${problem}`);
-    void handler.recordUserConfig().then(() => log.info('configuration re-read'));
-  });
-
-  await new Promise<void>((resolve) => {
-    const stop = (signal: string) => {
-      log.info({ signal }, 'shutting down: finishing requests in flight');
-      resolve();
-    };
-    process.once('SIGTERM', stop);
-    process.once('SIGINT', stop);
-  });
+  await stopped;
   await server.close();
   await store.close();
   log.info('recap daemon stopped');

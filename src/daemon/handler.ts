@@ -25,8 +25,11 @@ export type HandlerDeps = {
   now?: () => number;
 };
 
+/** What a command is decided with: the job's configuration and its token counter. */
+type Prepared = { decide: DecideContext; effective: Effective };
+
 export class Handler {
-  private readonly counters = new Map<string, TokenCounter>();
+  private readonly counters = new Map<string, Promise<TokenCounter>>();
   private readonly now: () => number;
 
   constructor(private readonly deps: HandlerDeps) {
@@ -58,24 +61,24 @@ export class Handler {
         return { version: VERSION };
       case 'record': {
         const r = request as RequestOf<'record'>;
-        const ctx = this.context(r.job, r.project);
+        const ctx = await this.context(r.project);
         const decision = recordInteraction({ type: 'RecordInteraction', ...defined(r), now: this.now() }, this.state(r.job), ctx.decide);
-        const stored = await this.commit([...ctx.events, ...decision.events], () => gateStatus(this.state(r.job), ctx.decide.config));
+        const stored = await this.commit(r.job, ctx, decision.events, () => gateStatus(this.state(r.job), ctx.decide.config));
         const seq = stored.events.find((e) => e.type === 'InteractionRecorded')?.seq;
         return { seq, tokens: decision.answer.tokens, gate: stored.after };
       }
       case 'check': {
         const r = request as RequestOf<'check'>;
-        const ctx = this.context(r.job, r.project);
+        const ctx = await this.context(r.project);
         const decision = checkTool({ type: 'CheckTool', ...defined(r), now: this.now() }, this.state(r.job), ctx.decide);
-        await this.commit([...ctx.events, ...decision.events]);
+        await this.commit(r.job, ctx, decision.events);
         return decision.answer;
       }
       case 'submit': {
         const r = request as RequestOf<'submit'>;
-        const ctx = this.context(r.job, r.project);
+        const ctx = await this.context(r.project);
         const decision = submitSummary({ type: 'SubmitSummary', job: r.job, text: r.text, now: this.now() }, this.state(r.job), ctx.decide);
-        await this.commit([...ctx.events, ...decision.events]);
+        await this.commit(r.job, ctx, decision.events);
         return decision.answer;
       }
       case 'status': {
@@ -101,8 +104,17 @@ export class Handler {
     return this.deps.projection().job(job);
   }
 
-  /** Appends the events, folds them in at once, and resolves when they are durable. */
-  private async commit<T>(events: RecapEvent[], after?: () => T): Promise<{ events: { type: string; seq: number }[]; after: T | undefined }> {
+  /**
+   * Appends the events, after a ConfigApplied when the job's configuration is not yet on
+   * record. Nothing awaits before the append, so the events go on top of the state they
+   * were decided on.
+   */
+  private commit<T>(job: string, ctx: Prepared, events: RecapEvent[], after?: () => T) {
+    return this.append([...this.configEvents(job, ctx.effective), ...events], after);
+  }
+
+  /** Appends, folds the events in at once, and resolves when they are durable. */
+  private async append<T>(events: RecapEvent[], after?: () => T): Promise<{ events: { type: string; seq: number }[]; after: T | undefined }> {
     const projection = this.deps.projection();
     const { stored, durable } = this.deps.store.append(events);
     for (const event of stored) projection.apply(event);
@@ -113,20 +125,17 @@ export class Handler {
 
   /** Reads wait for writes already in flight, so they never show what is not yet durable. */
   private async readContext(job: string, project: string | undefined): Promise<{ config: Config }> {
-    const ctx = this.context(job, project);
-    if (ctx.events.length > 0) await this.commit(ctx.events);
+    const ctx = await this.context(project);
+    await this.commit(job, ctx, []);
     await this.deps.store.flushed();
     return ctx.decide;
   }
 
-  /** The configuration for a job, and a ConfigApplied event when it is not yet on record. */
-  private context(job: string, project: string | undefined): { decide: DecideContext; events: RecapEvent[] } {
+  /** The configuration for a project (the user's outside any) and its token counter. */
+  private async context(project: string | undefined): Promise<Prepared> {
     const effective = this.deps.config.forProject(project);
-    const config = effective.config;
-    return {
-      decide: { config, count: this.counter(config), recapPaths: this.deps.recapPaths },
-      events: this.configEvents(job, effective),
-    };
+    const count = await this.counter(effective.config);
+    return { decide: { config: effective.config, count, recapPaths: this.deps.recapPaths }, effective };
   }
 
   private configEvents(job: string, effective: Effective): RecapEvent[] {
@@ -138,17 +147,18 @@ export class Handler {
   }
 
   /** ConfigApplied for the user-wide configuration when it differs from the last on record. */
-  userConfigEvents(): RecapEvent[] {
+  private userConfigEvents(): RecapEvent[] {
     const user = this.deps.config.user();
     if (sameValues(this.deps.projection().appliedConfig.get(USER_SCOPE), user.config)) return [];
     return [configApplied(user, this.now())];
   }
 
   async recordUserConfig(): Promise<void> {
-    await this.commit(this.userConfigEvents());
+    await this.append(this.userConfigEvents());
   }
 
-  private counter(config: Config): TokenCounter {
+  /** The counter for a configuration's encoding, loaded once and shared. */
+  counter(config: Config): Promise<TokenCounter> {
     const key = `${config.TOKEN_ENCODING}:${config.TOKEN_WORD_RATIO}`;
     let counter = this.counters.get(key);
     if (!counter) {

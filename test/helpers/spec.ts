@@ -7,7 +7,7 @@ import type { RecapEvent, StoredEvent } from '../../src/events/events.js';
 import { CURRENT_VERSION } from '../../src/events/events.js';
 import { checkTool, recordInteraction, submitSummary, type DecideContext, type Decision } from '../../src/events/gate.js';
 import { evolve, initialJobState, type JobState } from '../../src/events/jobState.js';
-import { tokenCounter } from '../../src/events/tokens.js';
+import { wordsCounter } from '../../src/events/tokens.js';
 
 export const JOB = 'demo-0badc0de';
 export const T0 = Date.UTC(2026, 10, 22, 14, 0, 0);
@@ -17,7 +17,7 @@ export const wordsConfig: Config = { ...DEFAULT_CONFIG, TOKEN_ENCODING: 'words',
 
 export function context(config: Partial<Config> = {}): DecideContext {
   const full = { ...wordsConfig, ...config };
-  return { config: full, count: tokenCounter(full), recapPaths: new Set(['/opt/recap/bin/recap.js']) };
+  return { config: full, count: wordsCounter(full.TOKEN_WORD_RATIO), recapPaths: new Set(['/opt/recap/bin/recap.js']) };
 }
 
 /** The job's state after `events`, numbered 1, 2, 3... as a fresh log would number them. */

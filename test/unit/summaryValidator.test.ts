@@ -5,9 +5,9 @@ import { tokenCounter } from '../../src/events/tokens.js';
 import { DEFAULT_CONFIG, DEFAULT_SECTIONS } from '../../src/events/config.js';
 
 // The real counter, as the daemon builds it from the default configuration.
-const count = tokenCounter({ TOKEN_ENCODING: 'o200k_base', TOKEN_WORD_RATIO: 1.3 });
+const count = await tokenCounter({ TOKEN_ENCODING: 'o200k_base', TOKEN_WORD_RATIO: 1.3 });
 // A counter with obvious numbers: one token per whitespace-separated word.
-const words = tokenCounter({ TOKEN_ENCODING: 'words', TOKEN_WORD_RATIO: 1 });
+const words = await tokenCounter({ TOKEN_ENCODING: 'words', TOKEN_WORD_RATIO: 1 });
 // An independent count straight from gpt-tokenizer, to check the numbers in messages.
 const o200k = (text: string): number => encode(text).length;
 

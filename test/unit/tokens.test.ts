@@ -1,11 +1,11 @@
 import { describe, it, expect } from 'vitest';
 import { encode as encodeO200k } from 'gpt-tokenizer/encoding/o200k_base';
 import { encode as encodeCl100k } from 'gpt-tokenizer/encoding/cl100k_base';
-import { tokenCounter, wordCount } from '../../src/events/tokens.js';
+import { tokenCounter, wordCount, wordsCounter } from '../../src/events/tokens.js';
 
-const o200k = tokenCounter({ TOKEN_ENCODING: 'o200k_base', TOKEN_WORD_RATIO: 1.3 });
-const cl100k = tokenCounter({ TOKEN_ENCODING: 'cl100k_base', TOKEN_WORD_RATIO: 1.3 });
-const words13 = tokenCounter({ TOKEN_ENCODING: 'words', TOKEN_WORD_RATIO: 1.3 });
+const o200k = await tokenCounter({ TOKEN_ENCODING: 'o200k_base', TOKEN_WORD_RATIO: 1.3 });
+const cl100k = await tokenCounter({ TOKEN_ENCODING: 'cl100k_base', TOKEN_WORD_RATIO: 1.3 });
+const words13 = await tokenCounter({ TOKEN_ENCODING: 'words', TOKEN_WORD_RATIO: 1.3 });
 
 const samples: Record<string, string> = {
   prose:
@@ -141,9 +141,9 @@ describe('tokenCounter words (the prototype estimate)', () => {
   });
 
   it('given another ratio, when counted, then the ratio is used', () => {
-    const counter = tokenCounter({ TOKEN_ENCODING: 'words', TOKEN_WORD_RATIO: 2 });
+    const counter = wordsCounter(2);
     expect(counter('one two three')).toBe(6);
-    const half = tokenCounter({ TOKEN_ENCODING: 'words', TOKEN_WORD_RATIO: 0.5 });
+    const half = wordsCounter(0.5);
     expect(half('one two three')).toBe(1);
   });
 
