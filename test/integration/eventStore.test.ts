@@ -1,0 +1,85 @@
+// The event store on a real LevelDB in a temporary folder.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { RecapEvent } from '../../src/events/events.js';
+import { EventStore, LogLocked } from '../../src/daemon/eventStore.js';
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+function logDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'recap-store-'));
+  dirs.push(dir);
+  return join(dir, 'log');
+}
+
+const denied = (i: number): RecapEvent => ({ type: 'ToolDenied', data: { job: 'j', tool: `T${i}`, time: i } });
+
+async function readAll(store: EventStore) {
+  const events = [];
+  for await (const event of store.read()) events.push(event);
+  return events;
+}
+
+describe('EventStore', () => {
+  it('numbers events at once, in order, and keeps them across a reopen', async () => {
+    const path = logDir();
+    const store = await EventStore.open(path);
+    const first = store.append([denied(1), denied(2)]);
+    const second = store.append([denied(3)]);
+    expect(first.stored.map((e) => e.seq)).toEqual([1, 2]);
+    expect(second.stored.map((e) => e.seq)).toEqual([3]);
+    await Promise.all([first.durable, second.durable]);
+    await store.close();
+
+    const reopened = await EventStore.open(path);
+    expect(reopened.lastSeq).toBe(3);
+    expect((await readAll(reopened)).map((e) => [e.seq, e.type, e.version, e.data])).toEqual([
+      [1, 'ToolDenied', 1, denied(1).data],
+      [2, 'ToolDenied', 1, denied(2).data],
+      [3, 'ToolDenied', 1, denied(3).data],
+    ]);
+    expect(reopened.append([denied(4)]).stored[0]!.seq).toBe(4);
+    await reopened.close();
+  });
+
+  it('writes commands that arrive together in one synced batch (group commit)', async () => {
+    const store = await EventStore.open(logDir());
+    const appended = Array.from({ length: 64 }, (_, i) => store.append([denied(i)]));
+    await Promise.all(appended.map((a) => a.durable));
+    expect(store.syncs).toBe(1);
+
+    // While a batch is being synced, the commands that arrive wait and share the next one.
+    const first = store.append([denied(100)]);
+    const during = await new Promise<ReturnType<EventStore['append']>[]>((resolve) =>
+      setImmediate(() => setImmediate(() => resolve(Array.from({ length: 32 }, (_, i) => store.append([denied(200 + i)]))))),
+    );
+    await Promise.all([first.durable, ...during.map((a) => a.durable)]);
+    expect(store.syncs).toBeLessThanOrEqual(3);
+    expect((await readAll(store)).length).toBe(97);
+    await store.close();
+  });
+
+  it('refuses a second opener of the same log with the path in the message', async () => {
+    const path = logDir();
+    const store = await EventStore.open(path);
+    await expect(EventStore.open(path)).rejects.toThrow(new LogLocked(path).message);
+    await store.close();
+  });
+
+  it('fails every waiting command when a write fails, and says so', async () => {
+    const store = await EventStore.open(logDir());
+    await store.append([denied(1)]).durable;
+    const failures: Error[] = [];
+    store.on('failed', (error) => failures.push(error));
+    await (store as unknown as { db: { close(): Promise<void> } }).db.close();
+    const a = store.append([denied(2)]);
+    const b = store.append([denied(3)]);
+    await expect(a.durable).rejects.toThrow();
+    await expect(b.durable).rejects.toThrow();
+    expect(failures).toHaveLength(1);
+  });
+});
