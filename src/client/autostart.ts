@@ -8,9 +8,7 @@ import { Client, DaemonUnavailable } from './socketClient.js';
 
 export class DaemonStartFailed extends Error {}
 
-const START_DEADLINE_MS = 10_000;
-
-export async function connectOrStart(env: NodeJS.ProcessEnv = process.env): Promise<Client> {
+export async function connectOrStart(env: NodeJS.ProcessEnv = process.env, deadlineMs = 10_000): Promise<Client> {
   const path = socketPath(env);
   try {
     return await Client.connect(path);
@@ -18,7 +16,7 @@ export async function connectOrStart(env: NodeJS.ProcessEnv = process.env): Prom
     if (!(error instanceof DaemonUnavailable)) throw error;
   }
   const exited = startDaemon(env);
-  const deadline = Date.now() + START_DEADLINE_MS;
+  const deadline = Date.now() + deadlineMs;
   for (let delay = 10; ; delay = Math.min(delay * 2, 200)) {
     try {
       return await Client.connect(path);
@@ -30,7 +28,7 @@ export async function connectOrStart(env: NodeJS.ProcessEnv = process.env): Prom
       throw new DaemonStartFailed(`the recap daemon exited at start (code ${code}); its log is ${daemonLogFile(env)}`);
     }
     if (Date.now() > deadline) {
-      throw new DaemonStartFailed(`the recap daemon did not open ${path} within ${START_DEADLINE_MS / 1000} s; its log is ${daemonLogFile(env)}`);
+      throw new DaemonStartFailed(`the recap daemon did not open ${path} within ${deadlineMs / 1000} s; its log is ${daemonLogFile(env)}`);
     }
     await new Promise((resolve) => setTimeout(resolve, delay));
   }

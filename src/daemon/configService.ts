@@ -5,7 +5,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { projectConfigPath } from '../common/paths.js';
 import { CONFIG_KEYS, configSchema, DEFAULT_CONFIG, LIST_KEYS, NUMBER_KEYS, type Config } from '../events/config.js';
 import { canonicalJson } from '../events/canonical.js';
-import { parseConfigFile } from './configFile.js';
+import { parseConfigFile } from '../common/configFile.js';
 
 type Env = Record<string, string | undefined>;
 type Layer = { values: Record<string, unknown>; sources: Record<string, string> };

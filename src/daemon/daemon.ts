@@ -1,13 +1,14 @@
 // The daemon's life: take the log's lock, rebuild the projection, replace a stale socket,
 // listen; on SIGHUP re-read the config; on SIGTERM finish what is in flight and close.
 import { mkdirSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { dataDir, eventLogDir, socketPath, userConfigPath } from '../common/paths.js';
 import { ConfigService } from './configService.js';
 import { EventStore, LogLocked } from './eventStore.js';
 import { Handler } from './handler.js';
 import { createLogger } from './logger.js';
 import { Projection, USER_SCOPE } from './projection.js';
-import { recapPaths } from './recapPaths.js';
+import { protectedPaths, recapPaths } from './recapPaths.js';
 import { SocketServer, type Listen } from './socketServer.js';
 import { clearStaleSocket, SocketInUse } from './staleSocket.js';
 
@@ -34,7 +35,15 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
 
   const config = new ConfigService(userConfigPath(env), env, projection.appliedConfig.get(USER_SCOPE));
   for (const problem of config.problems) log.error({ problem }, `config problem, keeping the last good configuration: ${problem}`);
-  const handler = new Handler({ store, projection: () => projection, config, recapPaths: recapPaths(env), log });
+  const handler = new Handler({
+    store,
+    projection: () => projection,
+    config,
+    recapPaths: recapPaths(env),
+    protectedPaths: protectedPaths(env),
+    home: env.HOME ?? homedir(),
+    log,
+  });
   await handler.recordUserConfig();
 
   // Signals are handled before the daemon says it is ready: a client may send one at once.

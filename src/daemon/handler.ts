@@ -1,12 +1,14 @@
-// The one place requests are answered, for the socket and (later) the HTTP endpoint alike:
+// The one place requests are answered, for the socket and the HTTP endpoint alike:
 // validate, decide on the job's state, append the events, answer once they are durable.
+import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { CommandRefused } from '../events/commands.js';
 import type { Config } from '../events/config.js';
 import type { RecapEvent } from '../events/events.js';
-import { checkTool, gateStatus, recordInteraction, submitSummary, type DecideContext } from '../events/gate.js';
+import { checkTool, gateStatus, recordInteraction, submitSummary, type DecideContext, type GateStatus } from '../events/gate.js';
 import { contextText } from '../events/gateMessages.js';
 import { tokenCounter, type TokenCounter } from '../events/tokens.js';
+import { answerClaudeHook } from './claudeHook.js';
 import type { ConfigService, Effective } from './configService.js';
 import { sameValues } from './configService.js';
 import type { EventStore } from './eventStore.js';
@@ -21,6 +23,9 @@ export type HandlerDeps = {
   projection: () => Projection;
   config: ConfigService;
   recapPaths: ReadonlySet<string>;
+  /** recap's files the agent may not touch (data folder, socket folder, user config). */
+  protectedPaths: string[];
+  home: string;
   log: Logger;
   now?: () => number;
 };
@@ -42,7 +47,9 @@ export class Handler {
       return failure(idOf(request), 'bad_request', `a request needs an id and an op: ${describeIssues(envelope.error)}`);
     }
     const { id, op } = envelope.data;
-    if (!Object.hasOwn(requestSchemas, op)) return failure(id, 'unknown_op', `unknown op ${JSON.stringify(op)}; known ops: ${Object.keys(requestSchemas).join(', ')}`);
+    if (!Object.hasOwn(requestSchemas, op)) {
+      return failure(id, 'unknown_op', `unknown op ${JSON.stringify(op)}; known ops: ${Object.keys(requestSchemas).join(', ')}`);
+    }
     const parsed = requestSchemas[op as Op].safeParse(request);
     if (!parsed.success) return failure(id, 'bad_request', `${op}: ${describeIssues(parsed.error)}`);
     try {
@@ -55,49 +62,66 @@ export class Handler {
     }
   }
 
-  private async answer(op: Op, request: unknown): Promise<unknown> {
+  private answer(op: Op, request: unknown): Promise<unknown> {
     switch (op) {
       case 'ping':
-        return { version: VERSION };
-      case 'record': {
-        const r = request as RequestOf<'record'>;
-        const ctx = await this.context(r.project);
-        const decision = recordInteraction({ type: 'RecordInteraction', ...defined(r), now: this.now() }, this.state(r.job), ctx.decide);
-        const stored = await this.commit(r.job, ctx, decision.events, () => gateStatus(this.state(r.job), ctx.decide.config));
-        const seq = stored.events.find((e) => e.type === 'InteractionRecorded')?.seq;
-        return { seq, tokens: decision.answer.tokens, gate: stored.after };
-      }
-      case 'check': {
-        const r = request as RequestOf<'check'>;
-        const ctx = await this.context(r.project);
-        const decision = checkTool({ type: 'CheckTool', ...defined(r), now: this.now() }, this.state(r.job), ctx.decide);
-        await this.commit(r.job, ctx, decision.events);
-        return decision.answer;
-      }
-      case 'submit': {
-        const r = request as RequestOf<'submit'>;
-        const ctx = await this.context(r.project);
-        const decision = submitSummary({ type: 'SubmitSummary', job: r.job, text: r.text, now: this.now() }, this.state(r.job), ctx.decide);
-        await this.commit(r.job, ctx, decision.events);
-        return decision.answer;
-      }
-      case 'status': {
-        const r = request as RequestOf<'status'>;
-        const ctx = await this.readContext(r.job, r.project);
-        const problems = this.deps.config.problems;
-        return { ...gateStatus(this.state(r.job), ctx.config), ...(problems.length > 0 ? { configProblems: problems } : {}) };
-      }
-      case 'context': {
-        const r = request as RequestOf<'context'>;
-        const ctx = await this.readContext(r.job, r.project);
-        return { text: contextText(this.state(r.job), ctx.config) };
-      }
-      case 'chain': {
-        const r = request as RequestOf<'chain'>;
-        await this.readContext(r.job, r.project);
-        return { entries: this.state(r.job).chain };
+        return Promise.resolve({ version: VERSION });
+      case 'record':
+        return this.record(request as RequestOf<'record'>);
+      case 'check':
+        return this.check(request as RequestOf<'check'>);
+      case 'submit':
+        return this.submit(request as RequestOf<'submit'>);
+      case 'status':
+        return this.status(request as RequestOf<'status'>);
+      case 'context':
+        return this.context(request as RequestOf<'context'>);
+      case 'chain':
+        return this.chain(request as RequestOf<'chain'>);
+      case 'hook': {
+        const r = request as RequestOf<'hook'>;
+        return answerClaudeHook(r.payload, this, this.deps.config, this.deps.log);
       }
     }
+  }
+
+  async record(r: RequestOf<'record'>): Promise<{ seq: number | undefined; tokens: number; gate: GateStatus | undefined }> {
+    const ctx = await this.prepare(r.project);
+    const decision = recordInteraction({ type: 'RecordInteraction', ...defined(r), now: this.now() }, this.state(r.job), ctx.decide);
+    const stored = await this.commit(r.job, ctx, decision.events, () => gateStatus(this.state(r.job), ctx.decide.config));
+    const seq = stored.events.find((e) => e.type === 'InteractionRecorded')?.seq;
+    return { seq, tokens: decision.answer.tokens, gate: stored.after };
+  }
+
+  async check(r: RequestOf<'check'>) {
+    const ctx = await this.prepare(r.project);
+    const decision = checkTool({ type: 'CheckTool', ...defined(r), now: this.now() }, this.state(r.job), ctx.decide);
+    await this.commit(r.job, ctx, decision.events);
+    return decision.answer;
+  }
+
+  async submit(r: RequestOf<'submit'>) {
+    const ctx = await this.prepare(r.project);
+    const decision = submitSummary({ type: 'SubmitSummary', job: r.job, text: r.text, now: this.now() }, this.state(r.job), ctx.decide);
+    await this.commit(r.job, ctx, decision.events);
+    return decision.answer;
+  }
+
+  async status(r: RequestOf<'status'>) {
+    const config = await this.settled(r.job, r.project);
+    const problems = this.deps.config.problems;
+    return { ...gateStatus(this.state(r.job), config), ...(problems.length > 0 ? { configProblems: problems } : {}) };
+  }
+
+  async context(r: RequestOf<'context'>): Promise<{ text: string; tripped: boolean; summaries: number }> {
+    const config = await this.settled(r.job, r.project);
+    const state = this.state(r.job);
+    return { text: contextText(state, config), tripped: state.gate.tripped, summaries: state.chain.length };
+  }
+
+  async chain(r: RequestOf<'chain'>) {
+    await this.settled(r.job, r.project);
+    return { entries: this.state(r.job).chain };
   }
 
   private state(job: string) {
@@ -124,18 +148,22 @@ export class Handler {
   }
 
   /** Reads wait for writes already in flight, so they never show what is not yet durable. */
-  private async readContext(job: string, project: string | undefined): Promise<{ config: Config }> {
-    const ctx = await this.context(project);
+  private async settled(job: string, project: string | undefined): Promise<Config> {
+    const ctx = await this.prepare(project);
     await this.commit(job, ctx, []);
     await this.deps.store.flushed();
-    return ctx.decide;
+    return ctx.decide.config;
   }
 
-  /** The configuration for a project (the user's outside any) and its token counter. */
-  private async context(project: string | undefined): Promise<Prepared> {
+  /** The configuration for a project (the user's outside any), its token counter, its protected files. */
+  private async prepare(project: string | undefined): Promise<Prepared> {
     const effective = this.deps.config.forProject(project);
     const count = await this.counter(effective.config);
-    return { decide: { config: effective.config, count, recapPaths: this.deps.recapPaths }, effective };
+    const paths = project === undefined ? this.deps.protectedPaths : [...this.deps.protectedPaths, join(project, '.recap')];
+    return {
+      decide: { config: effective.config, count, recapPaths: this.deps.recapPaths, protected: { paths, home: this.deps.home } },
+      effective,
+    };
   }
 
   private configEvents(job: string, effective: Effective): RecapEvent[] {
@@ -146,15 +174,11 @@ export class Handler {
     return [configApplied(effective, this.now(), job)];
   }
 
-  /** ConfigApplied for the user-wide configuration when it differs from the last on record. */
-  private userConfigEvents(): RecapEvent[] {
-    const user = this.deps.config.user();
-    if (sameValues(this.deps.projection().appliedConfig.get(USER_SCOPE), user.config)) return [];
-    return [configApplied(user, this.now())];
-  }
-
+  /** Records the user-wide configuration when it differs from the last on record. */
   async recordUserConfig(): Promise<void> {
-    await this.append(this.userConfigEvents());
+    const user = this.deps.config.user();
+    if (sameValues(this.deps.projection().appliedConfig.get(USER_SCOPE), user.config)) return;
+    await this.append([configApplied(user, this.now())]);
   }
 
   /** The counter for a configuration's encoding, loaded once and shared. */
@@ -168,6 +192,8 @@ export class Handler {
     return counter;
   }
 }
+
+export type HookOps = Pick<Handler, 'record' | 'check' | 'context'>;
 
 function configApplied(effective: Effective, now: number, job?: string): RecapEvent {
   return {

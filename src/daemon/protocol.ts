@@ -19,11 +19,19 @@ export const requestSchemas = {
     agent: optionalText,
     project,
   }),
-  check: z.object({ job, tool: z.string().min(1).max(256), input: z.unknown().optional(), session: optionalText, project }),
+  check: z.object({
+    job,
+    tool: z.string().min(1).max(256),
+    input: z.unknown().optional(),
+    session: optionalText,
+    cwd: z.string().max(4096).optional(),
+    project,
+  }),
   submit: z.object({ job, text: z.string(), project }),
   status: z.object({ job, project }),
   context: z.object({ job, project }),
   chain: z.object({ job, project }),
+  hook: z.object({ agent: z.enum(['claude'], 'agent must be claude'), payload: z.unknown() }),
 } as const;
 
 export type Op = keyof typeof requestSchemas;

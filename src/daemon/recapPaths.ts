@@ -1,7 +1,8 @@
 // The absolute paths an agent may use to name the real recap executable: the package's own
 // bin script and any `recap` on the PATH that resolves to it.
 import { existsSync, realpathSync } from 'node:fs';
-import { delimiter, join } from 'node:path';
+import { basename, delimiter, dirname, join } from 'node:path';
+import { dataDir, socketPath, userConfigPath } from '../common/paths.js';
 import { RECAP_BIN } from '../common/bins.js';
 
 export function recapPaths(env: NodeJS.ProcessEnv): Set<string> {
@@ -21,4 +22,13 @@ function realpathOr(path: string): string {
   } catch {
     return path;
   }
+}
+
+/**
+ * recap's own files, off limits to the agent: the data folder, the socket and the user
+ * config, with their folders when those are recap's own (not, say, a shared /tmp).
+ */
+export function protectedPaths(env: NodeJS.ProcessEnv): string[] {
+  const withOwnFolder = (file: string) => (basename(dirname(file)).includes('recap') ? [file, dirname(file)] : [file]);
+  return [dataDir(env), ...withOwnFolder(socketPath(env)), ...withOwnFolder(userConfigPath(env))];
 }

@@ -17,6 +17,8 @@ export type CheckTool = {
   tool: string;
   input?: unknown;
   session?: string;
+  /** The agent's working folder, for tool paths given relative to it. */
+  cwd?: string;
   now: Time;
 };
 

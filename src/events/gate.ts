@@ -5,10 +5,11 @@ import { CommandRefused } from './commands.js';
 import type { Config } from './config.js';
 import { entryHash } from './chain.js';
 import type { GateTripped, RecapEvent, SummaryAccepted } from './events.js';
-import { denyReason } from './gateMessages.js';
+import { denyReason, protectionReason } from './gateMessages.js';
 import { headHash, type JobState } from './jobState.js';
 import { validateSummary } from './summaryValidator.js';
 import type { TokenCounter } from './tokens.js';
+import { protectionRefusal, type ProtectedState } from './protection.js';
 import { classifyBash } from './whitelist.js';
 
 export type DecideContext = {
@@ -16,6 +17,8 @@ export type DecideContext = {
   count: TokenCounter;
   /** Absolute paths of the real recap executable, accepted as the command word. */
   recapPaths: ReadonlySet<string>;
+  /** recap's own files, off limits to the agent. */
+  protected: ProtectedState;
 };
 
 export type Decision<Answer> = { answer: Answer; events: RecapEvent[] };
@@ -49,6 +52,9 @@ export function recordInteraction(
 
 export function checkTool(command: CheckTool, state: JobState, ctx: DecideContext): Decision<CheckAnswer> {
   const { job, tool, now } = command;
+  const denied = toolDenied(command);
+  const refusal = protectionRefusal(tool, command.input, command.cwd, ctx.protected, ctx.recapPaths);
+  if (refusal) return { answer: { allow: false, reason: protectionReason(refusal) }, events: [denied] };
   const events: RecapEvent[] = [];
   let gate = state.gate;
   if (!gate.tripped) {
@@ -60,7 +66,7 @@ export function checkTool(command: CheckTool, state: JobState, ctx: DecideContex
   }
   const verdict = toolVerdict(command, ctx);
   if (verdict.allowed) return { answer: { allow: true }, events };
-  events.push({ type: 'ToolDenied', data: { job, tool, ...(command.session ? { session: command.session } : {}), time: now } });
+  events.push(denied);
   const reason = denyReason({ ...state, gate }, ctx.config, verdict.why);
   return { answer: { allow: false, reason }, events };
 }
@@ -82,6 +88,11 @@ export function submitSummary(command: SubmitSummary, state: JobState, ctx: Deci
   const prevHash = headHash(state);
   const entry: SummaryAccepted['data'] = { ...content, prevHash, hash: entryHash(prevHash, content) };
   return { answer: { accepted: true, entry }, events: [{ type: 'SummaryAccepted', data: entry }] };
+}
+
+function toolDenied(command: CheckTool): RecapEvent {
+  const { job, tool, now } = command;
+  return { type: 'ToolDenied', data: { job, tool, ...(command.session !== undefined ? { session: command.session } : {}), time: now } };
 }
 
 type ToolVerdict = { allowed: true } | { allowed: false; why?: string };

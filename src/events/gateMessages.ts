@@ -92,3 +92,10 @@ export function memoryText(state: JobState): string {
   );
   return [`recap: the memory of job ${state.job}, ${state.chain.length} summaries, oldest first.`, ...entries].join('\n\n');
 }
+
+export function protectionReason(refusal: string): string {
+  return (
+    `recap: this call was refused: ${refusal}. The event log, the socket and the config files ` +
+    "are recap's own and off limits to the agent. Read the job's memory with recap context or recap chain."
+  );
+}

@@ -2,7 +2,7 @@ import { describe, it, expect, beforeEach, afterEach } from 'vitest';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseConfigFile, type ParsedConfigFile } from '../../src/daemon/configFile.js';
+import { parseConfigFile, type ParsedConfigFile } from '../../src/common/configFile.js';
 import { combine, ConfigService, readLayer } from '../../src/daemon/configService.js';
 import { DEFAULT_CONFIG } from '../../src/events/config.js';
 

@@ -1,3 +1,4 @@
+// Node built-ins only (none, in fact): the hook client reads ON_DAEMON_DOWN with it.
 // Reads config.conf as data in the shell syntax users already write: KEY=value, quotes,
 // "${KEY:-default}" (the environment wins, then the default), bash arrays KEY=("a" "b")
 // over one or more lines, comments. Nothing in it is ever executed.
