@@ -5,6 +5,9 @@ import yargs, { type Argv } from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { jobIdFor, projectRoot } from '../common/jobs.js';
 import { connectOrStart, DaemonStartFailed } from './autostart.js';
+import { printChecks, runDoctor } from './doctor.js';
+import { installCommandHooks, InstallError, installHttpHooks, uninstallHooks, type Scope } from './installClaude.js';
+import { installSystemd } from './installSystemd.js';
 import { printChain, printStatus, printSubmit } from './output.js';
 import { RemoteError } from './socketClient.js';
 
@@ -121,6 +124,59 @@ export function buildCli(args: string[]): Argv {
       const result = await call<Parameters<typeof printChain>[0]>('chain', target(argv));
       output(argv, result, () => printChain(result));
     })
+    .command(
+      'install <target>',
+      "add recap's hooks to Claude Code (claude) or its user units to systemd (systemd)",
+      (y) =>
+        y
+          .positional('target', { choices: ['claude', 'systemd'] as const, demandOption: true })
+          .option('scope', { choices: ['user', 'project'] as const, default: 'user' as const, describe: 'user settings, or this project\'s' })
+          .option('http', { type: 'boolean', default: false, describe: "HTTP hooks to the daemon's loopback endpoint instead of commands" }),
+      async (argv) => {
+        if (argv.target === 'systemd') {
+          const files = installSystemd(process.env);
+          output(argv, { files }, () => {
+            process.stdout.write(`wrote ${files.join(' and ')}\nnext: systemctl --user daemon-reload && systemctl --user enable --now recap.socket\n`);
+          });
+          return;
+        }
+        const { project } = target(argv);
+        const scope = argv.scope as Scope;
+        let installed;
+        if (argv.http) {
+          const { url, tokenFile } = await call<{ url: string; tokenFile: string }>('http', {});
+          installed = installHttpHooks(scope, project, process.env, url, readFileSync(tokenFile, 'utf8').trim());
+        } else {
+          installed = installCommandHooks(scope, project, process.env);
+        }
+        output(argv, installed, () =>
+          process.stdout.write(
+            installed.changed
+              ? `recap's ${installed.mode} hooks are in ${installed.file}; new Claude Code sessions use them\n`
+              : `recap's ${installed.mode} hooks were already in ${installed.file}; nothing changed\n`,
+          ),
+        );
+      },
+    )
+    .command(
+      'uninstall <target>',
+      "remove recap's hooks from Claude Code's settings, leaving everything else",
+      (y) =>
+        y
+          .positional('target', { choices: ['claude'] as const, demandOption: true })
+          .option('scope', { choices: ['user', 'project'] as const, default: 'user' as const }),
+      async (argv) => {
+        const files = uninstallHooks(argv.scope as Scope, target(argv).project, process.env);
+        output(argv, { files }, () =>
+          process.stdout.write(files.length > 0 ? `removed recap's hooks from ${files.join(' and ')}\n` : 'recap had no hooks there; nothing changed\n'),
+        );
+      },
+    )
+    .command('doctor', 'check the installation: daemon, permissions, config, hooks', (y) => y, async (argv) => {
+      const checks = await runDoctor(target(argv).project, process.env);
+      output(argv, { checks }, () => printChecks(checks));
+      if (checks.some((c) => !c.ok)) process.exitCode = 1;
+    })
     .demandCommand(1, 'name a command; see recap --help')
     .recommendCommands()
     .strict()
@@ -141,7 +197,7 @@ export async function main(argv = hideBin(process.argv)): Promise<void> {
     await buildCli(argv).parseAsync();
   } catch (error) {
     process.exitCode = 1;
-    if (error instanceof UsageError || error instanceof DaemonStartFailed || error instanceof RemoteError) {
+    if (error instanceof UsageError || error instanceof DaemonStartFailed || error instanceof RemoteError || error instanceof InstallError) {
       process.stderr.write(`recap: ${error.message}\n`);
     } else if (debug) {
       process.stderr.write(`${(error as Error).stack ?? String(error)}\n`);

@@ -36,3 +36,16 @@ export function userConfigPath(env: Env = process.env): string {
 export function projectConfigPath(projectDir: string): string {
   return join(projectDir, '.recap', 'config.conf');
 }
+
+/** The bearer token of the HTTP hook endpoint (0600). */
+export function httpTokenFile(env: Env = process.env): string {
+  return join(dataDir(env), 'http-token');
+}
+
+export const DEFAULT_HTTP_PORT = 47_654;
+
+/** The HTTP hook endpoint's loopback port: RECAP_HTTP_PORT, else the default. */
+export function httpPort(env: Env = process.env): number {
+  const port = Number(env.RECAP_HTTP_PORT);
+  return Number.isInteger(port) && port >= 0 && port < 65_536 && env.RECAP_HTTP_PORT !== '' && env.RECAP_HTTP_PORT !== undefined ? port : DEFAULT_HTTP_PORT;
+}

@@ -1,11 +1,12 @@
 // The daemon's life: take the log's lock, rebuild the projection, replace a stale socket,
 // listen; on SIGHUP re-read the config; on SIGTERM finish what is in flight and close.
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { dataDir, eventLogDir, socketPath, userConfigPath } from '../common/paths.js';
+import { dataDir, eventLogDir, httpPort, httpTokenFile, socketPath, userConfigPath } from '../common/paths.js';
 import { ConfigService } from './configService.js';
 import { EventStore, LogLocked } from './eventStore.js';
 import { Handler } from './handler.js';
+import { ensureToken, HOOK_PATH, HttpEndpoint } from './httpServer.js';
 import { createLogger } from './logger.js';
 import { Projection, USER_SCOPE } from './projection.js';
 import { protectedPaths, recapPaths } from './recapPaths.js';
@@ -35,15 +36,28 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
 
   const config = new ConfigService(userConfigPath(env), env, projection.appliedConfig.get(USER_SCOPE));
   for (const problem of config.problems) log.error({ problem }, `config problem, keeping the last good configuration: ${problem}`);
-  const handler = new Handler({
+  type HttpInfo = { url: string; tokenFile: string };
+  let http: Promise<HttpInfo> | undefined;
+  let endpoint: HttpEndpoint | undefined;
+  const enableHttp = (): Promise<HttpInfo> => (http ??= startHttp());
+  const handler: Handler = new Handler({
     store,
     projection: () => projection,
     config,
     recapPaths: recapPaths(env),
     protectedPaths: protectedPaths(env),
     home: env.HOME ?? homedir(),
+    enableHttp,
     log,
   });
+  async function startHttp(): Promise<HttpInfo> {
+    const tokenFile = httpTokenFile(env);
+    endpoint = new HttpEndpoint(handler, ensureToken(tokenFile), log);
+    const port = await endpoint.listen(httpPort(env));
+    const url = `http://127.0.0.1:${port}${HOOK_PATH}`;
+    log.info({ url }, 'HTTP hook endpoint listening');
+    return { url, tokenFile };
+  }
   await handler.recordUserConfig();
 
   // Signals are handled before the daemon says it is ready: a client may send one at once.
@@ -73,12 +87,21 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
     }
   }
   await server.listen(where);
+  // `recap install claude --http` made a token: the endpoint is wanted.
+  if (existsSync(httpTokenFile(env))) {
+    try {
+      await enableHttp();
+    } catch (error) {
+      http = undefined;
+      log.error({ err: error }, `the HTTP hook endpoint could not start on port ${httpPort(env)}; set RECAP_HTTP_PORT to a free port`);
+    }
+  }
   log.info({ socket: 'path' in where ? where.path : `fd ${where.fd}`, log: logDir, events: store.lastSeq }, 'recap daemon ready');
   // Load the token encoding now rather than on the first request.
   void handler.counter(config.user().config);
 
   await stopped;
-  await server.close();
+  await Promise.all([server.close(), endpoint?.close()]);
   await store.close();
   log.info('recap daemon stopped');
 }

@@ -26,6 +26,8 @@ export type HandlerDeps = {
   /** recap's files the agent may not touch (data folder, socket folder, user config). */
   protectedPaths: string[];
   home: string;
+  /** Starts the HTTP hook endpoint (making its token) if it is not running; its URL. */
+  enableHttp: () => Promise<{ url: string; tokenFile: string }>;
   log: Logger;
   now?: () => number;
 };
@@ -82,6 +84,8 @@ export class Handler {
         const r = request as RequestOf<'hook'>;
         return answerClaudeHook(r.payload, this, this.deps.config, this.deps.log);
       }
+      case 'http':
+        return this.deps.enableHttp();
     }
   }
 

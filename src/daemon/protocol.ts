@@ -32,6 +32,7 @@ export const requestSchemas = {
   context: z.object({ job, project }),
   chain: z.object({ job, project }),
   hook: z.object({ agent: z.enum(['claude'], 'agent must be claude'), payload: z.unknown() }),
+  http: z.object({}),
 } as const;
 
 export type Op = keyof typeof requestSchemas;

@@ -1,0 +1,86 @@
+// recap's entries in Claude Code's settings.json: added next to whatever else is there,
+// recognised again to be replaced or removed, and nothing else touched.
+
+export type HookEntry =
+  | { type: 'command'; command: string; timeout: number }
+  | { type: 'http'; url: string; headers: Record<string, string>; timeout: number };
+
+type Group = { matcher?: string; hooks: unknown[] };
+export type Settings = Record<string, unknown> & { hooks?: Record<string, unknown> };
+
+/** The hook events recap listens to, with the matcher each needs. */
+export const RECAP_EVENTS: readonly { event: string; matcher?: string }[] = [
+  { event: 'PreToolUse', matcher: '*' },
+  { event: 'PostToolUse', matcher: 'AskUserQuestion' },
+  { event: 'UserPromptSubmit' },
+  { event: 'SessionStart' },
+];
+
+const TIMEOUT_SECONDS = 10;
+
+/** A recap hook: the recap-hook executable for claude, or recap's loopback endpoint. */
+export function isRecapHook(hook: unknown): boolean {
+  if (hook === null || typeof hook !== 'object') return false;
+  const { type, command, url } = hook as { type?: unknown; command?: unknown; url?: unknown };
+  if (type === 'command' && typeof command === 'string') return /recap-hook(\.c?js)?['"]? claude$/.test(command);
+  if (type === 'http' && typeof url === 'string') return /^http:\/\/127\.0\.0\.1:\d+\/hooks\/claude$/.test(url);
+  return false;
+}
+
+const shellQuote = (path: string) => (/^[\w@%+=:,./-]+$/.test(path) ? path : `'${path.replaceAll("'", "'\\''")}'`);
+
+export function commandHook(hookBin: string): HookEntry {
+  return { type: 'command', command: `${shellQuote(hookBin)} claude`, timeout: TIMEOUT_SECONDS };
+}
+
+export function httpHook(url: string, token: string): HookEntry {
+  return { type: 'http', url, headers: { Authorization: `Bearer ${token}` }, timeout: TIMEOUT_SECONDS };
+}
+
+/** Settings without any recap hook; groups and events left empty by that are dropped. */
+export function withoutRecap(settings: Settings): Settings {
+  const hooks = settings.hooks;
+  if (hooks === undefined || hooks === null || typeof hooks !== 'object') return settings;
+  const kept: Record<string, unknown> = {};
+  for (const [event, groups] of Object.entries(hooks)) {
+    if (!Array.isArray(groups)) {
+      kept[event] = groups;
+      continue;
+    }
+    const remaining = groups.flatMap((group: unknown) => {
+      const g = group as Group;
+      if (g === null || typeof g !== 'object' || !Array.isArray(g.hooks)) return [group];
+      const others = g.hooks.filter((h) => !isRecapHook(h));
+      if (others.length === g.hooks.length) return [group];
+      return others.length > 0 ? [{ ...g, hooks: others }] : [];
+    });
+    if (remaining.length > 0) kept[event] = remaining;
+  }
+  const { hooks: _dropped, ...rest } = settings;
+  return Object.keys(kept).length > 0 ? { ...rest, hooks: kept } : rest;
+}
+
+/** Settings with recap's hooks: `entryFor` gives the entry for each event (or none). */
+export function withRecap(settings: Settings, entryFor: (event: string) => HookEntry | undefined): Settings {
+  const base = withoutRecap(settings);
+  const hooks: Record<string, unknown> = { ...(base.hooks ?? {}) };
+  for (const { event, matcher } of RECAP_EVENTS) {
+    const entry = entryFor(event);
+    if (!entry) continue;
+    const groups = Array.isArray(hooks[event]) ? (hooks[event] as unknown[]) : [];
+    hooks[event] = [...groups, { ...(matcher !== undefined ? { matcher } : {}), hooks: [entry] }];
+  }
+  return { ...base, hooks };
+}
+
+/** Which events have a recap hook, and of which type. */
+export function recapHooksIn(settings: Settings): { event: string; hook: HookEntry }[] {
+  const found: { event: string; hook: HookEntry }[] = [];
+  for (const [event, groups] of Object.entries(settings.hooks ?? {})) {
+    if (!Array.isArray(groups)) continue;
+    for (const group of groups as Group[]) {
+      for (const hook of Array.isArray(group?.hooks) ? group.hooks : []) if (isRecapHook(hook)) found.push({ event, hook: hook as HookEntry });
+    }
+  }
+  return found;
+}

@@ -1,0 +1,81 @@
+// `recap install claude` and `recap uninstall claude`: recap's hooks in Claude Code's
+// settings, merged with what is there, written atomically.
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { RECAP_HOOK_BIN } from '../common/bins.js';
+import { commandHook, httpHook, withoutRecap, withRecap, type Settings } from './claudeSettings.js';
+
+export type Scope = 'user' | 'project';
+
+/** A mistake in the user's files that recap will not write over. */
+export class InstallError extends Error {}
+
+/**
+ * Where recap's hooks go. A token must stay out of files a project commits, so with HTTP
+ * hooks the project scope writes to settings.local.json.
+ */
+export function settingsFiles(scope: Scope, project: string, env: NodeJS.ProcessEnv): { shared: string; local: string } {
+  if (scope === 'user') {
+    const file = join(env.CLAUDE_CONFIG_DIR ?? join(env.HOME ?? homedir(), '.claude'), 'settings.json');
+    return { shared: file, local: file };
+  }
+  return { shared: join(project, '.claude', 'settings.json'), local: join(project, '.claude', 'settings.local.json') };
+}
+
+export function readSettings(file: string): Settings {
+  if (!existsSync(file)) return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (error) {
+    throw new InstallError(`cannot read ${file}: ${(error as Error).message}; fix it or move it aside (recap changed nothing)`);
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw new InstallError(`${file} does not hold a JSON object; fix it or move it aside (recap changed nothing)`);
+  }
+  return parsed as Settings;
+}
+
+/** Writes through a temporary file and a rename, so a crash never leaves half a file. */
+function writeSettings(file: string, settings: Settings, mode?: number): void {
+  mkdirSync(dirname(file), { recursive: true });
+  const keep = existsSync(file) ? statSync(file).mode & 0o777 : 0o644;
+  const temporary = `${file}.recap-${process.pid}.tmp`;
+  writeFileSync(temporary, `${JSON.stringify(settings, null, 2)}\n`, { mode: mode ?? keep });
+  if (mode !== undefined) chmodSync(temporary, mode);
+  renameSync(temporary, file);
+}
+
+function update(file: string, change: (s: Settings) => Settings, mode?: number): boolean {
+  const before = readSettings(file);
+  const after = change(before);
+  if (JSON.stringify(after) === JSON.stringify(before) && (mode === undefined || !existsSync(file) || (statSync(file).mode & 0o777) === mode)) {
+    return false;
+  }
+  writeSettings(file, after, mode);
+  return true;
+}
+
+export type Installed = { file: string; mode: 'command' | 'http'; changed: boolean };
+
+export function installCommandHooks(scope: Scope, project: string, env: NodeJS.ProcessEnv): Installed {
+  const { shared, local } = settingsFiles(scope, project, env);
+  if (local !== shared) update(local, withoutRecap);
+  const changed = update(shared, (s) => withRecap(s, () => commandHook(RECAP_HOOK_BIN)));
+  return { file: shared, mode: 'command', changed };
+}
+
+/** HTTP hooks, except SessionStart, which Claude Code only runs as a command. */
+export function installHttpHooks(scope: Scope, project: string, env: NodeJS.ProcessEnv, url: string, token: string): Installed {
+  const { shared, local } = settingsFiles(scope, project, env);
+  if (local !== shared) update(shared, withoutRecap);
+  const entryFor = (event: string) => (event === 'SessionStart' ? commandHook(RECAP_HOOK_BIN) : httpHook(url, token));
+  const changed = update(local, (s) => withRecap(s, entryFor), 0o600);
+  return { file: local, mode: 'http', changed };
+}
+
+export function uninstallHooks(scope: Scope, project: string, env: NodeJS.ProcessEnv): string[] {
+  const { shared, local } = settingsFiles(scope, project, env);
+  return [...new Set([shared, local])].filter((file) => existsSync(file) && update(file, withoutRecap));
+}
