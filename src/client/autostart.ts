@@ -3,10 +3,11 @@
 import { spawn } from 'node:child_process';
 import { mkdirSync, openSync, closeSync } from 'node:fs';
 import { RECAP_BIN } from '../common/bins.js';
+import { UserError } from '../common/errors.js';
 import { daemonLogFile, dataDir, socketPath } from '../common/paths.js';
 import { Client, DaemonUnavailable } from './socketClient.js';
 
-export class DaemonStartFailed extends Error {}
+export class DaemonStartFailed extends UserError {}
 
 export async function connectOrStart(env: NodeJS.ProcessEnv = process.env, deadlineMs = 10_000): Promise<Client> {
   const path = socketPath(env);

@@ -3,18 +3,19 @@
 import { readFileSync } from 'node:fs';
 import yargs, { type Argv } from 'yargs';
 import { hideBin } from 'yargs/helpers';
+import { UserError } from '../common/errors.js';
 import { jobIdFor, projectRoot } from '../common/jobs.js';
-import { connectOrStart, DaemonStartFailed } from './autostart.js';
+import { auditCommands } from './auditCommands.js';
+import { connectOrStart } from './autostart.js';
 import { printChecks, runDoctor } from './doctor.js';
-import { installCommandHooks, InstallError, installHttpHooks, uninstallHooks, type Scope } from './installClaude.js';
+import { installCommandHooks, installHttpHooks, uninstallHooks, type Scope } from './installClaude.js';
 import { installSystemd } from './installSystemd.js';
 import { printChain, printStatus, printSubmit } from './output.js';
-import { RemoteError } from './socketClient.js';
 
 type Global = { json: boolean; job?: string | undefined; debug: boolean };
 
 /** A failure the user can act on: printed as one line, no stack. */
-export class UsageError extends Error {}
+export class UsageError extends UserError {}
 
 const EXIT_DENIED = 2;
 
@@ -32,15 +33,19 @@ async function call<T>(op: string, fields: Record<string, unknown>): Promise<T> 
   }
 }
 
-function readInput(file: string | undefined, what: string): string {
-  const source = file === undefined || file === '-' ? 0 : file;
-  if (source === 0 && process.stdin.isTTY) process.stderr.write(`recap: reading the ${what} from stdin; end it with Ctrl-D\n`);
-  try {
-    return readFileSync(source, 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new UsageError(`cannot read ${source === 0 ? 'stdin' : file} (${code ?? (error as Error).message})`);
+async function readInput(file: string | undefined, what: string): Promise<string> {
+  if (file !== undefined && file !== '-') {
+    try {
+      return readFileSync(file, 'utf8');
+    } catch (error) {
+      throw new UsageError(`cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+    }
   }
+  if (process.stdin.isTTY) process.stderr.write(`recap: reading the ${what} from stdin; end it with Ctrl-D\n`);
+  // A stream, not readFileSync(0): stdin may be a non-blocking pipe.
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 function output(argv: Global, result: unknown, human: () => void): void {
@@ -49,7 +54,7 @@ function output(argv: Global, result: unknown, human: () => void): void {
 }
 
 export function buildCli(args: string[]): Argv {
-  return yargs(args)
+  const cli = yargs(args)
     .scriptName('recap')
     .usage('$0 <command> [options]\n\nKeeps an AI coding agent\'s conversation legible: counts its interactions, gates its tools until it writes a summary, keeps the summaries in a hash-linked chain.')
     .option('json', { type: 'boolean', default: false, describe: 'machine-readable output' })
@@ -76,7 +81,7 @@ export function buildCli(args: string[]): Argv {
           .option('kind', { type: 'string', default: 'prompt', describe: 'prompt, qa, or another kind' })
           .option('text', { type: 'string', describe: 'the text (default: stdin)' }),
       async (argv) => {
-        const text = argv.text ?? readInput('-', 'interaction');
+        const text = argv.text ?? (await readInput('-', 'interaction'));
         const result = await call<{ seq: number; tokens: number; gate: Parameters<typeof printStatus>[0] }>('record', { ...target(argv), kind: argv.kind, text });
         output(argv, result, () => {
           process.stdout.write(`recorded #${result.seq} (${result.tokens} tokens)\n`);
@@ -106,11 +111,18 @@ export function buildCli(args: string[]): Argv {
       },
     )
     .command(
-      'submit',
+      'submit [stdin]',
       'submit a summary (stdin by default); on rejection print every problem (exit 2)',
-      (y) => y.option('file', { type: 'string', alias: 'f', describe: 'read the summary from this file (- for stdin)' }),
+      (y) =>
+        y
+          .positional('stdin', { type: 'string', describe: '- reads the summary from stdin (the default)' })
+          .option('file', { type: 'string', alias: 'f', describe: 'read the summary from this file (- for stdin)' }),
       async (argv) => {
-        const text = readInput(argv.file ?? (argv._[1] === '-' ? '-' : undefined), 'summary');
+        // yargs reads a lone "-" as an empty string.
+        if (argv.stdin !== undefined && argv.stdin !== '-' && argv.stdin !== '') {
+          throw new UsageError(`recap submit takes the summary on stdin or with --file PATH, not ${JSON.stringify(argv.stdin)}`);
+        }
+        const text = await readInput(argv.file, 'summary');
         const result = await call<Parameters<typeof printSubmit>[0]>('submit', { ...target(argv), text });
         output(argv, result, () => printSubmit(result));
         if (!result.accepted) process.exitCode = EXIT_DENIED;
@@ -176,7 +188,8 @@ export function buildCli(args: string[]): Argv {
       const checks = await runDoctor(target(argv).project, process.env);
       output(argv, { checks }, () => printChecks(checks));
       if (checks.some((c) => !c.ok)) process.exitCode = 1;
-    })
+    });
+  return auditCommands(cli)
     .demandCommand(1, 'name a command; see recap --help')
     .recommendCommands()
     .strict()
@@ -197,7 +210,7 @@ export async function main(argv = hideBin(process.argv)): Promise<void> {
     await buildCli(argv).parseAsync();
   } catch (error) {
     process.exitCode = 1;
-    if (error instanceof UsageError || error instanceof DaemonStartFailed || error instanceof RemoteError || error instanceof InstallError) {
+    if (error instanceof UserError) {
       process.stderr.write(`recap: ${error.message}\n`);
     } else if (debug) {
       process.stderr.write(`${(error as Error).stack ?? String(error)}\n`);

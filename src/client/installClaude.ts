@@ -4,12 +4,13 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, statSync, w
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { RECAP_HOOK_BIN } from '../common/bins.js';
+import { UserError } from '../common/errors.js';
 import { commandHook, httpHook, withoutRecap, withRecap, type Settings } from './claudeSettings.js';
 
 export type Scope = 'user' | 'project';
 
 /** A mistake in the user's files that recap will not write over. */
-export class InstallError extends Error {}
+export class InstallError extends UserError {}
 
 /**
  * Where recap's hooks go. A token must stay out of files a project commits, so with HTTP

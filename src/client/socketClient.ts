@@ -1,13 +1,14 @@
 // A client of the daemon's socket: frames requests, matches answers by id, and gives up
 // after a deadline. Node built-ins only, so the hook client can use it.
 import { connect, type Socket } from 'node:net';
+import { UserError } from '../common/errors.js';
 import { encodeFrame, FrameReader } from '../common/frames.js';
 
 /** No daemon is listening (no socket file, or nobody answers on it). */
 export class DaemonUnavailable extends Error {}
 
 /** The daemon answered with an error. */
-export class RemoteError extends Error {
+export class RemoteError extends UserError {
   constructor(
     readonly code: string,
     message: string,
@@ -16,7 +17,7 @@ export class RemoteError extends Error {
   }
 }
 
-type Pending = { resolve: (value: unknown) => void; reject: (error: Error) => void };
+type Pending = { resolve: (value: unknown) => void; reject: (error: Error) => void; progress: (done: number) => void };
 
 export class Client {
   private nextId = 1;
@@ -27,9 +28,18 @@ export class Client {
     socket.on('data', (chunk) => {
       for (const frame of this.reader.push(chunk)) {
         if (frame.kind !== 'message') continue;
-        const { id, result, error } = frame.value as { id?: number; result?: unknown; error?: { code: string; message: string } };
+        const { id, result, error, progress } = frame.value as {
+          id?: number;
+          result?: unknown;
+          error?: { code: string; message: string };
+          progress?: { done: number };
+        };
         const waiting = typeof id === 'number' ? this.pending.get(id) : undefined;
         if (!waiting) continue;
+        if (progress) {
+          waiting.progress(progress.done);
+          continue;
+        }
         this.pending.delete(id as number);
         if (error) waiting.reject(new RemoteError(error.code, error.message));
         else waiting.resolve(result);
@@ -63,14 +73,21 @@ export class Client {
     });
   }
 
-  request<T = unknown>(op: string, fields: Record<string, unknown> = {}, timeoutMs = 30_000): Promise<T> {
+  /** Sends a request; `onProgress` hears a long op's progress, each report restarting the deadline. */
+  request<T = unknown>(op: string, fields: Record<string, unknown> = {}, timeoutMs = 30_000, onProgress?: (done: number) => void): Promise<T> {
     const id = this.nextId++;
     return new Promise<T>((resolve, reject) => {
-      const timer = setTimeout(() => {
+      const expire = () => {
         this.pending.delete(id);
         reject(new Error(`the recap daemon did not answer ${op} within ${timeoutMs} ms`));
-      }, timeoutMs);
+      };
+      let timer = setTimeout(expire, timeoutMs);
       this.pending.set(id, {
+        progress: (done) => {
+          clearTimeout(timer);
+          timer = setTimeout(expire, timeoutMs);
+          onProgress?.(done);
+        },
         resolve: (value) => {
           clearTimeout(timer);
           resolve(value as T);

@@ -2,19 +2,23 @@
 // listen; on SIGHUP re-read the config; on SIGTERM finish what is in flight and close.
 import { existsSync, mkdirSync } from 'node:fs';
 import { homedir } from 'node:os';
+import { UserError } from '../common/errors.js';
 import { dataDir, eventLogDir, httpPort, httpTokenFile, socketPath, userConfigPath } from '../common/paths.js';
 import { ConfigService } from './configService.js';
 import { EventStore, LogLocked } from './eventStore.js';
 import { Handler } from './handler.js';
 import { ensureToken, HOOK_PATH, HttpEndpoint } from './httpServer.js';
 import { createLogger } from './logger.js';
-import { Projection, USER_SCOPE } from './projection.js';
+import { UnknownEventVersion } from '../events/upcast.js';
+import { UndecodableEvent } from './codec.js';
+import { type Projection, USER_SCOPE } from './projection.js';
+import { loadProjection } from './snapshot.js';
 import { protectedPaths, recapPaths } from './recapPaths.js';
 import { SocketServer, type Listen } from './socketServer.js';
 import { clearStaleSocket, SocketInUse } from './staleSocket.js';
 
 /** A start-up failure the user can fix; its message says how. */
-export class DaemonStartError extends Error {}
+export class DaemonStartError extends UserError {}
 
 export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const log = createLogger(env);
@@ -28,10 +32,24 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
     if (error instanceof LogLocked) throw new DaemonStartError(error.message);
     throw error;
   }
-  let projection = await Projection.replay(store.read());
+  const load = async () => {
+    const loaded = await loadProjection(store, (seq, why) => log.warn({ snapshot: seq }, `ignoring the snapshot at #${seq}: ${why}`));
+    log.info({ snapshot: loaded.snapshotSeq ?? null, events: loaded.projection.lastSeq }, 'projection loaded');
+    return loaded.projection;
+  };
+  let projection: Projection;
+  try {
+    projection = await load();
+  } catch (error) {
+    await store.close();
+    if (error instanceof UndecodableEvent || error instanceof UnknownEventVersion) {
+      throw new DaemonStartError(`${error.message}; the log at ${logDir} cannot be replayed`);
+    }
+    throw error;
+  }
   store.on('failed', (error) => {
     log.error({ err: error }, 'a write to the event log failed; rebuilding the projection from the log');
-    void Projection.replay(store.read()).then((rebuilt) => (projection = rebuilt));
+    void load().then((rebuilt) => (projection = rebuilt));
   });
 
   const config = new ConfigService(userConfigPath(env), env, projection.appliedConfig.get(USER_SCOPE));
@@ -47,6 +65,7 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
     recapPaths: recapPaths(env),
     protectedPaths: protectedPaths(env),
     home: env.HOME ?? homedir(),
+    snapshotEvery: snapshotEvery(env),
     enableHttp,
     log,
   });
@@ -104,6 +123,13 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
   await Promise.all([server.close(), endpoint?.close()]);
   await store.close();
   log.info('recap daemon stopped');
+}
+
+const DEFAULT_SNAPSHOT_EVERY = 10_000;
+
+function snapshotEvery(env: NodeJS.ProcessEnv): number {
+  const every = Number(env.RECAP_SNAPSHOT_EVERY);
+  return Number.isSafeInteger(every) && every > 0 ? every : DEFAULT_SNAPSHOT_EVERY;
 }
 
 /** The listening socket systemd hands over with socket activation (always fd 3). */

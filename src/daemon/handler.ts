@@ -6,14 +6,17 @@ import { CommandRefused } from '../events/commands.js';
 import type { Config } from '../events/config.js';
 import type { RecapEvent } from '../events/events.js';
 import { checkTool, gateStatus, recordInteraction, submitSummary, type DecideContext, type GateStatus } from '../events/gate.js';
-import { contextText } from '../events/gateMessages.js';
+import { contextText, tripCause } from '../events/gateMessages.js';
+import type { JobState } from '../events/jobState.js';
 import { tokenCounter, type TokenCounter } from '../events/tokens.js';
+import { eventsPage, projectionAt, verifyLog } from './audit.js';
 import { answerClaudeHook } from './claudeHook.js';
 import type { ConfigService, Effective } from './configService.js';
 import { sameValues } from './configService.js';
 import type { EventStore } from './eventStore.js';
 import type { Projection } from './projection.js';
 import { USER_SCOPE } from './projection.js';
+import { encodeSnapshot } from './snapshot.js';
 import { describeIssues, envelopeSchema, ProtocolError, requestSchemas, type Op, type RequestOf, type Response } from './protocol.js';
 
 export const VERSION = '0.1.0';
@@ -26,6 +29,8 @@ export type HandlerDeps = {
   /** recap's files the agent may not touch (data folder, socket folder, user config). */
   protectedPaths: string[];
   home: string;
+  /** A projection snapshot is written every this many events. */
+  snapshotEvery: number;
   /** Starts the HTTP hook endpoint (making its token) if it is not running; its URL. */
   enableHttp: () => Promise<{ url: string; tokenFile: string }>;
   log: Logger;
@@ -43,7 +48,7 @@ export class Handler {
     this.now = deps.now ?? Date.now;
   }
 
-  async handle(request: unknown): Promise<Response> {
+  async handle(request: unknown, progress?: (done: number) => void): Promise<Response> {
     const envelope = envelopeSchema.safeParse(request);
     if (!envelope.success) {
       return failure(idOf(request), 'bad_request', `a request needs an id and an op: ${describeIssues(envelope.error)}`);
@@ -55,7 +60,7 @@ export class Handler {
     const parsed = requestSchemas[op as Op].safeParse(request);
     if (!parsed.success) return failure(id, 'bad_request', `${op}: ${describeIssues(parsed.error)}`);
     try {
-      return { id, result: await this.answer(op as Op, parsed.data) };
+      return { id, result: await this.answer(op as Op, parsed.data, progress) };
     } catch (error) {
       if (error instanceof CommandRefused) return failure(id, 'refused', error.message);
       if (error instanceof ProtocolError) return failure(id, error.code, error.message);
@@ -64,7 +69,7 @@ export class Handler {
     }
   }
 
-  private answer(op: Op, request: unknown): Promise<unknown> {
+  private answer(op: Op, request: unknown, progress?: (done: number) => void): Promise<unknown> {
     switch (op) {
       case 'ping':
         return Promise.resolve({ version: VERSION });
@@ -86,7 +91,23 @@ export class Handler {
       }
       case 'http':
         return this.deps.enableHttp();
+      case 'events': {
+        const r = request as RequestOf<'events'>;
+        const filter = defined({ job: r.job, types: r.types, since: r.since, until: r.until });
+        return eventsPage(this.deps.store, r.fromSeq, r.limit, filter, r.raw);
+      }
+      case 'replay':
+        return this.replay(request as RequestOf<'replay'>, progress);
+      case 'verify':
+        return verifyLog(this.deps.store, this.deps.projection, progress);
     }
+  }
+
+  private async replay(r: RequestOf<'replay'>, progress?: (done: number) => void) {
+    await this.deps.store.flushed();
+    const at = await projectionAt(this.deps.store, defined({ seq: r.atSeq, time: r.atTime }), progress);
+    const jobs = r.job !== undefined ? [at.view(r.job)] : [...at.jobs.values()];
+    return { seq: at.lastSeq, jobs: jobs.map(pastStatus) };
   }
 
   async record(r: RequestOf<'record'>): Promise<{ seq: number | undefined; tokens: number; gate: GateStatus | undefined }> {
@@ -129,7 +150,7 @@ export class Handler {
   }
 
   private state(job: string) {
-    return this.deps.projection().job(job);
+    return this.deps.projection().view(job);
   }
 
   /**
@@ -141,11 +162,18 @@ export class Handler {
     return this.append([...this.configEvents(job, ctx.effective), ...events], after);
   }
 
-  /** Appends, folds the events in at once, and resolves when they are durable. */
+  /**
+   * Appends, folds the events in at once (with a snapshot of the projection in the same
+   * batch every `snapshotEvery` events), and resolves when they are durable.
+   */
   private async append<T>(events: RecapEvent[], after?: () => T): Promise<{ events: { type: string; seq: number }[]; after: T | undefined }> {
     const projection = this.deps.projection();
-    const { stored, durable } = this.deps.store.append(events);
-    for (const event of stored) projection.apply(event);
+    const every = this.deps.snapshotEvery;
+    const { stored, durable } = this.deps.store.append(events, (numbered) => {
+      const before = projection.lastSeq;
+      for (const event of numbered) projection.apply(event);
+      return Math.floor(before / every) !== Math.floor(projection.lastSeq / every) ? encodeSnapshot(projection) : undefined;
+    });
     const snapshot = after?.();
     await durable;
     return { events: stored, after: snapshot };
@@ -198,6 +226,22 @@ export class Handler {
 }
 
 export type HookOps = Pick<Handler, 'record' | 'check' | 'context'>;
+
+/** A job as it was at a past moment: `recap replay`'s answer. */
+function pastStatus(state: JobState) {
+  const last = state.chain.at(-1);
+  return {
+    job: state.job,
+    tripped: state.gate.tripped,
+    ...(state.gate.tripped ? { reason: state.gate.reason, cause: tripCause(state), since: new Date(state.gate.since).toISOString() } : {}),
+    unsummarizedTokens: state.unsummarizedTokens,
+    unsummarizedInteractions: state.pending.length,
+    summaries: state.chain.length,
+    denials: state.denials,
+    rejections: state.rejections,
+    ...(last ? { lastSummary: { seq: last.seq, time: new Date(last.time).toISOString(), hash: last.hash } } : {}),
+  };
+}
 
 function configApplied(effective: Effective, now: number, job?: string): RecapEvent {
   return {

@@ -12,7 +12,12 @@ export class Projection {
   readonly appliedConfig = new Map<string, Record<string, unknown>>();
   lastSeq = 0;
 
-  job(id: string): JobState {
+  /** A job's state to read: a job never seen is in its initial state (and is not kept). */
+  view(id: string): JobState {
+    return this.jobs.get(id) ?? initialJobState(id);
+  }
+
+  private job(id: string): JobState {
     let state = this.jobs.get(id);
     if (!state) {
       state = initialJobState(id);

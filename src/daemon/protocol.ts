@@ -33,6 +33,20 @@ export const requestSchemas = {
   chain: z.object({ job, project }),
   hook: z.object({ agent: z.enum(['claude'], 'agent must be claude'), payload: z.unknown() }),
   http: z.object({}),
+  events: z.object({
+    fromSeq: z.number().int().min(1).default(1),
+    limit: z.number().int().min(1).max(10_000).default(1000),
+    job: job.optional(),
+    types: z.array(z.string().max(64)).max(32).optional(),
+    since: z.number().optional(),
+    until: z.number().optional(),
+    raw: z.boolean().default(false),
+  }),
+  replay: z.object({ job: job.optional(), atSeq: z.number().int().min(0).optional(), atTime: z.number().optional() }).refine(
+    (r) => (r.atSeq === undefined) !== (r.atTime === undefined),
+    'give exactly one of atSeq and atTime',
+  ),
+  verify: z.object({}),
 } as const;
 
 export type Op = keyof typeof requestSchemas;
@@ -57,6 +71,9 @@ export type ErrorCode =
 export type Response =
   | { id: string | number | null; result: unknown }
   | { id: string | number | null; error: { code: ErrorCode; message: string } };
+
+/** Sent before the answer of a long op, as often as it likes: how far it has got. */
+export type ProgressFrame = { id: string | number; progress: { done: number; total?: number } };
 
 export class ProtocolError extends Error {
   constructor(

@@ -77,12 +77,21 @@ export class SocketServer {
 
   private serve(socket: Socket, request: unknown): void {
     if (this.closing) {
-      this.reply(socket, { id: null, error: { code: 'shutting_down', message: 'the recap daemon is shutting down; try again in a moment' } });
+      const id = (request as { id?: unknown } | null)?.id;
+      const message = 'the recap daemon is shutting down; try again in a moment';
+      this.reply(socket, { id: typeof id === 'string' || typeof id === 'number' ? id : null, error: { code: 'shutting_down', message } });
       return;
     }
     this.inFlight += 1;
+    const id = (request as { id?: unknown } | null)?.id;
+    const progress =
+      typeof id === 'string' || typeof id === 'number'
+        ? (done: number) => {
+            if (!socket.destroyed) socket.write(encodeFrame({ id, progress: { done } }));
+          }
+        : undefined;
     this.handler
-      .handle(request)
+      .handle(request, progress)
       .then((response) => this.reply(socket, response))
       .catch((error: unknown) => this.log.error({ err: error }, 'handler failed'))
       .finally(() => {

@@ -1,0 +1,146 @@
+// The log as an audit trail: pages of events for `recap log` and `recap export`, the
+// state at any moment for `recap replay`, and `recap verify`'s proof of integrity.
+import { canonicalJson } from '../events/canonical.js';
+import { GENESIS_HASH, recomputeHash } from '../events/chain.js';
+import type { StoredEvent } from '../events/events.js';
+import type { JobState } from '../events/jobState.js';
+import { UndecodableEvent } from './codec.js';
+import type { EventStore } from './eventStore.js';
+import { Projection } from './projection.js';
+
+export type EventFilter = { job?: string; types?: string[]; since?: number; until?: number };
+
+/** An event as `recap log --json` and `recap export` write it: one JSON object per line. */
+export type EventLine = { seq: number; type: string; version: number; time: string | null; data: unknown };
+
+export type Progress = (done: number) => void;
+
+/** How many events one page may scan, so a filtered page never holds the daemon up long. */
+const SCAN_LIMIT = 20_000;
+
+export function eventLine(event: StoredEvent): EventLine {
+  const time = (event.data as { time?: unknown }).time;
+  return {
+    seq: event.seq,
+    type: event.type,
+    version: event.version,
+    time: typeof time === 'number' ? new Date(time).toISOString() : null,
+    data: event.data,
+  };
+}
+
+function matches(event: StoredEvent, filter: EventFilter): boolean {
+  const data = event.data as { job?: string; time?: number };
+  if (filter.job !== undefined && data.job !== filter.job) return false;
+  if (filter.types !== undefined && !filter.types.includes(event.type)) return false;
+  if (filter.since !== undefined && (data.time ?? 0) < filter.since) return false;
+  if (filter.until !== undefined && (data.time ?? 0) > filter.until) return false;
+  return true;
+}
+
+/** Up to `limit` matching events from `fromSeq` on; `next` is where the next page starts. */
+export async function eventsPage(
+  store: EventStore,
+  fromSeq: number,
+  limit: number,
+  filter: EventFilter,
+  raw: boolean,
+): Promise<{ events: EventLine[]; next: number | null; lastSeq: number }> {
+  const events: EventLine[] = [];
+  let scanned = 0;
+  let seq = fromSeq - 1;
+  const source = raw ? store.readStored(fromSeq) : store.read(fromSeq);
+  for await (const event of source) {
+    seq = event.seq;
+    scanned += 1;
+    if (matches(event, filter)) events.push(eventLine(event));
+    if (events.length >= limit || scanned >= SCAN_LIMIT) {
+      await source.return(undefined);
+      return { events, next: seq < store.lastSeq ? seq + 1 : null, lastSeq: store.lastSeq };
+    }
+  }
+  return { events, next: null, lastSeq: store.lastSeq };
+}
+
+/** The projection as it was right after event `atSeq`, or at time `atTime` (the last event not after it). */
+export async function projectionAt(
+  store: EventStore,
+  at: { seq?: number; time?: number },
+  progress?: Progress,
+): Promise<Projection> {
+  const projection = new Projection();
+  for await (const event of store.read(1, at.seq)) {
+    const time = (event.data as { time?: number }).time;
+    if (at.time !== undefined && time !== undefined && time > at.time) break;
+    projection.apply(event);
+    if (progress && event.seq % 10_000 === 0) progress(event.seq);
+  }
+  return projection;
+}
+
+export type Problem = { seq?: number; job?: string; what: string };
+
+export type Verification = { ok: boolean; events: number; summaries: number; jobs: number; problems: Problem[] };
+
+/**
+ * Recomputes every summary's hash and link, checks the sequence has no holes, replays the
+ * whole log from nothing and compares the result with the daemon's live projection.
+ */
+export async function verifyLog(store: EventStore, live: () => Projection, progress?: Progress): Promise<Verification> {
+  const problems: Problem[] = [];
+  const replayed = new Projection();
+  const heads = new Map<string, string>();
+  let events = 0;
+  let summaries = 0;
+
+  const check = (event: StoredEvent) => {
+    if (event.seq !== replayed.lastSeq + 1) {
+      problems.push({ seq: event.seq, what: `events #${replayed.lastSeq + 1} to #${event.seq - 1} are missing from the log` });
+    }
+    if (event.type === 'SummaryAccepted') {
+      summaries += 1;
+      const { job, hash, prevHash } = event.data;
+      if (recomputeHash(event.data) !== hash) {
+        problems.push({ seq: event.seq, job, what: 'the summary does not match its hash: its text or another field was changed after it was accepted' });
+      }
+      const expected = heads.get(job) ?? GENESIS_HASH;
+      if (prevHash !== expected) problems.push({ seq: event.seq, job, what: `the link is broken: previous hash ${prevHash.slice(0, 12)}, but the entry before it has ${expected.slice(0, 12)}` });
+      heads.set(job, hash);
+    }
+    replayed.apply(event);
+    events += 1;
+    if (progress && events % 10_000 === 0) progress(events);
+  };
+
+  try {
+    // Catch up with the live projection, then compare in the same turn of the event loop.
+    for (let round = 0; round < 10; round += 1) {
+      for await (const event of store.read(replayed.lastSeq + 1)) check(event);
+      const current = live();
+      if (current.lastSeq <= replayed.lastSeq) {
+        problems.push(...compare(replayed, current));
+        return { ok: problems.length === 0, events, summaries, jobs: replayed.jobs.size, problems };
+      }
+      await store.flushed();
+    }
+    problems.push({ what: 'the log kept growing while it was verified; run recap verify again when the agents are quieter' });
+  } catch (error) {
+    if (!(error instanceof UndecodableEvent)) throw error;
+    problems.push({ seq: error.seq, what: error.message });
+  }
+  return { ok: false, events, summaries, jobs: replayed.jobs.size, problems };
+}
+
+const FIELDS: (keyof JobState)[] = ['gate', 'unsummarizedTokens', 'pending', 'chain', 'denials', 'rejections'];
+
+function compare(replayed: Projection, live: Projection): Problem[] {
+  const problems: Problem[] = [];
+  const jobs = new Set([...replayed.jobs.keys(), ...live.jobs.keys()]);
+  for (const job of jobs) {
+    const a = replayed.view(job);
+    const b = live.view(job);
+    const differing = FIELDS.filter((f) => canonicalJson(a[f]) !== canonicalJson(b[f]));
+    if (differing.length > 0) problems.push({ job, what: `the live projection differs from a full replay in ${differing.join(', ')}` });
+  }
+  return problems;
+}

@@ -1,0 +1,246 @@
+// End to end: the real Claude Code CLI, with recap's hooks installed by `recap install
+// claude` (command hooks, then HTTP hooks), against a scripted model on 127.0.0.1. One
+// `claude -p` run trips the gate with a long prompt, meets the deny reason, fails to chain a
+// command onto `recap submit`, submits a summary through Bash and then works again; a second
+// run starts a new session and is handed the summary.
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { delimiter, dirname, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { jobIdFor } from '../../src/common/jobs.js';
+import { RECAP, removeSandbox, ROOT, runCli, sandbox, startDaemon, type DaemonProcess, type Sandbox } from '../helpers/daemon.js';
+import { answer, bash, MockAnthropic, read, type RecordedRequest } from '../helpers/mockAnthropic.js';
+import { goodSummary } from '../helpers/text.js';
+
+const CLAUDE = join(ROOT, 'node_modules', '@anthropic-ai', 'claude-code-linux-x64', 'claude');
+const CLAUDE_RUN_MS = 90_000;
+const TEST_MS = 240_000;
+const SECTIONS = ['User Requests', 'Questions & Decisions', 'Design Choices', 'Corrections & Feedback', 'Current State'];
+
+// The prompt must not share words with goodSummary(), so finding the summary's words in the
+// second session proves the summary (not the prompt) got there. About 25 tokens a sentence,
+// 30 sentences: well over the default threshold of 500 tokens.
+const PROMPT_SENTENCE = 'Please migrate the billing service from cron jobs to a queue, keep invoices idempotent, and log every retry with its cause. ';
+const LONG_PROMPT = PROMPT_SENTENCE.repeat(30).trim();
+const SUMMARY = goodSummary();
+const NOTES = 'Notes the model must never see while the gate is tripped.';
+const SUMMARY_PHRASE = 'The user asked for a parser that reads the configuration file';
+
+/** Fails the suite loudly (never skips) when the binary is missing or cannot run here. */
+function assertClaudeRuns(): string {
+  if (!existsSync(CLAUDE)) throw new Error(`the Claude Code binary is missing at ${CLAUDE}; run npm install (it is a devDependency)`);
+  const probe = spawnSync(CLAUDE, ['--version'], { encoding: 'utf8', timeout: 30_000, env: { PATH: process.env.PATH, HOME: '/nonexistent' } });
+  if (probe.error || probe.status !== 0 || !/Claude Code/.test(probe.stdout)) {
+    throw new Error(
+      `the Claude Code binary cannot run on this platform (${process.platform}/${process.arch}): ` +
+        `${probe.error?.message ?? `exit ${probe.status}, signal ${probe.signal}`}\n${probe.stdout}\n${probe.stderr}`,
+    );
+  }
+  return probe.stdout.trim();
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen({ port: 0, host: '127.0.0.1' }, () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+type ClaudeResult = { code: number | null; stdout: string; stderr: string; json: ClaudeJson };
+type ClaudeJson = { session_id: string; is_error: boolean; result?: string; num_turns?: number; permission_denials?: { tool_name: string; tool_use_id: string }[] };
+
+/** `claude -p PROMPT --output-format json`; rejects with everything known if it fails or hangs. */
+function runClaude(cwd: string, env: NodeJS.ProcessEnv, prompt: string, mock: MockAnthropic): Promise<ClaudeResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(CLAUDE, ['-p', prompt, '--output-format', 'json', '--allowedTools', 'Bash,Read'], {
+      cwd,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const explain = (what: string) =>
+      new Error(`${what}\n--- stdout\n${stdout}\n--- stderr\n${stderr}\n--- requests the mock model received\n${mock.describe()}`);
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(explain(`claude -p did not finish within ${CLAUDE_RUN_MS / 1000} s`));
+    }, CLAUDE_RUN_MS);
+    child.once('error', (error) => {
+      clearTimeout(timer);
+      reject(explain(`claude could not start: ${error.message}`));
+    });
+    child.once('close', (code) => {
+      clearTimeout(timer);
+      let json: ClaudeJson;
+      try {
+        json = JSON.parse(stdout) as ClaudeJson;
+      } catch {
+        return reject(explain(`claude -p exited ${code} without a JSON result`));
+      }
+      if (code !== 0 || json.is_error) return reject(explain(`claude -p failed (exit ${code})`));
+      resolve({ code, stdout, stderr, json });
+    });
+  });
+}
+
+/** Whether a (large) request body holds `needle`; on failure, says so briefly rather than printing the body. */
+function expectIn(haystack: string, needle: string, where: string, context = ''): void {
+  expect(haystack.includes(needle), `${where} should contain ${JSON.stringify(needle)}\n${context}`).toBe(true);
+}
+
+function expectNotIn(haystack: string, needle: string, where: string): void {
+  expect(haystack.includes(needle), `${where} should not contain ${JSON.stringify(needle)}`).toBe(false);
+}
+
+const requestsOf = (mock: MockAnthropic, session: string): RecordedRequest[] => mock.requests.filter((r) => r.session === session);
+
+describe('the Claude Code CLI', () => {
+  it('runs on this platform (the end-to-end tests below need it and fail, never skip, without it)', () => {
+    expect(assertClaudeRuns()).toMatch(/^\d+\.\d+\.\d+ \(Claude Code\)$/);
+  });
+});
+
+describe.each([{ mode: 'command' as const }, { mode: 'http' as const }])("the real Claude Code with recap's $mode hooks", ({ mode }) => {
+  let box: Sandbox;
+  let daemon: DaemonProcess;
+  let mock: MockAnthropic;
+  let job: string;
+  let claudeEnv: NodeJS.ProcessEnv;
+  let firstRun: ClaudeResult;
+
+  beforeAll(async () => {
+    assertClaudeRuns();
+    const base = sandbox();
+    // The config file in a folder of its own: recap protects a config file's folder when the
+    // folder's name contains "recap", and the sandbox folder (recap-test-*) holds the project.
+    const config = join(base.dir, 'etc', 'config.conf');
+    // `recap` on the PATH, as a user's install puts it: a symlink to the package's bin script.
+    const binDir = join(base.dir, 'bin');
+    mkdirSync(binDir);
+    symlinkSync(RECAP, join(binDir, 'recap'));
+    const path = [binDir, dirname(process.execPath), process.env.PATH].join(delimiter);
+    const env = { ...base.env, PATH: path, RECAP_CONFIG: config, RECAP_HTTP_PORT: String(await freePort()) };
+    box = { ...base, config, env };
+    job = jobIdFor(box.project);
+
+    daemon = await startDaemon(box);
+    const installed = await runCli(box, ['install', 'claude', ...(mode === 'http' ? ['--http'] : []), '--json']);
+    expect(installed.code, installed.stderr).toBe(0);
+    mock = await MockAnthropic.start();
+    claudeEnv = {
+      ...box.env,
+      ANTHROPIC_BASE_URL: mock.url,
+      ANTHROPIC_API_KEY: 'sk-ant-test-any',
+      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+      DISABLE_TELEMETRY: '1',
+      DISABLE_AUTOUPDATER: '1',
+    };
+  });
+
+  afterAll(async () => {
+    await mock?.close();
+    await daemon?.stop();
+    if (box) removeSandbox(box);
+  });
+
+  it("installs recap's hooks into the sandbox's user settings", () => {
+    const settings = JSON.parse(readFileSync(join(box.dir, '.claude', 'settings.json'), 'utf8'));
+    const first = (event: string) => settings.hooks[event][0].hooks[0];
+    const expected = mode === 'http' ? { type: 'http', url: `http://127.0.0.1:${box.env.RECAP_HTTP_PORT}/hooks/claude` } : { type: 'command' };
+    for (const event of ['PreToolUse', 'UserPromptSubmit', 'PostToolUse']) expect(first(event)).toMatchObject(expected);
+    // Claude Code runs SessionStart hooks only as commands.
+    expect(first('SessionStart')).toMatchObject({ type: 'command', command: expect.stringMatching(/recap-hook\.cjs claude$/) });
+  });
+
+  it(
+    'gates a session: the long prompt trips it, a Read and a chained submit are denied, a here-document submit clears it, work goes on',
+    async () => {
+      mock.script(
+        read(join(box.project, 'notes.md')),
+        bash('recap submit --file s.md; touch chained.txt', 'submit and touch'),
+        bash(`recap submit <<'EOF'\n${SUMMARY}\nEOF`, 'submit the summary'),
+        bash('echo ok > ran.txt', 'write ran.txt'),
+        answer('Done.'),
+      );
+      writeFileSync(join(box.project, 'notes.md'), `${NOTES}\n`);
+      firstRun = await runClaude(box.project, claudeEnv, LONG_PROMPT, mock);
+      const ctx = mock.describe();
+      expect(mock.turnsTaken, ctx).toBe(5);
+      expect(mock.turnRequests.filter((r) => r.turn === -1), ctx).toEqual([]);
+
+      // (1) UserPromptSubmit recorded the prompt and the gate tripped at once: the hook's
+      // context reached the model with the first request, before any tool ran.
+      const firstTurn = mock.turnRequests[0]!;
+      expectIn(firstTurn.raw, PROMPT_SENTENCE.trim(), 'the first request', ctx);
+      expectIn(firstTurn.raw, `recap: job ${job} needs a summary before any other tool can run`, 'the first request', ctx);
+
+      // (2) The Read was denied; the model was told what to run and what to fill in.
+      const denied = mock.toolResult(0);
+      expect(denied, ctx).toBeDefined();
+      expect(denied!.isError).toBe(true);
+      expect(denied!.text).toContain(`recap: job ${job} needs a summary`);
+      expect(denied!.text).toMatch(/\d+ unsummarized tokens reached the threshold of 500/);
+      expect(denied!.text).toContain("recap submit <<'EOF'");
+      for (const section of SECTIONS) expect(denied!.text).toContain(`## ${section}`);
+      expect(denied!.text).toContain('200 to 1000 tokens in total');
+      expect(denied!.text).toContain(PROMPT_SENTENCE.trim());
+      for (const request of mock.requests) expectNotIn(request.raw, NOTES, `request #${request.n}`);
+
+      // (3) A command chained onto recap submit was denied and never ran.
+      const chained = mock.toolResult(1);
+      expect(chained, ctx).toBeDefined();
+      expect(chained!.isError).toBe(true);
+      expect(chained!.text).toContain('the shell operator ; is not allowed');
+      expect(chained!.text).toContain("recap submit <<'EOF'");
+      expect(existsSync(join(box.project, 'chained.txt'))).toBe(false);
+
+      // (4) The summary went through Bash, as a quoted here-document, and was accepted.
+      const submitted = mock.toolResult(2);
+      expect(submitted, ctx).toBeDefined();
+      expect(submitted!.isError, submitted!.text).toBe(false);
+      const status = await runCli(box, ['status', '--json']);
+      expect(status.code, status.stderr).toBe(0);
+      expect(JSON.parse(status.stdout)).toMatchObject({ job, tripped: false, summaries: 1 });
+      const chain = await runCli(box, ['chain', '--json']);
+      expect(chain.stdout).toContain(SUMMARY_PHRASE);
+
+      // (5) The next tool call ran.
+      const ran = mock.toolResult(3);
+      expect(ran?.isError, ran?.text).toBe(false);
+      expect(readFileSync(join(box.project, 'ran.txt'), 'utf8')).toBe('ok\n');
+      expect(firstRun.json.result).toBe('Done.');
+      // Claude Code counts the hooks' denials as permission denials, and only those.
+      expect(firstRun.json.permission_denials?.map((d) => d.tool_use_id)).toEqual([mock.toolUseId(0), mock.toolUseId(1)]);
+    },
+    TEST_MS,
+  );
+
+  it(
+    'hands a new session the summary through the SessionStart hook',
+    async () => {
+      expect(firstRun, 'the first session must have run').toBeDefined();
+      mock.script(answer('I have the summary.'));
+      const second = await runClaude(box.project, claudeEnv, 'What did we agree on so far?', mock);
+      const session = second.json.session_id;
+      expect(session).not.toBe(firstRun.json.session_id);
+      const requests = requestsOf(mock, session).filter((r) => r.kind === 'turn');
+      expect(requests.length, mock.describe()).toBeGreaterThan(0);
+      const body = requests[0]!.raw;
+      const where = "the new session's first request";
+      expectIn(body, `recap: the memory of job ${job}, 1 summaries`, where, mock.describe());
+      expectIn(body, SUMMARY_PHRASE, where);
+      expectIn(body, '## Current State', where);
+      // It is the summary that came back, not a transcript of the first session.
+      expectNotIn(body, PROMPT_SENTENCE.trim(), where);
+      expect(second.json.result).toBe('I have the summary.');
+    },
+    TEST_MS,
+  );
+});

@@ -1,0 +1,195 @@
+// `recap doctor` through the real CLI: one line per check, a fix for each failure, exit 1
+// when anything fails, and it never starts a daemon itself.
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { removeSandbox, ROOT, runCli, sandbox, startDaemon, type DaemonProcess, type Sandbox } from '../helpers/daemon.js';
+
+type Check = { name: string; ok: boolean; detail: string; fix?: string };
+
+const settingsFile = (box: Sandbox) => join(box.dir, '.claude', 'settings.json');
+
+/** The check lines of the human output: each `ok` or `FAIL`, then its name. */
+function checkLines(stdout: string): string[] {
+  return stdout.split('\n').filter((l) => l !== '' && !l.startsWith('      fix: '));
+}
+
+/** The output block of one failing check: its line and its fix line. */
+function failure(stdout: string, name: string): { line: string; fix: string | undefined } {
+  const lines = stdout.split('\n');
+  const index = lines.findIndex((l) => new RegExp(`^FAIL  ${name.replace(' ', '\\s')}\\s`).test(l));
+  expect(index, `no FAIL line for ${name} in:\n${stdout}`).toBeGreaterThanOrEqual(0);
+  const next = lines[index + 1];
+  return { line: lines[index]!, fix: next?.startsWith('      fix: ') ? next.slice('      fix: '.length) : undefined };
+}
+
+describe('recap doctor with a daemon running', () => {
+  let box: Sandbox;
+  let daemon: DaemonProcess;
+
+  beforeAll(async () => {
+    box = sandbox();
+    daemon = await startDaemon(box);
+  });
+  afterAll(async () => {
+    await daemon.stop();
+    removeSandbox(box);
+  });
+  beforeEach(async () => {
+    writeFileSync(box.config, '# mine\nTOKEN_THRESHOLD="${TOKEN_THRESHOLD:-600}"\nBYPASS_PREFIXES=("[PLUGIN-LOCK]")\n');
+    rmSync(join(box.dir, '.claude'), { recursive: true, force: true });
+    rmSync(join(box.project, '.recap'), { recursive: true, force: true });
+    const installed = await runCli(box, ['install', 'claude']);
+    expect(installed.code, installed.stderr).toBe(0);
+  });
+
+  it('with everything right exits 0 and every line starts with ok', async () => {
+    const result = await runCli(box, ['doctor']);
+    expect(result.stderr).toBe('');
+    expect(result.code, result.stdout).toBe(0);
+    const lines = result.stdout.trimEnd().split('\n');
+    for (const line of lines) expect(line).toMatch(/^ok\s/);
+    const names = lines.map((l) => l.split(/\s+/)[1]);
+    expect(names).toEqual(expect.arrayContaining(['node', 'daemon', 'socket', 'data', 'config', 'hooks']));
+    expect(result.stdout).toMatch(/^ok\s+daemon\s+running, version \d+\.\d+\.\d+, on /m);
+    expect(result.stdout).toContain(box.socket);
+    expect(result.stdout).toMatch(new RegExp(`^ok\\s+config\\s+valid: ${box.config.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`, 'm'));
+    expect(result.stdout).toMatch(new RegExp(`^ok\\s+hooks\\s+command hooks in ${settingsFile(box).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`, 'm'));
+  });
+
+  it('--json gives every check as data', async () => {
+    const result = await runCli(box, ['doctor', '--json']);
+    expect(result.code).toBe(0);
+    const { checks } = JSON.parse(result.stdout) as { checks: Check[] };
+    expect(checks.length).toBeGreaterThanOrEqual(6);
+    for (const check of checks) {
+      expect(check).toEqual({ name: expect.any(String), ok: true, detail: expect.any(String) });
+    }
+    expect(checks.map((c) => c.name)).toEqual(expect.arrayContaining(['node', 'daemon', 'socket', 'socket folder', 'data', 'config', 'hooks']));
+  });
+
+  it('with the hooks not installed: FAIL hooks, fix: recap install claude, exit 1', async () => {
+    expect((await runCli(box, ['uninstall', 'claude'])).code).toBe(0);
+    const result = await runCli(box, ['doctor']);
+    expect(result.code).toBe(1);
+    const { line, fix } = failure(result.stdout, 'hooks');
+    expect(line).toContain('recap is not installed in Claude Code');
+    expect(fix).toBe('recap install claude');
+    expect(result.stdout).toContain('      fix: recap install claude\n');
+    // Only the hooks fail.
+    expect(checkLines(result.stdout).filter((l) => l.startsWith('FAIL'))).toEqual([line]);
+
+    const json = JSON.parse((await runCli(box, ['doctor', '--json'])).stdout) as { checks: Check[] };
+    expect(json.checks.find((c) => c.name === 'hooks')).toEqual({
+      name: 'hooks',
+      ok: false,
+      detail: 'recap is not installed in Claude Code',
+      fix: 'recap install claude',
+    });
+  });
+
+  it('with only some hooks installed: FAIL hooks naming the missing events', async () => {
+    const settings = JSON.parse(readFileSync(settingsFile(box), 'utf8'));
+    delete settings.hooks.SessionStart;
+    delete settings.hooks.UserPromptSubmit;
+    writeFileSync(settingsFile(box), JSON.stringify(settings));
+    const result = await runCli(box, ['doctor']);
+    expect(result.code).toBe(1);
+    const { line, fix } = failure(result.stdout, 'hooks');
+    expect(line).toContain('no UserPromptSubmit hook');
+    expect(line).toContain('no SessionStart hook');
+    expect(fix).toMatch(/^recap install claude/);
+  });
+
+  it('with a broken user config: FAIL config naming the file and the line', async () => {
+    writeFileSync(box.config, '# mine\nTOKEN_THRESHOLD=lots\nSUMMARY_MIN_TOKENS=200\n');
+    const result = await runCli(box, ['doctor']);
+    expect(result.code).toBe(1);
+    const { line, fix } = failure(result.stdout, 'config');
+    expect(line).toContain(`${box.config}:2: TOKEN_THRESHOLD: must be a number, got "lots"`);
+    expect(fix).toBeDefined();
+    expect(checkLines(result.stdout).filter((l) => l.startsWith('FAIL'))).toEqual([line]);
+  });
+
+  it('with an unknown key in the project config: FAIL config naming that file and line', async () => {
+    const file = join(box.project, '.recap', 'config.conf');
+    mkdirSync(join(box.project, '.recap'), { recursive: true });
+    writeFileSync(file, 'TOKEN_THRESHOLD=300\n\nTOKEN_TRESHOLD=400\n');
+    const result = await runCli(box, ['doctor']);
+    expect(result.code).toBe(1);
+    const { line } = failure(result.stdout, 'config');
+    expect(line).toContain(`${file}:3: TOKEN_TRESHOLD: unknown key`);
+  });
+
+  it('with a hook command pointing to a missing executable: FAIL hooks naming it', async () => {
+    const missing = join(box.dir, 'gone', 'recap-hook.cjs');
+    const text = readFileSync(settingsFile(box), 'utf8');
+    const real = join(ROOT, 'bin', 'recap-hook.cjs');
+    expect(text).toContain(`${real} claude`);
+    writeFileSync(settingsFile(box), text.replaceAll(`${real} claude`, `${missing} claude`));
+    const result = await runCli(box, ['doctor']);
+    expect(result.code).toBe(1);
+    const { line, fix } = failure(result.stdout, 'hooks');
+    expect(line).toContain(`${missing} does not exist`);
+    expect(line).toContain(`PreToolUse in ${settingsFile(box)}`);
+    expect(fix).toMatch(/^recap install claude/);
+    // The fix it names repairs it.
+    expect((await runCli(box, ['install', 'claude'])).code).toBe(0);
+    expect((await runCli(box, ['doctor'])).code).toBe(0);
+  });
+
+  it('with a missing executable whose path has spaces (single-quoted): FAIL hooks naming the path', async () => {
+    const missing = join(box.dir, 'my tools', 'recap-hook.cjs');
+    const real = join(ROOT, 'bin', 'recap-hook.cjs');
+    const text = readFileSync(settingsFile(box), 'utf8');
+    writeFileSync(settingsFile(box), text.replaceAll(`${real} claude`, `'${missing}' claude`));
+    const result = await runCli(box, ['doctor']);
+    expect(result.code).toBe(1);
+    expect(failure(result.stdout, 'hooks').line).toContain(`${missing} does not exist`);
+  });
+
+  it('with a settings file that is not JSON: FAIL hooks naming the file', async () => {
+    writeFileSync(settingsFile(box), '{ "hooks": ');
+    const result = await runCli(box, ['doctor']);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain(settingsFile(box));
+    expect(failure(result.stdout, 'hooks').fix).toBe(`repair the JSON in ${settingsFile(box)}`);
+  });
+});
+
+describe('recap doctor with no daemon', () => {
+  let box: Sandbox;
+  beforeAll(() => {
+    box = sandbox();
+  });
+  afterAll(() => removeSandbox(box));
+  afterEach(() => {
+    // Doctor must not have started one.
+    expect(existsSync(box.socket)).toBe(false);
+  });
+
+  it('reports FAIL daemon with a fix, exits 1, and does not start a daemon', async () => {
+    expect((await runCli(box, ['install', 'claude'])).code).toBe(0);
+    const result = await runCli(box, ['doctor']);
+    expect(result.code).toBe(1);
+    const { line, fix } = failure(result.stdout, 'daemon');
+    expect(line).toMatch(/^FAIL\s+daemon\s+\S/);
+    expect(fix).toMatch(/recap daemon/);
+    expect(existsSync(box.socket)).toBe(false);
+    expect(existsSync(join(box.dir, 'run', 'recap'))).toBe(false);
+    expect(existsSync(box.data)).toBe(false);
+    // The rest is still checked.
+    expect(result.stdout).toMatch(/^ok\s+hooks\s/m);
+    expect(result.stdout).toMatch(/^ok\s+config\s/m);
+  });
+
+  it('--json output parses and marks the daemon failed', async () => {
+    const result = await runCli(box, ['doctor', '--json']);
+    expect(result.code).toBe(1);
+    const { checks } = JSON.parse(result.stdout) as { checks: Check[] };
+    const daemon = checks.find((c) => c.name === 'daemon')!;
+    expect(daemon.ok).toBe(false);
+    expect(daemon.fix).toMatch(/recap daemon/);
+    expect(checks.filter((c) => !c.ok).map((c) => c.name)).toEqual(['daemon']);
+  });
+});

@@ -1,0 +1,303 @@
+// recap's entries in Claude Code's settings: added beside everything else, found again,
+// removed without touching anything that is not recap's.
+import { describe, expect, it } from 'vitest';
+import {
+  commandHook,
+  httpHook,
+  isRecapHook,
+  RECAP_EVENTS,
+  recapHooksIn,
+  withoutRecap,
+  withRecap,
+  type HookEntry,
+  type Settings,
+} from '../../src/client/claudeSettings.js';
+
+const HOOK_BIN = '/opt/recap/bin/recap-hook.cjs';
+const URL = 'http://127.0.0.1:47654/hooks/claude';
+const TOKEN = 'c2VjcmV0LXRva2Vu';
+
+const commands = () => commandHook(HOOK_BIN);
+const http = (event: string): HookEntry => (event === 'SessionStart' ? commandHook(HOOK_BIN) : httpHook(URL, TOKEN));
+
+/** A user's own settings, with hooks of their own in every place recap also writes to. */
+function userSettings(): Settings {
+  return {
+    $schema: 'https://json.schemastore.org/claude-code-settings.json',
+    model: 'opus',
+    permissions: { allow: ['Bash(npm test:*)', 'Read(~/notes/**)'], deny: ['Read(./.env)'], defaultMode: 'acceptEdits' },
+    env: { NODE_ENV: 'development', DEBUG: 'app:*' },
+    statusLine: { type: 'command', command: '~/.claude/statusline.sh' },
+    someFutureKey: { nested: [1, 2, { deep: true }], flag: null },
+    hooks: {
+      PreToolUse: [
+        { matcher: 'Bash', hooks: [{ type: 'command', command: '/usr/local/bin/audit-bash', timeout: 5 }] },
+        { matcher: 'Edit|Write', hooks: [{ type: 'command', command: 'prettier --check "$CLAUDE_FILE"' }] },
+      ],
+      PostToolUse: [{ matcher: 'Write', hooks: [{ type: 'command', command: 'npm run lint' }] }],
+      Stop: [{ hooks: [{ type: 'command', command: 'notify-send done' }] }],
+      Notification: [{ matcher: '', hooks: [{ type: 'http', url: 'https://hooks.example.com/notify', headers: { 'X-Key': '$KEY' } }] }],
+      SessionStart: [{ matcher: 'startup', hooks: [{ type: 'command', command: 'cat ~/.claude/welcome.txt' }] }],
+    },
+  };
+}
+
+const clone = <T>(value: T): T => structuredClone(value);
+
+describe('isRecapHook', () => {
+  it('recognises the command hook recap writes, for a plain path', () => {
+    expect(commandHook(HOOK_BIN)).toEqual({ type: 'command', command: `${HOOK_BIN} claude`, timeout: 10 });
+    expect(isRecapHook(commandHook(HOOK_BIN))).toBe(true);
+  });
+
+  it('recognises the command hook for a path with spaces, which recap single-quotes', () => {
+    const hook = commandHook('/home/ann/My Tools/recap/bin/recap-hook.cjs');
+    expect(hook.type === 'command' && hook.command).toBe("'/home/ann/My Tools/recap/bin/recap-hook.cjs' claude");
+    expect(isRecapHook(hook)).toBe(true);
+  });
+
+  it("recognises the command hook for a path holding a single quote (quoted as '\\'')", () => {
+    const hook = commandHook("/home/o'brien/recap/bin/recap-hook.cjs");
+    expect(hook.type === 'command' && hook.command).toBe("'/home/o'\\''brien/recap/bin/recap-hook.cjs' claude");
+    expect(isRecapHook(hook)).toBe(true);
+  });
+
+  it('recognises a double-quoted path with spaces and the bare recap-hook on the PATH', () => {
+    expect(isRecapHook({ type: 'command', command: '"/opt/my tools/recap-hook.cjs" claude' })).toBe(true);
+    expect(isRecapHook({ type: 'command', command: 'recap-hook claude' })).toBe(true);
+    expect(isRecapHook({ type: 'command', command: '/usr/lib/node_modules/recap/bin/recap-hook.js claude' })).toBe(true);
+  });
+
+  it('recognises http hooks to the loopback endpoint on any port', () => {
+    expect(isRecapHook(httpHook(URL, TOKEN))).toBe(true);
+    expect(isRecapHook({ type: 'http', url: 'http://127.0.0.1:1/hooks/claude' })).toBe(true);
+  });
+
+  it('does not recognise other http hooks', () => {
+    for (const url of [
+      'https://127.0.0.1:47654/hooks/claude',
+      'http://localhost:47654/hooks/claude',
+      'http://127.0.0.1:47654/hooks/claude/extra',
+      'http://127.0.0.1:47654/hooks/other',
+      'http://127.0.0.1/hooks/claude',
+      'http://example.com:47654/hooks/claude',
+      'http://127.0.0.1:47654/hooks/claude?x=1',
+    ]) {
+      expect(isRecapHook({ type: 'http', url }), url).toBe(false);
+    }
+  });
+
+  it('does not recognise look-alike commands', () => {
+    for (const command of [
+      'my-recap-hook-wrapper claude',
+      'recap-hook claude --verbose',
+      'recap-hook codex',
+      '/opt/recap/bin/recap-hook.mjs claude',
+      'recap-hook claude; rm -rf /tmp/x',
+      'recap-hookclaude',
+      'recap claude',
+      '/usr/local/bin/audit-bash',
+    ]) {
+      expect(isRecapHook({ type: 'command', command }), command).toBe(false);
+    }
+  });
+
+  // The regex has no boundary before "recap-hook": any executable whose name ends in it matches.
+  it.fails('BUG: does not recognise a user executable whose name merely ends in recap-hook', () => {
+    expect(isRecapHook({ type: 'command', command: '/home/ann/bin/my-recap-hook claude' })).toBe(false);
+  });
+
+  it('does not recognise other shapes', () => {
+    for (const hook of [
+      null,
+      undefined,
+      'recap-hook claude',
+      42,
+      [],
+      {},
+      { command: `${HOOK_BIN} claude` },
+      { type: 'prompt', command: `${HOOK_BIN} claude` },
+      { type: 'command', command: 42 },
+      { type: 'http', url: 42 },
+      { type: 'command', url: URL },
+      { type: 'http', command: `${HOOK_BIN} claude` },
+    ]) {
+      expect(isRecapHook(hook), JSON.stringify(hook)).toBe(false);
+    }
+  });
+});
+
+describe('withRecap', () => {
+  it('adds PreToolUse (*), PostToolUse (AskUserQuestion), UserPromptSubmit and SessionStart to empty settings', () => {
+    const hook = commands();
+    expect(withRecap({}, commands)).toEqual({
+      hooks: {
+        PreToolUse: [{ matcher: '*', hooks: [hook] }],
+        PostToolUse: [{ matcher: 'AskUserQuestion', hooks: [hook] }],
+        UserPromptSubmit: [{ hooks: [hook] }],
+        SessionStart: [{ hooks: [hook] }],
+      },
+    });
+    expect(RECAP_EVENTS.map((e) => e.event)).toEqual(['PreToolUse', 'PostToolUse', 'UserPromptSubmit', 'SessionStart']);
+  });
+
+  it('keeps every other key and every other hook exactly, and does not change its input', () => {
+    const before = userSettings();
+    const after = withRecap(before, commands);
+    expect(before).toEqual(userSettings());
+
+    const { hooks: hooksAfter, ...restAfter } = after;
+    const { hooks: hooksBefore, ...restBefore } = userSettings();
+    expect(restAfter).toEqual(restBefore);
+    const h = hooksAfter as Record<string, unknown[]>;
+    const b = hooksBefore as Record<string, unknown[]>;
+    expect(h.Stop).toEqual(b.Stop);
+    expect(h.Notification).toEqual(b.Notification);
+    // Other groups of recap's events come first, unchanged; recap's group is added after them.
+    expect(h.PreToolUse).toEqual([...b.PreToolUse!, { matcher: '*', hooks: [commands()] }]);
+    expect(h.PostToolUse).toEqual([...b.PostToolUse!, { matcher: 'AskUserQuestion', hooks: [commands()] }]);
+    expect(h.SessionStart).toEqual([...b.SessionStart!, { hooks: [commands()] }]);
+    expect(h.UserPromptSubmit).toEqual([{ hooks: [commands()] }]);
+  });
+
+  it('installing twice gives the same object, and the same JSON text', () => {
+    const once = withRecap(userSettings(), commands);
+    const twice = withRecap(clone(once), commands);
+    expect(twice).toEqual(once);
+    expect(JSON.stringify(twice)).toBe(JSON.stringify(once));
+    expect(recapHooksIn(twice)).toHaveLength(4);
+  });
+
+  it('switching from command to http hooks replaces them, leaving one recap hook per event', () => {
+    const viaCommand = withRecap(userSettings(), commands);
+    const viaHttp = withRecap(viaCommand, http);
+    expect(recapHooksIn(viaHttp).map(({ event, hook }) => [event, hook.type])).toEqual([
+      ['PreToolUse', 'http'],
+      ['PostToolUse', 'http'],
+      ['SessionStart', 'command'],
+      ['UserPromptSubmit', 'http'],
+    ]);
+    expect(withRecap(viaHttp, http)).toEqual(viaHttp);
+    expect(withoutRecap(viaHttp)).toEqual(userSettings());
+  });
+
+  it("takes recap's hook out of a group it shares with a user's hook, keeping the user's hook in its group", () => {
+    const mine = { type: 'command', command: '/usr/local/bin/log-tool-call', timeout: 3 };
+    const shared: Settings = {
+      hooks: { PreToolUse: [{ matcher: '*', hooks: [mine, commands()] }, { matcher: 'Bash', hooks: [{ type: 'command', command: 'audit' }] }] },
+    };
+    const installed = withRecap(shared, commands);
+    expect(installed.hooks!.PreToolUse).toEqual([
+      { matcher: '*', hooks: [mine] },
+      { matcher: 'Bash', hooks: [{ type: 'command', command: 'audit' }] },
+      { matcher: '*', hooks: [commands()] },
+    ]);
+    expect(withRecap(installed, commands)).toEqual(installed);
+    expect(recapHooksIn(installed).filter((f) => f.event === 'PreToolUse')).toHaveLength(1);
+  });
+
+  it('leaves out an event whose entry is undefined', () => {
+    const onlyPrompts = withRecap({}, (event) => (event === 'UserPromptSubmit' ? commands() : undefined));
+    expect(onlyPrompts).toEqual({ hooks: { UserPromptSubmit: [{ hooks: [commands()] }] } });
+  });
+
+  it('replaces an older recap hook at a different path (the package moved)', () => {
+    const old = withRecap(userSettings(), () => commandHook('/old/place/recap-hook.cjs'));
+    const moved = withRecap(old, commands);
+    expect(moved).toEqual(withRecap(userSettings(), commands));
+    expect(JSON.stringify(moved)).not.toContain('/old/place');
+  });
+});
+
+describe('withoutRecap', () => {
+  it('uninstall after install gives back the original settings', () => {
+    expect(withoutRecap(withRecap(userSettings(), commands))).toEqual(userSettings());
+    expect(withoutRecap(withRecap(userSettings(), http))).toEqual(userSettings());
+  });
+
+  it('removes only recap entries and drops the groups and events that emptied', () => {
+    const mine = { type: 'command', command: 'echo mine' };
+    const settings: Settings = {
+      permissions: { allow: ['Bash(ls:*)'] },
+      hooks: {
+        PreToolUse: [
+          { matcher: '*', hooks: [commands()] },
+          { matcher: 'Read', hooks: [mine, httpHook(URL, TOKEN)] },
+        ],
+        PostToolUse: [{ matcher: 'AskUserQuestion', hooks: [httpHook(URL, TOKEN)] }],
+        UserPromptSubmit: [{ hooks: [commands()] }, { hooks: [mine] }],
+        SessionStart: [{ hooks: [commands()] }],
+      },
+    };
+    expect(withoutRecap(settings)).toEqual({
+      permissions: { allow: ['Bash(ls:*)'] },
+      hooks: {
+        PreToolUse: [{ matcher: 'Read', hooks: [mine] }],
+        UserPromptSubmit: [{ hooks: [mine] }],
+      },
+    });
+  });
+
+  it('drops the hooks key when only recap was in it', () => {
+    expect(withoutRecap(withRecap({ model: 'opus' }, commands))).toEqual({ model: 'opus' });
+    expect(withoutRecap(withRecap({}, http))).toEqual({});
+  });
+
+  it('leaves settings without recap hooks as they are', () => {
+    expect(withoutRecap(userSettings())).toEqual(userSettings());
+    expect(withoutRecap({})).toEqual({});
+    expect(withoutRecap({ env: { A: '1' } })).toEqual({ env: { A: '1' } });
+  });
+
+  it('keeps shapes it does not understand untouched', () => {
+    const odd: Settings = {
+      hooks: {
+        PreToolUse: [null, 'text', { matcher: 'x' }, { matcher: '*', hooks: 'not a list' }, { matcher: '*', hooks: [commands()] }],
+        Weird: { not: 'an array' },
+        Empty: [{ hooks: [] }],
+      },
+    };
+    expect(withoutRecap(odd)).toEqual({
+      hooks: {
+        PreToolUse: [null, 'text', { matcher: 'x' }, { matcher: '*', hooks: 'not a list' }],
+        Weird: { not: 'an array' },
+        Empty: [{ hooks: [] }],
+      },
+    });
+    expect(withoutRecap({ hooks: 'nonsense' } as unknown as Settings)).toEqual({ hooks: 'nonsense' });
+  });
+
+  // An event the user left as an empty list (or an empty hooks object) was not emptied by
+  // recap, yet uninstall (and install) drop it.
+  it.fails('BUG: keeps an event list the user left empty', () => {
+    const settings: Settings = { hooks: { Stop: [], PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'audit' }] }] } };
+    expect(withoutRecap(withRecap(clone(settings), commands))).toEqual(settings);
+  });
+});
+
+describe('recapHooksIn', () => {
+  it('finds nothing in settings without recap', () => {
+    expect(recapHooksIn({})).toEqual([]);
+    expect(recapHooksIn(userSettings())).toEqual([]);
+    expect(recapHooksIn({ hooks: { PreToolUse: [null, { hooks: 'x' }, 'y'] } } as unknown as Settings)).toEqual([]);
+  });
+
+  it('lists each event with its recap hook, command or http', () => {
+    expect(recapHooksIn(withRecap(userSettings(), commands))).toEqual(
+      ['PreToolUse', 'PostToolUse', 'SessionStart', 'UserPromptSubmit'].map((event) => ({ event, hook: commands() })),
+    );
+    const found = recapHooksIn(withRecap({}, http));
+    expect(found).toEqual([
+      { event: 'PreToolUse', hook: httpHook(URL, TOKEN) },
+      { event: 'PostToolUse', hook: httpHook(URL, TOKEN) },
+      { event: 'UserPromptSubmit', hook: httpHook(URL, TOKEN) },
+      { event: 'SessionStart', hook: commands() },
+    ]);
+    expect(httpHook(URL, TOKEN)).toEqual({ type: 'http', url: URL, headers: { Authorization: `Bearer ${TOKEN}` }, timeout: 10 });
+  });
+
+  it('finds recap hooks wherever they are, including in a group shared with other hooks', () => {
+    const settings: Settings = { hooks: { Stop: [{ hooks: [{ type: 'command', command: 'x' }, commands()] }] } };
+    expect(recapHooksIn(settings)).toEqual([{ event: 'Stop', hook: commands() }]);
+  });
+});

@@ -1,0 +1,338 @@
+// recap's own files and setup are off limits to the agent, tripped gate or not:
+// given recap's protected paths, when a tool call names them, then it is refused.
+import { describe, expect, it } from 'vitest';
+import type { CheckTool } from '../../src/events/commands.js';
+import { checkTool, type DecideContext } from '../../src/events/gate.js';
+import { protectionRefusal, type ProtectedState } from '../../src/events/protection.js';
+import { protectedPaths } from '../../src/daemon/recapPaths.js';
+import { context, gateTripped, interactionRecorded, JOB, stateFrom, T0, toolDenied, validSummary } from '../helpers/spec.js';
+
+const HOME = '/home/ann';
+const PROJECT = '/home/ann/src/app';
+const CWD = PROJECT;
+const RECAP_BIN = '/opt/recap/bin/recap.js';
+const RECAP_PATHS: ReadonlySet<string> = new Set([RECAP_BIN, '/usr/local/bin/recap']);
+
+// The daemon's own list for this environment, plus the project's .recap as the handler adds it.
+const ENV = { HOME, XDG_RUNTIME_DIR: '/run/user/1000', XDG_DATA_HOME: `${HOME}/.local/share`, XDG_CONFIG_HOME: `${HOME}/.config` };
+const DATA = `${HOME}/.local/share/recap`;
+const SOCKET = '/run/user/1000/recap/recapd.sock';
+const USER_CONFIG = `${HOME}/.config/recap/config.conf`;
+const PROJECT_CONFIG = `${PROJECT}/.recap/config.conf`;
+const PROTECTED: ProtectedState = { paths: [...protectedPaths(ENV), `${PROJECT}/.recap`], home: HOME };
+
+const when = (tool: string, input: unknown, cwd: string | undefined = CWD) => protectionRefusal(tool, input, cwd, PROTECTED, RECAP_PATHS);
+const bash = (command: string) => when('Bash', { command });
+
+describe("given recap's protected paths", () => {
+  it('then they are the data folder, the socket and its folder, the user config and its folder, the project .recap', () => {
+    expect(PROTECTED.paths).toEqual([DATA, SOCKET, '/run/user/1000/recap', USER_CONFIG, `${HOME}/.config/recap`, `${PROJECT}/.recap`]);
+  });
+
+  describe('when a file tool names one of them', () => {
+    const cases: [string, Record<string, unknown>, string][] = [
+      ['Read', { file_path: `${DATA}/log/CURRENT` }, DATA],
+      ['Read', { file_path: DATA }, DATA],
+      ['Read', { file_path: `${DATA}/recapd.log`, offset: 10, limit: 20 }, DATA],
+      ['Read', { file_path: `${DATA}/http-token` }, DATA],
+      ['Read', { file_path: SOCKET }, SOCKET],
+      ['Read', { file_path: USER_CONFIG }, USER_CONFIG],
+      ['Read', { file_path: PROJECT_CONFIG }, `${PROJECT}/.recap`],
+      ['Write', { file_path: USER_CONFIG, content: 'TOKEN_THRESHOLD=999999\n' }, USER_CONFIG],
+      ['Write', { file_path: PROJECT_CONFIG, content: 'TOKEN_THRESHOLD=999999\n' }, `${PROJECT}/.recap`],
+      ['Write', { file_path: `${DATA}/log/000005.log`, content: '' }, DATA],
+      ['Edit', { file_path: USER_CONFIG, old_string: '500', new_string: '50000' }, USER_CONFIG],
+      ['Edit', { file_path: PROJECT_CONFIG, old_string: '500', new_string: '50000' }, `${PROJECT}/.recap`],
+      ['MultiEdit', { file_path: PROJECT_CONFIG, edits: [{ old_string: 'a', new_string: 'b' }] }, `${PROJECT}/.recap`],
+      ['MultiEdit', { file_path: `${DATA}/log/MANIFEST-000001`, edits: [] }, DATA],
+      ['NotebookEdit', { notebook_path: `${DATA}/x.ipynb`, new_source: '' }, DATA],
+      ['NotebookEdit', { notebook_path: `${PROJECT}/.recap/n.ipynb`, new_source: '' }, `${PROJECT}/.recap`],
+      ['Glob', { pattern: '*', path: DATA }, DATA],
+      ['Glob', { pattern: '**/*', path: '/run/user/1000/recap' }, '/run/user/1000/recap'],
+      ['Grep', { pattern: 'TOKEN', path: USER_CONFIG }, USER_CONFIG],
+      ['Grep', { pattern: 'InteractionRecorded', path: `${DATA}/log`, output_mode: 'content' }, DATA],
+      ['Grep', { pattern: 'TOKEN', path: `${PROJECT}/.recap` }, `${PROJECT}/.recap`],
+    ];
+    it.each(cases)('%s %j, then it is refused naming %s', (tool, input, hit) => {
+      const refusal = when(tool, input);
+      expect(refusal).toBeDefined();
+      expect(refusal).toContain(`${tool} on `);
+      expect(refusal).toContain(`(${hit})`);
+    });
+  });
+
+  describe('when a file tool names one of them by a relative path, then it is resolved against cwd', () => {
+    it.each([
+      ['Read', { file_path: '.recap/config.conf' }, CWD],
+      ['Read', { file_path: './.recap/config.conf' }, CWD],
+      ['Edit', { file_path: 'src/../.recap/config.conf', old_string: 'a', new_string: 'b' }, CWD],
+      ['Write', { file_path: '../.recap/config.conf', content: '' }, `${PROJECT}/src`],
+      ['Read', { file_path: '.local/share/recap/log/CURRENT' }, HOME],
+      ['Read', { file_path: 'recapd.sock' }, '/run/user/1000/recap'],
+      ['Grep', { pattern: 'x', path: '.recap' }, CWD],
+      ['Read', { file_path: `${PROJECT.slice(1)}/.recap/config.conf` }, '/'],
+    ])('%s %j in %s', (tool, input, cwd) => {
+      expect(when(tool, input, cwd)).toMatch(/touches recap's own files/);
+    });
+
+    it('and with no cwd a relative path is taken from the root', () => {
+      const noCwd = (input: unknown) => protectionRefusal('Read', input, undefined, PROTECTED, RECAP_PATHS);
+      expect(noCwd({ file_path: 'home/ann/.config/recap/config.conf' })).toContain(`(${USER_CONFIG})`);
+      expect(noCwd({ file_path: '.recap/config.conf' })).toBeUndefined();
+    });
+  });
+
+  describe('when a file tool names one of them by a ~ path, then ~ is the home', () => {
+    it.each([
+      ['Read', { file_path: '~/.config/recap/config.conf' }],
+      ['Write', { file_path: '~/.local/share/recap/log/LOCK', content: '' }],
+      ['Edit', { file_path: '~/src/app/.recap/config.conf', old_string: 'a', new_string: 'b' }],
+      ['Glob', { pattern: '*', path: '~/.local/share/recap' }],
+      ['Grep', { pattern: 'x', path: '~/.config/recap' }],
+    ])('%s %j', (tool, input) => {
+      expect(when(tool, input, '/tmp')).toMatch(/touches recap's own files/);
+    });
+  });
+
+  describe('when a Glob pattern reaches into them', () => {
+    it.each([
+      [{ pattern: '.recap/*' }],
+      [{ pattern: '.recap/**/*.conf' }],
+      [{ pattern: '**/*.conf', path: '~/.config/recap' }],
+      [{ pattern: 'recap/**', path: `${HOME}/.local/share` }],
+      [{ pattern: 'recap/log/*.ldb', path: `${HOME}/.local/share` }],
+      [{ pattern: '.local/share/recap/**', path: HOME }],
+      [{ pattern: 'share/recap*', path: `${HOME}/.local` }],
+      [{ pattern: 'recap/*.sock', path: '/run/user/1000' }],
+      [{ pattern: '../app/.recap/*' }],
+    ])('%j, then it is refused', (input) => {
+      expect(when('Glob', input)).toMatch(/^Glob on .* touches recap's own files/);
+    });
+
+    // The pattern is joined onto the cwd with path.join, which does not restart at an
+    // absolute pattern: /home/ann/src/app + /home/ann/.local/share/recap/** becomes
+    // /home/ann/src/app/home/ann/.local/share/recap/**, which is not protected.
+    it.fails('BUG: an absolute Glob pattern into the data folder is refused', () => {
+      expect(when('Glob', { pattern: `${DATA}/**/*` })).toMatch(/touches recap's own files/);
+    });
+
+    // Only the text before the first * is compared, so a wildcard inside the protected
+    // name itself (rec*, reca?, {recap,x}) escapes.
+    it.fails('GAP: a Glob pattern with a wildcard in the protected folder name is refused', () => {
+      expect(when('Glob', { pattern: '.local/share/rec*/log/*', path: HOME })).toMatch(/touches recap's own files/);
+    });
+  });
+
+  describe('when a Bash command names one of them', () => {
+    it.each([
+      `cat ${DATA}/recapd.log`,
+      `cat ${USER_CONFIG}`,
+      `cat ${PROJECT_CONFIG}`,
+      `rm -rf ${PROJECT}/.recap`,
+      `nc -U ${SOCKET}`,
+      `socat - UNIX-CONNECT:${SOCKET}`,
+      'cat ~/.local/share/recap/log/CURRENT',
+      'ls ~/.local/share/recap',
+      "sed -i 's/500/99999/' ~/.config/recap/config.conf",
+      'echo TOKEN_THRESHOLD=999999 >> $HOME/.config/recap/config.conf',
+      'cat ${HOME}/.local/share/recap/http-token',
+      'cp -r $HOME/.local/share/recap /tmp/steal',
+      `cd /tmp && tar czf x.tgz ${DATA}`,
+      `python3 -c "print(open('${USER_CONFIG}').read())"`,
+    ])('%s, then it is refused', (command) => {
+      expect(bash(command)).toMatch(/^the command touches recap's own files \(/);
+    });
+
+    it('then the refusal names the spelling it found', () => {
+      expect(bash('cat ~/.config/recap/config.conf')).toBe("the command touches recap's own files (~/.config/recap/config.conf)");
+      expect(bash('cat $HOME/.local/share/recap/x')).toBe("the command touches recap's own files ($HOME/.local/share/recap)");
+      expect(bash('cat ${HOME}/.local/share/recap/x')).toBe("the command touches recap's own files (${HOME}/.local/share/recap)");
+    });
+
+    // Bash gets no cwd: a relative spelling of the project's .recap is not recognised, so
+    // the agent can rewrite its own project's threshold through the shell.
+    it.fails('GAP: a Bash command writing the project config by a relative path is refused', () => {
+      expect(bash('echo TOKEN_THRESHOLD=999999 > .recap/config.conf')).toBeDefined();
+    });
+
+    it.fails('GAP: a quoted $HOME spelling ("$HOME"/.config/recap/config.conf) is refused', () => {
+      expect(bash('cat "$HOME"/.config/recap/config.conf')).toBeDefined();
+    });
+  });
+
+  describe('when Bash runs a recap command that changes the setup', () => {
+    it.each([
+      ['recap install claude', 'install'],
+      ['recap install claude --scope project --http', 'install'],
+      ['recap install systemd', 'install'],
+      ['recap uninstall claude', 'uninstall'],
+      ['recap daemon', 'daemon'],
+      ['recap trip', 'trip'],
+      ['recap import', 'import'],
+      ['cd x && recap uninstall claude', 'uninstall'],
+      ['recap status; recap uninstall claude', 'uninstall'],
+      ['true || recap trip', 'trip'],
+      ['echo y | recap install claude', 'install'],
+      ['nohup recap daemon &', 'daemon'],
+      ['env RECAP_JOB=x recap trip', 'trip'],
+      ['npx recap uninstall claude', 'uninstall'],
+      [`${RECAP_BIN} uninstall claude`, 'uninstall'],
+      ['/usr/local/bin/recap daemon', 'daemon'],
+      ['/somewhere/else/recap install claude', 'install'],
+      ["'recap' uninstall claude", 'uninstall'],
+      ['"recap" trip', 'trip'],
+      ["recap 'uninstall' claude", 'uninstall'],
+      ['re""cap un\'\'install claude', 'uninstall'],
+      ['\\recap uninstall claude', 'uninstall'],
+      ['recap uninstall claude <<EOF\n$(whoami)\nEOF', 'uninstall'],
+      ["recap trip 'unterminated", 'trip'],
+    ])('%j, then it is refused as recap %s', (command, sub) => {
+      expect(bash(command)).toBe(`recap ${sub} changes recap's setup; only the user may run it`);
+    });
+
+    // Every word pair is looked at, erring on the side of refusing: "recap" as an argument
+    // followed by a setup word is refused too (harmless, recorded here as the behaviour).
+    it('then a recap word followed by a setup word anywhere, even as arguments of echo, is refused', () => {
+      expect(bash('echo recap uninstall')).toBe("recap uninstall changes recap's setup; only the user may run it");
+    });
+
+    // recap accepts its global options before the command (yargs), so these run the setup
+    // command, but the check only looks at the word right after recap.
+    it.fails('BUG: a setup command after a global option (recap --json uninstall claude) is refused', () => {
+      expect(bash('recap --json uninstall claude')).toBeDefined();
+    });
+
+    // bash removes a backslash-newline (line continuation); the tokenizer keeps it in the
+    // word ("uninstall\n"), so the setup command is not recognised.
+    it.fails('BUG: a setup command split by a line continuation (recap uninstall\\<newline> claude) is refused', () => {
+      expect(bash('recap uninstall\\\n claude')).toBeDefined();
+    });
+  });
+
+  describe('when the call is ordinary, then it is not refused', () => {
+    it.each([
+      ['Read', { file_path: `${PROJECT}/README.md` }],
+      ['Read', { file_path: 'src/index.ts' }],
+      ['Read', { file_path: '~/.bashrc' }],
+      ['Read', { file_path: HOME }],
+      ['Write', { file_path: `${PROJECT}/.recapignore`, content: '' }],
+      ['Read', { file_path: `${HOME}/.local/share/recap-old/notes.txt` }],
+      ['Read', { file_path: `${HOME}/.local/share/recapture.txt` }],
+      ['Read', { file_path: '/run/user/1000/recap-other/x' }],
+      ['Read', { file_path: `${HOME}/.config/recap2/config.conf` }],
+      ['Edit', { file_path: `${PROJECT}/src/.recap.ts`, old_string: 'a', new_string: 'b' }],
+      ['Glob', { pattern: 'src/**/*.ts' }],
+      ['Glob', { pattern: '**/*.md', path: `${HOME}/docs` }],
+      ['Grep', { pattern: 'recap', path: 'src' }],
+      ['Grep', { pattern: '.local/share/recap' }],
+      ['WebFetch', { url: `file://${USER_CONFIG}`, prompt: 'x' }],
+      ['Read', { file_path: 42 }],
+      ['Read', null],
+      ['Read', 'not an object'],
+      ['TodoWrite', { todos: [] }],
+    ])('%s %j', (tool, input) => {
+      expect(when(tool, input)).toBeUndefined();
+    });
+
+    it.each([
+      'recap status',
+      'recap context',
+      'recap chain --json',
+      'recap submit --file summary.md',
+      "recap submit <<'EOF'\n## User Requests\nrecap install claude was discussed\nEOF",
+      `${RECAP_BIN} status`,
+      'grep recap README.md',
+      'grep -rn "recap install" docs/',
+      'npm install recap',
+      'git log --grep=recap',
+      'cat README.md',
+      'ls ~/.local/share',
+      `ls ${HOME}/.config`,
+      'recap',
+      '',
+    ])('Bash %j', (command) => {
+      expect(bash(command)).toBeUndefined();
+    });
+
+    it('a Bash call whose command is not a string', () => {
+      expect(when('Bash', { command: 42 })).toBeUndefined();
+      expect(when('Bash', undefined)).toBeUndefined();
+    });
+
+    // Bash compares by substring: a path that merely shares the protected prefix is refused,
+    // while the file tools compare whole path components and let it through.
+    it.fails('BUG: Bash on a path that merely shares a prefix with the data folder (recap-old) is not refused', () => {
+      expect(bash(`cat ${HOME}/.local/share/recap-old/notes.txt`)).toBeUndefined();
+    });
+
+    it.fails('BUG: Bash on ~/.config/recap.bak (shares the prefix of the config folder) is not refused', () => {
+      expect(bash('cat ~/.config/recap.bak')).toBeUndefined();
+    });
+  });
+});
+
+describe('checkTool with protected paths', () => {
+  const ctx: DecideContext = { ...context(), protected: PROTECTED, recapPaths: RECAP_PATHS };
+  const command = (tool: string, input: unknown, extra: Partial<CheckTool> = {}): CheckTool => ({
+    type: 'CheckTool',
+    job: JOB,
+    tool,
+    input,
+    cwd: CWD,
+    now: T0,
+    ...extra,
+  });
+
+  it("given an open gate, when the agent Reads the user config, then it is denied with a ToolDenied event and a reason pointing to recap context / recap chain", () => {
+    const decision = checkTool(command('Read', { file_path: '~/.config/recap/config.conf' }), stateFrom([]), ctx);
+    expect(decision.events).toEqual([toolDenied('Read')]);
+    expect(decision.answer.allow).toBe(false);
+    const reason = decision.answer.allow ? '' : decision.answer.reason;
+    expect(reason).toContain("Read on ~/.config/recap/config.conf touches recap's own files");
+    expect(reason).toContain('recap context');
+    expect(reason).toContain('recap chain');
+    expect(reason).not.toContain("recap submit <<'EOF'");
+  });
+
+  it('given an open gate, when the agent Reads the project config by a relative path in a session, then the ToolDenied records the session', () => {
+    const decision = checkTool(command('Read', { file_path: '.recap/config.conf' }, { session: 's-1' }), stateFrom([]), ctx);
+    expect(decision.events).toEqual([{ type: 'ToolDenied', data: { job: JOB, tool: 'Read', session: 's-1', time: T0 } }]);
+  });
+
+  it('given an open gate, when Bash runs recap uninstall claude, then it is denied with a ToolDenied event', () => {
+    const decision = checkTool(command('Bash', { command: 'cd /tmp && recap uninstall claude' }), stateFrom([]), ctx);
+    expect(decision.events).toEqual([toolDenied('Bash')]);
+    expect(decision.answer).toEqual({
+      allow: false,
+      reason: expect.stringContaining("recap uninstall changes recap's setup; only the user may run it"),
+    });
+  });
+
+  it('given an open gate, when an ordinary file is read, then it is allowed and nothing is stored', () => {
+    const decision = checkTool(command('Read', { file_path: 'README.md' }), stateFrom([]), ctx);
+    expect(decision).toEqual({ answer: { allow: true }, events: [] });
+  });
+
+  it('given a tripped gate, when the agent edits the config, then the refusal is the protection one, not the summary demand', () => {
+    const tripped = stateFrom([interactionRecorded(600), gateTripped(600)]);
+    const decision = checkTool(command('Edit', { file_path: USER_CONFIG, old_string: '500', new_string: '5000' }), tripped, ctx);
+    expect(decision.events).toEqual([toolDenied('Edit')]);
+    const reason = decision.answer.allow ? '' : decision.answer.reason;
+    expect(reason).toContain("touches recap's own files");
+    expect(reason).not.toContain('needs a summary');
+  });
+
+  it('given a tripped gate, when the agent runs recap status, then it is allowed', () => {
+    const tripped = stateFrom([interactionRecorded(600), gateTripped(600)]);
+    expect(checkTool(command('Bash', { command: 'recap status' }), tripped, ctx)).toEqual({ answer: { allow: true }, events: [] });
+  });
+
+  // The way out must always pass, but the substring check also reads the summary body of a
+  // quoted here-document: a summary that mentions the config file's path is refused.
+  it.fails('BUG: given a tripped gate, a recap submit whose summary mentions ~/.config/recap/config.conf is allowed', () => {
+    const tripped = stateFrom([interactionRecorded(600), gateTripped(600)]);
+    const summary = validSummary().replace('detail', 'we raised TOKEN_THRESHOLD in ~/.config/recap/config.conf and');
+    const decision = checkTool(command('Bash', { command: `recap submit <<'EOF'\n${summary}\nEOF` }), tripped, ctx);
+    expect(decision.answer).toEqual({ allow: true });
+  });
+});
