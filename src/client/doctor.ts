@@ -3,6 +3,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { dataDir, httpTokenFile, projectConfigPath, socketPath, userConfigPath } from '../common/paths.js';
 import { combine, readLayer } from '../daemon/configService.js';
+import { isRecapFolder } from '../daemon/recapPaths.js';
 import { RECAP_EVENTS, recapHooksIn, type HookEntry } from './claudeSettings.js';
 import { readSettings, settingsFiles, type Scope } from './installClaude.js';
 import { Client } from './socketClient.js';
@@ -52,13 +53,12 @@ function permissionChecks(env: NodeJS.ProcessEnv): Check[] {
   const socket = socketPath(env);
   return [
     modeCheck('socket', socket, 0o600),
-    basenameIsRecap(dirname(socket)) ? modeCheck('socket folder', dirname(socket), 0o700) : undefined,
+    isRecapFolder(dirname(socket)) ? modeCheck('socket folder', dirname(socket), 0o700) : undefined,
     modeCheck('data', dataDir(env), 0o700),
     modeCheck('http token', httpTokenFile(env), 0o600),
   ].filter((c): c is Check => c !== undefined);
 }
 
-const basenameIsRecap = (dir: string) => /recap/.test(dir.split('/').pop() ?? '');
 
 function configCheck(project: string, env: NodeJS.ProcessEnv): Check {
   const files = [userConfigPath(env), projectConfigPath(project)];

@@ -27,7 +27,7 @@ export function printStatus(status: Status): void {
 
 export function printSubmit(result: SubmitResult): void {
   if (result.accepted) {
-    write(`accepted: ${result.entry.tokens} tokens, covering interactions through #${result.entry.coversThrough}; hash ${result.entry.hash.slice(0, 12)}`);
+    write(`accepted: ${result.entry.tokens} tokens, covering every interaction up to event #${result.entry.coversThrough}; hash ${result.entry.hash.slice(0, 12)}`);
     return;
   }
   process.stderr.write('rejected:\n');

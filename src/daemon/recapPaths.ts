@@ -29,6 +29,11 @@ function realpathOr(path: string): string {
  * config, with their folders when those are recap's own (not, say, a shared /tmp).
  */
 export function protectedPaths(env: NodeJS.ProcessEnv): string[] {
-  const withOwnFolder = (file: string) => (basename(dirname(file)).includes('recap') ? [file, dirname(file)] : [file]);
+  const withOwnFolder = (file: string) => (isRecapFolder(dirname(file)) ? [file, dirname(file)] : [file]);
   return [dataDir(env), ...withOwnFolder(socketPath(env)), ...withOwnFolder(userConfigPath(env))];
+}
+
+/** A folder recap makes for itself: `recap`, or `/tmp/recap-$UID` for the socket. */
+export function isRecapFolder(dir: string): boolean {
+  return /^recap(-\d+)?$/.test(basename(dir));
 }

@@ -29,9 +29,12 @@ export type GateTripped = {
   data: { job: string; reason: TripReason; unsummarizedTokens: number; limit: number; time: Time };
 };
 
+/** Why a tool call was denied: the tripped gate, or recap's own files being off limits. */
+export type DenialCause = 'gate' | 'protected';
+
 export type ToolDenied = {
   type: 'ToolDenied';
-  data: { job: string; tool: string; session?: string; time: Time };
+  data: { job: string; tool: string; cause: DenialCause; session?: string; time: Time };
 };
 
 export type SummaryRejected = {
@@ -90,7 +93,7 @@ export const EVENT_TYPES: readonly EventType[] = [
 export const CURRENT_VERSION: Record<EventType, number> = {
   InteractionRecorded: 1,
   GateTripped: 1,
-  ToolDenied: 1,
+  ToolDenied: 2,
   SummaryRejected: 1,
   SummaryAccepted: 1,
   ConfigApplied: 1,

@@ -4,7 +4,7 @@ import type { CheckTool, RecordInteraction, SubmitSummary } from './commands.js'
 import { CommandRefused } from './commands.js';
 import type { Config } from './config.js';
 import { entryHash } from './chain.js';
-import type { GateTripped, RecapEvent, SummaryAccepted } from './events.js';
+import type { DenialCause, GateTripped, RecapEvent, SummaryAccepted } from './events.js';
 import { denyReason, protectionReason } from './gateMessages.js';
 import { headHash, type JobState } from './jobState.js';
 import { validateSummary } from './summaryValidator.js';
@@ -52,9 +52,8 @@ export function recordInteraction(
 
 export function checkTool(command: CheckTool, state: JobState, ctx: DecideContext): Decision<CheckAnswer> {
   const { job, tool, now } = command;
-  const denied = toolDenied(command);
   const refusal = protectionRefusal(tool, command.input, command.cwd, ctx.protected, ctx.recapPaths);
-  if (refusal) return { answer: { allow: false, reason: protectionReason(refusal) }, events: [denied] };
+  if (refusal) return { answer: { allow: false, reason: protectionReason(refusal) }, events: [toolDenied(command, 'protected')] };
   const events: RecapEvent[] = [];
   let gate = state.gate;
   if (!gate.tripped) {
@@ -66,7 +65,7 @@ export function checkTool(command: CheckTool, state: JobState, ctx: DecideContex
   }
   const verdict = toolVerdict(command, ctx);
   if (verdict.allowed) return { answer: { allow: true }, events };
-  events.push(denied);
+  events.push(toolDenied(command, 'gate'));
   const reason = denyReason({ ...state, gate }, ctx.config, verdict.why);
   return { answer: { allow: false, reason }, events };
 }
@@ -90,9 +89,9 @@ export function submitSummary(command: SubmitSummary, state: JobState, ctx: Deci
   return { answer: { accepted: true, entry }, events: [{ type: 'SummaryAccepted', data: entry }] };
 }
 
-function toolDenied(command: CheckTool): RecapEvent {
+function toolDenied(command: CheckTool, cause: DenialCause): RecapEvent {
   const { job, tool, now } = command;
-  return { type: 'ToolDenied', data: { job, tool, ...(command.session !== undefined ? { session: command.session } : {}), time: now } };
+  return { type: 'ToolDenied', data: { job, tool, cause, ...(command.session !== undefined ? { session: command.session } : {}), time: now } };
 }
 
 type ToolVerdict = { allowed: true } | { allowed: false; why?: string };

@@ -56,7 +56,8 @@ export function protectionRefusal(
 function bashRefusal(command: string, state: ProtectedState, recapPaths: ReadonlySet<string>): string | undefined {
   for (const path of state.paths) {
     const spellings = [path];
-    if (inside(path, state.home)) {
+    // The home-relative spellings only for paths below home: `~` alone names far more.
+    if (path !== state.home && inside(path, state.home)) {
       const rest = path.slice(state.home.length);
       spellings.push(`~${rest}`, `$HOME${rest}`, `\${HOME}${rest}`);
     }

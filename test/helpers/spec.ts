@@ -17,7 +17,12 @@ export const wordsConfig: Config = { ...DEFAULT_CONFIG, TOKEN_ENCODING: 'words',
 
 export function context(config: Partial<Config> = {}): DecideContext {
   const full = { ...wordsConfig, ...config };
-  return { config: full, count: wordsCounter(full.TOKEN_WORD_RATIO), recapPaths: new Set(['/opt/recap/bin/recap.js']) };
+  return {
+    config: full,
+    count: wordsCounter(full.TOKEN_WORD_RATIO),
+    recapPaths: new Set(['/opt/recap/bin/recap.js']),
+    protected: { paths: ['/home/dev/.local/share/recap', '/run/user/1000/recap'], home: '/home/dev' },
+  };
 }
 
 /** The job's state after `events`, numbered 1, 2, 3... as a fresh log would number them. */
@@ -72,7 +77,10 @@ export const gateTripped = (unsummarizedTokens: number, limit = 500): RecapEvent
   data: { job: JOB, reason: 'threshold', unsummarizedTokens, limit, time: T0 },
 });
 
-export const toolDenied = (tool: string): RecapEvent => ({ type: 'ToolDenied', data: { job: JOB, tool, time: T0 } });
+export const toolDenied = (tool: string, cause: 'gate' | 'protected' = 'gate'): RecapEvent => ({
+  type: 'ToolDenied',
+  data: { job: JOB, tool, cause, time: T0 },
+});
 
 export const record = (text: string, kind = 'prompt'): Command => ({ type: 'RecordInteraction', job: JOB, kind, text, now: T0 });
 export const check = (tool: string, input?: unknown): Command => ({ type: 'CheckTool', job: JOB, tool, ...(input !== undefined ? { input } : {}), now: T0 });

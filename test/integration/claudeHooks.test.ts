@@ -24,8 +24,7 @@ describe('Claude Code hooks through the daemon', () => {
 
   beforeAll(async () => {
     box = sandbox();
-    // Projects live outside the sandbox folder: its name contains "recap" and it holds
-    // RECAP_CONFIG, so the daemon treats the whole folder as recap's own (see the last test).
+    // Projects live in a folder of their own, apart from the sandbox holding recap's files.
     projects = mkdtempSync(join(tmpdir(), 'claude-hooks-'));
     daemon = await startDaemon(box);
     client = await RawClient.connect(box.socket);
@@ -399,14 +398,15 @@ describe('Claude Code hooks through the daemon', () => {
       }
     });
   });
+
   describe("recap's own folders", () => {
-    // protectedPaths() adds the folder of RECAP_CONFIG when its name merely contains
-    // "recap". Here that folder is the sandbox (recap-test-XXXX), which also holds the
-    // project: every file of the project is then off limits, gate open or not. The same
-    // happens to a user with RECAP_CONFIG=~/src/recap/config.conf (the whole checkout).
-    it.fails('BUG: a project file in a folder that merely holds RECAP_CONFIG and has "recap" in its name is not protected', async () => {
-      const answer = await hook(preToolUse(box.project, 'Read', { file_path: join(box.project, 'README.md') }));
-      expect(answer).toEqual(NOTHING);
+    // Regression: protectedPaths() once added the folder of RECAP_CONFIG whenever its name
+    // merely contained "recap". Here that folder is the sandbox (recap-test-XXXX), which
+    // also holds the project, so every project file was off limits, gate open or not.
+    it('a project file in a folder that holds RECAP_CONFIG and has "recap" in its name is not protected', async () => {
+      expect(await hook(preToolUse(box.project, 'Read', { file_path: join(box.project, 'README.md') }))).toEqual(NOTHING);
+      const config = deniedReason(await hook(preToolUse(box.project, 'Read', { file_path: box.config })));
+      expect(config).toContain(`(${box.config})`);
     });
   });
 });

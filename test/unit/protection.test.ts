@@ -285,7 +285,7 @@ describe('checkTool with protected paths', () => {
 
   it("given an open gate, when the agent Reads the user config, then it is denied with a ToolDenied event and a reason pointing to recap context / recap chain", () => {
     const decision = checkTool(command('Read', { file_path: '~/.config/recap/config.conf' }), stateFrom([]), ctx);
-    expect(decision.events).toEqual([toolDenied('Read')]);
+    expect(decision.events).toEqual([toolDenied('Read', 'protected')]);
     expect(decision.answer.allow).toBe(false);
     const reason = decision.answer.allow ? '' : decision.answer.reason;
     expect(reason).toContain("Read on ~/.config/recap/config.conf touches recap's own files");
@@ -296,12 +296,12 @@ describe('checkTool with protected paths', () => {
 
   it('given an open gate, when the agent Reads the project config by a relative path in a session, then the ToolDenied records the session', () => {
     const decision = checkTool(command('Read', { file_path: '.recap/config.conf' }, { session: 's-1' }), stateFrom([]), ctx);
-    expect(decision.events).toEqual([{ type: 'ToolDenied', data: { job: JOB, tool: 'Read', session: 's-1', time: T0 } }]);
+    expect(decision.events).toEqual([{ type: 'ToolDenied', data: { job: JOB, tool: 'Read', cause: 'protected', session: 's-1', time: T0 } }]);
   });
 
   it('given an open gate, when Bash runs recap uninstall claude, then it is denied with a ToolDenied event', () => {
     const decision = checkTool(command('Bash', { command: 'cd /tmp && recap uninstall claude' }), stateFrom([]), ctx);
-    expect(decision.events).toEqual([toolDenied('Bash')]);
+    expect(decision.events).toEqual([toolDenied('Bash', 'protected')]);
     expect(decision.answer).toEqual({
       allow: false,
       reason: expect.stringContaining("recap uninstall changes recap's setup; only the user may run it"),
@@ -316,7 +316,7 @@ describe('checkTool with protected paths', () => {
   it('given a tripped gate, when the agent edits the config, then the refusal is the protection one, not the summary demand', () => {
     const tripped = stateFrom([interactionRecorded(600), gateTripped(600)]);
     const decision = checkTool(command('Edit', { file_path: USER_CONFIG, old_string: '500', new_string: '5000' }), tripped, ctx);
-    expect(decision.events).toEqual([toolDenied('Edit')]);
+    expect(decision.events).toEqual([toolDenied('Edit', 'protected')]);
     const reason = decision.answer.allow ? '' : decision.answer.reason;
     expect(reason).toContain("touches recap's own files");
     expect(reason).not.toContain('needs a summary');

@@ -1,0 +1,271 @@
+// The audit trail on a real log made by the real daemon: log, replay, verify (and
+// tampering caught), export and import (byte-identical round trip), snapshots, old versions.
+import { spawn } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Level } from 'level';
+import { pack, unpack } from 'msgpackr';
+import { afterEach, describe, expect, it } from 'vitest';
+import { RECAP, RawClient, removeSandbox, runCli, sandbox, startDaemon, type DaemonProcess, type Sandbox } from '../helpers/daemon.js';
+import { goodSummary, prose } from '../helpers/text.js';
+
+const boxes: Sandbox[] = [];
+const daemons: DaemonProcess[] = [];
+afterEach(async () => {
+  await Promise.all(daemons.splice(0).map((d) => d.stop('SIGKILL')));
+  for (const box of boxes.splice(0)) removeSandbox(box);
+});
+
+function newBox(): Sandbox {
+  const box = sandbox();
+  boxes.push(box);
+  return box;
+}
+async function start(box: Sandbox, env: NodeJS.ProcessEnv = {}): Promise<DaemonProcess> {
+  const daemon = await startDaemon(box, env);
+  daemons.push(daemon);
+  return daemon;
+}
+
+/** A job through its life: prompts, a trip, a denial, a rejection, a summary, more prompts. */
+async function activity(box: Sandbox): Promise<void> {
+  await runCli(box, ['record', '--text', prose(15)]);
+  await runCli(box, ['record', '--text', prose(15)]);
+  await runCli(box, ['check', '--tool', 'Read']);
+  await runCli(box, ['submit'], { input: '## User Requests\ntoo short' });
+  await runCli(box, ['submit'], { input: goodSummary() });
+  await runCli(box, ['record', '--text', prose(2)]);
+}
+
+type Line = { seq: number; type: string; version: number; time: string; data: Record<string, unknown> };
+const jsonLines = (text: string) => text.trim().split('\n').map((l) => JSON.parse(l) as Line);
+
+/** Rewrites stored events offline, as another program could while the daemon is stopped. */
+async function editLog(box: Sandbox, edit: (db: Level<Buffer, Buffer>, events: [Buffer, Record<string, any>][]) => Promise<void>): Promise<void> {
+  const db = new Level<Buffer, Buffer>(join(box.data, 'log'), { keyEncoding: 'buffer', valueEncoding: 'buffer' });
+  const entries = (await db.iterator().all()).filter(([key]) => key.length === 8);
+  await edit(db, entries.map(([key, value]) => [key, unpack(value)]));
+  await db.close();
+}
+
+describe('recap log', () => {
+  it('prints the timeline readably and as JSON Lines, filtered by type, job and time', async () => {
+    const box = newBox();
+    await start(box);
+    const before = new Date().toISOString();
+    await activity(box);
+    await runCli(box, ['record', '--text', 'another job', '--job', 'other']);
+
+    const human = (await runCli(box, ['log'])).stdout.trim().split('\n');
+    expect(human.some((l) => /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ  #\d+  \S+  GateTripped  threshold: \d+ unsummarized, limit 500$/.test(l))).toBe(true);
+    expect(human.some((l) => /  SummaryAccepted  level 0, \d+ tokens, through #\d+, [0-9a-f]{12}$/.test(l))).toBe(true);
+
+    const all = jsonLines((await runCli(box, ['log', '--json'])).stdout);
+    expect(all.map((l) => l.seq)).toEqual(all.map((_, i) => i + 1));
+    expect(all.every((l) => typeof l.version === 'number' && !Number.isNaN(Date.parse(l.time)))).toBe(true);
+
+    const trips = jsonLines((await runCli(box, ['log', '--json', '--type', 'GateTripped', 'ToolDenied'])).stdout);
+    expect(trips.map((l) => l.type)).toEqual(['GateTripped', 'ToolDenied']);
+    expect(trips[1]!.data).toMatchObject({ tool: 'Read', cause: 'gate' });
+
+    const other = jsonLines((await runCli(box, ['log', '--json', '--job', 'other'])).stdout);
+    expect(other.map((l) => l.type)).toEqual(['InteractionRecorded']);
+
+    const since = jsonLines((await runCli(box, ['log', '--json', '--since', before])).stdout);
+    expect(since.length).toBe(all.length - 1);
+    expect((await runCli(box, ['log', '--json', '--until', before])).stdout.trim().split('\n')).toHaveLength(1);
+    const bad = await runCli(box, ['log', '--since', 'yesterday-ish']);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('--since: cannot read the time "yesterday-ish"');
+  });
+
+  it('is served in pages, so a long log is never held whole', async () => {
+    const box = newBox();
+    await start(box);
+    const client = await RawClient.connect(box.socket);
+    for (let i = 0; i < 300; i += 1) client.send({ id: i, op: 'record', job: 'paged', kind: 'tool', text: `output ${i}` });
+    await client.received(300);
+    const page = await client.request({ id: 'p', op: 'events', fromSeq: 1, limit: 100 });
+    const result = page.result as { events: Line[]; next: number };
+    expect(result.events).toHaveLength(100);
+    expect(result.next).toBe(101);
+    client.close();
+    const lines = jsonLines((await runCli(box, ['log', '--json'])).stdout);
+    expect(lines.filter((l) => l.type !== 'InteractionRecorded').map((l) => l.type)).toEqual(['ConfigApplied']);
+    expect(lines).toHaveLength(301);
+  });
+});
+
+describe('recap replay', () => {
+  it('shows the gate and the chain as they were at a sequence number or a time', async () => {
+    const box = newBox();
+    await start(box);
+    await activity(box);
+    const events = jsonLines((await runCli(box, ['log', '--json'])).stdout);
+    const tripped = events.find((l) => l.type === 'GateTripped')!;
+    const accepted = events.find((l) => l.type === 'SummaryAccepted')!;
+
+    const beforeTrip = JSON.parse((await runCli(box, ['replay', '--at', String(tripped.seq - 1), '--json'])).stdout);
+    expect(beforeTrip.jobs[0]).toMatchObject({ tripped: false, summaries: 0 });
+
+    const atTrip = await runCli(box, ['replay', '--at', `#${accepted.seq - 1}`]);
+    expect(atTrip.stdout).toMatch(/gate TRIPPED since \S+: \d+ unsummarized tokens reached the threshold of 500/);
+    expect(atTrip.stdout).toContain('1 tool calls denied; 1 summaries rejected');
+
+    const byTime = JSON.parse((await runCli(box, ['replay', '--at', accepted.time, '--json'])).stdout);
+    expect(byTime.seq).toBeGreaterThanOrEqual(accepted.seq);
+    expect(byTime.jobs[0]).toMatchObject({ tripped: false, summaries: 1, lastSummary: { hash: accepted.data.hash } });
+  });
+});
+
+describe('recap verify', () => {
+  it('says the log is intact and exits 0', async () => {
+    const box = newBox();
+    await start(box);
+    await activity(box);
+    const result = await runCli(box, ['verify']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^intact: \d+ events, 1 summaries in 1 jobs$/m);
+    expect(result.stderr).toBe('');
+  });
+
+  it('catches a summary whose text was changed in LevelDB while the daemon was stopped', async () => {
+    const box = newBox();
+    const daemon = await start(box);
+    await activity(box);
+    await daemon.stop();
+    let tamperedSeq = 0;
+    await editLog(box, async (db, events) => {
+      const [key, event] = events.find(([, e]) => e.type === 'SummaryAccepted')!;
+      event.data.text = event.data.text.replace('parser', 'PARSER');
+      tamperedSeq = Number(key.readBigUInt64BE(0));
+      await db.put(key, pack(event));
+    });
+    await start(box);
+    const result = await runCli(box, ['verify']);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toMatch(/^BROKEN: 1 problems/);
+    expect(result.stderr).toMatch(new RegExp(`^job \\S+, #${tamperedSeq}: the summary does not match its hash`));
+  });
+
+  it('catches a deleted event', async () => {
+    const box = newBox();
+    const daemon = await start(box);
+    await activity(box);
+    await daemon.stop();
+    await editLog(box, async (db, events) => db.del(events[2]![0]));
+    await start(box);
+    const result = await runCli(box, ['verify', '--json']);
+    expect(result.code).toBe(2);
+    expect(JSON.parse(result.stdout).problems).toContainEqual({ seq: 4, what: 'events #3 to #3 are missing from the log' });
+  });
+});
+
+describe('recap export and import', () => {
+  it('round-trips: an import into an empty data folder exports byte-identical', async () => {
+    const box = newBox();
+    const daemon = await start(box);
+    await activity(box);
+    const file = join(box.dir, 'export.jsonl');
+    expect((await runCli(box, ['export', '--out', file])).code).toBe(0);
+    await daemon.stop();
+    const exported = readFileSync(file, 'utf8');
+    expect(exported.split('\n')[0]).toBe('{"format":"recap-events","version":1}');
+
+    const copy = newBox();
+    const imported = await runCli(copy, ['import', file]);
+    expect(imported.stdout).toMatch(/^imported \d+ events/);
+    await start(copy);
+    const again = await runCli(copy, ['export']);
+    expect(again.stdout).toBe(exported);
+    expect((await runCli(copy, ['verify'])).code).toBe(0);
+  });
+
+  it('refuses to import into a data folder that holds events, or while the daemon runs', async () => {
+    const box = newBox();
+    const daemon = await start(box);
+    await activity(box);
+    const file = join(box.dir, 'export.jsonl');
+    await runCli(box, ['export', '--out', file]);
+    const running = await runCli(box, ['import', file]);
+    expect(running.code).toBe(1);
+    expect(running.stderr).toContain('another recap daemon is using');
+    await daemon.stop();
+    const full = await runCli(box, ['import', file]);
+    expect(full.code).toBe(1);
+    expect(full.stderr).toMatch(/already holds \d+ events; import only into an empty data folder/);
+  });
+
+  it('names the line of a broken export and writes nothing', async () => {
+    const box = newBox();
+    const file = join(box.dir, 'bad.jsonl');
+    writeFileSync(file, '{"format":"recap-events","version":1}\n{"seq":1,"type":"ToolDenied","version":1,"time":null,"data":{}}\n{"seq":1,"type":"Nope"}\n');
+    const result = await runCli(box, ['import', file]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(new RegExp(`^recap: ${file}:3: `));
+    await start(box);
+    expect(jsonLines((await runCli(box, ['log', '--json'])).stdout).map((l) => l.type)).toEqual(['ConfigApplied']);
+  });
+
+  it('shows progress on stderr only when stderr is a terminal', async () => {
+    const box = newBox();
+    await start(box);
+    await activity(box);
+    const piped = await runCli(box, ['export', '--out', join(box.dir, 'a.jsonl')]);
+    expect(piped.stderr).toBe('');
+    const tty = await new Promise<string>((resolve) => {
+      const child = spawn('script', ['-qec', `${process.execPath} ${RECAP} export --out ${join(box.dir, 'b.jsonl')}`, '/dev/null'], {
+        env: box.env,
+        cwd: box.project,
+      });
+      let out = '';
+      child.stdout.on('data', (d) => (out += d));
+      child.once('close', () => resolve(out));
+    });
+    expect(tty).toMatch(/export: \d+ events/);
+  });
+});
+
+describe('snapshots and old event versions', () => {
+  it('starts from the newest snapshot, and from the whole log when the snapshot is corrupt', async () => {
+    const box = newBox();
+    const env = { RECAP_SNAPSHOT_EVERY: '5' };
+    let daemon = await start(box, env);
+    await activity(box);
+    const status = (await runCli(box, ['status', '--json'])).stdout;
+    await daemon.stop();
+
+    daemon = await start(box, env);
+    const loaded = await daemon.waitForLog((l) => l.msg === 'projection loaded');
+    expect(loaded.snapshot).toBeGreaterThan(0);
+    expect((await runCli(box, ['status', '--json'])).stdout).toBe(status);
+    await daemon.stop();
+
+    const db = new Level<Buffer, Buffer>(join(box.data, 'log'), { keyEncoding: 'buffer', valueEncoding: 'buffer' });
+    for (const key of await db.keys({ gte: Buffer.from([0xff]) }).all()) await db.put(key, Buffer.from('garbage'));
+    await db.close();
+    daemon = await start(box, env);
+    expect((await daemon.waitForLog((l) => l.msg === 'projection loaded')).snapshot).toBeNull();
+    expect(daemon.lines.some((l) => /ignoring the snapshot at #\d+: it does not decode/.test(l.msg))).toBe(true);
+    expect((await runCli(box, ['status', '--json'])).stdout).toBe(status);
+    expect((await runCli(box, ['verify'])).code).toBe(0);
+  });
+
+  it('reads a stored event of an older version in the current shape', async () => {
+    const box = newBox();
+    const daemon = await start(box);
+    await runCli(box, ['record', '--text', 'hello', '--job', 'old']);
+    await daemon.stop();
+    await editLog(box, async (db, events) => {
+      const key = Buffer.alloc(8);
+      key.writeBigUInt64BE(BigInt(events.length + 1), 0);
+      await db.put(key, pack({ type: 'ToolDenied', version: 1, data: { job: 'old', tool: 'Read', time: Date.now() } }));
+    });
+    await start(box);
+    const [denied] = jsonLines((await runCli(box, ['log', '--json', '--type', 'ToolDenied'])).stdout);
+    expect(denied).toMatchObject({ version: 2, data: { tool: 'Read', cause: 'gate' } });
+    const stored = jsonLines((await runCli(box, ['export'])).stdout.split('\n').slice(1).join('\n'));
+    expect(stored.at(-1)).toMatchObject({ type: 'ToolDenied', version: 1, data: { tool: 'Read' } });
+    expect(JSON.parse((await runCli(box, ['status', '--json', '--job', 'old'])).stdout)).toMatchObject({ job: 'old' });
+  });
+});
