@@ -22,7 +22,7 @@ const TIMEOUT_SECONDS = 10;
 export function isRecapHook(hook: unknown): boolean {
   if (hook === null || typeof hook !== 'object') return false;
   const { type, command, url } = hook as { type?: unknown; command?: unknown; url?: unknown };
-  if (type === 'command' && typeof command === 'string') return /recap-hook(\.c?js)?['"]? claude$/.test(command);
+  if (type === 'command' && typeof command === 'string') return /(?:^|\/|['"])recap-hook(\.c?js)?['"]? claude$/.test(command);
   if (type === 'http' && typeof url === 'string') return /^http:\/\/127\.0\.0\.1:\d+\/hooks\/claude$/.test(url);
   return false;
 }
@@ -37,11 +37,12 @@ export function httpHook(url: string, token: string): HookEntry {
   return { type: 'http', url, headers: { Authorization: `Bearer ${token}` }, timeout: TIMEOUT_SECONDS };
 }
 
-/** Settings without any recap hook; groups and events left empty by that are dropped. */
+/** Settings without any recap hook; groups and events that only recap's hooks filled are dropped. */
 export function withoutRecap(settings: Settings): Settings {
   const hooks = settings.hooks;
-  if (hooks === undefined || hooks === null || typeof hooks !== 'object') return settings;
+  if (hooks === undefined || hooks === null || typeof hooks !== 'object' || Array.isArray(hooks)) return settings;
   const kept: Record<string, unknown> = {};
+  let emptied = false;
   for (const [event, groups] of Object.entries(hooks)) {
     if (!Array.isArray(groups)) {
       kept[event] = groups;
@@ -54,10 +55,12 @@ export function withoutRecap(settings: Settings): Settings {
       if (others.length === g.hooks.length) return [group];
       return others.length > 0 ? [{ ...g, hooks: others }] : [];
     });
-    if (remaining.length > 0) kept[event] = remaining;
+    if (remaining.length > 0 || groups.length === 0) kept[event] = remaining;
+    else emptied = true;
   }
+  if (Object.keys(kept).length > 0 || !emptied) return { ...settings, hooks: kept };
   const { hooks: _dropped, ...rest } = settings;
-  return Object.keys(kept).length > 0 ? { ...rest, hooks: kept } : rest;
+  return rest;
 }
 
 /** Settings with recap's hooks: `entryFor` gives the entry for each event (or none). */

@@ -106,7 +106,7 @@ function hookChecks(project: string, env: NodeJS.ProcessEnv): Check[] {
 
 function hookProblem(hook: HookEntry, env: NodeJS.ProcessEnv): string | undefined {
   if (hook.type === 'command') {
-    const executable = hook.command.replace(/ claude$/, '').replace(/^'(.*)'$/, '$1').replaceAll("'\\''", "'");
+    const executable = hook.command.replace(/ claude$/, '').replace(/^'(.*)'$|^"(.*)"$/, '$1$2').replaceAll("'\\''", "'");
     return existsSync(executable) ? undefined : `${executable} does not exist`;
   }
   const tokenFile = httpTokenFile(env);

@@ -30,10 +30,15 @@ export function readSettings(file: string): Settings {
   try {
     parsed = JSON.parse(readFileSync(file, 'utf8'));
   } catch (error) {
-    throw new InstallError(`cannot read ${file}: ${(error as Error).message}; fix it or move it aside (recap changed nothing)`);
+    const reason = (error as Error).message.replace(/\s+/g, ' ');
+    throw new InstallError(`cannot read ${file}: ${reason}; fix it or move it aside (recap changed nothing)`);
   }
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
     throw new InstallError(`${file} does not hold a JSON object; fix it or move it aside (recap changed nothing)`);
+  }
+  const hooks = (parsed as Settings).hooks;
+  if (hooks !== undefined && (hooks === null || typeof hooks !== 'object' || Array.isArray(hooks))) {
+    throw new InstallError(`"hooks" in ${file} is not an object; fix it or move it aside (recap changed nothing)`);
   }
   return parsed as Settings;
 }
@@ -48,35 +53,46 @@ function writeSettings(file: string, settings: Settings, mode?: number): void {
   renameSync(temporary, file);
 }
 
-function update(file: string, change: (s: Settings) => Settings, mode?: number): boolean {
-  const before = readSettings(file);
-  const after = change(before);
-  if (JSON.stringify(after) === JSON.stringify(before) && (mode === undefined || !existsSync(file) || (statSync(file).mode & 0o777) === mode)) {
-    return false;
-  }
-  writeSettings(file, after, mode);
-  return true;
+type Change = { file: string; change: (s: Settings) => Settings; mode?: number };
+
+/**
+ * Applies each change to its file. Every file is read (and so checked) before any is
+ * written, so a broken file leaves all of them as they were.
+ */
+function updateAll(changes: Change[]): boolean[] {
+  const planned = changes.map(({ file, change, mode }) => {
+    const before = readSettings(file);
+    const after = change(before);
+    const sameMode = mode === undefined || !existsSync(file) || (statSync(file).mode & 0o777) === mode;
+    return { file, after, mode, write: JSON.stringify(after) !== JSON.stringify(before) || !sameMode };
+  });
+  for (const p of planned) if (p.write) writeSettings(p.file, p.after, p.mode);
+  return planned.map((p) => p.write);
 }
 
 export type Installed = { file: string; mode: 'command' | 'http'; changed: boolean };
 
 export function installCommandHooks(scope: Scope, project: string, env: NodeJS.ProcessEnv): Installed {
   const { shared, local } = settingsFiles(scope, project, env);
-  if (local !== shared) update(local, withoutRecap);
-  const changed = update(shared, (s) => withRecap(s, () => commandHook(RECAP_HOOK_BIN)));
+  const changes: Change[] = [{ file: shared, change: (s) => withRecap(s, () => commandHook(RECAP_HOOK_BIN)) }];
+  if (local !== shared && existsSync(local)) changes.push({ file: local, change: withoutRecap });
+  const [changed = false] = updateAll(changes);
   return { file: shared, mode: 'command', changed };
 }
 
 /** HTTP hooks, except SessionStart, which Claude Code only runs as a command. */
 export function installHttpHooks(scope: Scope, project: string, env: NodeJS.ProcessEnv, url: string, token: string): Installed {
   const { shared, local } = settingsFiles(scope, project, env);
-  if (local !== shared) update(shared, withoutRecap);
   const entryFor = (event: string) => (event === 'SessionStart' ? commandHook(RECAP_HOOK_BIN) : httpHook(url, token));
-  const changed = update(local, (s) => withRecap(s, entryFor), 0o600);
+  const changes: Change[] = [{ file: local, change: (s) => withRecap(s, entryFor), mode: 0o600 }];
+  if (local !== shared && existsSync(shared)) changes.push({ file: shared, change: withoutRecap });
+  const [changed = false] = updateAll(changes);
   return { file: local, mode: 'http', changed };
 }
 
 export function uninstallHooks(scope: Scope, project: string, env: NodeJS.ProcessEnv): string[] {
   const { shared, local } = settingsFiles(scope, project, env);
-  return [...new Set([shared, local])].filter((file) => existsSync(file) && update(file, withoutRecap));
+  const files = [...new Set([shared, local])].filter((file) => existsSync(file));
+  const changed = updateAll(files.map((file) => ({ file, change: withoutRecap })));
+  return files.filter((_, i) => changed[i]);
 }

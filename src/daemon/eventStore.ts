@@ -14,7 +14,7 @@ type Waiting = { events: StoredEvent[]; snapshot?: Uint8Array; resolve: () => vo
 const SNAPSHOT_PREFIX = Buffer.from([0xff, ...Buffer.from('snapshot')]);
 const SNAPSHOTS_KEPT = 2;
 type BatchOp = { type: 'put'; key: Uint8Array; value: Uint8Array } | { type: 'del'; key: Uint8Array };
-const snapshotKey = (seq: number) => Buffer.concat([SNAPSHOT_PREFIX, encodeKey(seq)]);
+export const snapshotKey = (seq: number) => Buffer.concat([SNAPSHOT_PREFIX, encodeKey(seq)]);
 const snapshotSeq = (key: Uint8Array) => decodeKey(key.subarray(SNAPSHOT_PREFIX.length));
 
 export class LogLocked extends Error {

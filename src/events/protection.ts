@@ -3,6 +3,7 @@
 // and the recap commands that change the setup cannot run through its Bash.
 import { isAbsolute, join, normalize } from 'node:path/posix';
 import { tokenize } from './shellTokens.js';
+import { classifyBash } from './whitelist.js';
 
 export type ProtectedState = {
   /** Absolute files and folders the agent may not touch. */
@@ -20,6 +21,8 @@ const PATH_FIELDS = ['file_path', 'notebook_path', 'path'];
 const field = (input: unknown, key: string): unknown =>
   input !== null && typeof input === 'object' ? (input as Record<string, unknown>)[key] : undefined;
 
+const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
 function absolute(path: string, cwd: string | undefined, home: string): string {
   const expanded = path === '~' ? home : path.startsWith('~/') ? join(home, path.slice(2)) : path;
   return normalize(isAbsolute(expanded) ? expanded : join(cwd ?? '/', expanded));
@@ -27,6 +30,46 @@ function absolute(path: string, cwd: string | undefined, home: string): string {
 
 function inside(path: string, root: string): boolean {
   return path === root || path.startsWith(root.endsWith('/') ? root : `${root}/`);
+}
+
+/** One path segment of a glob as a regex: *, ?, [...] and {a,b}. */
+function segmentRegex(glob: string): RegExp {
+  let source = '';
+  for (let i = 0; i < glob.length; i += 1) {
+    const c = glob[i]!;
+    if (c === '*') source += '[^/]*';
+    else if (c === '?') source += '[^/]';
+    else if (c === '[') {
+      const end = glob.indexOf(']', i + 1);
+      if (end === -1) source += '\\[';
+      else {
+        source += `[${glob.slice(i + 1, end).replace(/^!/, '^').replace(/\\/g, '\\\\')}]`;
+        i = end;
+      }
+    } else if (c === '{') {
+      const end = glob.indexOf('}', i + 1);
+      if (end === -1) source += '\\{';
+      else {
+        source += `(?:${glob.slice(i + 1, end).split(',').map(escapeRegex).join('|')})`;
+        i = end;
+      }
+    } else source += escapeRegex(c);
+  }
+  return new RegExp(`^${source}$`);
+}
+
+/**
+ * Whether a glob names the protected path or something inside it, segment by segment.
+ * A `**` before the protected path is reached is a broad search of a parent folder, which
+ * stays allowed (a project's own search would otherwise always hit its .recap folder).
+ */
+function globReaches(pattern: string, protectedPath: string): boolean {
+  const globs = pattern.split('/').filter(Boolean);
+  const segments = protectedPath.split('/').filter(Boolean);
+  return segments.every((segment, i) => {
+    const glob = globs[i];
+    return glob !== undefined && glob !== '**' && segmentRegex(glob).test(segment);
+  });
 }
 
 /** Why the call touches recap's state, or undefined when it does not. */
@@ -39,47 +82,71 @@ export function protectionRefusal(
 ): string | undefined {
   if (tool === 'Bash') {
     const command = field(input, 'command');
-    return typeof command === 'string' ? bashRefusal(command, state, recapPaths) : undefined;
+    return typeof command === 'string' ? bashRefusal(command, cwd, state, recapPaths) : undefined;
   }
   const candidates = PATH_FIELDS.map((k) => field(input, k)).filter((v): v is string => typeof v === 'string');
   const pattern = field(input, 'pattern');
-  // A glob names files too: a pattern joined to its search root.
-  if (tool === 'Glob' && typeof pattern === 'string') candidates.push(join(candidates[0] ?? cwd ?? '/', pattern));
+  if (tool === 'Glob' && typeof pattern === 'string') {
+    const root = absolute(candidates[0] ?? '.', cwd, state.home);
+    const glob = pattern.startsWith('/') || pattern.startsWith('~') ? absolute(pattern, cwd, state.home) : join(root, pattern);
+    const hit = state.paths.find((p) => globReaches(glob, p));
+    if (hit) return `${tool} on ${pattern} touches recap's own files (${hit})`;
+  }
   for (const candidate of candidates) {
     const path = absolute(candidate, cwd, state.home);
-    const hit = state.paths.find((p) => inside(path, p) || inside(path.replace(/\*.*$/, ''), p));
+    const hit = state.paths.find((p) => inside(path, p));
     if (hit) return `${tool} on ${candidate} touches recap's own files (${hit})`;
   }
   return undefined;
 }
 
-function bashRefusal(command: string, state: ProtectedState, recapPaths: ReadonlySet<string>): string | undefined {
+function bashRefusal(command: string, cwd: string | undefined, state: ProtectedState, recapPaths: ReadonlySet<string>): string | undefined {
+  // The way out always passes: recap's own whitelisted commands read nothing of its files
+  // for the agent, and a summary may well mention them.
+  if (classifyBash(command, recapPaths).allowed) return undefined;
   for (const path of state.paths) {
-    const spellings = [path];
-    // The home-relative spellings only for paths below home: `~` alone names far more.
-    if (path !== state.home && inside(path, state.home)) {
-      const rest = path.slice(state.home.length);
-      spellings.push(`~${rest}`, `$HOME${rest}`, `\${HOME}${rest}`);
-    }
-    const hit = spellings.find((s) => command.includes(s));
-    if (hit) return `the command touches recap's own files (${hit})`;
+    const hit = spellings(path, cwd, state.home).find(({ pattern }) => pattern.test(command));
+    if (hit) return `the command touches recap's own files (${hit.text})`;
   }
   const setup = setupSubcommand(command, recapPaths);
   if (setup) return `recap ${setup} changes recap's setup; only the user may run it`;
   return undefined;
 }
 
+/** The ways a command can name a protected path: absolute, from home, relative to the cwd. */
+function spellings(path: string, cwd: string | undefined, home: string): { text: string; pattern: RegExp }[] {
+  // A name ends where a path component ends: recap-old or recap.bak are other files.
+  const whole = (text: string, before = '') => ({ text, pattern: new RegExp(`${before}${escapeRegex(text)}(?![\\w.-])`) });
+  const found = [whole(path)];
+  // The home-relative spellings only for paths below home: `~` alone names far more.
+  if (path !== home && inside(path, home)) {
+    const rest = path.slice(home.length);
+    for (const prefix of ['~', '$HOME', '${HOME}', '"$HOME"', '"${HOME}"']) found.push(whole(`${prefix}${rest}`));
+  }
+  if (cwd !== undefined && path !== cwd && inside(path, cwd)) {
+    const relative = path.slice(cwd.length + 1);
+    found.push(whole(relative, `(?:^|[\\s'"=<>|;&(:])(?:\\./)?`));
+  }
+  return found;
+}
+
 function setupSubcommand(command: string, recapPaths: ReadonlySet<string>): string | undefined {
   const tokenized = tokenize(command);
   if (!tokenized.ok) {
     // Unreadable as shell: judge the raw text, erring on the side of refusing.
-    return /\brecap(?:\.js)?['"]?\s+['"]?(install|uninstall|daemon|trip|import)\b/.exec(command)?.[1];
+    return /\brecap(?:\.js)?['"]?\s+(?:\S+\s+)*?['"]?(install|uninstall|daemon|trip|import)\b/.exec(command)?.[1];
   }
-  const words = tokenized.tokens.flatMap((t) => (t.kind === 'word' ? [t.value] : t.kind === 'heredoc' ? [] : ['']));
-  for (let i = 0; i + 1 < words.length; i += 1) {
-    const word = words[i]!;
-    const isRecap = word === 'recap' || recapPaths.has(word) || /\/recap(\.js)?$/.test(word);
-    if (isRecap && SETUP_SUBCOMMANDS.has(words[i + 1]!)) return words[i + 1];
+  // Any setup word after a recap command word, up to the end of that simple command: the
+  // CLI takes its options anywhere (recap --json uninstall claude).
+  let inRecap = false;
+  for (const token of tokenized.tokens) {
+    if (token.kind !== 'word') {
+      if (token.kind !== 'heredoc') inRecap = false;
+      continue;
+    }
+    const word = token.value;
+    if (inRecap && SETUP_SUBCOMMANDS.has(word)) return word;
+    if (word === 'recap' || recapPaths.has(word) || /\/recap(\.js)?$/.test(word)) inRecap = true;
   }
   return undefined;
 }

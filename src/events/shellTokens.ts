@@ -143,7 +143,8 @@ export function tokenize(input: string): Tokenized {
         i = j + 1;
       } else if (c === '\\') {
         literal = false;
-        value += input[i + 1] ?? '';
+        // A backslash-newline is a line continuation: bash removes both.
+        if (input[i + 1] !== '\n') value += input[i + 1] ?? '';
         i += 2;
       } else if (c === '`') {
         literal = false;

@@ -103,7 +103,7 @@ describe('isRecapHook', () => {
   });
 
   // The regex has no boundary before "recap-hook": any executable whose name ends in it matches.
-  it.fails('BUG: does not recognise a user executable whose name merely ends in recap-hook', () => {
+  it('does not recognise a user executable whose name merely ends in recap-hook', () => {
     expect(isRecapHook({ type: 'command', command: '/home/ann/bin/my-recap-hook claude' })).toBe(false);
   });
 
@@ -269,7 +269,7 @@ describe('withoutRecap', () => {
 
   // An event the user left as an empty list (or an empty hooks object) was not emptied by
   // recap, yet uninstall (and install) drop it.
-  it.fails('BUG: keeps an event list the user left empty', () => {
+  it('keeps an event list the user left empty', () => {
     const settings: Settings = { hooks: { Stop: [], PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'audit' }] }] } };
     expect(withoutRecap(withRecap(clone(settings), commands))).toEqual(settings);
   });

@@ -109,16 +109,11 @@ describe("given recap's protected paths", () => {
       expect(when('Glob', input)).toMatch(/^Glob on .* touches recap's own files/);
     });
 
-    // The pattern is joined onto the cwd with path.join, which does not restart at an
-    // absolute pattern: /home/ann/src/app + /home/ann/.local/share/recap/** becomes
-    // /home/ann/src/app/home/ann/.local/share/recap/**, which is not protected.
-    it.fails('BUG: an absolute Glob pattern into the data folder is refused', () => {
+    it('an absolute Glob pattern into the data folder is refused', () => {
       expect(when('Glob', { pattern: `${DATA}/**/*` })).toMatch(/touches recap's own files/);
     });
 
-    // Only the text before the first * is compared, so a wildcard inside the protected
-    // name itself (rec*, reca?, {recap,x}) escapes.
-    it.fails('GAP: a Glob pattern with a wildcard in the protected folder name is refused', () => {
+    it('a Glob pattern with a wildcard in the protected folder name is refused', () => {
       expect(when('Glob', { pattern: '.local/share/rec*/log/*', path: HOME })).toMatch(/touches recap's own files/);
     });
   });
@@ -149,13 +144,11 @@ describe("given recap's protected paths", () => {
       expect(bash('cat ${HOME}/.local/share/recap/x')).toBe("the command touches recap's own files (${HOME}/.local/share/recap)");
     });
 
-    // Bash gets no cwd: a relative spelling of the project's .recap is not recognised, so
-    // the agent can rewrite its own project's threshold through the shell.
-    it.fails('GAP: a Bash command writing the project config by a relative path is refused', () => {
+    it('a Bash command writing the project config by a relative path is refused', () => {
       expect(bash('echo TOKEN_THRESHOLD=999999 > .recap/config.conf')).toBeDefined();
     });
 
-    it.fails('GAP: a quoted $HOME spelling ("$HOME"/.config/recap/config.conf) is refused', () => {
+    it('a quoted $HOME spelling ("$HOME"/.config/recap/config.conf) is refused', () => {
       expect(bash('cat "$HOME"/.config/recap/config.conf')).toBeDefined();
     });
   });
@@ -196,15 +189,11 @@ describe("given recap's protected paths", () => {
       expect(bash('echo recap uninstall')).toBe("recap uninstall changes recap's setup; only the user may run it");
     });
 
-    // recap accepts its global options before the command (yargs), so these run the setup
-    // command, but the check only looks at the word right after recap.
-    it.fails('BUG: a setup command after a global option (recap --json uninstall claude) is refused', () => {
+    it('a setup command after a global option (recap --json uninstall claude) is refused', () => {
       expect(bash('recap --json uninstall claude')).toBeDefined();
     });
 
-    // bash removes a backslash-newline (line continuation); the tokenizer keeps it in the
-    // word ("uninstall\n"), so the setup command is not recognised.
-    it.fails('BUG: a setup command split by a line continuation (recap uninstall\\<newline> claude) is refused', () => {
+    it('a setup command split by a line continuation (recap uninstall\\<newline> claude) is refused', () => {
       expect(bash('recap uninstall\\\n claude')).toBeDefined();
     });
   });
@@ -259,13 +248,11 @@ describe("given recap's protected paths", () => {
       expect(when('Bash', undefined)).toBeUndefined();
     });
 
-    // Bash compares by substring: a path that merely shares the protected prefix is refused,
-    // while the file tools compare whole path components and let it through.
-    it.fails('BUG: Bash on a path that merely shares a prefix with the data folder (recap-old) is not refused', () => {
+    it('Bash on a path that merely shares a prefix with the data folder (recap-old) is not refused', () => {
       expect(bash(`cat ${HOME}/.local/share/recap-old/notes.txt`)).toBeUndefined();
     });
 
-    it.fails('BUG: Bash on ~/.config/recap.bak (shares the prefix of the config folder) is not refused', () => {
+    it('Bash on ~/.config/recap.bak (shares the prefix of the config folder) is not refused', () => {
       expect(bash('cat ~/.config/recap.bak')).toBeUndefined();
     });
   });
@@ -327,9 +314,7 @@ describe('checkTool with protected paths', () => {
     expect(checkTool(command('Bash', { command: 'recap status' }), tripped, ctx)).toEqual({ answer: { allow: true }, events: [] });
   });
 
-  // The way out must always pass, but the substring check also reads the summary body of a
-  // quoted here-document: a summary that mentions the config file's path is refused.
-  it.fails('BUG: given a tripped gate, a recap submit whose summary mentions ~/.config/recap/config.conf is allowed', () => {
+  it('given a tripped gate, a recap submit whose summary mentions ~/.config/recap/config.conf is allowed', () => {
     const tripped = stateFrom([interactionRecorded(600), gateTripped(600)]);
     const summary = validSummary().replace('detail', 'we raised TOKEN_THRESHOLD in ~/.config/recap/config.conf and');
     const decision = checkTool(command('Bash', { command: `recap submit <<'EOF'\n${summary}\nEOF` }), tripped, ctx);
