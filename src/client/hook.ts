@@ -2,7 +2,7 @@
 // from stdin (with a deadline), forwards it to the daemon, prints the answer and exits with
 // its code. Node built-ins only, so it starts as fast as Node can; it never hangs past its
 // deadline and never prints a stack trace into the agent.
-import { read, writeSync } from 'node:fs';
+import { writeSync } from 'node:fs';
 import type { Client } from './socketClient.js';
 
 const AGENTS = new Set(['claude']);
@@ -23,39 +23,63 @@ function finish(answer: Answer): void {
   process.exit(answer.exitCode);
 }
 
-function parse(text: string): unknown {
+/** The length of the first complete JSON object at the start of `text`, if it is all there. */
+export function firstObjectLength(text: string): number | undefined {
+  const start = text.search(/\S/);
+  if (start === -1 || text[start] !== '{') return undefined;
+  let depth = 0;
+  let inString = false;
+  for (let i = start; i < text.length; i += 1) {
+    const c = text[i];
+    if (inString) {
+      if (c === '\\') i += 1;
+      else if (c === '"') inString = false;
+    } else if (c === '"') inString = true;
+    else if (c === '{' || c === '[') depth += 1;
+    else if (c === '}' || c === ']') {
+      depth -= 1;
+      if (depth === 0) return i + 1;
+    }
+  }
+  return undefined;
+}
+
+function parseObject(text: string): Record<string, unknown> | undefined {
+  const length = firstObjectLength(text);
+  if (length === undefined) return undefined;
   try {
-    return JSON.parse(text) as unknown;
+    const value = JSON.parse(text.slice(0, length)) as unknown;
+    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
   } catch {
     return undefined;
   }
 }
 
-/** The first complete JSON object on stdin: some agents keep stdin open after writing it. */
-function readPayload(): Promise<unknown> {
+/**
+ * The first complete JSON object on stdin: some agents keep stdin open after writing it.
+ * Read through the stdin stream, not fs.read: a read blocked in Node's thread pool on an
+ * open pipe would keep the process from exiting after the deadline.
+ */
+function readPayload(): Promise<Record<string, unknown> | undefined> {
   return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    let settled = false;
-    const done = (value: unknown) => {
-      if (settled) return;
-      settled = true;
+    let text = '';
+    const done = (value: Record<string, unknown> | undefined) => {
       clearTimeout(timer);
+      process.stdin.removeAllListeners('data');
+      process.stdin.pause();
       resolve(value);
     };
-    const timer = setTimeout(() => done(parse(Buffer.concat(chunks).toString('utf8'))), STDIN_DEADLINE_MS);
-    const next = () => {
-      const buffer = Buffer.allocUnsafe(64 * 1024);
-      read(0, buffer, 0, buffer.length, null, (error, bytes) => {
-        if (settled) return;
-        if (error || bytes === 0) return done(error ? undefined : parse(Buffer.concat(chunks).toString('utf8')));
-        chunks.push(buffer.subarray(0, bytes));
-        const text = Buffer.concat(chunks).toString('utf8');
-        const value = text.trimEnd().endsWith('}') ? parse(text) : undefined;
+    const timer = setTimeout(() => done(parseObject(text)), STDIN_DEADLINE_MS);
+    process.stdin.setEncoding('utf8');
+    process.stdin.on('data', (chunk: string) => {
+      text += chunk;
+      if (chunk.includes('}')) {
+        const value = parseObject(text);
         if (value !== undefined) done(value);
-        else next();
-      });
-    };
-    next();
+      }
+    });
+    process.stdin.once('end', () => done(parseObject(text)));
+    process.stdin.once('error', () => done(undefined));
   });
 }
 
@@ -109,7 +133,7 @@ async function main(): Promise<void> {
   const connecting = connect();
   connecting.catch(() => undefined);
   const payload = await reading;
-  if (payload === undefined || payload === null || typeof payload !== 'object') {
+  if (payload === undefined) {
     const message = 'recap: the hook input was not one JSON object; this call was not checked';
     finish({ stdout: JSON.stringify({ systemMessage: message }), exitCode: 0 });
     return;

@@ -62,6 +62,9 @@ export class HttpEndpoint {
     try {
       body = await readBody(req);
     } catch (error) {
+      // Answer, then drop the connection: the rest of the body is not worth reading.
+      res.once('finish', () => req.socket.destroy());
+      res.setHeader('connection', 'close');
       return reply(res, 413, { error: (error as Error).message });
     }
     let payload: unknown;
@@ -103,8 +106,9 @@ function readBody(req: IncomingMessage): Promise<string> {
     req.on('data', (chunk: Buffer) => {
       size += chunk.length;
       if (size > MAX_BODY) {
+        req.removeAllListeners('data');
+        req.pause();
         reject(new Error(`the body is over ${MAX_BODY} bytes`));
-        req.destroy();
         return;
       }
       chunks.push(chunk);

@@ -234,7 +234,7 @@ describe.each([{ mode: 'command' as const }, { mode: 'http' as const }])("the re
       expect(requests.length, mock.describe()).toBeGreaterThan(0);
       const body = requests[0]!.raw;
       const where = "the new session's first request";
-      expectIn(body, `recap: the memory of job ${job}, 1 summaries`, where, mock.describe());
+      expectIn(body, `recap: the memory of job ${job}: 1 summaries in its chain.`, where, mock.describe());
       expectIn(body, SUMMARY_PHRASE, where);
       expectIn(body, '## Current State', where);
       // It is the summary that came back, not a transcript of the first session.

@@ -225,10 +225,10 @@ describe('Claude Code hooks through the daemon', () => {
 
     it('SessionStart after an accepted summary hands over the memory, and tools pass again', async () => {
       const submitted = await op<{ accepted: boolean; problems?: string[] }>({ op: 'submit', job, text: goodSummary() });
-      expect(submitted).toMatchObject({ accepted: true });
+      expect(submitted, JSON.stringify(submitted)).toMatchObject({ accepted: true });
       for (const source of ['startup', 'resume', 'clear', 'compact']) {
         const context = additionalContext(await hook(sessionStart(dir, source)), 'SessionStart');
-        expect(context).toContain(`recap: the memory of job ${job}, 1 summaries`);
+        expect(context).toContain(`recap: the memory of job ${job}: 1 summaries in its chain.`);
         expect(context).toContain('## User Requests');
         expect(context).toContain('The user asked for a parser');
       }

@@ -16,7 +16,7 @@ function logDir(): string {
   return join(dir, 'log');
 }
 
-const denied = (i: number): RecapEvent => ({ type: 'ToolDenied', data: { job: 'j', tool: `T${i}`, time: i } });
+const denied = (i: number): RecapEvent => ({ type: 'ToolDenied', data: { job: 'j', tool: `T${i}`, cause: 'gate', time: i } });
 
 async function readAll(store: EventStore) {
   const events = [];
@@ -38,9 +38,9 @@ describe('EventStore', () => {
     const reopened = await EventStore.open(path);
     expect(reopened.lastSeq).toBe(3);
     expect((await readAll(reopened)).map((e) => [e.seq, e.type, e.version, e.data])).toEqual([
-      [1, 'ToolDenied', 1, denied(1).data],
-      [2, 'ToolDenied', 1, denied(2).data],
-      [3, 'ToolDenied', 1, denied(3).data],
+      [1, 'ToolDenied', 2, denied(1).data],
+      [2, 'ToolDenied', 2, denied(2).data],
+      [3, 'ToolDenied', 2, denied(3).data],
     ]);
     expect(reopened.append([denied(4)]).stored[0]!.seq).toBe(4);
     await reopened.close();

@@ -156,14 +156,18 @@ describe('recap-hook claude against a running daemon', () => {
     noStack(run);
   });
 
-  it('exits within its stdin deadline when stdin stays open after bytes that are not one JSON object', async () => {
+  it('answers the first of two objects at once when stdin stays open after them', async () => {
     const cwd = project(box, 'stdin-open-junk');
-    // Ends with "}", so the hook tries to parse it, fails and reads on.
     const run = await runHook(box, { input: `${preToolUse(cwd)}\n${preToolUse(cwd)}\n`, endStdin: false, cwd });
     expect(run.hung, `the hook was still running after ${HANG_LIMIT_MS} ms (stdout so far: ${run.stdout})`).toBe(false);
     expect(run.code).toBe(0);
-    expect(run.stdout.startsWith('{')).toBe(true);
+    // The gate is open: the first PreToolUse is allowed, which is no output at all.
+    expect(run.stdout).toBe('');
     noStack(run);
+  });
+
+  it('answers a JSON array with a systemMessage: it is not one JSON object', async () => {
+    for (const input of ['[]', '[1,2]']) expect(expectSystemMessage(await runHook(box, { input })), input).toContain('not one JSON object');
   });
 
   it('answers invalid JSON with exit 0 and a systemMessage, never a stack trace', async () => {
