@@ -10,7 +10,8 @@ import { connectOrStart } from './autostart.js';
 import { printChecks, runDoctor } from './doctor.js';
 import { installCommandHooks, installHttpHooks, uninstallHooks, type Scope } from './installClaude.js';
 import { installSystemd } from './installSystemd.js';
-import { printChain, printStatus, printSubmit } from './output.js';
+import { printChain, printReport, printStatus, printSubmit } from './output.js';
+import { parseTime } from './time.js';
 
 type Global = { json: boolean; job?: string | undefined; debug: boolean };
 
@@ -116,14 +117,15 @@ export function buildCli(args: string[]): Argv {
       (y) =>
         y
           .positional('stdin', { type: 'string', describe: '- reads the summary from stdin (the default)' })
-          .option('file', { type: 'string', alias: 'f', describe: 'read the summary from this file (- for stdin)' }),
+          .option('file', { type: 'string', alias: 'f', describe: 'read the summary from this file (- for stdin)' })
+          .option('topic', { type: 'string', describe: 'keep it on the chain of this topic, apart from the main one' }),
       async (argv) => {
         // yargs reads a lone "-" as an empty string.
         if (argv.stdin !== undefined && argv.stdin !== '-' && argv.stdin !== '') {
           throw new UsageError(`recap submit takes the summary on stdin or with --file PATH, not ${JSON.stringify(argv.stdin)}`);
         }
         const text = await readInput(argv.file, 'summary');
-        const result = await call<Parameters<typeof printSubmit>[0]>('submit', { ...target(argv), text });
+        const result = await call<Parameters<typeof printSubmit>[0]>('submit', { ...target(argv), text, ...(argv.topic !== undefined ? { topic: argv.topic } : {}) });
         output(argv, result, () => printSubmit(result));
         if (!result.accepted) process.exitCode = EXIT_DENIED;
       },
@@ -182,6 +184,34 @@ export function buildCli(args: string[]): Argv {
         output(argv, { files }, () =>
           process.stdout.write(files.length > 0 ? `removed recap's hooks from ${files.join(' and ')}\n` : 'recap had no hooks there; nothing changed\n'),
         );
+      },
+    )
+    .command(
+      'trip',
+      'trip the gate now: the agent must summarize before anything else',
+      (y) => y.option('reason', { type: 'string', describe: 'why, in your words; the agent is told' }),
+      async (argv) => {
+        const result = await call<{ already: boolean; gate: Parameters<typeof printStatus>[0] }>('trip', {
+          ...target(argv),
+          ...(argv.reason !== undefined ? { note: argv.reason } : {}),
+        });
+        output(argv, result, () => {
+          if (result.already) process.stdout.write('the gate was already tripped\n');
+          printStatus(result.gate);
+        });
+      },
+    )
+    .command(
+      'report',
+      'where the tokens went: per job and agent, interactions, summaries, denials and model usage',
+      (y) => y.option('since', { type: 'string', describe: 'from this time (ISO, HH:MM, or 10m/2h/3d ago)' }),
+      async (argv) => {
+        const since = argv.since === undefined ? undefined : parseTime(argv.since);
+        const result = await call<{ jobs: Parameters<typeof printReport>[0] }>('report', {
+          ...(argv.job !== undefined ? { job: argv.job } : {}),
+          ...(since !== undefined ? { since } : {}),
+        });
+        output(argv, result, () => printReport(result.jobs));
       },
     )
     .command('doctor', 'check the installation: daemon, permissions, config, hooks', (y) => y, async (argv) => {

@@ -43,3 +43,35 @@ export function printChain(result: { entries: Entry[] }): void {
     write(`${i + 1}. ${new Date(e.time).toISOString()}  level ${e.level}  ${e.tokens} tokens  through #${e.coversThrough}  ${e.hash.slice(0, 12)}`),
   );
 }
+
+type AgentRow = { agent: string; interactions: number; countedTokens: number; denials: number; input: number; output: number; cacheCreation: number; cacheRead: number };
+type JobReport = { job: string; summaries: number; rejections: number; agents: AgentRow[] };
+
+export function printReport(jobs: JobReport[]): void {
+  if (jobs.length === 0) {
+    write('nothing recorded yet');
+    return;
+  }
+  const head = ['job', 'agent', 'interactions', 'tokens counted', 'summaries', 'rejections', 'denials', 'model input', 'output', 'cache write', 'cache read'];
+  const rows = jobs.flatMap((j) =>
+    j.agents.length === 0
+      ? [[j.job, '-', '0', '0', String(j.summaries), String(j.rejections), '0', '0', '0', '0', '0']]
+      : j.agents.map((a, i) => [
+          j.job,
+          a.agent,
+          String(a.interactions),
+          String(a.countedTokens),
+          i === 0 ? String(j.summaries) : '',
+          i === 0 ? String(j.rejections) : '',
+          String(a.denials),
+          String(a.input),
+          String(a.output),
+          String(a.cacheCreation),
+          String(a.cacheRead),
+        ]),
+  );
+  const widths = head.map((h, c) => Math.max(h.length, ...rows.map((r) => r[c]!.length)));
+  const line = (cells: string[]) => cells.map((cell, c) => (c < 2 ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!))).join('  ');
+  write(line(head));
+  for (const row of rows) write(line(row));
+}

@@ -8,6 +8,7 @@ import { CommandRefused } from '../events/commands.js';
 import type { ConfigService } from './configService.js';
 import type { HookOps } from './handler.js';
 import { describeIssues } from './protocol.js';
+import { TranscriptReader } from './transcript.js';
 
 /** What the hook client prints and the exit code it ends with. */
 export type HookAnswer = { stdout: string; exitCode: number };
@@ -18,6 +19,7 @@ const text = z.string().max(256);
 const common = z.object({
   hook_event_name: z.string().max(64),
   cwd: z.string().startsWith('/').max(4096),
+  transcript_path: z.string().max(4096).optional(),
   session_id: text.optional(),
   agent_id: text.optional(),
   agent_type: text.optional(),
@@ -44,12 +46,13 @@ export async function answerClaudeHook(payload: unknown, ops: HookOps, config: C
     return NOTHING;
   }
   const where = target(parsed.data, config);
+  const seen = await observe(parsed.data, where, ops);
   try {
     switch (name as keyof typeof payloads) {
       case 'UserPromptSubmit':
-        return await promptSubmitted(parsed.data as Payload<'UserPromptSubmit'>, where, ops);
+        return await promptSubmitted(parsed.data as Payload<'UserPromptSubmit'>, where, ops, seen);
       case 'PreToolUse':
-        return await toolRequested(parsed.data as Payload<'PreToolUse'>, where, ops);
+        return await toolRequested(parsed.data as Payload<'PreToolUse'>, where, ops, seen);
       case 'PostToolUse':
         return await toolUsed(parsed.data as Payload<'PostToolUse'>, where, ops);
       case 'SessionStart':
@@ -62,6 +65,17 @@ export async function answerClaudeHook(payload: unknown, ops: HookOps, config: C
 }
 
 type Target = { job: string; project: string };
+
+const transcripts = new TranscriptReader();
+
+/** The transcript's news: the model's usage is recorded, the context use is handed on. */
+async function observe(payload: z.infer<typeof common>, where: Target, ops: HookOps): Promise<{ contextTokens?: number }> {
+  const path = payload.transcript_path;
+  if (path === undefined || !path.endsWith('.jsonl')) return {};
+  const news = await transcripts.read(path);
+  await ops.usage(where.job, payload.session_id ?? 'unknown', news.usage, where.project);
+  return news.contextTokens !== undefined ? { contextTokens: news.contextTokens } : {};
+}
 
 const projects = new Map<string, string>();
 
@@ -86,19 +100,19 @@ function additionalContext(hookEventName: string, context: string): HookAnswer {
   return { stdout: JSON.stringify({ hookSpecificOutput: { hookEventName, additionalContext: context } }), exitCode: 0 };
 }
 
-async function promptSubmitted(payload: Payload<'UserPromptSubmit'>, where: Target, ops: HookOps): Promise<HookAnswer> {
-  const result = await ops.record({ ...where, kind: 'prompt', text: payload.prompt, ...agentOf(payload) });
+async function promptSubmitted(payload: Payload<'UserPromptSubmit'>, where: Target, ops: HookOps, seen: { contextTokens?: number }): Promise<HookAnswer> {
+  const result = await ops.record({ ...where, kind: 'prompt', text: payload.prompt, ...agentOf(payload), ...seen });
   if (!result.gate?.tripped) return NOTHING;
   return additionalContext(
     'UserPromptSubmit',
     `recap: job ${where.job} needs a summary before any other tool can run ` +
-      `(${result.gate.unsummarizedTokens} unsummarized tokens, threshold ${result.gate.threshold}). ` +
+      `(${result.gate.reason ?? 'threshold'}: ${result.gate.unsummarizedTokens} unsummarized tokens, threshold ${result.gate.threshold}). ` +
       'Run recap context to see what to summarize and the command to submit it with.',
   );
 }
 
-async function toolRequested(payload: Payload<'PreToolUse'>, where: Target, ops: HookOps): Promise<HookAnswer> {
-  const answer = await ops.check({ ...where, tool: payload.tool_name, input: payload.tool_input, cwd: payload.cwd, ...agentOf(payload) });
+async function toolRequested(payload: Payload<'PreToolUse'>, where: Target, ops: HookOps, seen: { contextTokens?: number }): Promise<HookAnswer> {
+  const answer = await ops.check({ ...where, tool: payload.tool_name, input: payload.tool_input, cwd: payload.cwd, ...agentOf(payload), ...seen });
   if (answer.allow) return NOTHING;
   const output = {
     hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: answer.reason },

@@ -72,12 +72,16 @@ export function combine(layers: Layer[]): { ok: true; effective: Effective } | {
   };
 }
 
-const BAND_KEYS = ['SUMMARY_MIN_TOKENS', 'SUMMARY_MAX_TOKENS'];
+const BANDS = [
+  ['SUMMARY_MIN_TOKENS', 'SUMMARY_MAX_TOKENS'],
+  ['ROLLUP_MIN_TOKENS', 'ROLLUP_MAX_TOKENS'],
+];
 
-/** A problem between the band's two ends is blamed on the end a file set. */
+/** A problem between a band's two ends is blamed on the end a file set. */
 function blamedKey(key: string, sources: Record<string, string>): string {
-  if (!BAND_KEYS.includes(key) || sources[key] !== 'default') return key;
-  return BAND_KEYS.find((k) => sources[k] !== 'default') ?? key;
+  const band = BANDS.find((b) => b.includes(key));
+  if (!band || sources[key] !== 'default') return key;
+  return band.find((k) => sources[k] !== 'default') ?? key;
 }
 
 export class ConfigService {

@@ -5,12 +5,14 @@ import type { Logger } from 'pino';
 import { CommandRefused } from '../events/commands.js';
 import type { Config } from '../events/config.js';
 import type { RecapEvent } from '../events/events.js';
-import { checkTool, gateStatus, recordInteraction, submitSummary, type DecideContext, type GateStatus } from '../events/gate.js';
+import type { UsageEntry } from '../events/commands.js';
+import { checkTool, gateStatus, recordInteraction, recordUsage, submitSummary, tripGate, type DecideContext, type GateStatus } from '../events/gate.js';
 import { contextText, tripCause } from '../events/gateMessages.js';
 import type { JobState } from '../events/jobState.js';
 import { tokenCounter, type TokenCounter } from '../events/tokens.js';
 import { eventsPage, projectionAt, verifyLog } from './audit.js';
 import { answerClaudeHook } from './claudeHook.js';
+import { usageReport } from './report.js';
 import type { ConfigService, Effective } from './configService.js';
 import { sameValues } from './configService.js';
 import type { EventStore } from './eventStore.js';
@@ -100,7 +102,31 @@ export class Handler {
         return this.replay(request as RequestOf<'replay'>, progress);
       case 'verify':
         return verifyLog(this.deps.store, this.deps.projection, progress);
+      case 'trip':
+        return this.trip(request as RequestOf<'trip'>);
+      case 'report':
+        return this.report(request as RequestOf<'report'>);
     }
+  }
+
+  private async report(r: RequestOf<'report'>) {
+    await this.deps.store.flushed();
+    return { jobs: await usageReport(this.deps.store, defined({ job: r.job, since: r.since })) };
+  }
+
+  async trip(r: RequestOf<'trip'>) {
+    const ctx = await this.prepare(r.project);
+    const decision = tripGate({ type: 'TripGate', job: r.job, ...defined({ note: r.note }), now: this.now() }, this.state(r.job));
+    await this.commit(r.job, ctx, decision.events);
+    return { ...decision.answer, gate: gateStatus(this.state(r.job), ctx.decide.config) };
+  }
+
+  /** The model's token use read from a transcript, each message once. */
+  async usage(job: string, session: string, entries: UsageEntry[], project: string | undefined): Promise<void> {
+    if (entries.length === 0) return;
+    const ctx = await this.prepare(project);
+    const decision = recordUsage({ type: 'RecordUsage', job, session, entries, now: this.now() }, this.state(job));
+    await this.commit(job, ctx, decision.events);
   }
 
   private async replay(r: RequestOf<'replay'>, progress?: (done: number) => void) {
@@ -127,21 +153,22 @@ export class Handler {
 
   async submit(r: RequestOf<'submit'>) {
     const ctx = await this.prepare(r.project);
-    const decision = submitSummary({ type: 'SubmitSummary', job: r.job, text: r.text, now: this.now() }, this.state(r.job), ctx.decide);
+    const command = { type: 'SubmitSummary' as const, job: r.job, text: r.text, ...defined({ topic: r.topic }), now: this.now() };
+    const decision = submitSummary(command, this.state(r.job), ctx.decide);
     await this.commit(r.job, ctx, decision.events);
     return decision.answer;
   }
 
   async status(r: RequestOf<'status'>) {
-    const config = await this.settled(r.job, r.project);
+    const { config } = await this.settled(r.job, r.project);
     const problems = this.deps.config.problems;
     return { ...gateStatus(this.state(r.job), config), ...(problems.length > 0 ? { configProblems: problems } : {}) };
   }
 
   async context(r: RequestOf<'context'>): Promise<{ text: string; tripped: boolean; summaries: number }> {
-    const config = await this.settled(r.job, r.project);
+    const { config, count } = await this.settled(r.job, r.project);
     const state = this.state(r.job);
-    return { text: contextText(state, config), tripped: state.gate.tripped, summaries: state.chain.length };
+    return { text: contextText(state, config, count), tripped: state.gate.tripped, summaries: state.chain.length };
   }
 
   async chain(r: RequestOf<'chain'>) {
@@ -180,11 +207,11 @@ export class Handler {
   }
 
   /** Reads wait for writes already in flight, so they never show what is not yet durable. */
-  private async settled(job: string, project: string | undefined): Promise<Config> {
+  private async settled(job: string, project: string | undefined): Promise<DecideContext> {
     const ctx = await this.prepare(project);
     await this.commit(job, ctx, []);
     await this.deps.store.flushed();
-    return ctx.decide.config;
+    return ctx.decide;
   }
 
   /** The configuration for a project (the user's outside any), its token counter, its protected files. */
@@ -225,7 +252,7 @@ export class Handler {
   }
 }
 
-export type HookOps = Pick<Handler, 'record' | 'check' | 'context'>;
+export type HookOps = Pick<Handler, 'record' | 'check' | 'context' | 'usage'>;
 
 /** A job as it was at a past moment: `recap replay`'s answer. */
 function pastStatus(state: JobState) {

@@ -8,6 +8,8 @@ export type RecordInteraction = {
   text: string;
   session?: string;
   agent?: string;
+  /** The agent's context use in tokens, when its transcript tells. */
+  contextTokens?: number;
   now: Time;
 };
 
@@ -17,14 +19,22 @@ export type CheckTool = {
   tool: string;
   input?: unknown;
   session?: string;
+  agent?: string;
   /** The agent's working folder, for tool paths given relative to it. */
   cwd?: string;
+  contextTokens?: number;
   now: Time;
 };
 
-export type SubmitSummary = { type: 'SubmitSummary'; job: string; text: string; now: Time };
+export type SubmitSummary = { type: 'SubmitSummary'; job: string; text: string; topic?: string; now: Time };
 
-export type Command = RecordInteraction | CheckTool | SubmitSummary;
+export type TripGate = { type: 'TripGate'; job: string; note?: string; now: Time };
+
+export type UsageEntry = { key: string; agent: string; model?: string; input: number; output: number; cacheCreation: number; cacheRead: number };
+
+export type RecordUsage = { type: 'RecordUsage'; job: string; session: string; entries: UsageEntry[]; now: Time };
+
+export type Command = RecordInteraction | CheckTool | SubmitSummary | TripGate | RecordUsage;
 
 /** A command the domain refuses: a user's mistake, reported as such. */
 export class CommandRefused extends Error {

@@ -26,7 +26,21 @@ export type InteractionRecorded = {
 
 export type GateTripped = {
   type: 'GateTripped';
-  data: { job: string; reason: TripReason; unsummarizedTokens: number; limit: number; time: Time };
+  data: {
+    job: string;
+    reason: TripReason;
+    unsummarizedTokens: number;
+    limit: number;
+    /** What reached the limit when it is not tokens: interactions, context percent, summaries to roll up. */
+    measured?: number;
+    /** A rollup's level, and its topic when it has one. */
+    level?: number;
+    topic?: string;
+    /** The session whose context use tripped it, or the user's words for a manual trip. */
+    session?: string;
+    note?: string;
+    time: Time;
+  };
 };
 
 /** Why a tool call was denied: the tripped gate, or recap's own files being off limits. */
@@ -34,7 +48,7 @@ export type DenialCause = 'gate' | 'protected';
 
 export type ToolDenied = {
   type: 'ToolDenied';
-  data: { job: string; tool: string; cause: DenialCause; session?: string; time: Time };
+  data: { job: string; tool: string; cause: DenialCause; session?: string; agent?: string; time: Time };
 };
 
 export type SummaryRejected = {
@@ -52,6 +66,10 @@ export type SummaryAccepted = {
     tokens: number;
     /** Sequence number of the last interaction this summary covers. */
     coversThrough: number;
+    /** The topic's own chain it belongs to; absent for the job's main chain. */
+    topic?: string;
+    /** A rollup's entries: the sequence numbers of the summaries it rolls up. */
+    rolls?: number[];
     prevHash: string;
     hash: string;
     time: Time;
@@ -70,8 +88,27 @@ export type ConfigApplied = {
   };
 };
 
+/** The model's token use for one message of the agent's transcript. */
+export type UsageRecorded = {
+  type: 'UsageRecorded';
+  data: {
+    job: string;
+    session: string;
+    agent: string;
+    /** The message id and request id: each message is counted once. */
+    key: string;
+    model?: string;
+    input: number;
+    output: number;
+    cacheCreation: number;
+    cacheRead: number;
+    time: Time;
+  };
+};
+
 export type RecapEvent =
   | InteractionRecorded
+  | UsageRecorded
   | GateTripped
   | ToolDenied
   | SummaryRejected
@@ -87,6 +124,7 @@ export const EVENT_TYPES: readonly EventType[] = [
   'SummaryRejected',
   'SummaryAccepted',
   'ConfigApplied',
+  'UsageRecorded',
 ];
 
 /** The schema version written for each event type today. */
@@ -97,6 +135,7 @@ export const CURRENT_VERSION: Record<EventType, number> = {
   SummaryRejected: 1,
   SummaryAccepted: 1,
   ConfigApplied: 1,
+  UsageRecorded: 1,
 };
 
 /** An event as it sits in the log: its global sequence number and schema version. */

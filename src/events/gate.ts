@@ -1,16 +1,18 @@
-// The decider: from a command and a job's state, the answer and the events to store.
-// One function per command; none reads the clock, the disk or the network.
-import type { CheckTool, RecordInteraction, SubmitSummary } from './commands.js';
+// The decider for the gate: from a command and a job's state, the answer and the events to
+// store. One function per command; none reads the clock, the disk or the network.
+import type { CheckTool, RecordInteraction, TripGate } from './commands.js';
 import { CommandRefused } from './commands.js';
 import type { Config } from './config.js';
-import { entryHash } from './chain.js';
-import type { DenialCause, GateTripped, RecapEvent, SummaryAccepted } from './events.js';
+import type { DenialCause, RecapEvent } from './events.js';
 import { denyReason, protectionReason } from './gateMessages.js';
-import { headHash, type JobState } from './jobState.js';
-import { validateSummary } from './summaryValidator.js';
-import type { TokenCounter } from './tokens.js';
+import { evolve, type JobState } from './jobState.js';
 import { protectionRefusal, type ProtectedState } from './protection.js';
+import type { TokenCounter } from './tokens.js';
+import { tripFor } from './triggers.js';
 import { classifyBash } from './whitelist.js';
+
+export { submitSummary, type SubmitAnswer } from './summaries.js';
+export { recordUsage } from './usage.js';
 
 export type DecideContext = {
   config: Config;
@@ -24,9 +26,6 @@ export type DecideContext = {
 export type Decision<Answer> = { answer: Answer; events: RecapEvent[] };
 
 export type CheckAnswer = { allow: true } | { allow: false; reason: string };
-export type SubmitAnswer =
-  | { accepted: true; entry: SummaryAccepted['data'] }
-  | { accepted: false; problems: string[] };
 
 export function recordInteraction(
   command: RecordInteraction,
@@ -37,61 +36,46 @@ export function recordInteraction(
   const { job, kind, text, now } = command;
   const tokens = ctx.count(text);
   const counted = ctx.config.COUNT_KINDS.includes(kind);
-  const events: RecapEvent[] = [
-    {
-      type: 'InteractionRecorded',
-      data: { job, kind, text, tokens, counted, ...optional(command), time: now },
-    },
-  ];
-  const unsummarized = state.unsummarizedTokens + (counted ? tokens : 0);
-  if (!state.gate.tripped && unsummarized >= ctx.config.TOKEN_THRESHOLD) {
-    events.push(thresholdTripped(job, unsummarized, ctx.config, now));
-  }
-  return { answer: { tokens }, events };
+  const recorded: RecapEvent = {
+    type: 'InteractionRecorded',
+    data: { job, kind, text, tokens, counted, ...defined({ session: command.session, agent: command.agent }), time: now },
+  };
+  const tripped = tripFor(state, ctx.config, now, command, { tokens, counted });
+  return { answer: { tokens }, events: tripped ? [recorded, tripped] : [recorded] };
 }
 
 export function checkTool(command: CheckTool, state: JobState, ctx: DecideContext): Decision<CheckAnswer> {
-  const { job, tool, now } = command;
-  const refusal = protectionRefusal(tool, command.input, command.cwd, ctx.protected, ctx.recapPaths);
+  const refusal = protectionRefusal(command.tool, command.input, command.cwd, ctx.protected, ctx.recapPaths);
   if (refusal) return { answer: { allow: false, reason: protectionReason(refusal) }, events: [toolDenied(command, 'protected')] };
-  const events: RecapEvent[] = [];
-  let gate = state.gate;
-  if (!gate.tripped) {
-    // The threshold may have been lowered since the last record.
-    if (state.unsummarizedTokens < ctx.config.TOKEN_THRESHOLD) return { answer: { allow: true }, events };
-    const tripped = thresholdTripped(job, state.unsummarizedTokens, ctx.config, now);
-    events.push(tripped);
-    gate = { tripped: true, ...tripped.data, since: now };
-  }
+  // An open gate can trip here too: a lowered threshold, the agent's context use.
+  const tripped = tripFor(state, ctx.config, command.now, command);
+  const events: RecapEvent[] = tripped ? [tripped] : [];
+  const current = tripped ? evolve(structuredClone(state), { ...tripped, seq: 0, version: 1 }) : state;
+  if (!current.gate.tripped) return { answer: { allow: true }, events };
   const verdict = toolVerdict(command, ctx);
   if (verdict.allowed) return { answer: { allow: true }, events };
   events.push(toolDenied(command, 'gate'));
-  const reason = denyReason({ ...state, gate }, ctx.config, verdict.why);
-  return { answer: { allow: false, reason }, events };
+  return { answer: { allow: false, reason: denyReason(current, ctx.config, verdict.why) }, events };
 }
 
-export function submitSummary(command: SubmitSummary, state: JobState, ctx: DecideContext): Decision<SubmitAnswer> {
-  const { job, text, now } = command;
-  if (state.pending.length === 0 && !state.gate.tripped) {
-    return { answer: { accepted: false, problems: ['nothing to summarize: no interaction was recorded since the last summary'] }, events: [] };
-  }
-  const { problems, tokens, sections } = validateSummary(text, ctx.config, ctx.count);
-  if (problems.length > 0) {
-    return {
-      answer: { accepted: false, problems },
-      events: [{ type: 'SummaryRejected', data: { job, problems, tokens, time: now } }],
-    };
-  }
-  const coversThrough = state.pending.at(-1)?.seq ?? state.chain.at(-1)?.coversThrough ?? 0;
-  const content = { job, level: 0, sections, text, tokens, coversThrough, time: now };
-  const prevHash = headHash(state);
-  const entry: SummaryAccepted['data'] = { ...content, prevHash, hash: entryHash(prevHash, content) };
-  return { answer: { accepted: true, entry }, events: [{ type: 'SummaryAccepted', data: entry }] };
+/** `recap trip`: the user asks for a summary now. A tripped gate stays as it is. */
+export function tripGate(command: TripGate, state: JobState): Decision<{ tripped: true; already: boolean }> {
+  if (state.gate.tripped) return { answer: { tripped: true, already: true }, events: [] };
+  const { job, now } = command;
+  return {
+    answer: { tripped: true, already: false },
+    events: [
+      {
+        type: 'GateTripped',
+        data: { job, reason: 'manual', unsummarizedTokens: state.unsummarizedTokens, limit: 0, ...defined({ note: command.note }), time: now },
+      },
+    ],
+  };
 }
 
 function toolDenied(command: CheckTool, cause: DenialCause): RecapEvent {
   const { job, tool, now } = command;
-  return { type: 'ToolDenied', data: { job, tool, cause, ...(command.session !== undefined ? { session: command.session } : {}), time: now } };
+  return { type: 'ToolDenied', data: { job, tool, cause, ...defined({ session: command.session, agent: command.agent }), time: now } };
 }
 
 type ToolVerdict = { allowed: true } | { allowed: false; why?: string };
@@ -116,22 +100,13 @@ function toolVerdict(command: CheckTool, ctx: DecideContext): ToolVerdict {
   return { allowed: false };
 }
 
-function thresholdTripped(job: string, unsummarizedTokens: number, config: Config, now: number): GateTripped {
-  return {
-    type: 'GateTripped',
-    data: { job, reason: 'threshold', unsummarizedTokens, limit: config.TOKEN_THRESHOLD, time: now },
-  };
-}
-
 function field(value: unknown, key: string): unknown {
   return value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined;
 }
 
-function optional(command: RecordInteraction): { session?: string; agent?: string } {
-  return {
-    ...(command.session !== undefined ? { session: command.session } : {}),
-    ...(command.agent !== undefined ? { agent: command.agent } : {}),
-  };
+/** The fields that have a value: stored events carry no `undefined`. */
+export function defined<T extends Record<string, unknown>>(value: T): { [K in keyof T]?: Exclude<T[K], undefined> } {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as never;
 }
 
 export type GateStatus = {

@@ -1,21 +1,24 @@
 // The words recap says to an agent: why it is blocked and exactly what to do, and the
 // job's memory. Kept well under Claude Code's 10,000-character cut.
 import type { Config } from './config.js';
-import type { JobState, PendingInteraction } from './jobState.js';
+import { unrolled, type ChainEntry, type JobState, type PendingInteraction } from './jobState.js';
+import { memoryText } from './memory.js';
+import type { TokenCounter } from './tokens.js';
 
 const REASON_BUDGET = 8000;
 const EXCERPT_CHARS = 600;
 
-export function summaryTemplate(config: Pick<Config, 'REQUIRED_SECTIONS'>): string {
+export function summaryTemplate(config: Pick<Config, 'REQUIRED_SECTIONS'>, topic?: string): string {
   const sections = config.REQUIRED_SECTIONS.map((s) => `## ${s}\n<${s.toLowerCase()}: what happened, in your words>`);
-  return ["recap submit <<'EOF'", ...sections, 'EOF'].join('\n');
+  return [`recap submit${topic === undefined ? '' : ` --topic ${topic}`} <<'EOF'`, ...sections, 'EOF'].join('\n');
 }
 
-export function summaryRules(config: Config): string {
+export function summaryRules(config: Config, rollup = false): string {
+  const [min, max] = rollup ? [config.ROLLUP_MIN_TOKENS, config.ROLLUP_MAX_TOKENS] : [config.SUMMARY_MIN_TOKENS, config.SUMMARY_MAX_TOKENS];
+  const cap = config.SECTION_MAX_TOKENS > 0 ? ` and at most ${config.SECTION_MAX_TOKENS}` : '';
   return (
     `Rules: each of the ${config.REQUIRED_SECTIONS.length} sections once, as a markdown heading; ` +
-    `at least ${config.MIN_TOKENS_PER_SECTION} tokens in each section; ` +
-    `${config.SUMMARY_MIN_TOKENS} to ${config.SUMMARY_MAX_TOKENS} tokens in total. ` +
+    `at least ${config.MIN_TOKENS_PER_SECTION}${cap} tokens in each section; ${min} to ${max} tokens in total. ` +
     `Keep the quotes around 'EOF' and chain nothing onto the command.`
   );
 }
@@ -27,70 +30,93 @@ export function tripCause(state: JobState): string {
     case 'threshold':
       return `${gate.unsummarizedTokens} unsummarized tokens reached the threshold of ${gate.limit}`;
     case 'interactions':
-      return `${gate.unsummarizedTokens} unsummarized interactions reached the limit of ${gate.limit}`;
+      return `${gate.measured ?? 0} unsummarized interactions reached the limit of ${gate.limit}`;
     case 'context':
-      return `the agent's context use reached ${gate.unsummarizedTokens}% (limit ${gate.limit}%)`;
+      return `the agent's context use reached ${gate.measured ?? 0}% of its window (limit ${gate.limit}%)`;
     case 'manual':
-      return 'a user tripped it by hand';
+      return `a user asked for a summary now${gate.note ? `: ${gate.note}` : ''}`;
     case 'rollup':
-      return `${gate.unsummarizedTokens} summaries are due to be rolled up (every ${gate.limit})`;
+      return `${gate.measured ?? gate.limit} summaries${gate.topic ? ` on topic ${gate.topic}` : ''} at level ${(gate.level ?? 1) - 1} are due to be rolled up into one level-${gate.level ?? 1} summary (every ${gate.limit})`;
   }
 }
 
-function renderInteraction(p: PendingInteraction, limit: number): string {
-  const text = p.text.length > limit ? `${p.text.slice(0, limit)} [... ${p.text.length - limit} more characters]` : p.text;
-  return `[#${p.seq} ${p.kind}, ${p.tokens} tokens]\n${text}`;
+function cut(text: string, limit: number): string {
+  return text.length > limit ? `${text.slice(0, limit)} [... ${text.length - limit} more characters]` : text;
 }
 
-/** The newest interactions that fit `budget` characters, each cut to `limit`, oldest first. */
-function interactionsWithin(pending: PendingInteraction[], budget: number, limit: number): { shown: string[]; left: number } {
+function renderInteraction(p: PendingInteraction, limit: number): string {
+  return `[#${p.seq} ${p.kind}, ${p.tokens} tokens]\n${cut(p.text, limit)}`;
+}
+
+function renderSummary(e: ChainEntry, limit: number): string {
+  return `[summary #${e.seq}, level ${e.level}, ${e.tokens} tokens]\n${cut(e.text, limit)}`;
+}
+
+/** The newest blocks that fit `budget` characters, oldest first, and how many were left out. */
+function newestWithin(blocks: string[], budget: number): { shown: string[]; left: number } {
   const shown: string[] = [];
   let used = 0;
-  for (let i = pending.length - 1; i >= 0; i -= 1) {
-    const block = renderInteraction(pending[i]!, limit);
+  for (let i = blocks.length - 1; i >= 0; i -= 1) {
+    const block = blocks[i]!;
     if (used + block.length > budget) break;
     shown.unshift(block);
     used += block.length + 2;
   }
-  return { shown, left: pending.length - shown.length };
+  return { shown, left: blocks.length - shown.length };
+}
+
+/** What the agent must summarize now: the interactions, or for a rollup the summaries. */
+function material(state: JobState, limit: number): { what: string; blocks: string[]; tokens: number } {
+  const gate = state.gate;
+  if (gate.tripped && gate.reason === 'rollup') {
+    const due = unrolled(state, (gate.level ?? 1) - 1, gate.topic);
+    return { what: 'Summaries to roll up', blocks: due.map((e) => renderSummary(e, limit)), tokens: due.reduce((n, e) => n + e.tokens, 0) };
+  }
+  return { what: 'Interactions to summarize', blocks: state.pending.map((p) => renderInteraction(p, limit)), tokens: state.unsummarizedTokens };
+}
+
+function demand(state: JobState, config: Config): { head: string[]; rollup: boolean } {
+  const gate = state.gate;
+  const rollup = gate.tripped && gate.reason === 'rollup';
+  const topic = gate.tripped ? gate.topic : undefined;
+  return {
+    rollup,
+    head: [
+      rollup
+        ? 'Write one summary of the summaries below, in the same sections, and submit it with exactly this Bash command:'
+        : 'Write a summary of the interactions below and submit it with exactly this Bash command, filling in every section:',
+      summaryTemplate(config, topic),
+      summaryRules(config, rollup),
+    ],
+  };
 }
 
 export function denyReason(state: JobState, config: Config, refusal?: string): string {
-  const head = [
+  const { head } = demand(state, config);
+  const top = [
     `recap: job ${state.job} needs a summary before any other tool can run: ${tripCause(state)}.`,
     ...(refusal ? [`This command was refused: ${refusal}.`] : []),
-    'Write a summary of the interactions below and submit it with exactly this Bash command, filling in every section:',
-    summaryTemplate(config),
-    summaryRules(config),
+    ...head,
     'Meanwhile only recap status, recap context and recap chain may run.',
   ].join('\n\n');
-  const { shown, left } = interactionsWithin(state.pending, REASON_BUDGET - head.length - 200, EXCERPT_CHARS);
+  const { what, blocks, tokens } = material(state, EXCERPT_CHARS);
+  const { shown, left } = newestWithin(blocks, REASON_BUDGET - top.length - 200);
   const omitted = left > 0 ? `; the ${left} oldest not shown` : '';
-  const header = `Interactions to summarize (${state.pending.length}, ${state.unsummarizedTokens} tokens counted${omitted}; full text: recap context):`;
-  return [head, header, ...shown].join('\n\n');
+  const header = `${what} (${blocks.length}, ${tokens} tokens${omitted}; full text: recap context):`;
+  return [top, header, ...shown].join('\n\n');
 }
 
 /** What the agent needs now: the demand for a summary when tripped, otherwise its memory. */
-export function contextText(state: JobState, config: Config): string {
-  if (state.gate.tripped) {
-    return [
-      `recap: job ${state.job} needs a summary: ${tripCause(state)}.`,
-      'Submit it with this Bash command, filling in every section:',
-      summaryTemplate(config),
-      summaryRules(config),
-      `Interactions to summarize (${state.pending.length}, ${state.unsummarizedTokens} tokens counted):`,
-      ...state.pending.map((p) => renderInteraction(p, Number.POSITIVE_INFINITY)),
-    ].join('\n\n');
-  }
-  return memoryText(state);
-}
-
-export function memoryText(state: JobState): string {
-  if (state.chain.length === 0) return `recap: job ${state.job} has no summaries yet.`;
-  const entries = state.chain.map(
-    (e, i) => `### Summary ${i + 1} of ${state.chain.length} (through interaction #${e.coversThrough}, ${new Date(e.time).toISOString()})\n\n${e.text.trim()}`,
-  );
-  return [`recap: the memory of job ${state.job}, ${state.chain.length} summaries, oldest first.`, ...entries].join('\n\n');
+export function contextText(state: JobState, config: Config, count: TokenCounter): string {
+  if (!state.gate.tripped) return memoryText(state, config.CONTEXT_BUDGET, count);
+  const { head } = demand(state, config);
+  const { what, blocks, tokens } = material(state, Number.POSITIVE_INFINITY);
+  return [
+    `recap: job ${state.job} needs a summary: ${tripCause(state)}.`,
+    ...head,
+    `${what} (${blocks.length}, ${tokens} tokens):`,
+    ...blocks,
+  ].join('\n\n');
 }
 
 export function protectionReason(refusal: string): string {

@@ -15,7 +15,18 @@ export type ChainEntry = SummaryAccepted['data'] & { seq: number };
 
 export type Gate =
   | { tripped: false }
-  | { tripped: true; reason: TripReason; unsummarizedTokens: number; limit: number; since: Time };
+  | {
+      tripped: true;
+      reason: TripReason;
+      unsummarizedTokens: number;
+      limit: number;
+      measured?: number;
+      /** For a rollup: the level and topic of the summary due. */
+      level?: number;
+      topic?: string;
+      note?: string;
+      since: Time;
+    };
 
 export type JobState = {
   job: string;
@@ -27,14 +38,40 @@ export type JobState = {
   chain: ChainEntry[];
   denials: number;
   rejections: number;
+  /** Sessions whose context use has tripped the gate once already. */
+  contextSessions: string[];
+  /** Transcript messages whose usage is recorded (message id and request id). */
+  usageSeen: Record<string, true>;
 };
 
 export function initialJobState(job: string): JobState {
-  return { job, pending: [], unsummarizedTokens: 0, gate: { tripped: false }, chain: [], denials: 0, rejections: 0 };
+  return {
+    job,
+    pending: [],
+    unsummarizedTokens: 0,
+    gate: { tripped: false },
+    chain: [],
+    denials: 0,
+    rejections: 0,
+    contextSessions: [],
+    usageSeen: {},
+  };
 }
 
-export function headHash(state: JobState): string {
-  return state.chain.at(-1)?.hash ?? GENESIS_HASH;
+/** The newest entry's hash on a topic's chain (the job's main chain without a topic). */
+export function headHash(state: JobState, topic?: string): string {
+  return state.chain.findLast((e) => e.topic === topic)?.hash ?? GENESIS_HASH;
+}
+
+/** A topic's entries at a level that no rollup has rolled up yet, oldest first. */
+export function unrolled(state: JobState, level: number, topic?: string): ChainEntry[] {
+  const rolled = new Set(state.chain.flatMap((e) => e.rolls ?? []));
+  return state.chain.filter((e) => e.level === level && e.topic === topic && !rolled.has(e.seq));
+}
+
+/** Pending interactions of a kind that counts. */
+export function countedInteractions(state: JobState): number {
+  return state.pending.reduce((n, p) => (p.counted ? n + 1 : n), 0);
 }
 
 /**
@@ -50,8 +87,9 @@ export function evolve(state: JobState, event: StoredEvent): JobState {
       return state;
     }
     case 'GateTripped': {
-      const { reason, unsummarizedTokens, limit, time } = event.data;
-      state.gate = { tripped: true, reason, unsummarizedTokens, limit, since: time };
+      const { job: _job, time, session, ...gate } = event.data;
+      state.gate = { tripped: true, ...gate, since: time };
+      if (gate.reason === 'context' && session !== undefined) state.contextSessions.push(session);
       return state;
     }
     case 'ToolDenied':
@@ -68,6 +106,9 @@ export function evolve(state: JobState, event: StoredEvent): JobState {
       state.gate = { tripped: false };
       return state;
     }
+    case 'UsageRecorded':
+      state.usageSeen[event.data.key] = true;
+      return state;
     case 'ConfigApplied':
       return state;
     default: {

@@ -8,7 +8,8 @@ import type { TokenCounter } from './tokens.js';
 export type SummaryRules = Pick<
   Config,
   'REQUIRED_SECTIONS' | 'MIN_TOKENS_PER_SECTION' | 'SUMMARY_MIN_TOKENS' | 'SUMMARY_MAX_TOKENS'
->;
+> &
+  Partial<Pick<Config, 'SECTION_MAX_TOKENS'>>;
 
 export type Validation = {
   problems: string[];
@@ -77,6 +78,8 @@ export function validateSummary(text: string, rules: SummaryRules, count: TokenC
     if (sectionTokens < rules.MIN_TOKENS_PER_SECTION) {
       problems.push(`${heading} has ${sectionTokens} tokens; at least ${rules.MIN_TOKENS_PER_SECTION} needed`);
     }
+    const cap = rules.SECTION_MAX_TOKENS ?? 0;
+    if (cap > 0 && sectionTokens > cap) problems.push(`${heading} has ${sectionTokens} tokens; at most ${cap} allowed`);
   }
 
   if (tokens < rules.SUMMARY_MIN_TOKENS || tokens > rules.SUMMARY_MAX_TOKENS) {

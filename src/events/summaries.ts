@@ -1,0 +1,90 @@
+// Submitting a summary: validated against the template, appended to its topic's
+// hash-linked chain, covering every interaction recorded before it. With ROLLUP_EVERY=N,
+// every N unrolled summaries at one level are due to be rolled into one summary of the
+// next level: the gate trips for it, and the next summary submitted is that rollup.
+import type { SubmitSummary } from './commands.js';
+import type { Config } from './config.js';
+import { entryHash } from './chain.js';
+import type { GateTripped, RecapEvent, SummaryAccepted } from './events.js';
+import type { DecideContext, Decision } from './gate.js';
+import { headHash, unrolled, type JobState } from './jobState.js';
+import { validateSummary } from './summaryValidator.js';
+
+export type SubmitAnswer = { accepted: true; entry: SummaryAccepted['data'] } | { accepted: false; problems: string[] };
+
+/** The rollup the gate is waiting for, if it is. */
+function dueRollup(state: JobState): { level: number; topic?: string } | undefined {
+  const gate = state.gate;
+  if (!gate.tripped || gate.reason !== 'rollup' || gate.level === undefined) return undefined;
+  return { level: gate.level, ...(gate.topic !== undefined ? { topic: gate.topic } : {}) };
+}
+
+export function rollupRules(config: Config): Config {
+  return { ...config, SUMMARY_MIN_TOKENS: config.ROLLUP_MIN_TOKENS, SUMMARY_MAX_TOKENS: config.ROLLUP_MAX_TOKENS };
+}
+
+export function submitSummary(command: SubmitSummary, state: JobState, ctx: DecideContext): Decision<SubmitAnswer> {
+  const { job, text, now } = command;
+  const rollup = dueRollup(state);
+  if (rollup && command.topic !== undefined && command.topic !== rollup.topic) {
+    const due = rollup.topic === undefined ? 'the main chain' : `topic ${rollup.topic}`;
+    return refuse([`a rollup of ${due} is due first; submit it ${rollup.topic === undefined ? 'without --topic' : `with --topic ${rollup.topic}`}`]);
+  }
+  if (!rollup && state.pending.length === 0 && !state.gate.tripped) {
+    return refuse(['nothing to summarize: no interaction was recorded since the last summary']);
+  }
+  const rules = rollup ? rollupRules(ctx.config) : ctx.config;
+  const { problems, tokens, sections } = validateSummary(text, rules, ctx.count);
+  if (problems.length > 0) {
+    return { answer: { accepted: false, problems }, events: [{ type: 'SummaryRejected', data: { job, problems, tokens, time: now } }] };
+  }
+
+  const topic = rollup ? rollup.topic : command.topic;
+  const level = rollup?.level ?? 0;
+  const rolled = rollup ? unrolled(state, level - 1, topic) : [];
+  const coversThrough = rollup
+    ? Math.max(...rolled.map((e) => e.coversThrough))
+    : (state.pending.at(-1)?.seq ?? state.chain.at(-1)?.coversThrough ?? 0);
+  const content = {
+    job,
+    level,
+    sections,
+    text,
+    tokens,
+    coversThrough,
+    ...(topic !== undefined ? { topic } : {}),
+    ...(rollup ? { rolls: rolled.map((e) => e.seq) } : {}),
+    time: now,
+  };
+  const prevHash = headHash(state, topic);
+  const entry: SummaryAccepted['data'] = { ...content, prevHash, hash: entryHash(prevHash, content) };
+  const events: RecapEvent[] = [{ type: 'SummaryAccepted', data: entry }];
+  const next = rollupDue(state, ctx.config, level, topic, now);
+  if (next) events.push(next);
+  return { answer: { accepted: true, entry }, events };
+}
+
+/** After a summary at `level`: a rollup trip when it makes N unrolled summaries there. */
+function rollupDue(state: JobState, config: Config, level: number, topic: string | undefined, now: number): GateTripped | undefined {
+  const every = config.ROLLUP_EVERY;
+  if (every === 0) return undefined;
+  const waiting = unrolled(state, level, topic).length + 1;
+  if (waiting < every) return undefined;
+  return {
+    type: 'GateTripped',
+    data: {
+      job: state.job,
+      reason: 'rollup',
+      unsummarizedTokens: state.unsummarizedTokens,
+      limit: every,
+      measured: waiting,
+      level: level + 1,
+      ...(topic !== undefined ? { topic } : {}),
+      time: now,
+    },
+  };
+}
+
+function refuse(problems: string[]): Decision<SubmitAnswer> {
+  return { answer: { accepted: false, problems }, events: [] };
+}

@@ -1,0 +1,41 @@
+// What trips a gate that is open: unsummarized tokens at the threshold, and, when they are
+// configured, unsummarized interactions, the agent's context use (once per session), and
+// a user's hand. Rollups trip it when a summary is accepted (summaries.ts).
+import type { Config } from './config.js';
+import type { GateTripped } from './events.js';
+import { countedInteractions, type JobState } from './jobState.js';
+
+/** What a hook saw of the agent with this command. */
+export type Observation = { contextTokens?: number | undefined; session?: string | undefined };
+
+/** The trip an open gate takes now, if any; `added` is an interaction being recorded with it. */
+export function tripFor(
+  state: JobState,
+  config: Config,
+  now: number,
+  seen: Observation,
+  added?: { tokens: number; counted: boolean },
+): GateTripped | undefined {
+  if (state.gate.tripped) return undefined;
+  const job = state.job;
+  const tokens = state.unsummarizedTokens + (added?.counted ? added.tokens : 0);
+  const trip = (data: Omit<GateTripped['data'], 'job' | 'unsummarizedTokens' | 'time'>): GateTripped => ({
+    type: 'GateTripped',
+    data: { job, unsummarizedTokens: tokens, ...data, time: now },
+  });
+  if (tokens >= config.TOKEN_THRESHOLD) return trip({ reason: 'threshold', limit: config.TOKEN_THRESHOLD });
+
+  const interactions = countedInteractions(state) + (added?.counted ? 1 : 0);
+  if (config.TRIGGER_MAX_INTERACTIONS > 0 && interactions >= config.TRIGGER_MAX_INTERACTIONS) {
+    return trip({ reason: 'interactions', limit: config.TRIGGER_MAX_INTERACTIONS, measured: interactions });
+  }
+
+  const { contextTokens, session } = seen;
+  if (config.TRIGGER_CONTEXT_PERCENT > 0 && contextTokens !== undefined && session !== undefined && !state.contextSessions.includes(session)) {
+    const percent = Math.floor((contextTokens / config.CONTEXT_WINDOW) * 100);
+    if (percent >= config.TRIGGER_CONTEXT_PERCENT) {
+      return trip({ reason: 'context', limit: config.TRIGGER_CONTEXT_PERCENT, measured: percent, session });
+    }
+  }
+  return undefined;
+}
