@@ -59,13 +59,22 @@ export function submitSummary(command: SubmitSummary, state: JobState, ctx: Deci
   const prevHash = headHash(state, topic);
   const entry: SummaryAccepted['data'] = { ...content, prevHash, hash: entryHash(prevHash, content) };
   const events: RecapEvent[] = [{ type: 'SummaryAccepted', data: entry }];
-  const next = rollupDue(state, ctx.config, level, topic, now);
+  // A summary covers every pending interaction; a rollup covers none of them.
+  const unsummarizedAfter = rollup ? state.unsummarizedTokens : 0;
+  const next = rollupDue(state, ctx.config, level, topic, unsummarizedAfter, now);
   if (next) events.push(next);
   return { answer: { accepted: true, entry }, events };
 }
 
 /** After a summary at `level`: a rollup trip when it makes N unrolled summaries there. */
-function rollupDue(state: JobState, config: Config, level: number, topic: string | undefined, now: number): GateTripped | undefined {
+function rollupDue(
+  state: JobState,
+  config: Config,
+  level: number,
+  topic: string | undefined,
+  unsummarizedTokens: number,
+  now: number,
+): GateTripped | undefined {
   const every = config.ROLLUP_EVERY;
   if (every === 0) return undefined;
   const waiting = unrolled(state, level, topic).length + 1;
@@ -75,7 +84,7 @@ function rollupDue(state: JobState, config: Config, level: number, topic: string
     data: {
       job: state.job,
       reason: 'rollup',
-      unsummarizedTokens: state.unsummarizedTokens,
+      unsummarizedTokens,
       limit: every,
       measured: waiting,
       level: level + 1,
