@@ -1,15 +1,8 @@
 // Human-readable output of the CLI's answers.
+import type { GateStatus } from '../events/gate.js';
+import type { AgentRow, JobReport } from '../daemon/report.js';
 
-type Status = {
-  job: string;
-  tripped: boolean;
-  reason?: string;
-  unsummarizedTokens: number;
-  unsummarizedInteractions: number;
-  threshold: number;
-  summaries: number;
-  configProblems?: string[];
-};
+type Status = GateStatus & { configProblems?: string[] };
 
 type Entry = { level: number; tokens: number; coversThrough: number; hash: string; time: number; seq: number };
 
@@ -44,8 +37,6 @@ export function printChain(result: { entries: Entry[] }): void {
   );
 }
 
-type AgentRow = { agent: string; interactions: number; countedTokens: number; denials: number; input: number; output: number; cacheCreation: number; cacheRead: number };
-type JobReport = { job: string; summaries: number; rejections: number; agents: AgentRow[] };
 
 export function printReport(jobs: JobReport[]): void {
   if (jobs.length === 0) {
@@ -56,7 +47,7 @@ export function printReport(jobs: JobReport[]): void {
   const rows = jobs.flatMap((j) =>
     j.agents.length === 0
       ? [[j.job, '-', '0', '0', String(j.summaries), String(j.rejections), '0', '0', '0', '0', '0']]
-      : j.agents.map((a, i) => [
+      : j.agents.map((a: AgentRow, i) => [
           j.job,
           a.agent,
           String(a.interactions),
