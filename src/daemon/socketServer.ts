@@ -11,6 +11,17 @@ import type { Response } from './protocol.js';
 
 export type Listen = { path: string } | { fd: number };
 
+export type Limits = {
+  maxFrame: number;
+  /** A connection with nothing in flight for this long is closed. */
+  idleMs: number;
+  /** A frame begun and not finished within this long closes its connection. */
+  partialFrameMs: number;
+  maxConnections: number;
+};
+
+export const DEFAULT_LIMITS: Limits = { maxFrame: DEFAULT_MAX_FRAME, idleMs: 5 * 60_000, partialFrameMs: 10_000, maxConnections: 4096 };
+
 export class SocketServer {
   private readonly server: Server;
   private readonly connections = new Set<Socket>();
@@ -21,9 +32,10 @@ export class SocketServer {
   constructor(
     private readonly handler: Handler,
     private readonly log: Logger,
-    private readonly maxFrame = DEFAULT_MAX_FRAME,
+    private readonly limits: Limits = DEFAULT_LIMITS,
   ) {
     this.server = createServer((socket) => this.accept(socket));
+    this.server.maxConnections = limits.maxConnections;
   }
 
   /** Listens on a path (folder created 0700, socket 0600) or on an inherited descriptor. */
@@ -59,16 +71,34 @@ export class SocketServer {
 
   private accept(socket: Socket): void {
     this.connections.add(socket);
-    const reader = new FrameReader(this.maxFrame);
-    socket.on('close', () => this.connections.delete(socket));
+    const reader = new FrameReader(this.limits.maxFrame);
+    let partial: NodeJS.Timeout | undefined;
+    socket.setTimeout(this.limits.idleMs, () => {
+      this.log.debug('closing an idle connection');
+      socket.destroy();
+    });
+    socket.on('close', () => {
+      clearTimeout(partial);
+      this.connections.delete(socket);
+    });
     socket.on('error', (error) => this.log.debug({ err: error }, 'client connection error'));
     socket.on('data', (chunk) => {
-      for (const frame of reader.push(chunk)) {
+      // A client that starts a frame and never finishes it holds a buffer: not for long.
+      clearTimeout(partial);
+      partial = undefined;
+      const frames = reader.push(chunk);
+      if (reader.pending > 0) {
+        partial = setTimeout(() => {
+          this.log.warn({ pending: reader.pending }, 'closing a connection that left a frame unfinished');
+          socket.destroy();
+        }, this.limits.partialFrameMs);
+      }
+      for (const frame of frames) {
         if (frame.kind === 'message') this.serve(socket, frame.value);
         else if (frame.kind === 'invalid') this.reply(socket, { id: null, error: { code: 'invalid_frame', message: frame.reason } });
         else {
           this.log.warn({ length: frame.length }, 'closing a connection that sent an oversized frame');
-          const message = `frame of ${frame.length} bytes is over the limit of ${this.maxFrame} bytes; the connection is closed`;
+          const message = `frame of ${frame.length} bytes is over the limit of ${this.limits.maxFrame} bytes; the connection is closed`;
           socket.end(encodeFrame({ id: null, error: { code: 'frame_too_large', message } }));
         }
       }
@@ -103,4 +133,17 @@ export class SocketServer {
   private reply(socket: Socket, response: Response): void {
     if (!socket.destroyed) socket.write(encodeFrame(response));
   }
+}
+
+/** The limits, with RECAP_IDLE_TIMEOUT_MS and RECAP_FRAME_TIMEOUT_MS where they are set. */
+export function limitsFrom(env: NodeJS.ProcessEnv): Limits {
+  const ms = (value: string | undefined, fallback: number) => {
+    const n = Number(value);
+    return value !== undefined && Number.isSafeInteger(n) && n > 0 ? n : fallback;
+  };
+  return {
+    ...DEFAULT_LIMITS,
+    idleMs: ms(env.RECAP_IDLE_TIMEOUT_MS, DEFAULT_LIMITS.idleMs),
+    partialFrameMs: ms(env.RECAP_FRAME_TIMEOUT_MS, DEFAULT_LIMITS.partialFrameMs),
+  };
 }
