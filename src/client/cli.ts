@@ -107,7 +107,9 @@ export function buildCli(args: string[]): Argv {
           }
         }
         const result = await call<{ allow: boolean; reason?: string }>('check', { ...target(argv), tool: argv.tool, ...(input !== undefined ? { input } : {}) });
-        output(argv, result, () => (result.allow ? process.stdout.write('allowed\n') : process.stderr.write(`denied\n${result.reason ?? ''}\n`)));
+        output(argv, result, () => process.stdout.write(result.allow ? 'allowed\n' : 'denied\n'));
+        // The reasons go to stderr, with --json too.
+        if (!result.allow) process.stderr.write(`${result.reason ?? ''}\n`);
         if (!result.allow) process.exitCode = EXIT_DENIED;
       },
     )
@@ -127,7 +129,10 @@ export function buildCli(args: string[]): Argv {
         const text = await readInput(argv.file, 'summary');
         const result = await call<Parameters<typeof printSubmit>[0]>('submit', { ...target(argv), text, ...(argv.topic !== undefined ? { topic: argv.topic } : {}) });
         output(argv, result, () => printSubmit(result));
-        if (!result.accepted) process.exitCode = EXIT_DENIED;
+        if (!result.accepted) {
+          process.stderr.write(`${result.problems.join('\n')}\n`);
+          process.exitCode = EXIT_DENIED;
+        }
       },
     )
     .command('context', 'what the agent needs now: the summary to write, or the memory', (y) => y, async (argv) => {

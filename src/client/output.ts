@@ -23,8 +23,7 @@ export function printSubmit(result: SubmitResult): void {
     write(`accepted: ${result.entry.tokens} tokens, covering every interaction up to event #${result.entry.coversThrough}; hash ${result.entry.hash.slice(0, 12)}`);
     return;
   }
-  process.stderr.write('rejected:\n');
-  for (const problem of result.problems) process.stderr.write(`${problem}\n`);
+  write(`rejected: ${result.problems.length} problems (listed on stderr)`);
 }
 
 export function printChain(result: { entries: Entry[] }): void {

@@ -92,8 +92,9 @@ function target(payload: z.infer<typeof common>, config: ConfigService): Target 
   return { job, project };
 }
 
+/** A subagent by its id (the transcript's agentId), so its usage and its calls meet in one row. */
 function agentOf(payload: z.infer<typeof common>): { session?: string; agent: string } {
-  return { ...(payload.session_id !== undefined ? { session: payload.session_id } : {}), agent: payload.agent_type ?? payload.agent_id ?? 'main' };
+  return { ...(payload.session_id !== undefined ? { session: payload.session_id } : {}), agent: payload.agent_id ?? payload.agent_type ?? 'main' };
 }
 
 function additionalContext(hookEventName: string, context: string): HookAnswer {

@@ -47,7 +47,9 @@ function renderTopic(job: string, topic: string | undefined, entries: ChainEntry
 
 export function memoryText(state: JobState, budget: number, count: TokenCounter): string {
   if (state.chain.length === 0) return `recap: job ${state.job} has no summaries yet.`;
-  const topics = [...new Set(state.chain.map((e) => e.topic))].sort((a, b) => (a === undefined ? -1 : b === undefined ? 1 : a.localeCompare(b)));
+  // The main chain first, then the topics by name (sort() would put undefined last).
+  const named = [...new Set(state.chain.flatMap((e) => (e.topic === undefined ? [] : [e.topic])))].sort();
+  const topics = [...(state.chain.some((e) => e.topic === undefined) ? [undefined] : []), ...named];
   const share = Math.floor((budget - topics.length * 2) / topics.length);
   return topics
     .map((topic) => renderTopic(state.job, topic, state.chain.filter((e) => e.topic === topic), share, count))

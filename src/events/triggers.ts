@@ -32,8 +32,9 @@ export function tripFor(
 
   const { contextTokens, session } = seen;
   if (config.TRIGGER_CONTEXT_PERCENT > 0 && contextTokens !== undefined && session !== undefined && !state.contextSessions.includes(session)) {
-    const percent = Math.floor((contextTokens / config.CONTEXT_WINDOW) * 100);
-    if (percent >= config.TRIGGER_CONTEXT_PERCENT) {
+    // Compared in integers: 570 / 1000 * 100 is 56.99999999999999 in floating point.
+    if (contextTokens * 100 >= config.TRIGGER_CONTEXT_PERCENT * config.CONTEXT_WINDOW) {
+      const percent = Math.floor((contextTokens * 100) / config.CONTEXT_WINDOW);
       return trip({ reason: 'context', limit: config.TRIGGER_CONTEXT_PERCENT, measured: percent, session });
     }
   }
