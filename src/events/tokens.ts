@@ -24,8 +24,32 @@ export function wordsCounter(ratio: number): TokenCounter {
   return (text) => Math.floor(wordCount(text) * ratio);
 }
 
+/** Runs of this many non-space characters are counted piece by piece (see withLongRuns). */
+const LONG_RUN = 256;
+const LONG_RUN_PRESENT = new RegExp(`\\S{${LONG_RUN}}`);
+const LONG_RUNS = new RegExp(`\\S{${LONG_RUN},}`, 'g');
+
+/**
+ * Byte-pair encoding is quadratic in the length of one unbroken word: a 300 KB run of
+ * letters would hold the daemon for seconds. Such runs are counted in pieces, which can
+ * differ from the exact count by a token at each cut; ordinary text is counted exactly.
+ */
+export function withLongRuns(count: TokenCounter): TokenCounter {
+  return (text) => {
+    if (!LONG_RUN_PRESENT.test(text)) return count(text);
+    let total = 0;
+    let last = 0;
+    for (const match of text.matchAll(LONG_RUNS)) {
+      total += count(text.slice(last, match.index));
+      for (let i = 0; i < match[0].length; i += LONG_RUN) total += count(match[0].slice(i, i + LONG_RUN));
+      last = match.index + match[0].length;
+    }
+    return total + count(text.slice(last));
+  };
+}
+
 export async function tokenCounter(config: Pick<Config, 'TOKEN_ENCODING' | 'TOKEN_WORD_RATIO'>): Promise<TokenCounter> {
   if (config.TOKEN_ENCODING === 'words') return wordsCounter(config.TOKEN_WORD_RATIO);
   const { countTokens } = await ENCODINGS[config.TOKEN_ENCODING]();
-  return (text) => countTokens(text, asOrdinaryText);
+  return withLongRuns((text) => countTokens(text, asOrdinaryText));
 }

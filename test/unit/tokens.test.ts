@@ -152,3 +152,25 @@ describe('tokenCounter words (the prototype estimate)', () => {
     expect(words13(text)).toBe(Math.floor(wordCount(text) * 1.3));
   });
 });
+
+describe('long unbroken runs', () => {
+  it('are counted in pieces of at most 256 characters, so one huge word cannot hold the daemon', async () => {
+    const { withLongRuns } = await import('../../src/events/tokens.js');
+    const seen: number[] = [];
+    const counting = withLongRuns((text) => {
+      seen.push(Math.max(0, ...text.split(/\s+/).map((w) => w.length)));
+      return text.length;
+    });
+    expect(counting(`intro ${'x'.repeat(300_000)} outro`)).toBe(300_000 + 'intro '.length + ' outro'.length);
+    expect(Math.max(...seen)).toBeLessThanOrEqual(256);
+  });
+
+  it('stay within a token per cut of the exact count, and ordinary text is exact', async () => {
+    const exact = await import('gpt-tokenizer/encoding/o200k_base');
+    const text = `see ${'abc123'.repeat(400)} and more words`;
+    const cuts = Math.ceil(2400 / 256);
+    expect(Math.abs(o200k(text) - exact.countTokens(text))).toBeLessThanOrEqual(cuts);
+    const prose = 'The parser reports each error with its line. '.repeat(50);
+    expect(o200k(prose)).toBe(exact.countTokens(prose));
+  });
+});
