@@ -1,7 +1,7 @@
 // The Unix socket server: frames in, the handler's answers out, any number of clients each
 // pipelining as many requests as it likes. Bad frames get an error answer; a frame too
 // large to read closes that connection only.
-import { chmodSync, mkdirSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, watch as fsWatch, type FSWatcher } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { dirname } from 'node:path';
 import type { Logger } from 'pino';
@@ -23,47 +23,88 @@ export type Limits = {
 export const DEFAULT_LIMITS: Limits = { maxFrame: DEFAULT_MAX_FRAME, idleMs: 5 * 60_000, partialFrameMs: 10_000, maxConnections: 4096 };
 
 export class SocketServer {
-  private readonly server: Server;
+  /** Every listener: a deleted socket file gets a new one, the old keeps its connections. */
+  private readonly servers: Server[] = [];
   private readonly connections = new Set<Socket>();
   private inFlight = 0;
   private drained: (() => void) | undefined;
   private closing = false;
+  private watch: { timer: NodeJS.Timeout; watcher?: FSWatcher } | undefined;
+  private relistening = false;
 
   constructor(
     private readonly handler: Handler,
     private readonly log: Logger,
     private readonly limits: Limits = DEFAULT_LIMITS,
-  ) {
-    this.server = createServer((socket) => this.accept(socket));
-    this.server.maxConnections = limits.maxConnections;
+  ) {}
+
+  private newServer(): Server {
+    const server = createServer((socket) => this.accept(socket));
+    server.maxConnections = this.limits.maxConnections;
+    this.servers.push(server);
+    return server;
   }
 
   /** Listens on a path (folder created 0700, socket 0600) or on an inherited descriptor. */
   async listen(where: Listen): Promise<void> {
-    if ('path' in where) {
-      mkdirSync(dirname(where.path), { recursive: true, mode: 0o700 });
-      const previous = process.umask(0o177);
-      try {
-        await new Promise<void>((resolve, reject) => {
-          this.server.once('error', reject);
-          this.server.listen(where.path, () => {
-            this.server.off('error', reject);
-            resolve();
-          });
-        });
-      } finally {
-        process.umask(previous);
-      }
-      chmodSync(where.path, 0o600);
-    } else {
-      await new Promise<void>((resolve) => this.server.listen({ fd: where.fd }, resolve));
+    if ('fd' in where) {
+      const server = this.newServer();
+      await new Promise<void>((resolve) => server.listen({ fd: where.fd }, resolve));
+      return;
     }
+    await this.listenOn(where.path);
+    this.keepListening(where.path);
+  }
+
+  private async listenOn(path: string): Promise<void> {
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+    const server = this.newServer();
+    const previous = process.umask(0o177);
+    try {
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(path, () => {
+          server.off('error', reject);
+          resolve();
+        });
+      });
+    } finally {
+      process.umask(previous);
+    }
+    chmodSync(path, 0o600);
+  }
+
+  /** If the socket file is deleted (a cleanup script, a tmp cleaner), listen on it again. */
+  private keepListening(path: string): void {
+    const check = () => {
+      if (this.closing || this.relistening || existsSync(path)) return;
+      this.relistening = true;
+      this.listenOn(path)
+        .then(() => this.log.warn({ socket: path }, 'the socket file was deleted; listening on it again'))
+        .catch((error: unknown) => this.log.error({ err: error, socket: path }, 'the socket file was deleted and could not be made again'))
+        .finally(() => (this.relistening = false));
+    };
+    const timer = setInterval(check, 1000);
+    timer.unref();
+    let watcher: FSWatcher | undefined;
+    try {
+      watcher = fsWatch(dirname(path), check);
+      watcher.on('error', () => undefined);
+      watcher.unref();
+    } catch {
+      // The interval alone will notice.
+    }
+    this.watch = { timer, ...(watcher ? { watcher } : {}) };
   }
 
   /** Stops accepting, lets the requests in flight finish, then closes every connection. */
   async close(): Promise<void> {
     this.closing = true;
-    const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    if (this.watch) {
+      clearInterval(this.watch.timer);
+      this.watch.watcher?.close();
+    }
+    const closed = Promise.all(this.servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve()))));
     if (this.inFlight > 0) await new Promise<void>((resolve) => (this.drained = resolve));
     for (const socket of this.connections) socket.end();
     await closed;
