@@ -1,4 +1,42 @@
 #!/usr/bin/env node
-import { main } from '../dist/client/cli.js';
+// `recap daemon`, exactly as autostart, systemd and `npm start` run it, goes straight to the
+// bundled daemon: the command-line parser and the client's modules are never loaded, which
+// takes a good part off the daemon's start-up. Everything else goes through the CLI.
+import { readFileSync, statSync } from 'node:fs';
 
-await main();
+const args = process.argv.slice(2);
+
+if (args.length === 1 && args[0] === 'daemon' && bundleIsCurrent()) await daemon();
+else await cli();
+
+async function cli() {
+  const { main } = await import('../dist/client/cli.js');
+  await main();
+}
+
+/**
+ * Whether dist/daemon/daemon.bundle.js is there and newer than each of recap's files it was
+ * made from (after a bare `tsc` it is not: the CLI then runs the daemon from dist/).
+ */
+function bundleIsCurrent() {
+  try {
+    const dist = new URL('../', import.meta.url);
+    const built = statSync(new URL('dist/daemon/daemon.bundle.js', dist)).mtimeMs;
+    const inputs = JSON.parse(readFileSync(new URL('dist/daemon/daemon.bundle.inputs.json', dist), 'utf8'));
+    return inputs.length > 0 && inputs.every((input) => statSync(new URL(input, dist)).mtimeMs <= built);
+  } catch {
+    return false;
+  }
+}
+
+async function daemon() {
+  const { runDaemon, UserError } = await import('../dist/daemon/daemon.bundle.js');
+  try {
+    await runDaemon();
+  } catch (error) {
+    // As the CLI reports a failure: one line, no stack (DaemonStartError is a UserError).
+    process.exitCode = 1;
+    if (error instanceof UserError) process.stderr.write(`recap: ${error.message}\n`);
+    else process.stderr.write(`recap: ${error?.message ?? String(error)} (run with --debug for details)\n`);
+  }
+}

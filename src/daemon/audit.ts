@@ -4,7 +4,7 @@ import { canonicalJson } from '../events/canonical.js';
 import { GENESIS_HASH, recomputeHash } from '../events/chain.js';
 import type { StoredEvent } from '../events/events.js';
 import type { JobState } from '../events/jobState.js';
-import { UndecodableEvent } from './codec.js';
+import { MAX_SEQ, UndecodableEvent } from './codec.js';
 import type { EventStore } from './eventStore.js';
 import { Projection } from './projection.js';
 
@@ -24,9 +24,34 @@ export function eventLine(event: StoredEvent): EventLine {
     seq: event.seq,
     type: event.type,
     version: event.version,
-    time: typeof time === 'number' ? new Date(time).toISOString() : null,
+    time: typeof time === 'number' ? isoTime(time) : null,
     data: event.data,
   };
+}
+
+const MINUTE = 60_000;
+/** The start of the minute last formatted, and its ISO text up to the seconds ("...T14:02:"). */
+let cachedMinute = Number.NaN;
+let cachedPrefix = '';
+
+/**
+ * new Date(time).toISOString(), without a Date per event: the events of a page mostly fall
+ * in the same minute, and only the seconds and milliseconds differ.
+ */
+function isoTime(time: number): string {
+  if (!Number.isSafeInteger(time)) return new Date(time).toISOString();
+  const minute = time - (((time % MINUTE) + MINUTE) % MINUTE);
+  if (minute !== cachedMinute) {
+    const iso = new Date(minute).toISOString();
+    // Only the usual four-digit years have the fixed shape "YYYY-MM-DDTHH:MM:SS.mmmZ".
+    if (iso.length !== 24) return new Date(time).toISOString();
+    cachedMinute = minute;
+    cachedPrefix = iso.slice(0, 17);
+  }
+  const ms = time - minute;
+  const seconds = Math.floor(ms / 1000);
+  const millis = ms % 1000;
+  return `${cachedPrefix}${seconds < 10 ? '0' : ''}${seconds}.${millis < 10 ? '00' : millis < 100 ? '0' : ''}${millis}Z`;
 }
 
 function matches(event: StoredEvent, filter: EventFilter): boolean {
@@ -49,15 +74,21 @@ export async function eventsPage(
   const events: EventLine[] = [];
   let scanned = 0;
   let seq = fromSeq - 1;
-  const source = raw ? store.readStored(fromSeq) : store.read(fromSeq);
-  for await (const event of source) {
-    seq = event.seq;
-    scanned += 1;
-    if (matches(event, filter)) events.push(eventLine(event));
-    if (events.length >= limit || scanned >= SCAN_LIMIT) {
-      await source.return(undefined);
-      return { events, next: seq < store.lastSeq ? seq + 1 : null, lastSeq: store.lastSeq };
+  const unfiltered = filter.job === undefined && filter.types === undefined && filter.since === undefined && filter.until === undefined;
+  const batches = store.readBatches(fromSeq, MAX_SEQ, { raw, limit: unfiltered ? Math.min(limit, SCAN_LIMIT) : SCAN_LIMIT });
+  try {
+    for await (const batch of batches) {
+      for (const event of batch) {
+        seq = event.seq;
+        scanned += 1;
+        if (unfiltered || matches(event, filter)) events.push(eventLine(event));
+        if (events.length >= limit || scanned >= SCAN_LIMIT) {
+          return { events, next: seq < store.lastSeq ? seq + 1 : null, lastSeq: store.lastSeq };
+        }
+      }
     }
+  } finally {
+    await batches.return(undefined);
   }
   return { events, next: null, lastSeq: store.lastSeq };
 }
@@ -69,11 +100,13 @@ export async function projectionAt(
   progress?: Progress,
 ): Promise<Projection> {
   const projection = new Projection();
-  for await (const event of store.read(1, at.seq)) {
-    const time = (event.data as { time?: number }).time;
-    if (at.time !== undefined && time !== undefined && time > at.time) break;
-    projection.apply(event);
-    if (progress && event.seq % 10_000 === 0) progress(event.seq);
+  for await (const batch of store.readBatches(1, at.seq)) {
+    for (const event of batch) {
+      const time = (event.data as { time?: number }).time;
+      if (at.time !== undefined && time !== undefined && time > at.time) return projection;
+      projection.apply(event);
+      if (progress && event.seq % 10_000 === 0) progress(event.seq);
+    }
   }
   return projection;
 }
@@ -115,7 +148,9 @@ export async function verifyLog(store: EventStore, live: () => Projection, progr
   try {
     // Catch up with the live projection, then compare in the same turn of the event loop.
     for (let round = 0; round < 10; round += 1) {
-      for await (const event of store.read(replayed.lastSeq + 1)) check(event);
+      for await (const batch of store.readBatches(replayed.lastSeq + 1)) {
+        for (const event of batch) check(event);
+      }
       const current = live();
       if (current.lastSeq <= replayed.lastSeq) {
         problems.push(...compare(replayed, current));

@@ -10,14 +10,20 @@ export const KEY_BYTES = 8;
 /** The largest sequence number; keys above it are reserved for recap's own metadata. */
 export const MAX_SEQ = Number.MAX_SAFE_INTEGER;
 
+const TWO_32 = 2 ** 32;
+
 export function encodeKey(seq: number): Buffer {
   const key = Buffer.allocUnsafe(KEY_BYTES);
-  key.writeBigUInt64BE(BigInt(seq), 0);
+  // Two 32-bit halves: the same bytes as writeBigUInt64BE, without a BigInt per key.
+  key.writeUInt32BE(Math.floor(seq / TWO_32), 0);
+  key.writeUInt32BE(seq % TWO_32, 4);
   return key;
 }
 
 export function decodeKey(key: Uint8Array): number {
-  return Number(Buffer.from(key.buffer, key.byteOffset, key.byteLength).readBigUInt64BE(0));
+  const high = ((key[0]! << 24) | (key[1]! << 16) | (key[2]! << 8) | key[3]!) >>> 0;
+  const low = ((key[4]! << 24) | (key[5]! << 16) | (key[6]! << 8) | key[7]!) >>> 0;
+  return high * TWO_32 + low;
 }
 
 export function encodeEvent(event: StoredEvent): Buffer {

@@ -8,14 +8,45 @@ import { CURRENT_VERSION, type RecapEvent, type StoredEvent } from '../events/ev
 import { upcast } from '../events/upcast.js';
 import { decodeEvent, decodeKey, encodeEvent, encodeKey, MAX_SEQ } from './codec.js';
 
-type Waiting = { events: StoredEvent[]; snapshot?: Uint8Array; resolve: () => void; reject: (error: Error) => void };
+type Waiting = { events: StoredEvent[]; snapshot?: { seq: number; bytes: Uint8Array }; resolve: () => void; reject: (error: Error) => void };
 
-/** Snapshot keys sort after every event key: a 0xff byte, a name, the sequence number covered. */
+/**
+ * Snapshot keys sort after every event key: a 0xff byte, a name, the sequence number
+ * covered. A large snapshot is written in pieces of SNAPSHOT_PIECE bytes: the first under
+ * that key, the next ones under it plus a 4-byte piece number (1, 2, ...). LevelDB copes
+ * badly with values of many megabytes (each read and compaction handles the value whole),
+ * and reading one makes it allocate, and keep, several copies of it.
+ */
 const SNAPSHOT_PREFIX = Buffer.from([0xff, ...Buffer.from('snapshot')]);
+const SNAPSHOT_END = Buffer.from([0xff, 0xff]);
+const SNAPSHOT_KEY_BYTES = SNAPSHOT_PREFIX.length + 8;
+const SNAPSHOT_PIECE = 1024 * 1024;
+/** Pieces of a snapshot read from LevelDB at a time. */
+const SNAPSHOT_READ_AHEAD = 4;
 const SNAPSHOTS_KEPT = 2;
+/** Events per read batch, and the bytes LevelDB may gather for one (it stops at either). */
+const READ_BATCH = 1000;
+const READ_AHEAD_BYTES = 1024 * 1024;
 type BatchOp = { type: 'put'; key: Uint8Array; value: Uint8Array } | { type: 'del'; key: Uint8Array };
-export const snapshotKey = (seq: number) => Buffer.concat([SNAPSHOT_PREFIX, encodeKey(seq)]);
-const snapshotSeq = (key: Uint8Array) => decodeKey(key.subarray(SNAPSHOT_PREFIX.length));
+export const snapshotKey = (seq: number, piece = 0): Buffer => {
+  const key = Buffer.concat([SNAPSHOT_PREFIX, encodeKey(seq)], SNAPSHOT_KEY_BYTES + (piece > 0 ? 4 : 0));
+  if (piece > 0) key.writeUInt32BE(piece, SNAPSHOT_KEY_BYTES);
+  return key;
+};
+const snapshotSeq = (key: Uint8Array) => decodeKey(key.subarray(SNAPSHOT_PREFIX.length, SNAPSHOT_KEY_BYTES));
+const snapshotPiece = (key: Uint8Array) => (key.length > SNAPSHOT_KEY_BYTES ? Buffer.from(key.buffer, key.byteOffset, key.byteLength).readUInt32BE(SNAPSHOT_KEY_BYTES) : 0);
+
+/** The puts that write a snapshot, in pieces. */
+function snapshotPuts(seq: number, snapshot: Uint8Array): BatchOp[] {
+  const puts: BatchOp[] = [];
+  for (let piece = 0, at = 0; piece === 0 || at < snapshot.length; piece += 1, at += SNAPSHOT_PIECE) {
+    puts.push({ type: 'put', key: snapshotKey(seq, piece), value: snapshot.subarray(at, at + SNAPSHOT_PIECE) });
+  }
+  return puts;
+}
+
+/** A snapshot in the log: its sequence number and how many pieces it has. */
+type SnapshotInLog = { seq: number; pieces: number };
 
 export class LogLocked extends Error {
   constructor(readonly path: string) {
@@ -30,14 +61,17 @@ export class EventStore extends EventEmitter<{ failed: [error: Error] }> {
   private flushing = false;
   private idle: Promise<void> = Promise.resolve();
   private markIdle: (() => void) | undefined;
+  /**
+   * The snapshots in the log, oldest first; listed when the first snapshot is written, not
+   * at start-up: listing keys reads their (large) values too.
+   */
+  private snapshotsInLog: SnapshotInLog[] | undefined;
   /** Synced batches written, for the group-commit figures. */
   syncs = 0;
 
   private constructor(
     private readonly db: Level<Uint8Array, Uint8Array>,
     private nextSeq: number,
-    /** Sequence numbers of the snapshots in the log, oldest first. */
-    private readonly snapshotSeqs: number[],
   ) {
     super();
   }
@@ -51,8 +85,7 @@ export class EventStore extends EventEmitter<{ failed: [error: Error] }> {
       if (cause?.code === 'LEVEL_LOCKED') throw new LogLocked(path);
       throw error;
     }
-    const snapshots = (await db.keys({ gte: SNAPSHOT_PREFIX, lt: Buffer.from([0xff, 0xff]) }).all()).map(snapshotSeq);
-    return new EventStore(db, (await lastSeq(db)) + 1, snapshots);
+    return new EventStore(db, (await lastSeq(db)) + 1);
   }
 
   get lastSeq(): number {
@@ -68,11 +101,22 @@ export class EventStore extends EventEmitter<{ failed: [error: Error] }> {
     if (events.length === 0) return { stored: [], durable: Promise.resolve() };
     const stored = events.map((e) => ({ ...e, seq: this.nextSeq++, version: CURRENT_VERSION[e.type] }) as StoredEvent);
     const snapshot = fold?.(stored);
-    const durable = new Promise<void>((resolve, reject) =>
-      this.queue.push({ events: stored, ...(snapshot ? { snapshot } : {}), resolve, reject }),
-    );
-    if (!this.flushing) this.startFlushing();
+    const durable = this.enqueue(stored, snapshot ? { seq: stored.at(-1)!.seq, bytes: snapshot } : undefined);
     return { stored, durable };
+  }
+
+  /**
+   * Writes a snapshot of the projection as it is after event `seq` (already appended), in
+   * a batch of its own; the oldest snapshots are dropped as usual.
+   */
+  writeSnapshot(seq: number, snapshot: Uint8Array): Promise<void> {
+    return this.enqueue([], { seq, bytes: snapshot });
+  }
+
+  private enqueue(events: StoredEvent[], snapshot: Waiting['snapshot']): Promise<void> {
+    const durable = new Promise<void>((resolve, reject) => this.queue.push({ events, ...(snapshot ? { snapshot } : {}), resolve, reject }));
+    if (!this.flushing) this.startFlushing();
+    return durable;
   }
 
   /** Settles when everything appended so far has been written or has failed. */
@@ -90,18 +134,19 @@ export class EventStore extends EventEmitter<{ failed: [error: Error] }> {
   private async flush(): Promise<void> {
     while (this.queue.length > 0) {
       const batch = this.queue.splice(0);
-      const ops: BatchOp[] = batch.flatMap((w) => w.events.map((e): BatchOp => ({ type: 'put', key: encodeKey(e.seq), value: encodeEvent(e) })));
-      const snapshots = batch.filter((w) => w.snapshot !== undefined);
-      const newest = snapshots.at(-1);
-      if (newest?.snapshot) {
-        const seq = newest.events.at(-1)!.seq;
-        ops.push({ type: 'put', key: snapshotKey(seq), value: newest.snapshot });
-        this.snapshotSeqs.push(seq);
-        for (const old of this.snapshotSeqs.splice(0, Math.max(0, this.snapshotSeqs.length - SNAPSHOTS_KEPT))) {
-          ops.push({ type: 'del', key: snapshotKey(old) });
-        }
-      }
       try {
+        const ops: BatchOp[] = batch.flatMap((w) => w.events.map((e): BatchOp => ({ type: 'put', key: encodeKey(e.seq), value: encodeEvent(e) })));
+        const snapshots = batch.filter((w) => w.snapshot !== undefined);
+        const newest = snapshots.at(-1);
+        if (newest?.snapshot) {
+          const { seq, bytes } = newest.snapshot;
+          ops.push(...snapshotPuts(seq, bytes));
+          const kept = (this.snapshotsInLog ??= await this.listSnapshots());
+          kept.push({ seq, pieces: Math.max(1, Math.ceil(bytes.length / SNAPSHOT_PIECE)) });
+          for (const old of kept.splice(0, Math.max(0, kept.length - SNAPSHOTS_KEPT))) {
+            for (let piece = 0; piece < old.pieces; piece += 1) ops.push({ type: 'del', key: snapshotKey(old.seq, piece) });
+          }
+        }
         await this.db.batch(ops, { sync: true });
         this.syncs += 1;
         for (const w of batch) w.resolve();
@@ -109,6 +154,8 @@ export class EventStore extends EventEmitter<{ failed: [error: Error] }> {
         // Later commands were decided on top of these events: they fail with them, and the
         // numbering restarts after the last event that is really in the log.
         const failed = [...batch, ...this.queue.splice(0)];
+        // Which snapshots are in the log is no longer sure: listed again when next needed.
+        this.snapshotsInLog = undefined;
         this.nextSeq = (await lastSeq(this.db).catch(() => this.nextSeq - 1)) + 1;
         for (const w of failed) w.reject(error as Error);
         this.emit('failed', error as Error);
@@ -118,23 +165,114 @@ export class EventStore extends EventEmitter<{ failed: [error: Error] }> {
     this.markIdle?.();
   }
 
-  /** Every stored event from `fromSeq` on, in order, decoded one at a time, in today's shape. */
+  /** Every stored event from `fromSeq` on, in order, in today's shape. */
   async *read(fromSeq = 1, toSeq = MAX_SEQ): AsyncGenerator<StoredEvent> {
-    for await (const event of this.readStored(fromSeq, toSeq)) yield upcast(event);
+    for await (const batch of this.readBatches(fromSeq, toSeq)) yield* batch;
   }
 
   /** The events exactly as stored, older schema versions included (export). */
   async *readStored(fromSeq = 1, toSeq = MAX_SEQ): AsyncGenerator<StoredEvent> {
-    for await (const [key, value] of this.db.iterator({ gte: encodeKey(fromSeq), lte: encodeKey(toSeq) })) {
-      yield decodeEvent(decodeKey(key), value);
+    for await (const batch of this.readBatches(fromSeq, toSeq, { raw: true })) yield* batch;
+  }
+
+  /**
+   * The events from `fromSeq` on, in order, a batch at a time: in today's shape, or exactly
+   * as stored with `raw`; at most `limit` of them. LevelDB reads the next batch (on libuv's
+   * thread pool) while this one is decoded and used, and one await per batch instead of
+   * one per event keeps a replay's overhead small.
+   */
+  async *readBatches(fromSeq = 1, toSeq = MAX_SEQ, { raw = false, limit = Infinity } = {}): AsyncGenerator<StoredEvent[]> {
+    const iterator = this.db.iterator({
+      gte: encodeKey(fromSeq),
+      lte: encodeKey(toSeq),
+      // At most `limit` events: nothing is read ahead that the caller will not use.
+      ...(Number.isFinite(limit) ? { limit } : {}),
+      highWaterMarkBytes: READ_AHEAD_BYTES,
+      fillCache: false,
+    });
+    let next: Promise<[Uint8Array, Uint8Array][]> | undefined = iterator.nextv(READ_BATCH);
+    try {
+      for (;;) {
+        const entries = await next;
+        next = undefined;
+        if (entries.length === 0) return;
+        next = iterator.nextv(READ_BATCH);
+        const batch: StoredEvent[] = [];
+        try {
+          for (const [key, value] of entries) {
+            const event = decodeEvent(decodeKey(key), value);
+            batch.push(raw ? event : upcast(event));
+          }
+        } catch (error) {
+          // The events before the one that cannot be read are handed out first, as they
+          // would be one at a time.
+          if (batch.length > 0) yield batch;
+          throw error;
+        }
+        yield batch;
+      }
+    } finally {
+      // A read-ahead still in flight must settle before the iterator can close.
+      if (next) await next.catch(() => undefined);
+      await iterator.close();
     }
   }
 
-  /** The snapshots in the log, newest first. */
-  async *snapshots(): AsyncGenerator<{ seq: number; value: Uint8Array }> {
-    for await (const [key, value] of this.db.iterator({ gte: SNAPSHOT_PREFIX, lt: Buffer.from([0xff, 0xff]), reverse: true })) {
-      yield { seq: snapshotSeq(key), value };
+  /**
+   * The snapshots in the log, newest first, each read whole when the caller gets to it
+   * (start-up usually needs only the newest). A snapshot with a piece missing is handed out
+   * as `value: undefined`.
+   */
+  async *snapshots(): AsyncGenerator<{ seq: number; value: Uint8Array | undefined }> {
+    // Backwards, a snapshot's pieces come last piece first and its first piece last.
+    // The last piece read says how many come before it: they are asked for a few at a time
+    // (fewer round trips to LevelDB's thread, without it holding many megabytes at once).
+    const iterator = this.db.iterator({ gte: SNAPSHOT_PREFIX, lt: SNAPSHOT_END, reverse: true, fillCache: false, highWaterMarkBytes: SNAPSHOT_READ_AHEAD * SNAPSHOT_PIECE });
+    try {
+      let seq: number | undefined; // the snapshot whose pieces are being gathered
+      let pieces: Uint8Array[] = [];
+      let next = 0; // the piece expected next
+      let whole = true;
+      const ahead: [Uint8Array, Uint8Array][] = [];
+      for (;;) {
+        if (ahead.length === 0) ahead.push(...(await iterator.nextv(seq === undefined ? 1 : Math.min(SNAPSHOT_READ_AHEAD, Math.max(1, next + 1)))).reverse());
+        const entry = ahead.pop();
+        if (seq !== undefined && (!entry || snapshotSeq(entry[0]) !== seq)) {
+          // Its first piece is missing.
+          yield { seq, value: undefined };
+          seq = undefined;
+        }
+        if (!entry) return;
+        const [key, value] = entry;
+        const piece = snapshotPiece(key);
+        if (seq === undefined) {
+          seq = snapshotSeq(key);
+          pieces = [];
+          whole = true;
+        } else if (piece !== next) {
+          whole = false;
+        }
+        next = piece - 1;
+        pieces.push(value);
+        if (piece > 0) continue;
+        pieces.reverse();
+        yield { seq, value: whole ? (pieces.length === 1 ? pieces[0] : Buffer.concat(pieces)) : undefined };
+        seq = undefined;
+      }
+    } finally {
+      await iterator.close();
     }
+  }
+
+  private async listSnapshots(): Promise<SnapshotInLog[]> {
+    const found = new Map<number, SnapshotInLog>();
+    for (const key of await this.db.keys({ gte: SNAPSHOT_PREFIX, lt: SNAPSHOT_END }).all()) {
+      const seq = snapshotSeq(key);
+      const known = found.get(seq) ?? { seq, pieces: 0 };
+      known.pieces = Math.max(known.pieces, snapshotPiece(key) + 1);
+      found.set(seq, known);
+    }
+    return [...found.values()];
   }
 
   /** Writes events as they are, with their own sequence numbers (import into an empty log). */

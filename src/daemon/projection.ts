@@ -35,6 +35,13 @@ export class Projection {
     evolve(this.job(event.data.job), event);
   }
 
+  /** Folds in batches of events, in order (EventStore.readBatches). */
+  async applyBatches(batches: AsyncIterable<StoredEvent[]>): Promise<void> {
+    for await (const batch of batches) {
+      for (const event of batch) this.apply(event);
+    }
+  }
+
   static async replay(events: AsyncIterable<StoredEvent>): Promise<Projection> {
     const projection = new Projection();
     for await (const event of events) projection.apply(event);
