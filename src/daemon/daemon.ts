@@ -5,7 +5,7 @@ import { homedir } from 'node:os';
 import { UserError } from '../common/errors.js';
 import { dataDir, eventLogDir, httpPort, httpTokenFile, socketPath, userConfigPath } from '../common/paths.js';
 import { ConfigService } from './configService.js';
-import { EventStore, LogLocked } from './eventStore.js';
+import { EventStore, LogLocked, LogUnreadable } from './eventStore.js';
 import { Handler } from './handler.js';
 import { ensureToken, HOOK_PATH, HttpEndpoint } from './httpServer.js';
 import { createLogger } from './logger.js';
@@ -14,7 +14,7 @@ import { UndecodableEvent } from './codec.js';
 import { type Projection, USER_SCOPE } from './projection.js';
 import { loadProjection } from './snapshot.js';
 import { protectedPaths, recapPaths } from './recapPaths.js';
-import { SocketServer, type Listen } from './socketServer.js';
+import { limitsFrom, SocketServer, type Listen } from './socketServer.js';
 import { clearStaleSocket, SocketInUse } from './staleSocket.js';
 
 /** A start-up failure the user can fix; its message says how. */
@@ -29,7 +29,7 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
   try {
     store = await EventStore.open(logDir);
   } catch (error) {
-    if (error instanceof LogLocked) throw new DaemonStartError(error.message);
+    if (error instanceof LogLocked || error instanceof LogUnreadable) throw new DaemonStartError(error.message);
     throw error;
   }
   const load = async () => {
@@ -94,7 +94,7 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
     process.once('SIGINT', stop);
   });
 
-  const server = new SocketServer(handler, log);
+  const server = new SocketServer(handler, log, limitsFrom(env));
   const where = inheritedSocket(env) ?? { path: socketPath(env) };
   if ('path' in where) {
     try {

@@ -54,6 +54,19 @@ export class LogLocked extends Error {
   }
 }
 
+/** The log cannot be opened: a read-only or full disk, or damaged files. */
+export class LogUnreadable extends Error {
+  constructor(
+    readonly path: string,
+    reason: string,
+  ) {
+    super(
+      `the event log at ${path} cannot be opened (${reason}); check that its folder is writable and the disk has room, ` +
+        'or, if its files are damaged, move the folder aside and recap import an export',
+    );
+  }
+}
+
 export type Appended = { stored: StoredEvent[]; durable: Promise<void> };
 
 export class EventStore extends EventEmitter<{ failed: [error: Error] }> {
@@ -83,7 +96,7 @@ export class EventStore extends EventEmitter<{ failed: [error: Error] }> {
     } catch (error) {
       const cause = (error as { cause?: { code?: string } }).cause;
       if (cause?.code === 'LEVEL_LOCKED') throw new LogLocked(path);
-      throw error;
+      throw new LogUnreadable(path, (error as { cause?: Error }).cause?.message ?? (error as Error).message);
     }
     return new EventStore(db, (await lastSeq(db)) + 1);
   }

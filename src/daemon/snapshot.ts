@@ -193,7 +193,11 @@ function isJobState(value: unknown): value is JobState {
     job.gate !== null &&
     typeof job.gate.tripped === 'boolean' &&
     typeof job.denials === 'number' &&
-    typeof job.rejections === 'number'
+    typeof job.rejections === 'number' &&
+    // Added with the context trigger and usage: a snapshot from before them is replayed instead.
+    Array.isArray(job.contextSessions) &&
+    typeof job.usageSeen === 'object' &&
+    job.usageSeen !== null
   );
 }
 
