@@ -18,6 +18,7 @@ const { decodeKey, encodeKey } = await dist('daemon/codec.js');
 const { Projection } = await dist('daemon/projection.js');
 const { decodeSnapshot, encodeSnapshot } = await dist('daemon/snapshot.js');
 const { canonicalJson } = await dist('events/canonical.js');
+const { initialJobState } = await dist('events/jobState.js');
 const { eventLine } = await dist('daemon/audit.js');
 const { exportHeader } = await dist('daemon/exportFormat.js');
 
@@ -48,10 +49,10 @@ try {
   const texts = ['plain', '', 'naïve café', 'emoji \u{1F600} and more', 'lone \ud800 surrogate', '', 'x'.repeat(5000)];
   for (let i = 0; i < 20_000; i += 1) texts.push(`${i} ${'abcdefghij'.repeat(200)}`);
   texts.push('après le gros bloc \u2014 wide again');
-  const job = { job: 'job-1', pending: [], unsummarizedTokens: 0, gate: { tripped: false }, chain: [], denials: 0, rejections: 0 };
+  const job = initialJobState('job-1');
   texts.forEach((text, i) => job.chain.push({ job: 'job-1', level: 0, sections: [{ heading: 'A', tokens: 1 }], text, tokens: 1, coversThrough: i, prevHash: 'p', hash: 'h', time: i, seq: i + 1 }));
   projection.jobs.set('job-1', job);
-  projection.jobs.set('job-2', { ...job, job: 'job-2', chain: [] });
+  projection.jobs.set('job-2', initialJobState('job-2'));
   projection.lastSeq = texts.length;
   const bytes = encodeSnapshot(projection);
   const restored = decodeSnapshot(bytes);
