@@ -104,6 +104,9 @@ export class Handler {
         return verifyLog(this.deps.store, this.deps.projection, progress);
       case 'trip':
         return this.trip(request as RequestOf<'trip'>);
+      case 'stats':
+        // For benchmarks: how many events, and how many synced batches wrote them.
+        return Promise.resolve({ lastSeq: this.deps.store.lastSeq, syncs: this.deps.store.syncs });
       case 'report':
         return this.report(request as RequestOf<'report'>);
     }

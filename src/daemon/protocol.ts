@@ -52,6 +52,7 @@ export const requestSchemas = {
     'give exactly one of atSeq and atTime',
   ),
   verify: z.object({}),
+  stats: z.object({}),
 } as const;
 
 export type Op = keyof typeof requestSchemas;
