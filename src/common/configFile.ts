@@ -17,6 +17,8 @@ export type ParsedConfigFile = { assignments: Map<string, Assignment>; errors: C
 type Env = Record<string, string | undefined>;
 
 class SyntaxProblem extends Error {}
+
+const NO_COMMANDS = 'commands are never run from config.conf; write the value itself';
 /** The array's closing parenthesis is not there yet: it may be on a later line. */
 class UnclosedArray extends SyntaxProblem {}
 
@@ -140,7 +142,7 @@ class WordReader {
       } else if (c === '$') {
         out += this.expansion();
       } else if (c === '`') {
-        throw new SyntaxProblem('commands are never run from config.conf; write the value itself');
+        throw new SyntaxProblem(NO_COMMANDS);
       } else {
         out += c;
         this.i += 1;
@@ -165,7 +167,7 @@ class WordReader {
       } else if (c === '$') {
         out += this.expansion();
       } else if (c === '`') {
-        throw new SyntaxProblem('commands are never run from config.conf; write the value itself');
+        throw new SyntaxProblem(NO_COMMANDS);
       } else {
         out += c;
         this.i += 1;
@@ -177,7 +179,7 @@ class WordReader {
   private expansion(): string {
     const s = this.s;
     const next = s[this.i + 1];
-    if (next === '(') throw new SyntaxProblem('commands are never run from config.conf; write the value itself');
+    if (next === '(') throw new SyntaxProblem(NO_COMMANDS);
     if (next !== '{') {
       const name = /^[A-Za-z_][A-Za-z0-9_]*/.exec(s.slice(this.i + 1))?.[0];
       if (!name) {

@@ -180,3 +180,43 @@ export const lengthPrefixed = (body: Buffer): Buffer => {
   header.writeUInt32BE(body.length, 0);
   return Buffer.concat([header, body]);
 };
+
+/** A sandbox with a daemon running in it, for a describe block's beforeAll. */
+export async function sandboxWithDaemon(env: NodeJS.ProcessEnv = {}): Promise<{ box: Sandbox; daemon: DaemonProcess }> {
+  const box = sandbox();
+  return { box, daemon: await startDaemon(box, env) };
+}
+
+/** Its afterAll: stop the daemon, remove the sandbox. */
+export async function closeSandbox(box: Sandbox, daemon: DaemonProcess): Promise<void> {
+  await daemon.stop();
+  removeSandbox(box);
+}
+
+/**
+ * Sandboxes and daemons made in a test, all killed and removed after it: call at the top of
+ * a test file (it registers the afterEach).
+ */
+export function trackedSandboxes(afterEach: (fn: () => Promise<void>) => void): {
+  newBox: () => Sandbox;
+  start: (box: Sandbox, env?: NodeJS.ProcessEnv) => Promise<DaemonProcess>;
+} {
+  const boxes: Sandbox[] = [];
+  const daemons: DaemonProcess[] = [];
+  afterEach(async () => {
+    await Promise.all(daemons.splice(0).map((d) => d.stop('SIGKILL')));
+    for (const box of boxes.splice(0)) removeSandbox(box);
+  });
+  return {
+    newBox() {
+      const box = sandbox();
+      boxes.push(box);
+      return box;
+    },
+    async start(box, env = {}) {
+      const daemon = await startDaemon(box, env);
+      daemons.push(daemon);
+      return daemon;
+    },
+  };
+}

@@ -6,26 +6,10 @@ import { join } from 'node:path';
 import { Level } from 'level';
 import { pack, unpack } from 'msgpackr';
 import { afterEach, describe, expect, it } from 'vitest';
-import { RECAP, RawClient, removeSandbox, runCli, sandbox, startDaemon, type DaemonProcess, type Sandbox } from '../helpers/daemon.js';
+import { RECAP, RawClient, runCli, type Sandbox, trackedSandboxes } from '../helpers/daemon.js';
 import { goodSummary, prose } from '../helpers/text.js';
 
-const boxes: Sandbox[] = [];
-const daemons: DaemonProcess[] = [];
-afterEach(async () => {
-  await Promise.all(daemons.splice(0).map((d) => d.stop('SIGKILL')));
-  for (const box of boxes.splice(0)) removeSandbox(box);
-});
-
-function newBox(): Sandbox {
-  const box = sandbox();
-  boxes.push(box);
-  return box;
-}
-async function start(box: Sandbox, env: NodeJS.ProcessEnv = {}): Promise<DaemonProcess> {
-  const daemon = await startDaemon(box, env);
-  daemons.push(daemon);
-  return daemon;
-}
+const { newBox, start } = trackedSandboxes(afterEach);
 
 /** A job through its life: prompts, a trip, a denial, a rejection, a summary, more prompts. */
 async function activity(box: Sandbox): Promise<void> {

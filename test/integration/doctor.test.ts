@@ -3,7 +3,7 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { removeSandbox, ROOT, runCli, sandbox, startDaemon, type DaemonProcess, type Sandbox } from '../helpers/daemon.js';
+import { removeSandbox, ROOT, runCli, sandbox, type DaemonProcess, type Sandbox, closeSandbox, sandboxWithDaemon } from '../helpers/daemon.js';
 
 type Check = { name: string; ok: boolean; detail: string; fix?: string };
 
@@ -27,14 +27,8 @@ describe('recap doctor with a daemon running', () => {
   let box: Sandbox;
   let daemon: DaemonProcess;
 
-  beforeAll(async () => {
-    box = sandbox();
-    daemon = await startDaemon(box);
-  });
-  afterAll(async () => {
-    await daemon.stop();
-    removeSandbox(box);
-  });
+  beforeAll(async () => ({ box, daemon } = await sandboxWithDaemon()));
+  afterAll(() => closeSandbox(box, daemon));
   beforeEach(async () => {
     writeFileSync(box.config, '# mine\nTOKEN_THRESHOLD="${TOKEN_THRESHOLD:-600}"\nBYPASS_PREFIXES=("[PLUGIN-LOCK]")\n');
     rmSync(join(box.dir, '.claude'), { recursive: true, force: true });

@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { RawClient, removeSandbox, ROOT, runCli, sandbox, startDaemon, type DaemonProcess, type Sandbox } from '../helpers/daemon.js';
+import { RawClient, removeSandbox, ROOT, runCli, sandbox, type DaemonProcess, type Sandbox, closeSandbox, sandboxWithDaemon } from '../helpers/daemon.js';
 import { prose } from '../helpers/text.js';
 
 const HOOK = join(ROOT, 'bin', 'recap-hook.cjs');
@@ -98,14 +98,8 @@ describe('recap-hook claude against a running daemon', () => {
   let box: Sandbox;
   let daemon: DaemonProcess;
 
-  beforeAll(async () => {
-    box = sandbox();
-    daemon = await startDaemon(box);
-  });
-  afterAll(async () => {
-    await daemon.stop();
-    removeSandbox(box);
-  });
+  beforeAll(async () => ({ box, daemon } = await sandboxWithDaemon()));
+  afterAll(() => closeSandbox(box, daemon));
 
   it('allows a tool call while the gate is open: exit 0, nothing on stdout', async () => {
     const cwd = project(box, 'open');

@@ -6,27 +6,10 @@ import { join } from 'node:path';
 import { Level } from 'level';
 import { unpack } from 'msgpackr';
 import { afterEach, describe, expect, it } from 'vitest';
-import { launchDaemon, RawClient, removeSandbox, runCli, sandbox, startDaemon, type DaemonProcess, type Sandbox } from '../helpers/daemon.js';
+import { launchDaemon, RawClient, runCli, trackedSandboxes } from '../helpers/daemon.js';
 import { goodSummary, prose } from '../helpers/text.js';
 
-const boxes: Sandbox[] = [];
-const daemons: DaemonProcess[] = [];
-
-function newBox(): Sandbox {
-  const box = sandbox();
-  boxes.push(box);
-  return box;
-}
-async function start(box: Sandbox, env: NodeJS.ProcessEnv = {}): Promise<DaemonProcess> {
-  const daemon = await startDaemon(box, env);
-  daemons.push(daemon);
-  return daemon;
-}
-
-afterEach(async () => {
-  await Promise.all(daemons.splice(0).map((d) => d.stop('SIGKILL')));
-  for (const box of boxes.splice(0)) removeSandbox(box);
-});
+const { newBox, start } = trackedSandboxes(afterEach);
 
 const mode = (path: string) => statSync(path).mode & 0o777;
 

@@ -1,20 +1,14 @@
 // The socket protocol against the real daemon: pipelining, many clients, bad frames.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { lengthPrefixed, RawClient, removeSandbox, sandbox, startDaemon, type DaemonProcess, type Sandbox } from '../helpers/daemon.js';
+import { closeSandbox, lengthPrefixed, RawClient, sandboxWithDaemon, type DaemonProcess, type Sandbox } from '../helpers/daemon.js';
 import { prose } from '../helpers/text.js';
 
 describe('the socket protocol', () => {
   let box: Sandbox;
   let daemon: DaemonProcess;
 
-  beforeAll(async () => {
-    box = sandbox();
-    daemon = await startDaemon(box);
-  });
-  afterAll(async () => {
-    await daemon.stop();
-    removeSandbox(box);
-  });
+  beforeAll(async () => ({ box, daemon } = await sandboxWithDaemon()));
+  afterAll(() => closeSandbox(box, daemon));
 
   it('answers ping with the version', async () => {
     const client = await RawClient.connect(box.socket);
