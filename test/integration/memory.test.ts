@@ -10,6 +10,7 @@ import { jobIdFor } from '../../src/common/jobs.js';
 import { DEFAULT_SECTIONS } from '../../src/events/config.js';
 import { RawClient, removeSandbox, runCli, sandbox, startDaemon, type CliResult, type DaemonProcess, type Sandbox } from '../helpers/daemon.js';
 import { goodSummary, prose } from '../helpers/text.js';
+import type { JobReport } from '../../src/daemon/report.js';
 
 const GENESIS = '0'.repeat(64);
 const RESEARCH = ['Sources Cited', 'Hypotheses Tested', 'Open Questions'];
@@ -28,17 +29,6 @@ type Entry = {
   prevHash: string;
   hash: string;
 };
-type AgentRow = {
-  agent: string;
-  interactions: number;
-  countedTokens: number;
-  denials: number;
-  input: number;
-  output: number;
-  cacheCreation: number;
-  cacheRead: number;
-};
-type JobReport = { job: string; summaries: number; rejections: number; agents: AgentRow[] };
 
 /** The `words` encoding, counted here independently of recap: words x 1.3, truncated. */
 function words(text: string): number {
