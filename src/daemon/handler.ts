@@ -2,13 +2,13 @@
 // validate, decide on the job's state, append the events, answer once they are durable.
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import { CommandRefused } from '../events/commands.js';
+import { CommandRefused, type CheckTool } from '../events/commands.js';
 import type { Config } from '../events/config.js';
 import type { RecapEvent } from '../events/events.js';
 import type { UsageEntry } from '../events/commands.js';
 import { checkTool, gateStatus, recordInteraction, recordUsage, submitSummary, tripGate, type DecideContext, type GateStatus } from '../events/gate.js';
-import { contextText, tripCause } from '../events/gateMessages.js';
-import type { JobState } from '../events/jobState.js';
+import { contextSeqs, contextText, denySeqs, tripCause } from '../events/gateMessages.js';
+import { NO_TEXTS, type JobState, type SummaryTexts as Texts } from '../events/jobState.js';
 import { tokenCounter, type TokenCounter } from '../events/tokens.js';
 import { eventsPage, projectionAt, verifyLog } from './audit.js';
 import { answerClaudeHook } from './claudeHook.js';
@@ -19,7 +19,8 @@ import type { EventStore } from './eventStore.js';
 import type { Projection } from './projection.js';
 import { USER_SCOPE } from './projection.js';
 import { encodeSnapshot } from './snapshot.js';
-import { describeIssues, envelopeSchema, ProtocolError, requestSchemas, type Op, type RequestOf, type Response } from './protocol.js';
+import { SummaryTexts } from './summaryTexts.js';
+import { parseRequest, ProtocolError, type Op, type RequestOf, type Response } from './protocol.js';
 
 export const VERSION = '0.1.0';
 
@@ -45,24 +46,19 @@ type Prepared = { decide: DecideContext; effective: Effective };
 export class Handler {
   private readonly counters = new Map<string, Promise<TokenCounter>>();
   private readonly now: () => number;
+  private readonly texts: SummaryTexts;
 
   constructor(private readonly deps: HandlerDeps) {
     this.now = deps.now ?? Date.now;
+    this.texts = new SummaryTexts(deps.store);
   }
 
   async handle(request: unknown, progress?: (done: number) => void): Promise<Response> {
-    const envelope = envelopeSchema.safeParse(request);
-    if (!envelope.success) {
-      return failure(idOf(request), 'bad_request', `a request needs an id and an op: ${describeIssues(envelope.error)}`);
-    }
-    const { id, op } = envelope.data;
-    if (!Object.hasOwn(requestSchemas, op)) {
-      return failure(id, 'unknown_op', `unknown op ${JSON.stringify(op)}; known ops: ${Object.keys(requestSchemas).join(', ')}`);
-    }
-    const parsed = requestSchemas[op as Op].safeParse(request);
-    if (!parsed.success) return failure(id, 'bad_request', `${op}: ${describeIssues(parsed.error)}`);
+    const parsed = parseRequest(request);
+    if (!parsed.ok) return failure(parsed.id, parsed.code, parsed.message);
+    const { id, op } = parsed;
     try {
-      return { id, result: await this.answer(op as Op, parsed.data, progress) };
+      return { id, result: await this.answer(op, parsed.request, progress) };
     } catch (error) {
       if (error instanceof CommandRefused) return failure(id, 'refused', error.message);
       if (error instanceof ProtocolError) return failure(id, error.code, error.message);
@@ -149,8 +145,16 @@ export class Handler {
 
   async check(r: RequestOf<'check'>) {
     const ctx = await this.prepare(r.project);
-    const decision = checkTool({ type: 'CheckTool', ...defined(r), now: this.now() }, this.state(r.job), ctx.decide);
-    await this.commit(r.job, ctx, decision.events);
+    const command = { type: 'CheckTool' as const, ...defined(r), now: this.now() };
+    // On an open gate nothing is read: the common case costs no extra turn.
+    if (!this.state(r.job).gate.tripped) return this.decideCheck(command, this.state(r.job), ctx, NO_TEXTS);
+    const { state, texts } = await this.withTexts(r.job, denySeqs);
+    return this.decideCheck(command, state, ctx, texts);
+  }
+
+  private async decideCheck(command: CheckTool, state: JobState, ctx: Prepared, texts: Texts) {
+    const decision = checkTool(command, state, texts === NO_TEXTS ? ctx.decide : { ...ctx.decide, texts });
+    await this.commit(command.job, ctx, decision.events);
     return decision.answer;
   }
 
@@ -170,17 +174,32 @@ export class Handler {
 
   async context(r: RequestOf<'context'>): Promise<{ text: string; tripped: boolean; summaries: number }> {
     const { config, count } = await this.settled(r.job, r.project);
-    const state = this.state(r.job);
-    return { text: contextText(state, config, count), tripped: state.gate.tripped, summaries: state.chain.length };
+    const { state, texts } = await this.withTexts(r.job, (s) => contextSeqs(s, config, count));
+    return { text: contextText(state, config, count, texts), tripped: state.gate.tripped, summaries: state.chain.length };
   }
 
+  /** Every accepted summary of the job, oldest first, whole: read from the log. */
   async chain(r: RequestOf<'chain'>) {
     await this.settled(r.job, r.project);
-    return { entries: this.state(r.job).chain };
+    const accepted = await this.deps.store.get(this.state(r.job).chain.map((e) => e.seq));
+    return { entries: accepted.flatMap((e) => (e.type === 'SummaryAccepted' ? [{ ...e.data, seq: e.seq }] : [])) };
   }
 
   private state(job: string) {
     return this.deps.projection().view(job);
+  }
+
+  /**
+   * The job's state with the summary texts a message about it will show (`needed`). The
+   * state may move on while the texts are read: they are read again until they match it.
+   */
+  private async withTexts(job: string, needed: (state: JobState) => number[]): Promise<{ state: JobState; texts: Texts }> {
+    for (;;) {
+      const seqs = needed(this.state(job));
+      const texts = seqs.length > 0 ? await this.texts.load(seqs) : NO_TEXTS;
+      const state = this.state(job);
+      if (needed(state).every((seq) => texts.has(seq))) return { state, texts };
+    }
   }
 
   /**
@@ -201,7 +220,10 @@ export class Handler {
     const every = this.deps.snapshotEvery;
     const { stored, durable } = this.deps.store.append(events, (numbered) => {
       const before = projection.lastSeq;
-      for (const event of numbered) projection.apply(event);
+      for (const event of numbered) {
+        projection.apply(event);
+        if (event.type === 'SummaryAccepted') this.texts.remember(event.seq, event.data.text);
+      }
       return Math.floor(before / every) !== Math.floor(projection.lastSeq / every) ? encodeSnapshot(projection) : undefined;
     });
     const snapshot = after?.();
@@ -282,11 +304,6 @@ function configApplied(effective: Effective, now: number, job?: string): RecapEv
 
 function failure(id: string | number | null, code: ProtocolError['code'], message: string): Response {
   return { id, error: { code, message } };
-}
-
-function idOf(request: unknown): string | number | null {
-  const id = (request as { id?: unknown } | null)?.id;
-  return typeof id === 'string' || typeof id === 'number' ? id : null;
 }
 
 /** Drops the optional fields a request left out, so commands carry no `undefined`. */

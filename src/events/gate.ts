@@ -5,7 +5,7 @@ import { CommandRefused } from './commands.js';
 import type { Config } from './config.js';
 import type { DenialCause, RecapEvent } from './events.js';
 import { denyReason, protectionReason } from './gateMessages.js';
-import { evolve, type JobState } from './jobState.js';
+import { evolve, NO_TEXTS, type JobState, type SummaryTexts } from './jobState.js';
 import { protectionRefusal, type ProtectedState } from './protection.js';
 import type { TokenCounter } from './tokens.js';
 import { tripFor } from './triggers.js';
@@ -21,6 +21,8 @@ export type DecideContext = {
   recapPaths: ReadonlySet<string>;
   /** recap's own files, off limits to the agent. */
   protected: ProtectedState;
+  /** The summary texts a denial shows (denySeqs), loaded by the caller; none if the gate is open. */
+  texts?: SummaryTexts;
 };
 
 export type Decision<Answer> = { answer: Answer; events: RecapEvent[] };
@@ -55,7 +57,7 @@ export function checkTool(command: CheckTool, state: JobState, ctx: DecideContex
   const verdict = toolVerdict(command, ctx);
   if (verdict.allowed) return { answer: { allow: true }, events };
   events.push(toolDenied(command, 'gate'));
-  return { answer: { allow: false, reason: denyReason(current, ctx.config, verdict.why) }, events };
+  return { answer: { allow: false, reason: denyReason(current, ctx.config, ctx.texts ?? NO_TEXTS, verdict.why) }, events };
 }
 
 /** `recap trip`: the user asks for a summary now. A tripped gate stays as it is. */

@@ -1,8 +1,8 @@
 // The words recap says to an agent: why it is blocked and exactly what to do, and the
 // job's memory. Kept well under Claude Code's 10,000-character cut.
 import type { Config } from './config.js';
-import { unrolled, type ChainEntry, type JobState, type PendingInteraction } from './jobState.js';
-import { memoryText } from './memory.js';
+import { summaryText, unrolled, type ChainEntry, type JobState, type PendingInteraction, type SummaryTexts } from './jobState.js';
+import { memorySeqs, memoryText } from './memory.js';
 import type { TokenCounter } from './tokens.js';
 
 const REASON_BUDGET = 8000;
@@ -48,8 +48,8 @@ function renderInteraction(p: PendingInteraction, limit: number): string {
   return `[#${p.seq} ${p.kind}, ${p.tokens} tokens]\n${cut(p.text, limit)}`;
 }
 
-function renderSummary(e: ChainEntry, limit: number): string {
-  return `[summary #${e.seq}, level ${e.level}, ${e.tokens} tokens]\n${cut(e.text, limit)}`;
+function renderSummary(e: ChainEntry, texts: SummaryTexts, limit: number): string {
+  return `[summary #${e.seq}, level ${e.level}, ${e.tokens} tokens]\n${cut(summaryText(texts, e.seq), limit)}`;
 }
 
 /** The newest blocks that fit `budget` characters, oldest first, and how many were left out. */
@@ -65,12 +65,28 @@ function newestWithin(blocks: string[], budget: number): { shown: string[]; left
   return { shown, left: blocks.length - shown.length };
 }
 
+/** The summaries a tripped gate waits to see rolled up; none for any other trip. */
+function dueSummaries(state: JobState): ChainEntry[] {
+  const gate = state.gate;
+  return gate.tripped && gate.reason === 'rollup' ? unrolled(state, (gate.level ?? 1) - 1, gate.topic) : [];
+}
+
+/** The summaries whose texts denyReason shows: the texts to load first. */
+export function denySeqs(state: JobState): number[] {
+  return dueSummaries(state).map((e) => e.seq);
+}
+
+/** The summaries whose texts contextText shows: the texts to load first. */
+export function contextSeqs(state: JobState, config: Config, count: TokenCounter): number[] {
+  return state.gate.tripped ? denySeqs(state) : memorySeqs(state, config.CONTEXT_BUDGET, count);
+}
+
 /** What the agent must summarize now: the interactions, or for a rollup the summaries. */
-function material(state: JobState, limit: number): { what: string; blocks: string[]; tokens: number } {
+function material(state: JobState, texts: SummaryTexts, limit: number): { what: string; blocks: string[]; tokens: number } {
   const gate = state.gate;
   if (gate.tripped && gate.reason === 'rollup') {
-    const due = unrolled(state, (gate.level ?? 1) - 1, gate.topic);
-    return { what: 'Summaries to roll up', blocks: due.map((e) => renderSummary(e, limit)), tokens: due.reduce((n, e) => n + e.tokens, 0) };
+    const due = dueSummaries(state);
+    return { what: 'Summaries to roll up', blocks: due.map((e) => renderSummary(e, texts, limit)), tokens: due.reduce((n, e) => n + e.tokens, 0) };
   }
   return { what: 'Interactions to summarize', blocks: state.pending.map((p) => renderInteraction(p, limit)), tokens: state.unsummarizedTokens };
 }
@@ -91,7 +107,7 @@ function demand(state: JobState, config: Config): { head: string[]; rollup: bool
   };
 }
 
-export function denyReason(state: JobState, config: Config, refusal?: string): string {
+export function denyReason(state: JobState, config: Config, texts: SummaryTexts, refusal?: string): string {
   const { head } = demand(state, config);
   const top = [
     `recap: job ${state.job} needs a summary before any other tool can run: ${tripCause(state)}.`,
@@ -99,7 +115,7 @@ export function denyReason(state: JobState, config: Config, refusal?: string): s
     ...head,
     'Meanwhile only recap status, recap context and recap chain may run.',
   ].join('\n\n');
-  const { what, blocks, tokens } = material(state, EXCERPT_CHARS);
+  const { what, blocks, tokens } = material(state, texts, EXCERPT_CHARS);
   const { shown, left } = newestWithin(blocks, REASON_BUDGET - top.length - 200);
   const omitted = left > 0 ? `; the ${left} oldest not shown` : '';
   const header = `${what} (${blocks.length}, ${tokens} tokens${omitted}; full text: recap context):`;
@@ -107,10 +123,10 @@ export function denyReason(state: JobState, config: Config, refusal?: string): s
 }
 
 /** What the agent needs now: the demand for a summary when tripped, otherwise its memory. */
-export function contextText(state: JobState, config: Config, count: TokenCounter): string {
-  if (!state.gate.tripped) return memoryText(state, config.CONTEXT_BUDGET, count);
+export function contextText(state: JobState, config: Config, count: TokenCounter, texts: SummaryTexts): string {
+  if (!state.gate.tripped) return memoryText(state, config.CONTEXT_BUDGET, count, texts);
   const { head } = demand(state, config);
-  const { what, blocks, tokens } = material(state, Number.POSITIVE_INFINITY);
+  const { what, blocks, tokens } = material(state, texts, Number.POSITIVE_INFINITY);
   return [
     `recap: job ${state.job} needs a summary: ${tripCause(state)}.`,
     ...head,

@@ -11,7 +11,26 @@ export type PendingInteraction = {
   time: Time;
 };
 
-export type ChainEntry = SummaryAccepted['data'] & { seq: number };
+/**
+ * An accepted summary as the state keeps it: its place in the chain, not its text. The
+ * texts stay in the log and are read by sequence number when a message shows them, so the
+ * state does not grow with every summary's words.
+ */
+export type ChainEntry = Pick<SummaryAccepted['data'], 'level' | 'tokens' | 'coversThrough' | 'topic' | 'rolls' | 'hash' | 'time'> & {
+  seq: number;
+};
+
+/** Summary texts by sequence number: the ones a message is about to show. */
+export type SummaryTexts = ReadonlyMap<number, string>;
+
+export const NO_TEXTS: SummaryTexts = new Map();
+
+/** A summary's text; the caller loads the texts a message needs before rendering it. */
+export function summaryText(texts: SummaryTexts, seq: number): string {
+  const text = texts.get(seq);
+  if (text === undefined) throw new Error(`the text of summary #${seq} was not loaded`);
+  return text;
+}
 
 export type Gate =
   | { tripped: false }
@@ -99,8 +118,8 @@ export function evolve(state: JobState, event: StoredEvent): JobState {
       state.rejections += 1;
       return state;
     case 'SummaryAccepted': {
-      const covered = event.data.coversThrough;
-      state.chain.push({ ...event.data, seq: event.seq });
+      const { level, tokens, coversThrough: covered, topic, rolls, hash, time } = event.data;
+      state.chain.push({ seq: event.seq, level, tokens, coversThrough: covered, ...(topic !== undefined ? { topic } : {}), ...(rolls ? { rolls } : {}), hash, time });
       state.pending = state.pending.filter((p) => p.seq > covered);
       state.unsummarizedTokens = state.pending.reduce((sum, p) => (p.counted ? sum + p.tokens : sum), 0);
       state.gate = { tripped: false };

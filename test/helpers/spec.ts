@@ -30,6 +30,11 @@ export function stateFrom(events: RecapEvent[], job = JOB): JobState {
   return events.map(stored).reduce(evolve, initialJobState(job));
 }
 
+/** The accepted summaries' texts by sequence number, as stateFrom numbers the events (the log, in the daemon). */
+export function textsFrom(events: RecapEvent[]): Map<number, string> {
+  return new Map(events.flatMap((e, index) => (e.type === 'SummaryAccepted' ? [[index + 1, e.data.text] as const] : [])));
+}
+
 function stored(event: RecapEvent, index: number): StoredEvent {
   return { ...event, seq: index + 1, version: CURRENT_VERSION[event.type] } as StoredEvent;
 }

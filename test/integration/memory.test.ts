@@ -240,6 +240,28 @@ describe('rollups', () => {
     expect(memory).not.toContain('Marker-S4.');
     expect(memory.trim().split('\n').at(-1)).toBe('(6 of the 7 summaries are not shown; recap chain lists them all.)');
   });
+
+  it('after a restart, the summaries to roll up, the memory and the chain are read back from the log', async () => {
+    const h = await setup(CONFIG);
+    await summarize(h, 'Marker-S1.');
+    await summarize(h, 'Marker-S2.');
+    await h.daemon.stop('SIGTERM');
+    const restarted = await startDaemon(h.box);
+    daemons.push(restarted);
+
+    const check = await h.cli(['check', '--tool', 'Read', '--input', '{"file_path":"src/a.ts"}']);
+    expect(check.code).toBe(2);
+    expect(check.stderr).toContain('Marker-S1.');
+    expect(check.stderr).toContain('Marker-S2.');
+    expect((await h.cli(['context'])).stdout).toContain('Marker-S2.');
+
+    const rollup = marked('Marker-R1.', 9);
+    expect((await h.submitCli(rollup)).code).toBe(0);
+    await restarted.stop('SIGKILL');
+    daemons.push(await startDaemon(h.box));
+    expect((await h.cli(['context'])).stdout).toContain('Marker-R1.');
+    expect((await h.chain()).map((e) => e.text)).toEqual([marked('Marker-S1.'), marked('Marker-S2.'), rollup]);
+  });
 });
 
 describe('bounded memory', () => {

@@ -7,10 +7,10 @@ import { configSchema } from '../../src/events/config.js';
 import type { RecapEvent, StoredEvent, SummaryAccepted } from '../../src/events/events.js';
 import { evolve, initialJobState, type JobState } from '../../src/events/jobState.js';
 import { tripGate } from '../../src/events/gate.js';
-import { memoryText } from '../../src/events/memory.js';
+import { memorySeqs, memoryText } from '../../src/events/memory.js';
 import { recordUsage } from '../../src/events/usage.js';
 import { wordsCounter } from '../../src/events/tokens.js';
-import { context, decide, gateTripped, given, interactionRecorded, JOB, record, stateFrom, submit, T0, validSummary, words } from '../helpers/spec.js';
+import { context, decide, gateTripped, given, interactionRecorded, JOB, record, stateFrom, submit, T0, textsFrom, validSummary, words } from '../helpers/spec.js';
 
 const count = wordsCounter(1);
 
@@ -71,31 +71,45 @@ describe('topics', () => {
 
 describe('bounded memory', () => {
   /** A job with `n` summaries, folded event by event (re-folding from scratch would be slow). */
-  function chainOf(n: number): JobState {
+  function chainOf(n: number): { state: JobState; texts: Map<number, string> } {
     const ctx = context();
     const state = initialJobState(JOB);
+    const texts = new Map<number, string>();
     let seq = 0;
     for (let i = 0; i < n; i += 1) {
       for (const command of [record(`${words(5)} ${i}`), submit(validSummary(50 + (i % 20)).replace('detail', `detail${i}`))]) {
-        for (const event of decide(command, state, ctx).events) evolve(state, { ...event, seq: (seq += 1), version: 1 } as StoredEvent);
+        for (const event of decide(command, state, ctx).events) {
+          evolve(state, { ...event, seq: (seq += 1), version: 1 } as StoredEvent);
+          if (event.type === 'SummaryAccepted') texts.set(seq, event.data.text);
+        }
       }
     }
-    return state;
+    return { state, texts };
   }
 
   it('given a chain of 1,000 summaries, when the memory is rendered, then it stays within the budget and says what it left out', () => {
-    const state = chainOf(1000);
+    const { state, texts } = chainOf(1000);
     expect(state.chain).toHaveLength(1000);
-    const memory = memoryText(state, 2000, count);
+    const memory = memoryText(state, 2000, count, texts);
     expect(count(memory)).toBeLessThanOrEqual(2000);
     expect(memory).toContain('detail999');
     expect(memory.trim().split('\n').at(-1)).toMatch(/^\(\d+ of the 1000 summaries are not shown; recap chain lists them all\.\)$/);
   }, 60_000);
 
+  it('given a chain of 1,000 summaries, then the state keeps no texts and the memory needs only the few it shows', () => {
+    const { state, texts } = chainOf(1000);
+    expect(state.chain.every((e) => !('text' in e))).toBe(true);
+    const seqs = memorySeqs(state, 2000, count);
+    expect(seqs.length).toBeGreaterThan(0);
+    expect(seqs.length).toBeLessThan(40);
+    const needed = new Map(seqs.map((seq) => [seq, texts.get(seq)!]));
+    expect(memoryText(state, 2000, count, needed)).toBe(memoryText(state, 2000, count, texts));
+  }, 60_000);
+
   it('given rollups, when the memory is rendered, then the highest-level rollup comes first', () => {
     const cycle = [record(words(10)), submit(validSummary()), record(words(10)), submit(validSummary(61)), submit(validSummary(70).replace('detail', 'ROLLED'))];
-    const state = stateFrom(run([...cycle, record(words(10)), submit(validSummary(55).replace('detail', 'NEWEST'))], rollupConfig));
-    const memory = memoryText(state, 2000, count);
+    const events = run([...cycle, record(words(10)), submit(validSummary(55).replace('detail', 'NEWEST'))], rollupConfig);
+    const memory = memoryText(stateFrom(events), 2000, count, textsFrom(events));
     expect(memory.indexOf('Rollup (level 1) of 2 summaries')).toBeGreaterThan(0);
     expect(memory.indexOf('ROLLED')).toBeLessThan(memory.indexOf('NEWEST'));
     expect(count(memory)).toBeLessThanOrEqual(2000);
@@ -103,15 +117,15 @@ describe('bounded memory', () => {
 
   it('given two topics, when the memory is rendered, then each has its own section within its share', () => {
     const events = run([record(words(10)), submit(validSummary()), record(words(10)), { ...submit(validSummary()), topic: 'auth' } as Command]);
-    const memory = memoryText(stateFrom(events), 1000, count);
+    const memory = memoryText(stateFrom(events), 1000, count, textsFrom(events));
     expect(memory).toContain(`recap: the memory of job ${JOB}: 1 summaries`);
     expect(memory).toContain(`recap: the memory of job ${JOB}, topic auth: 1 summaries`);
     expect(count(memory)).toBeLessThanOrEqual(1000);
   });
 
   it('never goes over a budget too small for anything', () => {
-    const state = stateFrom(run([record(words(10)), submit(validSummary())]));
-    for (const budget of [1, 5, 20, 100]) expect(count(memoryText(state, budget, count))).toBeLessThanOrEqual(budget);
+    const events = run([record(words(10)), submit(validSummary())]);
+    for (const budget of [1, 5, 20, 100]) expect(count(memoryText(stateFrom(events), budget, count, textsFrom(events)))).toBeLessThanOrEqual(budget);
   });
 });
 
