@@ -3,6 +3,7 @@
 // half-written last line waits for the next read; a missing file is no error.
 import { open } from 'node:fs/promises';
 import type { UsageEntry } from '../events/commands.js';
+import { parseJson } from '../common/json.js';
 
 /** On a first read of a long transcript only its tail is read: its newest turns matter most. */
 const FIRST_READ_MAX = 4 * 1024 * 1024;
@@ -73,7 +74,7 @@ export class TranscriptReader {
         if (line.trim() === '') continue;
         let entry: Entry;
         try {
-          entry = JSON.parse(line) as Entry;
+          entry = parseJson(line) as Entry;
         } catch {
           continue;
         }

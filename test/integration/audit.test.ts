@@ -113,6 +113,23 @@ describe('recap verify', () => {
     expect(result.stderr).toBe('');
   });
 
+  it('stays intact when texts arrive with lone surrogate escapes (stored, hashed and shown as U+FFFD)', async () => {
+    const box = newBox();
+    await start(box);
+    const client = await RawClient.connect(box.socket);
+    const lone = (text: string) => text.replace('parser', 'parser \ud800 \udfff');
+    expect(JSON.stringify(lone('parser'))).toContain('\\ud800');
+    const job = 'surrogates';
+    expect(await client.request({ id: 1, op: 'record', job, kind: 'prompt', text: lone(`the parser ${prose(15)}`) })).toHaveProperty('result');
+    expect(await client.request({ id: 2, op: 'submit', job, text: lone(goodSummary()) })).toMatchObject({ result: { accepted: true } });
+    client.close();
+    const result = await runCli(box, ['verify']);
+    expect(result.stdout).toMatch(/^intact: /m);
+    expect(result.code).toBe(0);
+    const chain = JSON.parse((await runCli(box, ['chain', '--job', job, '--json'])).stdout) as { entries: { text: string }[] };
+    expect(chain.entries[0]!.text).toContain('parser \ufffd \ufffd');
+  });
+
   it('catches a summary whose text was changed in LevelDB while the daemon was stopped', async () => {
     const box = newBox();
     const daemon = await start(box);
