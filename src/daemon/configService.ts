@@ -88,6 +88,8 @@ export class ConfigService {
   private userLayer: Layer = EMPTY_LAYER;
   private readonly projectLayers = new Map<string, Layer>();
   private readonly problemsByFile = new Map<string, string[]>();
+  /** The configuration in force per project (undefined: the user's), combined once: every check asks for it. */
+  private readonly combined = new Map<string | undefined, Effective>();
 
   constructor(
     readonly userFile: string,
@@ -109,15 +111,28 @@ export class ConfigService {
   }
 
   user(): Effective {
-    const combined = combine([this.userLayer]);
-    return combined.ok ? combined.effective : { config: DEFAULT_CONFIG, sources: {} };
+    return this.memo(undefined, () => {
+      const combined = combine([this.userLayer]);
+      return combined.ok ? combined.effective : { config: DEFAULT_CONFIG, sources: {} };
+    });
   }
 
   forProject(projectDir: string | undefined): Effective {
     if (projectDir === undefined) return this.user();
     if (!this.projectLayers.has(projectDir)) this.loadProject(projectDir);
-    const combined = combine([this.userLayer, this.projectLayers.get(projectDir) ?? EMPTY_LAYER]);
-    return combined.ok ? combined.effective : this.user();
+    return this.memo(projectDir, () => {
+      const combined = combine([this.userLayer, this.projectLayers.get(projectDir) ?? EMPTY_LAYER]);
+      return combined.ok ? combined.effective : this.user();
+    });
+  }
+
+  private memo(scope: string | undefined, make: () => Effective): Effective {
+    let effective = this.combined.get(scope);
+    if (effective === undefined) {
+      effective = make();
+      this.combined.set(scope, effective);
+    }
+    return effective;
   }
 
   /** Re-reads every file (SIGHUP); returns the problems found. */
@@ -146,6 +161,8 @@ export class ConfigService {
   }
 
   private settle(file: string, layer: Layer | undefined, problems: string[], keep: (layer: Layer) => void): void {
+    // A file read again may change any project's configuration (the user's underlies them all).
+    this.combined.clear();
     if (layer) {
       keep(layer);
       this.problemsByFile.delete(file);
@@ -155,7 +172,19 @@ export class ConfigService {
   }
 }
 
-/** Whether two configurations differ in any value. */
+/** Whether two configurations hold the same values. */
 export function sameValues(a: Record<string, unknown> | undefined, b: Record<string, unknown>): boolean {
-  return a !== undefined && canonicalJson(a) === canonicalJson(b);
+  return a !== undefined && (a === b || canonicalOf(a) === canonicalOf(b));
+}
+
+/** Configurations are never changed in place, so each one's canonical form is made once. */
+const canonicalForms = new WeakMap<Record<string, unknown>, string>();
+
+function canonicalOf(config: Record<string, unknown>): string {
+  let form = canonicalForms.get(config);
+  if (form === undefined) {
+    form = canonicalJson(config);
+    canonicalForms.set(config, form);
+  }
+  return form;
 }
