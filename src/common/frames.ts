@@ -1,14 +1,25 @@
 // The socket protocol's framing: a 4-byte big-endian length, then one UTF-8 JSON object.
 // Node built-ins only: the hook client uses it.
+import { parseJson } from './json.js';
 
 export const DEFAULT_MAX_FRAME = 1024 * 1024;
 
 export function encodeFrame(message: unknown): Buffer {
-  const body = Buffer.from(JSON.stringify(message), 'utf8');
-  const frame = Buffer.allocUnsafe(4 + body.length);
-  frame.writeUInt32BE(body.length, 0);
-  body.copy(frame, 4);
-  return frame;
+  return framesOf([JSON.stringify(message)]);
+}
+
+/** JSON texts as frames one after another in one buffer, to be sent in one write. */
+export function framesOf(texts: string[]): Buffer {
+  let size = 0;
+  for (const text of texts) size += 4 + Buffer.byteLength(text);
+  const frames = Buffer.allocUnsafe(size);
+  let at = 0;
+  for (const text of texts) {
+    const length = frames.write(text, at + 4);
+    frames.writeUInt32BE(length, at);
+    at += 4 + length;
+  }
+  return frames;
 }
 
 export type FrameEvent =
@@ -21,34 +32,50 @@ export type FrameEvent =
  * may never arrive whole), so after one the reader stops and the connection should close.
  */
 export class FrameReader {
-  private buffered: Buffer = Buffer.alloc(0);
+  /** Bytes not yet read as frames, as they came: joined once a frame is whole, not per chunk. */
+  private chunks: Buffer[] = [];
+  private size = 0;
   private stopped = false;
 
   constructor(private readonly maxFrame: number = DEFAULT_MAX_FRAME) {}
 
   /** Bytes received and not yet part of a complete frame. */
   get pending(): number {
-    return this.buffered.length;
+    return this.size;
   }
 
   push(chunk: Buffer): FrameEvent[] {
     if (this.stopped) return [];
-    this.buffered = this.buffered.length === 0 ? chunk : Buffer.concat([this.buffered, chunk]);
+    this.chunks.push(chunk);
+    this.size += chunk.length;
     const events: FrameEvent[] = [];
-    while (this.buffered.length >= 4) {
-      const length = this.buffered.readUInt32BE(0);
+    while (this.size >= 4) {
+      const length = this.first(4).readUInt32BE(0);
       if (length > this.maxFrame) {
         this.stopped = true;
-        this.buffered = Buffer.alloc(0);
+        this.chunks = [];
+        this.size = 0;
         events.push({ kind: 'oversized', length });
         break;
       }
-      if (this.buffered.length < 4 + length) break;
-      const body = this.buffered.subarray(4, 4 + length);
-      this.buffered = this.buffered.subarray(4 + length);
-      events.push(parse(body));
+      if (this.size < 4 + length) break;
+      events.push(parse(this.first(4 + length).subarray(4, 4 + length)));
+      this.consume(4 + length);
     }
     return events;
+  }
+
+  /** The first chunk, made to hold at least `bytes` bytes (by joining the chunks if it does not). */
+  private first(bytes: number): Buffer {
+    if (this.chunks[0]!.length < bytes) this.chunks = [Buffer.concat(this.chunks, this.size)];
+    return this.chunks[0]!;
+  }
+
+  private consume(bytes: number): void {
+    const first = this.chunks[0]!;
+    if (first.length === bytes) this.chunks.shift();
+    else this.chunks[0] = first.subarray(bytes);
+    this.size -= bytes;
   }
 }
 
@@ -62,7 +89,7 @@ function parse(body: Buffer): FrameEvent {
     return { kind: 'invalid', reason: 'the frame is not valid UTF-8' };
   }
   try {
-    return { kind: 'message', value: JSON.parse(text) };
+    return { kind: 'message', value: parseJson(text) };
   } catch {
     return { kind: 'invalid', reason: 'the frame is not valid JSON' };
   }

@@ -1,13 +1,14 @@
 // The Unix socket server: frames in, the handler's answers out, any number of clients each
 // pipelining as many requests as it likes. Bad frames get an error answer; a frame too
-// large to read closes that connection only.
+// large to read closes that connection only. The answers a connection gets in one turn of
+// the event loop go out in one write: a write is a system call, dearer than an answer.
 import { chmodSync, existsSync, mkdirSync, watch as fsWatch, type FSWatcher } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { dirname } from 'node:path';
 import type { Logger } from 'pino';
-import { DEFAULT_MAX_FRAME, encodeFrame, FrameReader } from '../common/frames.js';
+import { DEFAULT_MAX_FRAME, FrameReader, framesOf } from '../common/frames.js';
 import type { Handler } from './handler.js';
-import type { Response } from './protocol.js';
+import type { ProgressFrame, Response } from './protocol.js';
 
 export type Listen = { path: string } | { fd: number };
 
@@ -25,7 +26,7 @@ export const DEFAULT_LIMITS: Limits = { maxFrame: DEFAULT_MAX_FRAME, idleMs: 5 *
 export class SocketServer {
   /** Every listener: a deleted socket file gets a new one, the old keeps its connections. */
   private readonly servers: Server[] = [];
-  private readonly connections = new Set<Socket>();
+  private readonly connections = new Set<Connection>();
   private inFlight = 0;
   private drained: (() => void) | undefined;
   private closing = false;
@@ -106,12 +107,13 @@ export class SocketServer {
     }
     const closed = Promise.all(this.servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve()))));
     if (this.inFlight > 0) await new Promise<void>((resolve) => (this.drained = resolve));
-    for (const socket of this.connections) socket.end();
+    for (const connection of this.connections) connection.end();
     await closed;
   }
 
   private accept(socket: Socket): void {
-    this.connections.add(socket);
+    const connection = new Connection(socket);
+    this.connections.add(connection);
     const reader = new FrameReader(this.limits.maxFrame);
     let partial: NodeJS.Timeout | undefined;
     socket.setTimeout(this.limits.idleMs, () => {
@@ -120,7 +122,7 @@ export class SocketServer {
     });
     socket.on('close', () => {
       clearTimeout(partial);
-      this.connections.delete(socket);
+      this.connections.delete(connection);
     });
     socket.on('error', (error) => this.log.debug({ err: error }, 'client connection error'));
     socket.on('data', (chunk) => {
@@ -135,44 +137,63 @@ export class SocketServer {
         }, this.limits.partialFrameMs);
       }
       for (const frame of frames) {
-        if (frame.kind === 'message') this.serve(socket, frame.value);
-        else if (frame.kind === 'invalid') this.reply(socket, { id: null, error: { code: 'invalid_frame', message: frame.reason } });
+        if (frame.kind === 'message') this.serve(connection, frame.value);
+        else if (frame.kind === 'invalid') connection.send({ id: null, error: { code: 'invalid_frame', message: frame.reason } });
         else {
           this.log.warn({ length: frame.length }, 'closing a connection that sent an oversized frame');
           const message = `frame of ${frame.length} bytes is over the limit of ${this.limits.maxFrame} bytes; the connection is closed`;
-          socket.end(encodeFrame({ id: null, error: { code: 'frame_too_large', message } }));
+          connection.end({ id: null, error: { code: 'frame_too_large', message } });
         }
       }
     });
   }
 
-  private serve(socket: Socket, request: unknown): void {
+  private serve(connection: Connection, request: unknown): void {
+    const id = (request as { id?: unknown } | null)?.id;
+    const known = typeof id === 'string' || typeof id === 'number' ? id : undefined;
     if (this.closing) {
-      const id = (request as { id?: unknown } | null)?.id;
       const message = 'the recap daemon is shutting down; try again in a moment';
-      this.reply(socket, { id: typeof id === 'string' || typeof id === 'number' ? id : null, error: { code: 'shutting_down', message } });
+      connection.send({ id: known ?? null, error: { code: 'shutting_down', message } });
       return;
     }
     this.inFlight += 1;
-    const id = (request as { id?: unknown } | null)?.id;
-    const progress =
-      typeof id === 'string' || typeof id === 'number'
-        ? (done: number) => {
-            if (!socket.destroyed) socket.write(encodeFrame({ id, progress: { done } }));
-          }
-        : undefined;
+    const progress = known !== undefined ? (done: number) => connection.send({ id: known, progress: { done } }) : undefined;
     this.handler
       .handle(request, progress)
-      .then((response) => this.reply(socket, response))
+      .then((response) => connection.send(response))
       .catch((error: unknown) => this.log.error({ err: error }, 'handler failed'))
       .finally(() => {
         this.inFlight -= 1;
         if (this.inFlight === 0) this.drained?.();
       });
   }
+}
 
-  private reply(socket: Socket, response: Response): void {
-    if (!socket.destroyed) socket.write(encodeFrame(response));
+/** A client's connection: its answers wait for the end of the turn and leave in one write. */
+class Connection {
+  /** The answers' JSON, made as each comes: one that cannot be made fails alone. */
+  private queued: string[] = [];
+
+  constructor(private readonly socket: Socket) {}
+
+  send(message: Response | ProgressFrame): void {
+    const text = JSON.stringify(message);
+    // A tick scheduled from the handlers' promises runs once they have all settled.
+    if (this.queued.length === 0) process.nextTick(() => this.flush());
+    this.queued.push(text);
+  }
+
+  /** Sends what is queued and `last`, then closes. */
+  end(last?: Response): void {
+    if (last) this.queued.push(JSON.stringify(last));
+    this.flush();
+    this.socket.end();
+  }
+
+  private flush(): void {
+    const texts = this.queued;
+    this.queued = [];
+    if (texts.length > 0 && !this.socket.destroyed && !this.socket.writableEnded) this.socket.write(framesOf(texts));
   }
 }
 

@@ -1,0 +1,43 @@
+// The framing both ends of the socket use: frames come out whole however the bytes are cut.
+import { describe, expect, it } from 'vitest';
+import { encodeFrame, FrameReader, framesOf } from '../../src/common/frames.js';
+
+const messages = [{ id: 1, op: 'ping' }, { id: 2, text: 'é'.repeat(300) }, { id: 3, op: 'check', job: 'j' }];
+
+/** Pushes `bytes` in pieces of `size` bytes; every message read. */
+function readInPieces(bytes: Buffer, size: number, reader = new FrameReader()): unknown[] {
+  const read: unknown[] = [];
+  for (let at = 0; at < bytes.length; at += size) {
+    for (const frame of reader.push(bytes.subarray(at, at + size))) read.push(frame.kind === 'message' ? frame.value : frame);
+  }
+  return read;
+}
+
+describe('frames', () => {
+  it('reads the messages of one buffer, whatever pieces it comes in', () => {
+    const bytes = framesOf(messages.map((m) => JSON.stringify(m)));
+    for (const size of [1, 3, 4, 5, 7, 64, bytes.length]) expect(readInPieces(bytes, size)).toEqual(messages);
+  });
+
+  it('writes the same bytes for messages together as one by one', () => {
+    expect(framesOf(messages.map((m) => JSON.stringify(m)))).toEqual(Buffer.concat(messages.map(encodeFrame)));
+  });
+
+  it('counts a frame that has not all come as pending, and reads it once it has', () => {
+    const big = { id: 9, text: 'x'.repeat(200_000) };
+    const bytes = encodeFrame(big);
+    const reader = new FrameReader();
+    expect(readInPieces(bytes.subarray(0, 150_000), 1000, reader)).toEqual([]);
+    expect(reader.pending).toBe(150_000);
+    expect(readInPieces(bytes.subarray(150_000), 1000, reader)).toEqual([big]);
+    expect(reader.pending).toBe(0);
+  });
+
+  it('stops at a frame over the limit and says how long it was', () => {
+    const reader = new FrameReader(100);
+    const bytes = Buffer.concat([encodeFrame({ id: 1 }), encodeFrame({ id: 2, text: 'y'.repeat(200) }), encodeFrame({ id: 3 })]);
+    const events = reader.push(bytes);
+    expect(events).toEqual([{ kind: 'message', value: { id: 1 } }, { kind: 'oversized', length: expect.any(Number) }]);
+    expect(reader.push(encodeFrame({ id: 4 }))).toEqual([]);
+  });
+});
