@@ -77,19 +77,21 @@ async function observe(payload: z.infer<typeof common>, where: Target, ops: Hook
   return news.contextTokens !== undefined ? { contextTokens: news.contextTokens } : {};
 }
 
-const projects = new Map<string, string>();
+/** Each working folder's project and the project's job: found once, not on every call. */
+const folders = new Map<string, Target>();
 
 /** The job of the payload's folder, or of its session with JOB_SCOPE=session. */
 function target(payload: z.infer<typeof common>, config: ConfigService): Target {
-  let project = projects.get(payload.cwd);
-  if (project === undefined) {
-    project = projectRoot(payload.cwd);
-    if (projects.size > 10_000) projects.clear();
-    projects.set(payload.cwd, project);
+  let folder = folders.get(payload.cwd);
+  if (folder === undefined) {
+    const project = projectRoot(payload.cwd);
+    folder = { job: jobIdFor(project), project };
+    if (folders.size > 10_000) folders.clear();
+    folders.set(payload.cwd, folder);
   }
-  const scope = config.forProject(project).config.JOB_SCOPE;
-  const job = scope === 'session' && payload.session_id ? `session-${payload.session_id.replace(/[^A-Za-z0-9._-]/g, '_')}` : jobIdFor(project);
-  return { job, project };
+  const scope = config.forProject(folder.project).config.JOB_SCOPE;
+  if (scope === 'session' && payload.session_id) return { job: `session-${payload.session_id.replace(/[^A-Za-z0-9._-]/g, '_')}`, project: folder.project };
+  return folder;
 }
 
 /** A subagent by its id (the transcript's agentId), so its usage and its calls meet in one row. */

@@ -2,12 +2,13 @@
 // listens on 127.0.0.1 only, wants the bearer token from a 0600 file, refuses a Host that
 // is not loopback and any request a browser made (an Origin header), and hands the payload
 // to the same handler as the socket.
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import type { Handler } from './handler.js';
+import { parseJson } from '../common/json.js';
 
 export const HOOK_PATH = '/hooks/claude';
 const MAX_BODY = 1024 * 1024;
@@ -21,7 +22,7 @@ export function ensureToken(file: string): string {
   return token;
 }
 
-const digest = (value: string) => createHash('sha256').update(value).digest();
+const digest = (value: string) => hash('sha256', value, 'buffer');
 
 export class HttpEndpoint {
   private readonly server: Server;
@@ -69,7 +70,7 @@ export class HttpEndpoint {
     }
     let payload: unknown;
     try {
-      payload = JSON.parse(body);
+      payload = parseJson(body);
     } catch {
       return reply(res, 400, { error: 'the body is not valid JSON' });
     }
@@ -79,8 +80,7 @@ export class HttpEndpoint {
       return reply(res, 500, { error: response.error.message });
     }
     const answer = response.result as { stdout: string };
-    res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(answer.stdout === '' ? '{}' : answer.stdout);
+    send(res, 200, answer.stdout === '' ? '{}' : answer.stdout);
   }
 
   private refusal(req: IncomingMessage): { status: number; message: string } | undefined {
@@ -95,8 +95,13 @@ export class HttpEndpoint {
 }
 
 function reply(res: ServerResponse, status: number, body: unknown): void {
-  res.writeHead(status, { 'content-type': 'application/json' });
-  res.end(JSON.stringify(body));
+  send(res, status, JSON.stringify(body));
+}
+
+/** With its length, the answer leaves in one write (without, it would be sent in chunks). */
+function send(res: ServerResponse, status: number, json: string): void {
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(json) });
+  res.end(json);
 }
 
 function readBody(req: IncomingMessage): Promise<string> {
