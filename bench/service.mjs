@@ -2,23 +2,23 @@
 // Benchmark: checks over the socket (1 client, and 64 clients pipelining), durable records
 // (1 and 64 concurrent writers, with fsyncs per record), the HTTP hook round trip with
 // keep-alive, and token counting (MB/s, and the words x 1.3 estimate's error).
-//   node bench/service.mjs [--quick] [--json]
+//   node bench/service.mjs [--quick] [--json] [--only=checks,records,http,tokens] [--cpu-prof=DIR]
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { Agent, request } from 'node:http';
-import { createServer } from 'node:net';
+import { connect as netConnect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
 const root = resolve(import.meta.dirname, '..');
 const { Client } = await import(join(root, 'dist', 'client', 'socketClient.js'));
+const { FrameReader, framesOf } = await import(join(root, 'dist', 'common', 'frames.js'));
 const { tokenCounter } = await import(join(root, 'dist', 'events', 'tokens.js'));
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
 const TARGETS = { checksPerSecond64: 30_000, checkP99Ms64: 2, recordsPerSecond64: 5_000, recordsPerFsync64: 8, httpP99Ms: 2 };
 
 const percentile = (xs, p) => {
-  const s = [...xs].sort((a, b) => a - b);
+  const s = Float64Array.from(xs).sort();
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
 };
 const round = (n, d = 2) => Math.round(n * 10 ** d) / 10 ** d;
@@ -41,7 +41,10 @@ const env = {
   RECAP_LOG_LEVEL: 'info',
   RECAP_HTTP_PORT: String(await freePort()),
 };
-const daemon = spawn(process.execPath, [join(root, 'bin', 'recap.js'), 'daemon'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+// --cpu-prof=DIR: the daemon writes a CPU profile there when it stops.
+const profDir = args.find((a) => a.startsWith('--cpu-prof='))?.slice('--cpu-prof='.length);
+const nodeArgs = profDir ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : [];
+const daemon = spawn(process.execPath, [...nodeArgs, join(root, 'bin', 'recap.js'), 'daemon'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
 await new Promise((ready, fail) => {
   let log = '';
   daemon.stderr.on('data', (d) => {
@@ -51,122 +54,207 @@ await new Promise((ready, fail) => {
   daemon.once('exit', () => fail(new Error(log)));
 });
 
-const connect = () => Client.connect(env.RECAP_SOCKET);
 const checkFields = { job: 'bench', tool: 'Read', input: { file_path: join(dir, 'project', 'a.ts') } };
+
+/**
+ * A lean client for the load: the bench runs on the same cores as the daemon, so it writes
+ * its requests' JSON itself (those sent together in one write), with the protocol's
+ * framing. Every answer must be a result, for a request of its connection still waiting;
+ * its latency is from the write of its request to the read of its answer.
+ */
+function connectRaw() {
+  return new Promise((resolve, reject) => {
+    const socket = netConnect(env.RECAP_SOCKET, () => resolve(socket));
+    socket.once('error', reject);
+  });
+}
 
 /** `clients` connections, each keeping `depth` requests in flight, for `total` requests in all. */
 async function drive(clients, depth, total, op, fields) {
-  const conns = await Promise.all(Array.from({ length: clients }, connect));
-  const latencies = [];
+  const sockets = await Promise.all(Array.from({ length: clients }, connectRaw));
+  // Fixed fields are written once; the id goes in front of them.
+  const fixed = typeof fields === 'function' ? undefined : JSON.stringify({ op, ...fields }).slice(1);
+  const body = (id) => (fixed ? `{"id":${id},${fixed}` : JSON.stringify({ id, op, ...fields(id) }));
+  const sentAt = new Float64Array(total + 1);
+  const sentOn = new Int32Array(total + 1).fill(-1);
+  const latencies = new Float64Array(total);
   let issued = 0;
-  const start = process.hrtime.bigint();
-  await Promise.all(
-    conns.map(async (c) => {
-      const lane = async () => {
-        while (issued < total) {
-          issued += 1;
-          const t = process.hrtime.bigint();
-          await c.request(op, typeof fields === 'function' ? fields(issued) : fields);
-          latencies.push(Number(process.hrtime.bigint() - t) / 1e6);
+  let answered = 0;
+  const start = performance.now();
+  await new Promise((done, fail) => {
+    sockets.forEach((socket, lane) => {
+      const reader = new FrameReader();
+      const send = (count) => {
+        const bodies = [];
+        const first = issued + 1;
+        for (; count > 0 && issued < total; count -= 1) bodies.push(body((issued += 1)));
+        if (bodies.length === 0) return;
+        const now = performance.now();
+        for (let id = first; id <= issued; id += 1) {
+          sentAt[id] = now;
+          sentOn[id] = lane;
         }
+        socket.write(framesOf(bodies));
       };
-      await Promise.all(Array.from({ length: depth }, lane));
-    }),
-  );
-  const seconds = Number(process.hrtime.bigint() - start) / 1e9;
-  for (const c of conns) c.close();
+      socket.on('data', (chunk) => {
+        const now = performance.now();
+        let freed = 0;
+        for (const frame of reader.push(chunk)) {
+          const id = frame.value?.id;
+          if (frame.kind !== 'message' || sentOn[id] !== lane || !('result' in frame.value)) {
+            fail(new Error(`unexpected answer: ${JSON.stringify(frame)}`));
+            return;
+          }
+          sentOn[id] = -1;
+          latencies[answered++] = now - sentAt[id];
+          freed += 1;
+        }
+        if (answered === total) done();
+        else send(freed);
+      });
+      socket.once('error', fail);
+      send(depth);
+    });
+  });
+  const seconds = (performance.now() - start) / 1000;
+  for (const s of sockets) s.end();
   return { perSecond: Math.round(total / seconds), p50Ms: round(percentile(latencies, 50), 3), p99Ms: round(percentile(latencies, 99), 3) };
 }
 
-async function stats() {
-  const c = await connect();
-  const s = await c.request('stats', {});
+async function ask(op, fields = {}) {
+  const c = await Client.connect(env.RECAP_SOCKET);
+  const answer = await c.request(op, fields);
   c.close();
-  return s;
+  return answer;
 }
 
+/**
+ * POSTs over one keep-alive connection, one request at a time, the bytes made once; each
+ * answer is read whole (headers, then its content-length or its chunks) and must be a 200.
+ */
+async function httpRoundTrips(url, token, body, count) {
+  const { hostname, port, pathname } = new URL(url);
+  const socket = await new Promise((resolve, reject) => {
+    const s = netConnect({ host: hostname, port: Number(port), noDelay: true }, () => resolve(s));
+    s.once('error', reject);
+  });
+  const head = `POST ${pathname} HTTP/1.1\r\nhost: ${hostname}:${port}\r\nauthorization: Bearer ${token}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n`;
+  const requestBytes = Buffer.from(head + body);
+  let received = '';
+  let answered;
+  socket.setEncoding('latin1');
+  socket.on('data', (chunk) => {
+    received += chunk;
+    const length = responseLength(received);
+    if (length === undefined) return;
+    const status = received.slice(9, 12);
+    received = received.slice(length);
+    answered(status);
+  });
+  const latencies = new Float64Array(count);
+  for (let i = 0; i < count; i += 1) {
+    const t = performance.now();
+    const status = await new Promise((resolve) => {
+      answered = resolve;
+      socket.write(requestBytes);
+    });
+    latencies[i] = performance.now() - t;
+    if (status !== '200') throw new Error(`the HTTP hook answered ${status}`);
+  }
+  socket.end();
+  return latencies;
+}
+
+/** The length of the HTTP response at the start of `text`, once it has all come. */
+function responseLength(text) {
+  const end = text.indexOf('\r\n\r\n');
+  if (end < 0) return undefined;
+  const headers = text.slice(0, end).toLowerCase();
+  const length = /\r\ncontent-length: *(\d+)/.exec(headers);
+  if (length) return text.length >= end + 4 + Number(length[1]) ? end + 4 + Number(length[1]) : undefined;
+  if (!headers.includes('\r\ntransfer-encoding: chunked')) throw new Error(`an HTTP answer without a length: ${headers}`);
+  for (let at = end + 4; ; ) {
+    const line = text.indexOf('\r\n', at);
+    if (line < 0) return undefined;
+    const size = parseInt(text.slice(at, line), 16);
+    at = line + 2 + size + 2;
+    if (text.length < at) return undefined;
+    if (size === 0) return at;
+  }
+}
+
+// --only=checks,records,http: run those phases alone (to profile one of them).
+const only = args.find((a) => a.startsWith('--only='))?.slice('--only='.length).split(',');
+const runs = (phase) => !only || only.includes(phase);
 const n = quick ? 1 : 4;
 const results = {};
-await drive(4, 4, 2000, 'check', checkFields); // warm-up
-results.checks1 = await drive(1, 1, 3000 * n, 'check', checkFields);
-results.checks64 = await drive(64, 4, 20_000 * n, 'check', checkFields);
-
-const text = (i) => ({ job: `writer-${i % 64}`, kind: 'tool', text: `tool output ${i}` });
-let before = await stats();
-results.records1 = await drive(1, 1, 200 * n, 'record', text);
-let after = await stats();
-results.records1.recordsPerFsync = round((after.lastSeq - before.lastSeq) / Math.max(1, after.syncs - before.syncs));
-before = after;
-results.records64 = await drive(64, 1, 4000 * n, 'record', text);
-after = await stats();
-results.records64.recordsPerFsync = round((after.lastSeq - before.lastSeq) / Math.max(1, after.syncs - before.syncs));
-
-// HTTP: enable the endpoint, then POST PreToolUse payloads over one keep-alive connection.
-const httpInfo = await (async () => {
-  const c = await connect();
-  const r = await c.request('http', {});
-  c.close();
-  return r;
-})();
-const token = readFileSync(httpInfo.tokenFile, 'utf8').trim();
-const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-const payload = JSON.stringify({ hook_event_name: 'PreToolUse', cwd: join(dir, 'project'), session_id: 'bench', tool_name: 'Read', tool_input: { file_path: 'a.ts' } });
-const post = () =>
-  new Promise((done, fail) => {
-    const req = request(httpInfo.url, { method: 'POST', agent, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' } }, (res) => {
-      res.resume();
-      res.once('end', done);
-    });
-    req.once('error', fail);
-    req.end(payload);
-  });
-for (let i = 0; i < 200; i += 1) await post();
-const httpLatencies = [];
-for (let i = 0; i < 2000 * n; i += 1) {
-  const t = process.hrtime.bigint();
-  await post();
-  httpLatencies.push(Number(process.hrtime.bigint() - t) / 1e6);
+if (runs('checks')) {
+  await drive(4, 4, 2000, 'check', checkFields); // warm-up
+  results.checks1 = await drive(1, 1, 3000 * n, 'check', checkFields);
+  results.checks64 = await drive(64, 4, 20_000 * n, 'check', checkFields);
 }
-agent.destroy();
-results.http = { p50Ms: round(percentile(httpLatencies, 50), 3), p99Ms: round(percentile(httpLatencies, 99), 3) };
+
+if (runs('records')) {
+  const text = (i) => ({ job: `writer-${i % 64}`, kind: 'tool', text: `tool output ${i}` });
+  let before = await ask('stats');
+  results.records1 = await drive(1, 1, 200 * n, 'record', text);
+  let after = await ask('stats');
+  results.records1.recordsPerFsync = round((after.lastSeq - before.lastSeq) / Math.max(1, after.syncs - before.syncs));
+  before = after;
+  results.records64 = await drive(64, 1, 4000 * n, 'record', text);
+  after = await ask('stats');
+  results.records64.recordsPerFsync = round((after.lastSeq - before.lastSeq) / Math.max(1, after.syncs - before.syncs));
+}
+
+if (runs('http')) {
+  // Enable the endpoint, then POST PreToolUse payloads over one keep-alive connection.
+  const httpInfo = await ask('http');
+  const token = readFileSync(httpInfo.tokenFile, 'utf8').trim();
+  const payload = JSON.stringify({ hook_event_name: 'PreToolUse', cwd: join(dir, 'project'), session_id: 'bench', tool_name: 'Read', tool_input: { file_path: 'a.ts' } });
+  await httpRoundTrips(httpInfo.url, token, payload, 200); // warm-up
+  const latencies = await httpRoundTrips(httpInfo.url, token, payload, 2000 * n);
+  results.http = { p50Ms: round(percentile(latencies, 50), 3), p99Ms: round(percentile(latencies, 99), 3) };
+}
 
 daemon.kill('SIGTERM');
 await new Promise((r) => daemon.once('exit', r));
 rmSync(dir, { recursive: true, force: true });
 
 // Token counting: throughput and the prototype's words x 1.3 estimate against exact counts.
-const exact = await tokenCounter({ TOKEN_ENCODING: 'o200k_base', TOKEN_WORD_RATIO: 1.3 });
-const estimate = await tokenCounter({ TOKEN_ENCODING: 'words', TOKEN_WORD_RATIO: 1.3 });
-const samples = {
-  prose: readFileSync(join(root, 'README.md'), 'utf8').replace(/```[\s\S]*?```/g, ''),
-  code: readFileSync(join(root, 'dist', 'daemon', 'handler.js'), 'utf8') + readFileSync(join(root, 'dist', 'events', 'shellTokens.js'), 'utf8'),
-  json: JSON.stringify(JSON.parse(readFileSync(join(root, 'package-lock.json'), 'utf8')).packages, null, 2).slice(0, 400_000),
-};
-results.tokens = {};
-for (const [kind, sample] of Object.entries(samples)) {
-  const start = process.hrtime.bigint();
-  let counted = 0;
-  const rounds = quick ? 2 : 6;
-  for (let i = 0; i < rounds; i += 1) counted = exact(sample);
-  const seconds = Number(process.hrtime.bigint() - start) / 1e9;
-  const estimated = estimate(sample);
-  results.tokens[kind] = {
-    mbPerSecond: round((Buffer.byteLength(sample) * rounds) / 1e6 / seconds),
-    exactTokens: counted,
-    wordsEstimate: estimated,
-    estimateErrorPercent: round(((estimated - counted) / counted) * 100, 1),
+if (runs('tokens')) {
+  const exact = await tokenCounter({ TOKEN_ENCODING: 'o200k_base', TOKEN_WORD_RATIO: 1.3 });
+  const estimate = await tokenCounter({ TOKEN_ENCODING: 'words', TOKEN_WORD_RATIO: 1.3 });
+  const samples = {
+    prose: readFileSync(join(root, 'README.md'), 'utf8').replace(/```[\s\S]*?```/g, ''),
+    code: readFileSync(join(root, 'dist', 'daemon', 'handler.js'), 'utf8') + readFileSync(join(root, 'dist', 'events', 'shellTokens.js'), 'utf8'),
+    json: JSON.stringify(JSON.parse(readFileSync(join(root, 'package-lock.json'), 'utf8')).packages, null, 2).slice(0, 400_000),
   };
+  results.tokens = {};
+  for (const [kind, sample] of Object.entries(samples)) {
+    const start = process.hrtime.bigint();
+    let counted = 0;
+    const rounds = quick ? 2 : 6;
+    for (let i = 0; i < rounds; i += 1) counted = exact(sample);
+    const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+    const estimated = estimate(sample);
+    results.tokens[kind] = {
+      mbPerSecond: round((Buffer.byteLength(sample) * rounds) / 1e6 / seconds),
+      exactTokens: counted,
+      wordsEstimate: estimated,
+      estimateErrorPercent: round(((estimated - counted) / counted) * 100, 1),
+    };
+  }
 }
 
 if (args.includes('--json')) console.log(JSON.stringify({ targets: TARGETS, results }));
 else {
   const r = results;
-  console.log(`checks, 1 client:        ${r.checks1.perSecond}/s  p50 ${r.checks1.p50Ms} ms  p99 ${r.checks1.p99Ms} ms`);
-  console.log(`checks, 64 clients:      ${r.checks64.perSecond}/s  p50 ${r.checks64.p50Ms} ms  p99 ${r.checks64.p99Ms} ms  (target >= ${TARGETS.checksPerSecond64}/s, p99 < ${TARGETS.checkP99Ms64} ms)`);
-  console.log(`durable records, 1:      ${r.records1.perSecond}/s  ${r.records1.recordsPerFsync} records per fsync`);
-  console.log(`durable records, 64:     ${r.records64.perSecond}/s  ${r.records64.recordsPerFsync} records per fsync  (target >= ${TARGETS.recordsPerSecond64}/s, >= ${TARGETS.recordsPerFsync64} per fsync)`);
-  console.log(`HTTP hook, keep-alive:   p50 ${r.http.p50Ms} ms  p99 ${r.http.p99Ms} ms  (target p99 < ${TARGETS.httpP99Ms} ms)`);
-  for (const [kind, t] of Object.entries(r.tokens)) {
+  if (r.checks1) console.log(`checks, 1 client:        ${r.checks1.perSecond}/s  p50 ${r.checks1.p50Ms} ms  p99 ${r.checks1.p99Ms} ms`);
+  if (r.checks64) console.log(`checks, 64 clients:      ${r.checks64.perSecond}/s  p50 ${r.checks64.p50Ms} ms  p99 ${r.checks64.p99Ms} ms  (target >= ${TARGETS.checksPerSecond64}/s, p99 < ${TARGETS.checkP99Ms64} ms)`);
+  if (r.records1) console.log(`durable records, 1:      ${r.records1.perSecond}/s  ${r.records1.recordsPerFsync} records per fsync`);
+  if (r.records64) console.log(`durable records, 64:     ${r.records64.perSecond}/s  ${r.records64.recordsPerFsync} records per fsync  (target >= ${TARGETS.recordsPerSecond64}/s, >= ${TARGETS.recordsPerFsync64} per fsync)`);
+  if (r.http) console.log(`HTTP hook, keep-alive:   p50 ${r.http.p50Ms} ms  p99 ${r.http.p99Ms} ms  (target p99 < ${TARGETS.httpP99Ms} ms)`);
+  for (const [kind, t] of Object.entries(r.tokens ?? {})) {
     console.log(`tokens, ${kind.padEnd(6)}         ${t.mbPerSecond} MB/s; words x 1.3 estimate off by ${t.estimateErrorPercent}% (${t.wordsEstimate} vs ${t.exactTokens})`);
   }
 }
