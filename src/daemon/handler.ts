@@ -101,8 +101,9 @@ export class Handler {
       case 'trip':
         return this.trip(request as RequestOf<'trip'>);
       case 'stats':
-        // For benchmarks: how many events, and how many synced batches wrote them.
-        return Promise.resolve({ lastSeq: this.deps.store.lastSeq, syncs: this.deps.store.syncs });
+        // For benchmarks and load tests: how many events, how many synced batches wrote
+        // them, and the daemon's memory (process.memoryUsage, in bytes).
+        return Promise.resolve({ lastSeq: this.deps.store.lastSeq, syncs: this.deps.store.syncs, memory: process.memoryUsage() });
       case 'report':
         return this.report(request as RequestOf<'report'>);
     }
