@@ -53,7 +53,24 @@ export class Client {
     socket.on('close', () => failAll(new Error('the recap daemon closed the connection')));
   }
 
-  static connect(path: string, timeoutMs = 2000): Promise<Client> {
+  /**
+   * Connects within `timeoutMs`. A full accept queue (EAGAIN: the daemon is taking a burst
+   * of connections) is tried again after a short pause, until the time is up.
+   */
+  static async connect(path: string, timeoutMs = 2000): Promise<Client> {
+    const deadline = Date.now() + timeoutMs;
+    for (let pause = 5; ; pause = Math.min(pause * 2, 100)) {
+      try {
+        return await Client.connectOnce(path, Math.max(1, deadline - Date.now()));
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') throw error;
+        if (Date.now() + pause >= deadline) throw new DaemonUnavailable(`the recap daemon on ${path} accepted no connection within ${timeoutMs} ms (its queue is full)`);
+        await new Promise((resume) => setTimeout(resume, pause));
+      }
+    }
+  }
+
+  private static connectOnce(path: string, timeoutMs: number): Promise<Client> {
     return new Promise((resolve, reject) => {
       const socket = connect(path);
       const timer = setTimeout(() => {

@@ -309,5 +309,8 @@ function failure(id: string | number | null, code: ProtocolError['code'], messag
 
 /** Drops the optional fields a request left out, so commands carry no `undefined`. */
 function defined<T extends Record<string, unknown>>(value: T): { [K in keyof T]: Exclude<T[K], undefined> } {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as never;
+  // A plain loop: it runs on every check.
+  const kept: Record<string, unknown> = {};
+  for (const key in value) if (value[key] !== undefined) kept[key] = value[key];
+  return kept as never;
 }

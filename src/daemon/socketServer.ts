@@ -22,6 +22,8 @@ export type Limits = {
 };
 
 export const DEFAULT_LIMITS: Limits = { maxFrame: DEFAULT_MAX_FRAME, idleMs: 5 * 60_000, partialFrameMs: 10_000, maxConnections: 4096 };
+/** Connections the kernel may queue before they are accepted (Node's default is 511); clients try again on EAGAIN. */
+const BACKLOG = 4096;
 
 export class SocketServer {
   /** Every listener: a deleted socket file gets a new one, the old keeps its connections. */
@@ -64,7 +66,7 @@ export class SocketServer {
     try {
       await new Promise<void>((resolve, reject) => {
         server.once('error', reject);
-        server.listen(path, () => {
+        server.listen({ path, backlog: BACKLOG }, () => {
           server.off('error', reject);
           resolve();
         });

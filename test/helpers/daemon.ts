@@ -141,12 +141,20 @@ export class RawClient {
     this.closed = new Promise((resolve) => socket.once('close', () => resolve()));
   }
 
-  static connect(path: string): Promise<RawClient> {
-    return new Promise((resolve, reject) => {
-      const socket = connect(path);
-      socket.once('connect', () => resolve(new RawClient(socket)));
-      socket.once('error', reject);
-    });
+  /** Connects, trying again while the daemon's accept queue is full (EAGAIN), as recap's clients do. */
+  static async connect(path: string): Promise<RawClient> {
+    for (let attempt = 0; ; attempt += 1) {
+      try {
+        return await new Promise<RawClient>((resolve, reject) => {
+          const socket = connect(path);
+          socket.once('connect', () => resolve(new RawClient(socket)));
+          socket.once('error', reject);
+        });
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EAGAIN' || attempt >= 50) throw error;
+        await new Promise((resume) => setTimeout(resume, 20));
+      }
+    }
   }
 
   send(message: unknown): void {
