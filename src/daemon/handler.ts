@@ -24,6 +24,9 @@ import { parseRequest, ProtocolError, type Op, type RequestOf, type Response } f
 
 export const VERSION = '0.1.0';
 
+/** How many times withTexts reads summary texts for a state that keeps moving on. */
+const TEXT_ATTEMPTS = 5;
+
 export type HandlerDeps = {
   store: EventStore;
   projection: () => Projection;
@@ -147,10 +150,10 @@ export class Handler {
   async check(r: RequestOf<'check'>) {
     const ctx = await this.prepare(r.project);
     const command = { type: 'CheckTool' as const, ...defined(r), now: this.now() };
+    const state = this.state(r.job);
     // On an open gate nothing is read: the common case costs no extra turn.
-    if (!this.state(r.job).gate.tripped) return this.decideCheck(command, this.state(r.job), ctx, NO_TEXTS);
-    const { state, texts } = await this.withTexts(r.job, denySeqs);
-    return this.decideCheck(command, state, ctx, texts);
+    if (!state.gate.tripped) return this.decideCheck(command, state, ctx, NO_TEXTS);
+    return this.withTexts(r.job, denySeqs, (current, texts) => this.decideCheck(command, current, ctx, texts));
   }
 
   private async decideCheck(command: CheckTool, state: JobState, ctx: Prepared, texts: Texts) {
@@ -175,8 +178,11 @@ export class Handler {
 
   async context(r: RequestOf<'context'>): Promise<{ text: string; tripped: boolean; summaries: number }> {
     const { config, count } = await this.settled(r.job, r.project);
-    const { state, texts } = await this.withTexts(r.job, (s) => contextSeqs(s, config, count));
-    return { text: contextText(state, config, count, texts), tripped: state.gate.tripped, summaries: state.chain.length };
+    return this.withTexts(
+      r.job,
+      (state) => contextSeqs(state, config, count),
+      (state, texts) => ({ text: contextText(state, config, count, texts), tripped: state.gate.tripped, summaries: state.chain.length }),
+    );
   }
 
   /** Every accepted summary of the job, oldest first, whole: read from the log. */
@@ -191,15 +197,20 @@ export class Handler {
   }
 
   /**
-   * The job's state with the summary texts a message about it will show (`needed`). The
-   * state may move on while the texts are read: they are read again until they match it.
+   * Hands `use` the job's state with the summary texts a message about it will show
+   * (`needed`), in the same turn: the state may move on while the texts are read, so they
+   * are read again (a few times at most) until they match it.
    */
-  private async withTexts(job: string, needed: (state: JobState) => number[]): Promise<{ state: JobState; texts: Texts }> {
-    for (;;) {
+  private async withTexts<T>(job: string, needed: (state: JobState) => number[], use: (state: JobState, texts: Texts) => T | Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt += 1) {
       const seqs = needed(this.state(job));
+      // What the log is asked for must be in it: the writes in flight land first.
+      if (seqs.length > 0) await this.deps.store.flushed();
       const texts = seqs.length > 0 ? await this.texts.load(seqs) : NO_TEXTS;
       const state = this.state(job);
-      if (needed(state).every((seq) => texts.has(seq))) return { state, texts };
+      const missing = needed(state).filter((seq) => !texts.has(seq));
+      if (missing.length === 0) return use(state, texts);
+      if (attempt === TEXT_ATTEMPTS) throw new Error(`the texts of summaries ${missing.map((s) => `#${s}`).join(', ')} are not in the log`);
     }
   }
 

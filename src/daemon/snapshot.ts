@@ -2,8 +2,7 @@
 // written in the same atomic batch as the events that complete it, so start-up loads the
 // newest one and replays only the events after it. The projection holds no summary texts
 // (they stay in the log), so a snapshot stays small however long the chains grow.
-// msgpackr's pure-JS build: its native string extractor decodes recap's events slower
-// (about 200k against 390k events/s, measured on the benchmark's log).
+// msgpackr's pure-JS build, as in codec.ts: the native string extractor was the slower one.
 import { Packr } from 'msgpackr/pack';
 import type { JobState } from '../events/jobState.js';
 import type { EventStore } from './eventStore.js';
@@ -98,7 +97,7 @@ export async function loadProjection(
     }
     const projection = value && decodeSnapshot(value);
     if (!projection || projection.lastSeq !== seq) {
-      skipped(seq, 'it does not decode');
+      skipped(seq, 'it does not decode or was written by another version of recap');
       continue;
     }
     await projection.applyBatches(store.readBatches(seq + 1));

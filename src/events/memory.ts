@@ -37,6 +37,8 @@ function planTopic(job: string, topic: string | undefined, entries: ChainEntry[]
   const chosen: ChainEntry[] = [];
   let used = count(header) + count(footer(0)) + 4;
   for (const entry of candidates) {
+    // Most entries of a long chain cannot fit: they are passed over before any counting.
+    if (used + entry.tokens >= budget) continue;
     const tokens = count(heading(entry)) + entry.tokens + 4;
     if (used + tokens > budget) continue;
     chosen.push(entry);

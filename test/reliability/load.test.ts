@@ -1,7 +1,7 @@
 // Load: many concurrent clients mixing checks, records and submits for a while: zero errors,
 // zero lost events, memory flat. Each second the daemon's VmRSS is read from /proc and its
-// live JS heap from the stats op. The heap's floor (its size right after a collection) is
-// what a leak makes climb; RSS also holds V8's heap sizing and LevelDB's native caches,
+// live JS heap from the stats op. The heap's floor (its smallest sample, near its size after
+// a collection) is what a leak makes climb; RSS also holds V8's heap sizing and LevelDB's native caches,
 // which settle over minutes, so it only gets a runaway bound.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RawClient, removeSandbox, sandbox, startDaemon, type DaemonProcess, type Sandbox } from '../helpers/daemon.js';
