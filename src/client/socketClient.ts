@@ -7,6 +7,12 @@ import { encodeFrame, FrameReader } from '../common/frames.js';
 /** No daemon is listening (no socket file, or nobody answers on it). */
 export class DaemonUnavailable extends Error {}
 
+/**
+ * A daemon is there but accepted no connection in time (its queue stayed full): not a
+ * reason to start another one.
+ */
+export class DaemonBusy extends UserError {}
+
 /** The daemon answered with an error. */
 export class RemoteError extends UserError {
   constructor(
@@ -64,7 +70,7 @@ export class Client {
         return await Client.connectOnce(path, Math.max(1, deadline - Date.now()));
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') throw error;
-        if (Date.now() + pause >= deadline) throw new DaemonUnavailable(`the recap daemon on ${path} accepted no connection within ${timeoutMs} ms (its queue is full)`);
+        if (Date.now() + pause >= deadline) throw new DaemonBusy(`the recap daemon on ${path} accepted no connection within ${timeoutMs} ms (its queue is full); try again`);
         await new Promise((resume) => setTimeout(resume, pause));
       }
     }

@@ -6,7 +6,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Client } from '../../src/client/socketClient.js';
+import { Client, DaemonBusy } from '../../src/client/socketClient.js';
 
 // A Unix socket listener with the smallest queue that accepts nothing until told on stdin.
 const LISTENER = `
@@ -56,8 +56,10 @@ describe('connecting while the accept queue is full', () => {
     client.close();
   });
 
-  it('gives up at the deadline with a message that says the queue is full', async () => {
+  it('gives up at the deadline saying the daemon is busy, not absent (so no second daemon is started)', async () => {
     const { path } = await fullQueue();
-    await expect(Client.connect(path, 300)).rejects.toThrow(/accepted no connection within 300 ms \(its queue is full\)/);
+    const failure = Client.connect(path, 300);
+    await expect(failure).rejects.toBeInstanceOf(DaemonBusy);
+    await expect(failure).rejects.toThrow(/accepted no connection within 300 ms \(its queue is full\); try again/);
   });
 });
