@@ -1,22 +1,45 @@
-// Bundles the hook client into one CommonJS file. Node starts a CommonJS file with no
-// imports markedly faster than an ES module graph, and the hook runs on every tool call.
+// Builds the hook client, which Claude Code runs on every tool call, as two CommonJS files:
+// bin/recap-hook.cjs, the path every call takes (the executable itself, minified: no second
+// file to resolve and load, less to read and parse), and dist/client/hookFallback.cjs,
+// loaded only when the daemon does not answer (start it, or answer as ON_DAEMON_DOWN says).
+// Node starts a small CommonJS file with no imports markedly faster than an ES module graph.
 // The build fails if anything but recap's own client code and Node built-ins gets in.
+import { chmodSync } from 'node:fs';
 import { build } from 'esbuild';
 
-const result = await build({
+const HOOK_BIN = 'bin/recap-hook.cjs';
+const common = { bundle: true, platform: 'node', target: 'node20', format: 'cjs', metafile: true, logLevel: 'warning' };
+
+const hot = await build({
+  ...common,
   entryPoints: ['dist/client/hook.js'],
-  outfile: 'dist/client/hook.cjs',
-  bundle: true,
-  platform: 'node',
-  target: 'node20',
-  format: 'cjs',
-  metafile: true,
-  logLevel: 'warning',
+  outfile: HOOK_BIN,
+  minify: true,
+  banner: { js: '#!/usr/bin/env node\n// Built by scripts/bundle-hook.mjs from src/client/hook.ts; do not edit.' },
+  // `import('./hookFallback.js')` becomes a require of the other file, made only when called.
+  supported: { 'dynamic-import': false },
+  plugins: [
+    {
+      name: 'hook-fallback',
+      setup(b) {
+        b.onResolve({ filter: /^\.\/hookFallback\.js$/ }, () => ({ path: '../dist/client/hookFallback.cjs', external: true }));
+      },
+    },
+  ],
+});
+chmodSync(HOOK_BIN, 0o755);
+
+const cold = await build({
+  ...common,
+  entryPoints: ['dist/client/hookFallback.js'],
+  outfile: 'dist/client/hookFallback.cjs',
   define: { 'import.meta.url': '__recapModuleUrl' },
   banner: { js: "const __recapModuleUrl = require('node:url').pathToFileURL(__filename).href;" },
 });
 
-const foreign = Object.keys(result.metafile.inputs).filter((input) => !/^dist\/(client|common)\//.test(input));
+const foreign = [hot, cold]
+  .flatMap((result) => Object.keys(result.metafile.inputs))
+  .filter((input) => !/^dist\/(client|common)\//.test(input));
 if (foreign.length > 0) {
   console.error(`recap-hook must load nothing but Node built-ins and recap's client code; it would load:\n${foreign.join('\n')}`);
   process.exit(1);

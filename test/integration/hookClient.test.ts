@@ -107,6 +107,18 @@ describe('recap-hook claude against a running daemon', () => {
     expect(run).toMatchObject({ hung: false, code: 0, stdout: '', stderr: '' });
   });
 
+  it('answers without loading its fallback, nor the built-ins only the fallback needs', async () => {
+    const cwd = project(box, 'lean');
+    // Preloaded before the hook: as the hook exits, it reports the files and built-ins loaded.
+    const report = join(box.dir, 'report-loads.cjs');
+    writeFileSync(report, "process.on('exit', () => process.stderr.write(JSON.stringify({ files: Object.keys(require.cache), builtIns: process.moduleLoadList })));\n");
+    const run = await runHook(box, { input: preToolUse(cwd), cwd, env: { NODE_OPTIONS: `--require ${report}` } });
+    expect(run).toMatchObject({ hung: false, code: 0, stdout: '' });
+    const loaded = JSON.parse(run.stderr) as { files: string[]; builtIns: string[] };
+    expect(loaded.files.filter((file) => file !== report)).toEqual([HOOK]);
+    for (const unused of ['child_process', 'crypto']) expect(loaded.builtIns).not.toContain(`NativeModule ${unused}`);
+  });
+
   it('once a prompt through the hook trips the gate, denies Read with a reason naming recap submit', async () => {
     const cwd = project(box, 'tripped');
     const recorded = await runHook(box, { input: promptSubmit(cwd, prose(30)), cwd });
@@ -313,18 +325,24 @@ describe('recap-hook claude when the daemon can be neither reached nor started',
 });
 
 describe("the hook's module graph", () => {
-  it('dist/client/hook.cjs requires nothing but node: built-ins', () => {
-    const source = readFileSync(join(ROOT, 'dist', 'client', 'hook.cjs'), 'utf8');
+  const FALLBACK = join(ROOT, 'dist', 'client', 'hookFallback.cjs');
+  const loads = (file: string) => {
+    const source = readFileSync(file, 'utf8');
     const requires = [...source.matchAll(/\brequire\s*\(([^)]*)\)/g)].map((m) => m[1]!.trim());
     const imports = [...source.matchAll(/\bimport\s*\(([^)]*)\)/g)].map((m) => m[1]!.trim());
-    expect(requires.length).toBeGreaterThan(0);
-    for (const specifier of [...requires, ...imports]) expect(specifier, 'a required module').toMatch(/^(['"`])node:[a-z_/]+\1$/);
+    return [...requires, ...imports];
+  };
+  const builtIn = /^(['"`])node:[a-z_/]+\1$/;
+
+  it('bin/recap-hook.cjs requires nothing but node: built-ins and its fallback', () => {
+    const specifiers = loads(HOOK);
+    expect(specifiers.length).toBeGreaterThan(0);
+    for (const specifier of specifiers) expect(specifier, 'a required module').toMatch(/^(['"`])(node:[a-z_/]+|\.\.\/dist\/client\/hookFallback\.cjs)\1$/);
   });
 
-  it('bin/recap-hook.cjs only requires ../dist/client/hook.cjs', () => {
-    const source = readFileSync(HOOK, 'utf8');
-    const requires = [...source.matchAll(/\brequire\s*\(([^)]*)\)/g)].map((m) => m[1]!.trim());
-    expect(requires).toEqual(["'../dist/client/hook.cjs'"]);
-    expect(source).not.toMatch(/\bimport\b\s*[('"{*]/);
+  it('dist/client/hookFallback.cjs requires nothing but node: built-ins', () => {
+    const specifiers = loads(FALLBACK);
+    expect(specifiers.length).toBeGreaterThan(0);
+    for (const specifier of specifiers) expect(specifier, 'a required module').toMatch(builtIn);
   });
 });
