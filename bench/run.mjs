@@ -1,0 +1,285 @@
+#!/usr/bin/env node
+// `npm run bench`: runs the benchmark scripts one after the other (each starts its own
+// daemon on temporary folders; nothing touches the network), then writes bench/results.json
+// and BENCHMARKS.md with every figure next to its target and its baseline. A missed target
+// is reported, not failed: the benchmark is not a test. Exit 1 only when a script fails.
+//   node bench/run.mjs [--quick]    (--quick: a smoke run, under a minute)
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { availableParallelism, cpus, loadavg, release, totalmem, type } from 'node:os';
+import { join, resolve } from 'node:path';
+
+const root = resolve(import.meta.dirname, '..');
+const quick = process.argv.includes('--quick');
+const HOOK_RUNS = quick ? 20 : 100;
+
+/** The scripts, in the order they run; each prints one JSON object with --json. */
+const SCRIPTS = {
+  hook: { file: 'hook.mjs', args: ['--runs', String(HOOK_RUNS)], timeoutS: quick ? 60 : 600 },
+  service: { file: 'service.mjs', args: quick ? ['--quick'] : [], timeoutS: quick ? 60 : 900 },
+  replay: { file: 'replay.mjs', args: quick ? ['--quick'] : [], timeoutS: quick ? 90 : 3600 },
+};
+
+if (!existsSync(join(root, 'dist', 'daemon')) || !existsSync(join(root, 'bin', 'recap-hook.cjs'))) {
+  console.error('recap is not built: run `npm run build` first.');
+  process.exit(1);
+}
+
+/** The script running now, so that an interrupted run stops it and its daemon too. */
+let running;
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.once(signal, () => {
+    if (running) process.kill(-running.pid, 'SIGTERM');
+    process.exit(130);
+  });
+}
+
+/** Runs one script; resolves to its JSON, or to { error } when it fails or times out. */
+function runScript({ file, args, timeoutS }) {
+  return new Promise((done) => {
+    const started = Date.now();
+    // A process group of its own: on a timeout the script and the daemon it started both stop.
+    const child = spawn(process.execPath, [join(root, 'bench', file), ...args, '--json'], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    running = child;
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d) => (stderr += d));
+    const timer = setTimeout(() => process.kill(-child.pid, 'SIGTERM'), timeoutS * 1000);
+    child.once('close', (code, signal) => {
+      clearTimeout(timer);
+      running = undefined;
+      const seconds = Math.round((Date.now() - started) / 100) / 10;
+      const line = stdout.trim().split('\n').pop() ?? '';
+      try {
+        if (code !== 0) throw new Error(signal ? `killed by ${signal} after ${seconds} s` : `exited ${code}`);
+        done({ seconds, value: JSON.parse(line) });
+      } catch (error) {
+        const detail = stderr.trim().split('\n').slice(-5).join('\n');
+        done({ seconds, error: `bench/${file} ${error.message}${detail ? `: ${detail}` : ''}` });
+      }
+    });
+    process.stderr.write(`bench/${file} ${args.join(' ')}...\n`);
+  });
+}
+
+function machine() {
+  let os = `${type()} ${release()}`;
+  try {
+    const pretty = /^PRETTY_NAME="?([^"\n]*)"?$/m.exec(readFileSync('/etc/os-release', 'utf8'));
+    if (pretty) os = `${pretty[1]} (${os})`;
+  } catch {
+    // No os-release: the kernel's name and release say enough.
+  }
+  return {
+    cpu: cpus()[0]?.model ?? 'unknown',
+    cores: availableParallelism(),
+    memoryGb: Math.round(totalmem() / 2 ** 30),
+    os,
+    node: process.version,
+  };
+}
+
+// Each figure: what it is, its value, the target it must meet (if any), the baseline it is
+// read against (if any), and whether it met the target (null: no target, or not measured).
+const atLeast = (value, target) => (value == null ? null : value >= target);
+const below = (value, target) => (value == null ? null : value < target);
+
+function figure(name, value, unit, { target, met, baseline } = {}) {
+  return { name, value: value ?? null, unit, target: target ?? null, baseline: baseline ?? null, met: target ? (met ?? null) : null };
+}
+
+function hookSection(r) {
+  return {
+    title: 'Hook process cost',
+    method:
+      `The wall time of spawning \`recap-hook claude\` with a PreToolUse payload on stdin until it exits, answered by a live daemon; ` +
+      `interleaved ${r.runs} times with \`node -e 0\` and with a bash script that reads the payload with jq and prints a deny (a shell prototype's hook). Medians.`,
+    figures: [
+      figure('recap-hook claude', r.medianMs.recapHook, 'ms', { baseline: `node -e 0: ${r.medianMs.nodeE0} ms; bash + jq: ${r.shellSkipped ? 'skipped' : `${r.medianMs.shellJq} ms`}` }),
+      figure('recap-hook claude / node -e 0', r.ratio, 'x', { target: `<= ${r.target}x`, met: r.met, baseline: 'node -e 0 = 1x' }),
+      figure('bash + jq hook / node -e 0', r.shellRatio, 'x', { baseline: r.shellSkipped ? `skipped: ${r.shellSkipped}` : 'node -e 0 = 1x' }),
+    ],
+  };
+}
+
+function serviceSections(s) {
+  const t = s.targets;
+  const r = s.results;
+  const one = r.checks1;
+  return [
+    {
+      title: 'HTTP hook round trip',
+      method:
+        "PreToolUse payloads POSTed one at a time to the daemon's loopback hook endpoint over one keep-alive connection, after a warm-up; the round trip's percentiles.",
+      figures: [
+        figure('p50', r.http?.p50Ms, 'ms', { baseline: one && `socket check, 1 client: p50 ${one.p50Ms} ms` }),
+        figure('p99', r.http?.p99Ms, 'ms', { target: `< ${t.httpP99Ms} ms`, met: below(r.http?.p99Ms, t.httpP99Ms), baseline: one && `socket check, 1 client: p99 ${one.p99Ms} ms` }),
+      ],
+    },
+    {
+      title: 'Checks over the socket',
+      method:
+        '`check` requests (is this tool call allowed?) over the Unix socket: from 1 client with one request in flight, and from 64 clients each keeping 4 in flight (pipelining).',
+      figures: [
+        figure('1 client', one?.perSecond, '/s', { baseline: one && `p50 ${one.p50Ms} ms, p99 ${one.p99Ms} ms` }),
+        figure('64 clients', r.checks64?.perSecond, '/s', {
+          target: `>= ${t.checksPerSecond64.toLocaleString('en')}/s`,
+          met: atLeast(r.checks64?.perSecond, t.checksPerSecond64),
+          baseline: one && `1 client: ${one.perSecond.toLocaleString('en')}/s`,
+        }),
+        figure('64 clients, p99', r.checks64?.p99Ms, 'ms', { target: `< ${t.checkP99Ms64} ms`, met: below(r.checks64?.p99Ms, t.checkP99Ms64), baseline: one && `1 client: ${one.p99Ms} ms` }),
+      ],
+    },
+    {
+      title: 'Durable records',
+      method:
+        '`record` requests, each answered only once its event is fsynced, from 1 writer and from 64 concurrent writers; records per fsync from the daemon\'s counters (group commit).',
+      figures: [
+        figure('1 writer', r.records1?.perSecond, '/s', { baseline: r.records1 && `records per fsync: ${r.records1.recordsPerFsync}` }),
+        figure('64 writers', r.records64?.perSecond, '/s', {
+          target: `>= ${t.recordsPerSecond64.toLocaleString('en')}/s`,
+          met: atLeast(r.records64?.perSecond, t.recordsPerSecond64),
+          baseline: r.records1 && `1 writer: ${r.records1.perSecond.toLocaleString('en')}/s`,
+        }),
+        figure('64 writers, records per fsync', r.records64?.recordsPerFsync, '', {
+          target: `>= ${t.recordsPerFsync64}`,
+          met: atLeast(r.records64?.recordsPerFsync, t.recordsPerFsync64),
+          baseline: r.records1 && `1 writer: ${r.records1.recordsPerFsync}`,
+        }),
+      ],
+    },
+    {
+      title: 'Token counting',
+      method:
+        "Exact o200k_base counts of prose (README.md without its code blocks), code (compiled daemon modules) and JSON (package-lock.json's packages), in MB/s; and the error of the words x 1.3 estimate against those exact counts.",
+      figures: Object.entries(r.tokens ?? {}).flatMap(([kind, k]) => [
+        figure(`${kind}: o200k counting`, k.mbPerSecond, 'MB/s', { baseline: `${k.exactTokens.toLocaleString('en')} tokens` }),
+        figure(`${kind}: words x 1.3 estimate error`, k.estimateErrorPercent, '%', { baseline: `${k.wordsEstimate.toLocaleString('en')} estimated vs ${k.exactTokens.toLocaleString('en')} exact` }),
+      ]),
+    },
+  ];
+}
+
+function replaySection(p) {
+  const t = p.targets;
+  const k = (n) => (n >= 1e6 ? `${n / 1e6}M` : `${n / 1e3}k`);
+  const largest = 1_000_000;
+  const figures = p.rows.flatMap((row) => {
+    const atLargest = row.events === largest;
+    // Start-up and RSS have their targets at the largest log; smaller ones are shown for the trend.
+    const onlyAt = (target) => ({ target: `(${target} at ${k(largest)})`, met: null });
+    return [
+      figure(`${k(row.events)} events: replay`, row.replayPerSecond, 'events/s', { target: `>= ${t.replayPerSecond.toLocaleString('en')}/s`, met: atLeast(row.replayPerSecond, t.replayPerSecond) }),
+      figure(`${k(row.events)} events: start-up with a snapshot`, row.startupMs, 'ms', {
+        ...(atLargest ? { target: `< ${t.startupMs} ms`, met: below(row.startupMs, t.startupMs) } : onlyAt(`< ${t.startupMs} ms`)),
+        baseline: `without a snapshot: ${row.startupWithoutSnapshotMs?.toLocaleString('en')} ms`,
+      }),
+      figure(`${k(row.events)} events: RSS at ready`, row.startupRssMb, 'MB', {
+        ...(atLargest ? { target: `< ${t.startupRssMb} MB`, met: below(row.startupRssMb, t.startupRssMb) } : onlyAt(`< ${t.startupRssMb} MB`)),
+        baseline: `2 s later (token encoding loaded): ${row.settledRssMb} MB`,
+      }),
+      figure(`${k(row.events)} events: export`, row.exportPerSecond, 'events/s', { target: `>= ${t.exportPerSecond.toLocaleString('en')}/s`, met: atLeast(row.exportPerSecond, t.exportPerSecond) }),
+    ];
+  });
+  if (!p.rows.some((row) => row.events === largest)) {
+    figures.push(figure(`${k(largest)} events: start-up and RSS`, null, '', { target: `< ${t.startupMs} ms, < ${t.startupRssMb} MB`, baseline: 'not measured in a quick run' }));
+  }
+  return {
+    title: 'Replay and start-up',
+    method:
+      `Event logs of ${p.rows.map((row) => k(row.events)).join(', ')} events made by the real decider (50 jobs: prompts, checks, denials, summaries). ` +
+      'Replay: the projection rebuilt from LevelDB in one process. Start-up: from spawning `recap daemon` to its "ready" line, with the latest snapshot, and without one as the baseline. ' +
+      'RSS from /proc at "ready". Export: `recap export` of the whole log.',
+    figures,
+  };
+}
+
+const started = Date.now();
+const load = { start: loadavg() };
+const raw = {};
+const errors = {};
+for (const [name, script] of Object.entries(SCRIPTS)) {
+  const outcome = await runScript(script);
+  if (outcome.error) errors[name] = outcome.error;
+  else raw[name] = { seconds: outcome.seconds, ...outcome.value };
+}
+load.end = loadavg();
+
+const sections = [];
+const failed = (title, name) => ({ title, method: '', figures: [], error: errors[name] });
+sections.push(raw.hook ? hookSection(raw.hook) : failed('Hook process cost', 'hook'));
+sections.push(...(raw.service ? serviceSections(raw.service) : [failed('Checks, records, HTTP and tokens', 'service')]));
+sections.push(raw.replay ? replaySection(raw.replay) : failed('Replay and start-up', 'replay'));
+
+const results = {
+  date: new Date(started).toISOString(),
+  mode: quick ? 'quick' : 'full',
+  seconds: Math.round((Date.now() - started) / 1000),
+  machine: { ...machine(), loadavg: load },
+  sections,
+  ...(Object.keys(errors).length > 0 ? { errors } : {}),
+  raw,
+};
+writeFileSync(join(root, 'bench', 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
+writeFileSync(join(root, 'BENCHMARKS.md'), markdown(results));
+
+const figures = sections.flatMap((s) => s.figures).filter((f) => f.met !== null);
+const missed = figures.filter((f) => f.met === false);
+console.log(
+  `${results.mode} run in ${results.seconds} s: ${figures.filter((f) => f.met).length} of ${figures.length} targets met` +
+    `${missed.length > 0 ? `; missed: ${missed.map((f) => f.name).join(', ')}` : ''}. Wrote BENCHMARKS.md and bench/results.json.`,
+);
+for (const error of Object.values(errors)) console.error(error);
+process.exitCode = Object.keys(errors).length > 0 ? 1 : 0;
+
+function markdown(r) {
+  const m = r.machine;
+  // 1.14x, -21%, 16,058/s, but 0.2 ms and 81,078 events/s.
+  const unit = (u) => (!u ? '' : /^(x|%|\/)/.test(u) ? u : ` ${u}`);
+  const fmt = (f) => (f.value == null ? '—' : `${f.value.toLocaleString('en')}${unit(f.unit)}`);
+  const met = (f) => (f.met === true ? 'yes' : f.met === false ? '**no**' : f.target && f.value == null ? 'not measured' : '—');
+  const lines = [
+    '# recap benchmarks',
+    '',
+    `Written by \`npm run bench${r.mode === 'quick' ? ' -- --quick' : ''}\` on ${r.date.slice(0, 10)}: a ${r.mode} run that took ${r.seconds} s. ` +
+      'Run it again rather than editing this file; the same figures, with the scripts\' raw output, are in `bench/results.json`.',
+    '',
+    '## How to run',
+    '',
+    '```sh',
+    'npm run build',
+    'npm run bench              # everything, with logs up to 1M events: a few minutes',
+    'npm run bench -- --quick   # a smoke run in under a minute: fewer hook runs, shorter runs, logs of 10k and 100k events',
+    '```',
+    '',
+    'Each part also runs alone and prints a readable summary: `node bench/hook.mjs [--runs N]`, `node bench/service.mjs [--quick]`, ' +
+      '`node bench/replay.mjs [--quick]`. Every script starts its own daemon on temporary folders and uses no network beyond loopback. ' +
+      'The benchmark is not a test: a missed target is reported here, and only a script that fails makes the run fail.',
+    '',
+    '## Machine',
+    '',
+    '| | |',
+    '| --- | --- |',
+    `| CPU | ${m.cpu}, ${m.cores} cores |`,
+    `| memory | ${m.memoryGb} GB |`,
+    `| OS | ${m.os} |`,
+    `| Node | ${m.node} |`,
+    `| load average (1, 5, 15 min) | at the start ${m.loadavg.start.map((l) => l.toFixed(2)).join(', ')}; at the end ${m.loadavg.end.map((l) => l.toFixed(2)).join(', ')} |`,
+    '',
+    'Other work on the machine shows in the figures, the hook\'s and the latency percentiles most: the load average says how busy it was.',
+    '',
+    '## Results',
+  ];
+  for (const s of r.sections) {
+    lines.push('', `### ${s.title}`, '');
+    if (s.error) {
+      lines.push(`Not measured: ${s.error.split('\n')[0]}`);
+      continue;
+    }
+    lines.push(s.method, '', '| figure | value | target | baseline | met |', '| --- | --- | --- | --- | --- |');
+    for (const f of s.figures) lines.push(`| ${f.name} | ${fmt(f)} | ${f.target ?? '—'} | ${f.baseline ?? '—'} | ${met(f)} |`);
+  }
+  lines.push('');
+  return lines.join('\n');
+}
