@@ -21,7 +21,7 @@ const { CURRENT_VERSION } = await dist('events/events.js');
 
 const args = process.argv.slice(2);
 const sizes = args.includes('--quick') ? [10_000, 100_000] : [10_000, 100_000, 1_000_000];
-const TARGETS = { replayPerSecond: 300_000, startupMs: 500, startupRssMb: 200, exportPerSecond: 100_000 };
+const TARGETS = { replayPerSecond: 300_000, startupMs: 500, startupRssMb: 200 };
 const SNAPSHOT_EVERY = 10_000;
 
 const config = { ...DEFAULT_CONFIG, TOKEN_ENCODING: 'words', TOKEN_WORD_RATIO: 1.3 };
@@ -68,7 +68,9 @@ async function makeLog(dir, size) {
 async function replayRate(dir) {
   const store = await EventStore.open(join(dir, 'log'));
   const start = process.hrtime.bigint();
-  const projection = await Projection.replay(store.read());
+  // As the daemon rebuilds it at start-up and recap verify does: a batch of events per await.
+  const projection = new Projection();
+  await projection.applyBatches(store.readBatches());
   const seconds = Number(process.hrtime.bigint() - start) / 1e9;
   await store.close();
   return projection.lastSeq / seconds;
@@ -148,7 +150,7 @@ for (const size of sizes) {
 const load = loadavg().map((l) => l.toFixed(2)).join(' ');
 if (args.includes('--json')) console.log(JSON.stringify({ targets: TARGETS, rows, loadavg: loadavg() }));
 else {
-  console.log(`replay, start-up and export (targets: replay >= ${TARGETS.replayPerSecond}/s, start-up < ${TARGETS.startupMs} ms and RSS < ${TARGETS.startupRssMb} MB at 1M, export >= ${TARGETS.exportPerSecond}/s)`);
+  console.log(`replay, start-up and export (targets: replay >= ${TARGETS.replayPerSecond}/s, start-up < ${TARGETS.startupMs} ms and RSS < ${TARGETS.startupRssMb} MB at 1M; export has none)`);
   console.log(`RSS: at "ready", and ${SETTLE_MS / 1000} s later (the token encoding is loaded right after "ready"); load average ${load}`);
   console.log('events     replay/s   start-up ms (snapshot)  (no snapshot)  RSS MB ready  settled   export/s');
   for (const r of rows) {

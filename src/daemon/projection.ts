@@ -42,9 +42,4 @@ export class Projection {
     }
   }
 
-  static async replay(events: AsyncIterable<StoredEvent>): Promise<Projection> {
-    const projection = new Projection();
-    for await (const event of events) projection.apply(event);
-    return projection;
-  }
 }
