@@ -1,9 +1,9 @@
 // The log as an audit trail: pages of events for `recap log` and `recap export`, the
 // state at any moment for `recap replay`, and `recap verify`'s proof of integrity.
 import { canonicalJson } from '../events/canonical.js';
-import { GENESIS_HASH, recomputeHash } from '../events/chain.js';
+import { recomputeHash } from '../events/chain.js';
 import type { StoredEvent } from '../events/events.js';
-import type { JobState } from '../events/jobState.js';
+import { headHash, type JobState } from '../events/jobState.js';
 import { MAX_SEQ, UndecodableEvent } from './codec.js';
 import type { EventStore } from './eventStore.js';
 import { Projection } from './projection.js';
@@ -122,7 +122,6 @@ export type Verification = { ok: boolean; events: number; summaries: number; job
 export async function verifyLog(store: EventStore, live: () => Projection, progress?: Progress): Promise<Verification> {
   const problems: Problem[] = [];
   const replayed = new Projection();
-  const heads = new Map<string, string>();
   let events = 0;
   let summaries = 0;
 
@@ -132,13 +131,13 @@ export async function verifyLog(store: EventStore, live: () => Projection, progr
     }
     if (event.type === 'SummaryAccepted') {
       summaries += 1;
-      const { job, hash, prevHash } = event.data;
+      const { job, topic, hash, prevHash } = event.data;
       if (recomputeHash(event.data) !== hash) {
         problems.push({ seq: event.seq, job, what: 'the summary does not match its hash: its text or another field was changed after it was accepted' });
       }
-      const expected = heads.get(job) ?? GENESIS_HASH;
+      // Each topic has a chain of its own: the link is to the head of this one.
+      const expected = headHash(replayed.view(job), topic);
       if (prevHash !== expected) problems.push({ seq: event.seq, job, what: `the link is broken: previous hash ${prevHash.slice(0, 12)}, but the entry before it has ${expected.slice(0, 12)}` });
-      heads.set(job, hash);
     }
     replayed.apply(event);
     events += 1;

@@ -14,10 +14,12 @@ export type PendingInteraction = {
 /**
  * An accepted summary as the state keeps it: its place in the chain, not its text. The
  * texts stay in the log and are read by sequence number when a message shows them, so the
- * state does not grow with every summary's words.
+ * state does not grow with every summary's words. Only the newest entry of each chain keeps
+ * its hash (the next summary links to it); the log holds them all.
  */
-export type ChainEntry = Pick<SummaryAccepted['data'], 'level' | 'tokens' | 'coversThrough' | 'topic' | 'rolls' | 'hash' | 'time'> & {
+export type ChainEntry = Pick<SummaryAccepted['data'], 'level' | 'tokens' | 'coversThrough' | 'topic' | 'rolls' | 'time'> & {
   seq: number;
+  hash?: string;
 };
 
 /** Summary texts by sequence number: the ones a message is about to show. */
@@ -119,7 +121,10 @@ export function evolve(state: JobState, event: StoredEvent): JobState {
       return state;
     case 'SummaryAccepted': {
       const { level, tokens, coversThrough: covered, topic, rolls, hash, time } = event.data;
-      state.chain.push({ seq: event.seq, level, tokens, coversThrough: covered, ...(topic !== undefined ? { topic } : {}), ...(rolls ? { rolls } : {}), hash, time });
+      const previous = state.chain.findLast((e) => e.topic === topic);
+      // The hash is the entry's last field: deleting it keeps the object's fast shape.
+      if (previous) delete previous.hash;
+      state.chain.push({ seq: event.seq, level, tokens, coversThrough: covered, ...(topic !== undefined ? { topic } : {}), ...(rolls ? { rolls } : {}), time, hash });
       state.pending = state.pending.filter((p) => p.seq > covered);
       state.unsummarizedTokens = state.pending.reduce((sum, p) => (p.counted ? sum + p.tokens : sum), 0);
       state.gate = { tripped: false };

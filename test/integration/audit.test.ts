@@ -113,6 +113,24 @@ describe('recap verify', () => {
     expect(result.stderr).toBe('');
   });
 
+  it('follows each topic on its own chain: summaries on the main chain and on topics verify intact', async () => {
+    const box = newBox();
+    await start(box);
+    const client = await RawClient.connect(box.socket);
+    const job = 'topics';
+    let id = 0;
+    for (const topic of [undefined, 'auth', undefined, 'auth', 'parser']) {
+      await client.request({ id: (id += 1), op: 'record', job, kind: 'prompt', text: prose(15) });
+      const answer = await client.request({ id: (id += 1), op: 'submit', job, text: goodSummary(), ...(topic ? { topic } : {}) });
+      expect(answer).toMatchObject({ result: { accepted: true } });
+    }
+    client.close();
+    const result = await runCli(box, ['verify']);
+    expect(result.stderr).toBe('');
+    expect(result.stdout).toMatch(/^intact: \d+ events, 5 summaries in 1 jobs$/m);
+    expect(result.code).toBe(0);
+  });
+
   it('stays intact when texts arrive with lone surrogate escapes (stored, hashed and shown as U+FFFD)', async () => {
     const box = newBox();
     await start(box);
