@@ -8,10 +8,10 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { Level } from 'level';
+import { benchEnv, ROOT as root, startDaemon, stopDaemon } from './daemon.mjs';
 
-const root = resolve(import.meta.dirname, '..');
 const dist = (p) => import(join(root, 'dist', p));
 const { EventStore } = await dist('daemon/eventStore.js');
 const { decodeKey, encodeKey } = await dist('daemon/codec.js');
@@ -125,7 +125,7 @@ try {
 
   // Export and log --json through a daemon: a log with holes, unicode, several jobs.
   const box = tempDir();
-  const env = { ...process.env, RECAP_SOCKET: join(box, 'recapd.sock'), RECAP_DATA_DIR: box, RECAP_CONFIG: join(box, 'config.conf'), RECAP_LOG_LEVEL: 'info', RECAP_HTTP_PORT: '0' };
+  const env = benchEnv(box, { RECAP_DATA_DIR: box, RECAP_HTTP_PORT: '0' });
   store = await EventStore.open(join(box, 'log'));
   const events = [];
   for (let i = 0; i < 12_000; i += 1) {
@@ -144,15 +144,7 @@ try {
     await s.close();
     return lines.join('');
   };
-  const daemon = spawn(process.execPath, [join(root, 'bin', 'recap.js'), 'daemon'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
-  await new Promise((ready, fail) => {
-    let log = '';
-    daemon.stderr.on('data', (d) => {
-      log += d;
-      if (log.includes('recap daemon ready')) ready();
-    });
-    daemon.once('exit', () => fail(new Error(log)));
-  });
+  const daemon = await startDaemon(env);
   const cli = (args) =>
     new Promise((done, fail) => {
       const child = spawn(process.execPath, [join(root, 'bin', 'recap.js'), ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -168,8 +160,7 @@ try {
     got.logJsonJob = await cli(['log', '--json', '--job', 'job-1']);
     got.logHuman = await cli(['log', '--job', 'job-2']);
   } finally {
-    daemon.kill('SIGTERM');
-    await new Promise((r) => daemon.once('exit', r));
+    await stopDaemon(daemon);
   }
   // The daemon appended its ConfigApplied at start: it is in the log now.
   const wantAll = await expected();

@@ -5,12 +5,11 @@
 // payload. Runs are interleaved, each command going first in turn, so all three see the same
 // machine load; the figures are medians.
 //   node bench/hook.mjs [--runs N] [--json]
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-
-const root = resolve(import.meta.dirname, '..');
+import { join } from 'node:path';
+import { benchEnv, ROOT as root, startDaemon, stopDaemon } from './daemon.mjs';
 const args = process.argv.slice(2);
 const runs = Number(args[args.indexOf('--runs') + 1]) || 40;
 const TARGET_RATIO = 1.15;
@@ -26,13 +25,7 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
 }
 const project = join(dir, 'project');
 mkdirSync(join(project, '.git'), { recursive: true });
-const env = {
-  ...process.env,
-  RECAP_SOCKET: join(dir, 'run', 'recapd.sock'),
-  RECAP_DATA_DIR: join(dir, 'data'),
-  RECAP_CONFIG: join(dir, 'config.conf'),
-  RECAP_LOG_LEVEL: 'info',
-};
+const env = benchEnv(dir);
 const payload = JSON.stringify({
   session_id: 'bench',
   transcript_path: join(dir, 't.jsonl'),
@@ -56,15 +49,7 @@ printf '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision"
 const hasJq = spawnSync('bash', ['-c', 'command -v jq'], { stdio: 'ignore' }).status === 0;
 const SHELL_SKIPPED = 'jq not installed (apt-get install jq)';
 
-const daemon = spawn(process.execPath, [join(root, 'bin', 'recap.js'), 'daemon'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
-await new Promise((ready, fail) => {
-  let log = '';
-  daemon.stderr.on('data', (chunk) => {
-    log += chunk;
-    if (log.includes('recap daemon ready')) ready();
-  });
-  daemon.once('exit', () => fail(new Error(`the daemon exited: ${log}`)));
-});
+const daemon = await startDaemon(env);
 
 const commands = {
   nodeE0: [process.execPath, ['-e', '0']],
@@ -95,8 +80,7 @@ try {
     }
   }
 } finally {
-  daemon.kill('SIGTERM');
-  await new Promise((r) => daemon.once('exit', r));
+  await stopDaemon(daemon);
   rmSync(dir, { recursive: true, force: true });
 }
 

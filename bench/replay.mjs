@@ -6,10 +6,10 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { Level } from 'level';
+import { benchEnv, ROOT as root, startDaemon as spawnDaemon, stopDaemon as stop } from './daemon.mjs';
 
-const root = resolve(import.meta.dirname, '..');
 const dist = (p) => import(join(root, 'dist', p));
 const { EventStore } = await dist('daemon/eventStore.js');
 const { Projection } = await dist('daemon/projection.js');
@@ -76,9 +76,8 @@ async function replayRate(dir) {
   return projection.lastSeq / seconds;
 }
 
-function envFor(dir) {
-  return { ...process.env, RECAP_SOCKET: join(dir, 'recapd.sock'), RECAP_DATA_DIR: dir, RECAP_CONFIG: join(dir, 'config.conf'), RECAP_LOG_LEVEL: 'info', RECAP_HTTP_PORT: '0' };
-}
+/** The log is made at `dir`/log: the data folder is `dir` itself. */
+const envFor = (dir) => benchEnv(dir, { RECAP_DATA_DIR: dir, RECAP_HTTP_PORT: '0' });
 
 const rssOf = (pid) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024;
 /** How long after "ready" the RSS is read again: the daemon loads the token encoding right after it. */
@@ -87,24 +86,11 @@ const SETTLE_MS = 2000;
 /** Spawn to "ready"; RSS read from /proc once ready, and again SETTLE_MS later (`settle`). */
 async function startDaemon(dir, { settle = false } = {}) {
   const start = process.hrtime.bigint();
-  const child = spawn(process.execPath, [join(root, 'bin', 'recap.js'), 'daemon'], { env: envFor(dir), stdio: ['ignore', 'ignore', 'pipe'] });
-  await new Promise((ready, fail) => {
-    let log = '';
-    child.stderr.on('data', (d) => {
-      log += d;
-      if (log.includes('recap daemon ready')) ready();
-    });
-    child.once('exit', () => fail(new Error(log)));
-  });
+  const child = await spawnDaemon(envFor(dir));
   const ms = Number(process.hrtime.bigint() - start) / 1e6;
   const rssMb = rssOf(child.pid);
   if (settle) await new Promise((r) => setTimeout(r, SETTLE_MS));
   return { child, ms, rssMb, settledRssMb: settle ? rssOf(child.pid) : undefined };
-}
-
-async function stop(child) {
-  child.kill('SIGTERM');
-  await new Promise((r) => child.once('exit', r));
 }
 
 async function exportRate(dir, size) {

@@ -3,13 +3,12 @@
 // (1 and 64 concurrent writers, with fsyncs per record), the HTTP hook round trip with
 // keep-alive, and token counting (MB/s, and the words x 1.3 estimate's error).
 //   node bench/service.mjs [--quick] [--json] [--only=checks,records,http,tokens] [--cpu-prof=DIR]
-import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { connect as netConnect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
+import { benchEnv, ROOT as root, startDaemon, stopDaemon } from './daemon.mjs';
 
-const root = resolve(import.meta.dirname, '..');
 const { Client } = await import(join(root, 'dist', 'client', 'socketClient.js'));
 const { FrameReader, framesOf } = await import(join(root, 'dist', 'common', 'frames.js'));
 const { tokenCounter } = await import(join(root, 'dist', 'events', 'tokens.js'));
@@ -33,26 +32,11 @@ async function freePort() {
 
 const dir = mkdtempSync(join(tmpdir(), 'recap-bench-service-'));
 mkdirSync(join(dir, 'project', '.git'), { recursive: true });
-const env = {
-  ...process.env,
-  RECAP_SOCKET: join(dir, 'run', 'recapd.sock'),
-  RECAP_DATA_DIR: join(dir, 'data'),
-  RECAP_CONFIG: join(dir, 'config.conf'),
-  RECAP_LOG_LEVEL: 'info',
-  RECAP_HTTP_PORT: String(await freePort()),
-};
+const env = benchEnv(dir, { RECAP_HTTP_PORT: String(await freePort()) });
 // --cpu-prof=DIR: the daemon writes a CPU profile there when it stops.
 const profDir = args.find((a) => a.startsWith('--cpu-prof='))?.slice('--cpu-prof='.length);
 const nodeArgs = profDir ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : [];
-const daemon = spawn(process.execPath, [...nodeArgs, join(root, 'bin', 'recap.js'), 'daemon'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
-await new Promise((ready, fail) => {
-  let log = '';
-  daemon.stderr.on('data', (d) => {
-    log += d;
-    if (log.includes('recap daemon ready')) ready();
-  });
-  daemon.once('exit', () => fail(new Error(log)));
-});
+const daemon = await startDaemon(env, nodeArgs);
 
 const checkFields = { job: 'bench', tool: 'Read', input: { file_path: join(dir, 'project', 'a.ts') } };
 
@@ -261,8 +245,7 @@ if (runs('http')) {
   };
 }
 
-daemon.kill('SIGTERM');
-await new Promise((r) => daemon.once('exit', r));
+await stopDaemon(daemon);
 rmSync(dir, { recursive: true, force: true });
 
 // Token counting: throughput and the prototype's words x 1.3 estimate against exact counts.
