@@ -8,7 +8,7 @@ import type { RecapEvent } from '../events/events.js';
 import type { UsageEntry } from '../events/commands.js';
 import { checkTool, gateStatus, recordInteraction, recordUsage, submitSummary, tripGate, type DecideContext, type GateStatus } from '../events/gate.js';
 import { contextSeqs, contextText, denySeqs, tripCause } from '../events/gateMessages.js';
-import { NO_TEXTS, type JobState, type SummaryTexts as Texts } from '../events/jobState.js';
+import { NO_TEXTS, type JobState, type SummaryTexts } from '../events/jobState.js';
 import { tokenCounter, type TokenCounter } from '../events/tokens.js';
 import { eventsPage, projectionAt, verifyLog } from './audit.js';
 import { answerClaudeHook } from './claudeHook.js';
@@ -19,7 +19,7 @@ import type { EventStore } from './eventStore.js';
 import type { Projection } from './projection.js';
 import { USER_SCOPE } from './projection.js';
 import { encodeSnapshot } from './snapshot.js';
-import { SummaryTexts } from './summaryTexts.js';
+import { SummaryTextCache } from './summaryTexts.js';
 import { parseRequest, ProtocolError, type Op, type RequestOf, type Response } from './protocol.js';
 
 export const VERSION = '0.1.0';
@@ -49,11 +49,11 @@ type Prepared = { decide: DecideContext; effective: Effective };
 export class Handler {
   private readonly counters = new Map<string, Promise<TokenCounter>>();
   private readonly now: () => number;
-  private readonly texts: SummaryTexts;
+  private readonly texts: SummaryTextCache;
 
   constructor(private readonly deps: HandlerDeps) {
     this.now = deps.now ?? Date.now;
-    this.texts = new SummaryTexts(deps.store);
+    this.texts = new SummaryTextCache(deps.store);
   }
 
   async handle(request: unknown, progress?: (done: number) => void): Promise<Response> {
@@ -156,7 +156,7 @@ export class Handler {
     return this.withTexts(r.job, denySeqs, (current, texts) => this.decideCheck(command, current, ctx, texts));
   }
 
-  private async decideCheck(command: CheckTool, state: JobState, ctx: Prepared, texts: Texts) {
+  private async decideCheck(command: CheckTool, state: JobState, ctx: Prepared, texts: SummaryTexts) {
     const decision = checkTool(command, state, texts === NO_TEXTS ? ctx.decide : { ...ctx.decide, texts });
     await this.commit(command.job, ctx, decision.events);
     return decision.answer;
@@ -201,7 +201,7 @@ export class Handler {
    * (`needed`), in the same turn: the state may move on while the texts are read, so they
    * are read again (a few times at most) until they match it.
    */
-  private async withTexts<T>(job: string, needed: (state: JobState) => number[], use: (state: JobState, texts: Texts) => T | Promise<T>): Promise<T> {
+  private async withTexts<T>(job: string, needed: (state: JobState) => number[], use: (state: JobState, texts: SummaryTexts) => T | Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt += 1) {
       const seqs = needed(this.state(job));
       // What the log is asked for must be in it: the writes in flight land first.

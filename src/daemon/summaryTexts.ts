@@ -1,13 +1,13 @@
 // Summary texts on demand. The projection keeps each summary's place in its chain, not its
 // text: the texts are read from the log by sequence number when a message shows them. The
-// newest texts (those just accepted, those just read) are kept, up to a byte budget, so
+// newest texts (those just accepted, those just read) are kept, up to a budget of characters, so
 // showing the memory at each session start seldom reads the log at all.
-import type { SummaryTexts as Texts } from '../events/jobState.js';
+import type { SummaryTexts } from '../events/jobState.js';
 import type { EventStore } from './eventStore.js';
 
 const DEFAULT_BUDGET_CHARS = 8 * 1024 * 1024;
 
-export class SummaryTexts {
+export class SummaryTextCache {
   /** Oldest first: a Map keeps insertion order, and a text used again moves to the end. */
   private readonly kept = new Map<number, string>();
   private chars = 0;
@@ -34,7 +34,7 @@ export class SummaryTexts {
   }
 
   /** The texts of these summaries, from memory or else from the log. */
-  async load(seqs: readonly number[]): Promise<Texts> {
+  async load(seqs: readonly number[]): Promise<SummaryTexts> {
     const texts = new Map<number, string>();
     const missing: number[] = [];
     for (const seq of seqs) {

@@ -1,7 +1,7 @@
 // Summary texts on demand: the newest are kept up to a budget, the others are read from the log.
 import { describe, expect, it } from 'vitest';
 import type { StoredEvent } from '../../src/events/events.js';
-import { SummaryTexts } from '../../src/daemon/summaryTexts.js';
+import { SummaryTextCache } from '../../src/daemon/summaryTexts.js';
 
 /** A log holding a summary at each of `seqs`, counting the sequence numbers it is asked for. */
 function log(seqs: number[]) {
@@ -20,7 +20,7 @@ function log(seqs: number[]) {
 describe('summary texts', () => {
   it('reads from the log only the texts it does not keep', async () => {
     const store = log([1, 2, 3]);
-    const texts = new SummaryTexts(store);
+    const texts = new SummaryTextCache(store);
     texts.remember(2, 'kept 2');
     const loaded = await texts.load([1, 2, 3]);
     expect([...loaded]).toEqual([[2, 'kept 2'], [1, 'text 1'], [3, 'text 3']]);
@@ -31,7 +31,7 @@ describe('summary texts', () => {
 
   it('keeps the newest texts within its budget and reads the older ones again', async () => {
     const store = log([1, 2, 3]);
-    const texts = new SummaryTexts(store, 12);
+    const texts = new SummaryTextCache(store, 12);
     texts.remember(1, 'text 1');
     texts.remember(2, 'text 2');
     texts.remember(3, 'text 3');
@@ -43,7 +43,7 @@ describe('summary texts', () => {
 
   it('keeps a text larger than its whole budget until the next one comes', async () => {
     const store = log([]);
-    const texts = new SummaryTexts(store, 4);
+    const texts = new SummaryTextCache(store, 4);
     texts.remember(7, 'longer than four');
     expect([...(await texts.load([7]))]).toEqual([[7, 'longer than four']]);
     expect(store.asked).toEqual([]);
