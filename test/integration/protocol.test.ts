@@ -28,6 +28,25 @@ describe('the socket protocol', () => {
     client.close();
   });
 
+  it('answers every frame of one write once, the broken ones with errors, whether the answer is immediate or waits for the disk', async () => {
+    const client = await RawClient.connect(box.socket);
+    const frame = (message: unknown) => lengthPrefixed(Buffer.from(JSON.stringify(message)));
+    const checks = Array.from({ length: 20 }, (_, i) => frame({ id: `check-${i}`, op: 'check', job: 'one-write', tool: 'Read', input: { file_path: '/x' } }));
+    const records = Array.from({ length: 20 }, (_, i) => frame({ id: `record-${i}`, op: 'record', job: 'one-write', kind: 'prompt', text: `prompt ${i}` }));
+    client.sendBytes(Buffer.concat([lengthPrefixed(Buffer.from('{not json')), ...checks, frame({ id: 'verify', op: 'verify' }), ...records, frame({ id: 'odd', op: 'nope' })]));
+    const answers = await client.received(43);
+    const byId = new Map(answers.map((a) => [String(a.id), a]));
+    expect(byId.size).toBe(43);
+    expect(byId.get('null')).toMatchObject({ error: { code: 'invalid_frame' } });
+    expect(byId.get('odd')).toMatchObject({ error: { code: 'unknown_op' } });
+    expect(byId.get('verify')).toMatchObject({ result: { ok: true } });
+    for (let i = 0; i < 20; i += 1) {
+      expect(byId.get(`check-${i}`)).toMatchObject({ result: { allow: true } });
+      expect(byId.get(`record-${i}`)).toMatchObject({ result: { seq: expect.any(Number) } });
+    }
+    client.close();
+  });
+
   it('serves many clients at once', async () => {
     const clients = await Promise.all(Array.from({ length: 32 }, () => RawClient.connect(box.socket)));
     const answers = await Promise.all(
