@@ -1,6 +1,6 @@
 // A job's state as the events have made it: what is not yet summarized, the gate, the chain.
 import { GENESIS_HASH } from './chain.js';
-import type { StoredEvent, SummaryAccepted, Time, TripReason } from './events.js';
+import type { GateTripped, StoredEvent, SummaryAccepted, Time } from './events.js';
 
 export type PendingInteraction = {
   seq: number;
@@ -36,18 +36,8 @@ export function summaryText(texts: SummaryTexts, seq: number): string {
 
 export type Gate =
   | { tripped: false }
-  | {
-      tripped: true;
-      reason: TripReason;
-      unsummarizedTokens: number;
-      limit: number;
-      measured?: number;
-      /** For a rollup: the level and topic of the summary due. */
-      level?: number;
-      topic?: string;
-      note?: string;
-      since: Time;
-    };
+  /** As the GateTripped event said (its fields but the job and session), since its time. */
+  | ({ tripped: true; since: Time } & Omit<GateTripped['data'], 'job' | 'session' | 'time'>);
 
 export type JobState = {
   job: string;
