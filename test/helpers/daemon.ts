@@ -2,7 +2,7 @@
 // and drives it through the real CLI and the raw socket.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { connect, type Socket } from 'node:net';
+import { connect, createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { encodeFrame, FrameReader } from '../../src/common/frames.js';
@@ -227,4 +227,16 @@ export function trackedSandboxes(afterEach: (fn: () => Promise<void>) => void): 
       return daemon;
     },
   };
+}
+
+/** A port nobody listens on right now: listen on port 0, note the port, close. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen({ port: 0, host: '127.0.0.1' }, () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
 }

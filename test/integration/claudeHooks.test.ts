@@ -8,11 +8,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jobIdFor } from '../../src/common/jobs.js';
 import { RawClient, removeSandbox, runCli, sandbox, startDaemon, type DaemonProcess, type Sandbox } from '../helpers/daemon.js';
 import { goodSummary, prose } from '../helpers/text.js';
+import { additionalContext, deniedReason, NOTHING, type HookAnswer } from '../helpers/hookAnswers.js';
 
-type HookAnswer = { stdout: string; exitCode: number };
 type Status = { job: string; tripped: boolean; reason?: string; unsummarizedTokens: number; unsummarizedInteractions: number; threshold: number; summaries: number };
 
-const NOTHING: HookAnswer = { stdout: '', exitCode: 0 };
 const WARN = 40;
 
 describe('Claude Code hooks through the daemon', () => {
@@ -102,21 +101,6 @@ describe('Claude Code hooks through the daemon', () => {
       extraFieldFromANewerVersion: true,
     },
   });
-
-  function deniedReason(answer: HookAnswer): string {
-    expect(answer.exitCode).toBe(0);
-    expect(answer.stdout.startsWith('{')).toBe(true);
-    const output = JSON.parse(answer.stdout) as { hookSpecificOutput: Record<string, string> };
-    expect(output.hookSpecificOutput).toMatchObject({ hookEventName: 'PreToolUse', permissionDecision: 'deny' });
-    return output.hookSpecificOutput.permissionDecisionReason!;
-  }
-
-  function additionalContext(answer: HookAnswer, event: string): string {
-    expect(answer.exitCode).toBe(0);
-    const output = JSON.parse(answer.stdout) as { hookSpecificOutput: Record<string, string> };
-    expect(output.hookSpecificOutput.hookEventName).toBe(event);
-    return output.hookSpecificOutput.additionalContext!;
-  }
 
   describe('UserPromptSubmit', () => {
     it('records the prompt in the job of the payload cwd, and answers nothing while the gate is open', async () => {

@@ -2,24 +2,12 @@
 // loopback only, bearer token, Host and Origin checks, the same answers as the socket.
 import { mkdirSync, readFileSync, statSync } from 'node:fs';
 import { Agent, request, type OutgoingHttpHeaders } from 'node:http';
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RawClient, removeSandbox, runCli, sandbox, startDaemon, type DaemonProcess, type Sandbox } from '../helpers/daemon.js';
+import { freePort, RawClient, removeSandbox, runCli, sandbox, startDaemon, type DaemonProcess, type Sandbox } from '../helpers/daemon.js';
 import { prose } from '../helpers/text.js';
-
-/** A port nobody listens on right now: listen on port 0, note the port, close. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen({ port: 0, host: '127.0.0.1' }, () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 type Reply = { status?: number; body?: string; error?: string; reusedSocket?: boolean };
 

@@ -1,11 +1,10 @@
 // `recap install claude` and `recap uninstall claude` through the real CLI, on settings
 // files in a sandboxed HOME: recap's hooks go in and out, everything else stays.
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync, chmodSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { isAbsolute, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { recapHooksIn, type Settings } from '../../src/client/claudeSettings.js';
-import { removeSandbox, ROOT, runCli, sandbox, startDaemon, type DaemonProcess, type Sandbox } from '../helpers/daemon.js';
+import { freePort, removeSandbox, ROOT, runCli, sandbox, startDaemon, type DaemonProcess, type Sandbox } from '../helpers/daemon.js';
 
 const HOOK_BIN = join(ROOT, 'bin', 'recap-hook.cjs');
 
@@ -52,17 +51,6 @@ function withoutRecapGroups(settings: Settings): Settings {
 function recapGroup(settings: Settings, event: string): { matcher?: string; hooks: Record<string, unknown>[] } | undefined {
   const groups = (settings.hooks?.[event] ?? []) as { matcher?: string; hooks: Record<string, unknown>[] }[];
   return groups.find((g) => recapHooksIn({ hooks: { [event]: [g] } }).length > 0);
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 describe('recap install claude', () => {

@@ -11,11 +11,11 @@ import { DEFAULT_SECTIONS } from '../../src/events/config.js';
 import { RawClient, removeSandbox, runCli, sandbox, startDaemon, type CliResult, type DaemonProcess, type Sandbox } from '../helpers/daemon.js';
 import { goodSummary, prose } from '../helpers/text.js';
 import type { JobReport } from '../../src/daemon/report.js';
+import { additionalContext, deniedReason, NOTHING, type HookAnswer } from '../helpers/hookAnswers.js';
 
 const GENESIS = '0'.repeat(64);
 const RESEARCH = ['Sources Cited', 'Hypotheses Tested', 'Open Questions'];
 
-type HookAnswer = { stdout: string; exitCode: number };
 type Status = { job: string; tripped: boolean; reason?: string; unsummarizedTokens: number; threshold: number; summaries: number };
 type Entry = {
   seq: number;
@@ -115,22 +115,6 @@ async function setup(lines: string[]) {
 }
 
 type Harness = Awaited<ReturnType<typeof setup>>;
-
-const NOTHING: HookAnswer = { stdout: '', exitCode: 0 };
-
-function denial(answer: HookAnswer): string {
-  expect(answer.exitCode).toBe(0);
-  const output = JSON.parse(answer.stdout) as { hookSpecificOutput: Record<string, string> };
-  expect(output.hookSpecificOutput).toMatchObject({ hookEventName: 'PreToolUse', permissionDecision: 'deny' });
-  return output.hookSpecificOutput.permissionDecisionReason!;
-}
-
-function additionalContext(answer: HookAnswer, event: string): string {
-  expect(answer.exitCode).toBe(0);
-  const output = JSON.parse(answer.stdout) as { hookSpecificOutput: Record<string, string> };
-  expect(output.hookSpecificOutput.hookEventName).toBe(event);
-  return output.hookSpecificOutput.additionalContext!;
-}
 
 const preToolUse = (h: Harness, tool_name: string, tool_input: unknown, extra: Record<string, unknown> = {}) => ({
   session_id: 'sess-1',
@@ -422,7 +406,7 @@ describe('triggers', () => {
   it("the agent's Bash may not run recap trip, even with the gate open", async () => {
     const h = await setup(['TOKEN_ENCODING=words', 'TOKEN_THRESHOLD=100000']);
     for (const command of ['recap trip', 'recap trip --reason "done"', 'recap --json trip']) {
-      const reason = denial(await h.hook(preToolUse(h, 'Bash', { command, description: 'trip' })));
+      const reason = deniedReason(await h.hook(preToolUse(h, 'Bash', { command, description: 'trip' })));
       expect(reason, command).toContain("recap trip changes recap's setup; only the user may run it");
     }
     // A read-only recap command passes, and nothing was tripped.
@@ -453,7 +437,7 @@ describe('triggers', () => {
     expect(await read()).toEqual(NOTHING);
     expect(await h.status()).toMatchObject({ tripped: false });
     appendFileSync(transcript, `${line.slice(60)}\n`);
-    const reason = denial(await read());
+    const reason = deniedReason(await read());
     expect(reason).toContain("the agent's context use reached 50% of its window (limit 50%)");
     expect(await h.status()).toMatchObject({ tripped: true, reason: 'context' });
 
@@ -467,7 +451,7 @@ describe('triggers', () => {
     // Another session does.
     const other = join(dir, 'sess-2.jsonl');
     writeFileSync(other, `${assistant('msg_9', 'req_9', [100, 20, 200, 300])}\n`);
-    expect(denial(await read('sess-2', other))).toContain('context use reached 60%');
+    expect(deniedReason(await read('sess-2', other))).toContain('context use reached 60%');
     expect(await h.status()).toMatchObject({ tripped: true, reason: 'context' });
   });
 
@@ -509,7 +493,7 @@ describe('usage and report', () => {
     // A note that does not count, a denial, a rejection and a summary.
     await h.record('a note on the side', 'note');
     await h.op({ op: 'trip', job: h.job });
-    denial(await h.hook(preToolUse(h, 'Read', { file_path: 'a.ts' }, base)));
+    deniedReason(await h.hook(preToolUse(h, 'Read', { file_path: 'a.ts' }, base)));
     expect(await h.submit('## User Requests\ntoo short')).toMatchObject({ accepted: false });
     expect(await h.submit(goodSummary())).toMatchObject({ accepted: true });
 
@@ -561,7 +545,7 @@ describe('usage and report', () => {
     writeFileSync(transcript, `${assistant('msg_sub', 'req_sub', [7, 3, 11, 13], { isSidechain: true, agentId: 'a1' })}\n`);
     await h.op({ op: 'trip', job: h.job });
     const subagent = { session_id: 'sess-1', transcript_path: transcript, agent_id: 'a1', agent_type: 'Explore' };
-    denial(await h.hook(preToolUse(h, 'Read', { file_path: 'a.ts' }, subagent)));
+    deniedReason(await h.hook(preToolUse(h, 'Read', { file_path: 'a.ts' }, subagent)));
 
     const { jobs } = await h.json<{ jobs: JobReport[] }>(['report']);
     expect(jobs[0]!.agents).toEqual([{ agent: 'a1', interactions: 0, countedTokens: 0, denials: 1, input: 7, output: 3, cacheCreation: 11, cacheRead: 13 }]);

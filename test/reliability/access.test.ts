@@ -2,13 +2,13 @@
 // setpriv), and the HTTP endpoint refuses a missing or wrong token, a non-loopback Host and
 // a browser Origin.
 import { execFile } from 'node:child_process';
-import { chmodSync, readFileSync, statSync } from 'node:fs';
+import { chmodSync, statSync } from 'node:fs';
 import { request } from 'node:http';
 import { connect } from 'node:net';
 import { dirname } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RawClient, removeSandbox, sandbox, startDaemon, type DaemonProcess, type Sandbox } from '../helpers/daemon.js';
-import { call } from './harness.js';
+import { call, enableHttp } from './harness.js';
 
 const asRoot = process.getuid?.() === 0;
 
@@ -86,12 +86,9 @@ describe('the HTTP endpoint refuses strangers', () => {
   beforeAll(async () => {
     box = sandbox();
     daemon = await startDaemon(box, { RECAP_HTTP_PORT: '0' });
-    const client = await RawClient.connect(box.socket);
-    const info = (await call(client, 'http')).result as { url: string; tokenFile: string };
-    client.close();
-    port = Number(new URL(info.url).port);
-    token = readFileSync(info.tokenFile, 'utf8').trim();
-    expect(statSync(info.tokenFile).mode & 0o777).toBe(0o600);
+    const http = await enableHttp(box.socket);
+    ({ port, token } = http);
+    expect(statSync(http.tokenFile).mode & 0o777).toBe(0o600);
   });
   afterAll(async () => {
     await daemon?.stop();

@@ -105,3 +105,11 @@ export async function connectMany(path: string, count: number): Promise<RawClien
   }
   return clients;
 }
+
+/** Turns on the daemon's HTTP hook endpoint through the socket: its port, its token and the token's file. */
+export async function enableHttp(socketPath: string): Promise<{ port: number; token: string; tokenFile: string }> {
+  const client = await RawClient.connect(socketPath);
+  const info = (await call(client, 'http')).result as { url: string; tokenFile: string };
+  client.close();
+  return { port: Number(new URL(info.url).port), token: readFileSync(info.tokenFile, 'utf8').trim(), tokenFile: info.tokenFile };
+}

@@ -3,12 +3,11 @@
 // half-sent frames, thousands of idle connections. The daemon answers with errors, keeps
 // serving a well-behaved client, and its memory stays bounded.
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeFrame } from '../../src/common/frames.js';
 import { lengthPrefixed, RawClient, removeSandbox, sandbox, startDaemon, type DaemonProcess, type Sandbox } from '../helpers/daemon.js';
-import { call, connectMany, FULL, pick, rssKb, sleep } from './harness.js';
+import { call, connectMany, enableHttp, FULL, pick, rssKb, sleep } from './harness.js';
 
 const FRAMES = pick(400, 10_000);
 const IDLE = pick(1000, 4000);
@@ -230,11 +229,7 @@ describe('hostile input at the HTTP endpoint', () => {
   beforeAll(async () => {
     box = sandbox();
     daemon = await startDaemon(box, { RECAP_HTTP_PORT: '0' });
-    const client = await RawClient.connect(box.socket);
-    const info = (await call(client, 'http')).result as { url: string; tokenFile: string };
-    client.close();
-    port = Number(new URL(info.url).port);
-    token = readFileSync(info.tokenFile, 'utf8').trim();
+    ({ port, token } = await enableHttp(box.socket));
   });
   afterAll(async () => {
     await daemon?.stop();
