@@ -19,8 +19,15 @@ describe('frames', () => {
     for (const size of [1, 3, 4, 5, 7, 64, bytes.length]) expect(readInPieces(bytes, size)).toEqual(messages);
   });
 
-  it('writes the same bytes for messages together as one by one', () => {
-    expect(framesOf(messages.map((m) => JSON.stringify(m)))).toEqual(Buffer.concat(messages.map(encodeFrame)));
+  it('writes each message as its 4-byte big-endian UTF-8 length and its JSON, one after another', () => {
+    const byHand = messages.map((m) => {
+      const body = Buffer.from(JSON.stringify(m), 'utf8');
+      const header = Buffer.alloc(4);
+      header.writeUInt32BE(body.length, 0);
+      return Buffer.concat([header, body]);
+    });
+    expect(framesOf(messages.map((m) => JSON.stringify(m)))).toEqual(Buffer.concat(byHand));
+    expect(encodeFrame(messages[1])).toEqual(byHand[1]);
   });
 
   it('counts a frame that has not all come as pending, and reads it once it has', () => {
