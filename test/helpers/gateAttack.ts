@@ -191,3 +191,16 @@ export async function proveWayOut(attack: Attack, options: { cwd?: string } = {}
   expect(submitted.exitCode, `the way out failed:\n${submitted.stdout}\n${submitted.stderr}`).toBe(0);
   expectAllowed(await runHook(attack.box.env, read(cwd)));
 }
+
+/**
+ * The way out is still open, without taking it: a fresh deny names the command, and the
+ * hook lets that exact command (with a real summary) through. Cheap enough to follow every
+ * case of a family that shares one tripped gate; proveWayOut then takes it once.
+ */
+export async function expectWayOutOpen(attack: Attack, options: { cwd?: string } = {}): Promise<string> {
+  const cwd = options.cwd ?? attack.box.project;
+  const reason = expectDenied(await runHook(attack.box.env, toolCall(attack, 'Read', { file_path: join(cwd, 'README.md') }, { cwd })));
+  const command = filledIn(submitCommandIn(reason));
+  expectAllowed(await runHook(attack.box.env, toolCall(attack, 'Bash', { command, description: 'submit the summary' }, { cwd })));
+  return command;
+}
