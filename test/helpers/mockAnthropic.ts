@@ -11,6 +11,11 @@ import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 
 /** One scripted model turn: call a tool with this input, or answer with text and end the turn. */
 export type Turn = { tool: string; input: Record<string, unknown> } | { text: string };
+/**
+ * A turn decided when its request arrives, from what the model was shown (the deny reason
+ * of the last tool result, say); it may act first, as a user at the keyboard would.
+ */
+export type LateTurn = (request: RecordedRequest) => Turn | Promise<Turn>;
 
 export const callTool = (tool: string, input: Record<string, unknown>): Turn => ({ tool, input });
 export const bash = (command: string, description = 'run a command'): Turn => callTool('Bash', { command, description });
@@ -62,7 +67,7 @@ export class MockAnthropic {
   readonly requests: RecordedRequest[] = [];
   /** Requests the mock did not expect (unknown paths, bad JSON, the script running out): for debugging. */
   readonly unexpected: string[] = [];
-  private readonly turns: Turn[] = [];
+  private readonly turns: (Turn | LateTurn)[] = [];
   private next = 0;
   private readonly toolUseIds = new Map<number, string>();
   private waiters: { ready: () => boolean; resolve: () => void }[] = [];
@@ -70,7 +75,7 @@ export class MockAnthropic {
 
   private constructor(private readonly server: Server) {}
 
-  static async start(turns: Turn[] = []): Promise<MockAnthropic> {
+  static async start(turns: (Turn | LateTurn)[] = []): Promise<MockAnthropic> {
     const server = createServer();
     const mock = new MockAnthropic(server);
     mock.script(...turns);
@@ -89,7 +94,7 @@ export class MockAnthropic {
   }
 
   /** Appends turns to the script. */
-  script(...turns: Turn[]): void {
+  script(...turns: (Turn | LateTurn)[]): void {
     this.turns.push(...turns);
   }
 
@@ -121,6 +126,18 @@ export class MockAnthropic {
           }
         }
       }
+    }
+    return undefined;
+  }
+
+  /** The text of the newest tool result a request carries: what the model last saw of a tool. */
+  static lastToolResult(request: RecordedRequest): ToolResult | undefined {
+    const messages = request.body?.messages ?? [];
+    for (let m = messages.length - 1; m >= 0; m -= 1) {
+      const content = messages[m]!.content;
+      if (!Array.isArray(content)) continue;
+      const block = content.findLast((b) => b?.type === 'tool_result');
+      if (block) return { toolUseId: block.tool_use_id ?? '', text: contentText(block.content), isError: block.is_error === true, request: request.n };
     }
     return undefined;
   }
@@ -199,7 +216,8 @@ export class MockAnthropic {
         const index = this.next < this.turns.length ? this.next++ : -1;
         request.turn = index;
         if (index === -1) this.unexpected.push(`request #${request.n} wanted a turn but the script has run out`);
-        const turn = index === -1 ? { text: EXHAUSTED_ANSWER } : this.turns[index]!;
+        const scripted = index === -1 ? { text: EXHAUSTED_ANSWER } : this.turns[index]!;
+        const turn = typeof scripted === 'function' ? await scripted(request) : scripted;
         if ('tool' in turn) {
           const offered = body.tools!.map((t) => t.name);
           if (!offered.includes(turn.tool)) this.unexpected.push(`request #${request.n}: scripted tool ${turn.tool} is not among the offered tools (${offered.join(', ')})`);
