@@ -18,7 +18,7 @@ const PATTERNS: RegExp[] = [
   // numbers of two digits and more, decimals and versions included
   /\b\d[\d.,:]*\d\b/g,
   // a capitalized word inside a sentence: a name (Dana, Postgres, Brussels)
-  /(?<=[\p{Ll}\p{N},;:)]\s+)\p{Lu}\p{Ll}{2,}/gu,
+  /(?<=[\p{Ll}\p{N},;:)]\s+)\p{Lu}\p{Ll}{2,}(?![\p{L}\p{N}_])/gu,
 ];
 
 const NOT_FILES = new Set(['e.g', 'i.e', 'etc', 'vs', 'v.s']);

@@ -14,10 +14,10 @@ const MIN_COMPRESSED = 0.33;
 const MAX_FILLER = 0.15;
 /** Words that cannot be pronounced over this share make a section keyboard mash. */
 const MAX_MASH = 0.3;
-/** Code lines, fenced or not, over this share of a section's lines make it a code dump. */
-const MAX_CODE = 0.5;
-/** Across the whole summary, 8-word runs seen before over this share are a repeated passage. */
-const MAX_REPEATED = 0.12;
+/** Words in code (fenced, or lines that read as code) over this share make a section a code dump. */
+const MAX_CODE = 0.65;
+/** 8-word runs seen before over this share are a repeated passage (genuine text: none). */
+const MAX_REPEATED = 0.1;
 
 const FILLER = new Set(
   (
@@ -58,12 +58,13 @@ const percent = (share: number): string => `${Math.round(share * 100)}%`;
  * fenced code blocks. At most one problem: the first that applies says the most.
  */
 export function sectionQuality(heading: string, lines: string[], code: boolean[]): string | undefined {
-  const written = lines.filter((l) => l.trim() !== '');
-  const codeLines = lines.filter((l, i) => l.trim() !== '' && (code[i] || codeLike(l))).length;
-  if (written.length >= 3 && codeLines / written.length > MAX_CODE && wordsOf(lines.join('\n')).length >= MIN_WORDS) {
-    return `${heading} is mostly code (${codeLines} of its ${written.length} lines): say in sentences what changed and why, and name the files and functions instead of pasting them`;
+  const inCode = lines.map((l, i) => code[i] === true || codeLike(l));
+  const all = wordsOf(lines.join('\n')).length;
+  const codeWords = wordsOf(lines.filter((_, i) => inCode[i]).join('\n')).length;
+  if (all >= MIN_WORDS && codeWords / all > MAX_CODE) {
+    return `${heading} is mostly code (${percent(codeWords / all)} of its words): say in sentences what changed and why, and name the files and functions instead of pasting them`;
   }
-  const prose = lines.filter((_, i) => !code[i]).join('\n');
+  const prose = lines.filter((_, i) => !inCode[i]).join('\n');
   const words = wordsOf(prose);
   if (words.length < MIN_WORDS) return undefined;
   const filler = words.filter((w) => FILLER.has(w)).length / words.length;
@@ -79,7 +80,7 @@ export function sectionQuality(heading: string, lines: string[], code: boolean[]
     return `${heading} repeats the same words: only ${new Set(words).size} of its ${words.length} words are different; say each thing once, in your own words`;
   }
   const compressed = compressedShare(prose);
-  if (compressed < MIN_COMPRESSED) {
+  if (compressed < MIN_COMPRESSED || repeatedShare(prose) > MAX_REPEATED) {
     return `${heading} repeats itself: it compresses to ${percent(compressed)} of its size where prose stays above ${percent(MIN_COMPRESSED)}; say each thing once`;
   }
   return undefined;
