@@ -18,22 +18,27 @@ const PATTERNS: RegExp[] = [
   // numbers of two digits and more, decimals and versions included
   /\b\d[\d.,:]*\d\b/g,
   // a capitalized word inside a sentence: a name (Dana, Postgres, Brussels)
-  /(?<=[\p{Ll}\p{N},;:)]\s+)\p{Lu}\p{Ll}{2,}(?![\p{L}\p{N}_])/gu,
+  /(?<=[\p{Ll}\p{N},;:)][ \t]+)\p{Lu}\p{Ll}{2,}(?![\p{L}\p{N}_])/gu,
 ];
 
-const NOT_FILES = new Set(['e.g', 'i.e', 'etc', 'vs', 'v.s']);
+/** Abbreviations that look like file names, and shouted words (SQL keywords) that are plain English. */
+const NOT_TERMS = new Set(['e.g', 'i.e', 'etc', 'vs', 'v.s', 'not', 'and', 'or', 'on', 'do', 'set', 'all', 'add', 'for', 'the', 'use', 'new', 'get', 'put', 'end', 'if', 'is', 'in', 'to', 'by', 'as', 'at', 'it', 'no', 'ok']);
 
 function clean(term: string): string {
   return term.replace(/[.,:;]+$/, '').toLowerCase();
 }
 
+/** Markdown headings name the template's sections, not the work. */
+const withoutHeadings = (text: string): string => text.replace(/^ {0,3}#{1,6}[ \t].*$/gm, '');
+
 /** The concrete things a text mentions, lower-cased, in order of appearance. */
-export function concreteTerms(text: string): string[] {
+export function concreteTerms(markdown: string): string[] {
+  const text = withoutHeadings(markdown);
   const found: { at: number; term: string }[] = [];
   for (const pattern of PATTERNS) {
     for (const match of text.matchAll(pattern)) {
       const term = clean(match[0]);
-      if (term.length >= 2 && !NOT_FILES.has(term)) found.push({ at: match.index, term });
+      if (term.length >= 2 && !NOT_TERMS.has(term)) found.push({ at: match.index, term });
     }
   }
   return [...new Set(found.sort((a, b) => a.at - b.at).map((f) => f.term))];
@@ -52,7 +57,8 @@ export function ungrounded(summary: string, material: readonly string[], what: s
   const terms = concreteTerms(material.join('\n'));
   if (terms.length < MIN_TERMS) return undefined;
   const needed = Math.min(MAX_NEEDED, Math.ceil(terms.length / TERMS_PER_MATCH));
-  const named = terms.filter((t) => mentions(summary, t));
+  const prose = withoutHeadings(summary);
+  const named = terms.filter((t) => mentions(prose, t));
   if (named.length >= needed) return undefined;
   const examples = terms.filter((t) => !named.includes(t)).slice(0, EXAMPLES).join(', ');
   return (

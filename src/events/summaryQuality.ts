@@ -6,6 +6,8 @@ import { deflateRawSync } from 'node:zlib';
 
 /** Sections with fewer words than this are left to the depth floor. */
 const MIN_WORDS = 25;
+/** Shorter texts compress poorly whatever they say: their ratio means nothing. */
+const MIN_BYTES = 150;
 /** Below this share of distinct words a section is repetition (genuine sections: 0.55 and up). */
 const MIN_DISTINCT = 0.4;
 /** Deflate output over input below this is repetition (genuine sections: 0.5 and up). */
@@ -19,13 +21,19 @@ const MAX_CODE = 0.65;
 /** 8-word runs seen before over this share are a repeated passage (genuine text: none). */
 const MAX_REPEATED = 0.1;
 
+// The words of lorem ipsum and its usual continuations, and the noises people type to fill
+// a box. English words that also occur in them (do, id, non, error, sit) are left out or
+// are too few to reach the share on their own.
 const FILLER = new Set(
   (
-    'lorem ipsum dolor sit amet consectetur consectetuer adipiscing adipisicing elit sed do eiusmod tempor incididunt ut ' +
-    'labore et dolore magna aliqua enim ad minim veniam quis nostrud exercitation ullamco laboris nisi aliquip ex ea commodo ' +
-    'consequat duis aute irure reprehenderit voluptate velit esse cillum fugiat nulla pariatur excepteur sint occaecat ' +
-    'cupidatat non proident sunt culpa qui officia deserunt mollit anim id est laborum blah bla yada asdf qwerty foo bar baz ' +
-    'lipsum placeholder filler text'
+    'lorem ipsum dolor amet consectetur consectetuer adipiscing adipisicing elit sed eiusmod tempor incididunt ut labore et ' +
+    'dolore magna aliqua enim minim veniam quis nostrud exercitation ullamco laboris nisi aliquip commodo consequat duis aute ' +
+    'irure reprehenderit voluptate velit esse cillum fugiat nulla pariatur excepteur sint occaecat cupidatat proident sunt ' +
+    'culpa qui officia deserunt mollit anim est laborum perspiciatis unde omnis iste natus voluptatem accusantium doloremque ' +
+    'laudantium totam aperiam eaque ipsa quae ab illo inventore veritatis architecto beatae vitae dicta explicabo nemo ' +
+    'ipsam quia voluptas aspernatur aut odit fugit consequuntur magni dolores eos ratione sequi nesciunt neque porro quisquam ' +
+    'dolorem vero accusamus iusto odio dignissimos ducimus blanditiis praesentium voluptatum deleniti atque corrupti quos quas ' +
+    'molestias excepturi occaecati cupiditate similique lipsum blah bla yada asdf qwerty foo baz'
   ).split(' '),
 );
 
@@ -66,22 +74,27 @@ export function sectionQuality(heading: string, lines: string[], code: boolean[]
   }
   const prose = lines.filter((_, i) => !inCode[i]).join('\n');
   const words = wordsOf(prose);
-  if (words.length < MIN_WORDS) return undefined;
+  const judged = words.length >= MIN_WORDS;
   const filler = words.filter((w) => FILLER.has(w)).length / words.length;
-  if (filler > MAX_FILLER) {
+  if (judged && filler > MAX_FILLER) {
     return `${heading} is filler text (${percent(filler)} of its words are lorem ipsum, "blah" and the like): write what actually happened`;
   }
   const mash = words.filter(unpronounceable).length / words.length;
-  if (mash > MAX_MASH) {
+  if (judged && mash > MAX_MASH) {
     return `${heading} does not read as words (${percent(mash)} of them cannot be pronounced): write the section in sentences`;
   }
-  const distinct = new Set(words).size / words.length;
-  if (distinct < MIN_DISTINCT) {
-    return `${heading} repeats the same words: only ${new Set(words).size} of its ${words.length} words are different; say each thing once, in your own words`;
+  const distinct = new Set(words).size;
+  if (judged && distinct / words.length < MIN_DISTINCT) {
+    return `${heading} repeats the same words (${distinct} distinct among ${words.length}): say each thing once, in your own words`;
   }
+  // Judged by size, not words: a run of one character is a single "word".
   const compressed = compressedShare(prose);
-  if (compressed < MIN_COMPRESSED || repeatedShare(prose) > MAX_REPEATED) {
+  if (Buffer.byteLength(prose) >= MIN_BYTES && compressed < MIN_COMPRESSED) {
     return `${heading} repeats itself: it compresses to ${percent(compressed)} of its size where prose stays above ${percent(MIN_COMPRESSED)}; say each thing once`;
+  }
+  const repeated = repeatedShare(prose);
+  if (judged && repeated > MAX_REPEATED) {
+    return `${heading} repeats itself: ${percent(repeated)} of it says again what it said above; say each thing once`;
   }
   return undefined;
 }
