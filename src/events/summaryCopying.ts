@@ -13,6 +13,8 @@ const MAX_COPIED_WHOLE = 0.35;
 const SAME_RUN = 5;
 /** Over this share of the summary's runs found in one earlier summary is a resubmission. */
 const MAX_SAME = 0.5;
+/** Texts shorter than this (possible only with a custom band) are too short to compare. */
+const MIN_WORDS = 25;
 
 export type Shingles = ReadonlySet<string>;
 
@@ -23,8 +25,9 @@ export function shingles(text: string, size: number): Set<string> {
   return runs;
 }
 
-/** The share of `text`'s runs found in `source`; 0 for a text shorter than one run. */
+/** The share of `text`'s runs found in `source`; 0 for a text too short to judge. */
 function sharedShare(text: string, source: Shingles, size: number): number {
+  if (wordsOf(text).length < MIN_WORDS) return 0;
   const runs = shingles(text, size);
   if (runs.size === 0) return 0;
   let shared = 0;

@@ -44,13 +44,14 @@ type Found = { heading: string; body: string; lines: string[]; code: boolean[] }
 function locate(s: Structure, required: readonly string[]): (number | string)[] {
   const keys = required.map(headingKey);
   const matches = keys.map((key) => s.headings.flatMap((h, i) => (h.key === key ? [i] : [])));
-  const all = matches.flat();
+  // A duplicated section is reported as such; only a section found once can hold others.
+  const sections = matches.flatMap((m) => (m.length === 1 ? m : []));
   return required.map((heading, r) => {
     const found = matches[r]!;
     if (found.length === 0) return `missing section: ${heading}`;
     if (found.length > 1) return `section ${heading} appears ${found.length} times; keep exactly one`;
     const at = found[0]!;
-    const parent = enclosing(s, at, all);
+    const parent = enclosing(s, at, sections);
     if (parent === undefined) return at;
     const outer = s.headings[parent]!;
     const parentName = required[matches.findIndex((m) => m.includes(parent))]!;

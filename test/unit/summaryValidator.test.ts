@@ -3,6 +3,7 @@ import { encode } from 'gpt-tokenizer/encoding/o200k_base';
 import { headingKey, validateSummary, type SummaryRules } from '../../src/events/summaryValidator.js';
 import { tokenCounter } from '../../src/events/tokens.js';
 import { DEFAULT_CONFIG, DEFAULT_SECTIONS } from '../../src/events/config.js';
+import { readCorpus } from '../helpers/summaryCorpus.js';
 
 // The real counter, as the daemon builds it from the default configuration.
 const count = await tokenCounter({ TOKEN_ENCODING: 'o200k_base', TOKEN_WORD_RATIO: 1.3 });
@@ -26,16 +27,19 @@ const small: SummaryRules = {
   SUMMARY_MAX_TOKENS: 1000,
 };
 
-/** Roughly `n` words of varied English prose (each word is about one o200k token). */
+// Real prose to fill sections with: the genuine corpus's summaries, headings left out (not
+// the rollup and the follow-up, which restate others: a passage must not come back).
+const CORPUS_WORDS = readCorpus('genuine')
+  .filter((c) => c.rolled.length === 0 && c.earlier.length === 0)
+  .flatMap((c) => c.summary.split('\n').filter((line) => !line.startsWith('#')))
+  .join(' ')
+  .split(/\s+/)
+  .filter(Boolean);
+
+/** `n` words of genuine, varied prose (about one o200k token each), a different run per seed. */
 function prose(n: number, seed = 0): string {
-  const vocabulary = (
-    'the user asked for a daemon that counts tokens and blocks tools until a summary is written ' +
-    'we chose leveldb for the log because it is durable and simple the agent must summarize ' +
-    'decisions corrections questions and the current state of the work before it may continue'
-  ).split(' ');
-  const out: string[] = [];
-  for (let i = 0; i < n; i += 1) out.push(vocabulary[(i * 7 + seed) % vocabulary.length]!);
-  return `${out.join(' ')}.`;
+  const start = (seed * 577) % (CORPUS_WORDS.length - n);
+  return CORPUS_WORDS.slice(start, start + n).join(' ');
 }
 
 type Part = { heading: string; body: string; level?: number };
@@ -125,7 +129,7 @@ describe('validateSummary', () => {
     });
 
     it('given headings with closing hashes and up to three leading spaces, when validated, then they are found', () => {
-      const text = '   ## Alpha ##\none two\n ### Beta: ###\nthree four\n';
+      const text = '   ## Alpha ##\none two\n  ## Beta: ###\nthree four\n';
       expect(validateSummary(text, small, words).problems).toEqual([]);
     });
 
@@ -254,7 +258,7 @@ describe('validateSummary', () => {
 
     it('given a summary longer than SUMMARY_MAX_TOKENS, when validated, then "total N tokens; must be MIN to MAX"', () => {
       const parts = validDefaultParts();
-      parts[0] = { ...parts[0]!, body: prose(1200, 1) };
+      parts[0] = { ...parts[0]!, body: prose(1200, 5) }; // a run of the corpus none of the other sections uses
       const text = summary(parts);
       const n = o200k(text);
       expect(n).toBeGreaterThan(1000);
