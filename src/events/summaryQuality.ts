@@ -114,9 +114,23 @@ export function repeatedShare(text: string): number {
   return runs === 0 ? 0 : repeated / runs;
 }
 
-/** A passage pasted into several sections, or twice into one. */
-export function repetitionAcross(text: string): string | undefined {
-  const share = repeatedShare(text);
+/** A passage pasted into several sections: the share of runs already written in an earlier section. */
+export function repetitionAcross(bodies: readonly string[]): string | undefined {
+  const earlier = new Set<string>();
+  let repeated = 0;
+  let runs = 0;
+  for (const body of bodies) {
+    const own = new Set<string>();
+    const words = wordsOf(body);
+    for (let i = 0; i + 8 <= words.length; i += 1) {
+      const run = words.slice(i, i + 8).join(' ');
+      runs += 1;
+      if (earlier.has(run)) repeated += 1;
+      own.add(run);
+    }
+    for (const run of own) earlier.add(run);
+  }
+  const share = runs === 0 ? 0 : repeated / runs;
   if (share <= MAX_REPEATED) return undefined;
-  return `the same passage appears more than once (${percent(share)} of the summary repeats text written above it): each section must say something of its own`;
+  return `the same passage appears in more than one section (${percent(share)} of the summary repeats an earlier section): each section must say something of its own`;
 }

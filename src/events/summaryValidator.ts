@@ -98,7 +98,7 @@ export function validateSummary(text: string, rules: SummaryRules, count: TokenC
 /** Whether the text is a summary of this window at all, beyond its shape. */
 function substance(visible: string, found: Found[], rules: SummaryRules, evidence: Evidence): string[] {
   const problems = found.flatMap((f) => sectionQuality(f.heading, f.lines, f.code) ?? []);
-  const repeated = repetitionAcross(visible);
+  const repeated = repetitionAcross(found.map((f) => f.body));
   if (repeated) problems.push(repeated);
   problems.push(...copiedFrom(found, visible, materialShingles(evidence.material), evidence.what));
   const same = sameAsEarlier(visible, evidence.earlier);
