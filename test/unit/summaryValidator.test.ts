@@ -3,7 +3,7 @@ import { encode } from 'gpt-tokenizer/encoding/o200k_base';
 import { headingKey, NO_EVIDENCE, validateSummary, type Evidence, type SummaryRules } from '../../src/events/summaryValidator.js';
 import { concreteTerms } from '../../src/events/summaryGrounding.js';
 import { tokenCounter } from '../../src/events/tokens.js';
-import { DEFAULT_CONFIG, DEFAULT_SECTIONS } from '../../src/events/config.js';
+import { configSchema, DEFAULT_CONFIG, DEFAULT_SECTIONS } from '../../src/events/config.js';
 import { readCorpus } from '../helpers/summaryCorpus.js';
 
 // The real counter, as the daemon builds it from the default configuration.
@@ -542,6 +542,12 @@ describe('grounding', () => {
 
   it('given SUMMARY_GROUNDING=off, when validated, then the ungrounded summary passes', () => {
     expect(validateSummary(generic, { ...defaults, SUMMARY_GROUNDING: 'off' }, count, { ...NO_EVIDENCE, material }).problems).toEqual([]);
+  });
+
+  it('given the configuration, then SUMMARY_GROUNDING is on by default and only on or off', () => {
+    expect(DEFAULT_CONFIG.SUMMARY_GROUNDING).toBe('on');
+    expect(configSchema.parse({ SUMMARY_GROUNDING: 'off' }).SUMMARY_GROUNDING).toBe('off');
+    expect(configSchema.safeParse({ SUMMARY_GROUNDING: 'maybe' }).success).toBe(false);
   });
 
   it('given a window with nothing concrete, when validated, then any summary is grounded', () => {
