@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { GENESIS_HASH } from '../../src/events/chain.js';
 import type { Command } from '../../src/events/commands.js';
-import { configSchema } from '../../src/events/config.js';
+import { configSchema, DEFAULT_CONFIG } from '../../src/events/config.js';
 import type { RecapEvent, StoredEvent, SummaryAccepted } from '../../src/events/events.js';
 import { evolve, initialJobState, type JobState } from '../../src/events/jobState.js';
 import { tripGate } from '../../src/events/gate.js';
@@ -50,6 +50,17 @@ describe('rollups', () => {
     const before = run([record(words(10)), submit(validSummary()), record(words(10)), submit(validSummary(61))], { ...rollupConfig, ROLLUP_MIN_TOKENS: 500 });
     const { answer } = decide(submit(validSummary(62)), stateFrom(before), { ...context({ ...rollupConfig, ROLLUP_MIN_TOKENS: 500 }), texts: textsFrom(before) });
     expect(answer).toEqual({ accepted: false, problems: [expect.stringMatching(/^total \d+ tokens; must be 500 to 800$/)] });
+  });
+
+  it('given a rollup is due, when the rollup pastes the summaries it rolls up, then it is rejected as copied from them', () => {
+    const before = run([record(words(10)), submit(validSummary()), record(words(10)), submit(validSummary(61))], rollupConfig);
+    const body = (text: string, heading: string) => text.split(`## ${heading}\n`)[1]!.split('\n\n')[0]!;
+    const pasted = DEFAULT_CONFIG.REQUIRED_SECTIONS.map((h) => `## ${h}\n${body(validSummary(), h)} ${body(validSummary(61), h)}`).join('\n\n');
+    const { answer } = decide(submit(pasted), stateFrom(before), { ...context(rollupConfig), texts: textsFrom(before) });
+    expect(answer).toEqual({
+      accepted: false,
+      problems: DEFAULT_CONFIG.REQUIRED_SECTIONS.map((h) => expect.stringMatching(new RegExp(`^${h} is copied from the summaries rolled up \\(9\\d% of it word for word\\)`))),
+    });
   });
 
   it('given two level-1 rollups, when the second is accepted, then a level-2 rollup is due', () => {
