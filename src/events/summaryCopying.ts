@@ -37,10 +37,22 @@ function sharedShare(text: string, source: Shingles, size: number): number {
 
 const percent = (share: number): string => `${Math.round(share * 100)}%`;
 
-export function materialShingles(material: readonly string[]): Shingles {
-  const runs = new Set<string>();
-  for (const text of material) for (const run of shingles(text, COPY_RUN)) runs.add(run);
-  return runs;
+/**
+ * The summary's own runs that also occur in the material. The material can be large (a
+ * window of pasted files), so it is scanned once against the summary's few runs rather than
+ * kept as a set of its own.
+ */
+export function materialShingles(summary: string, material: readonly string[]): Shingles {
+  const wanted = shingles(summary, COPY_RUN);
+  const found = new Set<string>();
+  for (const text of material) {
+    const words = wordsOf(text);
+    for (let i = 0; i + COPY_RUN <= words.length; i += 1) {
+      const run = words.slice(i, i + COPY_RUN).join(' ');
+      if (wanted.has(run)) found.add(run);
+    }
+  }
+  return found;
 }
 
 /** Sections (and then the whole) pasted from the material they should summarize. */
@@ -50,7 +62,6 @@ export function copiedFrom(
   material: Shingles,
   what: string,
 ): string[] {
-  if (material.size === 0) return [];
   const problems = sections.flatMap(({ heading, body }) => {
     const share = sharedShare(body, material, COPY_RUN);
     return share > MAX_COPIED_SECTION

@@ -95,16 +95,33 @@ export function validateSummary(text: string, rules: SummaryRules, count: TokenC
   return { problems, tokens, sections };
 }
 
+/** The most characters of material read: a window can hold pasted files of any size. */
+const MATERIAL_BUDGET = 2_000_000;
+
+/** The newest material within the budget, oldest first, a text too large for it cut to its two ends. */
+function bounded(material: readonly string[]): string[] {
+  const kept: string[] = [];
+  let left = MATERIAL_BUDGET;
+  for (let i = material.length - 1; i >= 0 && left > 0; i -= 1) {
+    const text = material[i]!;
+    const half = Math.floor(left / 2);
+    kept.push(text.length <= left ? text : `${text.slice(0, half)}\n${text.slice(-half)}`);
+    left -= Math.min(text.length, left);
+  }
+  return kept.reverse();
+}
+
 /** Whether the text is a summary of this window at all, beyond its shape. */
 function substance(visible: string, found: Found[], rules: SummaryRules, evidence: Evidence): string[] {
   const problems = found.flatMap((f) => sectionQuality(f.heading, f.lines, f.code) ?? []);
   const repeated = repetitionAcross(found.map((f) => f.body));
   if (repeated) problems.push(repeated);
-  problems.push(...copiedFrom(found, visible, materialShingles(evidence.material), evidence.what));
+  const material = bounded(evidence.material);
+  problems.push(...copiedFrom(found, visible, materialShingles(visible, material), evidence.what));
   const same = sameAsEarlier(visible, evidence.earlier);
   if (same) problems.push(same);
   if ((rules.SUMMARY_GROUNDING ?? 'on') === 'on') {
-    const loose = ungrounded(visible, evidence.material, evidence.what);
+    const loose = ungrounded(visible, material, evidence.what);
     if (loose) problems.push(loose);
   }
   return problems;

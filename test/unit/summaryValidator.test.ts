@@ -504,6 +504,14 @@ describe('copying and resubmission', () => {
     expect(problems).toEqual(['User Requests is copied from the interactions (100% of it word for word): say what they amount to, in your own words']);
   });
 
+  it('given a paste far larger than the material read, when validated, then a section copied from its start is still caught', () => {
+    const pasted = validDefaultParts()[1]!.body;
+    const huge = `${pasted}\n${'filler line of a log file that goes on\n'.repeat(500_000)}`;
+    expect(huge.length).toBeGreaterThan(10_000_000);
+    const { problems } = validateSummary(text, defaults, count, evidence({ material: [huge] }));
+    expect(problems).toEqual([expect.stringMatching(/^Questions & Decisions is copied from the interactions/)]);
+  });
+
   it('given an interaction that shares a phrase or two with the summary, when validated, then it passes', () => {
     const phrase = validDefaultParts()[2]!.body.split(' ').slice(5, 15).join(' ');
     expect(validateSummary(text, defaults, count, evidence({ material: [`About this: ${phrase}.`] })).problems).toEqual([]);
