@@ -46,10 +46,11 @@ export function concreteTerms(markdown: string): string[] {
 
 const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-/** A term counts when the text has it whole or, for a path, its last part. */
-function mentions(text: string, term: string): boolean {
+/** A term counts when the text (lower-cased) has it whole or, for a path, its last part. */
+function mentions(lower: string, term: string): boolean {
   const variants = [term, term.split('/').filter(Boolean).at(-1) ?? term];
-  return variants.some((v) => new RegExp(`(?<![\\p{L}\\p{N}_])${escape(v)}(?![\\p{L}\\p{N}_])`, 'iu').test(text));
+  // The substring test first: a window can name thousands of things, few of them in the summary.
+  return variants.some((v) => lower.includes(v) && new RegExp(`(?<![\\p{L}\\p{N}_])${escape(v)}(?![\\p{L}\\p{N}_])`, 'u').test(lower));
 }
 
 /** The grounding problem of a summary against the texts it covers, if any. */
@@ -57,7 +58,7 @@ export function ungrounded(summary: string, material: readonly string[], what: s
   const terms = concreteTerms(material.join('\n'));
   if (terms.length < MIN_TERMS) return undefined;
   const needed = Math.min(MAX_NEEDED, Math.ceil(terms.length / TERMS_PER_MATCH));
-  const prose = withoutHeadings(summary);
+  const prose = withoutHeadings(summary).toLowerCase();
   const named = terms.filter((t) => mentions(prose, t));
   if (named.length >= needed) return undefined;
   const examples = terms.filter((t) => !named.includes(t)).slice(0, EXAMPLES).join(', ');
