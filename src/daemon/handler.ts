@@ -9,6 +9,7 @@ import type { UsageEntry } from '../events/commands.js';
 import { checkTool, gateStatus, recordInteraction, recordUsage, submitSummary, tripGate, type DecideContext, type GateStatus } from '../events/gate.js';
 import { contextSeqs, contextText, denySeqs, tripCause } from '../events/gateMessages.js';
 import { NO_TEXTS, type JobState, type SummaryTexts } from '../events/jobState.js';
+import { submitSeqs } from '../events/summaries.js';
 import { tokenCounter, type TokenCounter } from '../events/tokens.js';
 import { eventsPage, projectionAt, verifyLog } from './audit.js';
 import { answerClaudeHook } from './claudeHook.js';
@@ -165,9 +166,12 @@ export class Handler {
   async submit(r: RequestOf<'submit'>) {
     const ctx = await this.prepare(r.project);
     const command = { type: 'SubmitSummary' as const, job: r.job, text: r.text, ...defined({ topic: r.topic }), now: this.now() };
-    const decision = submitSummary(command, this.state(r.job), ctx.decide);
-    await this.commit(r.job, ctx, decision.events);
-    return decision.answer;
+    // The newest summaries (or those a rollup rolls up) are what the new one is checked against.
+    return this.withTexts(r.job, submitSeqs, async (state, texts) => {
+      const decision = submitSummary(command, state, { ...ctx.decide, texts });
+      await this.commit(r.job, ctx, decision.events);
+      return decision.answer;
+    });
   }
 
   async status(r: RequestOf<'status'>) {

@@ -31,6 +31,8 @@ const fields = {
   MIN_TOKENS_PER_SECTION: count.default(50),
   /** 0: no cap. */
   SECTION_MAX_TOKENS: count.default(0),
+  /** on: a summary must name some of the concrete things (paths, identifiers, names, numbers) its window contained. */
+  SUMMARY_GROUNDING: z.enum(['on', 'off']).default('on'),
   PROFILE: z.enum(Object.keys(PROFILES) as [keyof typeof PROFILES, ...(keyof typeof PROFILES)[]]).default('default'),
   REQUIRED_SECTIONS: words.min(1).optional(),
   BYPASS_PREFIXES: words.default([]),
@@ -73,7 +75,7 @@ export const CONFIG_KEYS = Object.keys(fields) as ConfigKey[];
 export const LIST_KEYS: ReadonlySet<string> = new Set(['REQUIRED_SECTIONS', 'BYPASS_PREFIXES', 'COUNT_KINDS']);
 /** Keys whose values are numbers. */
 export const NUMBER_KEYS: ReadonlySet<string> = new Set(
-  CONFIG_KEYS.filter((k) => !LIST_KEYS.has(k) && !['PROFILE', 'TOKEN_ENCODING', 'JOB_SCOPE', 'ON_DAEMON_DOWN'].includes(k)),
+  CONFIG_KEYS.filter((k) => !LIST_KEYS.has(k) && !['PROFILE', 'TOKEN_ENCODING', 'JOB_SCOPE', 'ON_DAEMON_DOWN', 'SUMMARY_GROUNDING'].includes(k)),
 );
 
 export const DEFAULT_CONFIG: Config = configSchema.parse({});

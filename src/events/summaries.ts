@@ -7,8 +7,11 @@ import type { Config } from './config.js';
 import { entryHash } from './chain.js';
 import type { GateTripped, RecapEvent, SummaryAccepted } from './events.js';
 import type { DecideContext, Decision } from './gate.js';
-import { headHash, unrolled, type JobState } from './jobState.js';
-import { validateSummary } from './summaryValidator.js';
+import { headHash, NO_TEXTS, summaryText, unrolled, type JobState, type SummaryTexts } from './jobState.js';
+import { validateSummary, type Evidence } from './summaryValidator.js';
+
+/** How many of the job's newest summaries a new one must not repeat. */
+export const EARLIER_CHECKED = 3;
 
 export type SubmitAnswer = { accepted: true; entry: SummaryAccepted['data'] } | { accepted: false; problems: string[] };
 
@@ -17,6 +20,28 @@ function dueRollup(state: JobState): { level: number; topic?: string } | undefin
   const gate = state.gate;
   if (!gate.tripped || gate.reason !== 'rollup' || gate.level === undefined) return undefined;
   return { level: gate.level, ...(gate.topic !== undefined ? { topic: gate.topic } : {}) };
+}
+
+/** The summary texts a submission is checked against (submitSummary's texts): load them first. */
+export function submitSeqs(state: JobState): number[] {
+  const rollup = dueRollup(state);
+  if (rollup) return unrolled(state, rollup.level - 1, rollup.topic).map((e) => e.seq);
+  return state.chain.slice(-EARLIER_CHECKED).map((e) => e.seq);
+}
+
+/**
+ * What a summary is checked against: the window's interactions and the job's newest
+ * summaries; for a rollup, the summaries it rolls up (it is grounded in them and must not
+ * paste them), which are also the newest.
+ */
+function evidenceFor(state: JobState, texts: SummaryTexts): Evidence {
+  const seqs = submitSeqs(state);
+  if (dueRollup(state)) return { material: seqs.map((seq) => summaryText(texts, seq)), what: 'summaries rolled up', earlier: [] };
+  return {
+    material: state.pending.map((p) => p.text),
+    what: 'interactions',
+    earlier: seqs.map((seq) => ({ seq, text: summaryText(texts, seq) })),
+  };
 }
 
 export function rollupRules(config: Config): Config {
@@ -34,7 +59,7 @@ export function submitSummary(command: SubmitSummary, state: JobState, ctx: Deci
     return refuse(['nothing to summarize: no interaction was recorded since the last summary']);
   }
   const rules = rollup ? rollupRules(ctx.config) : ctx.config;
-  const { problems, tokens, sections } = validateSummary(text, rules, ctx.count);
+  const { problems, tokens, sections } = validateSummary(text, rules, ctx.count, evidenceFor(state, ctx.texts ?? NO_TEXTS));
   if (problems.length > 0) {
     return { answer: { accepted: false, problems }, events: [{ type: 'SummaryRejected', data: { job, problems, tokens, time: now } }] };
   }

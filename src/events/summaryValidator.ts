@@ -1,15 +1,35 @@
-// Checks a submitted summary against the template: every required section exactly once as
-// a markdown heading, a depth floor per section, and the total inside the token band.
+// Checks a submitted summary: the template (every required section exactly once as a real
+// markdown heading, not nested in another, a depth floor per section, the total inside the
+// token band), then that it is a summary at all (prose, not repetition or filler; its own
+// words, not the interactions pasted back or an earlier summary again; about this window).
 // Every problem is reported at once, each phrased as what to change.
 import type { Config } from './config.js';
 import type { SectionTally } from './events.js';
+import { bodyRange, enclosing, headingKey, structure, type Structure } from './summaryHeadings.js';
+import { copiedFrom, materialShingles, sameAsEarlier } from './summaryCopying.js';
+import { ungrounded } from './summaryGrounding.js';
+import { repetitionAcross, sectionQuality } from './summaryQuality.js';
 import type { TokenCounter } from './tokens.js';
+
+export { headingKey } from './summaryHeadings.js';
 
 export type SummaryRules = Pick<
   Config,
   'REQUIRED_SECTIONS' | 'MIN_TOKENS_PER_SECTION' | 'SUMMARY_MIN_TOKENS' | 'SUMMARY_MAX_TOKENS'
 > &
-  Partial<Pick<Config, 'SECTION_MAX_TOKENS'>>;
+  Partial<Pick<Config, 'SECTION_MAX_TOKENS' | 'SUMMARY_GROUNDING'>>;
+
+/** What the summary is checked against besides itself. */
+export type Evidence = {
+  /** The texts it summarizes: the window's interactions, or the summaries a rollup rolls up. */
+  material: readonly string[];
+  /** What the material is, in messages: "interactions" or "summaries rolled up". */
+  what: string;
+  /** Earlier accepted summaries of the job (the newest few), oldest first. */
+  earlier: readonly { seq: number; text: string }[];
+};
+
+export const NO_EVIDENCE: Evidence = { material: [], what: 'interactions', earlier: [] };
 
 export type Validation = {
   problems: string[];
@@ -18,72 +38,91 @@ export type Validation = {
   sections: SectionTally[];
 };
 
-type Heading = { level: number; key: string; line: number };
+type Found = { heading: string; body: string; lines: string[]; code: boolean[] };
 
-const ATX_HEADING = /^ {0,3}(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$/;
-const FENCE = /^ {0,3}(`{3,}|~{3,})(.*)$/;
-
-/** Heading text compared case-insensitively, with a trailing colon and extra spaces ignored. */
-export function headingKey(text: string): string {
-  return text.trim().replace(/:$/, '').trim().replace(/\s+/g, ' ').toLowerCase();
-}
-
-function headings(lines: string[]): Heading[] {
-  const found: Heading[] = [];
-  let fence: string | undefined;
-  lines.forEach((line, index) => {
-    const fenceMatch = FENCE.exec(line);
-    if (fenceMatch?.[1]) {
-      const marker = fenceMatch[1];
-      const info = fenceMatch[2]?.trim() ?? '';
-      if (fence === undefined) fence = marker;
-      // A closing fence has no info string (CommonMark); "```md" inside a block is text.
-      else if (marker[0] === fence[0] && marker.length >= fence.length && info === '') fence = undefined;
-      return;
-    }
-    if (fence !== undefined) return;
-    const match = ATX_HEADING.exec(line);
-    if (match?.[1] && match[2] !== undefined) found.push({ level: match[1].length, key: headingKey(match[2]), line: index });
+/** Each required section's heading index, or the problem that keeps it from counting. */
+function locate(s: Structure, required: readonly string[]): (number | string)[] {
+  const keys = required.map(headingKey);
+  const matches = keys.map((key) => s.headings.flatMap((h, i) => (h.key === key ? [i] : [])));
+  // A duplicated section is reported as such; only a section found once can hold others.
+  const sections = matches.flatMap((m) => (m.length === 1 ? m : []));
+  return required.map((heading, r) => {
+    const found = matches[r]!;
+    if (found.length === 0) return `missing section: ${heading}`;
+    if (found.length > 1) return `section ${heading} appears ${found.length} times; keep exactly one`;
+    const at = found[0]!;
+    const parent = enclosing(s, at, sections);
+    if (parent === undefined) return at;
+    const outer = s.headings[parent]!;
+    const parentName = required[matches.findIndex((m) => m.includes(parent))]!;
+    return (
+      `section ${heading} is nested inside ${parentName} (a level-${s.headings[at]!.level} heading under a level-${outer.level} one), ` +
+      `so it is part of that section, not one of its own: give it the same level as ${parentName}`
+    );
   });
-  return found;
 }
 
-/** The body of a heading: the lines up to the next heading at the same or a higher level. */
-function sectionBody(lines: string[], all: Heading[], at: number): string {
-  const heading = all[at]!;
-  const next = all.slice(at + 1).find((h) => h.level <= heading.level);
-  return lines.slice(heading.line + 1, next?.line ?? lines.length).join('\n').trim();
-}
-
-export function validateSummary(text: string, rules: SummaryRules, count: TokenCounter): Validation {
-  const lines = text.split(/\r?\n/);
-  const all = headings(lines);
+export function validateSummary(text: string, rules: SummaryRules, count: TokenCounter, evidence: Evidence = NO_EVIDENCE): Validation {
+  const s = structure(text.split(/\r?\n/));
   const tokens = count(text);
   const problems: string[] = [];
   const sections: SectionTally[] = [];
+  const found: Found[] = [];
 
-  for (const heading of rules.REQUIRED_SECTIONS) {
-    const key = headingKey(heading);
-    const matches = all.flatMap((h, i) => (h.key === key ? [i] : []));
-    if (matches.length === 0) {
-      problems.push(`missing section: ${heading}`);
-      continue;
+  locate(s, rules.REQUIRED_SECTIONS).forEach((at, r) => {
+    const heading = rules.REQUIRED_SECTIONS[r]!;
+    if (typeof at === 'string') {
+      problems.push(at);
+      return;
     }
-    if (matches.length > 1) {
-      problems.push(`section ${heading} appears ${matches.length} times; keep exactly one`);
-      continue;
-    }
-    const sectionTokens = count(sectionBody(lines, all, matches[0]!));
+    const { from, to } = bodyRange(s, at);
+    const lines = s.lines.slice(from, to);
+    const body = lines.join('\n').trim();
+    const sectionTokens = count(body);
     sections.push({ heading, tokens: sectionTokens });
+    found.push({ heading, body, lines, code: s.code.slice(from, to) });
     if (sectionTokens < rules.MIN_TOKENS_PER_SECTION) {
       problems.push(`${heading} has ${sectionTokens} tokens; at least ${rules.MIN_TOKENS_PER_SECTION} needed`);
     }
     const cap = rules.SECTION_MAX_TOKENS ?? 0;
     if (cap > 0 && sectionTokens > cap) problems.push(`${heading} has ${sectionTokens} tokens; at most ${cap} allowed`);
-  }
+  });
 
   if (tokens < rules.SUMMARY_MIN_TOKENS || tokens > rules.SUMMARY_MAX_TOKENS) {
     problems.push(`total ${tokens} tokens; must be ${rules.SUMMARY_MIN_TOKENS} to ${rules.SUMMARY_MAX_TOKENS}`);
   }
+  problems.push(...substance(s.lines.join('\n'), found, rules, evidence));
   return { problems, tokens, sections };
+}
+
+/** The most characters of material read: a window can hold pasted files of any size. */
+const MATERIAL_BUDGET = 2_000_000;
+
+/** The newest material within the budget, oldest first, a text too large for it cut to its two ends. */
+function bounded(material: readonly string[]): string[] {
+  const kept: string[] = [];
+  let left = MATERIAL_BUDGET;
+  for (let i = material.length - 1; i >= 0 && left > 0; i -= 1) {
+    const text = material[i]!;
+    const half = Math.floor(left / 2);
+    kept.push(text.length <= left ? text : `${text.slice(0, half)}\n${text.slice(-half)}`);
+    left -= Math.min(text.length, left);
+  }
+  return kept.reverse();
+}
+
+/** Whether the text is a summary of this window at all, beyond its shape. */
+function substance(visible: string, found: Found[], rules: SummaryRules, evidence: Evidence): string[] {
+  const problems = found.flatMap((f) => sectionQuality(f.heading, f.lines, f.code) ?? []);
+  const repeated = repetitionAcross(found.map((f) => f.body));
+  if (repeated) problems.push(repeated);
+  const material = bounded(evidence.material);
+  problems.push(...copiedFrom(found, visible, materialShingles(visible, material), evidence.what));
+  const same = sameAsEarlier(visible, evidence.earlier);
+  if (same) problems.push(same);
+  if ((rules.SUMMARY_GROUNDING ?? 'on') === 'on') {
+    const loose = ungrounded(visible, material, evidence.what);
+    if (loose) problems.push(loose);
+  }
+  return problems;
 }

@@ -8,6 +8,7 @@ import { CURRENT_VERSION } from '../../src/events/events.js';
 import { checkTool, recordInteraction, submitSummary, type DecideContext, type Decision } from '../../src/events/gate.js';
 import { evolve, initialJobState, type JobState } from '../../src/events/jobState.js';
 import { wordsCounter } from '../../src/events/tokens.js';
+import { NOTE_COUNT, notes } from './text.js';
 
 export const JOB = 'demo-0badc0de';
 export const T0 = Date.UTC(2026, 10, 22, 14, 0, 0);
@@ -51,7 +52,8 @@ export function decide(command: Command, state: JobState, ctx: DecideContext): D
 }
 
 export function given(events: RecapEvent[], config: Partial<Config> = {}) {
-  const ctx = context(config);
+  // The summary texts a command may need (the daemon loads them from the log).
+  const ctx = { ...context(config), texts: textsFrom(events) };
   return {
     when(command: Command) {
       const run = () => decide(command, stateFrom(events), ctx);
@@ -91,7 +93,24 @@ export const record = (text: string, kind = 'prompt'): Command => ({ type: 'Reco
 export const check = (tool: string, input?: unknown): Command => ({ type: 'CheckTool', job: JOB, tool, ...(input !== undefined ? { input } : {}), now: T0 });
 export const submit = (text: string): Command => ({ type: 'SubmitSummary', job: JOB, text, now: T0 });
 
-/** A summary that passes the default template with word counting: `perSection` words each. */
+const VOCABULARY = notes(NOTE_COUNT).split(' ');
+const PRIMES = Array.from({ length: 4000 }, (_, n) => n).filter((n) => n > 1 && VOCABULARY.length % n !== 0 && Array.from({ length: n - 2 }, (_, d) => d + 2).every((d) => n % d !== 0));
+
+/**
+ * `n` words of the helper sentences' vocabulary, picked with a stride of its own for each
+ * seed: varied words, and no run of five words shared between two seeds, so the validator
+ * sees neither repetition nor a resubmitted summary. Sense is not the point here.
+ */
+function variedWords(n: number, seed: number): string {
+  const stride = PRIMES[seed % PRIMES.length]!;
+  return Array.from({ length: n }, (_, k) => VOCABULARY[(seed * 31 + k * stride) % VOCABULARY.length]).join(' ');
+}
+
+/**
+ * A summary that passes the default template with word counting: `perSection` words each,
+ * the first of them "detail" (tests replace it with a marker). Summaries of different sizes
+ * are different texts.
+ */
 export function validSummary(perSection = 60, sections = DEFAULT_CONFIG.REQUIRED_SECTIONS): string {
-  return sections.map((s) => `## ${s}\n${words(perSection, 'detail')}`).join('\n\n');
+  return sections.map((s, i) => `## ${s}\ndetail ${variedWords(perSection - 1, perSection * 16 + i)}`).join('\n\n');
 }

@@ -119,9 +119,9 @@ describe('recap verify', () => {
     const client = await RawClient.connect(box.socket);
     const job = 'topics';
     let id = 0;
-    for (const topic of [undefined, 'auth', undefined, 'auth', 'parser']) {
+    for (const [round, topic] of [undefined, 'auth', undefined, 'auth', 'parser'].entries()) {
       await client.request({ id: (id += 1), op: 'record', job, kind: 'prompt', text: prose(15) });
-      const answer = await client.request({ id: (id += 1), op: 'submit', job, text: goodSummary(), ...(topic ? { topic } : {}) });
+      const answer = await client.request({ id: (id += 1), op: 'submit', job, text: goodSummary(undefined, round), ...(topic ? { topic } : {}) });
       expect(answer).toMatchObject({ result: { accepted: true } });
     }
     client.close();

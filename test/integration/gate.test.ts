@@ -93,7 +93,7 @@ describe('the gate through the CLI', () => {
   it('reads a summary from a file and lists the chain', async () => {
     await runCli(box, ['record', '--text', prose(3)]);
     const file = `${box.dir}/summary.md`;
-    await import('node:fs').then((fs) => fs.writeFileSync(file, goodSummary()));
+    await import('node:fs').then((fs) => fs.writeFileSync(file, goodSummary(undefined, 1))); // not the previous summary again
     expect((await runCli(box, ['submit', '--file', file])).code).toBe(0);
     const chain = JSON.parse((await runCli(box, ['chain', '--json'])).stdout);
     expect(chain.entries).toHaveLength(2);

@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { jobIdFor } from '../../src/common/jobs.js';
 import { DEFAULT_SECTIONS } from '../../src/events/config.js';
 import { RawClient, removeSandbox, runCli, sandbox, startDaemon, type CliResult, type DaemonProcess, type Sandbox } from '../helpers/daemon.js';
-import { goodSummary, prose } from '../helpers/text.js';
+import { goodSummary, notes, prose } from '../helpers/text.js';
 import type { JobReport } from '../../src/daemon/report.js';
 import { additionalContext, deniedReason, NOTHING, type HookAnswer } from '../helpers/hookAnswers.js';
 
@@ -36,9 +36,13 @@ function words(text: string): number {
   return Math.floor(found.length * 1.3);
 }
 
-/** A summary in the given sections whose first words are a marker, so its text can be found again. */
-function marked(marker: string, sentences = 4, sections: readonly string[] = DEFAULT_SECTIONS): string {
-  return sections.map((s, i) => `## ${s}\n${i === 0 ? `${marker} ` : ''}${prose(sentences)}`).join('\n\n');
+/**
+ * A summary in the given sections whose first words are a marker, so its text can be found
+ * again, written from the helper's sentences `from` on (`sentences` per section): summaries
+ * of one job take ranges that do not overlap, as the validator refuses one that repeats another.
+ */
+function marked(marker: string, from: number, sentences = 3, sections: readonly string[] = DEFAULT_SECTIONS): string {
+  return sections.map((s, i) => `## ${s}\n${i === 0 ? `${marker} ` : ''}${notes(sentences, from + i * sentences)}`).join('\n\n');
 }
 
 const boxes: Sandbox[] = [];
@@ -151,19 +155,25 @@ function assistant(
 }
 
 describe('rollups', () => {
-  const CONFIG = ['TOKEN_ENCODING=words', 'TOKEN_THRESHOLD=20', 'ROLLUP_EVERY=2', 'ROLLUP_MIN_TOKENS=600', 'ROLLUP_MAX_TOKENS=2000'];
+  // Rollups are held to 450 to 2000 tokens, summaries to 200 to 440.
+  const CONFIG = ['TOKEN_ENCODING=words', 'TOKEN_THRESHOLD=20', 'ROLLUP_EVERY=2', 'ROLLUP_MIN_TOKENS=450', 'ROLLUP_MAX_TOKENS=2000', 'SUMMARY_MAX_TOKENS=440'];
+  /** Where each summary's sentences start: no two that the validator compares share one. */
+  const FROM: Record<string, number> = { S1: 0, S2: 15, R1: 30, S3: 55, S4: 70, R2: 85, R3: 55 };
+  const summaryOf = (name: string, sentences = 3) => marked(`Marker-${name}.`, FROM[name]!, sentences);
+  /** A rollup: five sentences a section, over the summary band. */
+  const rollupOf = (name: string) => summaryOf(name, 5);
 
   /** Records a prompt (it trips the threshold) and has a level-0 summary accepted. */
-  async function summarize(h: Harness, marker: string): Promise<void> {
-    expect((await h.record(`${marker}: ${prose(2)}`)).gate).toMatchObject({ tripped: true, reason: 'threshold' });
-    expect(await h.submit(marked(marker))).toMatchObject({ accepted: true, entry: { level: 0 } });
+  async function summarize(h: Harness, name: string): Promise<void> {
+    expect((await h.record(`Marker-${name}.: ${prose(2)}`)).gate).toMatchObject({ tripped: true, reason: 'threshold' });
+    expect(await h.submit(summaryOf(name))).toMatchObject({ accepted: true, entry: { level: 0 } });
   }
 
   it('every ROLLUP_EVERY summaries trip the gate for a rollup in its own band, and rollups of rollups follow', async () => {
     const h = await setup(CONFIG);
-    await summarize(h, 'Marker-S1.');
+    await summarize(h, 'S1');
     expect(await h.status()).toMatchObject({ tripped: false, summaries: 1 });
-    await summarize(h, 'Marker-S2.');
+    await summarize(h, 'S2');
     expect(await h.json(['status'])).toMatchObject({ tripped: true, reason: 'rollup', summaries: 2 });
 
     // The agent is told to roll up, and given the summaries to roll up.
@@ -174,16 +184,16 @@ describe('rollups', () => {
     expect(check.stderr).toContain('Marker-S2.');
 
     // A rollup is held to ROLLUP_MIN/MAX_TOKENS, not the summary band.
-    const small = goodSummary();
+    const small = goodSummary(DEFAULT_SECTIONS, 3); // sentences 45 to 59: none of the rolled ones'
     expect(words(small)).toBeGreaterThanOrEqual(200);
-    expect(words(small)).toBeLessThan(600);
+    expect(words(small)).toBeLessThan(450);
     const rejected = await h.submitCli(small);
     expect(rejected.code).toBe(2);
-    expect(rejected.problems).toEqual([`total ${words(small)} tokens; must be 600 to 2000`]);
+    expect(rejected.problems).toEqual([`total ${words(small)} tokens; must be 450 to 2000`]);
     expect(await h.status()).toMatchObject({ tripped: true, reason: 'rollup' });
 
-    const big = marked('Marker-R1.', 9);
-    expect(words(big)).toBeGreaterThan(1000); // over the summary band, inside the rollup band
+    const big = rollupOf('R1');
+    expect(words(big)).toBeGreaterThan(440); // over the summary band, inside the rollup band
     const r1 = await h.submitCli(big);
     expect(r1.code, r1.stderr).toBe(0);
     expect(await h.status()).toMatchObject({ tripped: false, summaries: 3 });
@@ -192,17 +202,17 @@ describe('rollups', () => {
     expect(chain.map((e) => e.level)).toEqual([0, 0, 1]);
     expect(chain[2]!.rolls).toEqual([chain[0]!.seq, chain[1]!.seq]);
     // The rolled-up summaries stay in the chain as they were, and the links hold.
-    expect(chain[0]!.text).toBe(marked('Marker-S1.'));
-    expect(chain[1]!.text).toBe(marked('Marker-S2.'));
+    expect(chain[0]!.text).toBe(summaryOf('S1'));
+    expect(chain[1]!.text).toBe(summaryOf('S2'));
     expect(chain[2]!.text).toBe(big);
     expect(chain[1]!.prevHash).toBe(chain[0]!.hash);
     expect(chain[2]!.prevHash).toBe(chain[1]!.hash);
 
     // Two more summaries make a second level-1 rollup; two level-1 rollups make a level-2 one.
-    await summarize(h, 'Marker-S3.');
-    await summarize(h, 'Marker-S4.');
+    await summarize(h, 'S3');
+    await summarize(h, 'S4');
     expect(await h.status()).toMatchObject({ tripped: true, reason: 'rollup' });
-    expect(await h.submit(marked('Marker-R2.', 9))).toMatchObject({ accepted: true, entry: { level: 1 } });
+    expect(await h.submit(rollupOf('R2'))).toMatchObject({ accepted: true, entry: { level: 1 } });
     expect(await h.status()).toMatchObject({ tripped: true, reason: 'rollup', summaries: 6 });
     const due = await h.deniedRead();
     expect(due).toContain('level-2');
@@ -210,7 +220,7 @@ describe('rollups', () => {
     expect(due).toContain('Marker-R2.');
     expect(due).not.toContain('Marker-S3.');
 
-    expect(await h.submit(marked('Marker-R3.', 9))).toMatchObject({ accepted: true, entry: { level: 2 } });
+    expect(await h.submit(rollupOf('R3'))).toMatchObject({ accepted: true, entry: { level: 2 } });
     chain = await h.chain();
     expect(chain.map((e) => e.level)).toEqual([0, 0, 1, 0, 0, 1, 2]);
     expect(chain[5]!.rolls).toEqual([chain[3]!.seq, chain[4]!.seq]);
@@ -227,8 +237,8 @@ describe('rollups', () => {
 
   it('after a restart, the summaries to roll up, the memory and the chain are read back from the log', async () => {
     const h = await setup(CONFIG);
-    await summarize(h, 'Marker-S1.');
-    await summarize(h, 'Marker-S2.');
+    await summarize(h, 'S1');
+    await summarize(h, 'S2');
     await h.daemon.stop('SIGTERM');
     const restarted = await startDaemon(h.box);
     daemons.push(restarted);
@@ -239,12 +249,12 @@ describe('rollups', () => {
     expect(check.stderr).toContain('Marker-S2.');
     expect((await h.cli(['context'])).stdout).toContain('Marker-S2.');
 
-    const rollup = marked('Marker-R1.', 9);
+    const rollup = rollupOf('R1');
     expect((await h.submitCli(rollup)).code).toBe(0);
     await restarted.stop('SIGKILL');
     daemons.push(await startDaemon(h.box));
     expect((await h.cli(['context'])).stdout).toContain('Marker-R1.');
-    expect((await h.chain()).map((e) => e.text)).toEqual([marked('Marker-S1.'), marked('Marker-S2.'), rollup]);
+    expect((await h.chain()).map((e) => e.text)).toEqual([summaryOf('S1'), summaryOf('S2'), rollup]);
   });
 });
 
@@ -288,7 +298,8 @@ describe('bounded memory', () => {
   });
 
   it('with rollups the memory leads with the highest-level rollup, even over newer summaries', async () => {
-    const h = await setup([...FAST, 'ROLLUP_EVERY=2', 'ROLLUP_MIN_TOKENS=1', 'CONTEXT_BUDGET=2000']);
+    // The rollups here are stand-ins that name none of the entries' numbers: grounding is not what this tests.
+    const h = await setup([...FAST, 'ROLLUP_EVERY=2', 'ROLLUP_MIN_TOKENS=1', 'CONTEXT_BUDGET=2000', 'SUMMARY_GROUNDING=off']);
     const submit = async (text: string, level: number) => {
       const answer = await h.op<{ accepted: boolean; entry: Entry }>({ op: 'submit', job: h.job, text });
       expect(answer).toMatchObject({ accepted: true, entry: { level } });
@@ -315,7 +326,7 @@ describe('bounded memory', () => {
     expect(memory.trim().split('\n').at(-1)).toBe('(6 of the 8 summaries are not shown; recap chain lists them all.)');
 
     // With room for one block only, the rollup wins over the newer summary.
-    await h.reload([...FAST, 'ROLLUP_EVERY=2', 'ROLLUP_MIN_TOKENS=1', 'CONTEXT_BUDGET=90']);
+    await h.reload([...FAST, 'ROLLUP_EVERY=2', 'ROLLUP_MIN_TOKENS=1', 'CONTEXT_BUDGET=90', 'SUMMARY_GROUNDING=off']);
     const tight = (await h.cli(['context'])).stdout;
     expect(words(tight)).toBeLessThanOrEqual(90);
     expect(tight).toContain('rollup-TOP');
@@ -357,17 +368,19 @@ describe('profiles and section caps', () => {
   });
 
   it('SECTION_MAX_TOKENS caps every section', async () => {
-    const h = await setup(['TOKEN_ENCODING=words', 'TOKEN_THRESHOLD=20', 'SECTION_MAX_TOKENS=60', 'MIN_TOKENS_PER_SECTION=20', 'SUMMARY_MIN_TOKENS=100']);
+    const h = await setup(['TOKEN_ENCODING=words', 'TOKEN_THRESHOLD=20', 'SECTION_MAX_TOKENS=55', 'MIN_TOKENS_PER_SECTION=20', 'SUMMARY_MIN_TOKENS=100']);
     await h.record(prose(2));
-    expect(await h.deniedRead()).toContain('at least 20 and at most 60 tokens in each section');
+    expect(await h.deniedRead()).toContain('at least 20 and at most 55 tokens in each section');
 
-    const over = words(prose(4)); // goodSummary's sections: 72 words, 93 tokens each
-    expect(over).toBeGreaterThan(60);
-    const rejected = await h.submitCli(goodSummary());
+    const summary = goodSummary(); // three sentences a section: 57 to 68 tokens each
+    const over = summary.split('\n\n').map((part) => words(part.slice(part.indexOf('\n') + 1)));
+    for (const n of over) expect(n).toBeGreaterThan(55);
+    const rejected = await h.submitCli(summary);
     expect(rejected.code).toBe(2);
-    expect(rejected.problems).toEqual(DEFAULT_SECTIONS.map((s) => `${s} has ${over} tokens; at most 60 allowed`));
+    expect(rejected.problems).toEqual(DEFAULT_SECTIONS.map((s, i) => `${s} has ${over[i]} tokens; at most 55 allowed`));
 
-    const short = DEFAULT_SECTIONS.map((s) => `## ${s}\n${prose(2)}`).join('\n\n'); // 36 words, 46 tokens each
+    const short = DEFAULT_SECTIONS.map((s, i) => `## ${s}\n${notes(2, 20 + 2 * i)}`).join('\n\n'); // two sentences a section: 40 to 48 tokens each
+    for (const part of short.split('\n\n')) expect(words(part.slice(part.indexOf('\n') + 1))).toBeLessThanOrEqual(55);
     expect(await h.submit(short)).toMatchObject({ accepted: true });
   });
 });
@@ -556,14 +569,17 @@ describe('topics', () => {
   it('recap submit --topic keeps a chain of its own, from the genesis hash, shown apart in the memory', async () => {
     // Room for every summary: the budget is shared between the chains.
     const h = await setup(['TOKEN_ENCODING=words', 'TOKEN_THRESHOLD=100000', 'CONTEXT_BUDGET=8000']);
+    let from = 0;
     const accepted = async (marker: string, topic?: string) => {
       await h.record(`${marker} ${prose(1)}`);
+      const text = marked(marker, from);
+      from += 15;
       if (topic === undefined) {
-        const answer = await h.submit(marked(marker));
+        const answer = await h.submit(text);
         expect(answer).toMatchObject({ accepted: true });
         return answer.entry!;
       }
-      const result = await h.cli(['submit', '--topic', topic, '--json'], marked(marker));
+      const result = await h.cli(['submit', '--topic', topic, '--json'], text);
       expect(result.code, result.stderr).toBe(0);
       return (JSON.parse(result.stdout) as { entry: Entry }).entry;
     };
@@ -595,9 +611,9 @@ describe('topics', () => {
   it('the main chain comes first in the memory, before its topics', async () => {
     const h = await setup(['TOKEN_ENCODING=words', 'TOKEN_THRESHOLD=100000']);
     await h.record('a prompt');
-    expect(await h.submit(marked('Main-one.'))).toMatchObject({ accepted: true });
+    expect(await h.submit(marked('Main-one.', 0))).toMatchObject({ accepted: true });
     await h.record('another prompt');
-    expect(await h.submit(marked('Auth-one.'), 'auth')).toMatchObject({ accepted: true });
+    expect(await h.submit(marked('Auth-one.', 15), 'auth')).toMatchObject({ accepted: true });
     const { text } = await h.op<{ text: string }>({ op: 'context', job: h.job });
     expect(text.split('\n')[0]).toBe(`recap: the memory of job ${h.job}: 1 summaries in its chain.`);
   });

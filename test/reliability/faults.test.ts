@@ -290,7 +290,7 @@ describe('faults', () => {
     expect(back.errors).toEqual([]);
     const status = (await call(client, 'status', { job: 'clock' })).result as { tripped: boolean };
     expect(status.tripped).toBe(true);
-    const again = (await call(client, 'submit', { job: 'clock', text: goodSummary() })).result as { accepted?: boolean };
+    const again = (await call(client, 'submit', { job: 'clock', text: goodSummary(undefined, 1) })).result as { accepted?: boolean };
     expect(again.accepted).toBe(true);
     const events = await allEvents(client);
     const times = events.map((e) => e.data.time).filter((t): t is number => typeof t === 'number');

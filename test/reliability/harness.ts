@@ -85,7 +85,7 @@ export async function worker(
         tally.requests += 1;
         if ('error' in answer) tally.errors.push(JSON.stringify(answer.error));
       } else {
-        const answer = await call(client, 'submit', { job, text: goodSummary() });
+        const answer = await call(client, 'submit', { job, text: goodSummary(undefined, i) });
         tally.requests += 1;
         if ('error' in answer) tally.errors.push(JSON.stringify(answer.error));
         else if ((answer.result as { accepted?: boolean }).accepted) tally.accepted += 1;

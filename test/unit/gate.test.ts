@@ -189,6 +189,26 @@ describe('SubmitSummary', () => {
     const { events } = given([interactionRecorded(100)]).when(submit(validSummary())).decision();
     expect(events.map((e) => e.type)).toEqual(['SummaryAccepted']);
   });
+
+  it('given an accepted summary, when the same text is submitted at the next trip, then it is rejected naming that summary', () => {
+    const first = given([interactionRecorded(600), gateTripped(600)]).when(submit(validSummary())).decision().events;
+    const history = [interactionRecorded(600), gateTripped(600), ...first, interactionRecorded(600), gateTripped(600)];
+    const { events, answer } = given(history).when(submit(validSummary())).decision();
+    // The first summary is the third event of the history: #3 in the log.
+    expect(answer).toEqual({ accepted: false, problems: [expect.stringMatching(/^this summary repeats summary #3 \(100% of its text is the same\)/)] });
+    expect(events).toEqual([{ type: 'SummaryRejected', data: { job: JOB, problems: (answer as { problems: string[] }).problems, tokens: expect.any(Number), time: T0 } }]);
+  });
+
+  it('given interactions naming files, when a summary names none of them, then it is rejected as ungrounded unless SUMMARY_GROUNDING=off', () => {
+    const named: RecapEvent = {
+      type: 'InteractionRecorded',
+      data: { job: JOB, kind: 'prompt', text: 'Fix src/cache/migrate0003.ts and src/net/fetchWithBackoff.ts, then ask Priya.', tokens: 600, counted: true, time: T0 },
+    };
+    const ungrounded = given([named, gateTripped(600)]).when(submit(validSummary())).decision();
+    expect(ungrounded.answer).toEqual({ accepted: false, problems: [expect.stringMatching(/^the summary names 0 of the \d+ concrete things in the interactions/)] });
+    const off = given([named, gateTripped(600)], { SUMMARY_GROUNDING: 'off' }).when(submit(validSummary())).decision();
+    expect(off.events.map((e) => e.type)).toEqual(['SummaryAccepted']);
+  });
 });
 
 describe('evolve and status', () => {

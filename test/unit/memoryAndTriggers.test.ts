@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { GENESIS_HASH } from '../../src/events/chain.js';
 import type { Command } from '../../src/events/commands.js';
-import { configSchema } from '../../src/events/config.js';
+import { configSchema, DEFAULT_CONFIG } from '../../src/events/config.js';
 import type { RecapEvent, StoredEvent, SummaryAccepted } from '../../src/events/events.js';
 import { evolve, initialJobState, type JobState } from '../../src/events/jobState.js';
 import { tripGate } from '../../src/events/gate.js';
@@ -18,7 +18,7 @@ const count = wordsCounter(1);
 function run(commands: Command[], config: Parameters<typeof context>[0] = {}, history: RecapEvent[] = []): RecapEvent[] {
   const ctx = context(config);
   const events = [...history];
-  for (const command of commands) events.push(...decide(command, stateFrom(events), ctx).events);
+  for (const command of commands) events.push(...decide(command, stateFrom(events), { ...ctx, texts: textsFrom(events) }).events);
   return events;
 }
 
@@ -48,13 +48,25 @@ describe('rollups', () => {
 
   it('given a rollup is due, when the summary is outside the rollup band, then it is rejected naming that band', () => {
     const before = run([record(words(10)), submit(validSummary()), record(words(10)), submit(validSummary(61))], { ...rollupConfig, ROLLUP_MIN_TOKENS: 500 });
-    const { answer } = decide(submit(validSummary(60)), stateFrom(before), context({ ...rollupConfig, ROLLUP_MIN_TOKENS: 500 }));
+    const { answer } = decide(submit(validSummary(62)), stateFrom(before), { ...context({ ...rollupConfig, ROLLUP_MIN_TOKENS: 500 }), texts: textsFrom(before) });
     expect(answer).toEqual({ accepted: false, problems: [expect.stringMatching(/^total \d+ tokens; must be 500 to 800$/)] });
   });
 
+  it('given a rollup is due, when the rollup pastes the summaries it rolls up, then it is rejected as copied from them', () => {
+    const before = run([record(words(10)), submit(validSummary()), record(words(10)), submit(validSummary(61))], rollupConfig);
+    const body = (text: string, heading: string) => text.split(`## ${heading}\n`)[1]!.split('\n\n')[0]!;
+    const pasted = DEFAULT_CONFIG.REQUIRED_SECTIONS.map((h) => `## ${h}\n${body(validSummary(), h)} ${body(validSummary(61), h)}`).join('\n\n');
+    const { answer } = decide(submit(pasted), stateFrom(before), { ...context(rollupConfig), texts: textsFrom(before) });
+    expect(answer).toEqual({
+      accepted: false,
+      problems: DEFAULT_CONFIG.REQUIRED_SECTIONS.map((h) => expect.stringMatching(new RegExp(`^${h} is copied from the summaries rolled up \\(9\\d% of it word for word\\)`))),
+    });
+  });
+
   it('given two level-1 rollups, when the second is accepted, then a level-2 rollup is due', () => {
-    const cycle = [record(words(10)), submit(validSummary()), record(words(10)), submit(validSummary(61)), submit(validSummary(70))];
-    const events = run([...cycle, ...cycle], rollupConfig);
+    // Each summary a text of its own: the validator refuses one that repeats a recent one.
+    const cycle = (n: number) => [record(words(10)), submit(validSummary(n)), record(words(10)), submit(validSummary(n + 1)), submit(validSummary(n + 10))];
+    const events = run([...cycle(60), ...cycle(63)], rollupConfig);
     expect(events.at(-1)).toMatchObject({ type: 'GateTripped', data: { reason: 'rollup', level: 2, measured: 2 } });
     expect(accepted(events).map((e) => e.level)).toEqual([0, 0, 1, 0, 0, 1]);
   });
@@ -62,7 +74,7 @@ describe('rollups', () => {
 
 describe('topics', () => {
   it('given a main chain, when a summary on a topic is accepted, then it starts its own hash chain', () => {
-    const events = run([record(words(10)), submit(validSummary()), record(words(10)), { ...submit(validSummary()), topic: 'auth' } as Command]);
+    const events = run([record(words(10)), submit(validSummary()), record(words(10)), { ...submit(validSummary(61)), topic: 'auth' } as Command]);
     const [main, topic] = accepted(events);
     expect(main!.topic).toBeUndefined();
     expect(topic).toMatchObject({ topic: 'auth', prevHash: GENESIS_HASH });
@@ -78,7 +90,7 @@ describe('bounded memory', () => {
     let seq = 0;
     for (let i = 0; i < n; i += 1) {
       for (const command of [record(`${words(5)} ${i}`), submit(validSummary(50 + (i % 20)).replace('detail', `detail${i}`))]) {
-        for (const event of decide(command, state, ctx).events) {
+        for (const event of decide(command, state, { ...ctx, texts }).events) {
           evolve(state, { ...event, seq: (seq += 1), version: 1 } as StoredEvent);
           if (event.type === 'SummaryAccepted') texts.set(seq, event.data.text);
         }
@@ -116,7 +128,7 @@ describe('bounded memory', () => {
   });
 
   it('given two topics, when the memory is rendered, then each has its own section within its share', () => {
-    const events = run([record(words(10)), submit(validSummary()), record(words(10)), { ...submit(validSummary()), topic: 'auth' } as Command]);
+    const events = run([record(words(10)), submit(validSummary()), record(words(10)), { ...submit(validSummary(61)), topic: 'auth' } as Command]);
     const memory = memoryText(stateFrom(events), 1000, count, textsFrom(events));
     expect(memory).toContain(`recap: the memory of job ${JOB}: 1 summaries`);
     expect(memory).toContain(`recap: the memory of job ${JOB}, topic auth: 1 summaries`);

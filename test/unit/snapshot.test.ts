@@ -43,7 +43,9 @@ function history(seed: number, length: number): StoredEvent[] {
           : roll < 0.85
             ? { type: 'CheckTool', job, tool: pick(TOOLS), input: { command: pick(COMMANDS), file_path: '/src/a.ts' }, now }
             : { type: 'SubmitSummary', job, text: next() < 0.6 ? validSummary(55 + Math.floor(next() * 40)) : '## Nope\nshort', now };
-      produced = decide(command, projection.view(job), ctx).events;
+      // The summary texts submit checks against, as the daemon loads them from the log.
+      const texts = new Map(events.flatMap((e) => (e.type === 'SummaryAccepted' ? [[e.seq, e.data.text] as const] : [])));
+      produced = decide(command, projection.view(job), { ...ctx, texts }).events;
     }
     for (const event of produced) {
       const stored = { ...event, seq: events.length + 1, version: CURRENT_VERSION[event.type] } as StoredEvent;

@@ -1,8 +1,10 @@
 import { describe, it, expect } from 'vitest';
 import { encode } from 'gpt-tokenizer/encoding/o200k_base';
-import { headingKey, validateSummary, type SummaryRules } from '../../src/events/summaryValidator.js';
+import { headingKey, NO_EVIDENCE, validateSummary, type Evidence, type SummaryRules } from '../../src/events/summaryValidator.js';
+import { concreteTerms } from '../../src/events/summaryGrounding.js';
 import { tokenCounter } from '../../src/events/tokens.js';
-import { DEFAULT_CONFIG, DEFAULT_SECTIONS } from '../../src/events/config.js';
+import { configSchema, DEFAULT_CONFIG, DEFAULT_SECTIONS } from '../../src/events/config.js';
+import { readCorpus } from '../helpers/summaryCorpus.js';
 
 // The real counter, as the daemon builds it from the default configuration.
 const count = await tokenCounter({ TOKEN_ENCODING: 'o200k_base', TOKEN_WORD_RATIO: 1.3 });
@@ -26,17 +28,23 @@ const small: SummaryRules = {
   SUMMARY_MAX_TOKENS: 1000,
 };
 
-/** Roughly `n` words of varied English prose (each word is about one o200k token). */
+// Real prose to fill sections with: the genuine corpus's summaries, headings left out (not
+// the rollup and the follow-up, which restate others: a passage must not come back).
+const CORPUS_WORDS = readCorpus('genuine')
+  .filter((c) => c.rolled.length === 0 && c.earlier.length === 0)
+  .flatMap((c) => c.summary.split('\n').filter((line) => !line.startsWith('#')))
+  .join(' ')
+  .split(/\s+/)
+  .filter(Boolean);
+
+/** `n` words of genuine, varied prose (about one o200k token each), a different run per seed. */
 function prose(n: number, seed = 0): string {
-  const vocabulary = (
-    'the user asked for a daemon that counts tokens and blocks tools until a summary is written ' +
-    'we chose leveldb for the log because it is durable and simple the agent must summarize ' +
-    'decisions corrections questions and the current state of the work before it may continue'
-  ).split(' ');
-  const out: string[] = [];
-  for (let i = 0; i < n; i += 1) out.push(vocabulary[(i * 7 + seed) % vocabulary.length]!);
-  return `${out.join(' ')}.`;
+  const start = (seed * 577) % (CORPUS_WORDS.length - n);
+  return CORPUS_WORDS.slice(start, start + n).join(' ');
 }
+
+/** One word `n` times. */
+const repeat = (n: number, word: string): string => Array(n).fill(word).join(' ');
 
 type Part = { heading: string; body: string; level?: number };
 
@@ -125,7 +133,7 @@ describe('validateSummary', () => {
     });
 
     it('given headings with closing hashes and up to three leading spaces, when validated, then they are found', () => {
-      const text = '   ## Alpha ##\none two\n ### Beta: ###\nthree four\n';
+      const text = '   ## Alpha ##\none two\n  ## Beta: ###\nthree four\n';
       expect(validateSummary(text, small, words).problems).toEqual([]);
     });
 
@@ -254,7 +262,7 @@ describe('validateSummary', () => {
 
     it('given a summary longer than SUMMARY_MAX_TOKENS, when validated, then "total N tokens; must be MIN to MAX"', () => {
       const parts = validDefaultParts();
-      parts[0] = { ...parts[0]!, body: prose(1200, 1) };
+      parts[0] = { ...parts[0]!, body: prose(1200, 5) }; // a run of the corpus none of the other sections uses
       const text = summary(parts);
       const n = o200k(text);
       expect(n).toBeGreaterThan(1000);
@@ -385,5 +393,177 @@ describe('validateSummary', () => {
       const text = '## Alpha:\r\none two\r\n## Beta\r\nthree four\r\n';
       expect(validateSummary(text, small, words).problems).toEqual([]);
     });
+  });
+});
+
+describe('what does not count as a heading or a section', () => {
+  it('given a required heading inside an HTML comment, when validated, then the section is missing', () => {
+    const text = '## Alpha\none two\n<!-- ## Beta -->\nthree four\n';
+    expect(validateSummary(text, small, words).problems).toEqual(['missing section: Beta']);
+  });
+
+  it('given required headings inside a comment over several lines, when validated, then none of them counts', () => {
+    const text = '## Alpha\none two\n<!--\n## Beta\nthree four\n-->\n';
+    expect(validateSummary(text, small, words).problems).toEqual(['missing section: Beta']);
+  });
+
+  it('given an unclosed comment, when validated, then everything after it is hidden', () => {
+    const text = '## Alpha\none two\n<!-- hidden\n## Beta\nthree four\n';
+    expect(validateSummary(text, small, words).problems).toEqual(['missing section: Beta']);
+  });
+
+  it('given words only in a comment, when a section is counted, then they do not reach the floor', () => {
+    const text = '## Alpha\none <!-- two three four five six -->\n## Beta\nthree four\n';
+    const result = validateSummary(text, { ...small, MIN_TOKENS_PER_SECTION: 2 }, words);
+    expect(result.sections[0]).toEqual({ heading: 'Alpha', tokens: 1 });
+    expect(result.problems).toEqual(['Alpha has 1 tokens; at least 2 needed']);
+  });
+
+  it('given a required heading nested under another required one, when validated, then it is not its own section and the parent counts its text once', () => {
+    const text = '## Alpha\none\n### Beta\ntwo three four\n';
+    const result = validateSummary(text, small, words);
+    expect(result.problems).toEqual([
+      'section Beta is nested inside Alpha (a level-3 heading under a level-2 one), so it is part of that section, not one of its own: give it the same level as Alpha',
+    ]);
+    // Alpha's body: "one", "### Beta" (2 words), "two three four": counted once, in Alpha.
+    expect(result.sections).toEqual([{ heading: 'Alpha', tokens: 6 }]);
+  });
+
+  it('given every required section as a level-2 heading under a level-1 title, when validated, then they all count', () => {
+    const text = '# Summary of the window\n## Alpha\none two\n## Beta\nthree four\n';
+    expect(validateSummary(text, small, words).problems).toEqual([]);
+  });
+
+  it('given the issue\'s 213 tokens of "blah" behind nested headings, when validated, then the nesting and the filler are both named', () => {
+    const blah = repeat(40, 'blah');
+    const text = DEFAULT_SECTIONS.map((s, i) => `${i === 0 ? '##' : '###'} ${s}\n${blah}`).join('\n');
+    const { problems } = validateSummary(text, defaults, count);
+    expect(problems).toContain(
+      'section Questions & Decisions is nested inside User Requests (a level-3 heading under a level-2 one), so it is part of that section, not one of its own: give it the same level as User Requests',
+    );
+    expect(problems).toContainEqual(expect.stringMatching(/^User Requests is filler text \(\d+% of its words are lorem ipsum/));
+  });
+});
+
+describe('what is not prose', () => {
+  const withSection = (body: string, at = 2): string => summary(validDefaultParts().map((p, i) => (i === at ? { ...p, body } : p)));
+
+  it('given one word over and over, when validated, then the section "repeats the same words" with its counts', () => {
+    expect(validateSummary(withSection(repeat(60, 'parser')), defaults, count).problems).toEqual(['Design Choices repeats the same words (1 distinct among 60): say each thing once, in your own words']);
+  });
+
+  it('given one sentence four times, when validated, then the section repeats itself', () => {
+    const sentence = 'The user asked for a parser that reads the configuration file and reports each error with its line.';
+    const { problems } = validateSummary(withSection(Array(4).fill(sentence).join(' ')), defaults, count);
+    expect(problems).toEqual([expect.stringMatching(/^Design Choices repeats the same words \(17 distinct among 72\)/)]);
+  });
+
+  it('given a run of one character long enough for the floor, when validated, then it is caught by how well it compresses', () => {
+    const { problems } = validateSummary(withSection('a'.repeat(400)), defaults, count);
+    expect(problems).toEqual([expect.stringMatching(/^Design Choices repeats itself: it compresses to \d+% of its size where prose stays above 33%/)]);
+  });
+
+  it('given lorem ipsum, when validated, then the section is filler text', () => {
+    const lorem = 'Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore et dolore magna aliqua. Ut enim ad minim veniam, quis nostrud exercitation ullamco laboris nisi ut aliquip ex ea commodo consequat.';
+    expect(validateSummary(withSection(lorem), defaults, count).problems).toContainEqual(expect.stringMatching(/^Design Choices is filler text/));
+  });
+
+  it('given a section that mentions lorem ipsum once in real prose, when validated, then it passes', () => {
+    const body = `${prose(50, 12)} The mock-ups still showed lorem ipsum placeholders, which the designer replaced with real copy.`;
+    expect(validateSummary(withSection(body), defaults, count).problems).toEqual([]);
+  });
+
+  it('given keyboard mash, when validated, then the section does not read as words', () => {
+    const mash = 'asdkfjh qwpeoiru zmxncbv lkjhgfds poiuytr mnbvcxz qwrtpsdf gfhjkl zxcvbnm asdfghjkl qwertyuiop lkjsdf oiwuer xcvbnm plmkjn sdfghj wertyu zxcvb dfghjk rtyuio cvbnm fghjkl tyuiop vbnm asdfg hjkl';
+    expect(validateSummary(withSection(mash), defaults, count).problems).toContainEqual(expect.stringMatching(/^Design Choices does not read as words \(\d+% of them cannot be pronounced\)/));
+  });
+
+  it('given a section that is a code block, when validated, then it is mostly code; a short snippet beside prose passes', () => {
+    const code = ['```ts', ...Array.from({ length: 12 }, (_, i) => `const value${i} = compute(input[${i}], { retries: ${i} });`), '```'].join('\n');
+    expect(validateSummary(withSection(code), defaults, count).problems).toEqual([expect.stringMatching(/^Design Choices is mostly code \(\d+% of its words\)/)]);
+    const snippet = `${prose(60, 11)}\n\n\`\`\`ts\nconst limit = 30_000;\n\`\`\``;
+    expect(validateSummary(withSection(snippet), defaults, count).problems).toEqual([]);
+  });
+
+  it('given the same paragraph in two sections, when validated, then the passage is named as repeated', () => {
+    const parts = validDefaultParts();
+    parts[3] = { ...parts[3]!, body: parts[1]!.body };
+    expect(validateSummary(summary(parts), defaults, count).problems).toEqual([
+      expect.stringMatching(/^the same passage appears in more than one section \(\d+% of the summary repeats an earlier section\)/),
+    ]);
+  });
+});
+
+describe('copying and resubmission', () => {
+  const text = summary(validDefaultParts());
+  const evidence = (over: Partial<Evidence>): Evidence => ({ ...NO_EVIDENCE, ...over });
+
+  it('given a section pasted from an interaction, when validated, then that section is copied from the interactions', () => {
+    const pasted = validDefaultParts()[0]!.body;
+    const { problems } = validateSummary(text, defaults, count, evidence({ material: [`Please do this. ${pasted} Thanks.`] }));
+    expect(problems).toEqual(['User Requests is copied from the interactions (100% of it word for word): say what they amount to, in your own words']);
+  });
+
+  it('given a paste far larger than the material read, when validated, then a section copied from its start is still caught', () => {
+    const pasted = validDefaultParts()[1]!.body;
+    const huge = `${pasted}\n${'filler line of a log file that goes on\n'.repeat(500_000)}`;
+    expect(huge.length).toBeGreaterThan(10_000_000);
+    const { problems } = validateSummary(text, defaults, count, evidence({ material: [huge] }));
+    expect(problems).toEqual([expect.stringMatching(/^Questions & Decisions is copied from the interactions/)]);
+  });
+
+  it('given an interaction that shares a phrase or two with the summary, when validated, then it passes', () => {
+    const phrase = validDefaultParts()[2]!.body.split(' ').slice(5, 15).join(' ');
+    expect(validateSummary(text, defaults, count, evidence({ material: [`About this: ${phrase}.`] })).problems).toEqual([]);
+  });
+
+  it('given an earlier summary of the job with a few words changed, when validated, then it names that summary', () => {
+    const earlier = text.replace(/\bthe\b/g, 'a').replace(/\band\b/g, 'plus');
+    const { problems } = validateSummary(text, defaults, count, evidence({ earlier: [{ seq: 41, text: 'unrelated words here' }, { seq: 42, text: earlier }] }));
+    expect(problems).toEqual([expect.stringMatching(/^this summary repeats summary #42 \(\d+% of its text is the same\): summarize what happened since then/)]);
+  });
+
+  it('given earlier summaries about other things, when validated, then it passes', () => {
+    const other = summary(DEFAULT_SECTIONS.map((heading, i) => ({ heading, body: prose(70, i + 7) })));
+    expect(validateSummary(text, defaults, count, evidence({ earlier: [{ seq: 3, text: other }] })).problems).toEqual([]);
+  });
+});
+
+describe('grounding', () => {
+  const material = [
+    'In src/net/fetchWithBackoff.ts cap the delay at 30 seconds and stop after 7 attempts; extend test/net/backoff.test.ts.',
+    'Ask Priya whether the p95 panel should read metrics/http_server.go or the access log.',
+  ];
+  const generic = summary(validDefaultParts());
+
+  it('given a summary that names nothing the window named, when validated, then it is told which things to name', () => {
+    const { problems } = validateSummary(generic, defaults, count, { ...NO_EVIDENCE, material });
+    expect(problems).toEqual([
+      expect.stringMatching(/^the summary names 0 of the \d+ concrete things in the interactions \(at least 1 needed\): say which files, identifiers, names and numbers the work was about, e\.g\. src\/net\/fetchwithbackoff\.ts/),
+    ]);
+  });
+
+  it('given a summary naming a file by its base name, when validated, then it is grounded', () => {
+    const grounded = generic.replace('## Current State\n\n', '## Current State\n\nThe cap in fetchWithBackoff.ts is next. ');
+    expect(validateSummary(grounded, defaults, count, { ...NO_EVIDENCE, material }).problems).toEqual([]);
+  });
+
+  it('given SUMMARY_GROUNDING=off, when validated, then the ungrounded summary passes', () => {
+    expect(validateSummary(generic, { ...defaults, SUMMARY_GROUNDING: 'off' }, count, { ...NO_EVIDENCE, material }).problems).toEqual([]);
+  });
+
+  it('given the configuration, then SUMMARY_GROUNDING is on by default and only on or off', () => {
+    expect(DEFAULT_CONFIG.SUMMARY_GROUNDING).toBe('on');
+    expect(configSchema.parse({ SUMMARY_GROUNDING: 'off' }).SUMMARY_GROUNDING).toBe('off');
+    expect(configSchema.safeParse({ SUMMARY_GROUNDING: 'maybe' }).success).toBe(false);
+  });
+
+  it('given a window with nothing concrete, when validated, then any summary is grounded', () => {
+    const plain = ['please make the errors clearer', 'and keep the old behaviour for now'];
+    expect(validateSummary(generic, defaults, count, { ...NO_EVIDENCE, material: plain }).problems).toEqual([]);
+  });
+
+  it('given headings, when the window is read for concrete things, then section names are not among them', () => {
+    expect(concreteTerms('## User Requests\nThe user wants a parser, said Dana.\n## Design Choices\nNone yet.')).toEqual(['dana']);
   });
 });
