@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jobIdFor } from '../../src/common/jobs.js';
-import { runCli, trackedSandboxes, type Sandbox } from '../helpers/daemon.js';
+import { RawClient, runCli, trackedSandboxes, type Sandbox } from '../helpers/daemon.js';
 import { expectDenied, expectWayOutOpen, proveWayOut, runHook, runShell, toolCall, trippedGate, type Attack } from '../helpers/gateAttack.js';
 
 const { newBox, start } = trackedSandboxes(afterAll);
@@ -225,5 +225,20 @@ describe('the first folder a session is seen in decides', () => {
     );
     expect(new Set(jobs).size).toBe(1);
     expect([jobIdFor(box.project), jobIdFor(x)]).toContain(jobs[0]);
+  });
+});
+
+describe('a request that names no job, session or folder', () => {
+  it('is refused with what to give, and the daemon goes on', async () => {
+    const box = newBox();
+    await start(box);
+    const client = await RawClient.connect(box.socket);
+    const refused = await client.request({ id: 1, op: 'status' });
+    expect(refused.error).toMatchObject({ code: 'bad_request', message: expect.stringContaining('give job (--job or RECAP_JOB), or cwd') });
+    const relative = await client.request({ id: 2, op: 'status', cwd: 'relative/folder' });
+    expect(relative.error).toMatchObject({ code: 'bad_request', message: expect.stringContaining('cwd must be an absolute path') });
+    const answered = await client.request({ id: 3, op: 'status', cwd: box.project });
+    expect(answered.result).toMatchObject({ job: jobIdFor(box.project), tripped: false });
+    client.close();
   });
 });
