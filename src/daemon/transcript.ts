@@ -68,12 +68,21 @@ const NOTHING_NEW: TranscriptNews = { usage: [] };
 export class TranscriptReader {
   private readonly places = new Map<string, Place>();
 
-  /** The news since the last read; nothing (never an error) when the file cannot be used. */
-  async read(path: string): Promise<TranscriptNews> {
+  /**
+   * The news since the last read; nothing (never an error) when the file cannot be used or
+   * does not answer in time (a read left behind closes its file when it ends).
+   */
+  read(path: string): Promise<TranscriptNews> {
+    return withDeadline(this.readNow(path), READ_DEADLINE_MS, NOTHING_NEW);
+  }
+
+  private async readNow(path: string): Promise<TranscriptNews> {
     const handle = await openRegular(path);
     if (handle === undefined) return NOTHING_NEW;
     try {
-      return await withDeadline(this.readFrom(path, handle.file, handle.stats), READ_DEADLINE_MS, NOTHING_NEW);
+      return await this.readFrom(path, handle.file, handle.stats);
+    } catch {
+      return NOTHING_NEW;
     } finally {
       void handle.file.close().catch(() => undefined);
     }
