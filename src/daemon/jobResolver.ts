@@ -16,6 +16,7 @@ export type JobFields = { job?: string | undefined; session?: string | undefined
 /** The job a request is about, its project, and the binding to record if the session is new. */
 export type Where = { job: string; project?: string; bind?: SessionBound };
 
+/** The most folders (and not yet stored bindings) kept in memory. */
 const MAX_FOLDERS = 10_000;
 
 export class JobResolver {
@@ -44,6 +45,8 @@ export class JobResolver {
     const scope = this.config.forProject(project).config.JOB_SCOPE;
     const binding = { job: firstJob(session, jobIdFor(project), scope), project };
     if (session === undefined) return binding;
+    // Entries whose binding is stored are dropped when next looked up; a bound keeps the rest small.
+    if (this.pending.size >= MAX_FOLDERS) this.pending.clear();
     this.pending.set(session, binding);
     return this.bindingOf(session, binding, cwd ?? project, now);
   }
