@@ -116,6 +116,8 @@ describe('an agent that moves to another folder', () => {
     ['context', ['context', '--json']],
     ['check', ['check', '--tool', 'Read', '--json']],
   ])('recap %s run by the agent in each moved folder names the session\'s job', async (command, args) => {
+    // The folders the moves above made (run this file whole: a filtered run has none).
+    expect(moved.length).toBe(MOVES.length);
     for (const cwd of moved.filter((m) => !m.includes('gone'))) {
       const run = await runCli(attack.box, args, { cwd, env: { CLAUDE_CODE_SESSION_ID: attack.session } });
       if (command === 'status') expect(JSON.parse(run.stdout)).toMatchObject({ job: attack.job, tripped: true });

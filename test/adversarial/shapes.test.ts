@@ -24,7 +24,7 @@ const ODD_SHAPES: [string, Record<string, unknown>][] = [
   ['a transcript_path that is a number', { transcript_path: 1 }],
   ['a transcript_path of 10,000 characters', { transcript_path: `/${'t'.repeat(10_000)}.jsonl` }],
   ['an agent_id that is an object', { agent_id: { id: 'sub' } }],
-  ['a hook_event_name of the right name but tool_input missing and tool_name odd', { tool_name: ['Bash'], tool_input: undefined }],
+  ['a tool_name that is an array, and no tool_input', { tool_name: ['Bash'], tool_input: undefined }],
 ];
 
 /** Well-shaped calls whose tool_input is not what the tool takes. */
