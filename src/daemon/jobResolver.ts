@@ -32,13 +32,12 @@ export class JobResolver {
 
   resolve(r: JobFields, now: Time): Where {
     const cwd = r.cwd !== undefined && isAbsolute(r.cwd) ? r.cwd : undefined;
+    const session = r.session !== undefined && r.session !== '' ? r.session : undefined;
+    // A bound session's folder is never looked at: where it went no longer matters.
+    const bound = r.job === undefined && session !== undefined ? this.bound(session) : undefined;
+    if (session !== undefined && bound !== undefined) return this.bindingOf(session, bound, cwd ?? bound.project, now);
     const project = r.project ?? (cwd !== undefined ? this.projectOf(cwd) : undefined);
     if (r.job !== undefined) return { job: r.job, ...(project !== undefined ? { project } : {}) };
-    const session = r.session !== undefined && r.session !== '' ? r.session : undefined;
-    if (session !== undefined) {
-      const bound = this.bound(session);
-      if (bound !== undefined) return this.bindingOf(session, bound, cwd ?? bound.project, now);
-    }
     if (project === undefined) {
       throw new ProtocolError('bad_request', 'no job given and no folder to derive it from: give job (--job or RECAP_JOB), or cwd');
     }
