@@ -199,3 +199,18 @@ describe('a poisoned transcript on an open gate', () => {
     expect(loggedUsage(attack)).toContain('msg-open');
   });
 });
+
+describe('a poisoned transcript with ON_DAEMON_DOWN=closed', () => {
+  it('denies as without it and never locks the user out: the way out, taken with the poison in every call, opens the gate', async () => {
+    const attack = await trippedGate(newBox(), async (box) => {
+      appendFileSync(box.config, 'ON_DAEMON_DOWN=closed\n');
+      return start(box);
+    });
+    const path = join(attack.box.dir, 'closed.jsonl');
+    writeFileSync(path, `${realLines('closed')}null\n[]\n\u0000\n`);
+    const reason = expectDenied(await runHook(attack.box.env, toolCall(attack, 'Bash', { command: 'ls' }, { transcript_path: path })));
+    expect(reason).toContain(`job ${attack.job} `);
+    expect(reason).not.toContain('not reachable');
+    await proveWayOut(attack, { fields: { transcript_path: path } });
+  });
+});
