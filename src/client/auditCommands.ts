@@ -325,6 +325,8 @@ function gist(line: Line): string {
       return `level ${d.level}, ${d.tokens} tokens, through #${d.coversThrough}, ${String(d.hash).slice(0, 12)}`;
     case 'ConfigApplied':
       return `${d.job ? `job ${d.job}` : 'user'}: threshold ${d.values?.TOKEN_THRESHOLD}, band ${d.values?.SUMMARY_MIN_TOKENS}..${d.values?.SUMMARY_MAX_TOKENS}`;
+    case 'SessionBound':
+      return `session ${d.session} keeps job ${d.job} (first seen in ${d.cwd})`;
     default:
       return '';
   }

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import yargs, { type Argv } from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { UserError } from '../common/errors.js';
-import { jobIdFor, projectRoot } from '../common/jobs.js';
+import { projectRoot } from '../common/jobs.js';
 import { auditCommands } from './auditCommands.js';
 import { connectOrStart } from './autostart.js';
 import { printChecks, runDoctor } from './doctor.js';
@@ -20,9 +20,23 @@ export class UsageError extends UserError {}
 
 const EXIT_DENIED = 2;
 
-function target(argv: Global): { job: string; project: string } {
-  const project = projectRoot(process.cwd());
-  return { job: argv.job ?? process.env.RECAP_JOB ?? jobIdFor(project), project };
+/**
+ * What the daemon needs to find the job (it alone resolves it, as the hook's is): an
+ * explicit --job or RECAP_JOB wins; else the agent session the command runs in (Claude
+ * Code's Bash tool sets CLAUDE_CODE_SESSION_ID), whose job stays the one it started with;
+ * else the project of this folder, as for a user at a terminal.
+ */
+function target(argv: Global): { job?: string; session?: string; cwd: string } {
+  const job = argv.job ?? nonEmpty(process.env.RECAP_JOB);
+  const session = nonEmpty(process.env.CLAUDE_CODE_SESSION_ID);
+  return { ...(job !== undefined ? { job } : {}), ...(session !== undefined && session.length <= 256 ? { session } : {}), cwd: process.cwd() };
+}
+
+const nonEmpty = (value: string | undefined) => (value === undefined || value === '' ? undefined : value);
+
+/** The project of this folder: where install, uninstall and doctor look. */
+function projectHere(): string {
+  return projectRoot(process.cwd());
 }
 
 async function call<T>(op: string, fields: Record<string, unknown>): Promise<T> {
@@ -59,7 +73,7 @@ export function buildCli(args: string[]): Argv {
     .scriptName('recap')
     .usage('$0 <command> [options]\n\nKeeps an AI coding agent\'s conversation legible: counts its interactions, gates its tools until it writes a summary, keeps the summaries in a hash-linked chain.')
     .option('json', { type: 'boolean', default: false, describe: 'machine-readable output' })
-    .option('job', { type: 'string', describe: 'the job (default: RECAP_JOB, else derived from the project folder)' })
+    .option('job', { type: 'string', describe: "the job (default: RECAP_JOB, else the agent session's job (CLAUDE_CODE_SESSION_ID), else the project folder's)" })
     .option('debug', { type: 'boolean', default: false, describe: 'show stack traces of unexpected errors' })
     .command('daemon', 'run the daemon in the foreground', {}, async () => {
       const { runDaemon, DaemonStartError } = await import('../daemon/daemon.js');
@@ -159,7 +173,7 @@ export function buildCli(args: string[]): Argv {
           });
           return;
         }
-        const { project } = target(argv);
+        const project = projectHere();
         const scope = argv.scope as Scope;
         let installed;
         if (argv.http) {
@@ -185,7 +199,7 @@ export function buildCli(args: string[]): Argv {
           .positional('target', { choices: ['claude'] as const, demandOption: true })
           .option('scope', { choices: ['user', 'project'] as const, default: 'user' as const }),
       async (argv) => {
-        const files = uninstallHooks(argv.scope as Scope, target(argv).project, process.env);
+        const files = uninstallHooks(argv.scope as Scope, projectHere(), process.env);
         output(argv, { files }, () =>
           process.stdout.write(files.length > 0 ? `removed recap's hooks from ${files.join(' and ')}\n` : 'recap had no hooks there; nothing changed\n'),
         );
@@ -220,7 +234,7 @@ export function buildCli(args: string[]): Argv {
       },
     )
     .command('doctor', 'check the installation: daemon, permissions, config, hooks', (y) => y, async (argv) => {
-      const checks = await runDoctor(target(argv).project, process.env);
+      const checks = await runDoctor(projectHere(), process.env);
       output(argv, { checks }, () => printChecks(checks));
       if (checks.some((c) => !c.ok)) process.exitCode = 1;
     });

@@ -1,5 +1,7 @@
 // A job is named after its project: the git top-level of a folder (the folder itself
-// outside git), as a short stable id: the folder's name and a hash of its path.
+// outside git), as a short stable id: the folder's name and a hash of its path. Which job
+// a request is about (an explicit one, its session's, its folder's) is the daemon's to
+// decide: src/daemon/jobResolver.ts.
 // Node built-ins only: the hook client and the daemon use it.
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';

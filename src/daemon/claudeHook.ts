@@ -1,12 +1,12 @@
 // Claude Code's hooks, mapped onto recap's ops: a prompt is recorded, a question and its
 // answer are recorded, every tool call is checked, a new session is handed the job's
-// memory. Anything else gets a harmless answer (allow, nothing recorded) and a warning.
+// memory. A tool call of an unexpected shape is judged as an unknown tool (denied while the
+// gate is tripped); any other event or shape gets a harmless answer and a warning.
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import { jobIdFor, projectRoot } from '../common/jobs.js';
 import { CommandRefused } from '../events/commands.js';
-import type { ConfigService } from './configService.js';
 import type { HookOps } from './handler.js';
+import type { Where } from './jobResolver.js';
 import { describeIssues } from './protocol.js';
 import { TranscriptReader } from './transcript.js';
 
@@ -33,7 +33,7 @@ const payloads = {
 };
 type Payload<K extends keyof typeof payloads> = z.infer<(typeof payloads)[K]>;
 
-export async function answerClaudeHook(payload: unknown, ops: HookOps, config: ConfigService, log: Logger): Promise<HookAnswer> {
+export async function answerClaudeHook(payload: unknown, ops: HookOps, log: Logger): Promise<HookAnswer> {
   const event = common.shape.hook_event_name.safeParse((payload as { hook_event_name?: unknown } | null)?.hook_event_name);
   const name = event.success ? event.data : undefined;
   if (name === undefined || !Object.hasOwn(payloads, name)) {
@@ -42,11 +42,17 @@ export async function answerClaudeHook(payload: unknown, ops: HookOps, config: C
   }
   const parsed = payloads[name as keyof typeof payloads].safeParse(payload);
   if (!parsed.success) {
-    log.warn({ event: name, problems: describeIssues(parsed.error) }, 'ignoring a Claude Code hook payload of an unexpected shape');
+    const problems = describeIssues(parsed.error).slice(0, 500);
+    // Silence is an allow: a tool call recap cannot read is judged as an unknown tool.
+    if (name === 'PreToolUse') {
+      log.warn({ event: name, problems }, 'judging a Claude Code tool call of an unexpected shape as an unknown tool');
+      return unreadableToolCall(payload as Record<string, unknown>, problems, ops);
+    }
+    log.warn({ event: name, problems }, 'ignoring a Claude Code hook payload of an unexpected shape');
     return NOTHING;
   }
-  const where = target(parsed.data, config);
-  const seen = await observe(parsed.data, where, ops);
+  const where = ops.where({ session: parsed.data.session_id, cwd: parsed.data.cwd });
+  const seen = await observe(parsed.data, where, ops, log);
   try {
     switch (name as keyof typeof payloads) {
       case 'UserPromptSubmit':
@@ -64,34 +70,52 @@ export async function answerClaudeHook(payload: unknown, ops: HookOps, config: C
   }
 }
 
-type Target = { job: string; project: string };
-
 const transcripts = new TranscriptReader();
 
-/** The transcript's news: the model's usage is recorded, the context use is handed on. */
-async function observe(payload: z.infer<typeof common>, where: Target, ops: HookOps): Promise<{ contextTokens?: number }> {
+/**
+ * The transcript's news: the model's usage is recorded, the context use is handed on. It
+ * is secondary to the hook's answer: whatever goes wrong here, the answer is the same.
+ */
+async function observe(payload: z.infer<typeof common>, where: Where, ops: HookOps, log: Logger): Promise<{ contextTokens?: number }> {
   const path = payload.transcript_path;
   if (path === undefined || !path.endsWith('.jsonl')) return {};
-  const news = await transcripts.read(path);
-  await ops.usage(where.job, payload.session_id ?? 'unknown', news.usage, where.project);
-  return news.contextTokens !== undefined ? { contextTokens: news.contextTokens } : {};
+  try {
+    const news = await transcripts.read(path);
+    await ops.usage(where, payload.session_id ?? 'unknown', news.usage);
+    return news.contextTokens !== undefined ? { contextTokens: news.contextTokens } : {};
+  } catch (error) {
+    log.warn({ err: error, transcript: path }, 'the transcript could not be used; the call is judged without it');
+    return {};
+  }
 }
 
-/** Each working folder's project and the project's job: found once, not on every call. */
-const folders = new Map<string, Target>();
+/** The name an unreadable tool call is checked under: no whitelist or rule knows it. */
+const UNREADABLE_TOOL = '(unreadable tool call)';
 
-/** The job of the payload's folder, or of its session with JOB_SCOPE=session. */
-function target(payload: z.infer<typeof common>, config: ConfigService): Target {
-  let folder = folders.get(payload.cwd);
-  if (folder === undefined) {
-    const project = projectRoot(payload.cwd);
-    folder = { job: jobIdFor(project), project };
-    if (folders.size > 10_000) folders.clear();
-    folders.set(payload.cwd, folder);
+/**
+ * A PreToolUse payload recap cannot read: its job (the session's, else the folder's) judges
+ * it as an unknown tool, so a tripped gate denies it; with no job to ask, it is denied.
+ */
+async function unreadableToolCall(raw: Record<string, unknown>, problems: string, ops: HookOps): Promise<HookAnswer> {
+  const session = typeof raw.session_id === 'string' && raw.session_id.length <= 256 ? raw.session_id : undefined;
+  const cwd = typeof raw.cwd === 'string' && raw.cwd.startsWith('/') && raw.cwd.length <= 4096 ? raw.cwd : undefined;
+  let where: Where;
+  try {
+    where = ops.where({ session, cwd });
+  } catch {
+    return deny(
+      `recap: this tool call's hook input has an unexpected shape (${problems}) and names no folder or known session, ` +
+        "so recap cannot tell which job it belongs to and denies it. Tell the user: recap's hook may not match this Claude Code version (recap doctor).",
+    );
   }
-  const scope = config.forProject(folder.project).config.JOB_SCOPE;
-  if (scope === 'session' && payload.session_id) return { job: `session-${payload.session_id.replace(/[^A-Za-z0-9._-]/g, '_')}`, project: folder.project };
-  return folder;
+  const answer = await ops.check({ tool: UNREADABLE_TOOL, ...(session !== undefined ? { session } : {}), ...(cwd !== undefined ? { cwd } : {}) }, where);
+  if (answer.allow) return NOTHING;
+  return deny(`recap could not read this tool call (${problems}); it is judged as an unknown tool.\n${answer.reason ?? ''}`);
+}
+
+function deny(reason: string): HookAnswer {
+  const output = { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: reason } };
+  return { stdout: JSON.stringify(output), exitCode: 0 };
 }
 
 /** A subagent by its id (the transcript's agentId), so its usage and its calls meet in one row. */
@@ -103,8 +127,8 @@ function additionalContext(hookEventName: string, context: string): HookAnswer {
   return { stdout: JSON.stringify({ hookSpecificOutput: { hookEventName, additionalContext: context } }), exitCode: 0 };
 }
 
-async function promptSubmitted(payload: Payload<'UserPromptSubmit'>, where: Target, ops: HookOps, seen: { contextTokens?: number }): Promise<HookAnswer> {
-  const result = await ops.record({ ...where, kind: 'prompt', text: payload.prompt, ...agentOf(payload), ...seen });
+async function promptSubmitted(payload: Payload<'UserPromptSubmit'>, where: Where, ops: HookOps, seen: { contextTokens?: number }): Promise<HookAnswer> {
+  const result = await ops.record({ kind: 'prompt', text: payload.prompt, ...agentOf(payload), ...seen }, where);
   if (!result.gate?.tripped) return NOTHING;
   return additionalContext(
     'UserPromptSubmit',
@@ -114,25 +138,21 @@ async function promptSubmitted(payload: Payload<'UserPromptSubmit'>, where: Targ
   );
 }
 
-async function toolRequested(payload: Payload<'PreToolUse'>, where: Target, ops: HookOps, seen: { contextTokens?: number }): Promise<HookAnswer> {
-  const answer = await ops.check({ ...where, tool: payload.tool_name, input: payload.tool_input, cwd: payload.cwd, ...agentOf(payload), ...seen });
-  if (answer.allow) return NOTHING;
-  const output = {
-    hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: answer.reason },
-  };
-  return { stdout: JSON.stringify(output), exitCode: 0 };
+async function toolRequested(payload: Payload<'PreToolUse'>, where: Where, ops: HookOps, seen: { contextTokens?: number }): Promise<HookAnswer> {
+  const answer = await ops.check({ tool: payload.tool_name, input: payload.tool_input, cwd: payload.cwd, ...agentOf(payload), ...seen }, where);
+  return answer.allow ? NOTHING : deny(answer.reason ?? 'recap: denied');
 }
 
-async function toolUsed(payload: Payload<'PostToolUse'>, where: Target, ops: HookOps): Promise<HookAnswer> {
+async function toolUsed(payload: Payload<'PostToolUse'>, where: Where, ops: HookOps): Promise<HookAnswer> {
   if (payload.tool_name !== 'AskUserQuestion') return NOTHING;
   const qa = questionsAndAnswers(payload.tool_input, payload.tool_response);
   if (qa === '') return NOTHING;
-  await ops.record({ ...where, kind: 'qa', text: qa, ...agentOf(payload) });
+  await ops.record({ kind: 'qa', text: qa, ...agentOf(payload) }, where);
   return NOTHING;
 }
 
-async function sessionStarted(where: Target, ops: HookOps): Promise<HookAnswer> {
-  const { text: memory, tripped, summaries } = await ops.context(where);
+async function sessionStarted(where: Where, ops: HookOps): Promise<HookAnswer> {
+  const { text: memory, tripped, summaries } = await ops.context({}, where);
   if (!tripped && summaries === 0) return NOTHING;
   return additionalContext('SessionStart', memory);
 }

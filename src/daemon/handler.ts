@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { CommandRefused, type CheckTool } from '../events/commands.js';
 import type { Config } from '../events/config.js';
-import type { RecapEvent } from '../events/events.js';
+import type { RecapEvent, SessionBound } from '../events/events.js';
 import type { UsageEntry } from '../events/commands.js';
 import { checkTool, gateStatus, recordInteraction, recordUsage, submitSummary, tripGate, type DecideContext, type GateStatus } from '../events/gate.js';
 import { contextSeqs, contextText, denySeqs, tripCause } from '../events/gateMessages.js';
@@ -20,6 +20,7 @@ import type { EventStore } from './eventStore.js';
 import type { Projection } from './projection.js';
 import { USER_SCOPE } from './projection.js';
 import { encodeSnapshot } from './snapshot.js';
+import { JobResolver, type JobFields, type Where } from './jobResolver.js';
 import { SummaryTextCache } from './summaryTexts.js';
 import { parseRequest, ProtocolError, type Op, type RequestOf, type Response } from './protocol.js';
 
@@ -51,10 +52,17 @@ export class Handler {
   private readonly counters = new Map<string, Promise<TokenCounter>>();
   private readonly now: () => number;
   private readonly texts: SummaryTextCache;
+  private readonly jobs: JobResolver;
 
   constructor(private readonly deps: HandlerDeps) {
     this.now = deps.now ?? Date.now;
     this.texts = new SummaryTextCache(deps.store);
+    this.jobs = new JobResolver(deps.projection, deps.config);
+  }
+
+  /** The job a request is about (see JobResolver): the hook and every command ask here. */
+  where(r: JobFields): Where {
+    return this.jobs.resolve(r, this.now());
   }
 
   async handle(request: unknown, progress?: (done: number) => void): Promise<Response> {
@@ -89,7 +97,7 @@ export class Handler {
         return this.chain(request as RequestOf<'chain'>);
       case 'hook': {
         const r = request as RequestOf<'hook'>;
-        return answerClaudeHook(r.payload, this, this.deps.config, this.deps.log);
+        return answerClaudeHook(r.payload, this, this.deps.log);
       }
       case 'http':
         return this.deps.enableHttp();
@@ -119,18 +127,19 @@ export class Handler {
   }
 
   async trip(r: RequestOf<'trip'>) {
-    const ctx = await this.prepare(r.project);
-    const decision = tripGate({ type: 'TripGate', job: r.job, ...defined({ note: r.note }), now: this.now() }, this.state(r.job));
-    await this.commit(r.job, ctx, decision.events);
-    return { ...decision.answer, gate: gateStatus(this.state(r.job), ctx.decide.config) };
+    const where = this.where(r);
+    const ctx = await this.prepare(where.project);
+    const decision = tripGate({ type: 'TripGate', job: where.job, ...defined({ note: r.note }), now: this.now() }, this.state(where.job));
+    await this.commit(where, ctx, decision.events);
+    return { ...decision.answer, gate: gateStatus(this.state(where.job), ctx.decide.config) };
   }
 
   /** The model's token use read from a transcript, each message once. */
-  async usage(job: string, session: string, entries: UsageEntry[], project: string | undefined): Promise<void> {
+  async usage(where: Where, session: string, entries: UsageEntry[]): Promise<void> {
     if (entries.length === 0) return;
-    const ctx = await this.prepare(project);
-    const decision = recordUsage({ type: 'RecordUsage', job, session, entries, now: this.now() }, this.state(job));
-    await this.commit(job, ctx, decision.events);
+    const ctx = await this.prepare(where.project);
+    const decision = recordUsage({ type: 'RecordUsage', job: where.job, session, entries, now: this.now() }, this.state(where.job));
+    await this.commit(where, ctx, decision.events);
   }
 
   private async replay(r: RequestOf<'replay'>, progress?: (done: number) => void) {
@@ -140,50 +149,53 @@ export class Handler {
     return { seq: at.lastSeq, jobs: jobs.map(pastStatus) };
   }
 
-  async record(r: RequestOf<'record'>): Promise<{ seq: number | undefined; tokens: number; gate: GateStatus | undefined }> {
-    const ctx = await this.prepare(r.project);
-    const decision = recordInteraction({ type: 'RecordInteraction', ...defined(r), now: this.now() }, this.state(r.job), ctx.decide);
-    const stored = await this.commit(r.job, ctx, decision.events, () => gateStatus(this.state(r.job), ctx.decide.config));
+  async record(r: RequestOf<'record'>, where = this.where(r)): Promise<{ seq: number | undefined; tokens: number; gate: GateStatus | undefined }> {
+    const ctx = await this.prepare(where.project);
+    const command = { type: 'RecordInteraction' as const, ...defined({ kind: r.kind, text: r.text, session: r.session, agent: r.agent, contextTokens: r.contextTokens }), job: where.job, now: this.now() };
+    const decision = recordInteraction(command, this.state(where.job), ctx.decide);
+    const stored = await this.commit(where, ctx, decision.events, () => gateStatus(this.state(where.job), ctx.decide.config));
     const seq = stored.events.find((e) => e.type === 'InteractionRecorded')?.seq;
     return { seq, tokens: decision.answer.tokens, gate: stored.after };
   }
 
-  async check(r: RequestOf<'check'>) {
-    const ctx = await this.prepare(r.project);
-    const command = { type: 'CheckTool' as const, ...defined(r), now: this.now() };
-    const state = this.state(r.job);
+  async check(r: RequestOf<'check'>, where = this.where(r)) {
+    const ctx = await this.prepare(where.project);
+    const command = { type: 'CheckTool' as const, ...defined(r), job: where.job, now: this.now() };
+    const state = this.state(where.job);
     // On an open gate nothing is read: the common case costs no extra turn.
-    if (!state.gate.tripped) return this.decideCheck(command, state, ctx, NO_TEXTS);
-    return this.withTexts(r.job, denySeqs, (current, texts) => this.decideCheck(command, current, ctx, texts));
+    if (!state.gate.tripped) return this.decideCheck(command, where, state, ctx, NO_TEXTS);
+    return this.withTexts(where.job, denySeqs, (current, texts) => this.decideCheck(command, where, current, ctx, texts));
   }
 
-  private async decideCheck(command: CheckTool, state: JobState, ctx: Prepared, texts: SummaryTexts) {
+  private async decideCheck(command: CheckTool, where: Where, state: JobState, ctx: Prepared, texts: SummaryTexts) {
     const decision = checkTool(command, state, texts === NO_TEXTS ? ctx.decide : { ...ctx.decide, texts });
-    await this.commit(command.job, ctx, decision.events);
+    await this.commit(where, ctx, decision.events);
     return decision.answer;
   }
 
   async submit(r: RequestOf<'submit'>) {
-    const ctx = await this.prepare(r.project);
-    const command = { type: 'SubmitSummary' as const, job: r.job, text: r.text, ...defined({ topic: r.topic }), now: this.now() };
+    const where = this.where(r);
+    const ctx = await this.prepare(where.project);
+    const command = { type: 'SubmitSummary' as const, job: where.job, text: r.text, ...defined({ topic: r.topic }), now: this.now() };
     // The newest summaries (or those a rollup rolls up) are what the new one is checked against.
-    return this.withTexts(r.job, submitSeqs, async (state, texts) => {
+    return this.withTexts(where.job, submitSeqs, async (state, texts) => {
       const decision = submitSummary(command, state, { ...ctx.decide, texts });
-      await this.commit(r.job, ctx, decision.events);
+      await this.commit(where, ctx, decision.events);
       return decision.answer;
     });
   }
 
   async status(r: RequestOf<'status'>) {
-    const { config } = await this.settled(r.job, r.project);
+    const where = this.where(r);
+    const { config } = await this.settled(where);
     const problems = this.deps.config.problems;
-    return { ...gateStatus(this.state(r.job), config), ...(problems.length > 0 ? { configProblems: problems } : {}) };
+    return { ...gateStatus(this.state(where.job), config), ...(problems.length > 0 ? { configProblems: problems } : {}) };
   }
 
-  async context(r: RequestOf<'context'>): Promise<{ text: string; tripped: boolean; summaries: number }> {
-    const { config, count } = await this.settled(r.job, r.project);
+  async context(r: RequestOf<'context'>, where = this.where(r)): Promise<{ text: string; tripped: boolean; summaries: number }> {
+    const { config, count } = await this.settled(where);
     return this.withTexts(
-      r.job,
+      where.job,
       (state) => contextSeqs(state, config, count),
       (state, texts) => ({ text: contextText(state, config, count, texts), tripped: state.gate.tripped, summaries: state.chain.length }),
     );
@@ -191,8 +203,9 @@ export class Handler {
 
   /** Every accepted summary of the job, oldest first, whole: read from the log. */
   async chain(r: RequestOf<'chain'>) {
-    await this.settled(r.job, r.project);
-    const accepted = await this.deps.store.get(this.state(r.job).chain.map((e) => e.seq));
+    const where = this.where(r);
+    await this.settled(where);
+    const accepted = await this.deps.store.get(this.state(where.job).chain.map((e) => e.seq));
     return { entries: accepted.flatMap((e) => (e.type === 'SummaryAccepted' ? [{ ...e.data, seq: e.seq }] : [])) };
   }
 
@@ -223,8 +236,13 @@ export class Handler {
    * record. Nothing awaits before the append, so the events go on top of the state they
    * were decided on.
    */
-  private commit<T>(job: string, ctx: Prepared, events: RecapEvent[], after?: () => T) {
-    return this.append([...this.configEvents(job, ctx.effective), ...events], after);
+  private commit<T>(where: Where, ctx: Prepared, events: RecapEvent[], after?: () => T) {
+    return this.append([...this.binding(where.bind), ...this.configEvents(where.job, ctx.effective), ...events], after);
+  }
+
+  /** A new session's binding, unless a call of the same session has stored it meanwhile. */
+  private binding(bind: SessionBound | undefined): RecapEvent[] {
+    return bind === undefined || this.deps.projection().sessionJob(bind.data.session) !== undefined ? [] : [bind];
   }
 
   /**
@@ -248,9 +266,9 @@ export class Handler {
   }
 
   /** Reads wait for writes already in flight, so they never show what is not yet durable. */
-  private async settled(job: string, project: string | undefined): Promise<DecideContext> {
-    const ctx = await this.prepare(project);
-    await this.commit(job, ctx, []);
+  private async settled(where: Where): Promise<DecideContext> {
+    const ctx = await this.prepare(where.project);
+    await this.commit(where, ctx, []);
     await this.deps.store.flushed();
     return ctx.decide;
   }
@@ -293,7 +311,7 @@ export class Handler {
   }
 }
 
-export type HookOps = Pick<Handler, 'record' | 'check' | 'context' | 'usage'>;
+export type HookOps = Pick<Handler, 'where' | 'record' | 'check' | 'context' | 'usage'>;
 
 /** A job as it was at a past moment: `recap replay`'s answer. */
 function pastStatus(state: JobState) {

@@ -2,6 +2,7 @@
 // and the configuration last recorded for each scope.
 import type { StoredEvent } from '../events/events.js';
 import { evolve, initialJobState, type JobState } from '../events/jobState.js';
+import { bindSession, type SessionBinding } from '../events/sessions.js';
 
 /** The scope of the user-wide configuration in `appliedConfig`. */
 export const USER_SCOPE = '';
@@ -10,7 +11,14 @@ export class Projection {
   readonly jobs = new Map<string, JobState>();
   /** The values of the newest ConfigApplied per scope (a job, or USER_SCOPE). */
   readonly appliedConfig = new Map<string, Record<string, unknown>>();
+  /** Each agent session's job, as its first SessionBound said. */
+  readonly sessions = new Map<string, SessionBinding>();
   lastSeq = 0;
+
+  /** The job a session is bound to, if it has been seen. */
+  sessionJob(session: string): SessionBinding | undefined {
+    return this.sessions.get(session);
+  }
 
   /** A job's state to read: a job never seen is in its initial state (and is not kept). */
   view(id: string): JobState {
@@ -30,6 +38,10 @@ export class Projection {
     this.lastSeq = event.seq;
     if (event.type === 'ConfigApplied') {
       this.appliedConfig.set(event.data.job ?? USER_SCOPE, event.data.values);
+      return;
+    }
+    if (event.type === 'SessionBound') {
+      bindSession(this.sessions, event);
       return;
     }
     evolve(this.job(event.data.job), event);

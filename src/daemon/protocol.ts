@@ -10,20 +10,25 @@ const job = z
   .regex(JOB_CHARACTERS, 'job contains control characters');
 const optionalText = z.string().max(256).optional();
 const project = z.string().startsWith('/', 'project must be an absolute path').max(4096).optional();
+/**
+ * How the daemon finds a request's job when `job` is not given: the agent session
+ * (CLAUDE_CODE_SESSION_ID) keeps the job it was first seen with; else the folder's project.
+ */
+const session = optionalText;
+const cwd = z.string().startsWith('/', 'cwd must be an absolute path').max(4096).optional();
+const where = { job: job.optional(), session, cwd, project };
 
 export const requestSchemas = {
   ping: z.object({}),
   record: z.object({
-    job,
+    ...where,
     kind: z.string().regex(/^[a-z][a-z0-9_-]{0,31}$/, 'kind is a lower-case word such as prompt or qa'),
     text: z.string(),
-    session: optionalText,
     agent: optionalText,
     contextTokens: z.number().int().min(0).optional(),
-    project,
   }),
   check: z.object({
-    job,
+    job: job.optional(),
     tool: z.string().min(1).max(256),
     input: z.unknown().optional(),
     session: optionalText,
@@ -32,12 +37,12 @@ export const requestSchemas = {
     cwd: z.string().max(4096).optional(),
     project,
   }),
-  submit: z.object({ job, text: z.string(), topic: z.string().regex(/^[\w.-]{1,64}$/, 'a topic is a word of letters, digits, dots and dashes').optional(), project }),
-  trip: z.object({ job, note: z.string().max(1000).optional(), project }),
+  submit: z.object({ ...where, text: z.string(), topic: z.string().regex(/^[\w.-]{1,64}$/, 'a topic is a word of letters, digits, dots and dashes').optional() }),
+  trip: z.object({ ...where, note: z.string().max(1000).optional() }),
   report: z.object({ job: job.optional(), since: z.number().optional() }),
-  status: z.object({ job, project }),
-  context: z.object({ job, project }),
-  chain: z.object({ job, project }),
+  status: z.object(where),
+  context: z.object(where),
+  chain: z.object(where),
   hook: z.object({ agent: z.enum(['claude'], 'agent must be claude'), payload: z.unknown() }),
   http: z.object({}),
   events: z.object({
@@ -112,7 +117,7 @@ const fastPaths: { [O in Op]?: (r: Fields) => RequestOf<O> | undefined } = {
   check(r) {
     const { job, tool, input, session, agent, contextTokens, cwd, project } = r;
     const valid =
-      isJob(job) &&
+      absentOr(job, isJob(job)) &&
       isText(tool, 1, 256) &&
       absentOr(session, isText(session, 0, 256)) &&
       absentOr(agent, isText(agent, 0, 256)) &&

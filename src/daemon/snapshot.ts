@@ -5,6 +5,7 @@
 // msgpackr's pure-JS build, as in codec.ts: the native string extractor was the slower one.
 import { Packr } from 'msgpackr/pack';
 import type { JobState } from '../events/jobState.js';
+import type { SessionBinding } from '../events/sessions.js';
 import type { EventStore } from './eventStore.js';
 import { Projection } from './projection.js';
 
@@ -15,13 +16,15 @@ const OPTIONS = { useRecords: true, mapsAsObjects: true, moreTypes: false } as c
 const unpackr = new Packr(OPTIONS);
 
 /** Bumped whenever JobState changes shape: an older snapshot is then ignored and the log replayed. */
-export const SNAPSHOT_FORMAT = 3;
+export const SNAPSHOT_FORMAT = 4;
 
 type SnapshotRecord = {
   format: number;
   seq: number;
   jobs: JobState[];
   appliedConfig: [string, Record<string, unknown>][];
+  /** Sessions and their jobs (format 4). */
+  sessions: [string, SessionBinding][];
 };
 
 export function encodeSnapshot(projection: Projection): Buffer {
@@ -30,6 +33,7 @@ export function encodeSnapshot(projection: Projection): Buffer {
     seq: projection.lastSeq,
     jobs: [...projection.jobs.values()],
     appliedConfig: [...projection.appliedConfig.entries()],
+    sessions: [...projection.sessions.entries()],
   };
   // A new packer each time: one kept would remember every shape it has ever seen.
   return new Packr(OPTIONS).pack(record);
@@ -50,6 +54,7 @@ export function decodeSnapshot(bytes: Uint8Array): Projection | undefined {
     !Number.isSafeInteger(record.seq) ||
     !Array.isArray(record.jobs) ||
     !Array.isArray(record.appliedConfig) ||
+    !Array.isArray(record.sessions) ||
     !record.jobs.every(isJobState)
   ) {
     return undefined;
@@ -58,6 +63,7 @@ export function decodeSnapshot(bytes: Uint8Array): Projection | undefined {
   projection.lastSeq = record.seq;
   for (const job of record.jobs) projection.jobs.set(job.job, job);
   for (const [scope, values] of record.appliedConfig) projection.appliedConfig.set(scope, values);
+  for (const [session, binding] of record.sessions) projection.sessions.set(session, binding);
   return projection;
 }
 

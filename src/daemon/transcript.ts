@@ -1,13 +1,22 @@
 // Claude Code's transcript (JSON Lines) read as it grows: the model's token use per
 // message, and the agent's context use. Only the new bytes are read on each hook; a
-// half-written last line waits for the next read; a missing file is no error.
-import { open } from 'node:fs/promises';
+// half-written last line waits for the next read. The agent can write to this file, so
+// nothing in it may change a verdict: only a regular file is opened (never a FIFO, a
+// device, a directory or a symlink, which could block a read or never end), a read is
+// bounded in size and time, and a line that is not a usable object is skipped.
+import { constants, type Stats } from 'node:fs';
+import { lstat, open, type FileHandle } from 'node:fs/promises';
 import type { UsageEntry } from '../events/commands.js';
 import { parseJson } from '../common/json.js';
 
 /** On a first read of a long transcript only its tail is read: its newest turns matter most. */
 const FIRST_READ_MAX = 4 * 1024 * 1024;
+/** The most one read takes; a line longer than this is skipped whole. */
 const READ_MAX = 8 * 1024 * 1024;
+/** A read that takes longer (a stalled file system) is given up: the call goes on without it. */
+const READ_DEADLINE_MS = 1000;
+const MAX_TRANSCRIPTS = 10_000;
+const NEWLINE = 0x0a;
 
 type Usage = {
   input_tokens?: number;
@@ -25,17 +34,22 @@ type Entry = {
 
 export type TranscriptNews = { usage: UsageEntry[]; contextTokens?: number };
 
-const num = (n: unknown) => (typeof n === 'number' && Number.isFinite(n) && n >= 0 ? n : 0);
+const num = (n: unknown) => (typeof n === 'number' && Number.isFinite(n) && n >= 0 ? Math.min(Math.floor(n), Number.MAX_SAFE_INTEGER) : 0);
 
-/** What a line says, if it is an assistant message with usage. */
-export function usageOf(entry: Entry): { usage: UsageEntry; context?: number } | undefined {
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** What a line says, if it is an assistant message with usage; anything else says nothing. */
+export function usageOf(value: unknown): { usage: UsageEntry; context?: number } | undefined {
+  if (!isObject(value) || value.type !== 'assistant') return undefined;
+  const entry = value as Entry;
   const message = entry.message;
-  if (entry.type !== 'assistant' || !message?.usage || typeof message.id !== 'string') return undefined;
+  if (!isObject(message) || !isObject(message.usage) || typeof message.id !== 'string') return undefined;
   if (message.model === '<synthetic>') return undefined;
   const u = message.usage;
-  const agent = entry.isSidechain ? (entry.agentId ?? 'subagent') : 'main';
+  const sidechain = entry.isSidechain === true;
+  const agent = sidechain ? (typeof entry.agentId === 'string' ? entry.agentId : 'subagent') : 'main';
   const usage: UsageEntry = {
-    key: `${message.id}:${entry.requestId ?? ''}`,
+    key: `${message.id}:${typeof entry.requestId === 'string' ? entry.requestId : ''}`,
     agent,
     ...(typeof message.model === 'string' ? { model: message.model } : {}),
     input: num(u.input_tokens),
@@ -43,51 +57,116 @@ export function usageOf(entry: Entry): { usage: UsageEntry; context?: number } |
     cacheCreation: num(u.cache_creation_input_tokens),
     cacheRead: num(u.cache_read_input_tokens),
   };
-  return { usage, ...(entry.isSidechain ? {} : { context: usage.input + usage.cacheCreation + usage.cacheRead }) };
+  return { usage, ...(sidechain ? {} : { context: usage.input + usage.cacheCreation + usage.cacheRead }) };
 }
 
-export class TranscriptReader {
-  private readonly offsets = new Map<string, { offset: number; context?: number }>();
+/** Where a transcript's next read starts, and what it last said. */
+type Place = { offset: number; context?: number; dev: number; ino: number; skipping: boolean };
 
-  async read(path: string): Promise<TranscriptNews> {
-    const known = this.offsets.get(path);
-    let handle;
+const NOTHING_NEW: TranscriptNews = { usage: [] };
+
+export class TranscriptReader {
+  private readonly places = new Map<string, Place>();
+
+  /**
+   * The news since the last read; nothing (never an error) when the file cannot be used or
+   * does not answer in time (a read left behind closes its file when it ends).
+   */
+  read(path: string): Promise<TranscriptNews> {
+    return withDeadline(this.readNow(path), READ_DEADLINE_MS, NOTHING_NEW);
+  }
+
+  private async readNow(path: string): Promise<TranscriptNews> {
+    const handle = await openRegular(path);
+    if (handle === undefined) return NOTHING_NEW;
     try {
-      handle = await open(path, 'r');
+      return await this.readFrom(path, handle.file, handle.stats);
     } catch {
-      return { usage: [] };
+      return NOTHING_NEW;
+    } finally {
+      void handle.file.close().catch(() => undefined);
     }
-    try {
-      const size = (await handle.stat()).size;
-      let from = known?.offset ?? Math.max(0, size - FIRST_READ_MAX);
-      if (from > size) from = 0; // the file was replaced
-      const length = Math.min(size - from, READ_MAX);
-      const buffer = Buffer.alloc(length);
-      const { bytesRead } = await handle.read(buffer, 0, length, from);
-      const text = buffer.subarray(0, bytesRead).toString('utf8');
-      // Up to the last complete line; a tail read starts after the first (likely cut) line.
-      const end = text.lastIndexOf('\n');
-      const start = known === undefined && from > 0 ? text.indexOf('\n') + 1 : 0;
-      const usage: UsageEntry[] = [];
-      let context = known?.context;
-      for (const line of end < start ? [] : text.slice(start, end).split('\n')) {
-        if (line.trim() === '') continue;
-        let entry: Entry;
-        try {
-          entry = parseJson(line) as Entry;
-        } catch {
-          continue;
-        }
-        const found = usageOf(entry);
+  }
+
+  private async readFrom(path: string, file: FileHandle, stats: Stats): Promise<TranscriptNews> {
+    let known = this.places.get(path);
+    // Another file under the same name, or one cut shorter: start over.
+    if (known !== undefined && (known.dev !== stats.dev || known.ino !== stats.ino || known.offset > stats.size)) known = undefined;
+    const from = known?.offset ?? Math.max(0, stats.size - FIRST_READ_MAX);
+    const length = Math.min(stats.size - from, READ_MAX);
+    const buffer = Buffer.alloc(length);
+    const { bytesRead } = length > 0 ? await file.read(buffer, 0, length, from) : { bytesRead: 0 };
+    const bytes = buffer.subarray(0, bytesRead);
+    // A line cut by the read's start (a tail read, or the rest of a skipped long line) is dropped.
+    const cut = (known === undefined && from > 0) || known?.skipping === true;
+    const firstNewline = bytes.indexOf(NEWLINE);
+    const start = cut ? firstNewline + 1 : 0;
+    const end = bytes.lastIndexOf(NEWLINE);
+    let consumed: number;
+    let skipping = false;
+    if (cut && firstNewline === -1) {
+      consumed = bytesRead; // still inside the cut line
+      skipping = true;
+    } else if (end === -1 || end < start) {
+      // No complete line: wait for the rest, unless the line is already longer than a read.
+      skipping = start === 0 && bytesRead === READ_MAX;
+      consumed = skipping ? bytesRead : start;
+    } else {
+      consumed = end + 1;
+    }
+    const usage: UsageEntry[] = [];
+    let context = known?.context;
+    if (end >= start && end !== -1) {
+      for (const line of bytes.subarray(start, end).toString('utf8').split('\n')) {
+        const found = usageOfLine(line);
         if (!found) continue;
         usage.push(found.usage);
         if (found.context !== undefined) context = found.context;
       }
-      const consumed = end < start ? 0 : Buffer.byteLength(text.slice(0, end + 1), 'utf8');
-      this.offsets.set(path, { offset: from + consumed, ...(context !== undefined ? { context } : {}) });
-      return { usage, ...(context !== undefined ? { contextTokens: context } : {}) };
-    } finally {
-      await handle.close();
     }
+    this.remember(path, { offset: from + consumed, ...(context !== undefined ? { context } : {}), dev: stats.dev, ino: stats.ino, skipping });
+    return { usage, ...(context !== undefined ? { contextTokens: context } : {}) };
   }
+
+  private remember(path: string, place: Place): void {
+    if (!this.places.has(path) && this.places.size >= MAX_TRANSCRIPTS) this.places.clear();
+    this.places.set(path, place);
+  }
+}
+
+function usageOfLine(line: string): ReturnType<typeof usageOf> {
+  if (line.trim() === '') return undefined;
+  try {
+    return usageOf(parseJson(line));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The file opened for reading if it is a regular file, else undefined. lstat first, so a
+ * FIFO, a device or a symlink is never opened; then opened without following a symlink
+ * and without waiting (O_NONBLOCK), and checked again: it may have been swapped between.
+ */
+async function openRegular(path: string): Promise<{ file: FileHandle; stats: Stats } | undefined> {
+  try {
+    if (!(await lstat(path)).isFile()) return undefined;
+    const file = await open(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
+    const stats = await file.stat().catch(() => undefined);
+    if (stats?.isFile()) return { file, stats };
+    void file.close().catch(() => undefined);
+    return undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The promise's value, or `fallback` once `ms` have passed. */
+function withDeadline<T>(promise: Promise<T>, ms: number, fallback: T): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<T>((resolve) => {
+    timer = setTimeout(() => resolve(fallback), ms);
+    timer.unref();
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }

@@ -106,6 +106,23 @@ export type UsageRecorded = {
   };
 };
 
+/**
+ * An agent session's job, fixed when the session was first seen: wherever the session goes
+ * afterwards (another folder, a new `.git`), its calls are checked against this job.
+ */
+export type SessionBound = {
+  type: 'SessionBound';
+  data: {
+    session: string;
+    job: string;
+    /** The project folder the job's configuration comes from. */
+    project: string;
+    /** The folder the session was first seen in. */
+    cwd: string;
+    time: Time;
+  };
+};
+
 export type RecapEvent =
   | InteractionRecorded
   | UsageRecorded
@@ -113,7 +130,8 @@ export type RecapEvent =
   | ToolDenied
   | SummaryRejected
   | SummaryAccepted
-  | ConfigApplied;
+  | ConfigApplied
+  | SessionBound;
 
 export type EventType = RecapEvent['type'];
 
@@ -125,6 +143,7 @@ export const EVENT_TYPES: readonly EventType[] = [
   'SummaryAccepted',
   'ConfigApplied',
   'UsageRecorded',
+  'SessionBound',
 ];
 
 /** The schema version written for each event type today. */
@@ -136,6 +155,7 @@ export const CURRENT_VERSION: Record<EventType, number> = {
   SummaryAccepted: 1,
   ConfigApplied: 1,
   UsageRecorded: 1,
+  SessionBound: 1,
 };
 
 /** An event as it sits in the log: its global sequence number and schema version. */

@@ -177,16 +177,22 @@ export function runShell(attack: Attack, command: string, cwd = attack.box.proje
 }
 
 /**
+ * Where the way out is taken: the agent's folder (the project by default), and payload fields
+ * the attack leaves in every call (a poisoned transcript_path, a subagent's agent_id).
+ */
+export type WayOutOptions = { cwd?: string; fields?: Record<string, unknown> };
+
+/**
  * The way out works: a fresh deny names the command; the hook lets that exact command
  * (with a real summary) through; run in a real shell it is accepted; then the agent's next
  * tool call is allowed.
  */
-export async function proveWayOut(attack: Attack, options: { cwd?: string } = {}): Promise<void> {
+export async function proveWayOut(attack: Attack, options: WayOutOptions = {}): Promise<void> {
   const cwd = options.cwd ?? attack.box.project;
-  const read = (where: string) => toolCall(attack, 'Read', { file_path: join(where, 'README.md') }, { cwd: where });
+  const read = (where: string) => toolCall(attack, 'Read', { file_path: join(where, 'README.md') }, { ...options.fields, cwd: where });
   const reason = expectDenied(await runHook(attack.box.env, read(cwd)));
   const command = filledIn(submitCommandIn(reason));
-  expectAllowed(await runHook(attack.box.env, toolCall(attack, 'Bash', { command, description: 'submit the summary' }, { cwd })));
+  expectAllowed(await runHook(attack.box.env, toolCall(attack, 'Bash', { command, description: 'submit the summary' }, { ...options.fields, cwd })));
   const submitted = await runShell(attack, command, cwd);
   expect(submitted.exitCode, `the way out failed:\n${submitted.stdout}\n${submitted.stderr}`).toBe(0);
   expectAllowed(await runHook(attack.box.env, read(cwd)));
@@ -197,10 +203,10 @@ export async function proveWayOut(attack: Attack, options: { cwd?: string } = {}
  * hook lets that exact command (with a real summary) through. Cheap enough to follow every
  * case of a family that shares one tripped gate; proveWayOut then takes it once.
  */
-export async function expectWayOutOpen(attack: Attack, options: { cwd?: string } = {}): Promise<string> {
+export async function expectWayOutOpen(attack: Attack, options: WayOutOptions = {}): Promise<string> {
   const cwd = options.cwd ?? attack.box.project;
-  const reason = expectDenied(await runHook(attack.box.env, toolCall(attack, 'Read', { file_path: join(cwd, 'README.md') }, { cwd })));
+  const reason = expectDenied(await runHook(attack.box.env, toolCall(attack, 'Read', { file_path: join(cwd, 'README.md') }, { ...options.fields, cwd })));
   const command = filledIn(submitCommandIn(reason));
-  expectAllowed(await runHook(attack.box.env, toolCall(attack, 'Bash', { command, description: 'submit the summary' }, { cwd })));
+  expectAllowed(await runHook(attack.box.env, toolCall(attack, 'Bash', { command, description: 'submit the summary' }, { ...options.fields, cwd })));
   return command;
 }

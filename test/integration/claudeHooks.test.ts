@@ -51,7 +51,8 @@ describe('Claude Code hooks through the daemon', () => {
   const hook = (payload: unknown) => op<HookAnswer>({ op: 'hook', agent: 'claude', payload });
   const status = (job: string) => op<Status>({ op: 'status', job });
 
-  const base = (cwd: string, session = 'sess-main') => ({
+  // Each folder its own session: a session keeps the job of the folder it was first seen in.
+  const base = (cwd: string, session = `sess-${jobIdFor(cwd)}`) => ({
     session_id: session,
     transcript_path: `/tmp/transcripts/${session}.jsonl`,
     cwd,
@@ -295,10 +296,10 @@ describe('Claude Code hooks through the daemon', () => {
       expect(warning.level).toBe(WARN);
     });
 
-    it('a PreToolUse whose tool_name is a number gets a harmless answer and is warned about', async () => {
+    it('a PreToolUse whose tool_name is a number is judged as an unknown tool (allowed on an open gate) and warned about', async () => {
       expect(await hook({ ...preToolUse(dir, 'Read', {}), tool_name: 42 })).toEqual(NOTHING);
       const warning = await daemon.waitForLog(
-        (l) => l.msg === 'ignoring a Claude Code hook payload of an unexpected shape' && l.event === 'PreToolUse' && String(l.problems).includes('tool_name'),
+        (l) => l.msg === 'judging a Claude Code tool call of an unexpected shape as an unknown tool' && String(l.problems).includes('tool_name'),
       );
       expect(warning.level).toBe(WARN);
     });

@@ -3,7 +3,7 @@
 // and against a daemon that can be neither reached nor started (ON_DAEMON_DOWN).
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { RawClient, removeSandbox, ROOT, runCli, sandbox, type DaemonProcess, type Sandbox, closeSandbox, sandboxWithDaemon } from '../helpers/daemon.js';
 import { prose } from '../helpers/text.js';
@@ -58,8 +58,9 @@ const noStack = (run: HookRun) => {
   expect(run.stderr).not.toContain('    at ');
 };
 
+/** Each project its own session: a session keeps the job of the folder it was first seen in. */
 function common(cwd: string) {
-  return { session_id: 'session-1', transcript_path: join(cwd, 'transcript.jsonl'), cwd, permission_mode: 'default' };
+  return { session_id: `session-${basename(cwd)}`, transcript_path: join(cwd, 'transcript.jsonl'), cwd, permission_mode: 'default' };
 }
 const preToolUse = (cwd: string, tool = 'Read', input: unknown = { file_path: join(cwd, 'src', 'a.ts') }) =>
   JSON.stringify({ ...common(cwd), hook_event_name: 'PreToolUse', tool_name: tool, tool_input: input, tool_use_id: 'toolu_01' });

@@ -4,7 +4,7 @@ import { mkdirSync, readFileSync, statSync } from 'node:fs';
 import { Agent, request, type OutgoingHttpHeaders } from 'node:http';
 import { connect } from 'node:net';
 import { networkInterfaces } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, RawClient, removeSandbox, runCli, sandbox, startDaemon, type DaemonProcess, type Sandbox } from '../helpers/daemon.js';
 import { prose } from '../helpers/text.js';
@@ -49,7 +49,8 @@ function tcpConnect(host: string, port: number): Promise<string> {
   });
 }
 
-const common = (cwd: string) => ({ session_id: 'http-session', transcript_path: join(cwd, 't.jsonl'), cwd, permission_mode: 'default' });
+// Each project its own session: a session keeps the job of the folder it was first seen in.
+const common = (cwd: string) => ({ session_id: `http-session-${basename(cwd)}`, transcript_path: join(cwd, 't.jsonl'), cwd, permission_mode: 'default' });
 const preToolUse = (cwd: string, tool: string, input: unknown) => ({ ...common(cwd), hook_event_name: 'PreToolUse', tool_name: tool, tool_input: input, tool_use_id: 'toolu_9' });
 
 type Deny = { hookSpecificOutput: { hookEventName: string; permissionDecision: string; permissionDecisionReason: string } };

@@ -6,6 +6,7 @@ import type { Command } from '../../src/events/commands.js';
 import { CURRENT_VERSION, type RecapEvent, type StoredEvent } from '../../src/events/events.js';
 import { Projection } from '../../src/daemon/projection.js';
 import { decodeSnapshot, encodeSnapshot } from '../../src/daemon/snapshot.js';
+import { sessionBound } from '../../src/events/sessions.js';
 import { context, decide, T0, validSummary, words } from '../helpers/spec.js';
 
 /** mulberry32: a small seeded generator, so a failing history can be replayed from its seed. */
@@ -36,6 +37,10 @@ function history(seed: number, length: number): StoredEvent[] {
     let produced: RecapEvent[];
     if (roll < 0.05) {
       produced = [{ type: 'ConfigApplied', data: { ...(next() < 0.5 ? { job } : {}), values: { TOKEN_THRESHOLD: Math.floor(next() * 900) }, sources: {}, time: now } }];
+    } else if (roll < 0.09) {
+      // A few sessions, bound again and again: only the first binding of each holds.
+      const session = pick(['s1', 's2', 's3', 's4']);
+      produced = [sessionBound(session, { job, project: `/p/${job}` }, `/p/${job}/${Math.floor(next() * 3)}`, now)];
     } else {
       const command: Command =
         roll < 0.5
@@ -61,6 +66,7 @@ const fingerprint = (p: Projection) =>
     lastSeq: p.lastSeq,
     jobs: [...p.jobs.entries()].sort(([a], [b]) => a.localeCompare(b)),
     config: [...p.appliedConfig.entries()].sort(([a], [b]) => a.localeCompare(b)),
+    sessions: [...p.sessions.entries()].sort(([a], [b]) => a.localeCompare(b)),
   });
 
 describe('projection snapshots', () => {
@@ -83,7 +89,18 @@ describe('projection snapshots', () => {
 
   it('the histories exercise every kind of event', () => {
     const types = new Set(Array.from({ length: 20 }, (_, i) => history(i + 1, 200)).flat().map((e) => e.type));
-    expect([...types].sort()).toEqual(['ConfigApplied', 'GateTripped', 'InteractionRecorded', 'SummaryAccepted', 'SummaryRejected', 'ToolDenied']);
+    expect([...types].sort()).toEqual(['ConfigApplied', 'GateTripped', 'InteractionRecorded', 'SessionBound', 'SummaryAccepted', 'SummaryRejected', 'ToolDenied']);
+  });
+
+  it('a session keeps its first binding, in a replay and after a snapshot', () => {
+    const projection = new Projection();
+    const bind = (job: string, seq: number) => projection.apply({ ...sessionBound('s', { job, project: `/p/${job}` }, `/p/${job}`, T0), seq, version: 1 });
+    bind('first-00000001', 1);
+    bind('second-00000002', 2);
+    expect(projection.sessionJob('s')).toEqual({ job: 'first-00000001', project: '/p/first-00000001' });
+    expect(decodeSnapshot(encodeSnapshot(projection))!.sessionJob('s')).toEqual({ job: 'first-00000001', project: '/p/first-00000001' });
+    // A binding is no job of its own.
+    expect(projection.jobs.size).toBe(0);
   });
 
   it('ignores a snapshot that does not decode or has another format', () => {

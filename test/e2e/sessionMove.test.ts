@@ -1,0 +1,102 @@
+// End to end: in one real Claude Code session the model, while the gate is open, makes a
+// folder with its own `.git`, moves into it and poisons its own transcript (`echo null >>`,
+// `[]`, a number). When its context use then trips the gate, its tools are still denied on
+// the job its session started in, and the deny's own `recap submit`, run from the moved
+// folder, clears that job, after which its next tool runs there.
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { delimiter, dirname, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { jobIdFor } from '../../src/common/jobs.js';
+import { RECAP, removeSandbox, ROOT, runCli, sandbox, startDaemon, type DaemonProcess, type Sandbox } from '../helpers/daemon.js';
+import { answer, bash, MockAnthropic, read, withContext } from '../helpers/mockAnthropic.js';
+import { goodSummary } from '../helpers/text.js';
+
+const CLAUDE = join(ROOT, 'node_modules', '@anthropic-ai', 'claude-code-linux-x64', 'claude');
+const TEST_MS = 240_000;
+
+function runClaude(cwd: string, env: NodeJS.ProcessEnv, prompt: string, mock: MockAnthropic): Promise<{ code: number | null; stdout: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(CLAUDE, ['-p', prompt, '--output-format', 'json', '--allowedTools', 'Bash,Read'], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
+    child.once('error', reject);
+    child.once('close', (code) => {
+      clearTimeout(timer);
+      if (code !== 0) reject(new Error(`claude -p failed (exit ${code})\n${stdout}\n${stderr}\n${mock.describe()}`));
+      else resolve({ code, stdout });
+    });
+  });
+}
+
+describe("the real Claude Code, moving and poisoning its transcript under recap's command hooks", () => {
+  let box: Sandbox;
+  let daemon: DaemonProcess;
+  let mock: MockAnthropic;
+
+  beforeAll(async () => {
+    const base = sandbox();
+    const config = join(base.dir, 'etc', 'config.conf');
+    mkdirSync(dirname(config));
+    // The gate trips when the context holds half of a 10,000-token window.
+    writeFileSync(config, 'TRIGGER_CONTEXT_PERCENT=50\nCONTEXT_WINDOW=10000\n');
+    const binDir = join(base.dir, 'bin');
+    mkdirSync(binDir);
+    symlinkSync(RECAP, join(binDir, 'recap'));
+    box = { ...base, config, env: { ...base.env, PATH: [binDir, dirname(process.execPath), process.env.PATH].join(delimiter), RECAP_CONFIG: config } };
+    daemon = await startDaemon(box);
+    const installed = await runCli(box, ['install', 'claude', '--json']);
+    expect(installed.code, installed.stderr).toBe(0);
+    mock = await MockAnthropic.start();
+  });
+
+  afterAll(async () => {
+    await mock?.close();
+    await daemon?.stop();
+    if (box) removeSandbox(box);
+  });
+
+  it(
+    'is denied on its first job after `mkdir x && touch x/.git && cd x` and `echo null >>` its transcript, and gets out with the deny\'s command from x',
+    async () => {
+      const job = jobIdFor(box.project);
+      const x = join(box.project, 'x');
+      const transcripts = '"$(ls -t "$HOME"/.claude/projects/*/*.jsonl | head -1)"';
+      mock.script(
+        bash('mkdir x && touch x/.git && cd x', 'a folder of its own'),
+        bash(`echo null >> ${transcripts} && printf '[]\\n42\\n' >> ${transcripts}`, 'poison the transcript'),
+        withContext(read(join(x, 'notes.md')), 6000),
+        bash(`recap submit <<'EOF'\n${goodSummary()}\nEOF`, 'submit the summary'),
+        bash('pwd > where.txt', 'where am I'),
+        answer('Done.'),
+      );
+      const env = { ...box.env, ANTHROPIC_BASE_URL: mock.url, ANTHROPIC_API_KEY: 'sk-ant-test-any', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_TELEMETRY: '1', DISABLE_AUTOUPDATER: '1' };
+      await runClaude(box.project, env, 'Set up the x sub-project and read its notes.', mock);
+      const ctx = mock.describe();
+      expect(mock.turnsTaken, ctx).toBe(6);
+
+      expect(mock.toolResult(0)?.isError, ctx).toBe(false);
+      expect(existsSync(join(x, '.git'))).toBe(true);
+      expect(mock.toolResult(1)?.isError, ctx).toBe(false);
+
+      // The context use tripped the gate: the Read in x is denied on the session's first job.
+      const denied = mock.toolResult(2);
+      expect(denied?.isError, ctx).toBe(true);
+      expect(denied!.text).toContain(`recap: job ${job} needs a summary`);
+
+      // The deny's own command, run by the Bash tool in x, cleared that job.
+      const submitted = mock.toolResult(3);
+      expect(submitted?.isError, submitted?.text).toBe(false);
+      const status = await runCli(box, ['status', '--json']);
+      expect(JSON.parse(status.stdout)).toMatchObject({ job, tripped: false, summaries: 1 });
+
+      // And the next tool ran, in x.
+      expect(mock.toolResult(4)?.isError, mock.toolResult(4)?.text).toBe(false);
+      expect(readFileSync(join(x, 'where.txt'), 'utf8').trim()).toBe(x);
+    },
+    TEST_MS,
+  );
+});
