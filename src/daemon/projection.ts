@@ -3,6 +3,8 @@
 import type { StoredEvent } from '../events/events.js';
 import { evolve, initialJobState, type JobState } from '../events/jobState.js';
 
+export type ApprovedConfig = { hash: string; values: Record<string, unknown>; seq: number };
+
 /** The scope of the user-wide configuration in `appliedConfig`. */
 export const USER_SCOPE = '';
 
@@ -10,6 +12,8 @@ export class Projection {
   readonly jobs = new Map<string, JobState>();
   /** The values of the newest ConfigApplied per scope (a job, or USER_SCOPE). */
   readonly appliedConfig = new Map<string, Record<string, unknown>>();
+  /** The newest approval of each project's config file (`recap config allow`), by project folder. */
+  readonly approvedConfig = new Map<string, ApprovedConfig>();
   lastSeq = 0;
 
   /** A job's state to read: a job never seen is in its initial state (and is not kept). */
@@ -30,6 +34,11 @@ export class Projection {
     this.lastSeq = event.seq;
     if (event.type === 'ConfigApplied') {
       this.appliedConfig.set(event.data.job ?? USER_SCOPE, event.data.values);
+      return;
+    }
+    if (event.type === 'ConfigApproved') {
+      const { project, hash, values } = event.data;
+      this.approvedConfig.set(project, { hash, values, seq: event.seq });
       return;
     }
     evolve(this.job(event.data.job), event);

@@ -6,7 +6,7 @@
 import { Packr } from 'msgpackr/pack';
 import type { JobState } from '../events/jobState.js';
 import type { EventStore } from './eventStore.js';
-import { Projection } from './projection.js';
+import { Projection, type ApprovedConfig } from './projection.js';
 
 // Records (msgpackr's self-describing structures, defined inside each snapshot) decode a
 // chain's many same-shaped entries about three times faster than plain maps. A snapshot is
@@ -15,13 +15,14 @@ const OPTIONS = { useRecords: true, mapsAsObjects: true, moreTypes: false } as c
 const unpackr = new Packr(OPTIONS);
 
 /** Bumped whenever JobState changes shape: an older snapshot is then ignored and the log replayed. */
-export const SNAPSHOT_FORMAT = 3;
+export const SNAPSHOT_FORMAT = 4;
 
 type SnapshotRecord = {
   format: number;
   seq: number;
   jobs: JobState[];
   appliedConfig: [string, Record<string, unknown>][];
+  approvedConfig: [string, ApprovedConfig][];
 };
 
 export function encodeSnapshot(projection: Projection): Buffer {
@@ -30,6 +31,7 @@ export function encodeSnapshot(projection: Projection): Buffer {
     seq: projection.lastSeq,
     jobs: [...projection.jobs.values()],
     appliedConfig: [...projection.appliedConfig.entries()],
+    approvedConfig: [...projection.approvedConfig.entries()],
   };
   // A new packer each time: one kept would remember every shape it has ever seen.
   return new Packr(OPTIONS).pack(record);
@@ -50,6 +52,7 @@ export function decodeSnapshot(bytes: Uint8Array): Projection | undefined {
     !Number.isSafeInteger(record.seq) ||
     !Array.isArray(record.jobs) ||
     !Array.isArray(record.appliedConfig) ||
+    !Array.isArray(record.approvedConfig) ||
     !record.jobs.every(isJobState)
   ) {
     return undefined;
@@ -58,6 +61,7 @@ export function decodeSnapshot(bytes: Uint8Array): Projection | undefined {
   projection.lastSeq = record.seq;
   for (const job of record.jobs) projection.jobs.set(job.job, job);
   for (const [scope, values] of record.appliedConfig) projection.appliedConfig.set(scope, values);
+  for (const [project, approved] of record.approvedConfig) projection.approvedConfig.set(project, approved);
   return projection;
 }
 

@@ -124,6 +124,7 @@ export function evolve(state: JobState, event: StoredEvent): JobState {
       state.usageSeen[event.data.key] = true;
       return state;
     case 'ConfigApplied':
+    case 'ConfigApproved':
       return state;
     default: {
       const exhaustive: never = event;
