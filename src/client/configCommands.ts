@@ -125,6 +125,7 @@ export function configCommands(y: Argv<Common>): Argv<Common> {
           }
           const allowed = await configOp<Allowed>({ ...where, allow: true, ...(hash !== undefined ? { hash } : {}) });
           if (argv.json) return write(JSON.stringify(allowed, null, 2));
+          if (allowed.already && !existsSync(allowed.file)) return write(`there is no ${allowed.file}; nothing to approve`);
           if (allowed.already) return write(`${allowed.file} (sha256 ${allowed.hash.slice(0, 12)}) is already approved; nothing changed`);
           write(`approved ${allowed.file} (sha256 ${allowed.hash.slice(0, 12)})${allowed.changes.length > 0 ? '; now in force:' : '; it changes nothing in force'}`);
           for (const change of allowed.changes) write(changeLine(change));

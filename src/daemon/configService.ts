@@ -193,7 +193,8 @@ export class ConfigService {
     const sources: Record<string, string> = {};
     for (const key of Object.keys(config)) {
       const taken = !held.some((h) => h.key === key);
-      sources[key] = taken ? (wanted.effective.sources[key] ?? 'default') : `${inForce.sources[key] ?? 'default'} (${file} asks for more: waits for ${ALLOW_COMMAND})`;
+      const asked = JSON.stringify(wanted.effective.config[key as keyof typeof config]);
+      sources[key] = taken ? (wanted.effective.sources[key] ?? 'default') : `${inForce.sources[key] ?? 'default'} (held: ${file} sets ${asked}, waiting for ${ALLOW_COMMAND})`;
     }
     if (held.length > 0) this.pendingByProject.set(projectDir, { file, hash: current.hash, held, neverApproved: approval === undefined });
     return { config, sources };

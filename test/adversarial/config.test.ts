@@ -421,5 +421,8 @@ describe('recap config check and show', () => {
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toMatch(new RegExp(`TOKEN_THRESHOLD=321\\s+${box.config.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:1`));
     expect(run.stdout).toMatch(/SUMMARY_MIN_TOKENS=200\s+default/);
+    const allow = await runCli(box, ['config', 'allow']);
+    expect(allow.code, allow.stderr).toBe(0);
+    expect(allow.stdout).toContain(`there is no ${join(box.project, '.recap', 'config.conf')}; nothing to approve`);
   });
 });

@@ -38,7 +38,7 @@ describe('ConfigService with approvals', () => {
     writeFileSync(projectFile, 'TOKEN_THRESHOLD=5000\nMIN_TOKENS_PER_SECTION=70\n');
     const s = service();
     expect(s.forProject(project).config).toMatchObject({ TOKEN_THRESHOLD: 300, MIN_TOKENS_PER_SECTION: 70 });
-    expect(s.forProject(project).sources.TOKEN_THRESHOLD).toContain('waits for recap config allow');
+    expect(s.forProject(project).sources.TOKEN_THRESHOLD).toBe(`${userFile}:1 (held: ${projectFile} sets 5000, waiting for recap config allow)`);
     expect(s.forProject(project).sources.MIN_TOKENS_PER_SECTION).toBe(`${projectFile}:2`);
     expect(s.pending(project)).toEqual({
       file: projectFile,
