@@ -172,7 +172,8 @@ export class ConfigService {
 
   /**
    * The project file applies whole when its hash is the approved one (no file, before any
-   * approval); otherwise each key takes the file's value only where it is stricter than
+   * approval) and it reads as it did then (a "${KEY:-default}" takes the daemon's
+   * environment, which a daemon started elsewhere may not share); otherwise each key takes the file's value only where it is stricter than
    * the last approved file's, and keeps that one where it is not.
    */
   private guarded(projectDir: string): Effective {
@@ -182,7 +183,9 @@ export class ConfigService {
     const approval = this.approvals(projectDir);
     const wanted = combine([this.userLayer, current.layer]);
     if (!wanted.ok) return this.user();
-    if (current.hash === (approval?.hash ?? NO_FILE_HASH)) return wanted.effective;
+    if (current.hash === (approval?.hash ?? NO_FILE_HASH) && (approval === undefined || sameValues(approval.values, current.layer.values))) {
+      return wanted.effective;
+    }
     const approvedLayer = approval ? { values: approval.values, sources: sourcesOf(approval.values, `${file} as approved (sha256 ${approval.hash.slice(0, 12)})`) } : EMPTY_LAYER;
     const base = combine([this.userLayer, approvedLayer]);
     const inForce = base.ok ? base.effective : this.user();

@@ -99,6 +99,14 @@ describe('ConfigService with approvals', () => {
     expect(!read.ok && read.problems[0]).toContain(`${projectFile}:1: TOKEN_THRESHOLD`);
   });
 
+  it('given an approved file that takes a value from the environment, when a daemon with another environment reads it, then the approved value stays', () => {
+    writeFileSync(projectFile, 'TOKEN_THRESHOLD="${TOKEN_THRESHOLD:-800}"\n');
+    approve(service());
+    const elsewhere = new ConfigService(userFile, { TOKEN_THRESHOLD: '99999' }, undefined, (p) => approvals.get(p));
+    expect(elsewhere.forProject(project).config.TOKEN_THRESHOLD).toBe(800);
+    expect(elsewhere.pending(project)?.held).toEqual([{ key: 'TOKEN_THRESHOLD', from: 800, to: 99999, direction: 'weaker' }]);
+  });
+
   it('given the user config, then it applies without approval', () => {
     writeFileSync(userFile, 'TOKEN_THRESHOLD=5000\nON_DAEMON_DOWN=open\n');
     const s = service();
