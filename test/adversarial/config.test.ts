@@ -362,6 +362,18 @@ describe('recap config allow: the user approves, the approved values apply, a la
     await proveWayOut(attack);
   });
 
+  it("refuses the agent's own shell (its session variable set): nothing is approved", async () => {
+    const attack = await trippedGate(newBox(), start);
+    await agentWrites(attack, 'mkdir -p .recap && echo TOKEN_THRESHOLD=100000 > .recap/config.conf');
+    await reload(attack.daemon);
+    const run = await runShell(attack, 'recap config allow');
+    expect(run.exitCode).toBe(1);
+    expect(run.stderr).toContain("this shell is an agent's (CLAUDE_CODE_SESSION_ID is set): run it in your own terminal");
+    await expectStillGated(attack);
+    await expectHeld(attack, 'TOKEN_THRESHOLD', 300, 100000);
+    await expectWayOutOpen(attack);
+  });
+
   it('refuses an invalid file, naming file, line and key (exit 1)', async () => {
     const attack = await trippedGate(newBox(), start);
     await agentWrites(attack, 'mkdir -p .recap && printf "# mine\\nTOKEN_THRESHOLD=lots\\n" > .recap/config.conf');
