@@ -173,8 +173,9 @@ export class ConfigService {
   /**
    * The project file applies whole when its hash is the approved one (no file, before any
    * approval) and it reads as it did then (a "${KEY:-default}" takes the daemon's
-   * environment, which a daemon started elsewhere may not share); otherwise each key takes the file's value only where it is stricter than
-   * the last approved file's, and keeps that one where it is not.
+   * environment, which a daemon started elsewhere may not share). Otherwise each key takes
+   * the file's value only where it is stricter than the last approved file's (the user's
+   * own configuration, before any approval), and keeps that one where it is not.
    */
   private guarded(projectDir: string): Effective {
     this.pendingByProject.delete(projectDir);

@@ -130,7 +130,8 @@ export class Handler {
     const read = config.approval(r.project, r.hash);
     if (!read.ok) throw new CommandRefused(read.problems.join('\n'));
     const { file, hash, values, changes } = read.approval;
-    const already = (this.deps.projection().approvedConfig.get(r.project)?.hash ?? NO_FILE_HASH) === hash;
+    const approved = this.deps.projection().approvedConfig.get(r.project);
+    const already = approved ? approved.hash === hash && sameValues(approved.values, values) : hash === NO_FILE_HASH;
     if (!already) await this.append([{ type: 'ConfigApproved', data: { job: r.job, project: r.project, file, hash, values, time: this.now() } }]);
     config.approvalsChanged();
     await this.settled(r.job, r.project);
