@@ -5,7 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConfigService, contentHash } from '../../src/daemon/configService.js';
-import type { ApprovedConfig } from '../../src/daemon/projection.js';
+import { Projection, type ApprovedConfig } from '../../src/daemon/projection.js';
+import { decodeSnapshot, encodeSnapshot } from '../../src/daemon/snapshot.js';
+import { CURRENT_VERSION } from '../../src/events/events.js';
 
 describe('ConfigService with approvals', () => {
   let dir: string;
@@ -112,5 +114,23 @@ describe('ConfigService with approvals', () => {
     const s = service();
     expect(s.forProject(project).config.TOKEN_THRESHOLD).toBe(5000);
     expect(s.pending(project)).toBeUndefined();
+  });
+});
+
+describe('ConfigApproved in the projection', () => {
+  const approved = (seq: number, hash: string, threshold: number) => ({
+    type: 'ConfigApproved' as const,
+    seq,
+    version: CURRENT_VERSION.ConfigApproved,
+    data: { job: 'p-1', project: '/p', file: '/p/.recap/config.conf', hash, values: { TOKEN_THRESHOLD: threshold }, time: 0 },
+  });
+
+  it('given two approvals of a project, then the newest is in force, and a snapshot keeps it', () => {
+    const projection = new Projection();
+    projection.apply(approved(1, 'a'.repeat(64), 900));
+    projection.apply(approved(2, 'b'.repeat(64), 700));
+    expect(projection.approvedConfig.get('/p')).toEqual({ hash: 'b'.repeat(64), values: { TOKEN_THRESHOLD: 700 }, seq: 2 });
+    expect(projection.jobs.size).toBe(0);
+    expect(decodeSnapshot(encodeSnapshot(projection))?.approvedConfig.get('/p')).toEqual(projection.approvedConfig.get('/p'));
   });
 });
