@@ -323,6 +323,8 @@ function gist(line: Line): string {
       return `${d.problems.length} problems: ${d.problems[0] ?? ''}`;
     case 'SummaryAccepted':
       return `level ${d.level}, ${d.tokens} tokens, through #${d.coversThrough}, ${String(d.hash).slice(0, 12)}`;
+    case 'ConfigApproved':
+      return `${d.file} approved by the user (sha256 ${String(d.hash).slice(0, 12)})`;
     case 'ConfigApplied':
       return `${d.job ? `job ${d.job}` : 'user'}: threshold ${d.values?.TOKEN_THRESHOLD}, band ${d.values?.SUMMARY_MIN_TOKENS}..${d.values?.SUMMARY_MAX_TOKENS}`;
     case 'SessionBound':

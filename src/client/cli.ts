@@ -6,6 +6,7 @@ import { hideBin } from 'yargs/helpers';
 import { UserError } from '../common/errors.js';
 import { projectRoot } from '../common/jobs.js';
 import { auditCommands } from './auditCommands.js';
+import { configCommands } from './configCommands.js';
 import { connectOrStart } from './autostart.js';
 import { printChecks, runDoctor } from './doctor.js';
 import { installCommandHooks, installHttpHooks, uninstallHooks, type Scope } from './installClaude.js';
@@ -238,7 +239,7 @@ export function buildCli(args: string[]): Argv {
       output(argv, { checks }, () => printChecks(checks));
       if (checks.some((c) => !c.ok)) process.exitCode = 1;
     });
-  return auditCommands(cli)
+  return configCommands(auditCommands(cli))
     .demandCommand(1, 'name a command; see recap --help')
     .recommendCommands()
     .strict()

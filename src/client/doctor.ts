@@ -7,13 +7,16 @@ import { isRecapFolder } from '../daemon/recapPaths.js';
 import { RECAP_EVENTS, recapHooksIn, type HookEntry } from './claudeSettings.js';
 import { readSettings, settingsFiles, type Scope } from './installClaude.js';
 import { Client } from './socketClient.js';
+import { jobIdFor } from '../common/jobs.js';
+import type { PendingConfig } from '../daemon/configService.js';
+import { spelled } from './configCommands.js';
 
 export type Check = { name: string; ok: boolean; detail: string; fix?: string };
 
 const MIN_NODE = [20, 19];
 
 export async function runDoctor(project: string, env: NodeJS.ProcessEnv): Promise<Check[]> {
-  return [nodeCheck(), await daemonCheck(env), ...permissionChecks(env), configCheck(project, env), ...hookChecks(project, env)];
+  return [nodeCheck(), await daemonCheck(env), ...permissionChecks(env), configCheck(project, env), ...(await approvalCheck(project, env)), ...hookChecks(project, env)];
 }
 
 function nodeCheck(): Check {
@@ -74,6 +77,25 @@ function configCheck(project: string, env: NodeJS.ProcessEnv): Check {
   if (problems.length > 0) return { name: 'config', ok: false, detail: problems.join('; '), fix: 'correct the line named, then kill -HUP the daemon' };
   const present = files.filter((f) => existsSync(f));
   return { name: 'config', ok: true, detail: present.length > 0 ? `valid: ${present.join(', ')}` : 'no config files; the defaults are in force' };
+}
+
+/** Whether a change of the project's config file waits for the user's approval (asked of a running daemon). */
+async function approvalCheck(project: string, env: NodeJS.ProcessEnv): Promise<Check[]> {
+  let shown: { pending?: PendingConfig };
+  try {
+    const client = await Client.connect(socketPath(env), 1000);
+    try {
+      shown = await client.request<{ pending?: PendingConfig }>('config', { job: jobIdFor(project), project }, 2000);
+    } finally {
+      client.close();
+    }
+  } catch {
+    return []; // The daemon check says why it cannot be asked.
+  }
+  const { pending } = shown;
+  if (!pending) return [{ name: 'config approval', ok: true, detail: 'no project config change waits for approval' }];
+  const keys = pending.held.map((h) => `${h.key}=${spelled(h.to)} (in force: ${spelled(h.from)})`).join(', ');
+  return [{ name: 'config approval', ok: false, detail: `${pending.file} waits for approval: ${keys}`, fix: 'read the change, then run yourself: recap config allow' }];
 }
 
 function hookChecks(project: string, env: NodeJS.ProcessEnv): Check[] {

@@ -14,16 +14,21 @@ export function startAndConnect(deadlineMs: number): Promise<Client> {
   return connectOrStart(process.env, deadlineMs);
 }
 
-/** ON_DAEMON_DOWN from the user's and the project's config files (the project's wins). */
+/**
+ * ON_DAEMON_DOWN from the user's config, made stricter by the project's: the agent can
+ * write the project's file and no daemon is here to hold back what it opens, so only the
+ * user's file can say `open`; the project's can only say `closed`.
+ */
 function onDaemonDown(payload: unknown): 'open' | 'closed' {
   const cwd = (payload as { cwd?: unknown } | null)?.cwd;
   const files = [userConfigPath(), ...(typeof cwd === 'string' && cwd.startsWith('/') ? [projectConfigPath(projectRoot(cwd))] : [])];
   let mode: 'open' | 'closed' = 'open';
-  for (const file of files) {
+  for (const [index, file] of files.entries()) {
     try {
       if (!existsSync(file)) continue;
       const value = parseConfigFile(readFileSync(file, 'utf8'), process.env).assignments.get('ON_DAEMON_DOWN')?.value;
-      if (value === 'open' || value === 'closed') mode = value;
+      const isUsers = index === 0;
+      if (value === 'closed' || (value === 'open' && isUsers)) mode = value;
     } catch {
       // An unreadable file leaves the mode as it was.
     }

@@ -1,8 +1,10 @@
 // Human-readable output of the CLI's answers.
 import type { GateStatus } from '../events/gate.js';
 import type { AgentRow, JobReport } from '../daemon/report.js';
+import type { PendingConfig } from '../daemon/configService.js';
+import { pendingLines } from './configCommands.js';
 
-type Status = GateStatus & { configProblems?: string[] };
+type Status = GateStatus & { configProblems?: string[]; configPending?: PendingConfig };
 
 type Entry = { level: number; tokens: number; coversThrough: number; hash: string; time: number; seq: number };
 
@@ -16,6 +18,7 @@ export function printStatus(status: Status): void {
   write(`unsummarized: ${status.unsummarizedTokens} of ${status.threshold} tokens, ${status.unsummarizedInteractions} interactions`);
   write(`summaries: ${status.summaries}`);
   for (const problem of status.configProblems ?? []) process.stderr.write(`config problem (the last good configuration is in force): ${problem}\n`);
+  if (status.configPending) for (const line of pendingLines(status.configPending)) write(line);
 }
 
 export function printSubmit(result: SubmitResult): void {

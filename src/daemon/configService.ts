@@ -1,14 +1,17 @@
 // The configuration in force: defaults, then the user file, then a job's project file.
 // A file that fails to parse or validate is reported (file, line, key, reason) and the
 // last good configuration stays in force.
+import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { projectConfigPath } from '../common/paths.js';
 import { CONFIG_KEYS, configSchema, DEFAULT_CONFIG, LIST_KEYS, NUMBER_KEYS, type Config } from '../events/config.js';
 import { canonicalJson } from '../events/canonical.js';
 import { parseConfigFile } from '../common/configFile.js';
+import { configChanges, guardedValues, type KeyChange } from '../events/configPolicy.js';
+import type { ApprovedConfig } from './projection.js';
 
 type Env = Record<string, string | undefined>;
-type Layer = { values: Record<string, unknown>; sources: Record<string, string> };
+export type Layer = { values: Record<string, unknown>; sources: Record<string, string> };
 export type Effective = { config: Config; sources: Record<string, string> };
 type Resolved = { ok: true; layer: Layer } | { ok: false; problems: string[] };
 
@@ -17,14 +20,27 @@ const KNOWN_KEYS: ReadonlySet<string> = new Set(CONFIG_KEYS);
 
 /** Reads one config file into typed values; a missing file is an empty layer. */
 export function readLayer(file: string, env: Env): Resolved {
-  if (!existsSync(file)) return { ok: true, layer: EMPTY_LAYER };
-  let text: string;
+  const read = readConfigFile(file, env);
+  return read.ok ? { ok: true, layer: read.layer } : read;
+}
+
+/** sha256 of a config file's bytes, hex; a missing file hashes as an empty one. */
+export function contentHash(bytes: Uint8Array): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}
+
+export const NO_FILE_HASH = contentHash(new Uint8Array());
+
+/** A config file's layer and the hash of the very bytes it was read from. */
+export function readConfigFile(file: string, env: Env): (Resolved & { ok: false }) | { ok: true; layer: Layer; hash: string } {
+  if (!existsSync(file)) return { ok: true, layer: EMPTY_LAYER, hash: NO_FILE_HASH };
+  let bytes: Buffer;
   try {
-    text = readFileSync(file, 'utf8');
+    bytes = readFileSync(file);
   } catch (error) {
     return { ok: false, problems: [`${file}: cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'}); fix its permissions`] };
   }
-  const parsed = parseConfigFile(text, env);
+  const parsed = parseConfigFile(bytes.toString('utf8'), env);
   const problems = parsed.errors.map((e) => `${file}:${e.line}: ${e.key ? `${e.key}: ` : ''}${e.reason}`);
   const layer: Layer = { values: {}, sources: {} };
   for (const [key, { value, line, fromEnv }] of parsed.assignments) {
@@ -41,7 +57,7 @@ export function readLayer(file: string, env: Env): Resolved {
     layer.values[key] = typed;
     layer.sources[key] = fromEnv ? `env ${key} via ${where}` : where;
   }
-  return problems.length > 0 ? { ok: false, problems } : { ok: true, layer };
+  return problems.length > 0 ? { ok: false, problems } : { ok: true, layer, hash: contentHash(bytes) };
 }
 
 function typedValue(key: string, value: string | string[]): unknown {
@@ -84,18 +100,43 @@ function blamedKey(key: string, sources: Record<string, string>): string {
   return band.find((k) => sources[k] !== 'default') ?? key;
 }
 
+/** A project's config file as last read well: its values and the hash of its bytes. */
+type ProjectFile = { layer: Layer; hash: string };
+
+const NO_FILE: ProjectFile = { layer: EMPTY_LAYER, hash: NO_FILE_HASH };
+
+/** The approval on record for a project's config file, if any. */
+export type Approvals = (projectDir: string) => ApprovedConfig | undefined;
+
+/** A project file whose weakening values wait for the user's `recap config allow`. */
+export type PendingConfig = {
+  file: string;
+  hash: string;
+  /** The keys kept at the value in force, and the value the file asks for. */
+  held: KeyChange[];
+  /** No approval on record yet: a file from before approvals, or a new one. */
+  neverApproved: boolean;
+};
+
+/** What `recap config allow` approves: the file as read now, and what it changes. */
+export type Approval = { file: string; hash: string; values: Record<string, unknown>; changes: KeyChange[] };
+
+export const ALLOW_COMMAND = 'recap config allow';
+
 export class ConfigService {
   private userLayer: Layer = EMPTY_LAYER;
-  private readonly projectLayers = new Map<string, Layer>();
+  private readonly projectFiles = new Map<string, ProjectFile>();
   private readonly problemsByFile = new Map<string, string[]>();
   /** The configuration in force per project (undefined: the user's), combined once: every check asks for it. */
   private readonly combined = new Map<string | undefined, Effective>();
+  private readonly pendingByProject = new Map<string, PendingConfig>();
 
   constructor(
     readonly userFile: string,
     private readonly env: Env,
     /** The user-wide values last recorded in the log: the last good configuration at start. */
     recorded?: Record<string, unknown>,
+    private readonly approvals: Approvals = () => undefined,
   ) {
     if (recorded) {
       const parsed = configSchema.safeParse(recorded);
@@ -119,11 +160,72 @@ export class ConfigService {
 
   forProject(projectDir: string | undefined): Effective {
     if (projectDir === undefined) return this.user();
-    if (!this.projectLayers.has(projectDir)) this.loadProject(projectDir);
-    return this.memo(projectDir, () => {
-      const combined = combine([this.userLayer, this.projectLayers.get(projectDir) ?? EMPTY_LAYER]);
-      return combined.ok ? combined.effective : this.user();
-    });
+    if (!this.projectFiles.has(projectDir)) this.loadProject(projectDir);
+    return this.memo(projectDir, () => this.guarded(projectDir));
+  }
+
+  /** The project's change that waits for approval, if one does. */
+  pending(projectDir: string): PendingConfig | undefined {
+    this.forProject(projectDir);
+    return this.pendingByProject.get(projectDir);
+  }
+
+  /**
+   * The project file applies whole when its hash is the approved one (no file, before any
+   * approval) and it reads as it did then (a "${KEY:-default}" takes the daemon's
+   * environment, which a daemon started elsewhere may not share). Otherwise each key takes
+   * the file's value only where it is stricter than the last approved file's (the user's
+   * own configuration, before any approval), and keeps that one where it is not.
+   */
+  private guarded(projectDir: string): Effective {
+    this.pendingByProject.delete(projectDir);
+    const file = projectConfigPath(projectDir);
+    const current = this.projectFiles.get(projectDir) ?? NO_FILE;
+    const approval = this.approvals(projectDir);
+    const wanted = combine([this.userLayer, current.layer]);
+    if (!wanted.ok) return this.user();
+    if (current.hash === (approval?.hash ?? NO_FILE_HASH) && (approval === undefined || sameValues(approval.values, current.layer.values))) {
+      return wanted.effective;
+    }
+    const approvedLayer = approval ? { values: approval.values, sources: sourcesOf(approval.values, `${file} as approved (sha256 ${approval.hash.slice(0, 12)})`) } : EMPTY_LAYER;
+    const base = combine([this.userLayer, approvedLayer]);
+    const inForce = base.ok ? base.effective : this.user();
+    const merged = configSchema.safeParse(guardedValues(inForce.config, wanted.effective.config).values);
+    // Stricter ends of a band that cross (a floor above the old ceiling) keep the approved band.
+    const config = merged.success ? merged.data : inForce.config;
+    const held = configChanges(config, wanted.effective.config);
+    const sources: Record<string, string> = {};
+    for (const key of Object.keys(config)) {
+      const taken = !held.some((h) => h.key === key);
+      const asked = JSON.stringify(wanted.effective.config[key as keyof typeof config]);
+      sources[key] = taken ? (wanted.effective.sources[key] ?? 'default') : `${inForce.sources[key] ?? 'default'} (held: ${file} sets ${asked}, waiting for ${ALLOW_COMMAND})`;
+    }
+    if (held.length > 0) this.pendingByProject.set(projectDir, { file, hash: current.hash, held, neverApproved: approval === undefined });
+    return { config, sources };
+  }
+
+  /**
+   * Reads the project's file as it is now for `recap config allow`: what approving it would
+   * change against what is in force. `expectedHash` refuses a file changed since it was shown.
+   */
+  approval(projectDir: string, expectedHash?: string): { ok: true; approval: Approval } | { ok: false; problems: string[] } {
+    const file = projectConfigPath(projectDir);
+    const before = this.forProject(projectDir).config;
+    this.loadProject(projectDir);
+    const problems = this.problemsByFile.get(file);
+    if (problems) return { ok: false, problems: [...problems, `correct ${file}, then run ${ALLOW_COMMAND} again`] };
+    const current = this.projectFiles.get(projectDir) ?? NO_FILE;
+    if (expectedHash !== undefined && expectedHash !== current.hash) {
+      return { ok: false, problems: [`${file} changed since its changes were shown to you; run ${ALLOW_COMMAND} again and read them anew`] };
+    }
+    const wanted = combine([this.userLayer, current.layer]);
+    if (!wanted.ok) return { ok: false, problems: wanted.problems };
+    return { ok: true, approval: { file, hash: current.hash, values: current.layer.values, changes: configChanges(before, wanted.effective.config) } };
+  }
+
+  /** An approval was recorded: each project's configuration is worked out again. */
+  approvalsChanged(): void {
+    this.combined.clear();
   }
 
   private memo(scope: string | undefined, make: () => Effective): Effective {
@@ -138,7 +240,7 @@ export class ConfigService {
   /** Re-reads every file (SIGHUP); returns the problems found. */
   reload(): string[] {
     this.loadUser();
-    for (const projectDir of this.projectLayers.keys()) this.loadProject(projectDir);
+    for (const projectDir of this.projectFiles.keys()) this.loadProject(projectDir);
     return this.problems;
   }
 
@@ -152,11 +254,11 @@ export class ConfigService {
 
   private loadProject(projectDir: string): void {
     const file = projectConfigPath(projectDir);
-    const read = readLayer(file, this.env);
+    const read = readConfigFile(file, this.env);
     const combined = read.ok ? combine([this.userLayer, read.layer]) : read;
-    if (!this.projectLayers.has(projectDir)) this.projectLayers.set(projectDir, EMPTY_LAYER);
+    if (!this.projectFiles.has(projectDir)) this.projectFiles.set(projectDir, NO_FILE);
     this.settle(file, combined.ok && read.ok ? read.layer : undefined, combined.ok ? [] : combined.problems, (layer) => {
-      this.projectLayers.set(projectDir, layer);
+      if (read.ok) this.projectFiles.set(projectDir, { layer, hash: read.hash });
     });
   }
 
@@ -170,6 +272,10 @@ export class ConfigService {
       this.problemsByFile.set(file, problems);
     }
   }
+}
+
+function sourcesOf(values: Record<string, unknown>, source: string): Record<string, string> {
+  return Object.fromEntries(Object.keys(values).map((key) => [key, source]));
 }
 
 /** Whether two configurations hold the same values. */

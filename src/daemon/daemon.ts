@@ -52,7 +52,7 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
     void load().then((rebuilt) => (projection = rebuilt));
   });
 
-  const config = new ConfigService(userConfigPath(env), env, projection.appliedConfig.get(USER_SCOPE));
+  const config = new ConfigService(userConfigPath(env), env, projection.appliedConfig.get(USER_SCOPE), (dir) => projection.approvedConfig.get(dir));
   for (const problem of config.problems) log.error({ problem }, `config problem, keeping the last good configuration: ${problem}`);
   type HttpInfo = { url: string; tokenFile: string };
   let http: Promise<HttpInfo> | undefined;

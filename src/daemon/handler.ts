@@ -15,7 +15,8 @@ import { eventsPage, projectionAt, verifyLog } from './audit.js';
 import { answerClaudeHook } from './claudeHook.js';
 import { usageReport } from './report.js';
 import type { ConfigService, Effective } from './configService.js';
-import { sameValues } from './configService.js';
+import { ALLOW_COMMAND, NO_FILE_HASH, sameValues } from './configService.js';
+import { projectConfigPath } from '../common/paths.js';
 import type { EventStore } from './eventStore.js';
 import type { Projection } from './projection.js';
 import { USER_SCOPE } from './projection.js';
@@ -118,7 +119,32 @@ export class Handler {
         return Promise.resolve({ lastSeq: this.deps.store.lastSeq, syncs: this.deps.store.syncs, memory: process.memoryUsage() });
       case 'report':
         return this.report(request as RequestOf<'report'>);
+      case 'config':
+        return this.configOp(request as RequestOf<'config'>);
     }
+  }
+
+  /**
+   * A project's configuration in force, each value's source and the change waiting for
+   * approval; with `allow`, the user's approval of the file as it is now, recorded with its
+   * hash, and what it changed.
+   */
+  private async configOp(r: RequestOf<'config'>) {
+    const config = this.deps.config;
+    if (!r.allow) {
+      const { config: values, sources } = config.forProject(r.project);
+      const pending = config.pending(r.project);
+      return { file: projectConfigPath(r.project), userFile: config.userFile, values, sources, problems: config.problems, ...(pending ? { pending } : {}) };
+    }
+    const read = config.approval(r.project, r.hash);
+    if (!read.ok) throw new CommandRefused(read.problems.join('\n'));
+    const { file, hash, values, changes } = read.approval;
+    const approved = this.deps.projection().approvedConfig.get(r.project);
+    const already = approved ? approved.hash === hash && sameValues(approved.values, values) : hash === NO_FILE_HASH;
+    if (!already) await this.append([{ type: 'ConfigApproved', data: { job: r.job, project: r.project, file, hash, values, time: this.now() } }]);
+    config.approvalsChanged();
+    await this.settled({ job: r.job, project: r.project });
+    return { file, hash, changes, already };
   }
 
   private async report(r: RequestOf<'report'>) {
@@ -189,7 +215,12 @@ export class Handler {
     const where = this.where(r);
     const { config } = await this.settled(where);
     const problems = this.deps.config.problems;
-    return { ...gateStatus(this.state(where.job), config), ...(problems.length > 0 ? { configProblems: problems } : {}) };
+    const pending = where.project !== undefined ? this.deps.config.pending(where.project) : undefined;
+    return {
+      ...gateStatus(this.state(where.job), config),
+      ...(problems.length > 0 ? { configProblems: problems } : {}),
+      ...(pending ? { configPending: { ...pending, command: ALLOW_COMMAND } } : {}),
+    };
   }
 
   async context(r: RequestOf<'context'>, where = this.where(r)): Promise<{ text: string; tripped: boolean; summaries: number }> {

@@ -4,6 +4,8 @@ import type { StoredEvent } from '../events/events.js';
 import { evolve, initialJobState, type JobState } from '../events/jobState.js';
 import { bindSession, type SessionBinding } from '../events/sessions.js';
 
+export type ApprovedConfig = { hash: string; values: Record<string, unknown>; seq: number };
+
 /** The scope of the user-wide configuration in `appliedConfig`. */
 export const USER_SCOPE = '';
 
@@ -13,6 +15,8 @@ export class Projection {
   readonly appliedConfig = new Map<string, Record<string, unknown>>();
   /** Each agent session's job, as its first SessionBound said. */
   readonly sessions = new Map<string, SessionBinding>();
+  /** The newest approval of each project's config file (`recap config allow`), by project folder. */
+  readonly approvedConfig = new Map<string, ApprovedConfig>();
   lastSeq = 0;
 
   /** The job a session is bound to, if it has been seen. */
@@ -44,6 +48,11 @@ export class Projection {
       bindSession(this.sessions, event);
       return;
     }
+    if (event.type === 'ConfigApproved') {
+      const { project, hash, values } = event.data;
+      this.approvedConfig.set(project, { hash, values, seq: event.seq });
+      return;
+    }
     evolve(this.job(event.data.job), event);
   }
 
@@ -53,5 +62,4 @@ export class Projection {
       for (const event of batch) this.apply(event);
     }
   }
-
 }

@@ -60,6 +60,13 @@ export const requestSchemas = {
   ),
   verify: z.object({}),
   stats: z.object({}),
+  /** `recap config show` (allow: false) and `recap config allow`: a project's configuration and its approval. */
+  config: z.object({
+    job,
+    project: z.string().startsWith('/', 'project must be an absolute path').max(4096),
+    allow: z.boolean().default(false),
+    hash: z.string().regex(/^[0-9a-f]{64}$/, 'hash is a sha256 in hex').optional(),
+  }),
 } as const;
 
 export type Op = keyof typeof requestSchemas;

@@ -7,7 +7,7 @@ import { Packr } from 'msgpackr/pack';
 import type { JobState } from '../events/jobState.js';
 import type { SessionBinding } from '../events/sessions.js';
 import type { EventStore } from './eventStore.js';
-import { Projection } from './projection.js';
+import { Projection, type ApprovedConfig } from './projection.js';
 
 // Records (msgpackr's self-describing structures, defined inside each snapshot) decode a
 // chain's many same-shaped entries about three times faster than plain maps. A snapshot is
@@ -25,6 +25,7 @@ type SnapshotRecord = {
   appliedConfig: [string, Record<string, unknown>][];
   /** Sessions and their jobs (format 4). */
   sessions: [string, SessionBinding][];
+  approvedConfig: [string, ApprovedConfig][];
 };
 
 export function encodeSnapshot(projection: Projection): Buffer {
@@ -34,6 +35,7 @@ export function encodeSnapshot(projection: Projection): Buffer {
     jobs: [...projection.jobs.values()],
     appliedConfig: [...projection.appliedConfig.entries()],
     sessions: [...projection.sessions.entries()],
+    approvedConfig: [...projection.approvedConfig.entries()],
   };
   // A new packer each time: one kept would remember every shape it has ever seen.
   return new Packr(OPTIONS).pack(record);
@@ -55,6 +57,7 @@ export function decodeSnapshot(bytes: Uint8Array): Projection | undefined {
     !Array.isArray(record.jobs) ||
     !Array.isArray(record.appliedConfig) ||
     !Array.isArray(record.sessions) ||
+    !Array.isArray(record.approvedConfig) ||
     !record.jobs.every(isJobState)
   ) {
     return undefined;
@@ -64,6 +67,7 @@ export function decodeSnapshot(bytes: Uint8Array): Projection | undefined {
   for (const job of record.jobs) projection.jobs.set(job.job, job);
   for (const [scope, values] of record.appliedConfig) projection.appliedConfig.set(scope, values);
   for (const [session, binding] of record.sessions) projection.sessions.set(session, binding);
+  for (const [project, approved] of record.approvedConfig) projection.approvedConfig.set(project, approved);
   return projection;
 }
 

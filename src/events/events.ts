@@ -88,6 +88,26 @@ export type ConfigApplied = {
   };
 };
 
+/**
+ * The user approved a project's config file (`recap config allow`): a file with this
+ * content hash applies whole, even where it weakens the gate. `values` are what the file
+ * set, so they stay in force while a later edit of the file waits for its own approval.
+ */
+export type ConfigApproved = {
+  type: 'ConfigApproved';
+  data: {
+    /** The job the approving command ran for (the project's files apply to all its jobs). */
+    job: string;
+    /** The project folder whose `.recap/config.conf` was approved. */
+    project: string;
+    file: string;
+    /** sha256 of the file's bytes, hex; the hash of no bytes for a file that is not there. */
+    hash: string;
+    values: Record<string, unknown>;
+    time: Time;
+  };
+};
+
 /** The model's token use for one message of the agent's transcript. */
 export type UsageRecorded = {
   type: 'UsageRecorded';
@@ -131,7 +151,8 @@ export type RecapEvent =
   | SummaryRejected
   | SummaryAccepted
   | ConfigApplied
-  | SessionBound;
+  | SessionBound
+  | ConfigApproved;
 
 export type EventType = RecapEvent['type'];
 
@@ -144,6 +165,7 @@ export const EVENT_TYPES: readonly EventType[] = [
   'ConfigApplied',
   'UsageRecorded',
   'SessionBound',
+  'ConfigApproved',
 ];
 
 /** The schema version written for each event type today. */
@@ -156,6 +178,7 @@ export const CURRENT_VERSION: Record<EventType, number> = {
   ConfigApplied: 1,
   UsageRecorded: 1,
   SessionBound: 1,
+  ConfigApproved: 1,
 };
 
 /** An event as it sits in the log: its global sequence number and schema version. */

@@ -125,6 +125,7 @@ export function evolve(state: JobState, event: StoredEvent): JobState {
       return state;
     case 'ConfigApplied':
     case 'SessionBound':
+    case 'ConfigApproved':
       return state;
     default: {
       const exhaustive: never = event;

@@ -258,6 +258,8 @@ describe('Claude Code hooks through the daemon', () => {
       const { dir, job } = project('per-session');
       mkdirSync(join(dir, '.recap'), { recursive: true });
       writeFileSync(join(dir, '.recap', 'config.conf'), 'JOB_SCOPE=session\n');
+      // A project file's JOB_SCOPE has no safe direction: it applies once the user approves it.
+      expect((await runCli(box, ['config', 'allow'], { cwd: dir })).code).toBe(0);
       await hook(prompt(dir, 'A prompt in session one.', 'sess-one'));
       await hook(prompt(dir, 'Another prompt in session one.', 'sess-one'));
       await hook(prompt(dir, 'A prompt in session two.', 'sess-two'));

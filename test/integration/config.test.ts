@@ -101,10 +101,12 @@ describe('config.conf', () => {
     expect(current.configProblems[0]).toContain(`${box.config}:1: TOKEN_THRESHOLD:`);
   });
 
-  it('lets a project file override the user file for that project only', async () => {
+  it('lets a project file override the user file for that project only, once the user approves what weakens the gate', async () => {
     const { box } = await setup('TOKEN_THRESHOLD=300\n');
     mkdirSync(join(box.project, '.recap'), { recursive: true });
     writeFileSync(join(box.project, '.recap', 'config.conf'), 'TOKEN_THRESHOLD=900\n');
+    expect(await status(box)).toMatchObject({ threshold: 300, configPending: { held: [{ key: 'TOKEN_THRESHOLD', from: 300, to: 900 }] } });
+    expect((await runCli(box, ['config', 'allow'])).code).toBe(0);
     expect(await status(box)).toMatchObject({ threshold: 900 });
     const outside = JSON.parse((await runCli(box, ['status', '--json'], { cwd: box.dir })).stdout);
     expect(outside.threshold).toBe(300);

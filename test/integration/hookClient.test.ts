@@ -307,7 +307,7 @@ describe('recap-hook claude when the daemon can be neither reached nor started',
     });
   }
 
-  it("lets the project's ON_DAEMON_DOWN=closed override the user's open, and the project's open override the user's closed", async () => {
+  it("lets the project's ON_DAEMON_DOWN=closed override the user's open, but not the project's open (the agent can write it) the user's closed", async () => {
     const down = setups[0]!.env();
     const closed = configs('project-closed', 'ON_DAEMON_DOWN=open\n', 'ON_DAEMON_DOWN=closed\n');
     expect(expectDeny(await runHook(box, { input: preToolUse(closed.cwd), env: { ...closed.env, ...down }, cwd: closed.cwd }))).toContain(
@@ -319,9 +319,10 @@ describe('recap-hook claude when the daemon can be neither reached nor started',
     expectDeny(await runHook(box, { input: preToolUse(sub), env: { ...closed.env, ...down }, cwd: sub }));
 
     const open = configs('project-open', 'ON_DAEMON_DOWN=closed\n', 'ON_DAEMON_DOWN=open\n');
-    expect(expectSystemMessage(await runHook(box, { input: preToolUse(open.cwd), env: { ...open.env, ...down }, cwd: open.cwd }))).toContain(
-      'recap daemon',
-    );
+    expect(expectDeny(await runHook(box, { input: preToolUse(open.cwd), env: { ...open.env, ...down }, cwd: open.cwd }))).toContain('recap daemon');
+    // With no word from the user, open is the default, and the project's open changes nothing.
+    const unsaid = configs('project-open-alone', undefined, 'ON_DAEMON_DOWN=open\n');
+    expect(expectSystemMessage(await runHook(box, { input: preToolUse(unsaid.cwd), env: { ...unsaid.env, ...down }, cwd: unsaid.cwd }))).toContain('recap daemon');
   });
 });
 

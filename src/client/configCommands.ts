@@ -1,0 +1,149 @@
+// `recap config show | check [FILE] | allow`: the configuration in force with each value's
+// source, a file's validation, and the user's approval of a changed project config file.
+import { existsSync } from 'node:fs';
+import { createInterface } from 'node:readline/promises';
+import { resolve } from 'node:path';
+import type { Argv } from 'yargs';
+import { UserError } from '../common/errors.js';
+import { jobIdFor, projectRoot } from '../common/jobs.js';
+import { projectConfigPath, userConfigPath } from '../common/paths.js';
+import { combine, readLayer, type PendingConfig } from '../daemon/configService.js';
+import type { KeyChange } from '../events/configPolicy.js';
+import { connectOrStart } from './autostart.js';
+
+type Common = { json: boolean; job?: string | undefined };
+
+type Shown = {
+  file: string;
+  userFile: string;
+  values: Record<string, unknown>;
+  sources: Record<string, string>;
+  problems: string[];
+  pending?: PendingConfig;
+};
+
+type Allowed = { file: string; hash: string; changes: KeyChange[]; already: boolean };
+
+/**
+ * Variables an agent's shell tool sets (Claude Code's Bash sets both): a speed bump for an
+ * agent that reads "recap config allow" in a message and runs it. The hook's protection
+ * rules are what deny it; this catches a spelling they let through.
+ */
+const AGENT_SHELL_MARKERS = ['CLAUDECODE', 'CLAUDE_CODE_SESSION_ID'];
+
+const write = (line: string): void => void process.stdout.write(`${line}\n`);
+
+function target(argv: Common): { job: string; project: string } {
+  const project = projectRoot(process.cwd());
+  return { job: argv.job ?? process.env.RECAP_JOB ?? jobIdFor(project), project };
+}
+
+async function configOp<T>(fields: Record<string, unknown>): Promise<T> {
+  const client = await connectOrStart();
+  try {
+    return await client.request<T>('config', fields);
+  } finally {
+    client.close();
+  }
+}
+
+/** A value as config.conf spells it. */
+export function spelled(value: unknown): string {
+  if (value === undefined) return '(unset)';
+  if (Array.isArray(value)) return `(${value.map((v) => JSON.stringify(v)).join(' ')})`;
+  return String(value);
+}
+
+function changeLine(c: KeyChange): string {
+  return `  ${c.key}: ${spelled(c.from)} -> ${spelled(c.to)} (${c.direction === 'stricter' ? 'stricter' : 'weakens the gate'})`;
+}
+
+/** The lines `recap status` and `recap config show` print for a change that waits. */
+export function pendingLines(pending: PendingConfig): string[] {
+  return [
+    `config change waits for approval: ${pending.file} would weaken the gate; the values in force stay until you approve it (its stricter values already apply):`,
+    ...pending.held.map((h) => `  ${h.key}: in force ${spelled(h.from)}, the file asks for ${spelled(h.to)}`),
+    ...(pending.neverApproved ? ['  (a project config file written before recap asked for approval needs it once)'] : []),
+    'approve it yourself, in your own terminal (never through the agent): recap config allow',
+  ];
+}
+
+async function confirm(question: string): Promise<boolean> {
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    return /^y(es)?$/i.test((await rl.question(question)).trim());
+  } finally {
+    rl.close();
+  }
+}
+
+export function configCommands(y: Argv<Common>): Argv<Common> {
+  return y.command('config', 'the configuration in force; validate a file; approve a changed project config', (c) =>
+    c
+      .command('show', 'the configuration in force, where each value comes from, and a change that waits for approval', (a) => a, async (argv) => {
+        const shown = await configOp<Shown>(target(argv));
+        if (argv.json) return write(JSON.stringify(shown, null, 2));
+        write(`user config: ${shown.userFile}${existsSync(shown.userFile) ? '' : ' (not there)'}`);
+        write(`project config: ${shown.file}${existsSync(shown.file) ? '' : ' (not there)'}`);
+        const width = Math.max(...Object.keys(shown.values).map((k) => k.length));
+        for (const [key, value] of Object.entries(shown.values)) write(`${`${key}=${spelled(value)}`.padEnd(width + 24)} ${shown.sources[key] ?? 'default'}`);
+        for (const problem of shown.problems) process.stderr.write(`config problem (the last good configuration is in force): ${problem}\n`);
+        if (shown.pending) for (const line of pendingLines(shown.pending)) write(line);
+      })
+      .command(
+        'check [file]',
+        'validate a config file (default: the user config and this project\'s); exit 1 naming file:line: key on problems',
+        (a) => a.positional('file', { type: 'string', describe: 'the file to check' }),
+        (argv) => {
+          const files = argv.file !== undefined ? [resolve(argv.file)] : [userConfigPath(), projectConfigPath(target(argv).project)];
+          if (argv.file !== undefined && !existsSync(files[0]!)) {
+            process.stderr.write(`recap: ${files[0]} does not exist; name a config file to check\n`);
+            process.exitCode = 1;
+            return;
+          }
+          const layers = [];
+          const problems: string[] = [];
+          for (const file of files) {
+            const read = readLayer(file, process.env);
+            if (read.ok) layers.push(read.layer);
+            else problems.push(...read.problems);
+          }
+          const combined = problems.length === 0 ? combine(layers) : undefined;
+          if (combined && !combined.ok) problems.push(...combined.problems);
+          if (argv.json) write(JSON.stringify({ files, ok: problems.length === 0, problems }, null, 2));
+          else if (problems.length === 0) write(`ok: ${files.filter((f) => existsSync(f)).join(', ') || 'no config files; the defaults apply'}`);
+          for (const problem of problems) process.stderr.write(`${problem}\n`);
+          if (problems.length > 0) process.exitCode = 1;
+        },
+      )
+      .command(
+        'allow',
+        "approve this project's config file as it is now (run it yourself, never through the agent): shows what it changes",
+        (a) => a.option('yes', { type: 'boolean', default: false, describe: 'do not ask before approving at a terminal' }),
+        async (argv) => {
+          const agent = AGENT_SHELL_MARKERS.find((name) => process.env[name] !== undefined);
+          if (agent !== undefined) {
+            throw new UserError(`recap config allow is the user's approval, and this shell is an agent's (${agent} is set): run it in your own terminal`);
+          }
+          const where = target(argv);
+          let hash: string | undefined;
+          if (process.stdin.isTTY && !argv.yes && !argv.json) {
+            const shown = await configOp<Shown>(where);
+            if (shown.pending) {
+              for (const line of pendingLines(shown.pending).slice(0, -1)) write(line);
+              if (!(await confirm(`approve ${shown.file} (sha256 ${shown.pending.hash.slice(0, 12)})? [y/N] `))) return write('not approved; nothing changed');
+              hash = shown.pending.hash;
+            }
+          }
+          const allowed = await configOp<Allowed>({ ...where, allow: true, ...(hash !== undefined ? { hash } : {}) });
+          if (argv.json) return write(JSON.stringify(allowed, null, 2));
+          if (allowed.already && !existsSync(allowed.file)) return write(`there is no ${allowed.file}; nothing to approve`);
+          if (allowed.already) return write(`${allowed.file} (sha256 ${allowed.hash.slice(0, 12)}) is already approved; nothing changed`);
+          write(`approved ${allowed.file} (sha256 ${allowed.hash.slice(0, 12)})${allowed.changes.length > 0 ? '; now in force:' : '; it changes nothing in force'}`);
+          for (const change of allowed.changes) write(changeLine(change));
+          write('a later edit of the file needs a new approval before it can weaken the gate');
+        },
+      )
+      .demandCommand(1, 'name a config command: show, check or allow'),
+  );
+}

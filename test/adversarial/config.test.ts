@@ -1,0 +1,440 @@
+// Attack family: the agent rewrites its project's .recap/config.conf (by whatever means got
+// the write through: redirection, sed -i, python, git checkout, a symlink, /proc/self/cwd)
+// and has the daemon re-read it (kill -HUP) or restart. Nothing it writes weakens the gate
+// until the user runs `recap config allow`: the next tool is still denied under the same
+// rules, `recap status` says a change waits for approval, and the way out stays open.
+// Stricter values apply at once. The real daemon, the real recap-hook, the real CLI.
+import { chmodSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { removeSandbox, runCli, sandbox, startDaemon, trackedSandboxes, type DaemonProcess, type Sandbox } from '../helpers/daemon.js';
+import {
+  ATTACK_THRESHOLD,
+  expectDenied,
+  expectWayOutOpen,
+  payload,
+  proveWayOut,
+  runHook,
+  runShell,
+  toolCall,
+  trippedGate,
+  type Attack,
+} from '../helpers/gateAttack.js';
+
+const { newBox, start } = trackedSandboxes(afterEach);
+
+const configFile = (a: Attack) => join(a.box.project, '.recap', 'config.conf');
+
+/** Sends SIGHUP and waits until the daemon has logged that it re-read its files. */
+async function reload(daemon: DaemonProcess): Promise<void> {
+  const seen = daemon.lines.length;
+  const reread = daemon.waitForLog((l) => l.msg === 'configuration re-read' && daemon.lines.indexOf(l) >= seen);
+  daemon.child.kill('SIGHUP');
+  await reread;
+}
+
+async function restart(a: Attack, launch: (box: Sandbox) => Promise<DaemonProcess>): Promise<void> {
+  await a.daemon.stop();
+  a.daemon = await launch(a.box);
+}
+
+/** Runs the attack's write as the agent's shell would, in the project. */
+async function agentWrites(a: Attack, command: string): Promise<void> {
+  const run = await runShell(a, command);
+  expect(run.exitCode, `the write failed: ${run.stderr}`).toBe(0);
+}
+
+type Shown = { values: Record<string, unknown>; sources: Record<string, string>; problems: string[]; pending?: { held: { key: string; from: unknown; to: unknown }[] } };
+
+async function shown(a: Attack): Promise<Shown> {
+  const run = await runCli(a.box, ['config', 'show', '--json']);
+  expect(run.code, run.stderr).toBe(0);
+  return JSON.parse(run.stdout) as Shown;
+}
+
+/** The next tool is denied under the rules in force before the attack (the default template and band). */
+async function expectStillGated(a: Attack): Promise<string> {
+  const reason = expectDenied(await runHook(a.box.env, toolCall(a, 'Read', { file_path: join(a.box.project, 'README.md') })));
+  expect(reason).toContain('each of the 5 sections once');
+  expect(reason).toContain('at least 50 tokens in each section; 200 to 1000 tokens in total');
+  return reason;
+}
+
+/** The key is held at its value in force, and `recap status` says the change waits, with the command. */
+async function expectHeld(a: Attack, key: string, inForce: unknown, wanted: unknown): Promise<void> {
+  const now = await shown(a);
+  expect(now.values[key]).toEqual(inForce);
+  expect(now.pending?.held).toContainEqual({ key, from: inForce, to: wanted, direction: 'weaker' });
+  const status = await runCli(a.box, ['status']);
+  expect(status.stdout).toContain(`config change waits for approval: ${configFile(a)}`);
+  expect(status.stdout).toContain(`${key}: in force`);
+  expect(status.stdout).toContain('recap config allow');
+  expect(JSON.parse((await runCli(a.box, ['status', '--json'])).stdout).threshold).toBe(now.values.TOKEN_THRESHOLD);
+}
+
+/** A file that does not parse: the last good configuration stays and status names the line. */
+async function expectRefusedFile(a: Attack, key: string): Promise<void> {
+  const status = await runCli(a.box, ['status']);
+  expect(status.stderr).toContain(`config problem (the last good configuration is in force): ${configFile(a)}:`);
+  expect(status.stderr).toContain(key);
+  expect((await shown(a)).values.TOKEN_THRESHOLD).toBe(ATTACK_THRESHOLD);
+}
+
+describe('a weakening project config, re-read on SIGHUP, waits for approval', () => {
+  let box: Sandbox;
+  let attack: Attack;
+  const started: DaemonProcess[] = [];
+  const launch = async (b: Sandbox) => {
+    const d = await startDaemon(b);
+    started.push(d);
+    return d;
+  };
+
+  beforeAll(async () => {
+    box = sandbox();
+    attack = await trippedGate(box, launch);
+  });
+  afterAll(async () => {
+    await Promise.all(started.map((d) => d.stop('SIGKILL')));
+    removeSandbox(box);
+  });
+  beforeEach(async () => {
+    rmSync(join(box.project, '.recap'), { recursive: true, force: true });
+    mkdirSync(join(box.project, '.recap'));
+    await reload(attack.daemon);
+  });
+  afterEach(async () => {
+    await expectWayOutOpen(attack);
+  });
+
+  const held: [string, string, string, unknown, unknown][] = [
+    ['the threshold raised (shell redirection)', `echo 'TOKEN_THRESHOLD=100000' > .recap/config.conf`, 'TOKEN_THRESHOLD', 300, 100000],
+    ['the threshold raised (printf >>, appended)', `printf 'TOKEN_THRESHOLD=301\\n' >> .recap/config.conf`, 'TOKEN_THRESHOLD', 300, 301],
+    ['the threshold raised (python -c)', `python3 -c "open('.recap/config.conf','w').write('TOKEN_THRESHOLD=\\"99999\\"\\n')"`, 'TOKEN_THRESHOLD', 300, 99999],
+    ['the threshold raised through /proc/self/cwd', `echo TOKEN_THRESHOLD=5000 > /proc/self/cwd/.recap/config.conf`, 'TOKEN_THRESHOLD', 300, 5000],
+    ['the threshold raised with export', `echo 'export TOKEN_THRESHOLD=5000' > .recap/config.conf`, 'TOKEN_THRESHOLD', 300, 5000],
+    ['the threshold lowered, then raised on a later line', `printf 'TOKEN_THRESHOLD=100\\nTOKEN_THRESHOLD=5000\\n' > .recap/config.conf`, 'TOKEN_THRESHOLD', 300, 5000],
+    ['the threshold through a ${VAR:-default} the daemon has no value for', `echo 'TOKEN_THRESHOLD="\${RECAP_NOPE:-77777}"' > .recap/config.conf`, 'TOKEN_THRESHOLD', 300, 77777],
+    ['the threshold with CRLF line ends', `printf 'TOKEN_THRESHOLD=6000\\r\\n' > .recap/config.conf`, 'TOKEN_THRESHOLD', 300, 6000],
+    ['the threshold written to a temp file and moved over it', `echo TOKEN_THRESHOLD=8000 > /tmp/recap-attack-$$ && mv /tmp/recap-attack-$$ .recap/config.conf`, 'TOKEN_THRESHOLD', 300, 8000],
+    ['sections removed (sed -i)', `echo 'REQUIRED_SECTIONS=("User Requests" "Questions & Decisions" "Design Choices" "Corrections & Feedback" "Current State")' > .recap/config.conf && sed -i 's/"User Requests".*"Corrections & Feedback" //' .recap/config.conf`, 'REQUIRED_SECTIONS', ['User Requests', 'Questions & Decisions', 'Design Choices', 'Corrections & Feedback', 'Current State'], ['Current State']],
+    ['sections replaced by others', `echo 'REQUIRED_SECTIONS=("Notes")' > .recap/config.conf`, 'REQUIRED_SECTIONS', ['User Requests', 'Questions & Decisions', 'Design Choices', 'Corrections & Feedback', 'Current State'], ['Notes']],
+    ['another profile', `echo PROFILE=research > .recap/config.conf`, 'PROFILE', 'default', 'research'],
+    ['the section floor lowered', `echo MIN_TOKENS_PER_SECTION=0 > .recap/config.conf`, 'MIN_TOKENS_PER_SECTION', 50, 0],
+    ['the band floor lowered', `echo SUMMARY_MIN_TOKENS=1 > .recap/config.conf`, 'SUMMARY_MIN_TOKENS', 200, 1],
+    ['the band ceiling raised', `echo SUMMARY_MAX_TOKENS=1000000 > .recap/config.conf`, 'SUMMARY_MAX_TOKENS', 1000, 1000000],
+    ['a bypass prefix added', `echo 'BYPASS_PREFIXES=("[x]")' > .recap/config.conf`, 'BYPASS_PREFIXES', [], ['[x]']],
+    ['COUNT_KINDS emptied', `echo 'COUNT_KINDS=()' > .recap/config.conf`, 'COUNT_KINDS', ['prompt', 'qa'], []],
+    ['COUNT_KINDS switched to a kind never recorded', `echo 'COUNT_KINDS=("nothing")' > .recap/config.conf`, 'COUNT_KINDS', ['prompt', 'qa'], ['nothing']],
+    ['JOB_SCOPE switched to session', `echo JOB_SCOPE=session > .recap/config.conf`, 'JOB_SCOPE', 'project', 'session'],
+    ['the token encoding switched to words', `echo TOKEN_ENCODING=words > .recap/config.conf`, 'TOKEN_ENCODING', 'o200k_base', 'words'],
+    ['the word ratio changed', `echo TOKEN_WORD_RATIO=0.01 > .recap/config.conf`, 'TOKEN_WORD_RATIO', 1.3, 0.01],
+  ];
+  for (const [name, command, key, inForce, wanted] of held) {
+    it(`${name}: still denied, held, status says it waits`, async () => {
+      await agentWrites(attack, command);
+      await reload(attack.daemon);
+      await expectStillGated(attack);
+      await expectHeld(attack, key, inForce, wanted);
+    });
+  }
+
+  it('a bypass prefix added: a question with that prefix is still denied', async () => {
+    await agentWrites(attack, `echo 'BYPASS_PREFIXES=("[x]")' > .recap/config.conf`);
+    await reload(attack.daemon);
+    const question = toolCall(attack, 'AskUserQuestion', { questions: [{ question: '[x] may I go on?', options: [] }] });
+    expectDenied(await runHook(box.env, question));
+  });
+
+  it('JOB_SCOPE switched to session: a new session in the project is still on the tripped job', async () => {
+    await agentWrites(attack, `echo JOB_SCOPE=session > .recap/config.conf`);
+    await reload(attack.daemon);
+    const fresh = { ...toolCall(attack, 'Read', { file_path: join(box.project, 'README.md') }), session_id: 'a-brand-new-session' };
+    expectDenied(await runHook(box.env, fresh));
+  });
+
+  it('a symlink to another file with a raised threshold', async () => {
+    writeFileSync(join(box.dir, 'elsewhere.conf'), 'TOKEN_THRESHOLD=50000\n');
+    await agentWrites(attack, `ln -sf ${join(box.dir, 'elsewhere.conf')} .recap/config.conf`);
+    await reload(attack.daemon);
+    await expectStillGated(attack);
+    await expectHeld(attack, 'TOKEN_THRESHOLD', 300, 50000);
+  });
+
+  it('the .recap folder swapped for a symlink to a folder of the agent', async () => {
+    mkdirSync(join(box.dir, 'agent-recap'));
+    writeFileSync(join(box.dir, 'agent-recap', 'config.conf'), 'MIN_TOKENS_PER_SECTION=1\n');
+    await agentWrites(attack, `rm -rf .recap && ln -s ${join(box.dir, 'agent-recap')} .recap`);
+    await reload(attack.daemon);
+    await expectStillGated(attack);
+    await expectHeld(attack, 'MIN_TOKENS_PER_SECTION', 50, 1);
+  });
+
+  it('a git checkout of a branch whose config raises the threshold', async () => {
+    const git = 'git -c user.email=a@b -c user.name=agent -c init.defaultBranch=main';
+    await agentWrites(
+      attack,
+      `${git} init -q . && ${git} checkout -q -b loose && echo TOKEN_THRESHOLD=40000 > .recap/config.conf && ` +
+        `${git} add .recap/config.conf && ${git} commit -qm loose && ${git} checkout -q -b clean HEAD~0 && ` +
+        `${git} rm -q .recap/config.conf && ${git} commit -qm clean && ${git} checkout -q loose`,
+    );
+    expect(readFileSync(configFile(attack), 'utf8')).toBe('TOKEN_THRESHOLD=40000\n');
+    await reload(attack.daemon);
+    await expectStillGated(attack);
+    await expectHeld(attack, 'TOKEN_THRESHOLD', 300, 40000);
+  });
+
+  it('stricter and weaker values in one file: the stricter apply, the weaker wait', async () => {
+    await agentWrites(attack, `printf 'TOKEN_THRESHOLD=100000\\nSECTION_MAX_TOKENS=400\\n' > .recap/config.conf`);
+    await reload(attack.daemon);
+    const reason = expectDenied(await runHook(box.env, toolCall(attack, 'Read', { file_path: join(box.project, 'README.md') })));
+    expect(reason).toContain('at least 50 and at most 400 tokens in each section');
+    await expectHeld(attack, 'TOKEN_THRESHOLD', 300, 100000);
+  });
+
+  it('a band whose stricter floor crosses the old ceiling: the whole band stays', async () => {
+    await agentWrites(attack, `printf 'SUMMARY_MIN_TOKENS=2000\\nSUMMARY_MAX_TOKENS=900000\\n' > .recap/config.conf`);
+    await reload(attack.daemon);
+    await expectStillGated(attack);
+    await expectHeld(attack, 'SUMMARY_MAX_TOKENS', 1000, 900000);
+    expect((await shown(attack)).values.SUMMARY_MIN_TOKENS).toBe(200);
+  });
+
+  const refused: [string, string, string][] = [
+    ['an unknown key (a switch recap does not have)', `echo SUMMARY_GROUNDING_OFF=1 > .recap/config.conf`, 'SUMMARY_GROUNDING_OFF'],
+    ['a garbage value', `echo TOKEN_THRESHOLD=lots > .recap/config.conf`, 'TOKEN_THRESHOLD'],
+    ['an out-of-range value', `echo TOKEN_THRESHOLD=0 > .recap/config.conf`, 'TOKEN_THRESHOLD'],
+    ['a command substitution', `echo 'TOKEN_THRESHOLD=$(echo 99999)' > .recap/config.conf`, 'TOKEN_THRESHOLD'],
+    ['binary junk', `printf '\\000\\377\\376garbage\\001\\n' > .recap/config.conf`, 'expected KEY=value'],
+    ['every section removed', `echo 'REQUIRED_SECTIONS=()' > .recap/config.conf`, 'REQUIRED_SECTIONS'],
+  ];
+  for (const [name, command, key] of refused) {
+    it(`${name}: refused with file and line, the last good configuration stays, still denied`, async () => {
+      await agentWrites(attack, command);
+      await reload(attack.daemon);
+      await expectStillGated(attack);
+      await expectRefusedFile(attack, key);
+    });
+  }
+
+  it('an unreadable file: reported, the last good configuration stays', async () => {
+    await agentWrites(attack, 'echo TOKEN_THRESHOLD=99999 > .recap/config.conf');
+    chmodSync(configFile(attack), 0o000);
+    await reload(attack.daemon);
+    await expectStillGated(attack);
+    expect((await shown(attack)).values.TOKEN_THRESHOLD).toBe(ATTACK_THRESHOLD);
+    chmodSync(configFile(attack), 0o600);
+  });
+
+  it('after all of them, the way out opens the gate', async () => {
+    await agentWrites(attack, `printf 'TOKEN_THRESHOLD=100000\\nCOUNT_KINDS=()\\n' > .recap/config.conf`);
+    await reload(attack.daemon);
+    await proveWayOut(attack);
+    // Held at 300 and counting prompts, the next window trips the gate again.
+    for (const prompt of ['x '.repeat(200), 'y '.repeat(200)]) {
+      expect((await runHook(box.env, payload(attack, 'UserPromptSubmit', { prompt }))).exitCode).toBe(0);
+    }
+    await expectStillGated(attack);
+  });
+});
+
+describe('values that only make the gate stricter apply at once', () => {
+  it('a lower threshold applies at once, with no approval waiting', async () => {
+    const attack = await trippedGate(newBox(), start);
+    await agentWrites(attack, 'mkdir -p .recap && echo TOKEN_THRESHOLD=100 > .recap/config.conf');
+    await reload(attack.daemon);
+    expect(JSON.parse((await runCli(attack.box, ['status', '--json'])).stdout)).toMatchObject({ threshold: 100, tripped: true });
+    expect((await shown(attack)).pending).toBeUndefined();
+    expect((await runCli(attack.box, ['status'])).stdout).not.toContain('waits for approval');
+    await expectWayOutOpen(attack);
+  });
+
+  it('a higher section floor and one more section are in the next deny', async () => {
+    const attack = await trippedGate(newBox(), start);
+    await agentWrites(
+      attack,
+      `mkdir -p .recap && printf 'MIN_TOKENS_PER_SECTION=60\\nREQUIRED_SECTIONS=("User Requests" "Questions & Decisions" "Design Choices" "Corrections & Feedback" "Current State" "Risks")\\n' > .recap/config.conf`,
+    );
+    await reload(attack.daemon);
+    const reason = expectDenied(await runHook(attack.box.env, toolCall(attack, 'Read', { file_path: join(attack.box.project, 'README.md') })));
+    expect(reason).toContain('each of the 6 sections once');
+    expect(reason).toContain('at least 60 tokens in each section');
+    expect(reason).toContain('## Risks');
+    await expectWayOutOpen(attack);
+  });
+
+  it('ON_DAEMON_DOWN=closed in the project applies at once, in the daemon and in the hook with no daemon', async () => {
+    const attack = await trippedGate(newBox(), start);
+    await agentWrites(attack, 'mkdir -p .recap && echo ON_DAEMON_DOWN=closed > .recap/config.conf');
+    await reload(attack.daemon);
+    expect((await shown(attack)).values.ON_DAEMON_DOWN).toBe('closed');
+    const reason = expectDenied(await runHook(unreachable(attack.box), toolCall(attack, 'Read', { file_path: join(attack.box.project, 'README.md') })));
+    expect(reason).toContain('not reachable');
+    await expectWayOutOpen(attack);
+  });
+});
+
+/** The hook's environment with a daemon it can neither reach nor start. */
+function unreachable(box: Sandbox): NodeJS.ProcessEnv {
+  writeFileSync(join(box.dir, 'a-file'), '');
+  return { ...box.env, RECAP_SOCKET: join(box.dir, 'a-file', 'recapd.sock') };
+}
+
+describe('the daemon-down policy: only the user opens it', () => {
+  it('the project says ON_DAEMON_DOWN=open over the user\'s closed: held in the daemon, ignored by the hook with no daemon', async () => {
+    const attack = await trippedGate(newBox(), start);
+    writeFileSync(attack.box.config, `TOKEN_THRESHOLD=${ATTACK_THRESHOLD}\nON_DAEMON_DOWN=closed\n`);
+    await agentWrites(attack, 'mkdir -p .recap && echo ON_DAEMON_DOWN=open > .recap/config.conf');
+    await reload(attack.daemon);
+    await expectStillGated(attack);
+    await expectHeld(attack, 'ON_DAEMON_DOWN', 'closed', 'open');
+    const reason = expectDenied(await runHook(unreachable(attack.box), toolCall(attack, 'Read', { file_path: join(attack.box.project, 'README.md') })));
+    expect(reason).toContain('ON_DAEMON_DOWN=closed');
+    await expectWayOutOpen(attack);
+    await proveWayOut(attack);
+  });
+});
+
+describe('a restart re-reads the file and still holds what weakens', () => {
+  it('a weakening file written, then the daemon restarted (no SIGHUP)', async () => {
+    const attack = await trippedGate(newBox(), start);
+    await agentWrites(attack, 'mkdir -p .recap && echo TOKEN_THRESHOLD=100000 > .recap/config.conf');
+    await restart(attack, start);
+    await expectStillGated(attack);
+    await expectHeld(attack, 'TOKEN_THRESHOLD', 300, 100000);
+    await expectWayOutOpen(attack);
+  });
+
+  it('a file re-read on SIGHUP, then replaced before a restart', async () => {
+    const attack = await trippedGate(newBox(), start);
+    await agentWrites(attack, 'mkdir -p .recap && echo TOKEN_THRESHOLD=100 > .recap/config.conf');
+    await reload(attack.daemon);
+    expect((await shown(attack)).values.TOKEN_THRESHOLD).toBe(100);
+    await agentWrites(attack, `printf 'TOKEN_THRESHOLD=100000\\nMIN_TOKENS_PER_SECTION=0\\n' > .recap/config.conf`);
+    await restart(attack, start);
+    await expectStillGated(attack);
+    await expectHeld(attack, 'TOKEN_THRESHOLD', 300, 100000);
+    await expectHeld(attack, 'MIN_TOKENS_PER_SECTION', 50, 0);
+    await expectWayOutOpen(attack);
+    await proveWayOut(attack);
+  });
+
+  it('a stricter file removed: its values stay until the removal is approved', async () => {
+    const attack = await trippedGate(newBox(), start);
+    await agentWrites(attack, 'mkdir -p .recap && echo TOKEN_THRESHOLD=100 > .recap/config.conf');
+    expect((await runCli(attack.box, ['config', 'allow'])).code).toBe(0);
+    await agentWrites(attack, 'rm .recap/config.conf');
+    await restart(attack, start);
+    await expectHeld(attack, 'TOKEN_THRESHOLD', 100, 300);
+    await expectWayOutOpen(attack);
+  });
+});
+
+describe('recap config allow: the user approves, the approved values apply, a later edit needs a new approval', () => {
+  it('shows the diff, records ConfigApproved with the sha256 and the project, applies, and holds the next edit', async () => {
+    const attack = await trippedGate(newBox(), start);
+    const { box } = attack;
+    await agentWrites(attack, `mkdir -p .recap && printf 'TOKEN_THRESHOLD=900\\nMIN_TOKENS_PER_SECTION=55\\n' > .recap/config.conf`);
+    await reload(attack.daemon);
+    await expectHeld(attack, 'TOKEN_THRESHOLD', 300, 900);
+
+    const allowed = await runCli(box, ['config', 'allow']);
+    expect(allowed.code, allowed.stderr).toBe(0);
+    const hash = createHash('sha256').update(readFileSync(configFile(attack))).digest('hex');
+    expect(allowed.stdout).toContain(`approved ${configFile(attack)} (sha256 ${hash.slice(0, 12)})`);
+    expect(allowed.stdout).toContain('TOKEN_THRESHOLD: 300 -> 900 (weakens the gate)');
+    const log = (await runCli(box, ['log', '--json', '--type', 'ConfigApproved'])).stdout.trim().split('\n').map((l) => JSON.parse(l));
+    expect(log).toHaveLength(1);
+    expect(log[0]).toMatchObject({ type: 'ConfigApproved', version: 1, data: { project: box.project, file: configFile(attack), hash, values: { TOKEN_THRESHOLD: 900, MIN_TOKENS_PER_SECTION: 55 } } });
+    expect(JSON.parse((await runCli(box, ['status', '--json'])).stdout)).toMatchObject({ threshold: 900 });
+    expect((await runCli(box, ['status'])).stdout).not.toContain('waits for approval');
+    expect((await runCli(box, ['config', 'allow'])).stdout).toContain('is already approved; nothing changed');
+
+    // The approval is in the log: a restart keeps it.
+    await restart(attack, start);
+    expect((await shown(attack)).values.TOKEN_THRESHOLD).toBe(900);
+
+    await agentWrites(attack, `sed -i 's/900/5000/' .recap/config.conf`);
+    await reload(attack.daemon);
+    await expectHeld(attack, 'TOKEN_THRESHOLD', 900, 5000);
+    await expectWayOutOpen(attack);
+    await proveWayOut(attack);
+  });
+
+  it("refuses the agent's own shell (its session variable set): nothing is approved", async () => {
+    const attack = await trippedGate(newBox(), start);
+    await agentWrites(attack, 'mkdir -p .recap && echo TOKEN_THRESHOLD=100000 > .recap/config.conf');
+    await reload(attack.daemon);
+    const run = await runShell(attack, 'recap config allow');
+    expect(run.exitCode).toBe(1);
+    expect(run.stderr).toContain("this shell is an agent's (CLAUDE_CODE_SESSION_ID is set): run it in your own terminal");
+    await expectStillGated(attack);
+    await expectHeld(attack, 'TOKEN_THRESHOLD', 300, 100000);
+    await expectWayOutOpen(attack);
+  });
+
+  it('refuses an invalid file, naming file, line and key (exit 1)', async () => {
+    const attack = await trippedGate(newBox(), start);
+    await agentWrites(attack, 'mkdir -p .recap && printf "# mine\\nTOKEN_THRESHOLD=lots\\n" > .recap/config.conf');
+    const allowed = await runCli(attack.box, ['config', 'allow']);
+    expect(allowed.code).toBe(1);
+    expect(allowed.stderr).toContain(`${configFile(attack)}:2: TOKEN_THRESHOLD: must be a number`);
+    expect(allowed.stderr).toContain('then run recap config allow again');
+    await expectStillGated(attack);
+    await expectWayOutOpen(attack);
+  });
+
+  it('a symlinked file approved, then its target changed: the change waits again', async () => {
+    const attack = await trippedGate(newBox(), start);
+    const target = join(attack.box.dir, 'shared.conf');
+    writeFileSync(target, 'TOKEN_THRESHOLD=800\n');
+    await agentWrites(attack, `mkdir -p .recap && ln -s ${target} .recap/config.conf`);
+    expect((await runCli(attack.box, ['config', 'allow'])).code).toBe(0);
+    expect((await shown(attack)).values.TOKEN_THRESHOLD).toBe(800);
+    writeFileSync(target, 'TOKEN_THRESHOLD=80000\n');
+    await reload(attack.daemon);
+    await expectHeld(attack, 'TOKEN_THRESHOLD', 800, 80000);
+    await expectWayOutOpen(attack);
+  });
+
+  it('recap doctor says a change waits, with the command', async () => {
+    const attack = await trippedGate(newBox(), start);
+    await agentWrites(attack, 'mkdir -p .recap && echo TOKEN_THRESHOLD=7000 > .recap/config.conf');
+    await reload(attack.daemon);
+    const doctor = await runCli(attack.box, ['doctor']);
+    expect(doctor.stdout).toMatch(/FAIL\s+config approval\s+.*config\.conf waits for approval: TOKEN_THRESHOLD=7000 \(in force: 300\)/);
+    expect(doctor.stdout).toContain('fix: read the change, then run yourself: recap config allow');
+    await expectWayOutOpen(attack);
+  });
+});
+
+describe('recap config check and show', () => {
+  it('check names file:line: key: reason and exits 1; a good file exits 0', async () => {
+    const box = newBox();
+    const bad = join(box.dir, 'bad.conf');
+    writeFileSync(bad, '# x\nTOKEN_THRESHOLD=lots\nTOKEN_TRESHOLD=5\n');
+    const failed = await runCli(box, ['config', 'check', bad]);
+    expect(failed.code).toBe(1);
+    expect(failed.stderr).toContain(`${bad}:2: TOKEN_THRESHOLD: must be a number, got "lots"`);
+    expect(failed.stderr).toContain(`${bad}:3: TOKEN_TRESHOLD: unknown key`);
+    const good = join(box.dir, 'good.conf');
+    writeFileSync(good, 'TOKEN_THRESHOLD=100\n');
+    const passed = await runCli(box, ['config', 'check', good]);
+    expect(passed.code, passed.stderr).toBe(0);
+    expect(passed.stdout).toContain(`ok: ${good}`);
+  });
+
+  it('show gives each value with its source', async () => {
+    const box = newBox();
+    writeFileSync(box.config, 'TOKEN_THRESHOLD=321\n');
+    await start(box);
+    const run = await runCli(box, ['config', 'show']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(new RegExp(`TOKEN_THRESHOLD=321\\s+${box.config.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:1`));
+    expect(run.stdout).toMatch(/SUMMARY_MIN_TOKENS=200\s+default/);
+    const allow = await runCli(box, ['config', 'allow']);
+    expect(allow.code, allow.stderr).toBe(0);
+    expect(allow.stdout).toContain(`there is no ${join(box.project, '.recap', 'config.conf')}; nothing to approve`);
+  });
+});

@@ -1,0 +1,136 @@
+// ConfigService with approvals: a project file applies whole only when its hash is the one
+// the user approved; otherwise only where it makes the gate stricter.
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ConfigService, contentHash } from '../../src/daemon/configService.js';
+import { Projection, type ApprovedConfig } from '../../src/daemon/projection.js';
+import { decodeSnapshot, encodeSnapshot } from '../../src/daemon/snapshot.js';
+import { CURRENT_VERSION } from '../../src/events/events.js';
+
+describe('ConfigService with approvals', () => {
+  let dir: string;
+  let userFile: string;
+  let project: string;
+  let projectFile: string;
+  const approvals = new Map<string, ApprovedConfig>();
+  const service = () => new ConfigService(userFile, {}, undefined, (p) => approvals.get(p));
+  /** What the daemon does on `recap config allow`: records the file as read now. */
+  const approve = (s: ConfigService) => {
+    const read = s.approval(project);
+    if (!read.ok) throw new Error(read.problems.join('\n'));
+    approvals.set(project, { hash: read.approval.hash, values: read.approval.values, seq: approvals.size + 1 });
+    s.approvalsChanged();
+    return read.approval;
+  };
+
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'recap-approval-'));
+    userFile = join(dir, 'user.conf');
+    project = join(dir, 'project');
+    projectFile = join(project, '.recap', 'config.conf');
+    mkdirSync(join(project, '.recap'), { recursive: true });
+    writeFileSync(userFile, 'TOKEN_THRESHOLD=300\n');
+    approvals.clear();
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('given a file never approved (as from before approvals) that raises the threshold, then the user value stays and the change waits', () => {
+    writeFileSync(projectFile, 'TOKEN_THRESHOLD=5000\nMIN_TOKENS_PER_SECTION=70\n');
+    const s = service();
+    expect(s.forProject(project).config).toMatchObject({ TOKEN_THRESHOLD: 300, MIN_TOKENS_PER_SECTION: 70 });
+    expect(s.forProject(project).sources.TOKEN_THRESHOLD).toBe(`${userFile}:1 (held: ${projectFile} sets 5000, waiting for recap config allow)`);
+    expect(s.forProject(project).sources.MIN_TOKENS_PER_SECTION).toBe(`${projectFile}:2`);
+    expect(s.pending(project)).toEqual({
+      file: projectFile,
+      hash: contentHash(readFileSync(projectFile)),
+      held: [{ key: 'TOKEN_THRESHOLD', from: 300, to: 5000, direction: 'weaker' }],
+      neverApproved: true,
+    });
+  });
+
+  it('given the file approved, then it applies whole; when edited again and re-read, the approved values stay until a new approval', () => {
+    writeFileSync(projectFile, 'TOKEN_THRESHOLD=5000\n');
+    const s = service();
+    const approval = approve(s);
+    expect(approval.changes).toEqual([{ key: 'TOKEN_THRESHOLD', from: 300, to: 5000, direction: 'weaker' }]);
+    expect(s.forProject(project).config.TOKEN_THRESHOLD).toBe(5000);
+    expect(s.pending(project)).toBeUndefined();
+
+    writeFileSync(projectFile, 'TOKEN_THRESHOLD=9000\nON_DAEMON_DOWN=closed\n');
+    s.reload();
+    expect(s.forProject(project).config).toMatchObject({ TOKEN_THRESHOLD: 5000, ON_DAEMON_DOWN: 'closed' });
+    expect(s.pending(project)).toMatchObject({ held: [{ key: 'TOKEN_THRESHOLD', from: 5000, to: 9000 }], neverApproved: false });
+    approve(s);
+    expect(s.forProject(project).config.TOKEN_THRESHOLD).toBe(9000);
+  });
+
+  it('given an approved stricter file, when it is deleted and re-read, then its stricter values stay until the deletion is approved', () => {
+    writeFileSync(projectFile, 'TOKEN_THRESHOLD=100\n');
+    const s = service();
+    approve(s);
+    unlinkSync(projectFile);
+    s.reload();
+    expect(s.forProject(project).config.TOKEN_THRESHOLD).toBe(100);
+    approve(s);
+    expect(s.forProject(project).config.TOKEN_THRESHOLD).toBe(300);
+  });
+
+  it('given a file whose stricter ends of the band cross the approved band, then the approved band stays whole', () => {
+    writeFileSync(projectFile, 'SUMMARY_MIN_TOKENS=1200\nSUMMARY_MAX_TOKENS=1500\n');
+    const s = service();
+    expect(s.forProject(project).config).toMatchObject({ SUMMARY_MIN_TOKENS: 200, SUMMARY_MAX_TOKENS: 1000 });
+    expect(s.pending(project)?.held.map((h) => h.key).sort()).toEqual(['SUMMARY_MAX_TOKENS', 'SUMMARY_MIN_TOKENS']);
+  });
+
+  it('given an approval shown for one content, when the file changed before it was given, then it is refused', () => {
+    writeFileSync(projectFile, 'TOKEN_THRESHOLD=5000\n');
+    const s = service();
+    const shown = s.pending(project)!.hash;
+    writeFileSync(projectFile, 'TOKEN_THRESHOLD=50000\n');
+    const read = s.approval(project, shown);
+    expect(read.ok).toBe(false);
+    expect(!read.ok && read.problems[0]).toContain('changed since its changes were shown');
+  });
+
+  it('given an invalid file, when approved, then it is refused naming the line', () => {
+    writeFileSync(projectFile, 'TOKEN_THRESHOLD=lots\n');
+    const read = service().approval(project);
+    expect(read.ok).toBe(false);
+    expect(!read.ok && read.problems[0]).toContain(`${projectFile}:1: TOKEN_THRESHOLD`);
+  });
+
+  it('given an approved file that takes a value from the environment, when a daemon with another environment reads it, then the approved value stays', () => {
+    writeFileSync(projectFile, 'TOKEN_THRESHOLD="${TOKEN_THRESHOLD:-800}"\n');
+    approve(service());
+    const elsewhere = new ConfigService(userFile, { TOKEN_THRESHOLD: '99999' }, undefined, (p) => approvals.get(p));
+    expect(elsewhere.forProject(project).config.TOKEN_THRESHOLD).toBe(800);
+    expect(elsewhere.pending(project)?.held).toEqual([{ key: 'TOKEN_THRESHOLD', from: 800, to: 99999, direction: 'weaker' }]);
+  });
+
+  it('given the user config, then it applies without approval', () => {
+    writeFileSync(userFile, 'TOKEN_THRESHOLD=5000\nON_DAEMON_DOWN=open\n');
+    const s = service();
+    expect(s.forProject(project).config.TOKEN_THRESHOLD).toBe(5000);
+    expect(s.pending(project)).toBeUndefined();
+  });
+});
+
+describe('ConfigApproved in the projection', () => {
+  const approved = (seq: number, hash: string, threshold: number) => ({
+    type: 'ConfigApproved' as const,
+    seq,
+    version: CURRENT_VERSION.ConfigApproved,
+    data: { job: 'p-1', project: '/p', file: '/p/.recap/config.conf', hash, values: { TOKEN_THRESHOLD: threshold }, time: 0 },
+  });
+
+  it('given two approvals of a project, then the newest is in force, and a snapshot keeps it', () => {
+    const projection = new Projection();
+    projection.apply(approved(1, 'a'.repeat(64), 900));
+    projection.apply(approved(2, 'b'.repeat(64), 700));
+    expect(projection.approvedConfig.get('/p')).toEqual({ hash: 'b'.repeat(64), values: { TOKEN_THRESHOLD: 700 }, seq: 2 });
+    expect(projection.jobs.size).toBe(0);
+    expect(decodeSnapshot(encodeSnapshot(projection))?.approvedConfig.get('/p')).toEqual(projection.approvedConfig.get('/p'));
+  });
+});
