@@ -74,7 +74,7 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
   });
   async function startHttp(): Promise<HttpInfo> {
     const tokenFile = httpTokenFile(env);
-    endpoint = new HttpEndpoint(handler, ensureToken(tokenFile), log);
+    endpoint = new HttpEndpoint(handler, ensureToken(tokenFile), log, recapPaths(env));
     const port = await endpoint.listen(httpPort(env));
     const url = `http://127.0.0.1:${port}${HOOK_PATH}`;
     log.info({ url }, 'HTTP hook endpoint listening');
