@@ -183,7 +183,10 @@ async function main(): Promise<void> {
   setTimeout(() => void daemonDown(payload, `no answer within ${TOTAL_DEADLINE_MS / 1000} s`), TOTAL_DEADLINE_MS).unref();
   try {
     const client = await connecting;
-    finish(await client.request<Answer>('hook', { agent, payload }, TOTAL_DEADLINE_MS));
+    const answer = await client.request<Answer>('hook', { agent, payload }, TOTAL_DEADLINE_MS);
+    // An answer of another shape is no answer: printing it could crash into silence.
+    if (typeof answer?.stdout !== 'string' || !Number.isInteger(answer.exitCode)) throw new Error('the daemon answered in a shape recap-hook does not know');
+    finish(answer);
   } catch (error) {
     await daemonDown(payload, (error as Error).message);
   }
@@ -218,5 +221,6 @@ async function connect(): Promise<Client> {
 
 // A crash or a stop (Claude Code's timeout) still answers, in the safe direction.
 process.on('uncaughtException', (error) => void daemonDown(current, `recap-hook crashed: ${error.message}`));
+process.on('unhandledRejection', (error) => void daemonDown(current, `recap-hook crashed: ${(error as Error)?.message ?? String(error)}`));
 process.once('SIGTERM', () => void daemonDown(current, 'recap-hook was stopped before the daemon answered'));
 void main();
