@@ -6,6 +6,7 @@
 import { writeSync } from 'node:fs';
 import { describeBytes, MAX_HOOK_PAYLOAD } from '../common/frames.js';
 import { socketPath } from '../common/paths.js';
+import { truncatedPrompt } from '../common/truncatedPrompt.js';
 import { Client, DaemonUnavailable } from './socketClient.js';
 
 const AGENTS = new Set(['claude']);
@@ -32,7 +33,7 @@ function finish(answer: Answer): void {
 /** What came on stdin: one JSON object, or why not, with its first bytes to tell the event. */
 type Input =
   | { kind: 'object'; payload: Record<string, unknown> }
-  | { kind: 'unusable'; why: string; advice: string; head: string };
+  | { kind: 'unusable'; why: string; advice: string; head: string; prefix?: string };
 
 /** The first bytes kept of an input that cannot be used: enough to find its event's name. */
 const HEAD_BYTES = 64 * 1024;
@@ -125,10 +126,18 @@ function readInput(): Promise<Input> {
       }
       const kept = at === undefined ? chunk : chunk.subarray(0, at);
       if (size + kept.length > MAX_HOOK_PAYLOAD) {
-        unusable(
-          `the hook input is over ${describeBytes(MAX_HOOK_PAYLOAD)}, the most recap judges`,
-          'split the work into smaller calls (a large file as several Writes or Edits)',
-        );
+        // What fits is kept: a prompt this large is still counted as far as it goes.
+        const room = MAX_HOOK_PAYLOAD - size;
+        chunks.push(kept.subarray(0, room));
+        size += room;
+        const prefix = Buffer.concat(chunks, size).toString('utf8');
+        done({
+          kind: 'unusable',
+          why: `the hook input is over ${describeBytes(MAX_HOOK_PAYLOAD)}, the most recap judges`,
+          advice: 'split the work into smaller calls (a large file as several Writes or Edits)',
+          head: prefix.slice(0, HEAD_BYTES),
+          prefix,
+        });
         return;
       }
       chunks.push(kept);
@@ -174,11 +183,17 @@ async function main(): Promise<void> {
   const connecting = connect();
   connecting.catch(() => undefined);
   const input = await reading;
+  let payload: Record<string, unknown>;
+  let note: string | undefined;
   if (input.kind === 'unusable') {
-    finish(refusal(eventIn(input.head), input.why, input.advice));
-    return;
-  }
-  const { payload } = input;
+    const rebuilt = input.prefix !== undefined && eventIn(input.head) === 'UserPromptSubmit' ? truncatedPrompt(input.prefix) : undefined;
+    if (rebuilt === undefined) {
+      finish(refusal(eventIn(input.head), input.why, input.advice));
+      return;
+    }
+    payload = rebuilt;
+    note = `recap: this prompt is over ${describeBytes(MAX_HOOK_PAYLOAD)}; its first ${describeBytes(MAX_HOOK_PAYLOAD)} were counted`;
+  } else payload = input.payload;
   current = payload;
   setTimeout(() => void daemonDown(payload, `no answer within ${TOTAL_DEADLINE_MS / 1000} s`), TOTAL_DEADLINE_MS).unref();
   try {
@@ -186,10 +201,24 @@ async function main(): Promise<void> {
     const answer = await client.request<Answer>('hook', { agent, payload }, TOTAL_DEADLINE_MS);
     // An answer of another shape is no answer: printing it could crash into silence.
     if (typeof answer?.stdout !== 'string' || !Number.isInteger(answer.exitCode)) throw new Error('the daemon answered in a shape recap-hook does not know');
-    finish(answer);
+    finish(note !== undefined ? withNote(answer, note) : answer);
   } catch (error) {
     await daemonDown(payload, (error as Error).message);
   }
+}
+
+/** The answer with a message for the user added (when it has none of its own). */
+function withNote(answer: Answer, note: string): Answer {
+  if (answer.stdout === '') return { stdout: JSON.stringify({ systemMessage: note }), exitCode: answer.exitCode };
+  try {
+    const output = JSON.parse(answer.stdout) as Record<string, unknown>;
+    if (output !== null && typeof output === 'object' && !Array.isArray(output) && output.systemMessage === undefined) {
+      return { stdout: JSON.stringify({ ...output, systemMessage: note }), exitCode: answer.exitCode };
+    }
+  } catch {
+    // Plain text: left as it is.
+  }
+  return answer;
 }
 
 /** The payload being answered, for the answer of a crash or a stop. */

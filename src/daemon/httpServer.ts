@@ -18,6 +18,8 @@ const MAX_BODY = MAX_HOOK_PAYLOAD;
 const HEAD_BYTES = 64 * 1024;
 /** Inside the 10 s timeout `recap install --http` gives the hook: past it, the answer is made here. */
 const ANSWER_DEADLINE_MS = 8000;
+/** Bytes of request bodies held at once across all requests, as the socket server bounds its frames. */
+const MAX_HELD_BYTES = 2 * MAX_HOOK_PAYLOAD + 32 * 1024 * 1024;
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
 
 /** The endpoint's token, made on first use and kept in a file only the user can read. */
@@ -33,6 +35,8 @@ const digest = (value: string) => hash('sha256', value, 'buffer');
 export class HttpEndpoint {
   private readonly server: Server;
   private readonly expected: Buffer;
+  /** Bytes of bodies being read now, across requests. */
+  private readonly held = { bytes: 0 };
 
   constructor(
     private readonly handler: Handler,
@@ -72,8 +76,13 @@ export class HttpEndpoint {
   private async serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const refusal = this.refusal(req);
     if (refusal) return reply(res, refusal.status, { error: refusal.message });
-    const body = await readBody(req);
+    const body = await readBody(req, this.held);
     if (body.kind === 'failed') return reply(res, 400, { error: body.why });
+    if (body.kind === 'busy') {
+      res.setHeader('connection', 'close');
+      const why = `the daemon is holding ${describeBytes(MAX_HELD_BYTES)} of hook requests already`;
+      return this.failed(res, eventIn(body.head), 503, why, 'try again in a moment');
+    }
     if (body.kind === 'oversized') {
       res.setHeader('connection', 'close');
       const why = `the hook request is over ${describeBytes(MAX_BODY)}, the most recap judges`;
@@ -143,15 +152,38 @@ function eventIn(head: string): string | undefined {
   return /"hook_event_name"\s*:\s*"(\w+)"/.exec(head)?.[1];
 }
 
-type Body = { kind: 'whole'; text: string } | { kind: 'oversized'; head: string } | { kind: 'failed'; why: string };
+type Body = { kind: 'whole'; text: string } | { kind: 'oversized'; head: string } | { kind: 'busy'; head: string } | { kind: 'failed'; why: string };
 
-/** The body, up to MAX_BODY; past it only its first bytes, to name the event refused. */
-function readBody(req: IncomingMessage): Promise<Body> {
+/**
+ * The body, up to MAX_BODY; past it (or past what all requests together may hold) only its
+ * first bytes, to name the event refused.
+ */
+function readBody(req: IncomingMessage, held: { bytes: number }): Promise<Body> {
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
+    let released = false;
+    const release = () => {
+      if (!released) held.bytes -= size;
+      released = true;
+    };
+    const settle = (body: Body) => {
+      release();
+      resolve(body);
+    };
     req.on('data', (chunk: Buffer) => {
       size += chunk.length;
+      held.bytes += chunk.length;
+      if (held.bytes > MAX_HELD_BYTES && size <= MAX_BODY) {
+        const head = Buffer.concat(chunks).subarray(0, HEAD_BYTES).toString('utf8');
+        chunks.length = 0;
+        req.removeAllListeners('data');
+        req.removeAllListeners('end');
+        release();
+        req.on('data', () => undefined);
+        req.once('end', () => resolve({ kind: 'busy', head }));
+        return;
+      }
       if (size > MAX_BODY) {
         // The rest is read and dropped, not kept: an answer sent while the client is still
         // writing can be lost to a reset, and a lost answer is an allow.
@@ -159,13 +191,17 @@ function readBody(req: IncomingMessage): Promise<Body> {
         chunks.length = 0;
         req.removeAllListeners('data');
         req.removeAllListeners('end');
+        release();
         req.on('data', () => undefined);
         req.once('end', () => resolve({ kind: 'oversized', head }));
         return;
       }
       chunks.push(chunk);
     });
-    req.once('end', () => resolve({ kind: 'whole', text: Buffer.concat(chunks, size).toString('utf8') }));
-    req.once('error', (error) => resolve({ kind: 'failed', why: `the request could not be read (${error.message})` }));
+    req.once('end', () => {
+      const text = Buffer.concat(chunks, size).toString('utf8');
+      settle({ kind: 'whole', text });
+    });
+    req.once('error', (error) => settle({ kind: 'failed', why: `the request could not be read (${error.message})` }));
   });
 }

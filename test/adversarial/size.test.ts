@@ -106,11 +106,18 @@ describe('a prompt of any size is counted, never blocked', () => {
     await expectWayOutOpen(attack);
   });
 
-  it('a prompt over 64 MiB is not blocked: the user is told it was not counted', async () => {
-    const run = await runHook(box.env, payload(attack, 'UserPromptSubmit', { prompt: 'p'.repeat(MAX_HOOK_PAYLOAD + 1024) }));
+  it('a prompt over 64 MiB is not blocked, and counted as far as the limit', async () => {
+    const status = async () => (JSON.parse((await runCli(box, ['status', '--json'])).stdout) as { unsummarizedTokens: number }).unsummarizedTokens;
+    const before = await status();
+    const whole = payload(attack, 'UserPromptSubmit', { prompt: 'p'.repeat(MAX_HOOK_PAYLOAD + 1024) });
+    const run = await runHook(box.env, whole);
     expect(run.exitCode, run.stderr).toBe(0);
     expect(run.stdout).not.toContain('"permissionDecision"');
-    expect(JSON.parse(run.stdout)).toMatchObject({ systemMessage: expect.stringContaining('over 64 MiB') });
+    expect(JSON.parse(run.stdout)).toMatchObject({ systemMessage: expect.stringContaining('its first 64 MiB were counted') });
+    // What arrived before the limit: the payload's first 64 MiB, less the fields before the prompt.
+    const header = JSON.stringify(whole).indexOf('"prompt":"') + '"prompt":"'.length;
+    const count = await tokenCounter({ TOKEN_ENCODING: 'o200k_base', TOKEN_WORD_RATIO: 1 });
+    expect((await status()) - before).toBe(count('p'.repeat(MAX_HOOK_PAYLOAD - header)));
     await expectWayOutOpen(attack);
   });
 });
@@ -136,6 +143,15 @@ describe('the HTTP endpoint judges any size', () => {
     const body = Buffer.from(JSON.stringify(toolCall(attack, 'Write', { file_path: file('huge.txt'), content: 'a'.repeat(MAX_HOOK_PAYLOAD + 1024) })));
     const reason = httpDenyReason(await postHook(endpoint, body));
     expect(reason).toContain('over 64 MiB');
+    await expectWayOutOpen(attack);
+  });
+
+  it('past the bytes all requests may hold at once, a tool call gets a 200 deny, not a failure', async () => {
+    const part = Buffer.from(JSON.stringify(toolCall(attack, 'Write', { file_path: file('w.txt'), content: 'a'.repeat(60 * MiB) })));
+    const replies = await Promise.all([0, 1, 2].map(() => postHook(endpoint, part)));
+    // Each is denied: by the gate when it fitted, as busy when it did not; one at least did not.
+    const reasons = replies.map(httpDenyReason);
+    expect(reasons.some((r) => r.includes('try again in a moment'))).toBe(true);
     await expectWayOutOpen(attack);
   });
 
