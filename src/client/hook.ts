@@ -10,7 +10,9 @@ import { truncatedPrompt } from '../common/truncatedPrompt.js';
 import { Client, DaemonUnavailable } from './socketClient.js';
 
 const AGENTS = new Set(['claude']);
+/** How long stdin may stay silent; a payload still arriving (64 MiB takes a while) may go on until STDIN_TOTAL_MS. */
 const STDIN_DEADLINE_MS = 2000;
+const STDIN_TOTAL_MS = 5000;
 /**
  * Well inside the 10 s timeout `recap install` gives the hook. RECAP_HOOK_DEADLINE_MS may
  * shorten it (never lengthen it): tests of a stalled daemon need not wait 8 s each.
@@ -115,8 +117,12 @@ function readInput(): Promise<Input> {
       if (payload !== undefined) done({ kind: 'object', payload });
       else unusable(size === 0 ? 'the hook got no input' : 'the hook input is not one complete JSON object');
     };
-    const timer = setTimeout(() => unusable(`the hook input did not arrive whole within ${STDIN_DEADLINE_MS / 1000} s`), STDIN_DEADLINE_MS);
+    const late = () => unusable(`the hook input did not arrive whole within ${STDIN_DEADLINE_MS / 1000} s`);
+    let timer = setTimeout(late, STDIN_DEADLINE_MS);
+    const started = Date.now();
     process.stdin.on('data', (chunk: Buffer) => {
+      clearTimeout(timer);
+      timer = setTimeout(late, Math.max(1, Math.min(STDIN_DEADLINE_MS, started + STDIN_TOTAL_MS - Date.now())));
       const at = end.scan(chunk);
       if (end.notAnObject) {
         chunks.push(chunk);
