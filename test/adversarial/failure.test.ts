@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, removeSandbox, sandbox, startDaemon, type DaemonProcess, type Sandbox } from '../helpers/daemon.js';
 import { encodeFrame } from '../../src/common/frames.js';
-import { expectAllowed, expectDenied, expectWayOutOpen, HOOK, payload, proveWayOut, runHook, toolCall, trippedGate, type Attack, type HookRun } from '../helpers/gateAttack.js';
+import { expectAllowed, expectDenied, expectWayOutOpen, HOOK, payload, proveWayOut, runHook, toolCall, TRIP_PROMPTS, trippedGate, type Attack, type HookRun } from '../helpers/gateAttack.js';
 import { enableHttp, httpDenyReason, postHook, type Endpoint } from '../helpers/hookHttp.js';
 
 let box: Sandbox;
@@ -97,7 +97,7 @@ describe('tool calls of unexpected shapes are judged, not waved through', () => 
   }
   it('the way out works after the unreadable inputs and shapes', async () => {
     await proveWayOut(attack);
-    for (const prompt of (await import('../helpers/gateAttack.js')).TRIP_PROMPTS) await runHook(box.env, payload(attack, 'UserPromptSubmit', { prompt }));
+    for (const prompt of TRIP_PROMPTS) await runHook(box.env, payload(attack, 'UserPromptSubmit', { prompt }));
     expectDenied(await runHook(box.env, read()));
   });
 });
@@ -203,7 +203,7 @@ describe('a daemon that answers nonsense or nothing, a hook stopped or damaged',
     rmSync(box.socket, { force: true });
     daemon = await startDaemon(box);
     await proveWayOut(attack);
-    for (const prompt of (await import('../helpers/gateAttack.js')).TRIP_PROMPTS) await runHook(box.env, payload(attack, 'UserPromptSubmit', { prompt }));
+    for (const prompt of TRIP_PROMPTS) await runHook(box.env, payload(attack, 'UserPromptSubmit', { prompt }));
     expectDenied(await runHook(box.env, read()));
   });
 });
