@@ -10,6 +10,7 @@ import type { Logger } from 'pino';
 import type { Handler } from './handler.js';
 import { describeBytes, MAX_HOOK_PAYLOAD } from '../common/frames.js';
 import { parseJson } from '../common/json.js';
+import { truncatedPrompt } from '../common/truncatedPrompt.js';
 import { classifyBash } from '../events/whitelist.js';
 
 export const HOOK_PATH = '/hooks/claude';
@@ -83,16 +84,24 @@ export class HttpEndpoint {
       const why = `the daemon is holding ${describeBytes(MAX_HELD_BYTES)} of hook requests already`;
       return this.failed(res, eventIn(body.head), 503, why, 'try again in a moment');
     }
+    let payload: unknown;
+    let note: string | undefined;
     if (body.kind === 'oversized') {
       res.setHeader('connection', 'close');
-      const why = `the hook request is over ${describeBytes(MAX_BODY)}, the most recap judges`;
-      return this.failed(res, eventIn(body.head), 413, why, 'split the work into smaller calls (a large file as several Writes or Edits)');
-    }
-    let payload: unknown;
-    try {
-      payload = parseJson(body.text);
-    } catch {
-      return this.failed(res, eventIn(body.text.slice(0, HEAD_BYTES)), 400, 'the hook request is not valid JSON', 'run `recap doctor`');
+      const event = eventIn(body.head);
+      // A prompt is counted as far as the limit; anything else this large is refused.
+      payload = event === 'UserPromptSubmit' ? truncatedPrompt(body.prefix) : undefined;
+      if (payload === undefined) {
+        const why = `the hook request is over ${describeBytes(MAX_BODY)}, the most recap judges`;
+        return this.failed(res, event, 413, why, 'split the work into smaller calls (a large file as several Writes or Edits)');
+      }
+      note = `recap: this prompt is over ${describeBytes(MAX_BODY)}; its first ${describeBytes(MAX_BODY)} were counted`;
+    } else {
+      try {
+        payload = parseJson(body.text);
+      } catch {
+        return this.failed(res, eventIn(body.text.slice(0, HEAD_BYTES)), 400, 'the hook request is not valid JSON', 'run `recap doctor`');
+      }
     }
     const event = (payload as { hook_event_name?: unknown } | null)?.hook_event_name;
     const named = typeof event === 'string' ? event : undefined;
@@ -110,7 +119,7 @@ export class HttpEndpoint {
       return this.failed(res, named, 500, response.error.message, 'run `recap doctor`');
     }
     const answer = response.result as { stdout: string };
-    send(res, 200, answer.stdout === '' ? '{}' : answer.stdout);
+    send(res, 200, withNote(answer.stdout === '' ? '{}' : answer.stdout, note));
   }
 
   /** A failure: a deny for a tool call (or a request of no known event), else the error status. */
@@ -147,12 +156,24 @@ function send(res: ServerResponse, status: number, json: string): void {
   res.end(json);
 }
 
+/** The JSON answer with a message for the user added (when it has none of its own). */
+function withNote(json: string, note: string | undefined): string {
+  if (note === undefined) return json;
+  try {
+    const output = JSON.parse(json) as Record<string, unknown>;
+    if (output !== null && typeof output === 'object' && !Array.isArray(output) && output.systemMessage === undefined) return JSON.stringify({ ...output, systemMessage: note });
+  } catch {
+    // Not an object: left as it is.
+  }
+  return json;
+}
+
 /** The event a body is for, when its first bytes name it. */
 function eventIn(head: string): string | undefined {
   return /"hook_event_name"\s*:\s*"(\w+)"/.exec(head)?.[1];
 }
 
-type Body = { kind: 'whole'; text: string } | { kind: 'oversized'; head: string } | { kind: 'busy'; head: string } | { kind: 'failed'; why: string };
+type Body = { kind: 'whole'; text: string } | { kind: 'oversized'; head: string; prefix: string } | { kind: 'busy'; head: string } | { kind: 'failed'; why: string };
 
 /**
  * The body, up to MAX_BODY; past it (or past what all requests together may hold) only its
@@ -185,15 +206,16 @@ function readBody(req: IncomingMessage, held: { bytes: number }): Promise<Body> 
         return;
       }
       if (size > MAX_BODY) {
-        // The rest is read and dropped, not kept: an answer sent while the client is still
-        // writing can be lost to a reset, and a lost answer is an allow.
-        const head = Buffer.concat(chunks).subarray(0, HEAD_BYTES).toString('utf8');
+        // The first MAX_BODY bytes are kept (a prompt is counted as far as them); the rest
+        // is read and dropped: an answer sent while the client is still writing can be lost
+        // to a reset, and a lost answer is an allow.
+        const kept = chunk.subarray(0, chunk.length - (size - MAX_BODY));
+        const prefix = Buffer.concat([...chunks, kept]).toString('utf8');
         chunks.length = 0;
         req.removeAllListeners('data');
         req.removeAllListeners('end');
-        release();
         req.on('data', () => undefined);
-        req.once('end', () => resolve({ kind: 'oversized', head }));
+        req.once('end', () => settle({ kind: 'oversized', head: prefix.slice(0, HEAD_BYTES), prefix }));
         return;
       }
       chunks.push(chunk);

@@ -155,10 +155,18 @@ describe('the HTTP endpoint judges any size', () => {
     await expectWayOutOpen(attack);
   });
 
-  it('a prompt over 64 MiB is refused with an error status, which never blocks the prompt', async () => {
-    const body = Buffer.from(JSON.stringify(payload(attack, 'UserPromptSubmit', { prompt: 'p'.repeat(MAX_HOOK_PAYLOAD + 1024) })));
-    const reply = await postHook(endpoint, body);
-    expect(reply).toMatchObject({ status: 413 });
+  it('a prompt over 64 MiB is not blocked, and counted as far as the limit', async () => {
+    const status = async () => (JSON.parse((await runCli(box, ['status', '--json'])).stdout) as { unsummarizedTokens: number }).unsummarizedTokens;
+    const before = await status();
+    const whole = payload(attack, 'UserPromptSubmit', { prompt: 'q'.repeat(MAX_HOOK_PAYLOAD + 1024) });
+    const reply = await postHook(endpoint, Buffer.from(JSON.stringify(whole)));
+    expect(reply).toMatchObject({ status: 200 });
+    const body = (reply as { body: string }).body;
+    expect(body).not.toContain('"permissionDecision"');
+    expect(JSON.parse(body)).toMatchObject({ systemMessage: expect.stringContaining('its first 64 MiB were counted') });
+    const header = JSON.stringify(whole).indexOf('"prompt":"') + '"prompt":"'.length;
+    const count = await tokenCounter({ TOKEN_ENCODING: 'o200k_base', TOKEN_WORD_RATIO: 1 });
+    expect((await status()) - before).toBe(count('q'.repeat(MAX_HOOK_PAYLOAD - header)));
     await expectWayOutOpen(attack);
   });
 });
