@@ -18,6 +18,9 @@ const STDIN_TOTAL_MS = 5000;
  * shorten it (never lengthen it): tests of a stalled daemon need not wait 8 s each.
  */
 const TOTAL_DEADLINE_MS = Math.min(8000, Math.max(200, Number(process.env.RECAP_HOOK_DEADLINE_MS) || 8000));
+/** The deadline counts from the hook's start: a slow stdin leaves less time for the daemon, not more. */
+const STARTED = Date.now();
+const remaining = () => Math.max(1, STARTED + TOTAL_DEADLINE_MS - Date.now());
 const START_DEADLINE_MS = Math.min(4000, TOTAL_DEADLINE_MS / 2);
 
 export type Answer = { stdout: string; exitCode: number };
@@ -201,10 +204,10 @@ async function main(): Promise<void> {
     note = `recap: this prompt is over ${describeBytes(MAX_HOOK_PAYLOAD)}; its first ${describeBytes(MAX_HOOK_PAYLOAD)} were counted`;
   } else payload = input.payload;
   current = payload;
-  setTimeout(() => void daemonDown(payload, `no answer within ${TOTAL_DEADLINE_MS / 1000} s`), TOTAL_DEADLINE_MS).unref();
+  setTimeout(() => void daemonDown(payload, `no answer within ${TOTAL_DEADLINE_MS / 1000} s`), remaining()).unref();
   try {
     const client = await connecting;
-    const answer = await client.request<Answer>('hook', { agent, payload }, TOTAL_DEADLINE_MS);
+    const answer = await client.request<Answer>('hook', { agent, payload }, remaining());
     // An answer of another shape is no answer: printing it could crash into silence.
     if (typeof answer?.stdout !== 'string' || !Number.isInteger(answer.exitCode)) throw new Error('the daemon answered in a shape recap-hook does not know');
     finish(note !== undefined ? withNote(answer, note) : answer);
