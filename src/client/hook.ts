@@ -4,14 +4,24 @@
 // deadline and never prints a stack trace into the agent. scripts/bundle-hook.mjs builds it
 // into bin/recap-hook.cjs; what it does when the daemon does not answer is in hookFallback.ts.
 import { writeSync } from 'node:fs';
+import { describeBytes, MAX_HOOK_PAYLOAD } from '../common/frames.js';
 import { socketPath } from '../common/paths.js';
+import { truncatedPrompt } from '../common/truncatedPrompt.js';
 import { Client, DaemonUnavailable } from './socketClient.js';
 
 const AGENTS = new Set(['claude']);
+/** How long stdin may stay silent; a payload still arriving (64 MiB takes a while) may go on until STDIN_TOTAL_MS. */
 const STDIN_DEADLINE_MS = 2000;
-/** Well inside the 10 s timeout `recap install` gives the hook. */
-const TOTAL_DEADLINE_MS = 8000;
-const START_DEADLINE_MS = 4000;
+const STDIN_TOTAL_MS = 5000;
+/**
+ * Well inside the 10 s timeout `recap install` gives the hook. RECAP_HOOK_DEADLINE_MS may
+ * shorten it (never lengthen it): tests of a stalled daemon need not wait 8 s each.
+ */
+const TOTAL_DEADLINE_MS = Math.min(8000, Math.max(200, Number(process.env.RECAP_HOOK_DEADLINE_MS) || 8000));
+/** The deadline counts from the hook's start: a slow stdin leaves less time for the daemon, not more. */
+const STARTED = Date.now();
+const remaining = () => Math.max(1, STARTED + TOTAL_DEADLINE_MS - Date.now());
+const START_DEADLINE_MS = Math.min(4000, TOTAL_DEADLINE_MS / 2);
 
 export type Answer = { stdout: string; exitCode: number };
 
@@ -25,32 +35,57 @@ function finish(answer: Answer): void {
   process.exit(answer.exitCode);
 }
 
-/** The length of the first complete JSON object at the start of `text`, if it is all there. */
-function firstObjectLength(text: string): number | undefined {
-  const start = text.search(/\S/);
-  if (start === -1 || text[start] !== '{') return undefined;
-  let depth = 0;
-  let inString = false;
-  for (let i = start; i < text.length; i += 1) {
-    const c = text[i];
-    if (inString) {
-      if (c === '\\') i += 1;
-      else if (c === '"') inString = false;
-    } else if (c === '"') inString = true;
-    else if (c === '{' || c === '[') depth += 1;
-    else if (c === '}' || c === ']') {
-      depth -= 1;
-      if (depth === 0) return i + 1;
+/** What came on stdin: one JSON object, or why not, with its first bytes to tell the event. */
+type Input =
+  | { kind: 'object'; payload: Record<string, unknown> }
+  | { kind: 'unusable'; why: string; advice: string; head: string; prefix?: string };
+
+/** The first bytes kept of an input that cannot be used: enough to find its event's name. */
+const HEAD_BYTES = 64 * 1024;
+
+/**
+ * Finds where the first JSON object on a byte stream ends, a chunk at a time, keeping its
+ * place between chunks: a 64 MiB payload is scanned once, not once per chunk. Bytes, not
+ * characters: UTF-8 never puts an ASCII byte inside a multi-byte character.
+ */
+class ObjectEnd {
+  private depth = 0;
+  private inString = false;
+  private escaped = false;
+  private started = false;
+  /** Set when the stream does not start with `{`. */
+  notAnObject = false;
+
+  /** The index in `chunk` just past the object's end, if it ends in this chunk. */
+  scan(chunk: Buffer): number | undefined {
+    for (let i = 0; i < chunk.length; i += 1) {
+      const c = chunk[i]!;
+      if (!this.started) {
+        if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) continue;
+        if (c !== 0x7b) {
+          this.notAnObject = true;
+          return undefined;
+        }
+        this.started = true;
+      }
+      if (this.inString) {
+        if (this.escaped) this.escaped = false;
+        else if (c === 0x5c) this.escaped = true;
+        else if (c === 0x22) this.inString = false;
+      } else if (c === 0x22) this.inString = true;
+      else if (c === 0x7b || c === 0x5b) this.depth += 1;
+      else if (c === 0x7d || c === 0x5d) {
+        this.depth -= 1;
+        if (this.depth === 0) return i + 1;
+      }
     }
+    return undefined;
   }
-  return undefined;
 }
 
-function parseObject(text: string): Record<string, unknown> | undefined {
-  const length = firstObjectLength(text);
-  if (length === undefined) return undefined;
+function parseObject(bytes: Buffer): Record<string, unknown> | undefined {
   try {
-    const value = JSON.parse(text.slice(0, length)) as unknown;
+    const value = JSON.parse(bytes.toString('utf8')) as unknown;
     return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
   } catch {
     return undefined;
@@ -60,29 +95,86 @@ function parseObject(text: string): Record<string, unknown> | undefined {
 /**
  * The first complete JSON object on stdin: some agents keep stdin open after writing it.
  * Read through the stdin stream, not fs.read: a read blocked in Node's thread pool on an
- * open pipe would keep the process from exiting after the deadline.
+ * open pipe would keep the process from exiting after the deadline. Past MAX_HOOK_PAYLOAD
+ * nothing more is kept: such a call is refused (see `unusable`).
  */
-function readPayload(): Promise<Record<string, unknown> | undefined> {
+function readInput(): Promise<Input> {
   return new Promise((resolve) => {
-    let text = '';
-    const done = (value: Record<string, unknown> | undefined) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const end = new ObjectEnd();
+    const head = () => Buffer.concat(chunks, Math.min(size, HEAD_BYTES)).subarray(0, HEAD_BYTES).toString('utf8');
+    let settled = false;
+    const done = (input: Input) => {
+      if (settled) return;
+      settled = true;
       clearTimeout(timer);
       process.stdin.removeAllListeners('data');
       process.stdin.pause();
-      resolve(value);
+      resolve(input);
     };
-    const timer = setTimeout(() => done(parseObject(text)), STDIN_DEADLINE_MS);
-    process.stdin.setEncoding('utf8');
-    process.stdin.on('data', (chunk: string) => {
-      text += chunk;
-      if (chunk.includes('}')) {
-        const value = parseObject(text);
-        if (value !== undefined) done(value);
+    const unreadable = 'recap-hook could not read what Claude Code sent; if every call is denied this way, run `recap doctor`';
+    const unusable = (why: string, advice = unreadable) => done({ kind: 'unusable', why, advice, head: head() });
+    const whole = () => {
+      const payload = parseObject(Buffer.concat(chunks, size));
+      if (payload !== undefined) done({ kind: 'object', payload });
+      else unusable(size === 0 ? 'the hook got no input' : 'the hook input is not one complete JSON object');
+    };
+    const late = () => unusable(`the hook input did not arrive whole within ${STDIN_DEADLINE_MS / 1000} s`);
+    let timer = setTimeout(late, STDIN_DEADLINE_MS);
+    const started = Date.now();
+    process.stdin.on('data', (chunk: Buffer) => {
+      clearTimeout(timer);
+      timer = setTimeout(late, Math.max(1, Math.min(STDIN_DEADLINE_MS, started + STDIN_TOTAL_MS - Date.now())));
+      const at = end.scan(chunk);
+      if (end.notAnObject) {
+        chunks.push(chunk);
+        size += chunk.length;
+        unusable('the hook input is not a JSON object');
+        return;
       }
+      const kept = at === undefined ? chunk : chunk.subarray(0, at);
+      if (size + kept.length > MAX_HOOK_PAYLOAD) {
+        // What fits is kept: a prompt this large is still counted as far as it goes.
+        const room = MAX_HOOK_PAYLOAD - size;
+        chunks.push(kept.subarray(0, room));
+        size += room;
+        const prefix = Buffer.concat(chunks, size).toString('utf8');
+        done({
+          kind: 'unusable',
+          why: `the hook input is over ${describeBytes(MAX_HOOK_PAYLOAD)}, the most recap judges`,
+          advice: 'split the work into smaller calls (a large file as several Writes or Edits)',
+          head: prefix.slice(0, HEAD_BYTES),
+          prefix,
+        });
+        return;
+      }
+      chunks.push(kept);
+      size += kept.length;
+      if (at !== undefined) whole();
     });
-    process.stdin.once('end', () => done(parseObject(text)));
-    process.stdin.once('error', () => done(undefined));
+    process.stdin.once('end', whole);
+    process.stdin.once('error', (error) => unusable(`stdin could not be read (${error.message})`));
   });
+}
+
+/** The event an input is for, when its first bytes name it. */
+function eventIn(head: string): string | undefined {
+  return /"hook_event_name"\s*:\s*"(\w+)"/.exec(head)?.[1];
+}
+
+/**
+ * The answer to a call recap cannot judge. A tool call (or a call of no known event) is
+ * denied, since silence would let it run; a prompt or a session start is never blocked
+ * (the user must not be silenced), the user is told instead.
+ */
+function refusal(event: string | undefined, why: string, advice: string): Answer {
+  if (event === undefined || event === 'PreToolUse') {
+    const reason = `recap: ${why}, so this tool call was denied: ${advice}.`;
+    const output = { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: reason } };
+    return { stdout: JSON.stringify(output), exitCode: 0 };
+  }
+  return { stdout: JSON.stringify({ systemMessage: `recap: ${why}; this ${event} was not checked: ${advice}.` }), exitCode: 0 };
 }
 
 /** Loaded only when the daemon does not answer: the usual path neither parses nor runs it. */
@@ -96,32 +188,61 @@ async function main(): Promise<void> {
     return;
   }
   // Connecting while stdin is read saves the milliseconds each takes.
-  const reading = readPayload();
+  const reading = readInput();
   const connecting = connect();
   connecting.catch(() => undefined);
-  const payload = await reading;
-  if (payload === undefined) {
-    const message = 'recap: the hook input was not one JSON object; this call was not checked';
-    finish({ stdout: JSON.stringify({ systemMessage: message }), exitCode: 0 });
-    return;
-  }
-  setTimeout(() => void daemonDown(payload, `no answer within ${TOTAL_DEADLINE_MS / 1000} s`), TOTAL_DEADLINE_MS).unref();
+  const input = await reading;
+  let payload: Record<string, unknown>;
+  let note: string | undefined;
+  if (input.kind === 'unusable') {
+    const rebuilt = input.prefix !== undefined && eventIn(input.head) === 'UserPromptSubmit' ? truncatedPrompt(input.prefix) : undefined;
+    if (rebuilt === undefined) {
+      finish(refusal(eventIn(input.head), input.why, input.advice));
+      return;
+    }
+    payload = rebuilt;
+    note = `recap: this prompt is over ${describeBytes(MAX_HOOK_PAYLOAD)}; its first ${describeBytes(MAX_HOOK_PAYLOAD)} were counted`;
+  } else payload = input.payload;
+  current = payload;
+  setTimeout(() => void daemonDown(payload, `no answer within ${TOTAL_DEADLINE_MS / 1000} s`), remaining()).unref();
   try {
     const client = await connecting;
-    finish(await client.request<Answer>('hook', { agent, payload }, TOTAL_DEADLINE_MS));
+    const answer = await client.request<Answer>('hook', { agent, payload }, remaining());
+    // An answer of another shape is no answer: printing it could crash into silence.
+    if (typeof answer?.stdout !== 'string' || !Number.isInteger(answer.exitCode)) throw new Error('the daemon answered in a shape recap-hook does not know');
+    finish(note !== undefined ? withNote(answer, note) : answer);
   } catch (error) {
     await daemonDown(payload, (error as Error).message);
   }
 }
 
-/** Answers as ON_DAEMON_DOWN says: the daemon could not be reached. */
-async function daemonDown(payload: unknown, why: string): Promise<void> {
+/** The answer with a message for the user added (when it has none of its own). */
+function withNote(answer: Answer, note: string): Answer {
+  if (answer.stdout === '') return { stdout: JSON.stringify({ systemMessage: note }), exitCode: answer.exitCode };
+  try {
+    const output = JSON.parse(answer.stdout) as Record<string, unknown>;
+    if (output !== null && typeof output === 'object' && !Array.isArray(output) && output.systemMessage === undefined) {
+      return { stdout: JSON.stringify({ ...output, systemMessage: note }), exitCode: answer.exitCode };
+    }
+  } catch {
+    // Plain text: left as it is.
+  }
+  return answer;
+}
+
+/** The payload being answered, for the answer of a crash or a stop. */
+let current: Record<string, unknown> | undefined;
+
+/** Answers from the verdict file and ON_DAEMON_DOWN: the daemon did not answer. */
+async function daemonDown(payload: Record<string, unknown> | undefined, why: string): Promise<void> {
   let answer: Answer;
   try {
+    if (payload === undefined) throw new Error('no payload was read');
     answer = (await fallback()).daemonDown(payload, why);
   } catch (error) {
-    const message = `recap: the daemon is not reachable (${why}) and recap-hook is damaged (${(error as Error).message}); this call was not checked. Reinstall recap.`;
-    answer = { stdout: JSON.stringify({ systemMessage: message }), exitCode: 0 };
+    // Not even the fallback can answer: refuse a tool call, never a prompt.
+    const event = typeof payload?.hook_event_name === 'string' ? payload.hook_event_name : undefined;
+    answer = refusal(event, `recap-hook failed (${why}; ${(error as Error).message})`, 'reinstall recap (npm install -g recap) if this persists');
   }
   finish(answer);
 }
@@ -136,5 +257,8 @@ async function connect(): Promise<Client> {
   }
 }
 
-process.on('uncaughtException', (error) => void daemonDown(undefined, error.message));
+// A crash or a stop (Claude Code's timeout) still answers, in the safe direction.
+process.on('uncaughtException', (error) => void daemonDown(current, `recap-hook crashed: ${error.message}`));
+process.on('unhandledRejection', (error) => void daemonDown(current, `recap-hook crashed: ${(error as Error)?.message ?? String(error)}`));
+process.once('SIGTERM', () => void daemonDown(current, 'recap-hook was stopped before the daemon answered'));
 void main();

@@ -1,10 +1,16 @@
-// What recap-hook does when the daemon does not answer: start it and connect, or answer as
-// ON_DAEMON_DOWN says. Bundled apart from the hook (dist/client/hookFallback.cjs) and loaded
-// only on this rare path, so the hook's usual path neither parses nor runs it.
-import { existsSync, readFileSync } from 'node:fs';
+// What recap-hook does when the daemon does not answer: start it and connect, or answer from
+// the verdict file the daemon keeps beside its socket (a job it last knew as tripped stays
+// denied, its way out still passes), else as ON_DAEMON_DOWN says. Bundled apart from the
+// hook (dist/client/hookFallback.cjs) and loaded only on this rare path, so the hook's usual
+// path neither parses nor runs it.
+import { closeSync, existsSync, fstatSync, openSync, readFileSync, readSync, constants as fs } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { parseConfigFile } from '../common/configFile.js';
-import { projectRoot } from '../common/jobs.js';
-import { projectConfigPath, userConfigPath } from '../common/paths.js';
+import { jobIdFor, projectRoot } from '../common/jobs.js';
+import { projectConfigPath, socketPath, userConfigPath } from '../common/paths.js';
+import { recapPaths } from '../daemon/recapPaths.js';
+import type { TrippedVerdict, Verdicts } from '../daemon/verdicts.js';
+import { classifyBash } from '../events/whitelist.js';
 import { connectOrStart } from './autostart.js';
 import type { Answer } from './hook.js';
 import type { Client } from './socketClient.js';
@@ -36,9 +42,84 @@ function onDaemonDown(payload: unknown): 'open' | 'closed' {
   return mode;
 }
 
-/** The answer when the daemon cannot be reached: deny tool calls if closed, else warn. */
-export function daemonDown(payload: unknown, why: string): Answer {
-  const event = (payload as { hook_event_name?: unknown } | null)?.hook_event_name;
+/** The verdict file is a few KiB; anything far larger is not recap's and is not read. */
+const VERDICT_MAX_BYTES = 4 * 1024 * 1024;
+
+/**
+ * The daemon's last verdicts, or undefined when there are none to trust. Opened without
+ * following a link and without blocking (a FIFO put in its place), read only if it is a
+ * regular file of the user's.
+ */
+function readVerdicts(): Verdicts | undefined {
+  const path = join(dirname(socketPath()), 'verdicts.json');
+  let fd: number | undefined;
+  try {
+    fd = openSync(path, fs.O_RDONLY | fs.O_NOFOLLOW | fs.O_NONBLOCK);
+    const stat = fstatSync(fd);
+    if (!stat.isFile() || stat.size > VERDICT_MAX_BYTES || stat.uid !== process.getuid?.()) return undefined;
+    const bytes = Buffer.alloc(stat.size);
+    let read = 0;
+    while (read < bytes.length) {
+      const n = readSync(fd, bytes, read, bytes.length - read, read);
+      if (n === 0) break;
+      read += n;
+    }
+    const verdicts = JSON.parse(bytes.subarray(0, read).toString('utf8')) as Verdicts;
+    return verdicts?.version === 1 && typeof verdicts.tripped === 'object' && typeof verdicts.sessions === 'object' ? verdicts : undefined;
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/** The tripped verdict of the payload's job: its session's bound job, else its folder's project. */
+function trippedJob(payload: Record<string, unknown>): { job: string; verdict: TrippedVerdict } | undefined {
+  const verdicts = readVerdicts();
+  if (verdicts === undefined) return undefined;
+  const session = typeof payload.session_id === 'string' ? payload.session_id : undefined;
+  const bound = session !== undefined && Object.hasOwn(verdicts.sessions, session) ? verdicts.sessions[session] : undefined;
+  const cwd = typeof payload.cwd === 'string' && payload.cwd.startsWith('/') ? payload.cwd : undefined;
+  const job = bound ?? (cwd !== undefined ? jobIdFor(projectRoot(cwd)) : undefined);
+  if (job === undefined || !Object.hasOwn(verdicts.tripped, job)) return undefined;
+  return { job, verdict: verdicts.tripped[job]! };
+}
+
+/** A Bash call that is the way out (a whitelisted recap command): never denied by a fallback. */
+function isWayOut(payload: Record<string, unknown>): boolean {
+  const input = payload.tool_input as { command?: unknown } | null | undefined;
+  if (payload.tool_name !== 'Bash' || typeof input?.command !== 'string') return false;
+  return classifyBash(input.command, recapPaths(process.env)).allowed;
+}
+
+const deny = (reason: string): Answer => ({
+  stdout: JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: reason } }),
+  exitCode: 0,
+});
+
+/**
+ * The answer when the daemon cannot answer. A tool call of a job the daemon last knew as
+ * tripped is denied (its way out passes); with no verdict known, ON_DAEMON_DOWN decides:
+ * deny tool calls if closed, else warn.
+ */
+export function daemonDown(payload: Record<string, unknown>, why: string): Answer {
+  const event = payload.hook_event_name;
+  if (event === 'PreToolUse') {
+    const tripped = trippedJob(payload);
+    if (tripped !== undefined && isWayOut(payload)) {
+      // Whatever ON_DAEMON_DOWN says: a blocked way out would lock the user out.
+      const message = `recap: the daemon is not answering (${why}); the recap command was let through. Restart it with: recap restart`;
+      return { stdout: JSON.stringify({ systemMessage: message }), exitCode: 0 };
+    }
+    if (tripped !== undefined) {
+      return deny(
+        `recap: the daemon is not answering (${why}), and it last knew job ${tripped.job} as tripped (${tripped.verdict.reason}), ` +
+          'so every tool but the way out is denied. Write a summary of the work since the last one and submit it with exactly ' +
+          `this Bash command, filling in every section:\n${tripped.verdict.submit}\n` +
+          'If the daemon stays silent, ask the user to restart it: recap restart (or systemctl --user restart recap.service).',
+      );
+    }
+  }
   if (onDaemonDown(payload) === 'closed' && event === 'PreToolUse') {
     const reason =
       `recap: the daemon is not reachable (${why}) and ON_DAEMON_DOWN=closed, so every tool is denied. ` +

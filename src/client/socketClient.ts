@@ -2,7 +2,7 @@
 // after a deadline. Node built-ins only, so the hook client can use it.
 import { connect, type Socket } from 'node:net';
 import { UserError } from '../common/errors.js';
-import { encodeFrame, FrameReader } from '../common/frames.js';
+import { DEFAULT_MAX_FRAME, describeBytes, encodeFrame, FrameReader } from '../common/frames.js';
 
 /** No daemon is listening (no socket file, or nobody answers on it). */
 export class DaemonUnavailable extends Error {}
@@ -12,6 +12,9 @@ export class DaemonUnavailable extends Error {}
  * reason to start another one.
  */
 export class DaemonBusy extends UserError {}
+
+/** A request over the daemon's frame limit: refused here, the daemon never sees it. */
+export class RequestTooLarge extends UserError {}
 
 /** The daemon answered with an error. */
 export class RemoteError extends UserError {
@@ -31,6 +34,10 @@ export class Client {
   private readonly reader = new FrameReader(64 * 1024 * 1024);
 
   private constructor(private readonly socket: Socket) {
+    const failAll = (error: Error) => {
+      for (const waiting of this.pending.values()) waiting.reject(error);
+      this.pending.clear();
+    };
     socket.on('data', (chunk) => {
       for (const frame of this.reader.push(chunk)) {
         if (frame.kind !== 'message') continue;
@@ -40,6 +47,12 @@ export class Client {
           error?: { code: string; message: string };
           progress?: { done: number };
         };
+        // An error for no request in particular (a frame over the limit, too many bytes
+        // pending) ends every request on this connection with the daemon's own words.
+        if (id === null && error) {
+          failAll(new RemoteError(error.code, error.message));
+          continue;
+        }
         const waiting = typeof id === 'number' ? this.pending.get(id) : undefined;
         if (!waiting) continue;
         if (progress) {
@@ -51,10 +64,6 @@ export class Client {
         else waiting.resolve(result);
       }
     });
-    const failAll = (error: Error) => {
-      for (const waiting of this.pending.values()) waiting.reject(error);
-      this.pending.clear();
-    };
     socket.on('error', failAll);
     socket.on('close', () => failAll(new Error('the recap daemon closed the connection')));
   }
@@ -99,6 +108,11 @@ export class Client {
   /** Sends a request; `onProgress` hears a long op's progress, each report restarting the deadline. */
   request<T = unknown>(op: string, fields: Record<string, unknown> = {}, timeoutMs = 30_000, onProgress?: (done: number) => void): Promise<T> {
     const id = this.nextId++;
+    const frame = encodeFrame({ ...fields, id, op });
+    if (frame.length - 4 > DEFAULT_MAX_FRAME) {
+      const message = `the ${op} request is ${describeBytes(frame.length - 4)}, over the ${describeBytes(DEFAULT_MAX_FRAME)} a recap request may be; send less (the daemon was not asked)`;
+      return Promise.reject(new RequestTooLarge(message));
+    }
     return new Promise<T>((resolve, reject) => {
       const expire = () => {
         this.pending.delete(id);
@@ -120,7 +134,7 @@ export class Client {
           reject(error);
         },
       });
-      this.socket.write(encodeFrame({ ...fields, id, op }));
+      this.socket.write(frame);
     });
   }
 

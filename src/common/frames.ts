@@ -2,7 +2,20 @@
 // Node built-ins only: the hook client uses it.
 import { parseJson } from './json.js';
 
-export const DEFAULT_MAX_FRAME = 1024 * 1024;
+/**
+ * The largest hook payload recap judges whole (a 64 MiB Write, a 64 MiB prompt counted
+ * exactly): anything bigger is denied by the hook client itself, never waved through.
+ */
+export const MAX_HOOK_PAYLOAD = 64 * 1024 * 1024;
+
+/** The largest frame: a payload of MAX_HOOK_PAYLOAD and the request around it. */
+export const DEFAULT_MAX_FRAME = MAX_HOOK_PAYLOAD + 64 * 1024;
+
+const MIB = 1024 * 1024;
+/** A byte count as people read it: `65.06 MiB`, `812 bytes`. */
+export function describeBytes(bytes: number): string {
+  return bytes >= MIB ? `${(bytes / MIB).toFixed(2).replace(/\.?0+$/, '')} MiB` : `${bytes} bytes`;
+}
 
 export function encodeFrame(message: unknown): Buffer {
   return framesOf([JSON.stringify(message)]);

@@ -16,6 +16,7 @@ import { loadProjection } from './snapshot.js';
 import { protectedPaths, recapPaths } from './recapPaths.js';
 import { limitsFrom, SocketServer, type Listen } from './socketServer.js';
 import { clearStaleSocket, SocketInUse } from './staleSocket.js';
+import { VerdictFile, verdictPath } from './verdicts.js';
 
 /** A start-up failure the user can fix; its message says how. */
 export class DaemonStartError extends UserError {}
@@ -58,6 +59,7 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
   let http: Promise<HttpInfo> | undefined;
   let endpoint: HttpEndpoint | undefined;
   const enableHttp = (): Promise<HttpInfo> => (http ??= startHttp());
+  const verdicts = new VerdictFile(verdictPath(socketPath(env)), log);
   const handler: Handler = new Handler({
     store,
     projection: () => projection,
@@ -68,10 +70,11 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
     snapshotEvery: snapshotEvery(env),
     enableHttp,
     log,
+    verdicts,
   });
   async function startHttp(): Promise<HttpInfo> {
     const tokenFile = httpTokenFile(env);
-    endpoint = new HttpEndpoint(handler, ensureToken(tokenFile), log);
+    endpoint = new HttpEndpoint(handler, ensureToken(tokenFile), log, recapPaths(env));
     const port = await endpoint.listen(httpPort(env));
     const url = `http://127.0.0.1:${port}${HOOK_PATH}`;
     log.info({ url }, 'HTTP hook endpoint listening');
@@ -106,6 +109,8 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
     }
   }
   await server.listen(where);
+  // After listen: the socket's folder exists (0700).
+  await handler.seedVerdicts();
   // `recap install claude --http` made a token: the endpoint is wanted.
   if (existsSync(httpTokenFile(env))) {
     try {

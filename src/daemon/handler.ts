@@ -7,7 +7,7 @@ import type { Config } from '../events/config.js';
 import type { RecapEvent, SessionBound } from '../events/events.js';
 import type { UsageEntry } from '../events/commands.js';
 import { checkTool, gateStatus, recordInteraction, recordUsage, submitSummary, tripGate, type DecideContext, type GateStatus } from '../events/gate.js';
-import { contextSeqs, contextText, denySeqs, tripCause } from '../events/gateMessages.js';
+import { contextSeqs, contextText, denySeqs, summaryTemplate, tripCause } from '../events/gateMessages.js';
 import { NO_TEXTS, type JobState, type SummaryTexts } from '../events/jobState.js';
 import { submitSeqs } from '../events/summaries.js';
 import { tokenCounter, type TokenCounter } from '../events/tokens.js';
@@ -24,6 +24,7 @@ import { encodeSnapshot } from './snapshot.js';
 import { JobResolver, type JobFields, type Where } from './jobResolver.js';
 import { SummaryTextCache } from './summaryTexts.js';
 import { parseRequest, ProtocolError, type Op, type RequestOf, type Response } from './protocol.js';
+import type { VerdictFile } from './verdicts.js';
 
 export const VERSION = '0.1.0';
 
@@ -44,6 +45,8 @@ export type HandlerDeps = {
   enableHttp: () => Promise<{ url: string; tokenFile: string }>;
   log: Logger;
   now?: () => number;
+  /** The file hooks fall back on when the daemon cannot answer: told of every trip and clear. */
+  verdicts?: VerdictFile;
 };
 
 /** What a command is decided with: the job's configuration and its token counter. */
@@ -267,13 +270,38 @@ export class Handler {
    * record. Nothing awaits before the append, so the events go on top of the state they
    * were decided on.
    */
-  private commit<T>(where: Where, ctx: Prepared, events: RecapEvent[], after?: () => T) {
-    return this.append([...this.binding(where.bind), ...this.configEvents(where.job, ctx.effective), ...events], after);
+  private async commit<T>(where: Where, ctx: Prepared, events: RecapEvent[], after?: () => T) {
+    const bound = this.binding(where.bind);
+    const stored = await this.append([...bound, ...this.configEvents(where.job, ctx.effective), ...events], after);
+    // On disk before the answer: a daemon stopped right after a trip still denies through it.
+    if (events.some((e) => e.type === 'GateTripped' || e.type === 'SummaryAccepted')) await this.noteGate(where.job, ctx.decide.config);
+    else if (bound.length > 0) await this.deps.verdicts?.sessionBound(where.job);
+    return stored;
   }
 
   /** A new session's binding, unless a call of the same session has stored it meanwhile. */
   private binding(bind: SessionBound | undefined): RecapEvent[] {
     return bind === undefined || this.deps.projection().sessionJob(bind.data.session) !== undefined ? [] : [bind];
+  }
+
+  /** Tells the verdict file whether the job's gate is tripped now. */
+  private noteGate(job: string, config: Config): Promise<void> {
+    const verdicts = this.deps.verdicts;
+    if (!verdicts) return Promise.resolve();
+    const { gate } = this.state(job);
+    if (!gate.tripped) return verdicts.clear(job);
+    return verdicts.trip(job, { reason: gate.reason, since: gate.since, submit: summaryTemplate(config) });
+  }
+
+  /** Every tripped job, and the sessions bound to them, to the verdict file at start: the file may be older than the log. */
+  seedVerdicts(): Promise<void> {
+    const verdicts = this.deps.verdicts;
+    if (!verdicts) return Promise.resolve();
+    const config = this.deps.config.user().config;
+    for (const state of this.deps.projection().jobs.values()) {
+      if (state.gate.tripped) void verdicts.trip(state.job, { reason: state.gate.reason, since: state.gate.since, submit: summaryTemplate(config) });
+    }
+    return verdicts.bindSessions(this.deps.projection().sessions);
   }
 
   /**

@@ -8,10 +8,19 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import type { Handler } from './handler.js';
+import { describeBytes, MAX_HOOK_PAYLOAD } from '../common/frames.js';
 import { parseJson } from '../common/json.js';
+import { truncatedPrompt } from '../common/truncatedPrompt.js';
+import { classifyBash } from '../events/whitelist.js';
 
 export const HOOK_PATH = '/hooks/claude';
-const MAX_BODY = 1024 * 1024;
+const MAX_BODY = MAX_HOOK_PAYLOAD;
+/** The first bytes of a body kept when it is not used whole: enough to name its event. */
+const HEAD_BYTES = 64 * 1024;
+/** Inside the 10 s timeout `recap install --http` gives the hook: past it, the answer is made here. */
+const ANSWER_DEADLINE_MS = 8000;
+/** Bytes of request bodies held at once across all requests, as the socket server bounds its frames. */
+const MAX_HELD_BYTES = 2 * MAX_HOOK_PAYLOAD + 32 * 1024 * 1024;
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
 
 /** The endpoint's token, made on first use and kept in a file only the user can read. */
@@ -27,11 +36,15 @@ const digest = (value: string) => hash('sha256', value, 'buffer');
 export class HttpEndpoint {
   private readonly server: Server;
   private readonly expected: Buffer;
+  /** Bytes of bodies being read now, across requests. */
+  private readonly held = { bytes: 0 };
 
   constructor(
     private readonly handler: Handler,
     token: string,
     private readonly log: Logger,
+    /** The real recap's paths, to let the way out through when no decision comes in time. */
+    private readonly recapPaths: ReadonlySet<string> = new Set(),
   ) {
     // Compared as digests: equal lengths for timingSafeEqual, whatever the client sends.
     this.expected = digest(`Bearer ${token}`);
@@ -56,31 +69,70 @@ export class HttpEndpoint {
     return new Promise((resolve) => this.server.close(() => resolve()));
   }
 
+  /**
+   * Claude Code takes anything but a 200 with a JSON body as a failed hook, which lets the
+   * tool run unless `onFailure: "block"`: every failure a PreToolUse can meet here (too
+   * large, not JSON, the handler failing or too slow) is answered as a 200 deny instead.
+   */
   private async serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const refusal = this.refusal(req);
     if (refusal) return reply(res, refusal.status, { error: refusal.message });
-    let body: string;
-    try {
-      body = await readBody(req);
-    } catch (error) {
-      // Answer, then drop the connection: the rest of the body is not worth reading.
-      res.once('finish', () => req.socket.destroy());
+    const body = await readBody(req, this.held);
+    if (body.kind === 'failed') return reply(res, 400, { error: body.why });
+    if (body.kind === 'busy') {
       res.setHeader('connection', 'close');
-      return reply(res, 413, { error: (error as Error).message });
+      const why = `the daemon is holding ${describeBytes(MAX_HELD_BYTES)} of hook requests already`;
+      return this.failed(res, eventIn(body.head), 503, why, 'try again in a moment');
     }
     let payload: unknown;
-    try {
-      payload = parseJson(body);
-    } catch {
-      return reply(res, 400, { error: 'the body is not valid JSON' });
+    let note: string | undefined;
+    if (body.kind === 'oversized') {
+      res.setHeader('connection', 'close');
+      const event = eventIn(body.head);
+      // A prompt is counted as far as the limit; anything else this large is refused.
+      payload = event === 'UserPromptSubmit' ? truncatedPrompt(body.prefix) : undefined;
+      if (payload === undefined) {
+        const why = `the hook request is over ${describeBytes(MAX_BODY)}, the most recap judges`;
+        return this.failed(res, event, 413, why, 'split the work into smaller calls (a large file as several Writes or Edits)');
+      }
+      note = `recap: this prompt is over ${describeBytes(MAX_BODY)}; its first ${describeBytes(MAX_BODY)} were counted`;
+    } else {
+      try {
+        payload = parseJson(body.text);
+      } catch {
+        return this.failed(res, eventIn(body.text.slice(0, HEAD_BYTES)), 400, 'the hook request is not valid JSON', 'run `recap doctor`');
+      }
     }
-    const response = await this.handler.handle({ id: 'http', op: 'hook', agent: 'claude', payload });
+    const event = (payload as { hook_event_name?: unknown } | null)?.hook_event_name;
+    const named = typeof event === 'string' ? event : undefined;
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), ANSWER_DEADLINE_MS)));
+    const response = await Promise.race([this.handler.handle({ id: 'http', op: 'hook', agent: 'claude', payload }), late]);
+    clearTimeout(timer);
+    if (response === 'late') {
+      this.log.warn({ event: named }, `an HTTP hook request got no decision within ${ANSWER_DEADLINE_MS} ms`);
+      if (this.isWayOut(payload)) return send(res, 200, '{}');
+      return this.failed(res, named, 503, `the daemon could not decide within ${ANSWER_DEADLINE_MS / 1000} s`, 'try again in a moment');
+    }
     if ('error' in response) {
       this.log.warn({ error: response.error }, 'HTTP hook request failed');
-      return reply(res, 500, { error: response.error.message });
+      return this.failed(res, named, 500, response.error.message, 'run `recap doctor`');
     }
     const answer = response.result as { stdout: string };
-    send(res, 200, answer.stdout === '' ? '{}' : answer.stdout);
+    send(res, 200, withNote(answer.stdout === '' ? '{}' : answer.stdout, note));
+  }
+
+  /** A failure: a deny for a tool call (or a request of no known event), else the error status. */
+  private failed(res: ServerResponse, event: string | undefined, status: number, why: string, advice: string): void {
+    if (event !== undefined && event !== 'PreToolUse') return reply(res, status, { error: why });
+    const reason = `recap: ${why}, so this tool call was denied: ${advice}.`;
+    reply(res, 200, { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: reason } });
+  }
+
+  /** A Bash call that is exactly a whitelisted recap command. */
+  private isWayOut(payload: unknown): boolean {
+    const p = payload as { tool_name?: unknown; tool_input?: { command?: unknown } } | null;
+    return p?.tool_name === 'Bash' && typeof p.tool_input?.command === 'string' && classifyBash(p.tool_input.command, this.recapPaths).allowed;
   }
 
   private refusal(req: IncomingMessage): { status: number; message: string } | undefined {
@@ -104,21 +156,74 @@ function send(res: ServerResponse, status: number, json: string): void {
   res.end(json);
 }
 
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
+/** The JSON answer with a message for the user added (when it has none of its own). */
+function withNote(json: string, note: string | undefined): string {
+  if (note === undefined) return json;
+  try {
+    const output = JSON.parse(json) as Record<string, unknown>;
+    if (output !== null && typeof output === 'object' && !Array.isArray(output) && output.systemMessage === undefined) return JSON.stringify({ ...output, systemMessage: note });
+  } catch {
+    // Not an object: left as it is.
+  }
+  return json;
+}
+
+/** The event a body is for, when its first bytes name it. */
+function eventIn(head: string): string | undefined {
+  return /"hook_event_name"\s*:\s*"(\w+)"/.exec(head)?.[1];
+}
+
+type Body = { kind: 'whole'; text: string } | { kind: 'oversized'; head: string; prefix: string } | { kind: 'busy'; head: string } | { kind: 'failed'; why: string };
+
+/**
+ * The body, up to MAX_BODY; past it (or past what all requests together may hold) only its
+ * first bytes, to name the event refused.
+ */
+function readBody(req: IncomingMessage, held: { bytes: number }): Promise<Body> {
+  return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
+    let released = false;
+    const release = () => {
+      if (!released) held.bytes -= size;
+      released = true;
+    };
+    const settle = (body: Body) => {
+      release();
+      resolve(body);
+    };
     req.on('data', (chunk: Buffer) => {
       size += chunk.length;
-      if (size > MAX_BODY) {
+      held.bytes += chunk.length;
+      if (held.bytes > MAX_HELD_BYTES && size <= MAX_BODY) {
+        const head = Buffer.concat(chunks).subarray(0, HEAD_BYTES).toString('utf8');
+        chunks.length = 0;
         req.removeAllListeners('data');
-        req.pause();
-        reject(new Error(`the body is over ${MAX_BODY} bytes`));
+        req.removeAllListeners('end');
+        release();
+        req.on('data', () => undefined);
+        req.once('end', () => resolve({ kind: 'busy', head }));
+        return;
+      }
+      if (size > MAX_BODY) {
+        // The first MAX_BODY bytes are kept (a prompt is counted as far as them); the rest
+        // is read and dropped: an answer sent while the client is still writing can be lost
+        // to a reset, and a lost answer is an allow.
+        const kept = chunk.subarray(0, chunk.length - (size - MAX_BODY));
+        const prefix = Buffer.concat([...chunks, kept]).toString('utf8');
+        chunks.length = 0;
+        req.removeAllListeners('data');
+        req.removeAllListeners('end');
+        req.on('data', () => undefined);
+        req.once('end', () => settle({ kind: 'oversized', head: prefix.slice(0, HEAD_BYTES), prefix }));
         return;
       }
       chunks.push(chunk);
     });
-    req.once('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.once('error', reject);
+    req.once('end', () => {
+      const text = Buffer.concat(chunks, size).toString('utf8');
+      settle({ kind: 'whole', text });
+    });
+    req.once('error', (error) => settle({ kind: 'failed', why: `the request could not be read (${error.message})` }));
   });
 }

@@ -159,6 +159,7 @@ export type ErrorCode =
   | 'frame_too_large'
   | 'storage'
   | 'shutting_down'
+  | 'busy'
   | 'internal';
 
 export type Response =

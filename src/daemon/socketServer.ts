@@ -6,7 +6,7 @@ import { chmodSync, existsSync, mkdirSync, watch as fsWatch, type FSWatcher } fr
 import { createServer, type Server, type Socket } from 'node:net';
 import { dirname } from 'node:path';
 import type { Logger } from 'pino';
-import { DEFAULT_MAX_FRAME, FrameReader, framesOf } from '../common/frames.js';
+import { DEFAULT_MAX_FRAME, describeBytes, FrameReader, framesOf } from '../common/frames.js';
 import type { Handler } from './handler.js';
 import type { ProgressFrame, Response } from './protocol.js';
 
@@ -18,10 +18,28 @@ export type Limits = {
   idleMs: number;
   /** A frame begun and not finished within this long closes its connection. */
   partialFrameMs: number;
+  /** Past this many connections, the one idle longest is closed to make room for a new one. */
   maxConnections: number;
+  /**
+   * Bytes of unfinished frames held across all connections: frames may be 64 MiB each, and
+   * many at once must not exhaust the daemon's memory. The connection that would go past it
+   * is told the daemon is busy and closed.
+   */
+  maxPendingBytes: number;
 };
 
-export const DEFAULT_LIMITS: Limits = { maxFrame: DEFAULT_MAX_FRAME, idleMs: 5 * 60_000, partialFrameMs: 10_000, maxConnections: 4096 };
+export const DEFAULT_LIMITS: Limits = {
+  maxFrame: DEFAULT_MAX_FRAME,
+  idleMs: 60_000,
+  partialFrameMs: 10_000,
+  maxConnections: 4096,
+  maxPendingBytes: 2 * DEFAULT_MAX_FRAME + 32 * 1024 * 1024,
+};
+/**
+ * Audit ops that read the whole log: one at a time, so a burst of them cannot crowd out
+ * the checks and hooks an agent is waiting on (those never queue behind them).
+ */
+const BULK_OPS = new Set(['events', 'replay', 'verify', 'report']);
 /** Connections the kernel may queue before they are accepted (Node's default is 511); clients try again on EAGAIN. */
 const BACKLOG = 4096;
 
@@ -34,6 +52,10 @@ export class SocketServer {
   private closing = false;
   private watch: { timer: NodeJS.Timeout; watcher?: FSWatcher } | undefined;
   private relistening = false;
+  /** Bytes of unfinished frames across all connections. */
+  private pendingBytes = 0;
+  /** The bulk op running now, which the next one waits for. */
+  private bulk: Promise<unknown> = Promise.resolve();
 
   constructor(
     private readonly handler: Handler,
@@ -43,7 +65,6 @@ export class SocketServer {
 
   private newServer(): Server {
     const server = createServer((socket) => this.accept(socket));
-    server.maxConnections = this.limits.maxConnections;
     this.servers.push(server);
     return server;
   }
@@ -113,25 +134,68 @@ export class SocketServer {
     await closed;
   }
 
+  /**
+   * Room for one more connection: at the limit the connection idle longest (nothing in
+   * flight, nothing half sent) goes, so thousands of idle clients cannot keep a hook out.
+   * False when every connection is busy.
+   */
+  private makeRoom(): boolean {
+    if (this.connections.size < this.limits.maxConnections) return true;
+    let oldest: Connection | undefined;
+    for (const connection of this.connections) {
+      if (connection.idle() && (oldest === undefined || connection.lastActive < oldest.lastActive)) oldest = connection;
+    }
+    if (oldest === undefined) return false;
+    this.log.debug('closing the connection idle longest to make room');
+    oldest.destroy();
+    this.connections.delete(oldest);
+    return true;
+  }
+
   private accept(socket: Socket): void {
+    if (!this.makeRoom()) {
+      this.log.warn({ connections: this.connections.size }, 'refusing a connection: every connection is busy');
+      socket.destroy();
+      return;
+    }
     const connection = new Connection(socket);
     this.connections.add(connection);
     const reader = new FrameReader(this.limits.maxFrame);
     let partial: NodeJS.Timeout | undefined;
+    let held = 0;
+    const hold = (bytes: number) => {
+      this.pendingBytes += bytes - held;
+      held = bytes;
+    };
     socket.setTimeout(this.limits.idleMs, () => {
+      if (!connection.idle()) return;
       this.log.debug('closing an idle connection');
       socket.destroy();
     });
     socket.on('close', () => {
       clearTimeout(partial);
+      hold(0);
       this.connections.delete(connection);
     });
     socket.on('error', (error) => this.log.debug({ err: error }, 'client connection error'));
     socket.on('data', (chunk) => {
+      connection.lastActive = Date.now();
       // A client that starts a frame and never finishes it holds a buffer: not for long.
       clearTimeout(partial);
       partial = undefined;
       const frames = reader.push(chunk);
+      hold(reader.pending);
+      connection.partial = reader.pending > 0;
+      if (this.pendingBytes > this.limits.maxPendingBytes && reader.pending > 0) {
+        const message =
+          `the recap daemon is holding ${describeBytes(this.pendingBytes)} of unfinished requests, over its limit of ` +
+          `${describeBytes(this.limits.maxPendingBytes)}; this connection is closed, try again in a moment`;
+        this.log.warn({ pending: this.pendingBytes }, 'closing a connection: too many bytes of unfinished requests');
+        hold(0);
+        connection.end({ id: null, error: { code: 'busy', message } });
+        socket.destroy();
+        return;
+      }
       if (reader.pending > 0) {
         partial = setTimeout(() => {
           this.log.warn({ pending: reader.pending }, 'closing a connection that left a frame unfinished');
@@ -159,13 +223,22 @@ export class SocketServer {
       return;
     }
     this.inFlight += 1;
+    connection.inFlight += 1;
     const progress = known !== undefined ? (done: number) => connection.send({ id: known, progress: { done } }) : undefined;
-    this.handler
-      .handle(request, progress)
+    const op = (request as { op?: unknown } | null)?.op;
+    const run = () => this.handler.handle(request, progress);
+    let answered: Promise<Response>;
+    if (typeof op === 'string' && BULK_OPS.has(op)) {
+      answered = this.bulk.then(run, run);
+      this.bulk = answered.catch(() => undefined);
+    } else answered = run();
+    answered
       .then((response) => connection.send(response))
       .catch((error: unknown) => this.log.error({ err: error }, 'handler failed'))
       .finally(() => {
         this.inFlight -= 1;
+        connection.inFlight -= 1;
+        connection.lastActive = Date.now();
         if (this.inFlight === 0) this.drained?.();
       });
   }
@@ -175,8 +248,21 @@ export class SocketServer {
 class Connection {
   /** The answers' JSON, made as each comes: one that cannot be made fails alone. */
   private queued: string[] = [];
+  inFlight = 0;
+  /** A frame begun and not finished. */
+  partial = false;
+  lastActive = Date.now();
 
   constructor(private readonly socket: Socket) {}
+
+  /** Nothing asked and unanswered, nothing half sent: closing it loses nothing. */
+  idle(): boolean {
+    return this.inFlight === 0 && !this.partial;
+  }
+
+  destroy(): void {
+    this.socket.destroy();
+  }
 
   send(message: Response | ProgressFrame): void {
     const text = JSON.stringify(message);
@@ -199,7 +285,7 @@ class Connection {
   }
 }
 
-/** The limits, with RECAP_IDLE_TIMEOUT_MS and RECAP_FRAME_TIMEOUT_MS where they are set. */
+/** The limits, with RECAP_IDLE_TIMEOUT_MS, RECAP_FRAME_TIMEOUT_MS and RECAP_MAX_CONNECTIONS where they are set. */
 export function limitsFrom(env: NodeJS.ProcessEnv): Limits {
   const ms = (value: string | undefined, fallback: number) => {
     const n = Number(value);
@@ -209,5 +295,6 @@ export function limitsFrom(env: NodeJS.ProcessEnv): Limits {
     ...DEFAULT_LIMITS,
     idleMs: ms(env.RECAP_IDLE_TIMEOUT_MS, DEFAULT_LIMITS.idleMs),
     partialFrameMs: ms(env.RECAP_FRAME_TIMEOUT_MS, DEFAULT_LIMITS.partialFrameMs),
+    maxConnections: ms(env.RECAP_MAX_CONNECTIONS, DEFAULT_LIMITS.maxConnections),
   };
 }

@@ -2,6 +2,7 @@
 // event log, the socket and the config files cannot be read or changed through its tools,
 // and the recap commands that change the setup cannot run through its Bash.
 import { isAbsolute, join, normalize } from 'node:path/posix';
+import { globReaches } from './glob.js';
 import { tokenize } from './shellTokens.js';
 import { classifyBash } from './whitelist.js';
 
@@ -30,46 +31,6 @@ function absolute(path: string, cwd: string | undefined, home: string): string {
 
 function inside(path: string, root: string): boolean {
   return path === root || path.startsWith(root.endsWith('/') ? root : `${root}/`);
-}
-
-/** One path segment of a glob as a regex: *, ?, [...] and {a,b}. */
-function segmentRegex(glob: string): RegExp {
-  let source = '';
-  for (let i = 0; i < glob.length; i += 1) {
-    const c = glob[i]!;
-    if (c === '*') source += '[^/]*';
-    else if (c === '?') source += '[^/]';
-    else if (c === '[') {
-      const end = glob.indexOf(']', i + 1);
-      if (end === -1) source += '\\[';
-      else {
-        source += `[${glob.slice(i + 1, end).replace(/^!/, '^').replace(/\\/g, '\\\\')}]`;
-        i = end;
-      }
-    } else if (c === '{') {
-      const end = glob.indexOf('}', i + 1);
-      if (end === -1) source += '\\{';
-      else {
-        source += `(?:${glob.slice(i + 1, end).split(',').map(escapeRegex).join('|')})`;
-        i = end;
-      }
-    } else source += escapeRegex(c);
-  }
-  return new RegExp(`^${source}$`);
-}
-
-/**
- * Whether a glob names the protected path or something inside it, segment by segment.
- * A `**` before the protected path is reached is a broad search of a parent folder, which
- * stays allowed (a project's own search would otherwise always hit its .recap folder).
- */
-function globReaches(pattern: string, protectedPath: string): boolean {
-  const globs = pattern.split('/').filter(Boolean);
-  const segments = protectedPath.split('/').filter(Boolean);
-  return segments.every((segment, i) => {
-    const glob = globs[i];
-    return glob !== undefined && glob !== '**' && segmentRegex(glob).test(segment);
-  });
 }
 
 /** Why the call touches recap's state, or undefined when it does not. */

@@ -27,22 +27,33 @@ export function wordsCounter(ratio: number): TokenCounter {
 /** Runs of this many non-space characters are counted piece by piece (see withLongRuns). */
 const LONG_RUN = 256;
 const LONG_RUN_PRESENT = new RegExp(`\\S{${LONG_RUN}}`);
-const LONG_RUNS = new RegExp(`\\S{${LONG_RUN},}`, 'g');
+
+const isSpace = (code: number) => code === 0x20 || (code >= 0x09 && code <= 0x0d) || code === 0xa0 || code === 0x1680 || (code >= 0x2000 && code <= 0x200a) || code === 0x2028 || code === 0x2029 || code === 0x202f || code === 0x205f || code === 0x3000 || code === 0xfeff;
 
 /**
  * Byte-pair encoding is quadratic in the length of one unbroken word: a 300 KB run of
  * letters would hold the daemon for seconds. Such runs are counted in pieces, which can
  * differ from the exact count by a token at each cut; ordinary text is counted exactly.
+ * The runs are found by a plain scan: a regex over a run of megabytes overflows its stack.
  */
 export function withLongRuns(count: TokenCounter): TokenCounter {
   return (text) => {
     if (!LONG_RUN_PRESENT.test(text)) return count(text);
     let total = 0;
     let last = 0;
-    for (const match of text.matchAll(LONG_RUNS)) {
-      total += count(text.slice(last, match.index));
-      for (let i = 0; i < match[0].length; i += LONG_RUN) total += count(match[0].slice(i, i + LONG_RUN));
-      last = match.index + match[0].length;
+    for (let i = 0; i < text.length; ) {
+      if (isSpace(text.charCodeAt(i))) {
+        i += 1;
+        continue;
+      }
+      let end = i;
+      while (end < text.length && !isSpace(text.charCodeAt(end))) end += 1;
+      if (end - i >= LONG_RUN) {
+        total += count(text.slice(last, i));
+        for (let at = i; at < end; at += LONG_RUN) total += count(text.slice(at, Math.min(at + LONG_RUN, end)));
+        last = end;
+      }
+      i = end;
     }
     return total + count(text.slice(last));
   };

@@ -74,6 +74,15 @@ function expectDeny(run: HookRun): string {
   expect(answer.hookSpecificOutput).toMatchObject({ hookEventName: 'PreToolUse', permissionDecision: 'deny' });
   return answer.hookSpecificOutput.permissionDecisionReason;
 }
+/** The reason of a PreToolUse deny: what recap-hook answers to input it cannot judge. */
+function expectDenyReason(run: HookRun): string {
+  expect(run.hung, 'the hook hung').toBe(false);
+  expect(run.code).toBe(0);
+  const answer = JSON.parse(run.stdout) as { hookSpecificOutput?: { permissionDecision?: string; permissionDecisionReason?: string } };
+  expect(answer.hookSpecificOutput?.permissionDecision).toBe('deny');
+  return answer.hookSpecificOutput!.permissionDecisionReason!;
+}
+
 function expectSystemMessage(run: HookRun): string {
   expect(run.hung, 'the hook hung').toBe(false);
   expect(run.code).toBe(0);
@@ -155,10 +164,10 @@ describe('recap-hook claude against a running daemon', () => {
     expect(run.ms).toBeLessThan(STDIN_DEADLINE_MS);
   });
 
-  it('exits within its stdin deadline with a systemMessage when stdin stays open and nothing comes', async () => {
+  it('exits within its stdin deadline with a deny when stdin stays open and nothing comes (silence would allow)', async () => {
     const run = await runHook(box, { endStdin: false });
     expect(run.hung, `the hook was still running after ${HANG_LIMIT_MS} ms (stdout so far: ${run.stdout})`).toBe(false);
-    expect(expectSystemMessage(run)).toContain('not checked');
+    expect(expectDenyReason(run)).toContain('did not arrive whole');
     expect(run.ms).toBeGreaterThanOrEqual(STDIN_DEADLINE_MS - 100);
     noStack(run);
   });
@@ -173,16 +182,22 @@ describe('recap-hook claude against a running daemon', () => {
     noStack(run);
   });
 
-  it('answers a JSON array with a systemMessage: it is not one JSON object', async () => {
-    for (const input of ['[]', '[1,2]']) expect(expectSystemMessage(await runHook(box, { input })), input).toContain('not one JSON object');
+  it('denies a JSON array: it is not one JSON object', async () => {
+    for (const input of ['[]', '[1,2]']) expect(expectDenyReason(await runHook(box, { input })), input).toContain('not a JSON object');
   });
 
-  it('answers invalid JSON with exit 0 and a systemMessage, never a stack trace', async () => {
+  it('denies invalid JSON with exit 0 and a reason, never a stack trace', async () => {
     for (const input of ['{"hook_event_name": "PreToolUse", ', 'not json at all', '{oops}', '', '42', '"a string"']) {
       const run = await runHook(box, { input });
-      expect(expectSystemMessage(run), JSON.stringify(input)).toContain('not one JSON object');
+      expect(expectDenyReason(run), JSON.stringify(input)).toMatch(/not (one complete JSON object|a JSON object)|got no input/);
       noStack(run);
     }
+  });
+
+  it('answers an unreadable prompt with a systemMessage: a prompt is never blocked', async () => {
+    const run = await runHook(box, { input: '{"hook_event_name": "UserPromptSubmit", "prompt": "cut sh' });
+    expect(expectSystemMessage(run)).toContain('UserPromptSubmit was not checked');
+    noStack(run);
   });
 
   it('refuses an unknown agent with exit 1 and a usage line on stderr', async () => {

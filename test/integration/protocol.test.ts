@@ -1,4 +1,5 @@
 // The socket protocol against the real daemon: pipelining, many clients, bad frames.
+import { DEFAULT_MAX_FRAME } from '../../src/common/frames.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeSandbox, lengthPrefixed, RawClient, sandboxWithDaemon, type DaemonProcess, type Sandbox } from '../helpers/daemon.js';
 import { prose } from '../helpers/text.js';
@@ -90,10 +91,10 @@ describe('the socket protocol', () => {
     const bad = await RawClient.connect(box.socket);
     const good = await RawClient.connect(box.socket);
     const header = Buffer.alloc(4);
-    header.writeUInt32BE(64 * 1024 * 1024, 0);
+    header.writeUInt32BE(DEFAULT_MAX_FRAME + 1, 0);
     bad.sendBytes(Buffer.concat([header, Buffer.alloc(1000, 0x20)]));
     const [answer] = await bad.received(1);
-    expect(answer).toMatchObject({ id: null, error: { code: 'frame_too_large', message: expect.stringContaining('over the limit of 1048576 bytes') } });
+    expect(answer).toMatchObject({ id: null, error: { code: 'frame_too_large', message: expect.stringContaining(`over the limit of ${DEFAULT_MAX_FRAME} bytes`) } });
     await bad.closed;
     expect(await good.request({ id: 1, op: 'status', job: 'still-served' })).toMatchObject({ id: 1, result: { job: 'still-served' } });
     good.close();

@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { encodeFrame } from '../../src/common/frames.js';
+import { DEFAULT_MAX_FRAME, encodeFrame } from '../../src/common/frames.js';
 import { lengthPrefixed, RawClient, removeSandbox, sandbox, startDaemon, type DaemonProcess, type Sandbox } from '../helpers/daemon.js';
 import { call, connectMany, enableHttp, FULL, pick, rssKb, sleep } from './harness.js';
 
@@ -105,10 +105,12 @@ describe('hostile input at the socket', () => {
     await stillServes();
   });
 
-  it('closes the connection on an oversized length and on a frame over 1 MiB', async () => {
+  it('closes the connection on an oversized length and on a frame just over the limit', async () => {
     const header = Buffer.alloc(4);
     header.writeUInt32BE(0xffffffff, 0);
-    for (const bytes of [header, encodeFrame({ id: 1, op: 'ping', pad: 'p'.repeat(1024 * 1024) })]) {
+    const justOver = Buffer.alloc(4);
+    justOver.writeUInt32BE(DEFAULT_MAX_FRAME + 1, 0);
+    for (const bytes of [header, Buffer.concat([justOver, encodeFrame({ id: 1, op: 'ping' })])]) {
       const { frames, closed } = await throwAt(box.socket, bytes);
       expect(frames[0]?.error).toMatchObject({ code: 'frame_too_large' });
       expect(closed).toBe(true);
@@ -259,8 +261,9 @@ describe('hostile input at the HTTP endpoint', () => {
       const results = await Promise.all(Array.from({ length: 10 }, (_, k) => post(port, cases(i + k), auth)));
       for (const r of results) statuses.set(r.status ?? r.error!, (statuses.get(r.status ?? r.error!) ?? 0) + 1);
     }
+    // 2 MiB of blanks is no hook input: a tool call recap cannot read is denied, with a 200.
     const big = await post(port, Buffer.alloc(2 * 1024 * 1024, 0x20), auth);
-    expect(big.status ?? big.error).toSatisfy((v: unknown) => v === 413 || v === 'EPIPE' || v === 'ECONNRESET');
+    expect(big.status).toBe(200);
     console.log(`[hostile http] ${JSON.stringify(Object.fromEntries(statuses))}`);
     for (const key of statuses.keys()) expect(typeof key === 'number' && key >= 200 && key < 600, `status ${key}`).toBe(true);
     const ok = await post(port, JSON.stringify({ session_id: 's', cwd: box.project, hook_event_name: 'PreToolUse', tool_name: 'Read', tool_input: { file_path: '/etc/hosts' } }), auth);
