@@ -10,6 +10,7 @@ import { checkTool, gateStatus, recordInteraction, recordUsage, submitSummary, t
 import { contextSeqs, contextText, denySeqs, tripCause } from '../events/gateMessages.js';
 import { NO_TEXTS, type JobState, type SummaryTexts } from '../events/jobState.js';
 import { tokenCounter, type TokenCounter } from '../events/tokens.js';
+import { recapWord } from '../events/whitelist.js';
 import { eventsPage, projectionAt, verifyLog } from './audit.js';
 import { answerClaudeHook } from './claudeHook.js';
 import { usageReport } from './report.js';
@@ -19,6 +20,7 @@ import type { EventStore } from './eventStore.js';
 import type { Projection } from './projection.js';
 import { USER_SCOPE } from './projection.js';
 import { encodeSnapshot } from './snapshot.js';
+import { projectReadOnlyPaths } from './recapPaths.js';
 import { SummaryTextCache } from './summaryTexts.js';
 import { parseRequest, ProtocolError, type Op, type RequestOf, type Response } from './protocol.js';
 
@@ -34,6 +36,10 @@ export type HandlerDeps = {
   recapPaths: ReadonlySet<string>;
   /** recap's files the agent may not touch (data folder, socket folder, user config). */
   protectedPaths: string[];
+  /** What wires recap in and runs it: the agent may read these, never change them. */
+  readOnlyPaths?: string[];
+  /** Folders where a recap, recap-hook or node would shadow the real one on PATH. */
+  shadowDirs?: string[];
   home: string;
   /** A projection snapshot is written every this many events. */
   snapshotEvery: number;
@@ -50,9 +56,12 @@ export class Handler {
   private readonly counters = new Map<string, Promise<TokenCounter>>();
   private readonly now: () => number;
   private readonly texts: SummaryTextCache;
+  /** How messages to the agent name recap: the launcher's path, the only name the gate accepts. */
+  readonly recapCommand: string;
 
   constructor(private readonly deps: HandlerDeps) {
     this.now = deps.now ?? Date.now;
+    this.recapCommand = recapWord(deps.recapPaths);
     this.texts = new SummaryTextCache(deps.store);
   }
 
@@ -181,7 +190,7 @@ export class Handler {
     return this.withTexts(
       r.job,
       (state) => contextSeqs(state, config, count),
-      (state, texts) => ({ text: contextText(state, config, count, texts), tripped: state.gate.tripped, summaries: state.chain.length }),
+      (state, texts) => ({ text: contextText(state, config, count, texts, this.recapCommand), tripped: state.gate.tripped, summaries: state.chain.length }),
     );
   }
 
@@ -256,8 +265,10 @@ export class Handler {
     const effective = this.deps.config.forProject(project);
     const count = await this.counter(effective.config);
     const paths = project === undefined ? this.deps.protectedPaths : [...this.deps.protectedPaths, join(project, '.recap')];
+    const readOnly = [...(this.deps.readOnlyPaths ?? []), ...(project === undefined ? [] : projectReadOnlyPaths(project))];
+    const protectedState = { paths, readOnly, shadowDirs: this.deps.shadowDirs ?? [], home: this.deps.home };
     return {
-      decide: { config: effective.config, count, recapPaths: this.deps.recapPaths, protected: { paths, home: this.deps.home } },
+      decide: { config: effective.config, count, recapPaths: this.deps.recapPaths, protected: protectedState },
       effective,
     };
   }
@@ -289,7 +300,7 @@ export class Handler {
   }
 }
 
-export type HookOps = Pick<Handler, 'record' | 'check' | 'context' | 'usage'>;
+export type HookOps = Pick<Handler, 'record' | 'check' | 'context' | 'usage' | 'recapCommand'>;
 
 /** A job as it was at a past moment: `recap replay`'s answer. */
 function pastStatus(state: JobState) {
