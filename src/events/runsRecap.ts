@@ -129,7 +129,7 @@ function mentionsRecap(simple: SimpleCommand): boolean {
 /** A command of an inert program, every word of it literal, writing nothing. */
 export function isInert(simple: SimpleCommand): boolean {
   const [program, sub] = simple.words;
-  if (program === undefined || !simple.words.every((w) => w.literal)) return false;
+  if (program === undefined || !simple.words.every(plainWord)) return false;
   if (simple.redirects.some((r) => WRITING_REDIRECTS.has(r.op))) return false;
   if (program.value === 'git') return sub !== undefined && INERT_GIT.has(sub.value);
   // rg --pre runs a program on every file it searches.

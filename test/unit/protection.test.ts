@@ -11,7 +11,9 @@ const HOME = '/home/ann';
 const PROJECT = '/home/ann/src/app';
 const CWD = PROJECT;
 const RECAP_BIN = '/opt/recap/bin/recap.js';
-const RECAP_PATHS: ReadonlySet<string> = new Set([RECAP_BIN, '/usr/local/bin/recap']);
+// The launcher the daemon keeps in its data folder: the only name of recap the gate accepts.
+const LAUNCHER = `${HOME}/.local/share/recap/bin/recap`;
+const RECAP_PATHS: ReadonlySet<string> = new Set([LAUNCHER]);
 
 // The daemon's own list for this environment, plus the project's .recap as the handler adds it.
 const ENV = { HOME, XDG_RUNTIME_DIR: '/run/user/1000', XDG_DATA_HOME: `${HOME}/.local/share`, XDG_CONFIG_HOME: `${HOME}/.config` };
@@ -180,13 +182,13 @@ describe("given recap's protected paths", () => {
       ['recap uninstall claude <<EOF\n$(whoami)\nEOF', 'uninstall'],
       ["recap trip 'unterminated", 'trip'],
     ])('%j, then it is refused as recap %s', (command, sub) => {
-      expect(bash(command)).toBe(`recap ${sub} changes recap's setup; only the user may run it`);
+      expect(bash(command)).toBe(`recap ${sub} changes recap's setup; only the user may run it, outside the agent`);
     });
 
     // Every word pair is looked at, erring on the side of refusing: "recap" as an argument
     // followed by a setup word is refused too (harmless, recorded here as the behaviour).
     it('then a recap word followed by a setup word anywhere, even as arguments of echo, is refused', () => {
-      expect(bash('echo recap uninstall')).toBe("recap uninstall changes recap's setup; only the user may run it");
+      expect(bash('echo recap uninstall')).toBe("recap uninstall changes recap's setup; only the user may run it, outside the agent");
     });
 
     it('a setup command after a global option (recap --json uninstall claude) is refused', () => {
@@ -224,20 +226,17 @@ describe("given recap's protected paths", () => {
     });
 
     it.each([
-      'recap status',
-      'recap context',
-      'recap chain --json',
-      'recap submit --file summary.md',
-      "recap submit <<'EOF'\n## User Requests\nrecap install claude was discussed\nEOF",
-      `${RECAP_BIN} status`,
+      `${LAUNCHER} status`,
+      `${LAUNCHER} context`,
+      `${LAUNCHER} chain --json`,
+      `${LAUNCHER} submit --file summary.md`,
+      `${LAUNCHER} submit <<'EOF'\n## User Requests\nrecap install claude was discussed\nEOF`,
       'grep recap README.md',
       'grep -rn "recap install" docs/',
-      'npm install recap',
       'git log --grep=recap',
       'cat README.md',
       'ls ~/.local/share',
       `ls ${HOME}/.config`,
-      'recap',
       '',
     ])('Bash %j', (command) => {
       expect(bash(command)).toBeUndefined();
@@ -276,8 +275,8 @@ describe('checkTool with protected paths', () => {
     expect(decision.answer.allow).toBe(false);
     const reason = decision.answer.allow ? '' : decision.answer.reason;
     expect(reason).toContain("Read on ~/.config/recap/config.conf touches recap's own files");
-    expect(reason).toContain('recap context');
-    expect(reason).toContain('recap chain');
+    expect(reason).toContain(`${LAUNCHER} context`);
+    expect(reason).toContain(`${LAUNCHER} chain`);
     expect(reason).not.toContain("recap submit <<'EOF'");
   });
 
@@ -291,7 +290,7 @@ describe('checkTool with protected paths', () => {
     expect(decision.events).toEqual([toolDenied('Bash', 'protected')]);
     expect(decision.answer).toEqual({
       allow: false,
-      reason: expect.stringContaining("recap uninstall changes recap's setup; only the user may run it"),
+      reason: expect.stringContaining("recap uninstall changes recap's setup; only the user may run it, outside the agent"),
     });
   });
 
@@ -311,13 +310,13 @@ describe('checkTool with protected paths', () => {
 
   it('given a tripped gate, when the agent runs recap status, then it is allowed', () => {
     const tripped = stateFrom([interactionRecorded(600), gateTripped(600)]);
-    expect(checkTool(command('Bash', { command: 'recap status' }), tripped, ctx)).toEqual({ answer: { allow: true }, events: [] });
+    expect(checkTool(command('Bash', { command: `${LAUNCHER} status` }), tripped, ctx)).toEqual({ answer: { allow: true }, events: [] });
   });
 
   it('given a tripped gate, a recap submit whose summary mentions ~/.config/recap/config.conf is allowed', () => {
     const tripped = stateFrom([interactionRecorded(600), gateTripped(600)]);
     const summary = validSummary().replace('detail', 'we raised TOKEN_THRESHOLD in ~/.config/recap/config.conf and');
-    const decision = checkTool(command('Bash', { command: `recap submit <<'EOF'\n${summary}\nEOF` }), tripped, ctx);
+    const decision = checkTool(command('Bash', { command: `${LAUNCHER} submit <<'EOF'\n${summary}\nEOF` }), tripped, ctx);
     expect(decision.answer).toEqual({ allow: true });
   });
 });
