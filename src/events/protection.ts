@@ -5,7 +5,7 @@
 // exactly a whitelisted form (runsRecap.ts).
 import { basename, dirname, isAbsolute, join, normalize } from 'node:path/posix';
 import { isInert, mightRunRecap } from './runsRecap.js';
-import { simpleCommands, tokenize, type ShellToken } from './shellTokens.js';
+import { simpleCommands, tokenize, type ShellToken, type WordToken } from './shellTokens.js';
 import { classifyBash } from './whitelist.js';
 
 export type ProtectedState = {
@@ -138,19 +138,26 @@ function bashRefusal(command: string, cwd: string | undefined, state: ProtectedS
   // The way out always passes: recap's own whitelisted commands read nothing of its files
   // for the agent, and a summary may well mention them.
   if (classifyBash(command, recapPaths).allowed) return undefined;
-  const text = command.replace(/\/proc\/[^/\s'"]+\/cwd\//g, cwd === undefined ? '/' : `${cwd}/`).replace(/\/proc\/[^/\s'"]+\/root\//g, '/');
+  const tokenized = tokenize(command);
+  // The launcher lives in the data folder; run as a program it is recap's own business
+  // (mightRunRecap judges it), so those mentions of its path are not touching the folder.
+  const launcherRuns = tokenized.ok ? simpleCommands(tokenized.tokens).map((c) => c.words[0]).filter((w): w is WordToken => w !== undefined && recapPaths.has(w.value)) : [];
+  let text = command.replace(/\/proc\/[^/\s'"]+\/cwd\//g, cwd === undefined ? '/' : `${cwd}/`).replace(/\/proc\/[^/\s'"]+\/root\//g, '/');
+  for (const launcher of recapPaths) {
+    const runs = launcherRuns.filter((w) => w.value === launcher).length;
+    if (runs > 0 && text.split(launcher).length - 1 === runs) text = text.replaceAll(launcher, '');
+  }
   for (const path of state.paths) {
     const hit = spellings(path, cwd, state.home).find(({ pattern }) => pattern.test(text));
     if (hit) return `the command touches recap's own files (${hit.text})`;
   }
-  const tokenized = tokenize(command);
-  const words = tokenized.ok ? pathWords(tokenized.tokens) : [];
+  const words = tokenized.ok ? pathWords(tokenized.tokens.filter((t) => !launcherRuns.includes(t as never))) : [];
   const resolved = words.map((w) => absolute(w, cwd, state.home));
   const stateHit = resolved.find((p) => state.paths.some((root) => inside(p, root)));
   if (stateHit) return `the command touches recap's own files (${stateHit})`;
   const setup = setupSubcommand(command);
   if (setup) return `recap ${setup} changes recap's setup; only the user may run it, outside the agent`;
-  const risk = mightRunRecap(command);
+  const risk = mightRunRecap(command, recapPaths);
   if (risk) return `the command runs recap, or could: ${risk}`;
   // Reading the setup is harmless; anything but an inert reader may change it.
   const reader = tokenized.ok && simpleCommands(tokenized.tokens).every(isInert);

@@ -62,20 +62,37 @@ const RESERVED = new Set(['!', '{', '}', 'if', 'then', 'elif', 'else', 'fi', 'do
 const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]]*\])?\+?=/;
 const DEPTH_LIMIT = 8;
 
-/** Why the command might run recap outside the whitelist, or undefined when it cannot. */
-export function mightRunRecap(command: string, depth = 0): string | undefined {
+/** recap's own commands that change nothing: by the launcher, they are never a risk. */
+const READING = new Set(['status', 'context', 'chain', 'submit']);
+
+/**
+ * Why the command might run recap outside the whitelist, or undefined when it cannot.
+ * @param recapPaths the launcher: a plain `<launcher> status` (or context, chain, submit)
+ * chained to something else is left to the gate, whose message says what to fix.
+ */
+export function mightRunRecap(command: string, recapPaths: ReadonlySet<string> = new Set(), depth = 0): string | undefined {
   if (depth > DEPTH_LIMIT) return 'the command nests shells too deeply to be read';
   const tokenized = tokenize(command);
   if (!tokenized.ok) return RECAP.test(command) ? `it mentions recap and could not be read (${tokenized.error})` : undefined;
   for (const simple of simpleCommands(tokenized.tokens)) {
-    const why = simpleRisk(simple, depth);
+    const why = simpleRisk(simple, recapPaths, depth);
     if (why) return why;
   }
   return undefined;
 }
 
-function simpleRisk(simple: SimpleCommand, depth: number): string | undefined {
+/** `<launcher> status` and the like, all words literal, any here-document unable to expand. */
+function isOwnReading(simple: SimpleCommand, recapPaths: ReadonlySet<string>): boolean {
+  const [program, ...rest] = simple.words;
+  if (program === undefined || !recapPaths.has(program.value) || !simple.words.every((w) => w.literal)) return false;
+  const sub = rest.find((w) => !w.value.startsWith('-'));
+  if (sub === undefined || !READING.has(sub.value)) return false;
+  return simple.heredocs.every((h) => h.quoted || !/[$`\\]/.test(h.body)) && simple.redirects.every((r) => r.target === undefined || !RECAP.test(r.target.value));
+}
+
+function simpleRisk(simple: SimpleCommand, recapPaths: ReadonlySet<string>, depth: number): string | undefined {
   const words = simple.words.filter((w, i) => !(i === 0 && RESERVED.has(w.value)));
+  if (isOwnReading(simple, recapPaths)) return undefined;
   if (mentionsRecap(simple) && !isInert(simple)) return 'it runs recap, or could, in a form the gate does not accept';
   const { program, args } = effectiveProgram(words);
   if (program === undefined) return undefined;
@@ -83,9 +100,9 @@ function simpleRisk(simple: SimpleCommand, depth: number): string | undefined {
   const name = program.value.slice(program.value.lastIndexOf('/') + 1);
   if (name === 'eval') {
     if (args.some((a) => !a.literal)) return 'it evals words the shell computes';
-    return mightRunRecap(args.map((a) => a.value).join(' '), depth + 1);
+    return mightRunRecap(args.map((a) => a.value).join(' '), recapPaths, depth + 1);
   }
-  if (SHELLS.has(name)) return shellRisk(args, simple, depth);
+  if (SHELLS.has(name)) return shellRisk(args, simple, recapPaths, depth);
   if (INTERPRETERS.has(name)) {
     const codeAt = args.findIndex((a) => INLINE_CODE.has(a.value));
     const code = codeAt >= 0 ? args[codeAt + 1] : args.find((a) => !a.value.startsWith('-'));
@@ -93,20 +110,20 @@ function simpleRisk(simple: SimpleCommand, depth: number): string | undefined {
   }
   if (name === 'find') {
     const at = args.findIndex((a) => /^-(exec|execdir|ok|okdir)$/.test(a.value));
-    if (at >= 0) return simpleRisk({ words: args.slice(at + 1), redirects: [], heredocs: [] }, depth + 1);
+    if (at >= 0) return simpleRisk({ words: args.slice(at + 1), redirects: [], heredocs: [] }, recapPaths, depth + 1);
   }
   return undefined;
 }
 
 /** A shell runs its -c text, a script file, or what it reads on stdin. */
-function shellRisk(args: WordToken[], simple: SimpleCommand, depth: number): string | undefined {
+function shellRisk(args: WordToken[], simple: SimpleCommand, recapPaths: ReadonlySet<string>, depth: number): string | undefined {
   const options = args.filter((a) => a.value.startsWith('-') || a.value.startsWith('+'));
   const cAt = args.findIndex((a) => /^-[a-zA-Z]*c[a-zA-Z]*$/.test(a.value));
   if (cAt >= 0) {
     const code = args[cAt + 1];
     if (code === undefined) return 'it starts a shell with -c and no literal code';
     if (!code.literal) return 'it hands a shell code the shell computes';
-    return mightRunRecap(code.value, depth + 1);
+    return mightRunRecap(code.value, recapPaths, depth + 1);
   }
   const script = args.find((a) => !options.includes(a));
   if (script === undefined || options.some((o) => /^-[a-zA-Z]*s/.test(o.value))) {
