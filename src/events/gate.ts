@@ -6,7 +6,7 @@ import type { Config } from './config.js';
 import type { DenialCause, RecapEvent } from './events.js';
 import { denyReason, protectionReason } from './gateMessages.js';
 import { evolve, NO_TEXTS, type JobState, type SummaryTexts } from './jobState.js';
-import { protectionRefusal, type ProtectedState } from './protection.js';
+import { protectionRefusal, RUNS_RECAP, type ProtectedState } from './protection.js';
 import type { TokenCounter } from './tokens.js';
 import { tripFor } from './triggers.js';
 import { classifyBash, recapWord } from './whitelist.js';
@@ -48,7 +48,10 @@ export function recordInteraction(
 
 export function checkTool(command: CheckTool, state: JobState, ctx: DecideContext): Decision<CheckAnswer> {
   const refusal = protectionRefusal(command.tool, command.input, command.cwd, ctx.protected, ctx.recapPaths);
-  if (refusal) return { answer: { allow: false, reason: protectionReason(refusal, recapWord(ctx.recapPaths)) }, events: [toolDenied(command, 'protected')] };
+  // On a tripped gate a recap command in a form the gate does not take is denied all the
+  // same, by the gate, whose answer shows the exact way out.
+  const gateAnswers = refusal?.startsWith(RUNS_RECAP) === true && state.gate.tripped;
+  if (refusal && !gateAnswers) return { answer: { allow: false, reason: protectionReason(refusal, recapWord(ctx.recapPaths)) }, events: [toolDenied(command, 'protected')] };
   // An open gate can trip here too: a lowered threshold, the agent's context use.
   const tripped = tripFor(state, ctx.config, command.now, command);
   const events: RecapEvent[] = tripped ? [tripped] : [];

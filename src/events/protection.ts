@@ -25,6 +25,12 @@ export type ProtectedState = {
 /** recap subcommands that change its setup: named in the refusal so the agent knows why. */
 const SETUP_SUBCOMMANDS = new Set(['install', 'uninstall', 'daemon', 'trip', 'import', 'config', 'stop', 'restart', 'reload']);
 
+/**
+ * How a refusal for running recap outside the whitelist begins: on a tripped gate the gate's
+ * own answer (which names the way out) replaces it.
+ */
+export const RUNS_RECAP = 'the command runs recap, or could: ';
+
 /** Names that, written into a folder on PATH, would run instead of recap or its Node. */
 const SHADOW_NAMES = new Set(['recap', 'recap-hook', 'node']);
 
@@ -158,7 +164,7 @@ function bashRefusal(command: string, cwd: string | undefined, state: ProtectedS
   const setup = setupSubcommand(command);
   if (setup) return `recap ${setup} changes recap's setup; only the user may run it, outside the agent`;
   const risk = mightRunRecap(command, recapPaths);
-  if (risk) return `the command runs recap, or could: ${risk}`;
+  if (risk) return `${RUNS_RECAP}${risk}`;
   // Reading the setup is harmless; anything but an inert reader may change it.
   const reader = tokenized.ok && simpleCommands(tokenized.tokens).every(isInert);
   if (reader) return undefined;
