@@ -64,11 +64,12 @@ export function protectedPaths(env: NodeJS.ProcessEnv): string[] {
  */
 export function readOnlyPaths(env: NodeJS.ProcessEnv): string[] {
   const home = env.HOME ?? homedir();
-  const claudeDir = env.CLAUDE_CONFIG_DIR ?? join(home, '.claude');
+  // Both: Claude Code reads CLAUDE_CONFIG_DIR when it is set, and a session started
+  // without it reads ~/.claude.
+  const claudeDirs = [...new Set([join(home, '.claude'), ...(env.CLAUDE_CONFIG_DIR ? [env.CLAUDE_CONFIG_DIR] : [])])];
   const units = join(env.XDG_CONFIG_HOME ?? join(home, '.config'), 'systemd', 'user');
   return withReal([
-    join(claudeDir, 'settings.json'),
-    join(claudeDir, 'settings.local.json'),
+    ...claudeDirs.flatMap((dir) => [join(dir, 'settings.json'), join(dir, 'settings.local.json')]),
     join(PACKAGE_ROOT, 'bin'),
     join(PACKAGE_ROOT, 'dist'),
     join(units, 'recap.service'),
