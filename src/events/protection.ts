@@ -47,7 +47,8 @@ const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'
 
 function absolute(path: string, cwd: string | undefined, home: string): string {
   const expanded = path === '~' ? home : path.startsWith('~/') ? join(home, path.slice(2)) : path;
-  return throughProc(normalize(isAbsolute(expanded) ? expanded : join(cwd ?? '/', expanded)), cwd);
+  // /proc is read before normalizing: /proc/self/cwd/.. is the agent's parent folder.
+  return normalize(throughProc(isAbsolute(expanded) ? expanded : join(cwd ?? '/', expanded), cwd));
 }
 
 /**
@@ -55,9 +56,9 @@ function absolute(path: string, cwd: string | undefined, home: string): string {
  * same file by another name. Other pids' cwd is unknown, so the agent's own is assumed.
  */
 function throughProc(path: string, cwd: string | undefined): string {
-  const match = /^\/proc\/[^/]+\/(cwd|root)(\/.*)?$/.exec(path);
+  const match = /^\/+proc\/+[^/]+\/+(cwd|root)(\/.*)?$/.exec(path);
   if (!match) return path;
-  return normalize(join(match[1] === 'cwd' ? (cwd ?? '/') : '/', match[2] ?? '/'));
+  return `${match[1] === 'cwd' ? (cwd ?? '/') : '/'}/${match[2] ?? ''}`;
 }
 
 function inside(path: string, root: string): boolean {
@@ -163,11 +164,19 @@ function bashRefusal(command: string, cwd: string | undefined, state: ProtectedS
   if (stateHit) return `the command touches recap's own files (${stateHit})`;
   const setup = setupSubcommand(command);
   if (setup) return `recap ${setup} changes recap's setup; only the user may run it, outside the agent`;
-  const risk = mightRunRecap(command, recapPaths);
-  if (risk) return `${RUNS_RECAP}${risk}`;
   // Reading the setup is harmless; anything but an inert reader may change it.
   const reader = tokenized.ok && simpleCommands(tokenized.tokens).every(isInert);
-  if (reader) return undefined;
+  if (!reader) {
+    const why = setupWrite(text, cwd, state, resolved, words);
+    if (why) return why;
+  }
+  const risk = mightRunRecap(command, recapPaths);
+  if (risk) return `${RUNS_RECAP}${risk}`;
+  return undefined;
+}
+
+/** Why a command that is not a mere reader could change what wires recap in or runs it. */
+function setupWrite(text: string, cwd: string | undefined, state: ProtectedState, resolved: string[], words: string[]): string | undefined {
   for (const path of state.readOnly ?? []) {
     const hit = spellings(path, cwd, state.home).find(({ pattern }) => pattern.test(text));
     if (hit) return `the command could change what wires recap in or runs it (${hit.text})`;
@@ -178,9 +187,30 @@ function bashRefusal(command: string, cwd: string | undefined, state: ProtectedS
   const setupHit = resolved.find((p) => (state.readOnly ?? []).some((root) => inside(p, root) || (inside(root, p) && !broad(p))));
   if (setupHit) return `the command could change what wires recap in or runs it (${setupHit})`;
   if (/\.claude\b/.test(text) && /settings(\.local)?\.json/.test(text)) return "the command could change Claude Code's settings, which wire recap in";
-  const shadow = shadowIn(resolved, words, state);
+  const shadow = shadowIn(resolved, words, state) ?? shadowPattern(state).exec(text)?.[0];
   if (shadow) return `the command could put ${shadow} on PATH in front of the real one`;
   return undefined;
+}
+
+const shadowPatterns = new WeakMap<readonly string[], RegExp>();
+
+/**
+ * A shadow's path anywhere in the text, inside code strings too (python -c "open('~/bin/node',
+ * 'w')"): one regex over every folder, built once per list of folders.
+ */
+function shadowPattern(state: ProtectedState): RegExp {
+  const dirs = state.shadowDirs ?? [];
+  let pattern = shadowPatterns.get(dirs);
+  if (!pattern) {
+    const spelled = dirs.flatMap((dir) => {
+      const rest = dir !== state.home && inside(dir, state.home) ? dir.slice(state.home.length) : undefined;
+      return [dir, ...(rest === undefined ? [] : ['~', '$HOME', '${HOME}'].map((home) => `${home}${rest}`))];
+    });
+    const names = [...SHADOW_NAMES].map(escapeRegex).join('|');
+    pattern = new RegExp(`(?:${spelled.map(escapeRegex).join('|') || '(?!)'})/+(?:${names})(?![\\w.-])`);
+    shadowPatterns.set(dirs, pattern);
+  }
+  return pattern;
 }
 
 /** Every word of a command that could be a path, with `$HOME` spelled as `~` and `--opt=PATH` split. */
