@@ -320,3 +320,72 @@ describe('checkTool with protected paths', () => {
     expect(decision.answer).toEqual({ allow: true });
   });
 });
+
+describe("given what wires recap in and runs it (read-only to the agent) and the folders on PATH", () => {
+  const NODE = '/home/ann/.nvm/versions/node/v20.19.0/bin/node';
+  const SETUP: ProtectedState = {
+    ...PROTECTED,
+    readOnly: [`${HOME}/.claude/settings.json`, `${PROJECT}/.claude/settings.json`, `${PROJECT}/.claude/settings.local.json`, '/opt/recap/bin', '/opt/recap/dist', NODE],
+    shadowDirs: [`${HOME}/.local/bin`, `${HOME}/bin`, '/usr/local/bin'],
+  };
+  const check = (tool: string, input: unknown, cwd: string | undefined = CWD) => protectionRefusal(tool, input, cwd, SETUP, RECAP_PATHS);
+
+  it.each([
+    ['Write', { file_path: '.claude/settings.json', content: '{}' }],
+    ['Edit', { file_path: '~/.claude/settings.json', old_string: 'a', new_string: 'b' }],
+    ['Write', { file_path: '/proc/self/cwd/.claude/settings.local.json', content: '{}' }],
+    ['Write', { file_path: '/proc/self/root/opt/recap/bin/recap-hook.cjs', content: '' }],
+    ['MultiEdit', { file_path: '/opt/recap/dist/events/gate.js', edits: [] }],
+    ['Write', { file_path: NODE, content: '' }],
+  ])('when %s %j, then it is refused as a change to the setup', (tool, input) => {
+    expect(check(tool, input)).toMatch(/would change what wires recap in or runs it/);
+  });
+
+  it.each([
+    ['Write', { file_path: '~/.local/bin/node', content: '' }],
+    ['Write', { file_path: '/usr/local/bin/recap', content: '' }],
+    ['Edit', { file_path: `${HOME}/bin/recap-hook`, old_string: 'a', new_string: 'b' }],
+    ['Write', { file_path: '/proc/self/cwd/../../.local/bin/node', content: '' }],
+  ])('when %s %j, then it is refused as a shadow on PATH', (tool, input) => {
+    expect(check(tool, input)).toMatch(/on PATH in front of the real one/);
+  });
+
+  it.each([
+    ['Read', { file_path: '.claude/settings.json' }],
+    ['Grep', { pattern: 'hooks', path: '~/.claude/settings.json' }],
+    ['Read', { file_path: '/opt/recap/dist/events/gate.js' }],
+    ['Write', { file_path: '~/.local/bin/nodemon', content: '' }],
+    ['Write', { file_path: `${PROJECT}/bin/node`, content: '' }],
+    ['Write', { file_path: `${PROJECT}/.claude/agents/reviewer.md`, content: '' }],
+  ])('when %s %j, then it is not refused (reading is harmless; other names and folders are not shadows)', (tool, input) => {
+    expect(check(tool, input)).toBeUndefined();
+  });
+
+  it.each([
+    "sed -i 's/a/b/' .claude/settings.json",
+    'rm -rf .claude',
+    "cd .claude && sed -i 's/a/b/' settings.json",
+    'git checkout -- .claude/settings.json',
+    "echo '{}' > /proc/self/cwd/.claude/settings.json",
+    'cp /tmp/x /opt/recap/bin/recap-hook.cjs',
+    `python3 -c "open('${NODE}', 'w')"`,
+  ])('when Bash runs %j, then it is refused as a change to the setup', (command) => {
+    expect(check('Bash', { command })).toMatch(/could change (what wires recap in or runs it|Claude Code's settings)/);
+  });
+
+  it.each([
+    'ln -s /tmp/evil ~/.local/bin/node',
+    'cd ~/bin && cp /tmp/evil node',
+    "python3 -c \"open('/usr/local/bin/node', 'w').write('x')\"",
+    'cp /tmp/node $HOME/.local/bin/',
+  ])('when Bash runs %j, then it is refused as a shadow on PATH', (command) => {
+    expect(check('Bash', { command })).toMatch(/on PATH in front of the real one/);
+  });
+
+  it.each(['cat .claude/settings.json', 'grep -n hooks ~/.claude/settings.json', 'ls ~/.local/bin', 'git diff .claude/settings.json', 'node --version'])(
+    'when Bash runs the reader %j, then it is not refused',
+    (command) => {
+      expect(check('Bash', { command })).toBeUndefined();
+    },
+  );
+});
