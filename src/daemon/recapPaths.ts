@@ -1,6 +1,6 @@
 // Which files are recap's, seen from the daemon: the launcher that names the real recap,
 // the state the agent may not touch at all, and the setup the agent may read but never change.
-import { existsSync, mkdirSync, readFileSync, realpathSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, realpathSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, delimiter, dirname, join } from 'node:path';
 import { dataDir, launcherPath, socketPath, userConfigPath } from '../common/paths.js';
@@ -20,7 +20,7 @@ export function launcherScript(node = process.execPath, bin = realpathOr(RECAP_B
 export function writeLauncher(env: NodeJS.ProcessEnv): string {
   const path = launcherPath(env);
   const text = launcherScript();
-  if (existsSync(path) && readFileSync(path, 'utf8') === text) return path;
+  if (existsSync(path) && readFileSync(path, 'utf8') === text && (statSync(path).mode & 0o777) === 0o700) return path;
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   const temporary = `${path}.${process.pid}.tmp`;
   writeFileSync(temporary, text, { mode: 0o700 });

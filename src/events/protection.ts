@@ -240,8 +240,26 @@ function shadowIn(resolved: string[], words: string[], state: ProtectedState): s
   return folder !== undefined && name !== undefined ? `a ${name} in ${folder}` : undefined;
 }
 
-/** The ways a command can name a protected path: absolute, from home, relative to the cwd. */
-function spellings(path: string, cwd: string | undefined, home: string): { text: string; pattern: RegExp }[] {
+type Spelling = { text: string; pattern: RegExp };
+const SPELLINGS_KEPT = 2000;
+const spelledBefore = new Map<string, Spelling[]>();
+
+/**
+ * The ways a command can name a protected path: absolute, from home, relative to the cwd.
+ * Every Bash check asks for the same few paths and folders: their regexes are built once.
+ */
+function spellings(path: string, cwd: string | undefined, home: string): Spelling[] {
+  const key = `${path}\0${cwd ?? ''}\0${home}`;
+  let found = spelledBefore.get(key);
+  if (!found) {
+    if (spelledBefore.size >= SPELLINGS_KEPT) spelledBefore.clear();
+    found = spell(path, cwd, home);
+    spelledBefore.set(key, found);
+  }
+  return found;
+}
+
+function spell(path: string, cwd: string | undefined, home: string): Spelling[] {
   // A name ends where a path component ends: recap-old or recap.bak are other files.
   const whole = (text: string, before = '') => ({ text, pattern: new RegExp(`${before}${escapeRegex(text)}(?![\\w.-])`) });
   const found = [whole(path)];
