@@ -132,6 +132,9 @@ export function protectionRefusal(
     if (READING_TOOLS.has(tool)) continue;
     const setup = (state.readOnly ?? []).find((p) => inside(path, p));
     if (setup) return `${tool} on ${candidate} would change what wires recap in or runs it (${setup})`;
+    // Any Claude Code settings file, wherever it seems to be: a folder reached through a
+    // symlink the agent made (ln -s ~ h; then h/.claude/settings.json) has no other name here.
+    if (/\/\.claude\/settings(\.local)?\.json$/.test(path)) return `${tool} on ${candidate} would change Claude Code's settings, which wire recap in`;
     if (isShadow(path, state)) return `${tool} on ${candidate} would put a ${basename(path)} on PATH in front of the real one`;
   }
   return undefined;

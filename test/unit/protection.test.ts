@@ -341,6 +341,11 @@ describe("given what wires recap in and runs it (read-only to the agent) and the
     expect(check(tool, input)).toMatch(/would change what wires recap in or runs it/);
   });
 
+  it('when Write names a Claude Code settings file anywhere (a symlinked home), then it is refused', () => {
+    expect(check('Write', { file_path: 'h/.claude/settings.json', content: '{}' })).toMatch(/would change Claude Code's settings/);
+    expect(check('Edit', { file_path: '/tmp/x/.claude/settings.local.json', old_string: 'a', new_string: 'b' })).toMatch(/settings/);
+  });
+
   it.each([
     ['Write', { file_path: '~/.local/bin/node', content: '' }],
     ['Write', { file_path: '/usr/local/bin/recap', content: '' }],
