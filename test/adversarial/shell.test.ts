@@ -4,6 +4,7 @@
 // npx, node, a computed command word) is denied, on a tripped gate and on an open one; after
 // each, the way out (tripped) or ordinary work (open) still goes on. Bare `recap`, found on
 // PATH, is not recap to the gate: only the launcher in the data folder is.
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { removeSandbox, RECAP, sandbox, startDaemon, type Sandbox } from '../helpers/daemon.js';
 import {
@@ -186,7 +187,6 @@ describe('the launcher the daemon writes', () => {
     box = sandbox();
     const daemon = await startDaemon(box);
     const attack: Attack = { box, daemon, session: 's', job: 'j', shellEnv: box.env };
-    const { statSync, readFileSync, writeFileSync } = await import('node:fs');
     const launcher = launcherOf(attack);
     expect(statSync(launcher).mode & 0o777).toBe(0o700);
     const text = readFileSync(launcher, 'utf8');
