@@ -387,6 +387,20 @@ describe("given what wires recap in and runs it (read-only to the agent) and the
     expect(check('Bash', { command })).toMatch(/on PATH in front of the real one/);
   });
 
+  it.each(['git checkout -- .', 'git restore .', 'git stash', 'git stash -u', 'git stash push -m wip', 'git reset --hard HEAD~1', 'git clean -fdx', 'git -C . checkout :/', 'env GIT_DIR=.git git clean -f'])(
+    'when Bash runs %j, which throws away the work tree wholesale, then it is refused',
+    (command) => {
+      expect(check('Bash', { command })).toMatch(/could throw away the project's Claude Code settings/);
+    },
+  );
+
+  it.each(['git checkout -- src/a.ts', 'git stash list', 'git stash pop', 'git reset HEAD src/a.ts', 'git clean -n', 'git checkout -b feature'])(
+    'when Bash runs %j, which names what it changes, then it is not refused',
+    (command) => {
+      expect(check('Bash', { command })).toBeUndefined();
+    },
+  );
+
   it.each(['cat .claude/settings.json', 'grep -n hooks ~/.claude/settings.json', 'ls ~/.local/bin', 'git diff .claude/settings.json', 'node --version'])(
     'when Bash runs the reader %j, then it is not refused',
     (command) => {
