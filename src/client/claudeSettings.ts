@@ -1,16 +1,23 @@
 // recap's entries in Claude Code's settings.json: added next to whatever else is there,
 // recognised again to be replaced or removed, and nothing else touched.
 
+/** `block`: Claude Code (2.1.295 and later) denies the call when the hook fails. */
+type OnFailure = { onFailure?: 'block' };
 export type HookEntry =
-  | { type: 'command'; command: string; timeout: number }
-  | { type: 'http'; url: string; headers: Record<string, string>; timeout: number };
+  | ({ type: 'command'; command: string; timeout: number } & OnFailure)
+  | ({ type: 'http'; url: string; headers: Record<string, string>; timeout: number } & OnFailure);
 
 type Group = { matcher?: string; hooks: unknown[] };
 export type Settings = Record<string, unknown> & { hooks?: Record<string, unknown> };
 
-/** The hook events recap listens to, with the matcher each needs. */
-export const RECAP_EVENTS: readonly { event: string; matcher?: string }[] = [
-  { event: 'PreToolUse', matcher: '*' },
+/**
+ * The hook events recap listens to, with the matcher each needs. Only the gate's own event
+ * fails closed: a failing PreToolUse hook must deny, not wave the tool through. Never on
+ * UserPromptSubmit (a failure there drops the user's prompt) nor SessionStart (it blocks
+ * nothing); those run on the user's own actions and start a dead daemon again.
+ */
+export const RECAP_EVENTS: readonly { event: string; matcher?: string; failClosed?: true }[] = [
+  { event: 'PreToolUse', matcher: '*', failClosed: true },
   { event: 'PostToolUse', matcher: 'AskUserQuestion' },
   { event: 'UserPromptSubmit' },
   { event: 'SessionStart' },
@@ -18,7 +25,10 @@ export const RECAP_EVENTS: readonly { event: string; matcher?: string }[] = [
 
 const TIMEOUT_SECONDS = 10;
 
-/** A recap hook: the recap-hook executable for claude, or recap's loopback endpoint. */
+/**
+ * A recap hook: the recap-hook executable for claude (alone, as older installs wrote it, or
+ * after the absolute Node that runs it), or recap's loopback endpoint.
+ */
 export function isRecapHook(hook: unknown): boolean {
   if (hook === null || typeof hook !== 'object') return false;
   const { type, command, url } = hook as { type?: unknown; command?: unknown; url?: unknown };
@@ -29,8 +39,21 @@ export function isRecapHook(hook: unknown): boolean {
 
 const shellQuote = (path: string) => (/^[\w@%+=:,./-]+$/.test(path) ? path : `'${path.replaceAll("'", "'\\''")}'`);
 
-export function commandHook(hookBin: string): HookEntry {
-  return { type: 'command', command: `${shellQuote(hookBin)} claude`, timeout: TIMEOUT_SECONDS };
+/**
+ * The bundle run by this Node, both by absolute path: with `#!/usr/bin/env node` a `node`
+ * written into a folder early on PATH would switch every hook off.
+ */
+export function commandHook(hookBin: string, node = process.execPath): HookEntry {
+  return { type: 'command', command: `${shellQuote(node)} ${shellQuote(hookBin)} claude`, timeout: TIMEOUT_SECONDS };
+}
+
+/** The executable words of a command hook: [node, bundle] for new installs, [bundle] for old ones. */
+export function hookCommandWords(command: string): string[] {
+  const words: string[] = [];
+  for (const match of command.replace(/ claude$/, '').matchAll(/'((?:[^']|'\\'')*)'|"([^"]*)"|(\S+)/g)) {
+    words.push((match[1]?.replaceAll("'\\''", "'") ?? match[2] ?? match[3])!);
+  }
+  return words;
 }
 
 export function httpHook(url: string, token: string): HookEntry {
@@ -67,9 +90,10 @@ export function withoutRecap(settings: Settings): Settings {
 export function withRecap(settings: Settings, entryFor: (event: string) => HookEntry | undefined): Settings {
   const base = withoutRecap(settings);
   const hooks: Record<string, unknown> = { ...(base.hooks ?? {}) };
-  for (const { event, matcher } of RECAP_EVENTS) {
-    const entry = entryFor(event);
-    if (!entry) continue;
+  for (const { event, matcher, failClosed } of RECAP_EVENTS) {
+    const found = entryFor(event);
+    if (!found) continue;
+    const entry: HookEntry = failClosed ? { ...found, onFailure: 'block' } : found;
     const groups = Array.isArray(hooks[event]) ? (hooks[event] as unknown[]) : [];
     hooks[event] = [...groups, { ...(matcher !== undefined ? { matcher } : {}), hooks: [entry] }];
   }

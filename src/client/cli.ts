@@ -9,7 +9,7 @@ import { auditCommands } from './auditCommands.js';
 import { configCommands } from './configCommands.js';
 import { connectOrStart } from './autostart.js';
 import { printChecks, runDoctor } from './doctor.js';
-import { installCommandHooks, installHttpHooks, uninstallHooks, type Scope } from './installClaude.js';
+import { claudeVersion, claudeVersionWarning, installCommandHooks, installHttpHooks, uninstallHooks, type Scope } from './installClaude.js';
 import { installSystemd } from './installSystemd.js';
 import { printChain, printReport, printStatus, printSubmit } from './output.js';
 import { parseTime } from './time.js';
@@ -183,6 +183,9 @@ export function buildCli(args: string[]): Argv {
         } else {
           installed = installCommandHooks(scope, project, process.env);
         }
+        // Never fails the install: without `claude` on PATH there is nothing to say.
+        const warning = claudeVersionWarning(claudeVersion(process.env));
+        if (warning) process.stderr.write(`recap: warning: ${warning}\n`);
         output(argv, installed, () =>
           process.stdout.write(
             installed.changed

@@ -4,8 +4,8 @@ import { dirname } from 'node:path';
 import { dataDir, httpTokenFile, projectConfigPath, socketPath, userConfigPath } from '../common/paths.js';
 import { combine, readLayer } from '../daemon/configService.js';
 import { isRecapFolder } from '../daemon/recapPaths.js';
-import { RECAP_EVENTS, recapHooksIn, type HookEntry } from './claudeSettings.js';
-import { readSettings, settingsFiles, type Scope } from './installClaude.js';
+import { hookCommandWords, RECAP_EVENTS, recapHooksIn, type HookEntry } from './claudeSettings.js';
+import { claudeVersion, claudeVersionWarning, FAIL_CLOSED_SINCE, readSettings, settingsFiles, type Scope } from './installClaude.js';
 import { Client } from './socketClient.js';
 import { jobIdFor } from '../common/jobs.js';
 import type { PendingConfig } from '../daemon/configService.js';
@@ -16,7 +16,19 @@ export type Check = { name: string; ok: boolean; detail: string; fix?: string };
 const MIN_NODE = [20, 19];
 
 export async function runDoctor(project: string, env: NodeJS.ProcessEnv): Promise<Check[]> {
-  return [nodeCheck(), await daemonCheck(env), ...permissionChecks(env), configCheck(project, env), ...(await approvalCheck(project, env)), ...hookChecks(project, env)];
+  return [nodeCheck(), await daemonCheck(env), ...permissionChecks(env), configCheck(project, env), ...(await approvalCheck(project, env)), ...hookChecks(project, env), ...claudeCheck(env)];
+}
+
+/** A Claude Code older than FAIL_CLOSED_SINCE runs the tool when recap's hook fails. */
+function claudeCheck(env: NodeJS.ProcessEnv): Check[] {
+  const version = claudeVersion(env);
+  if (version === undefined) return [];
+  const warning = claudeVersionWarning(version);
+  return [
+    warning
+      ? { name: 'claude code', ok: false, detail: `${version}: a failing hook lets the tool run (the gate fails open)`, fix: `update Claude Code to ${FAIL_CLOSED_SINCE} or newer: claude update` }
+      : { name: 'claude code', ok: true, detail: `${version}: a failing PreToolUse hook denies the call` },
+  ];
 }
 
 function nodeCheck(): Check {
@@ -116,7 +128,7 @@ function hookChecks(project: string, env: NodeJS.ProcessEnv): Check[] {
   }
   const missing = RECAP_EVENTS.map((e) => e.event).filter((event) => !found.some((f) => f.event === event));
   const broken = found.flatMap(({ file, event, hook }) => {
-    const problem = hookProblem(hook, env);
+    const problem = hookProblem(event, hook, env);
     return problem ? [`${event} in ${file}: ${problem}`] : [];
   });
   const modes = [...new Set(found.map((f) => f.hook.type))].join(' and ');
@@ -126,11 +138,16 @@ function hookChecks(project: string, env: NodeJS.ProcessEnv): Check[] {
   return [...checks, { name: 'hooks', ok, detail, ...(ok ? {} : { fix: 'recap install claude (add --http for HTTP hooks)' }) }];
 }
 
-function hookProblem(hook: HookEntry, env: NodeJS.ProcessEnv): string | undefined {
+function hookProblem(event: string, hook: HookEntry, env: NodeJS.ProcessEnv): string | undefined {
   if (hook.type === 'command') {
-    const executable = hook.command.replace(/ claude$/, '').replace(/^'(.*)'$|^"(.*)"$/, '$1$2').replaceAll("'\\''", "'");
-    return existsSync(executable) ? undefined : `${executable} does not exist`;
+    const words = hookCommandWords(hook.command);
+    const missing = words.find((w) => !existsSync(w));
+    if (missing) return `${missing} does not exist`;
+    // `#!/usr/bin/env node` finds Node on PATH: a node written early on PATH switches the hook off.
+    if (words.length < 2 || !words[0]!.startsWith('/')) return 'the command does not name node by absolute path; run recap install claude again';
   }
+  if (event === 'PreToolUse' && hook.onFailure !== 'block') return 'no onFailure: "block", so a failing hook lets the tool run; run recap install claude again';
+  if (hook.type === 'command') return undefined;
   const tokenFile = httpTokenFile(env);
   if (!existsSync(tokenFile)) return `no token file ${tokenFile}`;
   const token = readFileSync(tokenFile, 'utf8').trim();

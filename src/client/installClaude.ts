@@ -1,5 +1,6 @@
 // `recap install claude` and `recap uninstall claude`: recap's hooks in Claude Code's
 // settings, merged with what is there, written atomically.
+import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -95,4 +96,35 @@ export function uninstallHooks(scope: Scope, project: string, env: NodeJS.Proces
   const files = [...new Set([shared, local])].filter((file) => existsSync(file));
   const changed = updateAll(files.map((file) => ({ file, change: withoutRecap })));
   return files.filter((_, i) => changed[i]);
+}
+
+/** The first Claude Code that honours `onFailure: "block"`; older ones ignore it silently. */
+export const FAIL_CLOSED_SINCE = '2.1.295';
+
+/** The installed Claude Code's version (`claude --version`), or undefined when there is no `claude`. */
+export function claudeVersion(env: NodeJS.ProcessEnv): string | undefined {
+  try {
+    const out = execFileSync('claude', ['--version'], { env, encoding: 'utf8', timeout: 10_000, stdio: ['ignore', 'pipe', 'ignore'] });
+    return /\d+\.\d+\.\d+/.exec(out)?.[0];
+  } catch {
+    // Not installed, not on PATH, or not answering: recap's hooks are written all the same.
+    return undefined;
+  }
+}
+
+/** Whether a Claude Code version denies a call when its PreToolUse hook fails. */
+export function failsClosed(version: string): boolean {
+  const [a = 0, b = 0, c = 0] = version.split('.').map(Number);
+  const [x, y, z] = FAIL_CLOSED_SINCE.split('.').map(Number) as [number, number, number];
+  return a !== x ? a > x : b !== y ? b > y : c >= z;
+}
+
+/** What the user should know about the installed Claude Code, if anything. */
+export function claudeVersionWarning(version: string | undefined): string | undefined {
+  if (version === undefined) return undefined;
+  if (failsClosed(version)) return undefined;
+  return (
+    `Claude Code ${version} ignores onFailure: "block", so a failing recap hook lets the tool run (the gate fails open); ` +
+    `update Claude Code to ${FAIL_CLOSED_SINCE} or newer (claude update)`
+  );
 }

@@ -134,7 +134,7 @@ async function promptSubmitted(payload: Payload<'UserPromptSubmit'>, where: Wher
     'UserPromptSubmit',
     `recap: job ${where.job} needs a summary before any other tool can run ` +
       `(${result.gate.reason ?? 'threshold'}: ${result.gate.unsummarizedTokens} unsummarized tokens, threshold ${result.gate.threshold}). ` +
-      'Run recap context to see what to summarize and the command to submit it with.',
+      `Run ${ops.recapCommand} context to see what to summarize and the command to submit it with.`,
   );
 }
 

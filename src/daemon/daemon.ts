@@ -13,7 +13,7 @@ import { UnknownEventVersion } from '../events/upcast.js';
 import { UndecodableEvent } from './codec.js';
 import { type Projection, USER_SCOPE } from './projection.js';
 import { loadProjection } from './snapshot.js';
-import { protectedPaths, recapPaths } from './recapPaths.js';
+import { protectedPaths, readOnlyPaths, recapPaths, shadowDirs, writeLauncher } from './recapPaths.js';
 import { limitsFrom, SocketServer, type Listen } from './socketServer.js';
 import { clearStaleSocket, SocketInUse } from './staleSocket.js';
 import { VerdictFile, verdictPath } from './verdicts.js';
@@ -25,6 +25,8 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
   const log = createLogger(env);
   const logDir = eventLogDir(env);
   mkdirSync(dataDir(env), { recursive: true, mode: 0o700 });
+  // Before any answer names it: the way out runs this launcher, not whatever PATH finds.
+  writeLauncher(env);
 
   let store: EventStore;
   try {
@@ -66,6 +68,8 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
     config,
     recapPaths: recapPaths(env),
     protectedPaths: protectedPaths(env),
+    readOnlyPaths: readOnlyPaths(env),
+    shadowDirs: shadowDirs(env),
     home: env.HOME ?? homedir(),
     snapshotEvery: snapshotEvery(env),
     enableHttp,

@@ -11,6 +11,7 @@ import { contextSeqs, contextText, denySeqs, summaryTemplate, tripCause } from '
 import { NO_TEXTS, type JobState, type SummaryTexts } from '../events/jobState.js';
 import { submitSeqs } from '../events/summaries.js';
 import { tokenCounter, type TokenCounter } from '../events/tokens.js';
+import { recapWord } from '../events/whitelist.js';
 import { eventsPage, projectionAt, verifyLog } from './audit.js';
 import { answerClaudeHook } from './claudeHook.js';
 import { usageReport } from './report.js';
@@ -22,6 +23,7 @@ import type { Projection } from './projection.js';
 import { USER_SCOPE } from './projection.js';
 import { encodeSnapshot } from './snapshot.js';
 import { JobResolver, type JobFields, type Where } from './jobResolver.js';
+import { projectReadOnlyPaths } from './recapPaths.js';
 import { SummaryTextCache } from './summaryTexts.js';
 import { parseRequest, ProtocolError, type Op, type RequestOf, type Response } from './protocol.js';
 import type { VerdictFile } from './verdicts.js';
@@ -38,6 +40,10 @@ export type HandlerDeps = {
   recapPaths: ReadonlySet<string>;
   /** recap's files the agent may not touch (data folder, socket folder, user config). */
   protectedPaths: string[];
+  /** What wires recap in and runs it: the agent may read these, never change them. */
+  readOnlyPaths?: string[];
+  /** Folders where a recap, recap-hook or node would shadow the real one on PATH. */
+  shadowDirs?: string[];
   home: string;
   /** A projection snapshot is written every this many events. */
   snapshotEvery: number;
@@ -57,9 +63,12 @@ export class Handler {
   private readonly now: () => number;
   private readonly texts: SummaryTextCache;
   private readonly jobs: JobResolver;
+  /** How messages to the agent name recap: the launcher's path, the only name the gate accepts. */
+  readonly recapCommand: string;
 
   constructor(private readonly deps: HandlerDeps) {
     this.now = deps.now ?? Date.now;
+    this.recapCommand = recapWord(deps.recapPaths);
     this.texts = new SummaryTextCache(deps.store);
     this.jobs = new JobResolver(deps.projection, deps.config);
   }
@@ -231,7 +240,7 @@ export class Handler {
     return this.withTexts(
       where.job,
       (state) => contextSeqs(state, config, count),
-      (state, texts) => ({ text: contextText(state, config, count, texts), tripped: state.gate.tripped, summaries: state.chain.length }),
+      (state, texts) => ({ text: contextText(state, config, count, texts, this.recapCommand), tripped: state.gate.tripped, summaries: state.chain.length }),
     );
   }
 
@@ -290,7 +299,7 @@ export class Handler {
     if (!verdicts) return Promise.resolve();
     const { gate } = this.state(job);
     if (!gate.tripped) return verdicts.clear(job);
-    return verdicts.trip(job, { reason: gate.reason, since: gate.since, submit: summaryTemplate(config) });
+    return verdicts.trip(job, { reason: gate.reason, since: gate.since, submit: summaryTemplate(config, this.recapCommand, gate.topic) });
   }
 
   /** Every tripped job, and the sessions bound to them, to the verdict file at start: the file may be older than the log. */
@@ -299,7 +308,8 @@ export class Handler {
     if (!verdicts) return Promise.resolve();
     const config = this.deps.config.user().config;
     for (const state of this.deps.projection().jobs.values()) {
-      if (state.gate.tripped) void verdicts.trip(state.job, { reason: state.gate.reason, since: state.gate.since, submit: summaryTemplate(config) });
+      const { gate } = state;
+      if (gate.tripped) void verdicts.trip(state.job, { reason: gate.reason, since: gate.since, submit: summaryTemplate(config, this.recapCommand, gate.topic) });
     }
     return verdicts.bindSessions(this.deps.projection().sessions);
   }
@@ -337,8 +347,10 @@ export class Handler {
     const effective = this.deps.config.forProject(project);
     const count = await this.counter(effective.config);
     const paths = project === undefined ? this.deps.protectedPaths : [...this.deps.protectedPaths, join(project, '.recap')];
+    const readOnly = [...(this.deps.readOnlyPaths ?? []), ...(project === undefined ? [] : projectReadOnlyPaths(project))];
+    const protectedState = { paths, readOnly, shadowDirs: this.deps.shadowDirs ?? [], home: this.deps.home };
     return {
-      decide: { config: effective.config, count, recapPaths: this.deps.recapPaths, protected: { paths, home: this.deps.home } },
+      decide: { config: effective.config, count, recapPaths: this.deps.recapPaths, protected: protectedState },
       effective,
     };
   }
@@ -370,7 +382,7 @@ export class Handler {
   }
 }
 
-export type HookOps = Pick<Handler, 'where' | 'record' | 'check' | 'context' | 'usage'>;
+export type HookOps = Pick<Handler, 'where' | 'record' | 'check' | 'context' | 'usage' | 'recapCommand'>;
 
 /** A job as it was at a past moment: `recap replay`'s answer. */
 function pastStatus(state: JobState) {

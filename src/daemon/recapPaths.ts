@@ -1,19 +1,40 @@
-// The absolute paths an agent may use to name the real recap executable: the package's own
-// bin script and any `recap` on the PATH that resolves to it.
-import { existsSync, realpathSync } from 'node:fs';
+// Which files are recap's, seen from the daemon: the launcher that names the real recap,
+// the state the agent may not touch at all, and the setup the agent may read but never change.
+import { existsSync, mkdirSync, readFileSync, realpathSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { basename, delimiter, dirname, join } from 'node:path';
-import { dataDir, socketPath, userConfigPath } from '../common/paths.js';
-import { RECAP_BIN } from '../common/bins.js';
+import { dataDir, launcherPath, socketPath, userConfigPath } from '../common/paths.js';
+import { PACKAGE_ROOT, RECAP_BIN } from '../common/bins.js';
 
+const shellQuote = (text: string) => `'${text.replaceAll("'", "'\\''")}'`;
+
+/** The launcher's text: this Node and this recap, both by absolute path, so PATH plays no part. */
+export function launcherScript(node = process.execPath, bin = realpathOr(RECAP_BIN)): string {
+  return `#!/bin/sh\n# Written by the recap daemon at start-up; the way out of a tripped gate runs this.\nexec ${shellQuote(node)} ${shellQuote(bin)} "$@"\n`;
+}
+
+/**
+ * Writes the launcher when it is missing or differs (a new Node, a moved package), through
+ * a temporary file and a rename so a hook never runs half a script. Returns its path.
+ */
+export function writeLauncher(env: NodeJS.ProcessEnv): string {
+  const path = launcherPath(env);
+  const text = launcherScript();
+  if (existsSync(path) && readFileSync(path, 'utf8') === text && (statSync(path).mode & 0o777) === 0o700) return path;
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  const temporary = `${path}.${process.pid}.tmp`;
+  writeFileSync(temporary, text, { mode: 0o700 });
+  renameSync(temporary, path);
+  return path;
+}
+
+/**
+ * The names a whitelisted command may give recap: the launcher only. Not `recap` on PATH, nor
+ * the package's bin: a PATH entry or a Node on PATH is a file the agent may have written.
+ * The first entry is the one the messages name.
+ */
 export function recapPaths(env: NodeJS.ProcessEnv): Set<string> {
-  const real = realpathOr(RECAP_BIN);
-  const paths = new Set([RECAP_BIN, real]);
-  for (const dir of (env.PATH ?? '').split(delimiter)) {
-    if (!dir.startsWith('/')) continue;
-    const candidate = join(dir, 'recap');
-    if (existsSync(candidate) && realpathOr(candidate) === real) paths.add(candidate);
-  }
-  return paths;
+  return new Set([launcherPath(env)]);
 }
 
 function realpathOr(path: string): string {
@@ -24,6 +45,8 @@ function realpathOr(path: string): string {
   }
 }
 
+const withReal = (paths: string[]) => [...new Set(paths.flatMap((p) => [p, realpathOr(p)]))];
+
 /**
  * recap's own files, off limits to the agent: the data folder, the socket and the user
  * config, with their folders when those are recap's own (not, say, a shared /tmp).
@@ -31,6 +54,44 @@ function realpathOr(path: string): string {
 export function protectedPaths(env: NodeJS.ProcessEnv): string[] {
   const withOwnFolder = (file: string) => (isRecapFolder(dirname(file)) ? [file, dirname(file)] : [file]);
   return [dataDir(env), ...withOwnFolder(socketPath(env)), ...withOwnFolder(userConfigPath(env))];
+}
+
+/**
+ * What wires recap in and what runs it, which the agent may read but not change: Claude
+ * Code's user settings, recap's installed code (bin/, dist/), its systemd units, and the
+ * Node that the hook and the launcher name. A project's own settings files are added per
+ * project (projectReadOnlyPaths).
+ */
+export function readOnlyPaths(env: NodeJS.ProcessEnv): string[] {
+  const home = env.HOME ?? homedir();
+  // Both: Claude Code reads CLAUDE_CONFIG_DIR when it is set, and a session started
+  // without it reads ~/.claude.
+  const claudeDirs = [...new Set([join(home, '.claude'), ...(env.CLAUDE_CONFIG_DIR ? [env.CLAUDE_CONFIG_DIR] : [])])];
+  const units = join(env.XDG_CONFIG_HOME ?? join(home, '.config'), 'systemd', 'user');
+  return withReal([
+    ...claudeDirs.flatMap((dir) => [join(dir, 'settings.json'), join(dir, 'settings.local.json')]),
+    join(PACKAGE_ROOT, 'bin'),
+    join(PACKAGE_ROOT, 'dist'),
+    join(units, 'recap.service'),
+    join(units, 'recap.socket'),
+    process.execPath,
+  ]);
+}
+
+/** A project's Claude Code settings, where `recap install claude --scope project` puts the hooks. */
+export function projectReadOnlyPaths(project: string): string[] {
+  return [join(project, '.claude', 'settings.json'), join(project, '.claude', 'settings.local.json')];
+}
+
+/**
+ * Folders where a file named recap, recap-hook or node would shadow the real one for a
+ * PATH lookup: every absolute folder on the daemon's PATH, and ~/.local/bin and ~/bin, which
+ * login shells add to PATH once they exist.
+ */
+export function shadowDirs(env: NodeJS.ProcessEnv): string[] {
+  const home = env.HOME ?? homedir();
+  const onPath = (env.PATH ?? '').split(delimiter).filter((dir) => dir.startsWith('/'));
+  return [...new Set([...onPath, join(home, '.local', 'bin'), join(home, 'bin')].map((d) => d.replace(/\/+$/, '') || '/'))];
 }
 
 /** A folder recap makes for itself: `recap`, or `/tmp/recap-$UID` for the socket. */

@@ -6,10 +6,10 @@ import type { Config } from './config.js';
 import type { DenialCause, RecapEvent } from './events.js';
 import { denyReason, protectionReason } from './gateMessages.js';
 import { evolve, NO_TEXTS, type JobState, type SummaryTexts } from './jobState.js';
-import { protectionRefusal, type ProtectedState } from './protection.js';
+import { protectionRefusal, RUNS_RECAP, type ProtectedState } from './protection.js';
 import type { TokenCounter } from './tokens.js';
 import { tripFor } from './triggers.js';
-import { classifyBash } from './whitelist.js';
+import { classifyBash, recapWord } from './whitelist.js';
 
 export { submitSummary, type SubmitAnswer } from './summaries.js';
 export { recordUsage } from './usage.js';
@@ -48,7 +48,10 @@ export function recordInteraction(
 
 export function checkTool(command: CheckTool, state: JobState, ctx: DecideContext): Decision<CheckAnswer> {
   const refusal = protectionRefusal(command.tool, command.input, command.cwd, ctx.protected, ctx.recapPaths);
-  if (refusal) return { answer: { allow: false, reason: protectionReason(refusal) }, events: [toolDenied(command, 'protected')] };
+  // On a tripped gate a recap command in a form the gate does not take is denied all the
+  // same, by the gate, whose answer shows the exact way out.
+  const gateAnswers = refusal?.startsWith(RUNS_RECAP) === true && state.gate.tripped;
+  if (refusal && !gateAnswers) return { answer: { allow: false, reason: protectionReason(refusal, recapWord(ctx.recapPaths)) }, events: [toolDenied(command, 'protected')] };
   // An open gate can trip here too: a lowered threshold, the agent's context use.
   const tripped = tripFor(state, ctx.config, command.now, command);
   const events: RecapEvent[] = tripped ? [tripped] : [];
@@ -57,7 +60,7 @@ export function checkTool(command: CheckTool, state: JobState, ctx: DecideContex
   const verdict = toolVerdict(command, ctx);
   if (verdict.allowed) return { answer: { allow: true }, events };
   events.push(toolDenied(command, 'gate'));
-  return { answer: { allow: false, reason: denyReason(current, ctx.config, ctx.texts ?? NO_TEXTS, verdict.why) }, events };
+  return { answer: { allow: false, reason: denyReason(current, ctx.config, ctx.texts ?? NO_TEXTS, verdict.why, recapWord(ctx.recapPaths)) }, events };
 }
 
 /** `recap trip`: the user asks for a summary now. A tripped gate stays as it is. */

@@ -8,9 +8,13 @@ import type { TokenCounter } from './tokens.js';
 const REASON_BUDGET = 8000;
 const EXCERPT_CHARS = 600;
 
-export function summaryTemplate(config: Pick<Config, 'REQUIRED_SECTIONS'>, topic?: string): string {
+/**
+ * The submit command to fill in. `recap` is the command word the gate accepts (the
+ * launcher's absolute path, whitelist.ts recapWord), never a name PATH resolves.
+ */
+export function summaryTemplate(config: Pick<Config, 'REQUIRED_SECTIONS'>, recap: string, topic?: string): string {
   const sections = config.REQUIRED_SECTIONS.map((s) => `## ${s}\n<${s.toLowerCase()}: what happened, in your words>`);
-  return [`recap submit${topic === undefined ? '' : ` --topic ${topic}`} <<'EOF'`, ...sections, 'EOF'].join('\n');
+  return [`${recap} submit${topic === undefined ? '' : ` --topic ${topic}`} <<'EOF'`, ...sections, 'EOF'].join('\n');
 }
 
 export function summaryRules(config: Config, rollup = false): string {
@@ -91,7 +95,7 @@ function material(state: JobState, texts: SummaryTexts, limit: number): { what: 
   return { what: 'Interactions to summarize', blocks: state.pending.map((p) => renderInteraction(p, limit)), tokens: state.unsummarizedTokens };
 }
 
-function demand(state: JobState, config: Config): { head: string[]; rollup: boolean } {
+function demand(state: JobState, config: Config, recap: string): { head: string[]; rollup: boolean } {
   const gate = state.gate;
   const rollup = gate.tripped && gate.reason === 'rollup';
   const topic = gate.tripped ? gate.topic : undefined;
@@ -101,31 +105,31 @@ function demand(state: JobState, config: Config): { head: string[]; rollup: bool
       rollup
         ? 'Write one summary of the summaries below, in the same sections, and submit it with exactly this Bash command:'
         : 'Write a summary of the interactions below and submit it with exactly this Bash command, filling in every section:',
-      summaryTemplate(config, topic),
+      summaryTemplate(config, recap, topic),
       summaryRules(config, rollup),
     ],
   };
 }
 
-export function denyReason(state: JobState, config: Config, texts: SummaryTexts, refusal?: string): string {
-  const { head } = demand(state, config);
+export function denyReason(state: JobState, config: Config, texts: SummaryTexts, refusal: string | undefined, recap: string): string {
+  const { head } = demand(state, config, recap);
   const top = [
     `recap: job ${state.job} needs a summary before any other tool can run: ${tripCause(state)}.`,
     ...(refusal ? [`This command was refused: ${refusal}.`] : []),
     ...head,
-    'Meanwhile only recap status, recap context and recap chain may run.',
+    `Meanwhile only ${recap} status, ${recap} context and ${recap} chain may run.`,
   ].join('\n\n');
   const { what, blocks, tokens } = material(state, texts, EXCERPT_CHARS);
   const { shown, left } = newestWithin(blocks, REASON_BUDGET - top.length - 200);
   const omitted = left > 0 ? `; the ${left} oldest not shown` : '';
-  const header = `${what} (${blocks.length}, ${tokens} tokens${omitted}; full text: recap context):`;
+  const header = `${what} (${blocks.length}, ${tokens} tokens${omitted}; full text: ${recap} context):`;
   return [top, header, ...shown].join('\n\n');
 }
 
 /** What the agent needs now: the demand for a summary when tripped, otherwise its memory. */
-export function contextText(state: JobState, config: Config, count: TokenCounter, texts: SummaryTexts): string {
+export function contextText(state: JobState, config: Config, count: TokenCounter, texts: SummaryTexts, recap: string): string {
   if (!state.gate.tripped) return memoryText(state, config.CONTEXT_BUDGET, count, texts);
-  const { head } = demand(state, config);
+  const { head } = demand(state, config, recap);
   const { what, blocks, tokens } = material(state, texts, Number.POSITIVE_INFINITY);
   return [
     `recap: job ${state.job} needs a summary: ${tripCause(state)}.`,
@@ -135,9 +139,12 @@ export function contextText(state: JobState, config: Config, count: TokenCounter
   ].join('\n\n');
 }
 
-export function protectionReason(refusal: string): string {
+export function protectionReason(refusal: string, recap: string): string {
   return (
-    `recap: this call was refused: ${refusal}. The event log, the socket and the config files ` +
-    "are recap's own and off limits to the agent. Read the job's memory with recap context or recap chain."
+    `recap: this call was refused: ${refusal}. recap's event log, socket, config, its hooks in the agent's ` +
+    "settings and its installed files are off limits to the agent, and its setup commands (install, uninstall, " +
+    "config, daemon, trip, import, stop, restart, reload) are the user's to run outside the agent. " +
+    `Name recap exactly as ${recap}: ${recap} status, ${recap} context and ${recap} chain read the job's state and memory, ` +
+    'and a summary goes in with its submit subcommand and a quoted here-document.'
   );
 }

@@ -1,20 +1,42 @@
 // recap's own state is off limits to the agent, whether the gate is tripped or not: the
-// event log, the socket and the config files cannot be read or changed through its tools,
-// and the recap commands that change the setup cannot run through its Bash.
-import { isAbsolute, join, normalize } from 'node:path/posix';
+// event log, the socket and the config files cannot be read or changed through its tools;
+// what wires recap in (settings, installed code, units, Node) can be read but not changed;
+// no file may shadow recap or Node on PATH; and no Bash command runs recap unless it is
+// exactly a whitelisted form (runsRecap.ts).
+import { basename, dirname, isAbsolute, join, normalize } from 'node:path/posix';
 import { globReaches } from './glob.js';
-import { tokenize } from './shellTokens.js';
+import { effectiveProgram, isInert, mightRunRecap } from './runsRecap.js';
+import { simpleCommands, tokenize, type ShellToken, type SimpleCommand, type WordToken } from './shellTokens.js';
 import { classifyBash } from './whitelist.js';
 
 export type ProtectedState = {
   /** Absolute files and folders the agent may not touch. */
   paths: string[];
+  /**
+   * Files and folders the agent may read but never change: the settings that wire recap
+   * into the agent, recap's installed code, its units, the Node it runs on.
+   */
+  readOnly?: string[];
+  /** Folders where a file named recap, recap-hook or node would shadow the real one. */
+  shadowDirs?: string[];
   /** The user's home, to recognise `~/...` and `$HOME/...` spellings in commands. */
   home: string;
 };
 
-/** recap subcommands the agent may never run, tripped or not. */
-const SETUP_SUBCOMMANDS = new Set(['install', 'uninstall', 'daemon', 'trip', 'import']);
+/** recap subcommands that change its setup: named in the refusal so the agent knows why. */
+const SETUP_SUBCOMMANDS = new Set(['install', 'uninstall', 'daemon', 'trip', 'import', 'config', 'stop', 'restart', 'reload']);
+
+/**
+ * How a refusal for running recap outside the whitelist begins: on a tripped gate the gate's
+ * own answer (which names the way out) replaces it.
+ */
+export const RUNS_RECAP = 'the command runs recap, or could: ';
+
+/** Names that, written into a folder on PATH, would run instead of recap or its Node. */
+const SHADOW_NAMES = new Set(['recap', 'recap-hook', 'node']);
+
+/** File tools that only read. Any other tool naming a path may change it. */
+const READING_TOOLS = new Set(['Read', 'Glob', 'Grep', 'NotebookRead', 'LS']);
 
 /** Tool input fields that hold a path. */
 const PATH_FIELDS = ['file_path', 'notebook_path', 'path'];
@@ -26,7 +48,18 @@ const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'
 
 function absolute(path: string, cwd: string | undefined, home: string): string {
   const expanded = path === '~' ? home : path.startsWith('~/') ? join(home, path.slice(2)) : path;
-  return normalize(isAbsolute(expanded) ? expanded : join(cwd ?? '/', expanded));
+  // /proc is read before normalizing: /proc/self/cwd/.. is the agent's parent folder.
+  return normalize(throughProc(isAbsolute(expanded) ? expanded : join(cwd ?? '/', expanded), cwd));
+}
+
+/**
+ * `/proc/self/cwd/x` (or any pid's) is the agent's folder, `/proc/self/root/x` is `/x`: the
+ * same file by another name. Other pids' cwd is unknown, so the agent's own is assumed.
+ */
+function throughProc(path: string, cwd: string | undefined): string {
+  const match = /^\/+proc\/+[^/]+\/+(cwd|root)(\/.*)?$/.exec(path);
+  if (!match) return path;
+  return `${match[1] === 'cwd' ? (cwd ?? '/') : '/'}/${match[2] ?? ''}`;
 }
 
 function inside(path: string, root: string): boolean {
@@ -57,25 +90,174 @@ export function protectionRefusal(
     const path = absolute(candidate, cwd, state.home);
     const hit = state.paths.find((p) => inside(path, p));
     if (hit) return `${tool} on ${candidate} touches recap's own files (${hit})`;
+    if (READING_TOOLS.has(tool)) continue;
+    const setup = (state.readOnly ?? []).find((p) => inside(path, p));
+    if (setup) return `${tool} on ${candidate} would change what wires recap in or runs it (${setup})`;
+    // Any Claude Code settings file, wherever it seems to be: a folder reached through a
+    // symlink the agent made (ln -s ~ h; then h/.claude/settings.json) has no other name here.
+    if (/\/\.claude\/settings(\.local)?\.json$/.test(path)) return `${tool} on ${candidate} would change Claude Code's settings, which wire recap in`;
+    if (isShadow(path, state)) return `${tool} on ${candidate} would put a ${basename(path)} on PATH in front of the real one`;
   }
   return undefined;
+}
+
+function isShadow(path: string, state: ProtectedState): boolean {
+  return SHADOW_NAMES.has(basename(path)) && (state.shadowDirs ?? []).includes(dirname(path));
 }
 
 function bashRefusal(command: string, cwd: string | undefined, state: ProtectedState, recapPaths: ReadonlySet<string>): string | undefined {
   // The way out always passes: recap's own whitelisted commands read nothing of its files
   // for the agent, and a summary may well mention them.
   if (classifyBash(command, recapPaths).allowed) return undefined;
+  const tokenized = tokenize(command);
+  // The launcher lives in the data folder; run as a program it is recap's own business
+  // (mightRunRecap judges it), so those mentions of its path are not touching the folder.
+  const launcherRuns = tokenized.ok ? simpleCommands(tokenized.tokens).map((c) => c.words[0]).filter((w): w is WordToken => w !== undefined && recapPaths.has(w.value)) : [];
+  let text = command.replace(/\/proc\/[^/\s'"]+\/cwd\//g, cwd === undefined ? '/' : `${cwd}/`).replace(/\/proc\/[^/\s'"]+\/root\//g, '/');
+  for (const launcher of recapPaths) {
+    const runs = launcherRuns.filter((w) => w.value === launcher).length;
+    if (runs > 0 && text.split(launcher).length - 1 === runs) text = text.replaceAll(launcher, '');
+  }
   for (const path of state.paths) {
-    const hit = spellings(path, cwd, state.home).find(({ pattern }) => pattern.test(command));
+    const hit = spellings(path, cwd, state.home).find(({ pattern }) => pattern.test(text));
     if (hit) return `the command touches recap's own files (${hit.text})`;
   }
-  const setup = setupSubcommand(command, recapPaths);
-  if (setup) return `recap ${setup} changes recap's setup; only the user may run it`;
+  const words = tokenized.ok ? pathWords(tokenized.tokens.filter((t) => !launcherRuns.includes(t as never))) : [];
+  const resolved = words.map((w) => absolute(w, cwd, state.home));
+  const stateHit = resolved.find((p) => state.paths.some((root) => inside(p, root)));
+  if (stateHit) return `the command touches recap's own files (${stateHit})`;
+  const setup = setupSubcommand(command);
+  if (setup) return `recap ${setup} changes recap's setup; only the user may run it, outside the agent`;
+  // Reading the setup is harmless; anything but an inert reader may change it.
+  const reader = tokenized.ok && simpleCommands(tokenized.tokens).every(isInert);
+  if (!reader) {
+    const why = setupWrite(text, cwd, state, resolved, words, tokenized.ok ? simpleCommands(tokenized.tokens) : []);
+    if (why) return why;
+  }
+  const risk = mightRunRecap(command, recapPaths);
+  if (risk) return `${RUNS_RECAP}${risk}`;
   return undefined;
 }
 
-/** The ways a command can name a protected path: absolute, from home, relative to the cwd. */
-function spellings(path: string, cwd: string | undefined, home: string): { text: string; pattern: RegExp }[] {
+/** Why a command that is not a mere reader could change what wires recap in or runs it. */
+function setupWrite(text: string, cwd: string | undefined, state: ProtectedState, resolved: string[], words: string[], simple: SimpleCommand[]): string | undefined {
+  for (const path of state.readOnly ?? []) {
+    const hit = spellings(path, cwd, state.home).find(({ pattern }) => pattern.test(text));
+    if (hit) return `the command could change what wires recap in or runs it (${hit.text})`;
+  }
+  // A folder holding one counts too (rm -rf .claude), but not the agent's folder, home or
+  // their parents, which every command sits in.
+  const broad = (p: string) => p === state.home || (cwd !== undefined && inside(cwd, p)) || inside(state.home, p);
+  const setupHit = resolved.find((p) => (state.readOnly ?? []).some((root) => inside(p, root) || (inside(root, p) && !broad(p))));
+  if (setupHit) return `the command could change what wires recap in or runs it (${setupHit})`;
+  if (/\.claude\b/.test(text) && /settings(\.local)?\.json/.test(text)) return "the command could change Claude Code's settings, which wire recap in";
+  const discard = simple.find(discardsWorkTree);
+  if (discard) return `git ${discard.words.map((w) => w.value).slice(1).join(' ')} could throw away the project's Claude Code settings, which wire recap in`;
+  const shadow = shadowIn(resolved, words, state) ?? shadowPattern(state).exec(text)?.[0];
+  if (shadow) return `the command could put ${shadow} on PATH in front of the real one`;
+  return undefined;
+}
+
+/** git's global options that take a value as the next word. */
+const GIT_VALUED = new Set(['-C', '-c', '--git-dir', '--work-tree', '--namespace', '--exec-path']);
+/** Pathspecs that name the whole work tree. */
+const WHOLE_TREE = new Set(['.', './', ':/', ':/*', '*', ':(top)']);
+
+/**
+ * A git command that throws away the work tree's changes wholesale: a project's hooks live in
+ * .claude/settings.json, often uncommitted, and `git checkout -- .`, `git stash`, `git reset
+ * --hard` or `git clean` would drop them without naming the file. Naming files stays allowed.
+ */
+function discardsWorkTree(simple: SimpleCommand): boolean {
+  const { program, args } = effectiveProgram(simple.words);
+  if (program?.value !== 'git') return false;
+  let i = 0;
+  while (i < args.length && args[i]!.value.startsWith('-')) i += GIT_VALUED.has(args[i]!.value) ? 2 : 1;
+  const sub = args[i]?.value;
+  const rest = args.slice(i + 1).map((w) => w.value);
+  switch (sub) {
+    case 'clean':
+      return !rest.some((a) => a === '-n' || a === '--dry-run');
+    case 'reset':
+      return rest.some((a) => a === '--hard' || a === '--merge' || a === '--keep');
+    case 'stash':
+      return rest.length === 0 || ['push', 'save'].includes(rest[0]!) || rest[0]!.startsWith('-');
+    case 'checkout':
+    case 'restore':
+      return rest.some((a) => WHOLE_TREE.has(a));
+    default:
+      return false;
+  }
+}
+
+const shadowPatterns = new WeakMap<readonly string[], RegExp>();
+
+/**
+ * A shadow's path anywhere in the text, inside code strings too (python -c "open('~/bin/node',
+ * 'w')"): one regex over every folder, built once per list of folders.
+ */
+function shadowPattern(state: ProtectedState): RegExp {
+  const dirs = state.shadowDirs ?? [];
+  let pattern = shadowPatterns.get(dirs);
+  if (!pattern) {
+    const spelled = dirs.flatMap((dir) => {
+      const rest = dir !== state.home && inside(dir, state.home) ? dir.slice(state.home.length) : undefined;
+      return [dir, ...(rest === undefined ? [] : ['~', '$HOME', '${HOME}'].map((home) => `${home}${rest}`))];
+    });
+    const names = [...SHADOW_NAMES].map(escapeRegex).join('|');
+    pattern = new RegExp(`(?:${spelled.map(escapeRegex).join('|') || '(?!)'})/+(?:${names})(?![\\w.-])`);
+    shadowPatterns.set(dirs, pattern);
+  }
+  return pattern;
+}
+
+/** Every word of a command that could be a path, with `$HOME` spelled as `~` and `--opt=PATH` split. */
+function pathWords(tokens: ShellToken[]): string[] {
+  const words: string[] = [];
+  for (const token of tokens) {
+    if (token.kind !== 'word' || token.value === '') continue;
+    const value = token.value.replace(/^(?:\$HOME|\$\{HOME\})(?=\/|$)/, '~');
+    words.push(value);
+    const eq = value.indexOf('=');
+    if (eq > 0 && value.slice(eq + 1) !== '') words.push(value.slice(eq + 1));
+  }
+  return words;
+}
+
+/**
+ * A shadow in the making: a path to a folder on PATH ending in recap, recap-hook or node,
+ * or such a folder named with one of those names elsewhere in the command (`cd ~/bin &&
+ * ln -s /tmp/x node`, `cp /tmp/node ~/.local/bin/`).
+ */
+function shadowIn(resolved: string[], words: string[], state: ProtectedState): string | undefined {
+  const direct = resolved.find((p) => isShadow(p, state));
+  if (direct) return direct;
+  const dirs = state.shadowDirs ?? [];
+  const folder = resolved.find((p) => dirs.includes(p.replace(/\/+$/, '') || '/'));
+  const name = words.map((w) => w.slice(w.lastIndexOf('/') + 1)).find((n) => SHADOW_NAMES.has(n));
+  return folder !== undefined && name !== undefined ? `a ${name} in ${folder}` : undefined;
+}
+
+type Spelling = { text: string; pattern: RegExp };
+const SPELLINGS_KEPT = 2000;
+const spelledBefore = new Map<string, Spelling[]>();
+
+/**
+ * The ways a command can name a protected path: absolute, from home, relative to the cwd.
+ * Every Bash check asks for the same few paths and folders: their regexes are built once.
+ */
+function spellings(path: string, cwd: string | undefined, home: string): Spelling[] {
+  const key = `${path}\0${cwd ?? ''}\0${home}`;
+  let found = spelledBefore.get(key);
+  if (!found) {
+    if (spelledBefore.size >= SPELLINGS_KEPT) spelledBefore.clear();
+    found = spell(path, cwd, home);
+    spelledBefore.set(key, found);
+  }
+  return found;
+}
+
+function spell(path: string, cwd: string | undefined, home: string): Spelling[] {
   // A name ends where a path component ends: recap-old or recap.bak are other files.
   const whole = (text: string, before = '') => ({ text, pattern: new RegExp(`${before}${escapeRegex(text)}(?![\\w.-])`) });
   const found = [whole(path)];
@@ -91,23 +273,24 @@ function spellings(path: string, cwd: string | undefined, home: string): { text:
   return found;
 }
 
-function setupSubcommand(command: string, recapPaths: ReadonlySet<string>): string | undefined {
+/** The setup subcommand a recap command line names, to say so in the refusal. */
+function setupSubcommand(command: string): string | undefined {
   const tokenized = tokenize(command);
   if (!tokenized.ok) {
     // Unreadable as shell: judge the raw text, erring on the side of refusing.
-    return /\brecap(?:\.js)?['"]?\s+(?:\S+\s+)*?['"]?(install|uninstall|daemon|trip|import)\b/.exec(command)?.[1];
+    return /\brecap(?:\.js)?['"]?\s+(?:\S+\s+)*?['"]?(install|uninstall|daemon|trip|import|stop|restart|reload)\b/.exec(command)?.[1];
   }
   // Any setup word after a recap command word, up to the end of that simple command: the
   // CLI takes its options anywhere (recap --json uninstall claude).
-  let inRecap = false;
-  for (const token of tokenized.tokens) {
-    if (token.kind !== 'word') {
-      if (token.kind !== 'heredoc') inRecap = false;
-      continue;
-    }
-    const word = token.value;
-    if (inRecap && SETUP_SUBCOMMANDS.has(word)) return word;
-    if (word === 'recap' || recapPaths.has(word) || /\/recap(\.js)?$/.test(word)) inRecap = true;
+  for (const simple of simpleCommands(tokenized.tokens)) {
+    const words = simple.words.map((w) => w.value);
+    const at = words.findIndex((w) => /(?:^|\/)recap(?:\.js)?$/.test(w));
+    if (at < 0) continue;
+    const rest = words.slice(at + 1);
+    const setup = rest.find((w) => SETUP_SUBCOMMANDS.has(w));
+    // config show and config check only read; config allow and the rest change the setup.
+    if (setup === 'config' && ['show', 'check'].includes(rest[rest.indexOf('config') + 1] ?? '')) continue;
+    if (setup) return setup === 'config' ? `config ${rest[rest.indexOf('config') + 1] ?? ''}`.trim() : setup;
   }
   return undefined;
 }

@@ -161,3 +161,40 @@ export function tokenize(input: string): Tokenized {
     return { ok: true, token: { kind: 'word', value, literal }, raw: input.slice(start, i) };
   }
 }
+
+/** A redirection and the word it names (absent only at the end of broken input). */
+export type Redirect = { op: string; target: WordToken | undefined };
+
+/** One simple command: its words in order, its redirections and here-documents. */
+export type SimpleCommand = { words: WordToken[]; redirects: Redirect[]; heredocs: HeredocToken[] };
+
+const REDIRECTS = new Set(['<', '>', '>>', '&>', '&>>', '<&', '>&', '<>', '>|', '<<<']);
+/** Redirections that write: a command with one of these is never a mere reader. */
+export const WRITING_REDIRECTS = new Set(['>', '>>', '&>', '&>>', '>&', '<>', '>|']);
+
+/**
+ * The simple commands of a tokenized line: split at every operator that ends one (`;`, `&&`,
+ * `|`, parentheses, process substitution, a newline, a comment), with each redirection's
+ * target taken out of the words.
+ */
+export function simpleCommands(tokens: ShellToken[]): SimpleCommand[] {
+  const commands: SimpleCommand[] = [];
+  let current: SimpleCommand = { words: [], redirects: [], heredocs: [] };
+  const flush = () => {
+    if (current.words.length + current.redirects.length + current.heredocs.length > 0) commands.push(current);
+    current = { words: [], redirects: [], heredocs: [] };
+  };
+  for (let i = 0; i < tokens.length; i += 1) {
+    const token = tokens[i]!;
+    if (token.kind === 'word') current.words.push(token);
+    else if (token.kind === 'heredoc') current.heredocs.push(token);
+    else if (token.kind === 'operator' && REDIRECTS.has(token.op)) {
+      const next = tokens[i + 1];
+      const target = next?.kind === 'word' ? next : undefined;
+      if (target) i += 1;
+      current.redirects.push({ op: token.op, target });
+    } else flush();
+  }
+  flush();
+  return commands;
+}

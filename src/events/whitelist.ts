@@ -23,7 +23,17 @@ const PLAIN_QUOTED_DELIMITER = /^(?:'[A-Za-z0-9_]+'|"[A-Za-z0-9_]+")$/;
 const deny = (why: string): BashVerdict => ({ allowed: false, why });
 
 /**
- * @param recapPaths absolute paths that name the real recap executable, besides `recap`.
+ * The command word messages give the agent: the first of recapPaths (the daemon's launcher),
+ * quoted for the shell when it needs it.
+ */
+export function recapWord(recapPaths: ReadonlySet<string>): string {
+  const [first = 'recap'] = recapPaths;
+  return /^[\w@%+=:,./-]+$/.test(first) ? first : `'${first.replaceAll("'", "'\\''")}'`;
+}
+
+/**
+ * @param recapPaths the absolute paths that name the real recap: the daemon's launcher. Bare
+ * `recap` is not one of them: PATH could find a file the agent wrote.
  */
 export function classifyBash(command: string, recapPaths: ReadonlySet<string>): BashVerdict {
   const tokenized = tokenize(command.replace(/\n+$/, ''));
@@ -47,14 +57,18 @@ export function classifyBash(command: string, recapPaths: ReadonlySet<string>): 
   if (hidden) return deny(`the word ${JSON.stringify(hidden.value)} would be expanded by the shell; use plain words`);
   const [program, subcommand, ...args] = words.map((w) => w.value);
   if (program === undefined) return deny('the command is empty');
-  if (program !== 'recap' && !recapPaths.has(program)) {
+  if (!recapPaths.has(program)) {
+    if (/(?:^|\/)recap(?:\.js)?$/.test(program)) {
+      return deny(`name recap as ${recapWord(recapPaths)}, the path the gate accepts; ${JSON.stringify(program)} could be any file named recap`);
+    }
     return deny(`only recap commands may run; ${JSON.stringify(program)} is not recap`);
   }
   if (subcommand === undefined) return deny('name a recap subcommand: submit, status, context or chain');
+  const recap = recapWord(recapPaths);
 
   const readOnlyOptions = READ_ONLY.get(subcommand);
   if (readOnlyOptions) {
-    if (heredocs.length > 0) return deny(`recap ${subcommand} takes no input`);
+    if (heredocs.length > 0) return deny(`${recap} ${subcommand} takes no input`);
     const problem = optionProblem(args, readOnlyOptions, subcommand);
     return problem ? deny(problem) : { allowed: true, subcommand };
   }

@@ -152,8 +152,9 @@ describe.each([{ mode: 'command' as const }, { mode: 'http' as const }])("the re
     async () => {
       mock.script(
         read(join(box.project, 'notes.md')),
-        bash('recap submit --file s.md; touch chained.txt', 'submit and touch'),
-        bash(`recap submit <<'EOF'\n${SUMMARY}\nEOF`, 'submit the summary'),
+        // recap by the launcher in its data folder, as the deny message names it.
+        bash(`${join(box.data, 'bin', 'recap')} submit --file s.md; touch chained.txt`, 'submit and touch'),
+        bash(`${join(box.data, 'bin', 'recap')} submit <<'EOF'\n${SUMMARY}\nEOF`, 'submit the summary'),
         bash('echo ok > ran.txt', 'write ran.txt'),
         answer('Done.'),
       );

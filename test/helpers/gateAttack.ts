@@ -210,3 +210,36 @@ export async function expectWayOutOpen(attack: Attack, options: WayOutOptions = 
   expectAllowed(await runHook(attack.box.env, toolCall(attack, 'Bash', { command, description: 'submit the summary' }, { ...options.fields, cwd })));
   return command;
 }
+
+/** The launcher the daemon keeps in its data folder: the one name of recap the gate accepts. */
+export function launcherOf(attack: Attack): string {
+  return join(attack.box.data, 'bin', 'recap');
+}
+
+/**
+ * Like trippedGate, but the gate stays open: recap on PATH, a daemon, nothing recorded.
+ * For the moves that must be denied whatever the gate's state.
+ */
+export async function openGate(box: Sandbox, start: (box: Sandbox) => Promise<DaemonProcess> = startDaemon): Promise<Attack> {
+  const bin = join(box.dir, 'usr-bin');
+  mkdirSync(bin, { recursive: true });
+  symlinkSync(RECAP, join(bin, 'recap'));
+  box.env.PATH = `${bin}:${box.env.PATH ?? ''}`;
+  writeFileSync(box.config, `TOKEN_THRESHOLD=${ATTACK_THRESHOLD}\n`);
+  const daemon = await start(box);
+  const session = 'open-session-0001';
+  return { box, daemon, session, job: jobIdFor(box.project), shellEnv: { ...box.env, CLAUDE_CODE_SESSION_ID: session } };
+}
+
+/**
+ * On an open gate the way on is ordinary work: a Read passes, and so does the launcher's
+ * `status`, run for real in a shell.
+ */
+export async function expectStillWorking(attack: Attack): Promise<void> {
+  expectAllowed(await runHook(attack.box.env, toolCall(attack, 'Read', { file_path: join(attack.box.project, 'README.md') })));
+  const status = `${launcherOf(attack)} status`;
+  expectAllowed(await runHook(attack.box.env, toolCall(attack, 'Bash', { command: status, description: 'status' })));
+  const ran = await runShell(attack, status);
+  expect(ran.exitCode, ran.stderr).toBe(0);
+  expect(ran.stdout).toContain('open');
+}

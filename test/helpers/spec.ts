@@ -11,6 +11,8 @@ import { wordsCounter } from '../../src/events/tokens.js';
 import { NOTE_COUNT, notes } from './text.js';
 
 export const JOB = 'demo-0badc0de';
+/** The launcher the daemon keeps in its data folder: the only name of recap the gate accepts. */
+export const LAUNCHER = '/home/dev/.local/share/recap/bin/recap';
 export const T0 = Date.UTC(2026, 10, 22, 14, 0, 0);
 
 /** Words as tokens, one each: easy numbers in tests. */
@@ -21,7 +23,7 @@ export function context(config: Partial<Config> = {}): DecideContext {
   return {
     config: full,
     count: wordsCounter(full.TOKEN_WORD_RATIO),
-    recapPaths: new Set(['/opt/recap/bin/recap.js']),
+    recapPaths: new Set([LAUNCHER]),
     protected: { paths: ['/home/dev/.local/share/recap', '/run/user/1000/recap'], home: '/home/dev' },
   };
 }

@@ -197,7 +197,8 @@ describe('Claude Code hooks through the daemon', () => {
       expect(reason.length).toBeLessThan(10_000);
     });
 
-    it.each(['recap status', 'recap context', 'recap chain --json'])('then PreToolUse allows Bash %j', async (command) => {
+    it.each(['status', 'context', 'chain --json'])('then PreToolUse allows Bash "<launcher> %s"', async (subcommand) => {
+      const command = `${join(box.data, 'bin', 'recap')} ${subcommand}`;
       expect(await hook(preToolUse(dir, 'Bash', { command, description: 'check recap' }))).toEqual(NOTHING);
     });
 

@@ -121,6 +121,7 @@ describe('recap doctor with a daemon running', () => {
     const real = join(ROOT, 'bin', 'recap-hook.cjs');
     expect(text).toContain(`${real} claude`);
     writeFileSync(settingsFile(box), text.replaceAll(`${real} claude`, `${missing} claude`));
+    // (The hook command is `<node> <bundle> claude`: the bundle is the missing one here.)
     const result = await runCli(box, ['doctor']);
     expect(result.code).toBe(1);
     const { line, fix } = failure(result.stdout, 'hooks');
@@ -140,6 +141,44 @@ describe('recap doctor with a daemon running', () => {
     const result = await runCli(box, ['doctor']);
     expect(result.code).toBe(1);
     expect(failure(result.stdout, 'hooks').line).toContain(`${missing} does not exist`);
+  });
+
+  it('with an older install whose hook command lets PATH find node: FAIL hooks saying so', async () => {
+    const real = join(ROOT, 'bin', 'recap-hook.cjs');
+    const text = readFileSync(settingsFile(box), 'utf8');
+    expect(text).toContain(`${process.execPath} ${real} claude`);
+    writeFileSync(settingsFile(box), text.replaceAll(`${process.execPath} ${real} claude`, `${real} claude`));
+    const result = await runCli(box, ['doctor']);
+    expect(result.code).toBe(1);
+    const { line, fix } = failure(result.stdout, 'hooks');
+    expect(line).toContain('does not name node by absolute path');
+    expect(fix).toMatch(/^recap install claude/);
+    expect((await runCli(box, ['install', 'claude'])).code).toBe(0);
+    expect((await runCli(box, ['doctor'])).code).toBe(0);
+  });
+
+  it('with a PreToolUse hook that lost onFailure: FAIL hooks saying a failing hook lets the tool run', async () => {
+    const text = readFileSync(settingsFile(box), 'utf8');
+    expect(text).toContain('"onFailure": "block"');
+    writeFileSync(settingsFile(box), text.replace(/,\s*"onFailure": "block"/, ''));
+    const result = await runCli(box, ['doctor']);
+    expect(result.code).toBe(1);
+    expect(failure(result.stdout, 'hooks').line).toContain('no onFailure: "block"');
+  });
+
+  it('with a Claude Code older than 2.1.295 on PATH: FAIL claude code, the gate fails open', async () => {
+    const bin = join(box.dir, 'old-claude');
+    mkdirSync(bin, { recursive: true });
+    writeFileSync(join(bin, 'claude'), "#!/bin/sh\necho '2.1.200 (Claude Code)'\n", { mode: 0o755 });
+    const old = await runCli(box, ['doctor'], { env: { PATH: `${bin}:${box.env.PATH ?? ''}` } });
+    expect(old.code).toBe(1);
+    const { line, fix } = failure(old.stdout, 'claude code');
+    expect(line).toContain('2.1.200: a failing hook lets the tool run (the gate fails open)');
+    expect(fix).toContain('2.1.295 or newer');
+    writeFileSync(join(bin, 'claude'), "#!/bin/sh\necho '2.1.330 (Claude Code)'\n", { mode: 0o755 });
+    const current = await runCli(box, ['doctor'], { env: { PATH: `${bin}:${box.env.PATH ?? ''}` } });
+    expect(current.code).toBe(0);
+    expect(current.stdout).toMatch(/^ok\s+claude code\s+2\.1\.330/m);
   });
 
   it('with a settings file that is not JSON: FAIL hooks naming the file', async () => {

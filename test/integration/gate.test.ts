@@ -1,4 +1,5 @@
 // The gate end to end through the real daemon and the real CLI.
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jobIdFor } from '../../src/common/jobs.js';
 import { RECAP, removeSandbox, runCli, sandbox, startDaemon, type DaemonProcess, type Sandbox } from '../helpers/daemon.js';
@@ -53,9 +54,18 @@ describe('the gate through the CLI', () => {
     const chained = await runCli(box, ['check', '--tool', 'Bash', '--input', JSON.stringify({ command: "recap submit --file s.md; touch /tmp/x" })]);
     expect(chained.code).toBe(2);
     expect(chained.stderr).toContain('the shell operator ; is not allowed');
-    for (const command of ['recap status', 'recap context --json', `${RECAP} chain`]) {
+    const launcher = join(box.data, 'bin', 'recap');
+    for (const command of [`${launcher} status`, `${launcher} context --json`, `'${launcher}' chain`]) {
       const allowed = await runCli(box, ['check', '--tool', 'Bash', '--input', JSON.stringify({ command })]);
       expect(allowed.code, command).toBe(0);
+    }
+    // recap found on PATH, or the package's bin run by whatever node PATH finds, could be a
+    // file the agent wrote: only the launcher in the data folder is accepted.
+    for (const command of ['recap status', `${RECAP} chain`]) {
+      const denied = await runCli(box, ['check', '--tool', 'Bash', '--input', JSON.stringify({ command })]);
+      expect(denied.code, command).toBe(2);
+      // Either refusal (a PATH lookup, or running the package's own files) names the launcher.
+      expect(denied.stderr, command).toContain(`${launcher} status`);
     }
   });
 

@@ -3,7 +3,7 @@
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync, chmodSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { recapHooksIn, type Settings } from '../../src/client/claudeSettings.js';
+import { hookCommandWords, recapHooksIn, type Settings } from '../../src/client/claudeSettings.js';
 import { freePort, removeSandbox, ROOT, runCli, sandbox, startDaemon, type DaemonProcess, type Sandbox } from '../helpers/daemon.js';
 
 const HOOK_BIN = join(ROOT, 'bin', 'recap-hook.cjs');
@@ -92,12 +92,18 @@ describe('recap install claude', () => {
       expect(group!.matcher).toBe(matcher);
       expect(group!.hooks).toHaveLength(1);
       const hook = group!.hooks[0]!;
-      expect(hook).toEqual({ type: 'command', command: expect.stringMatching(/ claude$/), timeout: 10 });
-      const executable = (hook.command as string).replace(/ claude$/, '');
-      expect(isAbsolute(executable), executable).toBe(true);
-      expect(existsSync(executable), executable).toBe(true);
-      expect(executable).toBe(HOOK_BIN);
-      expect(statSync(executable).mode & 0o111).not.toBe(0);
+      // Only the gate's own event fails closed; a failure on the user's prompt must not drop it.
+      const failure = event === 'PreToolUse' ? { onFailure: 'block' } : {};
+      expect(hook).toEqual({ type: 'command', command: expect.stringMatching(/ claude$/), timeout: 10, ...failure });
+      // Node by absolute path, then the bundle: no PATH lookup a written `node` could shadow.
+      const [node, bundle, ...rest] = hookCommandWords(hook.command as string);
+      expect(rest).toEqual([]);
+      expect(node).toBe(process.execPath);
+      expect(bundle).toBe(HOOK_BIN);
+      for (const executable of [node!, bundle!]) {
+        expect(isAbsolute(executable), executable).toBe(true);
+        expect(existsSync(executable), executable).toBe(true);
+      }
     }
     expect(recapHooksIn(after)).toHaveLength(4);
   });
@@ -170,11 +176,12 @@ describe('recap install claude', () => {
     const after = readJson(file);
     expect(withoutRecapGroups(after)).toEqual(existingSettings());
     for (const event of ['PreToolUse', 'PostToolUse', 'UserPromptSubmit']) {
+      const failure = event === 'PreToolUse' ? { onFailure: 'block' } : {};
       expect(recapGroup(after, event)!.hooks, event).toEqual([
-        { type: 'http', url, headers: { Authorization: `Bearer ${token.trim()}` }, timeout: 10 },
+        { type: 'http', url, headers: { Authorization: `Bearer ${token.trim()}` }, timeout: 10, ...failure },
       ]);
     }
-    expect(recapGroup(after, 'SessionStart')!.hooks).toEqual([{ type: 'command', command: `${HOOK_BIN} claude`, timeout: 10 }]);
+    expect(recapGroup(after, 'SessionStart')!.hooks).toEqual([{ type: 'command', command: `${process.execPath} ${HOOK_BIN} claude`, timeout: 10 }]);
     expect(recapHooksIn(after)).toHaveLength(4);
 
     // The header written is one the endpoint accepts.
@@ -225,8 +232,9 @@ describe('recap install claude', () => {
       ['UserPromptSubmit', 'http'],
       ['SessionStart', 'command'],
     ]);
-    for (const { hook } of recapHooksIn(after)) {
-      if (hook.type === 'http') expect(hook).toEqual({ type: 'http', url: `http://127.0.0.1:${port}/hooks/claude`, headers: { Authorization: `Bearer ${token}` }, timeout: 10 });
+    for (const { event, hook } of recapHooksIn(after)) {
+      const failure = event === 'PreToolUse' ? { onFailure: 'block' } : {};
+      if (hook.type === 'http') expect(hook).toEqual({ type: 'http', url: `http://127.0.0.1:${port}/hooks/claude`, headers: { Authorization: `Bearer ${token}` }, timeout: 10, ...failure });
     }
 
     // Back to command hooks: the local file loses recap's entries, the shared one gets them.
@@ -234,6 +242,38 @@ describe('recap install claude', () => {
     expect(recapHooksIn(readJson(local))).toEqual([]);
     expect(readJson(local)).toEqual({ permissions: { allow: ['Bash(ls:*)'] }, env: { LOCAL_ONLY: '1' } });
     expect(recapHooksIn(readJson(shared))).toHaveLength(4);
+  });
+});
+
+describe('recap install claude and the installed Claude Code version', () => {
+  let box: Sandbox;
+  afterEach(() => removeSandbox(box));
+
+  /** A `claude` on the sandbox PATH that reports `version`, as `claude --version` does. */
+  function claudeOnPath(version: string): NodeJS.ProcessEnv {
+    const bin = join(box.dir, 'claude-bin');
+    mkdirSync(bin, { recursive: true });
+    writeFileSync(join(bin, 'claude'), `#!/bin/sh\necho '${version} (Claude Code)'\n`, { mode: 0o755 });
+    return { PATH: `${bin}:${box.env.PATH ?? ''}` };
+  }
+
+  it('warns that an older Claude Code leaves the gate failing open, and installs all the same', async () => {
+    box = sandbox();
+    const result = await runCli(box, ['install', 'claude'], { env: claudeOnPath('2.1.294') });
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain('Claude Code 2.1.294 ignores onFailure: "block"');
+    expect(result.stderr).toContain('update Claude Code to 2.1.295 or newer');
+    expect(recapHooksIn(readJson(userSettingsFile(box)))).toHaveLength(4);
+  });
+
+  it('says nothing for a Claude Code that honours onFailure, nor when claude is not on PATH', async () => {
+    box = sandbox();
+    const current = await runCli(box, ['install', 'claude'], { env: claudeOnPath('2.1.330') });
+    expect(current.code).toBe(0);
+    expect(current.stderr).toBe('');
+    const none = await runCli(box, ['install', 'claude'], { env: { PATH: '/usr/bin:/bin' } });
+    expect(none.code).toBe(0);
+    expect(none.stderr).toBe('');
   });
 });
 

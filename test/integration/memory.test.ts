@@ -422,8 +422,8 @@ describe('triggers', () => {
       const reason = deniedReason(await h.hook(preToolUse(h, 'Bash', { command, description: 'trip' })));
       expect(reason, command).toContain("recap trip changes recap's setup; only the user may run it");
     }
-    // A read-only recap command passes, and nothing was tripped.
-    expect(await h.hook(preToolUse(h, 'Bash', { command: 'recap status' }))).toEqual(NOTHING);
+    // A read-only recap command, by the launcher, passes, and nothing was tripped.
+    expect(await h.hook(preToolUse(h, 'Bash', { command: `${join(h.box.data, 'bin', 'recap')} status` }))).toEqual(NOTHING);
     expect(await h.status()).toMatchObject({ tripped: false });
   });
 

@@ -1,6 +1,7 @@
 // The gate bypass corpus, through the real daemon: with the gate tripped, every command line
 // that tries to get past the whitelist is denied (op check, tool Bash, and the same lines
 // through the Claude hook op); every legitimate form is allowed.
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RawClient, RECAP, removeSandbox, sandbox, startDaemon, type DaemonProcess, type Sandbox } from '../helpers/daemon.js';
 import { jobIdFor } from '../../src/common/jobs.js';
@@ -128,8 +129,6 @@ const LEGITIMATE: string[] = [
   'recap context --job crash-0',
   'recap chain',
   'recap chain --json --job=bypass',
-  `${RECAP} status`,
-  `${RECAP} chain`,
   'recap submit --file summary.md',
   'recap submit --file=summary.md --json',
   'recap submit --topic parser --file summary.md',
@@ -145,6 +144,9 @@ describe('the gate bypass corpus, through the real daemon', () => {
   let client: RawClient;
   const job = 'bypass';
   const figures = { hostile: HOSTILE.length, denied: 0, hookDenied: 0, legitimate: LEGITIMATE.length, allowed: 0 };
+
+  /** The corpus writes the command word as `recap`; the gate takes the daemon's launcher. */
+  const byLauncher = (command: string) => command.replace(/^recap(?=[ \n])/, join(box.data, 'bin', 'recap'));
 
   beforeAll(async () => {
     box = sandbox();
@@ -200,9 +202,26 @@ describe('the gate bypass corpus, through the real daemon', () => {
     expect(allowed).toEqual([]);
   });
 
-  it('allows every legitimate form', async () => {
+  it('denies every hostile line with recap named by the launcher, the one name the gate accepts', async () => {
+    const allowed: string[] = [];
+    for (const command of HOSTILE.map(byLauncher)) {
+      const answer = await call(client, 'check', { job, tool: 'Bash', input: { command } });
+      expect(answer.error, command).toBeUndefined();
+      if ((answer.result as { allow: boolean }).allow) allowed.push(command);
+    }
+    expect(allowed).toEqual([]);
+  });
+
+  it('denies the legitimate forms when recap is named any other way: PATH, the package bin', async () => {
+    for (const command of ['recap status', `${RECAP} status`, `${RECAP} chain`, "'recap' context"]) {
+      const answer = await call(client, 'check', { job, tool: 'Bash', input: { command } });
+      expect(answer.result, command).toMatchObject({ allow: false });
+    }
+  });
+
+  it('allows every legitimate form, with recap named by the launcher', async () => {
     const denied: string[] = [];
-    for (const command of LEGITIMATE) {
+    for (const command of LEGITIMATE.map(byLauncher)) {
       const answer = await call(client, 'check', { job, tool: 'Bash', input: { command } });
       if ((answer.result as { allow: boolean }).allow) figures.allowed += 1;
       else denied.push(command);

@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   commandHook,
+  hookCommandWords,
   httpHook,
   isRecapHook,
   RECAP_EVENTS,
@@ -46,19 +47,20 @@ const clone = <T>(value: T): T => structuredClone(value);
 
 describe('isRecapHook', () => {
   it('recognises the command hook recap writes, for a plain path', () => {
-    expect(commandHook(HOOK_BIN)).toEqual({ type: 'command', command: `${HOOK_BIN} claude`, timeout: 10 });
+    expect(commandHook(HOOK_BIN)).toEqual({ type: 'command', command: `${process.execPath} ${HOOK_BIN} claude`, timeout: 10 });
     expect(isRecapHook(commandHook(HOOK_BIN))).toBe(true);
   });
 
   it('recognises the command hook for a path with spaces, which recap single-quotes', () => {
-    const hook = commandHook('/home/ann/My Tools/recap/bin/recap-hook.cjs');
-    expect(hook.type === 'command' && hook.command).toBe("'/home/ann/My Tools/recap/bin/recap-hook.cjs' claude");
+    const hook = commandHook('/home/ann/My Tools/recap/bin/recap-hook.cjs', '/usr/bin/node');
+    expect(hook.type === 'command' && hook.command).toBe("/usr/bin/node '/home/ann/My Tools/recap/bin/recap-hook.cjs' claude");
     expect(isRecapHook(hook)).toBe(true);
   });
 
   it("recognises the command hook for a path holding a single quote (quoted as '\\'')", () => {
-    const hook = commandHook("/home/o'brien/recap/bin/recap-hook.cjs");
-    expect(hook.type === 'command' && hook.command).toBe("'/home/o'\\''brien/recap/bin/recap-hook.cjs' claude");
+    const hook = commandHook("/home/o'brien/recap/bin/recap-hook.cjs", "/home/o'brien/.nvm/node");
+    expect(hook.type === 'command' && hook.command).toBe("'/home/o'\\''brien/.nvm/node' '/home/o'\\''brien/recap/bin/recap-hook.cjs' claude");
+    expect(hookCommandWords(hook.type === 'command' ? hook.command : '')).toEqual(["/home/o'brien/.nvm/node", "/home/o'brien/recap/bin/recap-hook.cjs"]);
     expect(isRecapHook(hook)).toBe(true);
   });
 
@@ -132,7 +134,7 @@ describe('withRecap', () => {
     const hook = commands();
     expect(withRecap({}, commands)).toEqual({
       hooks: {
-        PreToolUse: [{ matcher: '*', hooks: [hook] }],
+        PreToolUse: [{ matcher: '*', hooks: [{ ...hook, onFailure: 'block' }] }],
         PostToolUse: [{ matcher: 'AskUserQuestion', hooks: [hook] }],
         UserPromptSubmit: [{ hooks: [hook] }],
         SessionStart: [{ hooks: [hook] }],
@@ -154,7 +156,7 @@ describe('withRecap', () => {
     expect(h.Stop).toEqual(b.Stop);
     expect(h.Notification).toEqual(b.Notification);
     // Other groups of recap's events come first, unchanged; recap's group is added after them.
-    expect(h.PreToolUse).toEqual([...b.PreToolUse!, { matcher: '*', hooks: [commands()] }]);
+    expect(h.PreToolUse).toEqual([...b.PreToolUse!, { matcher: '*', hooks: [{ ...commands(), onFailure: 'block' }] }]);
     expect(h.PostToolUse).toEqual([...b.PostToolUse!, { matcher: 'AskUserQuestion', hooks: [commands()] }]);
     expect(h.SessionStart).toEqual([...b.SessionStart!, { hooks: [commands()] }]);
     expect(h.UserPromptSubmit).toEqual([{ hooks: [commands()] }]);
@@ -190,7 +192,7 @@ describe('withRecap', () => {
     expect(installed.hooks!.PreToolUse).toEqual([
       { matcher: '*', hooks: [mine] },
       { matcher: 'Bash', hooks: [{ type: 'command', command: 'audit' }] },
-      { matcher: '*', hooks: [commands()] },
+      { matcher: '*', hooks: [{ ...commands(), onFailure: 'block' }] },
     ]);
     expect(withRecap(installed, commands)).toEqual(installed);
     expect(recapHooksIn(installed).filter((f) => f.event === 'PreToolUse')).toHaveLength(1);
@@ -206,6 +208,23 @@ describe('withRecap', () => {
     const moved = withRecap(old, commands);
     expect(moved).toEqual(withRecap(userSettings(), commands));
     expect(JSON.stringify(moved)).not.toContain('/old/place');
+  });
+});
+
+describe('failing closed', () => {
+  it('only the PreToolUse hook, command or http, fails closed; the hooks on the user\'s own actions never do', () => {
+    for (const entryFor of [commands, http]) {
+      const installed = recapHooksIn(withRecap({}, entryFor));
+      expect(installed.filter((f) => 'onFailure' in f.hook).map((f) => [f.event, f.hook.onFailure])).toEqual([['PreToolUse', 'block']]);
+    }
+  });
+
+  it('recognises an older install (the bundle alone) and the new one (absolute node, then the bundle), so upgrade replaces it', () => {
+    const old = { hooks: { PreToolUse: [{ matcher: '*', hooks: [{ type: 'command', command: `${HOOK_BIN} claude`, timeout: 10 }] }] } };
+    expect(isRecapHook(old.hooks.PreToolUse[0]!.hooks[0])).toBe(true);
+    const upgraded = withRecap(old, commands);
+    expect(upgraded.hooks!.PreToolUse).toEqual([{ matcher: '*', hooks: [{ ...commands(), onFailure: 'block' }] }]);
+    expect(withoutRecap(upgraded)).toEqual({});
   });
 });
 
@@ -284,11 +303,14 @@ describe('recapHooksIn', () => {
 
   it('lists each event with its recap hook, command or http', () => {
     expect(recapHooksIn(withRecap(userSettings(), commands))).toEqual(
-      ['PreToolUse', 'PostToolUse', 'SessionStart', 'UserPromptSubmit'].map((event) => ({ event, hook: commands() })),
+      ['PreToolUse', 'PostToolUse', 'SessionStart', 'UserPromptSubmit'].map((event) => ({
+        event,
+        hook: event === 'PreToolUse' ? { ...commands(), onFailure: 'block' } : commands(),
+      })),
     );
     const found = recapHooksIn(withRecap({}, http));
     expect(found).toEqual([
-      { event: 'PreToolUse', hook: httpHook(URL, TOKEN) },
+      { event: 'PreToolUse', hook: { ...httpHook(URL, TOKEN), onFailure: 'block' } },
       { event: 'PostToolUse', hook: httpHook(URL, TOKEN) },
       { event: 'UserPromptSubmit', hook: httpHook(URL, TOKEN) },
       { event: 'SessionStart', hook: commands() },

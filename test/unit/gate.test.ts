@@ -10,6 +10,7 @@ import {
   given,
   interactionRecorded,
   JOB,
+  LAUNCHER,
   record,
   stateFrom,
   submit,
@@ -78,14 +79,14 @@ describe('CheckTool', () => {
   });
 
   it('given a tripped gate, when the agent runs recap submit with a quoted here-document, then it is allowed', () => {
-    const command = `recap submit <<'EOF'\n${validSummary()}\nEOF`;
+    const command = `${LAUNCHER} submit <<'EOF'\n${validSummary()}\nEOF`;
     const decision = given([interactionRecorded(600), gateTripped(600)]).when(check('Bash', { command })).then([]);
     expect(decision.answer).toEqual({ allow: true });
   });
 
   it('given a tripped gate, when a chained recap command is checked, then it is denied and the reason says why', () => {
     const decision = given([interactionRecorded(600), gateTripped(600)])
-      .when(check('Bash', { command: 'recap status; touch /tmp/x' }))
+      .when(check('Bash', { command: `${LAUNCHER} status; touch /tmp/x` }))
       .then([toolDenied('Bash')]);
     expect((decision.answer as { reason: string }).reason).toContain('This command was refused: the shell operator ; is not allowed');
   });
@@ -126,12 +127,12 @@ describe('CheckTool', () => {
     const reason = (answer as { reason: string }).reason;
     expect(reason).toContain(`job ${JOB}`);
     expect(reason).toContain('600 unsummarized tokens reached the threshold of 500');
-    expect(reason).toContain("recap submit <<'EOF'");
+    expect(reason).toContain(`${LAUNCHER} submit <<'EOF'`);
     for (const section of context().config.REQUIRED_SECTIONS) expect(reason).toContain(`## ${section}`);
     expect(reason).toContain('at least 50 tokens in each section');
     expect(reason).toContain('200 to 1000 tokens in total');
     expect(reason).toContain(words(20));
-    expect(reason).toContain('recap context');
+    expect(reason).toContain(`${LAUNCHER} context`);
   });
 
   it('the deny reason stays under 10,000 characters however much is unsummarized', () => {

@@ -11,7 +11,9 @@ const HOME = '/home/ann';
 const PROJECT = '/home/ann/src/app';
 const CWD = PROJECT;
 const RECAP_BIN = '/opt/recap/bin/recap.js';
-const RECAP_PATHS: ReadonlySet<string> = new Set([RECAP_BIN, '/usr/local/bin/recap']);
+// The launcher the daemon keeps in its data folder: the only name of recap the gate accepts.
+const LAUNCHER = `${HOME}/.local/share/recap/bin/recap`;
+const RECAP_PATHS: ReadonlySet<string> = new Set([LAUNCHER]);
 
 // The daemon's own list for this environment, plus the project's .recap as the handler adds it.
 const ENV = { HOME, XDG_RUNTIME_DIR: '/run/user/1000', XDG_DATA_HOME: `${HOME}/.local/share`, XDG_CONFIG_HOME: `${HOME}/.config` };
@@ -180,13 +182,13 @@ describe("given recap's protected paths", () => {
       ['recap uninstall claude <<EOF\n$(whoami)\nEOF', 'uninstall'],
       ["recap trip 'unterminated", 'trip'],
     ])('%j, then it is refused as recap %s', (command, sub) => {
-      expect(bash(command)).toBe(`recap ${sub} changes recap's setup; only the user may run it`);
+      expect(bash(command)).toBe(`recap ${sub} changes recap's setup; only the user may run it, outside the agent`);
     });
 
     // Every word pair is looked at, erring on the side of refusing: "recap" as an argument
     // followed by a setup word is refused too (harmless, recorded here as the behaviour).
     it('then a recap word followed by a setup word anywhere, even as arguments of echo, is refused', () => {
-      expect(bash('echo recap uninstall')).toBe("recap uninstall changes recap's setup; only the user may run it");
+      expect(bash('echo recap uninstall')).toBe("recap uninstall changes recap's setup; only the user may run it, outside the agent");
     });
 
     it('a setup command after a global option (recap --json uninstall claude) is refused', () => {
@@ -224,20 +226,17 @@ describe("given recap's protected paths", () => {
     });
 
     it.each([
-      'recap status',
-      'recap context',
-      'recap chain --json',
-      'recap submit --file summary.md',
-      "recap submit <<'EOF'\n## User Requests\nrecap install claude was discussed\nEOF",
-      `${RECAP_BIN} status`,
+      `${LAUNCHER} status`,
+      `${LAUNCHER} context`,
+      `${LAUNCHER} chain --json`,
+      `${LAUNCHER} submit --file summary.md`,
+      `${LAUNCHER} submit <<'EOF'\n## User Requests\nrecap install claude was discussed\nEOF`,
       'grep recap README.md',
       'grep -rn "recap install" docs/',
-      'npm install recap',
       'git log --grep=recap',
       'cat README.md',
       'ls ~/.local/share',
       `ls ${HOME}/.config`,
-      'recap',
       '',
     ])('Bash %j', (command) => {
       expect(bash(command)).toBeUndefined();
@@ -276,8 +275,8 @@ describe('checkTool with protected paths', () => {
     expect(decision.answer.allow).toBe(false);
     const reason = decision.answer.allow ? '' : decision.answer.reason;
     expect(reason).toContain("Read on ~/.config/recap/config.conf touches recap's own files");
-    expect(reason).toContain('recap context');
-    expect(reason).toContain('recap chain');
+    expect(reason).toContain(`${LAUNCHER} context`);
+    expect(reason).toContain(`${LAUNCHER} chain`);
     expect(reason).not.toContain("recap submit <<'EOF'");
   });
 
@@ -291,7 +290,7 @@ describe('checkTool with protected paths', () => {
     expect(decision.events).toEqual([toolDenied('Bash', 'protected')]);
     expect(decision.answer).toEqual({
       allow: false,
-      reason: expect.stringContaining("recap uninstall changes recap's setup; only the user may run it"),
+      reason: expect.stringContaining("recap uninstall changes recap's setup; only the user may run it, outside the agent"),
     });
   });
 
@@ -311,13 +310,101 @@ describe('checkTool with protected paths', () => {
 
   it('given a tripped gate, when the agent runs recap status, then it is allowed', () => {
     const tripped = stateFrom([interactionRecorded(600), gateTripped(600)]);
-    expect(checkTool(command('Bash', { command: 'recap status' }), tripped, ctx)).toEqual({ answer: { allow: true }, events: [] });
+    expect(checkTool(command('Bash', { command: `${LAUNCHER} status` }), tripped, ctx)).toEqual({ answer: { allow: true }, events: [] });
   });
 
   it('given a tripped gate, a recap submit whose summary mentions ~/.config/recap/config.conf is allowed', () => {
     const tripped = stateFrom([interactionRecorded(600), gateTripped(600)]);
     const summary = validSummary().replace('detail', 'we raised TOKEN_THRESHOLD in ~/.config/recap/config.conf and');
-    const decision = checkTool(command('Bash', { command: `recap submit <<'EOF'\n${summary}\nEOF` }), tripped, ctx);
+    const decision = checkTool(command('Bash', { command: `${LAUNCHER} submit <<'EOF'\n${summary}\nEOF` }), tripped, ctx);
     expect(decision.answer).toEqual({ allow: true });
   });
+});
+
+describe("given what wires recap in and runs it (read-only to the agent) and the folders on PATH", () => {
+  const NODE = '/home/ann/.nvm/versions/node/v20.19.0/bin/node';
+  const SETUP: ProtectedState = {
+    ...PROTECTED,
+    readOnly: [`${HOME}/.claude/settings.json`, `${PROJECT}/.claude/settings.json`, `${PROJECT}/.claude/settings.local.json`, '/opt/recap/bin', '/opt/recap/dist', NODE],
+    shadowDirs: [`${HOME}/.local/bin`, `${HOME}/bin`, '/usr/local/bin'],
+  };
+  const check = (tool: string, input: unknown, cwd: string | undefined = CWD) => protectionRefusal(tool, input, cwd, SETUP, RECAP_PATHS);
+
+  it.each([
+    ['Write', { file_path: '.claude/settings.json', content: '{}' }],
+    ['Edit', { file_path: '~/.claude/settings.json', old_string: 'a', new_string: 'b' }],
+    ['Write', { file_path: '/proc/self/cwd/.claude/settings.local.json', content: '{}' }],
+    ['Write', { file_path: '/proc/self/root/opt/recap/bin/recap-hook.cjs', content: '' }],
+    ['MultiEdit', { file_path: '/opt/recap/dist/events/gate.js', edits: [] }],
+    ['Write', { file_path: NODE, content: '' }],
+  ])('when %s %j, then it is refused as a change to the setup', (tool, input) => {
+    expect(check(tool, input)).toMatch(/would change what wires recap in or runs it/);
+  });
+
+  it('when Write names a Claude Code settings file anywhere (a symlinked home), then it is refused', () => {
+    expect(check('Write', { file_path: 'h/.claude/settings.json', content: '{}' })).toMatch(/would change Claude Code's settings/);
+    expect(check('Edit', { file_path: '/tmp/x/.claude/settings.local.json', old_string: 'a', new_string: 'b' })).toMatch(/settings/);
+  });
+
+  it.each([
+    ['Write', { file_path: '~/.local/bin/node', content: '' }],
+    ['Write', { file_path: '/usr/local/bin/recap', content: '' }],
+    ['Edit', { file_path: `${HOME}/bin/recap-hook`, old_string: 'a', new_string: 'b' }],
+    ['Write', { file_path: '/proc/self/cwd/../../.local/bin/node', content: '' }],
+  ])('when %s %j, then it is refused as a shadow on PATH', (tool, input) => {
+    expect(check(tool, input)).toMatch(/on PATH in front of the real one/);
+  });
+
+  it.each([
+    ['Read', { file_path: '.claude/settings.json' }],
+    ['Grep', { pattern: 'hooks', path: '~/.claude/settings.json' }],
+    ['Read', { file_path: '/opt/recap/dist/events/gate.js' }],
+    ['Write', { file_path: '~/.local/bin/nodemon', content: '' }],
+    ['Write', { file_path: `${PROJECT}/bin/node`, content: '' }],
+    ['Write', { file_path: `${PROJECT}/.claude/agents/reviewer.md`, content: '' }],
+  ])('when %s %j, then it is not refused (reading is harmless; other names and folders are not shadows)', (tool, input) => {
+    expect(check(tool, input)).toBeUndefined();
+  });
+
+  it.each([
+    "sed -i 's/a/b/' .claude/settings.json",
+    'rm -rf .claude',
+    "cd .claude && sed -i 's/a/b/' settings.json",
+    'git checkout -- .claude/settings.json',
+    "echo '{}' > /proc/self/cwd/.claude/settings.json",
+    'cp /tmp/x /opt/recap/bin/recap-hook.cjs',
+    `python3 -c "open('${NODE}', 'w')"`,
+  ])('when Bash runs %j, then it is refused as a change to the setup', (command) => {
+    expect(check('Bash', { command })).toMatch(/could change (what wires recap in or runs it|Claude Code's settings)/);
+  });
+
+  it.each([
+    'ln -s /tmp/evil ~/.local/bin/node',
+    'cd ~/bin && cp /tmp/evil node',
+    "python3 -c \"open('/usr/local/bin/node', 'w').write('x')\"",
+    'cp /tmp/node $HOME/.local/bin/',
+  ])('when Bash runs %j, then it is refused as a shadow on PATH', (command) => {
+    expect(check('Bash', { command })).toMatch(/on PATH in front of the real one/);
+  });
+
+  it.each(['git checkout -- .', 'git restore .', 'git stash', 'git stash -u', 'git stash push -m wip', 'git reset --hard HEAD~1', 'git clean -fdx', 'git -C . checkout :/', 'env GIT_DIR=.git git clean -f'])(
+    'when Bash runs %j, which throws away the work tree wholesale, then it is refused',
+    (command) => {
+      expect(check('Bash', { command })).toMatch(/could throw away the project's Claude Code settings/);
+    },
+  );
+
+  it.each(['git checkout -- src/a.ts', 'git stash list', 'git stash pop', 'git reset HEAD src/a.ts', 'git clean -n', 'git checkout -b feature'])(
+    'when Bash runs %j, which names what it changes, then it is not refused',
+    (command) => {
+      expect(check('Bash', { command })).toBeUndefined();
+    },
+  );
+
+  it.each(['cat .claude/settings.json', 'grep -n hooks ~/.claude/settings.json', 'ls ~/.local/bin', 'git diff .claude/settings.json', 'node --version'])(
+    'when Bash runs the reader %j, then it is not refused',
+    (command) => {
+      expect(check('Bash', { command })).toBeUndefined();
+    },
+  );
 });

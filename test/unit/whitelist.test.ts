@@ -6,8 +6,14 @@ import { describe, it, expect } from 'vitest';
 import { classifyBash } from '../../src/events/whitelist.js';
 import { tokenize, type HeredocToken, type WordToken } from '../../src/events/shellTokens.js';
 
-const recapPaths: ReadonlySet<string> = new Set(['/opt/recap/bin/recap.js']);
-const classify = (command: string) => classifyBash(command, recapPaths);
+// The only name of recap the gate accepts: the launcher the daemon keeps in its data folder.
+const LAUNCHER = '/home/dev/.local/share/recap/bin/recap';
+const recapPaths: ReadonlySet<string> = new Set([LAUNCHER]);
+/**
+ * The corpus writes the command word as `recap` at the start of a line, as a reader would;
+ * it stands for the launcher the deny message names. Anything else is kept as written.
+ */
+const classify = (command: string) => classifyBash(command.replace(/^recap(?=[ \t\n])/, LAUNCHER), recapPaths);
 
 const SUMMARY = '## A\ntext';
 
@@ -23,11 +29,11 @@ describe('classifyBash: the forms a tripped gate lets through', () => {
     ['chain', 'recap chain', 'chain'],
     ['chain --json --job=x', 'recap chain --json --job=x', 'chain'],
     ['tab-separated words', 'recap\tstatus\t--json', 'status'],
-    ["single-quoted command word 'recap'", "'recap' status", 'status'],
-    ['double-quoted command word "recap"', '"recap" status', 'status'],
+    ['single-quoted launcher path', `'${LAUNCHER}' status`, 'status'],
+    ['double-quoted launcher path', `"${LAUNCHER}" status`, 'status'],
     ['quoted subcommand', "recap 'status' \"--json\"", 'status'],
-    ['absolute path of the real recap', '/opt/recap/bin/recap.js status', 'status'],
-    ['absolute path of the real recap, submit', `/opt/recap/bin/recap.js submit <<'EOF'\n${SUMMARY}\nEOF`, 'submit'],
+    ['the launcher path', `${LAUNCHER} status`, 'status'],
+    ['the launcher path, submit', `${LAUNCHER} submit <<'EOF'\n${SUMMARY}\nEOF`, 'submit'],
     ['a single-quoted option value holding metacharacters (literal)', "recap status --job '$(rm -rf /);x'", 'status'],
   ])('given a tripped gate, when the agent runs %s, then it is allowed', (_label, command, subcommand) => {
     expect(classify(command)).toEqual({ allowed: true, subcommand });
@@ -314,9 +320,21 @@ describe('classifyBash: the deny reason says what is wrong', () => {
   });
 
   it('given a look-alike program, when it is denied, then the reason says it is not recap', () => {
-    expect(why('/tmp/recap status')).toContain('not recap');
+    expect(why('/tmp/recap status')).toContain(`name recap as ${LAUNCHER}`);
     expect(why("'rec\u0430p' status")).toContain('not recap');
     expect(why('env recap status')).toContain('"env" is not recap');
+  });
+
+  it.each([
+    ['bare recap, found on PATH', "recap status"],
+    ['recap on PATH, quoted', "'recap' status"],
+    ['a recap in ~/.local/bin, where the agent can write', '/home/dev/.local/bin/recap status'],
+    ["the package's own bin, run by a node PATH finds", '/opt/recap/bin/recap.js status'],
+    ['a relative path to the launcher', './bin/recap status'],
+  ])('given %s as the command word, when it is checked, then it is denied and the reason names the launcher', (_label, command) => {
+    const verdict = classifyBash(command, recapPaths);
+    expect(verdict.allowed).toBe(false);
+    expect(verdict.allowed ? '' : verdict.why).toContain(`name recap as ${LAUNCHER}`);
   });
 
   it('given a word the shell would expand, when it is denied, then the reason names the word', () => {

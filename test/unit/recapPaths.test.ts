@@ -1,0 +1,49 @@
+// The daemon's view of recap's files: the launcher's text, what the agent may only read,
+// and the folders where a shadow would sit.
+import { describe, expect, it } from 'vitest';
+import { PACKAGE_ROOT } from '../../src/common/bins.js';
+import { launcherPath } from '../../src/common/paths.js';
+import { launcherScript, projectReadOnlyPaths, readOnlyPaths, recapPaths, shadowDirs } from '../../src/daemon/recapPaths.js';
+
+const ENV = { HOME: '/home/ann', XDG_CONFIG_HOME: '/home/ann/.config', RECAP_DATA_DIR: '/home/ann/.local/share/recap', PATH: '/home/ann/.local/bin:/usr/bin:relative/bin:/bin/' };
+
+describe('the launcher', () => {
+  it('runs this node on the real recap, both by absolute path, quoted, with every argument passed on', () => {
+    const text = launcherScript('/opt/node 20/bin/node', "/home/o'brien/recap/bin/recap.js");
+    expect(text.split('\n')[0]).toBe('#!/bin/sh');
+    expect(text).toContain(`exec '/opt/node 20/bin/node' '/home/o'\\''brien/recap/bin/recap.js' "$@"\n`);
+  });
+
+  it('lives in the data folder and is the only name of recap the gate accepts', () => {
+    expect(launcherPath(ENV)).toBe('/home/ann/.local/share/recap/bin/recap');
+    expect([...recapPaths(ENV)]).toEqual([launcherPath(ENV)]);
+  });
+});
+
+describe('read-only paths', () => {
+  it('are the user settings (~/.claude and CLAUDE_CONFIG_DIR), the package bin and dist, the units and node', () => {
+    const paths = readOnlyPaths({ ...ENV, CLAUDE_CONFIG_DIR: '/home/ann/claude-cfg' });
+    for (const path of [
+      '/home/ann/.claude/settings.json',
+      '/home/ann/.claude/settings.local.json',
+      '/home/ann/claude-cfg/settings.json',
+      `${PACKAGE_ROOT}/bin`,
+      `${PACKAGE_ROOT}/dist`,
+      '/home/ann/.config/systemd/user/recap.service',
+      '/home/ann/.config/systemd/user/recap.socket',
+      process.execPath,
+    ]) {
+      expect(paths).toContain(path);
+    }
+  });
+
+  it("a project's are its Claude Code settings, shared and local", () => {
+    expect(projectReadOnlyPaths('/src/app')).toEqual(['/src/app/.claude/settings.json', '/src/app/.claude/settings.local.json']);
+  });
+});
+
+describe('shadow folders', () => {
+  it('are the absolute folders on PATH, without a trailing slash, and ~/.local/bin and ~/bin', () => {
+    expect(shadowDirs(ENV)).toEqual(['/home/ann/.local/bin', '/usr/bin', '/bin', '/home/ann/bin']);
+  });
+});
