@@ -239,7 +239,7 @@ export class Handler {
     const { config, count } = await this.settled(where);
     return this.withTexts(
       where.job,
-      (state) => contextSeqs(state, config, count),
+      (state) => contextSeqs(state, config, count, this.recapCommand),
       (state, texts) => ({ text: contextText(state, config, count, texts, this.recapCommand), tripped: state.gate.tripped, summaries: state.chain.length }),
     );
   }

@@ -163,6 +163,8 @@ export class SocketServer {
     const reader = new FrameReader(this.limits.maxFrame);
     let partial: NodeJS.Timeout | undefined;
     let held = 0;
+    /** Told it is over the limit: what it still sends is read and dropped until it goes. */
+    let refused = false;
     const hold = (bytes: number) => {
       this.pendingBytes += bytes - held;
       held = bytes;
@@ -179,6 +181,7 @@ export class SocketServer {
     });
     socket.on('error', (error) => this.log.debug({ err: error }, 'client connection error'));
     socket.on('data', (chunk) => {
+      if (refused) return;
       connection.lastActive = Date.now();
       // A client that starts a frame and never finishes it holds a buffer: not for long.
       clearTimeout(partial);
@@ -192,8 +195,10 @@ export class SocketServer {
           `${describeBytes(this.limits.maxPendingBytes)}; this connection is closed, try again in a moment`;
         this.log.warn({ pending: this.pendingBytes }, 'closing a connection: too many bytes of unfinished requests');
         hold(0);
+        refused = true;
+        // Not destroyed at once: that could drop the answer before it leaves.
         connection.end({ id: null, error: { code: 'busy', message } });
-        socket.destroy();
+        setTimeout(() => socket.destroy(), 1000).unref();
         return;
       }
       if (reader.pending > 0) {

@@ -81,8 +81,8 @@ export function denySeqs(state: JobState): number[] {
 }
 
 /** The summaries whose texts contextText shows: the texts to load first. */
-export function contextSeqs(state: JobState, config: Config, count: TokenCounter): number[] {
-  return state.gate.tripped ? denySeqs(state) : memorySeqs(state, config.CONTEXT_BUDGET, count);
+export function contextSeqs(state: JobState, config: Config, count: TokenCounter, recap: string): number[] {
+  return state.gate.tripped ? denySeqs(state) : memorySeqs(state, config.CONTEXT_BUDGET, count, recap);
 }
 
 /** What the agent must summarize now: the interactions, or for a rollup the summaries. */
@@ -128,7 +128,7 @@ export function denyReason(state: JobState, config: Config, texts: SummaryTexts,
 
 /** What the agent needs now: the demand for a summary when tripped, otherwise its memory. */
 export function contextText(state: JobState, config: Config, count: TokenCounter, texts: SummaryTexts, recap: string): string {
-  if (!state.gate.tripped) return memoryText(state, config.CONTEXT_BUDGET, count, texts);
+  if (!state.gate.tripped) return memoryText(state, config.CONTEXT_BUDGET, count, texts, recap);
   const { head } = demand(state, config, recap);
   const { what, blocks, tokens } = material(state, texts, Number.POSITIVE_INFINITY);
   return [

@@ -19,19 +19,19 @@ function heading(entry: ChainEntry): string {
 type TopicPlan = { header: string; chosen: ChainEntry[]; footer: (shown: number) => string };
 
 /** The main chain first, then the topics by name, each with its share of the budget. */
-function plan(state: JobState, budget: number, count: TokenCounter): { plans: TopicPlan[]; share: number } {
+function plan(state: JobState, budget: number, count: TokenCounter, recap: string): { plans: TopicPlan[]; share: number } {
   // sort() would put undefined last.
   const named = [...new Set(state.chain.flatMap((e) => (e.topic === undefined ? [] : [e.topic])))].sort();
   const topics = [...(state.chain.some((e) => e.topic === undefined) ? [undefined] : []), ...named];
   const share = Math.floor((budget - topics.length * 2) / topics.length);
-  return { plans: topics.map((topic) => planTopic(state.job, topic, state.chain.filter((e) => e.topic === topic), share, count)), share };
+  return { plans: topics.map((topic) => planTopic(state.job, topic, state.chain.filter((e) => e.topic === topic), share, count, recap)), share };
 }
 
-function planTopic(job: string, topic: string | undefined, entries: ChainEntry[], budget: number, count: TokenCounter): TopicPlan {
+function planTopic(job: string, topic: string | undefined, entries: ChainEntry[], budget: number, count: TokenCounter, recap: string): TopicPlan {
   const name = topic === undefined ? `job ${job}` : `job ${job}, topic ${topic}`;
   const header = `recap: the memory of ${name}: ${entries.length} summaries in its chain.`;
   const footer = (shown: number) =>
-    shown < entries.length ? `(${entries.length - shown} of the ${entries.length} summaries are not shown; recap chain lists them all${topic === undefined ? '' : ` (topic ${topic})`}.)` : '';
+    shown < entries.length ? `(${entries.length - shown} of the ${entries.length} summaries are not shown; ${recap} chain lists them all${topic === undefined ? '' : ` (topic ${topic})`}.)` : '';
   // Highest levels first (each covers the most), then the newest summaries.
   const candidates = frontier(entries).sort((a, b) => b.level - a.level || b.seq - a.seq);
   const chosen: ChainEntry[] = [];
@@ -67,13 +67,14 @@ function renderTopic({ header, chosen, footer }: TopicPlan, budget: number, coun
 }
 
 /** The summaries memoryText would show: the texts to load first. */
-export function memorySeqs(state: JobState, budget: number, count: TokenCounter): number[] {
-  return plan(state, budget, count).plans.flatMap((p) => p.chosen.map((e) => e.seq));
+export function memorySeqs(state: JobState, budget: number, count: TokenCounter, recap: string): number[] {
+  return plan(state, budget, count, recap).plans.flatMap((p) => p.chosen.map((e) => e.seq));
 }
 
-export function memoryText(state: JobState, budget: number, count: TokenCounter, texts: SummaryTexts): string {
+/** `recap`: how the agent names recap in its shell (the launcher's path). */
+export function memoryText(state: JobState, budget: number, count: TokenCounter, texts: SummaryTexts, recap: string): string {
   if (state.chain.length === 0) return `recap: job ${state.job} has no summaries yet.`;
-  const { plans, share } = plan(state, budget, count);
+  const { plans, share } = plan(state, budget, count, recap);
   return plans
     .map((p) => renderTopic(p, share, count, texts))
     .filter(Boolean)

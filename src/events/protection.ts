@@ -5,8 +5,8 @@
 // exactly a whitelisted form (runsRecap.ts).
 import { basename, dirname, isAbsolute, join, normalize } from 'node:path/posix';
 import { globReaches } from './glob.js';
-import { effectiveProgram, isInert, mightRunRecap } from './runsRecap.js';
-import { simpleCommands, tokenize, type ShellToken, type SimpleCommand, type WordToken } from './shellTokens.js';
+import { isInert, mightRunRecap } from './runsRecap.js';
+import { simpleCommands, tokenize, type ShellToken, type WordToken } from './shellTokens.js';
 import { classifyBash } from './whitelist.js';
 
 export type ProtectedState = {
@@ -131,7 +131,7 @@ function bashRefusal(command: string, cwd: string | undefined, state: ProtectedS
   // Reading the setup is harmless; anything but an inert reader may change it.
   const reader = tokenized.ok && simpleCommands(tokenized.tokens).every(isInert);
   if (!reader) {
-    const why = setupWrite(text, cwd, state, resolved, words, tokenized.ok ? simpleCommands(tokenized.tokens) : []);
+    const why = setupWrite(text, cwd, state, resolved, words);
     if (why) return why;
   }
   const risk = mightRunRecap(command, recapPaths);
@@ -140,7 +140,7 @@ function bashRefusal(command: string, cwd: string | undefined, state: ProtectedS
 }
 
 /** Why a command that is not a mere reader could change what wires recap in or runs it. */
-function setupWrite(text: string, cwd: string | undefined, state: ProtectedState, resolved: string[], words: string[], simple: SimpleCommand[]): string | undefined {
+function setupWrite(text: string, cwd: string | undefined, state: ProtectedState, resolved: string[], words: string[]): string | undefined {
   for (const path of state.readOnly ?? []) {
     const hit = spellings(path, cwd, state.home).find(({ pattern }) => pattern.test(text));
     if (hit) return `the command could change what wires recap in or runs it (${hit.text})`;
@@ -151,43 +151,9 @@ function setupWrite(text: string, cwd: string | undefined, state: ProtectedState
   const setupHit = resolved.find((p) => (state.readOnly ?? []).some((root) => inside(p, root) || (inside(root, p) && !broad(p))));
   if (setupHit) return `the command could change what wires recap in or runs it (${setupHit})`;
   if (/\.claude\b/.test(text) && /settings(\.local)?\.json/.test(text)) return "the command could change Claude Code's settings, which wire recap in";
-  const discard = simple.find(discardsWorkTree);
-  if (discard) return `git ${discard.words.map((w) => w.value).slice(1).join(' ')} could throw away the project's Claude Code settings, which wire recap in`;
   const shadow = shadowIn(resolved, words, state) ?? shadowPattern(state).exec(text)?.[0];
   if (shadow) return `the command could put ${shadow} on PATH in front of the real one`;
   return undefined;
-}
-
-/** git's global options that take a value as the next word. */
-const GIT_VALUED = new Set(['-C', '-c', '--git-dir', '--work-tree', '--namespace', '--exec-path']);
-/** Pathspecs that name the whole work tree. */
-const WHOLE_TREE = new Set(['.', './', ':/', ':/*', '*', ':(top)']);
-
-/**
- * A git command that throws away the work tree's changes wholesale: a project's hooks live in
- * .claude/settings.json, often uncommitted, and `git checkout -- .`, `git stash`, `git reset
- * --hard` or `git clean` would drop them without naming the file. Naming files stays allowed.
- */
-function discardsWorkTree(simple: SimpleCommand): boolean {
-  const { program, args } = effectiveProgram(simple.words);
-  if (program?.value !== 'git') return false;
-  let i = 0;
-  while (i < args.length && args[i]!.value.startsWith('-')) i += GIT_VALUED.has(args[i]!.value) ? 2 : 1;
-  const sub = args[i]?.value;
-  const rest = args.slice(i + 1).map((w) => w.value);
-  switch (sub) {
-    case 'clean':
-      return !rest.some((a) => a === '-n' || a === '--dry-run');
-    case 'reset':
-      return rest.some((a) => a === '--hard' || a === '--merge' || a === '--keep');
-    case 'stash':
-      return rest.length === 0 || ['push', 'save'].includes(rest[0]!) || rest[0]!.startsWith('-');
-    case 'checkout':
-    case 'restore':
-      return rest.some((a) => WHOLE_TREE.has(a));
-    default:
-      return false;
-  }
 }
 
 const shadowPatterns = new WeakMap<readonly string[], RegExp>();

@@ -31,9 +31,15 @@ function clean(term: string): string {
 /** Markdown headings name the template's sections, not the work. */
 const withoutHeadings = (text: string): string => text.replace(/^ {0,3}#{1,6}[ \t].*$/gm, '');
 
+/**
+ * Runs of non-space this long (a pasted blob, a minified line) name nothing a summary would
+ * repeat, and the patterns above take time in the square of a run's length: they go first.
+ */
+const withoutBlobs = (text: string): string => text.replace(/\S{200,}/g, ' ');
+
 /** The concrete things a text mentions, lower-cased, in order of appearance. */
 export function concreteTerms(markdown: string): string[] {
-  const text = withoutHeadings(markdown);
+  const text = withoutBlobs(withoutHeadings(markdown));
   const found: { at: number; term: string }[] = [];
   for (const pattern of PATTERNS) {
     for (const match of text.matchAll(pattern)) {

@@ -38,9 +38,12 @@ describe('the verdict file', () => {
     expect(statSync(dirname(path)).mode & 0o777).toBe(0o700);
     const verdicts = JSON.parse(readFileSync(path, 'utf8')) as { tripped: Record<string, { submit: string }>; sessions: object };
     expect(verdicts.tripped[g.attack.job]?.submit).toContain("submit <<'EOF'");
-    expect(verdicts.sessions).toEqual({});
+    // The session is bound to the tripped job: a hook in a folder of another project still finds it.
+    expect(verdicts.sessions).toEqual({ [g.attack.session]: g.attack.job });
     await proveWayOut(g.attack);
-    expect((JSON.parse(readFileSync(path, 'utf8')) as { tripped: object }).tripped).toEqual({});
+    const after = JSON.parse(readFileSync(path, 'utf8')) as { tripped: object; sessions: object };
+    expect(after.tripped).toEqual({});
+    expect(after.sessions).toEqual({});
   });
 });
 
@@ -102,9 +105,10 @@ describe('a daemon whose thread pool is blocked', () => {
   const g = gateFor();
   const fifos: string[] = [];
 
-  it('still denies (from the verdict file or the daemon), and the way out stays open', async () => {
+  it('cannot be blocked by transcripts that are FIFOs: the daemon itself still denies, and the way out stays open', async () => {
     const env = { ...g.box.env, RECAP_HOOK_DEADLINE_MS: '800' };
-    // A transcript that is a FIFO nobody writes: each open holds one of the four threads.
+    // A transcript that is a FIFO nobody writes: an open of it would hold one of the four
+    // threads. The daemon never opens one (transcript.ts), so its threads stay free.
     for (let i = 0; i < 4; i += 1) {
       const fifo = join(g.box.dir, `transcript-${i}.jsonl`);
       execFileSync('mkfifo', [fifo]);
@@ -112,8 +116,7 @@ describe('a daemon whose thread pool is blocked', () => {
       const call = toolCall(g.attack, 'Read', { file_path: join(g.box.project, 'README.md') }, { transcript_path: fifo });
       expectDenied(await runHook(env, call));
     }
-    // Every thread is held now: the daemon cannot write the denial, the verdict file answers.
-    fromVerdictFile(expectDenied(await runHook(env, toolCall(g.attack, 'Write', { file_path: join(g.box.project, 'a.ts'), content: 'x' }))));
+    fromDaemon(expectDenied(await runHook(env, toolCall(g.attack, 'Write', { file_path: join(g.box.project, 'a.ts'), content: 'x' }))));
     await expectWayOutOpenWith(g.attack, env);
   });
 

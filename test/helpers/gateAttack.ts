@@ -6,6 +6,7 @@ import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import { jobIdFor } from '../../src/common/jobs.js';
+import { notes } from './text.js';
 import { RECAP, ROOT, startDaemon, type DaemonProcess, type Sandbox } from './daemon.js';
 
 export const HOOK = join(ROOT, 'bin', 'recap-hook.cjs');
@@ -18,6 +19,8 @@ export type Attack = {
   /** The Claude Code session the attacking agent runs in. */
   session: string;
   job: string;
+  /** How many times the way out has been taken: each time is a new summary. */
+  wayOuts?: number;
   /** The environment of the agent's Bash tool: the box's, with the session and recap on PATH. */
   shellEnv: NodeJS.ProcessEnv;
 };
@@ -147,20 +150,39 @@ export function submitCommandIn(reason: string): string {
 }
 
 /** The command with each section's placeholder line replaced by a real summary of the window. */
-export function filledIn(command: string): string {
+export function filledIn(command: string, round = 0): string {
   let section: string | undefined;
+  let index = -1;
   return command
     .split('\n')
     .map((line) => {
       const heading = /^## (.+)$/.exec(line);
       if (heading) {
         section = heading[1];
+        index += 1;
         return line;
       }
-      if (/^<.*>$/.test(line) && section !== undefined) return SECTION_TEXT[section] ?? line;
+      if (/^<.*>$/.test(line) && section !== undefined) return round === 0 ? (SECTION_TEXT[section] ?? line) : laterRound(index, round);
       return line;
     })
     .join('\n');
+}
+
+/** Concrete things of TRIP_PROMPTS, one sentence per section, that keep a later round grounded. */
+const GROUNDING = [
+  'It still concerns parseConfigFile in src/parser/configReader.ts and the ConfigSyntaxError it should raise.',
+  'fetchWithBackoff keeps its cap of 30 seconds and its limit of 7 attempts.',
+  'migrate0003 moves the session cache into SQLite while the JSON files stay.',
+  'The histogram in metrics/http_server.go stays the preferred source for the p95 panel.',
+  'The 40 ms objective and the buckets of 5, 25, 100 and 500 milliseconds remain open.',
+];
+
+/**
+ * Section `index` of the summary a later round of the same window writes: other sentences
+ * than every round before (a resubmitted summary is rejected), still naming the window's things.
+ */
+function laterRound(index: number, round: number): string {
+  return `${notes(3, (round * GROUNDING.length + index) * 3)} ${GROUNDING[index % GROUNDING.length]}`;
 }
 
 /** Runs a command as the agent's Bash tool would: bash -c, in the project, with its env. */
@@ -191,9 +213,11 @@ export async function proveWayOut(attack: Attack, options: WayOutOptions = {}): 
   const cwd = options.cwd ?? attack.box.project;
   const read = (where: string) => toolCall(attack, 'Read', { file_path: join(where, 'README.md') }, { ...options.fields, cwd: where });
   const reason = expectDenied(await runHook(attack.box.env, read(cwd)));
-  const command = filledIn(submitCommandIn(reason));
+  // Each way out of the same gate is a new summary: the same text again would be rejected.
+  const command = filledIn(submitCommandIn(reason), attack.wayOuts ?? 0);
   expectAllowed(await runHook(attack.box.env, toolCall(attack, 'Bash', { command, description: 'submit the summary' }, { ...options.fields, cwd })));
   const submitted = await runShell(attack, command, cwd);
+  attack.wayOuts = (attack.wayOuts ?? 0) + 1;
   expect(submitted.exitCode, `the way out failed:\n${submitted.stdout}\n${submitted.stderr}`).toBe(0);
   expectAllowed(await runHook(attack.box.env, read(cwd)));
 }

@@ -232,7 +232,7 @@ describe('rollups', () => {
     expect(memory).toContain('Rollup (level 2) of 2 summaries');
     expect(memory).toContain('Marker-R3.');
     expect(memory).not.toContain('Marker-S4.');
-    expect(memory.trim().split('\n').at(-1)).toBe('(6 of the 7 summaries are not shown; recap chain lists them all.)');
+    expect(memory.trim().split('\n').at(-1)).toBe(`(6 of the 7 summaries are not shown; ${join(h.box.data, 'bin', 'recap')} chain lists them all.)`);
   });
 
   it('after a restart, the summaries to roll up, the memory and the chain are read back from the log', async () => {
@@ -284,7 +284,7 @@ describe('bounded memory', () => {
       for (let i = 1000; i > 1000 - shown; i -= 1) expect(memory).toContain(tag(i));
       expect(memory).not.toContain(tag(1000 - shown));
       const last = memory.trim().split('\n').at(-1)!;
-      expect(last).toBe(`(${1000 - shown} of the 1000 summaries are not shown; recap chain lists them all.)`);
+      expect(last).toBe(`(${1000 - shown} of the 1000 summaries are not shown; ${join(h.box.data, 'bin', 'recap')} chain lists them all.)`);
     };
 
     const context = await h.cli(['context']);
@@ -323,7 +323,7 @@ describe('bounded memory', () => {
     expect(memory.indexOf('rollup-TOP')).toBeGreaterThan(0);
     expect(memory.indexOf('rollup-TOP')).toBeLessThan(memory.indexOf(tag(5)));
     for (const rolled of ['rollup-A', 'rollup-B', tag(1), tag(2), tag(3), tag(4)]) expect(memory).not.toContain(rolled);
-    expect(memory.trim().split('\n').at(-1)).toBe('(6 of the 8 summaries are not shown; recap chain lists them all.)');
+    expect(memory.trim().split('\n').at(-1)).toBe(`(6 of the 8 summaries are not shown; ${join(h.box.data, 'bin', 'recap')} chain lists them all.)`);
 
     // With room for one block only, the rollup wins over the newer summary.
     await h.reload([...FAST, 'ROLLUP_EVERY=2', 'ROLLUP_MIN_TOKENS=1', 'CONTEXT_BUDGET=90', 'SUMMARY_GROUNDING=off']);
@@ -331,7 +331,7 @@ describe('bounded memory', () => {
     expect(words(tight)).toBeLessThanOrEqual(90);
     expect(tight).toContain('rollup-TOP');
     expect(tight).not.toContain(tag(5));
-    expect(tight.trim().split('\n').at(-1)).toBe('(7 of the 8 summaries are not shown; recap chain lists them all.)');
+    expect(tight.trim().split('\n').at(-1)).toBe(`(7 of the 8 summaries are not shown; ${join(h.box.data, 'bin', 'recap')} chain lists them all.)`);
   });
 });
 

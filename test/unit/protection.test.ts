@@ -387,15 +387,21 @@ describe("given what wires recap in and runs it (read-only to the agent) and the
     expect(check('Bash', { command })).toMatch(/on PATH in front of the real one/);
   });
 
-  it.each(['git checkout -- .', 'git restore .', 'git stash', 'git stash -u', 'git stash push -m wip', 'git reset --hard HEAD~1', 'git clean -fdx', 'git -C . checkout :/', 'env GIT_DIR=.git git clean -f'])(
-    'when Bash runs %j, which throws away the work tree wholesale, then it is refused',
-    (command) => {
-      expect(check('Bash', { command })).toMatch(/could throw away the project's Claude Code settings/);
-    },
-  );
-
-  it.each(['git checkout -- src/a.ts', 'git stash list', 'git stash pop', 'git reset HEAD src/a.ts', 'git clean -n', 'git checkout -b feature'])(
-    'when Bash runs %j, which names what it changes, then it is not refused',
+  // Everyday git that names no file is the agent's own work, though it may drop a project's
+  // uncommitted hooks with the rest: the README lists that among what recap cannot stop.
+  it.each([
+    'git checkout -- src/a.ts',
+    'git stash list',
+    'git stash pop',
+    'git reset HEAD src/a.ts',
+    'git clean -n',
+    'git checkout -b feature',
+    'git checkout -- .',
+    'git stash -u',
+    'git reset --hard HEAD~1',
+    'git clean -fdx',
+  ])(
+    'when Bash runs %j, which names no setup file, then it is not refused',
     (command) => {
       expect(check('Bash', { command })).toBeUndefined();
     },

@@ -566,4 +566,11 @@ describe('grounding', () => {
   it('given headings, when the window is read for concrete things, then section names are not among them', () => {
     expect(concreteTerms('## User Requests\nThe user wants a parser, said Dana.\n## Design Choices\nNone yet.')).toEqual(['dana']);
   });
+
+  // A pasted blob once made the path pattern backtrack in the square of its length: a 2 MB
+  // window held the daemon for minutes (this test then times out).
+  it('given a window holding a 2 MB blob, when read for concrete things, then the blob names nothing and the rest still counts', () => {
+    const blob = 'q'.repeat(2_000_000);
+    expect(concreteTerms(`See src/net/retry.ts and ${blob} then fetchWithBackoff.`)).toEqual(['src/net/retry.ts', 'fetchwithbackoff']);
+  });
 });
