@@ -1,9 +1,9 @@
 // One strict rule instead of a list of bad spellings: a Bash command that runs recap, or
 // might, is refused unless it is exactly a whitelisted form (checked before this). "Might"
 // is read from the shell grammar, never from a list of tricks:
-// - a simple command that mentions recap in any word after quote removal (its program, an
-//   argument, a redirection, a here-document), unless that command is an inert reader
-//   (see INERT) that writes nothing;
+// - a simple command that names recap in any word after quote removal (its program, an
+//   argument, a redirection, a here-document: see RECAP), unless that command is an inert
+//   reader (see INERT) that writes nothing;
 // - a command word the shell computes (`$x`, `$(...)`, `{re,}cap`, `$'\x72ecap'`), after
 //   wrappers such as env, exec, nohup, timeout or xargs;
 // - code handed to a shell as text: `bash -c` with computed code, a shell reading commands
@@ -13,7 +13,12 @@
 // blob piped through python) is past what reading can decide; the README says so.
 import { simpleCommands, tokenize, WRITING_REDIRECTS, type SimpleCommand, type WordToken } from './shellTokens.js';
 
-const RECAP = /recap/i;
+/**
+ * recap named as a program or in code: `recap`, `recap.js`, `recap-hook`, `/x/bin/recap`,
+ * `'recap uninstall'`. Not a folder called recap (`~/src/recap/`, `.recap/`), which is where
+ * people keep projects, nor a longer name (`recap-demo`, `recaps`): words a program never is.
+ */
+const RECAP = /(?<![\p{L}\p{N}_])recap(?:-hook)?(?:\.[cm]?js)?(?![\p{L}\p{N}_/-])/iu;
 
 /**
  * Programs that neither run their arguments nor write files, so a command of theirs that

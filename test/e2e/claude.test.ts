@@ -3,17 +3,15 @@
 // `claude -p` run trips the gate with a long prompt, meets the deny reason, fails to chain a
 // command onto `recap submit`, submits a summary through Bash and then works again; a second
 // run starts a new session and is handed the summary.
-import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { delimiter, dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jobIdFor } from '../../src/common/jobs.js';
-import { freePort, RECAP, removeSandbox, ROOT, runCli, sandbox, startDaemon, type DaemonProcess, type Sandbox } from '../helpers/daemon.js';
+import { assertClaudeRuns, runClaude, type ClaudeResult } from '../helpers/claudeCli.js';
+import { freePort, RECAP, removeSandbox, runCli, sandbox, startDaemon, type DaemonProcess, type Sandbox } from '../helpers/daemon.js';
 import { answer, bash, MockAnthropic, read, type RecordedRequest } from '../helpers/mockAnthropic.js';
 import { goodSummary } from '../helpers/text.js';
 
-const CLAUDE = join(ROOT, 'node_modules', '@anthropic-ai', 'claude-code-linux-x64', 'claude');
-const CLAUDE_RUN_MS = 90_000;
 const TEST_MS = 240_000;
 const SECTIONS = ['User Requests', 'Questions & Decisions', 'Design Choices', 'Corrections & Feedback', 'Current State'];
 
@@ -25,58 +23,6 @@ const LONG_PROMPT = PROMPT_SENTENCE.repeat(30).trim();
 const SUMMARY = goodSummary();
 const NOTES = 'Notes the model must never see while the gate is tripped.';
 const SUMMARY_PHRASE = 'The user asked for a parser that reads the configuration file';
-
-/** Fails the suite loudly (never skips) when the binary is missing or cannot run here. */
-function assertClaudeRuns(): string {
-  if (!existsSync(CLAUDE)) throw new Error(`the Claude Code binary is missing at ${CLAUDE}; run npm install (it is a devDependency)`);
-  const probe = spawnSync(CLAUDE, ['--version'], { encoding: 'utf8', timeout: 30_000, env: { PATH: process.env.PATH, HOME: '/nonexistent' } });
-  if (probe.error || probe.status !== 0 || !/Claude Code/.test(probe.stdout)) {
-    throw new Error(
-      `the Claude Code binary cannot run on this platform (${process.platform}/${process.arch}): ` +
-        `${probe.error?.message ?? `exit ${probe.status}, signal ${probe.signal}`}\n${probe.stdout}\n${probe.stderr}`,
-    );
-  }
-  return probe.stdout.trim();
-}
-
-type ClaudeResult = { code: number | null; stdout: string; stderr: string; json: ClaudeJson };
-type ClaudeJson = { session_id: string; is_error: boolean; result?: string; num_turns?: number; permission_denials?: { tool_name: string; tool_use_id: string }[] };
-
-/** `claude -p PROMPT --output-format json`; rejects with everything known if it fails or hangs. */
-function runClaude(cwd: string, env: NodeJS.ProcessEnv, prompt: string, mock: MockAnthropic): Promise<ClaudeResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(CLAUDE, ['-p', prompt, '--output-format', 'json', '--allowedTools', 'Bash,Read'], {
-      cwd,
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    const explain = (what: string) =>
-      new Error(`${what}\n--- stdout\n${stdout}\n--- stderr\n${stderr}\n--- requests the mock model received\n${mock.describe()}`);
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(explain(`claude -p did not finish within ${CLAUDE_RUN_MS / 1000} s`));
-    }, CLAUDE_RUN_MS);
-    child.once('error', (error) => {
-      clearTimeout(timer);
-      reject(explain(`claude could not start: ${error.message}`));
-    });
-    child.once('close', (code) => {
-      clearTimeout(timer);
-      let json: ClaudeJson;
-      try {
-        json = JSON.parse(stdout) as ClaudeJson;
-      } catch {
-        return reject(explain(`claude -p exited ${code} without a JSON result`));
-      }
-      if (code !== 0 || json.is_error) return reject(explain(`claude -p failed (exit ${code})`));
-      resolve({ code, stdout, stderr, json });
-    });
-  });
-}
 
 /** Whether a (large) request body holds `needle`; on failure, says so briefly rather than printing the body. */
 function expectIn(haystack: string, needle: string, where: string, context = ''): void {

@@ -3,34 +3,16 @@
 // `[]`, a number). When its context use then trips the gate, its tools are still denied on
 // the job its session started in, and the deny's own `recap submit`, run from the moved
 // folder, clears that job, after which its next tool runs there.
-import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { delimiter, dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jobIdFor } from '../../src/common/jobs.js';
-import { RECAP, removeSandbox, ROOT, runCli, sandbox, startDaemon, type DaemonProcess, type Sandbox } from '../helpers/daemon.js';
+import { assertClaudeRuns, claudeEnv, runClaude } from '../helpers/claudeCli.js';
+import { RECAP, removeSandbox, runCli, sandbox, startDaemon, type DaemonProcess, type Sandbox } from '../helpers/daemon.js';
+import { filledIn, submitCommandIn } from '../helpers/gateAttack.js';
 import { answer, bash, MockAnthropic, read, withContext } from '../helpers/mockAnthropic.js';
-import { goodSummary } from '../helpers/text.js';
 
-const CLAUDE = join(ROOT, 'node_modules', '@anthropic-ai', 'claude-code-linux-x64', 'claude');
 const TEST_MS = 240_000;
-
-function runClaude(cwd: string, env: NodeJS.ProcessEnv, prompt: string, mock: MockAnthropic): Promise<{ code: number | null; stdout: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(CLAUDE, ['-p', prompt, '--output-format', 'json', '--allowedTools', 'Bash,Read'], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
-    child.once('error', reject);
-    child.once('close', (code) => {
-      clearTimeout(timer);
-      if (code !== 0) reject(new Error(`claude -p failed (exit ${code})\n${stdout}\n${stderr}\n${mock.describe()}`));
-      else resolve({ code, stdout });
-    });
-  });
-}
 
 describe("the real Claude Code, moving and poisoning its transcript under recap's command hooks", () => {
   let box: Sandbox;
@@ -38,6 +20,7 @@ describe("the real Claude Code, moving and poisoning its transcript under recap'
   let mock: MockAnthropic;
 
   beforeAll(async () => {
+    assertClaudeRuns();
     const base = sandbox();
     const config = join(base.dir, 'etc', 'config.conf');
     mkdirSync(dirname(config));
@@ -69,12 +52,11 @@ describe("the real Claude Code, moving and poisoning its transcript under recap'
         bash('mkdir x && touch x/.git && cd x', 'a folder of its own'),
         bash(`echo null >> ${transcripts} && printf '[]\\n42\\n' >> ${transcripts}`, 'poison the transcript'),
         withContext(read(join(x, 'notes.md')), 6000),
-        bash(`recap submit <<'EOF'\n${goodSummary()}\nEOF`, 'submit the summary'),
+        (request) => bash(filledIn(submitCommandIn(MockAnthropic.lastToolResult(request)?.text ?? '')), 'submit the summary'),
         bash('pwd > where.txt', 'where am I'),
         answer('Done.'),
       );
-      const env = { ...box.env, ANTHROPIC_BASE_URL: mock.url, ANTHROPIC_API_KEY: 'sk-ant-test-any', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_TELEMETRY: '1', DISABLE_AUTOUPDATER: '1' };
-      await runClaude(box.project, env, 'Set up the x sub-project and read its notes.', mock);
+      await runClaude(box.project, claudeEnv(box.env, mock), 'Set up the x sub-project and read its notes.', mock);
       const ctx = mock.describe();
       expect(mock.turnsTaken, ctx).toBe(6);
 

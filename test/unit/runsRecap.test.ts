@@ -35,6 +35,8 @@ describe('mightRunRecap: commands that run recap, or could', () => {
     ['an unreadable command that mentions recap', "recap trip 'unterminated"],
     ['git with a config option', "git -c core.pager='recap trip' log"],
     ['rg --pre', 'rg --pre recap x'],
+    ["recap's bin script by path", 'node ~/src/recap/bin/recap.js trip'],
+    ['the hook client', 'echo {} | recap-hook claude'],
   ])('%s: %s', (_label, command) => {
     expect(risk(command)).toBeDefined();
   });
@@ -42,6 +44,8 @@ describe('mightRunRecap: commands that run recap, or could', () => {
 
 describe('mightRunRecap: commands that cannot', () => {
   it.each([
+    ['a write into a project folder named after recap', 'echo ok > ~/src/recap/notes.txt'],
+    ['a longer name', 'npm test --prefix /tmp/recap-test-1/project > /tmp/recap-demo.log'],
     ['an ordinary build', 'npm run build && npx vitest run'],
     ['a commit message that mentions recap (git commit is inert)', 'git commit -m "fix recap docs"'],
     ['a search for recap', 'grep -rn recap src/'],
