@@ -2,12 +2,13 @@
 // and the HTTP endpoint, are judged (up to 64 MiB) or refused with a reason (past it), never
 // taken for a dead daemon and waved through. After each, the way out still passes.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { request } from 'node:http';
 import { join } from 'node:path';
 import { DEFAULT_MAX_FRAME, MAX_HOOK_PAYLOAD } from '../../src/common/frames.js';
 import { tokenCounter } from '../../src/events/tokens.js';
 import { freePort, RawClient, removeSandbox, runCli, sandbox, startDaemon, type DaemonProcess, type Sandbox } from '../helpers/daemon.js';
 import { expectDenied, expectWayOutOpen, payload, proveWayOut, runHook, toolCall, TRIP_PROMPTS, trippedGate, type Attack } from '../helpers/gateAttack.js';
-import { enableHttp, httpDenyReason, postHook, type Endpoint } from '../helpers/hookHttp.js';
+import { enableHttp, httpDenyReason, postHook, type Endpoint, type HttpReply } from '../helpers/hookHttp.js';
 
 const MiB = 1024 * 1024;
 /** Prose of about `bytes` bytes: words and numbers, as a real file or prompt has. */
@@ -147,11 +148,30 @@ describe('the HTTP endpoint judges any size', () => {
   });
 
   it('past the bytes all requests may hold at once, a tool call gets a 200 deny, not a failure', async () => {
+    // Three requests hold 63 MiB each, their bodies unfinished (each write has reached the
+    // kernel, so the endpoint holds all but what the sockets buffer): over its limit once a
+    // fourth comes in whole.
+    const held = Buffer.from(JSON.stringify(toolCall(attack, 'Write', { file_path: file('h.txt'), content: 'a'.repeat(63 * MiB) })));
+    const holders = [0, 1, 2].map(() => {
+      const headers = { 'content-type': 'application/json', authorization: `Bearer ${endpoint.token}`, 'content-length': held.length };
+      const req = request({ host: '127.0.0.1', port: endpoint.port, method: 'POST', path: '/hooks/claude', headers });
+      const reply = new Promise<HttpReply>((resolve) => {
+        req.on('response', (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+        });
+        req.on('error', (error: NodeJS.ErrnoException) => resolve({ error: error.code ?? error.message }));
+      });
+      const written = new Promise<void>((resolve) => req.write(held.subarray(0, -1), () => resolve()));
+      return { req, reply, written };
+    });
+    await Promise.all(holders.map((h) => h.written));
     const part = Buffer.from(JSON.stringify(toolCall(attack, 'Write', { file_path: file('w.txt'), content: 'a'.repeat(60 * MiB) })));
-    const replies = await Promise.all([0, 1, 2].map(() => postHook(endpoint, part)));
-    // Each is denied: by the gate when it fitted, as busy when it did not; one at least did not.
-    const reasons = replies.map(httpDenyReason);
-    expect(reasons.some((r) => r.includes('try again in a moment'))).toBe(true);
+    expect(httpDenyReason(await postHook(endpoint, part))).toContain('try again in a moment');
+    // The held requests, finished, are judged: each a deny too (by the gate, or as busy).
+    for (const holder of holders) holder.req.end(held.subarray(-1));
+    for (const holder of holders) httpDenyReason(await holder.reply);
     await expectWayOutOpen(attack);
   });
 
