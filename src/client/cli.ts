@@ -5,6 +5,7 @@ import yargs, { type Argv } from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { UserError } from '../common/errors.js';
 import { projectRoot } from '../common/jobs.js';
+import { refuseInAgentShell } from './agentShell.js';
 import { auditCommands } from './auditCommands.js';
 import { configCommands } from './configCommands.js';
 import { connectOrStart } from './autostart.js';
@@ -20,6 +21,9 @@ type Global = { json: boolean; job?: string | undefined; debug: boolean };
 export class UsageError extends UserError {}
 
 const EXIT_DENIED = 2;
+
+/** Commands that change recap's setup or gate: the user's, never run from an agent's shell. */
+const SETUP_COMMANDS = new Set(['install', 'uninstall', 'trip', 'import']);
 
 /**
  * What the daemon needs to find the job (it alone resolves it, as the hook's is): an
@@ -243,6 +247,11 @@ export function buildCli(args: string[]): Argv {
       if (checks.some((c) => !c.ok)) process.exitCode = 1;
     });
   return configCommands(auditCommands(cli))
+    .middleware((argv) => {
+      // Not `daemon`: hooks start it from the agent's environment when it is down.
+      const command = String(argv._[0] ?? '');
+      if (SETUP_COMMANDS.has(command)) refuseInAgentShell(command);
+    })
     .demandCommand(1, 'name a command; see recap --help')
     .recommendCommands()
     .strict()

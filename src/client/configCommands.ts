@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs';
 import { createInterface } from 'node:readline/promises';
 import { resolve } from 'node:path';
 import type { Argv } from 'yargs';
-import { UserError } from '../common/errors.js';
+import { refuseInAgentShell } from './agentShell.js';
 import { jobIdFor, projectRoot } from '../common/jobs.js';
 import { projectConfigPath, userConfigPath } from '../common/paths.js';
 import { combine, readLayer, type PendingConfig } from '../daemon/configService.js';
@@ -24,12 +24,6 @@ type Shown = {
 
 type Allowed = { file: string; hash: string; changes: KeyChange[]; already: boolean };
 
-/**
- * Variables an agent's shell tool sets (Claude Code's Bash sets both): a speed bump for an
- * agent that reads "recap config allow" in a message and runs it. The hook's protection
- * rules are what deny it; this catches a spelling they let through.
- */
-const AGENT_SHELL_MARKERS = ['CLAUDECODE', 'CLAUDE_CODE_SESSION_ID'];
 
 const write = (line: string): void => void process.stdout.write(`${line}\n`);
 
@@ -121,10 +115,7 @@ export function configCommands(y: Argv<Common>): Argv<Common> {
         "approve this project's config file as it is now (run it yourself, never through the agent): shows what it changes",
         (a) => a.option('yes', { type: 'boolean', default: false, describe: 'do not ask before approving at a terminal' }),
         async (argv) => {
-          const agent = AGENT_SHELL_MARKERS.find((name) => process.env[name] !== undefined);
-          if (agent !== undefined) {
-            throw new UserError(`recap config allow is the user's approval, and this shell is an agent's (${agent} is set): run it in your own terminal`);
-          }
+          refuseInAgentShell('config allow');
           const where = target(argv);
           let hash: string | undefined;
           if (process.stdin.isTTY && !argv.yes && !argv.json) {

@@ -7,7 +7,7 @@ import { writeSync } from 'node:fs';
 import { describeBytes, MAX_HOOK_PAYLOAD } from '../common/frames.js';
 import { socketPath } from '../common/paths.js';
 import { truncatedPrompt } from '../common/truncatedPrompt.js';
-import { Client, DaemonUnavailable } from './socketClient.js';
+import { Client, DaemonUnavailable, RemoteError } from './socketClient.js';
 
 const AGENTS = new Set(['claude']);
 /** How long stdin may stay silent; a payload still arriving (64 MiB takes a while) may go on until STDIN_TOTAL_MS. */
@@ -212,7 +212,19 @@ async function main(): Promise<void> {
     if (typeof answer?.stdout !== 'string' || !Number.isInteger(answer.exitCode)) throw new Error('the daemon answered in a shape recap-hook does not know');
     finish(note !== undefined ? withNote(answer, note) : answer);
   } catch (error) {
-    await daemonDown(payload, (error as Error).message);
+    // The daemon there but answering an error, or this call unsendable (nested too deep to
+    // encode): not a daemon that is down, so ON_DAEMON_DOWN=open does not let it through.
+    if (error instanceof RemoteError || error instanceof RangeError || error instanceof TypeError) await daemonFailed(payload, (error as Error).message);
+    else await daemonDown(payload, (error as Error).message);
+  }
+}
+
+/** Answers from the fallback as daemonFailed says: a tool call is denied. */
+async function daemonFailed(payload: Record<string, unknown>, why: string): Promise<void> {
+  try {
+    finish((await fallback()).daemonFailed(payload, why));
+  } catch {
+    await daemonDown(payload, why);
   }
 }
 

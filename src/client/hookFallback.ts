@@ -8,7 +8,8 @@ import { dirname, join } from 'node:path';
 import { parseConfigFile } from '../common/configFile.js';
 import { jobIdFor, projectRoot } from '../common/jobs.js';
 import { projectConfigPath, socketPath, userConfigPath } from '../common/paths.js';
-import { recapPaths } from '../daemon/recapPaths.js';
+import { projectReadOnlyPaths, protectedPaths, readOnlyPaths, recapPaths, shadowDirs } from '../daemon/recapPaths.js';
+import { protectionRefusal } from '../events/protection.js';
 import type { TrippedVerdict, Verdicts } from '../daemon/verdicts.js';
 import { classifyBash } from '../events/whitelist.js';
 import { connectOrStart } from './autostart.js';
@@ -92,6 +93,36 @@ function isWayOut(payload: Record<string, unknown>): boolean {
   return classifyBash(input.command, recapPaths(process.env)).allowed;
 }
 
+/** What the daemon would refuse as touching recap's files: the same pure check, on this process's paths. */
+function protectedFileRefusal(payload: Record<string, unknown>): string | undefined {
+  const cwd = typeof payload.cwd === 'string' && payload.cwd.startsWith('/') ? payload.cwd : undefined;
+  const tool = typeof payload.tool_name === 'string' ? payload.tool_name : '';
+  const env = process.env;
+  const project = cwd !== undefined ? projectRoot(cwd) : undefined;
+  const state = {
+    paths: [...protectedPaths(env), ...(project !== undefined ? [join(project, '.recap')] : [])],
+    readOnly: [...readOnlyPaths(env), ...(project !== undefined ? projectReadOnlyPaths(project) : [])],
+    shadowDirs: shadowDirs(env),
+    home: env.HOME ?? '/',
+  };
+  try {
+    return protectionRefusal(tool, payload.tool_input, cwd, state, recapPaths(env));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The daemon answered with an error, or the call could not be sent to it: a tool call is
+ * denied (its way out passes), whatever ON_DAEMON_DOWN says; the daemon is there.
+ */
+export function daemonFailed(payload: Record<string, unknown>, why: string): Answer {
+  if (payload.hook_event_name === 'PreToolUse' && !isWayOut(payload)) {
+    return deny(`recap: this call could not be checked (${why}), so it is denied. Try again; if it keeps failing, ask the user to run: recap doctor`);
+  }
+  return daemonDown(payload, why);
+}
+
 const deny = (reason: string): Answer => ({
   stdout: JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: reason } }),
   exitCode: 0,
@@ -119,6 +150,10 @@ export function daemonDown(payload: Record<string, unknown>, why: string): Answe
           'If the daemon stays silent, ask the user to restart it: recap restart (or systemctl --user restart recap.service).',
       );
     }
+  }
+  if (event === 'PreToolUse') {
+    const refusal = protectedFileRefusal(payload);
+    if (refusal !== undefined) return deny(`recap: this call was refused: ${refusal}. The daemon is not answering (${why}); recap's own files stay off limits all the same.`);
   }
   if (onDaemonDown(payload) === 'closed' && event === 'PreToolUse') {
     const reason =

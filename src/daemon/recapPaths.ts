@@ -69,7 +69,10 @@ export function readOnlyPaths(env: NodeJS.ProcessEnv): string[] {
   const claudeDirs = [...new Set([join(home, '.claude'), ...(env.CLAUDE_CONFIG_DIR ? [env.CLAUDE_CONFIG_DIR] : [])])];
   const units = join(env.XDG_CONFIG_HOME ?? join(home, '.config'), 'systemd', 'user');
   return withReal([
-    ...claudeDirs.flatMap((dir) => [join(dir, 'settings.json'), join(dir, 'settings.local.json')]),
+    ...claudeDirs.flatMap((dir) => [join(dir, 'settings.json'), join(dir, 'settings.local.json'), join(dir, 'shell-snapshots')]),
+    // The shell's start-up files: Claude Code copies their functions into every Bash call, and
+    // bash lets a function take the launcher's very path.
+    ...SHELL_STARTUP.map((file) => join(home, file)),
     join(PACKAGE_ROOT, 'bin'),
     join(PACKAGE_ROOT, 'dist'),
     join(units, 'recap.service'),
@@ -77,6 +80,9 @@ export function readOnlyPaths(env: NodeJS.ProcessEnv): string[] {
     process.execPath,
   ]);
 }
+
+/** Files a shell reads at start-up (and Claude Code's shell snapshot copies from). */
+const SHELL_STARTUP = ['.bashrc', '.bash_profile', '.bash_login', '.bash_logout', '.bash_aliases', '.profile', '.zshrc', '.zshenv', '.zprofile', '.zlogin', '.kshrc', '.mkshrc'];
 
 /** A project's Claude Code settings, where `recap install claude --scope project` puts the hooks. */
 export function projectReadOnlyPaths(project: string): string[] {

@@ -4,9 +4,9 @@
 // no file may shadow recap or Node on PATH; and no Bash command runs recap unless it is
 // exactly a whitelisted form (runsRecap.ts).
 import { basename, dirname, isAbsolute, join, normalize } from 'node:path/posix';
-import { globReaches } from './glob.js';
-import { isInert, mightRunRecap } from './runsRecap.js';
-import { simpleCommands, tokenize, type ShellToken, type WordToken } from './shellTokens.js';
+import { globReaches, segmentMatches } from './glob.js';
+import { effectiveProgram, isInert, mightRunRecap } from './runsRecap.js';
+import { simpleCommands, tokenize, type ShellToken, type SimpleCommand, type WordToken } from './shellTokens.js';
 import { classifyBash } from './whitelist.js';
 
 export type ProtectedState = {
@@ -62,6 +62,24 @@ function throughProc(path: string, cwd: string | undefined): string {
   return `${match[1] === 'cwd' ? (cwd ?? '/') : '/'}/${match[2] ?? ''}`;
 }
 
+/** Tools whose path fields are known (PATH_FIELDS); any other tool's input is searched whole. */
+const KNOWN_TOOLS = new Set(['Read', 'Write', 'Edit', 'MultiEdit', 'NotebookEdit', 'NotebookRead', 'Glob', 'Grep', 'LS']);
+
+/** The strings of an input that read as paths, a bounded walk (an input can be huge). */
+function pathsAnywhere(input: unknown): string[] {
+  const found: string[] = [];
+  let budget = 1000;
+  const walk = (value: unknown, depth: number): void => {
+    if (budget-- <= 0 || depth > 6) return;
+    if (typeof value === 'string') {
+      if (/^(?:\/|~(?:\/|$)|\.{1,2}\/)/.test(value) && value.length < 4096) found.push(value);
+    } else if (Array.isArray(value)) for (const item of value) walk(item, depth + 1);
+    else if (value !== null && typeof value === 'object') for (const item of Object.values(value)) walk(item, depth + 1);
+  };
+  walk(input, 0);
+  return found;
+}
+
 function inside(path: string, root: string): boolean {
   return path === root || path.startsWith(root.endsWith('/') ? root : `${root}/`);
 }
@@ -78,7 +96,10 @@ export function protectionRefusal(
     const command = field(input, 'command');
     return typeof command === 'string' ? bashRefusal(command, cwd, state, recapPaths) : undefined;
   }
-  const candidates = PATH_FIELDS.map((k) => field(input, k)).filter((v): v is string => typeof v === 'string');
+  const named = PATH_FIELDS.map((k) => field(input, k)).filter((v): v is string => typeof v === 'string');
+  // A tool recap does not know (an MCP server's move_file, filePath, destination...) may name
+  // a path in any field: every string of its input that reads as a path is judged.
+  const candidates = KNOWN_TOOLS.has(tool) ? named : [...named, ...pathsAnywhere(input)];
   const pattern = field(input, 'pattern');
   if (tool === 'Glob' && typeof pattern === 'string') {
     const root = absolute(candidates[0] ?? '.', cwd, state.home);
@@ -124,8 +145,10 @@ function bashRefusal(command: string, cwd: string | undefined, state: ProtectedS
   }
   const words = tokenized.ok ? pathWords(tokenized.tokens.filter((t) => !launcherRuns.includes(t as never))) : [];
   const resolved = words.map((w) => absolute(w, cwd, state.home));
-  const stateHit = resolved.find((p) => state.paths.some((root) => inside(p, root)));
+  const stateHit = resolved.find((p) => state.paths.some((root) => inside(p, root) || globTouches(p, root)));
   if (stateHit) return `the command touches recap's own files (${stateHit})`;
+  const stop = stopsProcess(tokenized.ok ? simpleCommands(tokenized.tokens) : []);
+  if (stop) return stop;
   const setup = setupSubcommand(command);
   if (setup) return `recap ${setup} changes recap's setup; only the user may run it, outside the agent`;
   // Reading the setup is harmless; anything but an inert reader may change it.
@@ -148,7 +171,7 @@ function setupWrite(text: string, cwd: string | undefined, state: ProtectedState
   // A folder holding one counts too (rm -rf .claude), but not the agent's folder, home or
   // their parents, which every command sits in.
   const broad = (p: string) => p === state.home || (cwd !== undefined && inside(cwd, p)) || inside(state.home, p);
-  const setupHit = resolved.find((p) => (state.readOnly ?? []).some((root) => inside(p, root) || (inside(root, p) && !broad(p))));
+  const setupHit = resolved.find((p) => (state.readOnly ?? []).some((root) => inside(p, root) || (inside(root, p) && !broad(p)) || (globTouches(p, root) && !broad(p))));
   if (setupHit) return `the command could change what wires recap in or runs it (${setupHit})`;
   if (/\.claude\b/.test(text) && /settings(\.local)?\.json/.test(text)) return "the command could change Claude Code's settings, which wire recap in";
   const shadow = shadowIn(resolved, words, state) ?? shadowPattern(state).exec(text)?.[0];
@@ -178,6 +201,44 @@ function shadowPattern(state: ProtectedState): RegExp {
 }
 
 /** Every word of a command that could be a path, with `$HOME` spelled as `~` and `--opt=PATH` split. */
+/**
+ * Whether a path with glob characters could name `root`, a folder holding it, or something
+ * inside it (`~/.cla?de`, `.re*`, `~/.claude/setting?.json`). As in bash, `*` and `?` do not
+ * match a leading dot.
+ */
+function globTouches(pattern: string, root: string): boolean {
+  if (!/[*?[]/.test(pattern)) return false;
+  const globs = pattern.split('/').filter(Boolean);
+  const segments = root.split('/').filter(Boolean);
+  for (let i = 0; i < Math.min(globs.length, segments.length); i += 1) {
+    const glob = globs[i]!;
+    const segment = segments[i]!;
+    if (glob === '**') return true;
+    if (segment.startsWith('.') && !glob.startsWith('.')) return false;
+    if (!segmentMatches(glob, segment)) return false;
+  }
+  return true;
+}
+
+/** Signals that stop a process: a stopped daemon keeps its socket and answers nobody. */
+const STOP_SIGNALS = /^-?(?:s\s*)?(?:SIG)?(?:STOP|TSTP|TTIN|TTOU)$|^-(?:19|20|21|22)$/i;
+const KILLERS = new Set(['kill', 'pkill', 'killall', 'skill']);
+
+/** Why the command would stop a process (which may be recap's daemon), if it would. */
+function stopsProcess(simple: SimpleCommand[]): string | undefined {
+  for (const command of simple) {
+    const { program, args } = effectiveProgram(command.words);
+    if (program === undefined || !KILLERS.has(program.value.split('/').at(-1) ?? '')) continue;
+    const values = args.map((a) => a.value);
+    const named = (v: string) => STOP_SIGNALS.test(v) || /^(?:19|20|21|22)$/.test(v);
+    const stopping = values.some(
+      (v, i) => STOP_SIGNALS.test(v) || (['-s', '--signal', '-n'].includes(v) && named(values[i + 1] ?? '')) || (v.startsWith('--signal=') && named(v.slice(9))),
+    );
+    if (stopping) return 'stopping a process could stop recap\'s daemon, which would then answer no hook; only the user may do that, outside the agent';
+  }
+  return undefined;
+}
+
 function pathWords(tokens: ShellToken[]): string[] {
   const words: string[] = [];
   for (const token of tokens) {

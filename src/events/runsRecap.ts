@@ -153,7 +153,8 @@ export function isInert(simple: SimpleCommand): boolean {
   const [program, sub] = simple.words;
   if (program === undefined || !simple.words.every(plainWord)) return false;
   if (simple.redirects.some((r) => WRITING_REDIRECTS.has(r.op))) return false;
-  if (program.value === 'git') return sub !== undefined && INERT_GIT.has(sub.value);
+  // git log/show/diff --output=FILE writes its output to a file.
+  if (program.value === 'git') return sub !== undefined && INERT_GIT.has(sub.value) && !simple.words.some((w) => /^--output(?:=|$)/.test(w.value));
   // rg --pre runs a program on every file it searches.
   if (program.value === 'rg' && simple.words.some((w) => w.value.startsWith('--pre'))) return false;
   return INERT.has(program.value);
