@@ -113,14 +113,14 @@ function protectedFileRefusal(payload: Record<string, unknown>): string | undefi
 }
 
 /**
- * The daemon answered with an error, or the call could not be sent to it: a tool call is
- * denied (its way out passes), whatever ON_DAEMON_DOWN says; the daemon is there.
+ * The daemon answered with an error, or the call could not be sent to it: answered as when
+ * it is down (the verdict file, protection), except that a tool call ON_DAEMON_DOWN=open
+ * would let through is denied: the daemon is there, it did not say yes. The way out passes.
  */
 export function daemonFailed(payload: Record<string, unknown>, why: string): Answer {
-  if (payload.hook_event_name === 'PreToolUse' && !isWayOut(payload)) {
-    return deny(`recap: this call could not be checked (${why}), so it is denied. Try again; if it keeps failing, ask the user to run: recap doctor`);
-  }
-  return daemonDown(payload, why);
+  const answer = daemonDown(payload, why);
+  if (payload.hook_event_name !== 'PreToolUse' || isWayOut(payload) || answer.stdout.includes('"permissionDecision":"deny"')) return answer;
+  return deny(`recap: this call could not be checked (${why}), so it is denied. Try again; if it keeps failing, ask the user to run: recap doctor`);
 }
 
 const deny = (reason: string): Answer => ({

@@ -156,6 +156,8 @@ function bashRefusal(command: string, cwd: string | undefined, state: ProtectedS
   if (!reader) {
     const why = setupWrite(text, cwd, state, resolved, words);
     if (why) return why;
+    // recap's setup commands refuse to run where these are set (client/agentShell.ts).
+    if (AGENT_MARKERS.test(command)) return "the command changes the variables that mark the agent's shell, which recap's setup commands look for";
   }
   const risk = mightRunRecap(command, recapPaths);
   if (risk) return `${RUNS_RECAP}${risk}`;
@@ -219,6 +221,8 @@ function globTouches(pattern: string, root: string): boolean {
   }
   return true;
 }
+
+const AGENT_MARKERS = /\bCLAUDECODE\b|\bCLAUDE_CODE_SESSION_ID\b/;
 
 /** Signals that stop a process: a stopped daemon keeps its socket and answers nobody. */
 const STOP_SIGNALS = /^-?(?:s\s*)?(?:SIG)?(?:STOP|TSTP|TTIN|TTOU)$|^-(?:19|20|21|22)$/i;

@@ -15,10 +15,11 @@ import { simpleCommands, tokenize, WRITING_REDIRECTS, type SimpleCommand, type W
 
 /**
  * recap named as a program or in code: `recap`, `recap.js`, `recap-hook`, `/x/bin/recap`,
- * `'recap uninstall'`. Not a folder called recap (`~/src/recap/`, `.recap/`), which is where
+ * `'recap uninstall'`, or its socket (`recapd.sock`, `$RECAP_SOCKET`), which a script could
+ * talk to as recap's CLI does. Not a folder called recap (`~/src/recap/`, `.recap/`), which is where
  * people keep projects, nor a longer name (`recap-demo`, `recaps`): words a program never is.
  */
-const RECAP = /(?<![\p{L}\p{N}_])recap(?:-hook)?(?:\.[cm]?js)?(?![\p{L}\p{N}_/-])/iu;
+const RECAP = /(?<![\p{L}\p{N}_])(?:recap(?:-hook)?(?:\.[cm]?js)?(?![\p{L}\p{N}_/-])|recapd\.sock|RECAP_SOCKET)/iu;
 
 /**
  * Programs that neither run their arguments nor write files, so a command of theirs that

@@ -59,6 +59,16 @@ describe('on an open gate', () => {
     await expectStillWorking(attack);
   });
 
+  it.each([
+    ['env -u CLAUDECODE -u CLAUDE_CODE_SESSION_ID sh tidy.sh'],
+    ['unset CLAUDE_CODE_SESSION_ID; perl -e \'system "re"."cap trip"\''],
+    ['node -e "require(\'net\').connect(process.env.RECAP_SOCKET)"'],
+    ['python3 -c "import socket; s = socket.socket(socket.AF_UNIX); s.connect(\'/run/user/1000/recap/recapd.sock\')"'],
+  ])('Bash %j, which hides from the agent-shell check or talks to the socket, is denied', async (command) => {
+    expectDenied(await bash(attack, command));
+    await expectStillWorking(attack);
+  });
+
   it('an MCP tool naming a protected path in a field of its own is denied', async () => {
     const settings = join(box.dir, '.claude', 'settings.json');
     expectDenied(await runHook(box.env, toolCall(attack, 'mcp__fs__move_file', { source: '/tmp/evil.json', destination: settings })));
