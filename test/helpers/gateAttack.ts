@@ -117,20 +117,7 @@ export function expectAllowed(run: HookRun): void {
  * gate tripped by the session's prompts through the real hook.
  */
 export async function trippedGate(box: Sandbox, start: (box: Sandbox) => Promise<DaemonProcess> = startDaemon): Promise<Attack> {
-  const bin = join(box.dir, 'usr-bin');
-  mkdirSync(bin, { recursive: true });
-  symlinkSync(RECAP, join(bin, 'recap'));
-  box.env.PATH = `${bin}:${box.env.PATH ?? ''}`;
-  writeFileSync(box.config, `TOKEN_THRESHOLD=${ATTACK_THRESHOLD}\n`);
-  const daemon = await start(box);
-  const session = 'attack-session-0001';
-  const attack: Attack = {
-    box,
-    daemon,
-    session,
-    job: jobIdFor(box.project),
-    shellEnv: { ...box.env, CLAUDE_CODE_SESSION_ID: session },
-  };
+  const attack = await userWithDaemon(box, start, 'attack-session-0001');
   for (const prompt of TRIP_PROMPTS) {
     const run = await runHook(box.env, payload(attack, 'UserPromptSubmit', { prompt }));
     expect(run.exitCode, run.stderr).toBe(0);
@@ -245,13 +232,17 @@ export function launcherOf(attack: Attack): string {
  * For the moves that must be denied whatever the gate's state.
  */
 export async function openGate(box: Sandbox, start: (box: Sandbox) => Promise<DaemonProcess> = startDaemon): Promise<Attack> {
+  return userWithDaemon(box, start, 'open-session-0001');
+}
+
+/** recap on the sandbox's PATH (as `npm install -g` leaves it), the attack's threshold, a daemon, a session. */
+async function userWithDaemon(box: Sandbox, start: (box: Sandbox) => Promise<DaemonProcess>, session: string): Promise<Attack> {
   const bin = join(box.dir, 'usr-bin');
   mkdirSync(bin, { recursive: true });
   symlinkSync(RECAP, join(bin, 'recap'));
   box.env.PATH = `${bin}:${box.env.PATH ?? ''}`;
   writeFileSync(box.config, `TOKEN_THRESHOLD=${ATTACK_THRESHOLD}\n`);
   const daemon = await start(box);
-  const session = 'open-session-0001';
   return { box, daemon, session, job: jobIdFor(box.project), shellEnv: { ...box.env, CLAUDE_CODE_SESSION_ID: session } };
 }
 
