@@ -1,7 +1,7 @@
 // A tripped gate to attack, through the real daemon and the real `recap-hook claude`, and the
 // proof that the way out still works afterwards: the exact command of the deny message, run
 // in a real shell with a real summary, is accepted and the agent's next tool runs.
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'vitest';
@@ -73,19 +73,25 @@ export const SECTION_TEXT: Record<string, string> = {
     '500 milliseconds are fine enough.',
 };
 
-/** Runs the real hook client with `input` on stdin (a payload object, or raw text). */
-export function runHook(env: NodeJS.ProcessEnv, input: unknown, options: { cwd?: string } = {}): Promise<HookRun> {
+/** A child's whole output and exit code. */
+function outputOf(child: ChildProcess): Promise<HookRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [HOOK, 'claude'], { env, cwd: options.cwd, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
     child.once('error', reject);
     child.once('close', (exitCode) => resolve({ stdout, stderr, exitCode }));
-    child.stdin.on('error', () => undefined);
-    child.stdin.end(typeof input === 'string' ? input : JSON.stringify(input));
   });
+}
+
+/** Runs the real hook client with `input` on stdin (a payload object, or raw text). */
+export function runHook(env: NodeJS.ProcessEnv, input: unknown, options: { cwd?: string } = {}): Promise<HookRun> {
+  const child = spawn(process.execPath, [HOOK, 'claude'], { env, cwd: options.cwd, stdio: ['pipe', 'pipe', 'pipe'] });
+  const output = outputOf(child);
+  child.stdin.on('error', () => undefined);
+  child.stdin.end(typeof input === 'string' ? input : JSON.stringify(input));
+  return output;
 }
 
 /** A hook payload from the attacking session, in its project unless `cwd` says otherwise. */
@@ -174,15 +180,7 @@ function laterRound(index: number, round: number): string {
 
 /** Runs a command as the agent's Bash tool would: bash -c, in the project, with its env. */
 export function runShell(attack: Attack, command: string, cwd = attack.box.project): Promise<HookRun> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('bash', ['-c', command], { cwd, env: attack.shellEnv, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    child.once('error', reject);
-    child.once('close', (exitCode) => resolve({ stdout, stderr, exitCode }));
-  });
+  return outputOf(spawn('bash', ['-c', command], { cwd, env: attack.shellEnv, stdio: ['ignore', 'pipe', 'pipe'] }));
 }
 
 /**
