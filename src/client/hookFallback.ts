@@ -139,7 +139,7 @@ export function daemonDown(payload: Record<string, unknown>, why: string): Answe
     const tripped = trippedJob(payload);
     if (tripped !== undefined && isWayOut(payload)) {
       // Whatever ON_DAEMON_DOWN says: a blocked way out would lock the user out.
-      const message = `recap: the daemon is not answering (${why}); the recap command was let through. Restart it with: recap restart`;
+      const message = `recap: the daemon is not answering (${why}); the recap command was let through. If it stays silent, ask the user to restart it (stop the old daemon, then any recap command starts a new one; or systemctl --user restart recap.service)`;
       return { stdout: JSON.stringify({ systemMessage: message }), exitCode: 0 };
     }
     if (tripped !== undefined) {
@@ -147,7 +147,7 @@ export function daemonDown(payload: Record<string, unknown>, why: string): Answe
         `recap: the daemon is not answering (${why}), and it last knew job ${tripped.job} as tripped (${tripped.verdict.reason}), ` +
           'so every tool but the way out is denied. Write a summary of the work since the last one and submit it with exactly ' +
           `this Bash command, filling in every section:\n${tripped.verdict.submit}\n` +
-          'If the daemon stays silent, ask the user to restart it: recap restart (or systemctl --user restart recap.service).',
+          'If the daemon stays silent, ask the user to restart it: stop the old daemon (kill -CONT, then kill, its pid), then any recap command starts a new one; or systemctl --user restart recap.service.',
       );
     }
   }

@@ -71,7 +71,7 @@ describe('a daemon stopped with SIGSTOP', () => {
       const reason = expectDenied(await runHook(env(), make(g.attack)));
       fromVerdictFile(reason);
       expect(reason).toContain(g.attack.job);
-      expect(reason).toContain('recap restart');
+      expect(reason).toContain('ask the user to restart it');
       const command = await expectWayOutOpenWith(g.attack, env());
       expect(command).toContain('## Current State');
     });
