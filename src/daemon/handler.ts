@@ -9,6 +9,7 @@ import type { UsageEntry } from '../events/commands.js';
 import { checkTool, gateStatus, recordInteraction, recordUsage, submitSummary, tripGate, type DecideContext, type GateStatus } from '../events/gate.js';
 import { contextSeqs, contextText, denySeqs, summaryTemplate, tripCause } from '../events/gateMessages.js';
 import { NO_TEXTS, type JobState, type SummaryTexts } from '../events/jobState.js';
+import type { ProtectedState } from '../events/protection.js';
 import { submitSeqs } from '../events/summaries.js';
 import { tokenCounter, type TokenCounter } from '../events/tokens.js';
 import { recapWord } from '../events/whitelist.js';
@@ -60,6 +61,7 @@ type Prepared = { decide: DecideContext; effective: Effective };
 
 export class Handler {
   private readonly counters = new Map<string, Promise<TokenCounter>>();
+  private readonly protectedStates = new Map<string | undefined, ProtectedState>();
   private readonly now: () => number;
   private readonly texts: SummaryTextCache;
   private readonly jobs: JobResolver;
@@ -279,13 +281,18 @@ export class Handler {
    * record. Nothing awaits before the append, so the events go on top of the state they
    * were decided on.
    */
-  private async commit<T>(where: Where, ctx: Prepared, events: RecapEvent[], after?: () => T) {
+  private commit<T>(where: Where, ctx: Prepared, events: RecapEvent[], after?: () => T) {
     const bound = this.binding(where.bind);
-    const stored = await this.append([...bound, ...this.configEvents(where.job, ctx.effective), ...events], after);
-    // On disk before the answer: a daemon stopped right after a trip still denies through it.
-    if (events.some((e) => e.type === 'GateTripped' || e.type === 'SummaryAccepted')) await this.noteGate(where.job, ctx.decide.config);
-    else if (bound.length > 0) await this.deps.verdicts?.sessionBound(where.job);
-    return stored;
+    const appended = this.append([...bound, ...this.configEvents(where.job, ctx.effective), ...events], after);
+    const gateMoved = events.some((e) => e.type === 'GateTripped' || e.type === 'SummaryAccepted');
+    // The common case (nothing for the verdict file) takes no extra turn: every check is here.
+    if (!gateMoved && bound.length === 0) return appended;
+    return appended.then(async (stored) => {
+      // On disk before the answer: a daemon stopped right after a trip still denies through it.
+      if (gateMoved) await this.noteGate(where.job, ctx.decide.config);
+      else await this.deps.verdicts?.sessionBound(where.job);
+      return stored;
+    });
   }
 
   /** A new session's binding, unless a call of the same session has stored it meanwhile. */
@@ -346,13 +353,23 @@ export class Handler {
   private async prepare(project: string | undefined): Promise<Prepared> {
     const effective = this.deps.config.forProject(project);
     const count = await this.counter(effective.config);
-    const paths = project === undefined ? this.deps.protectedPaths : [...this.deps.protectedPaths, join(project, '.recap')];
-    const readOnly = [...(this.deps.readOnlyPaths ?? []), ...(project === undefined ? [] : projectReadOnlyPaths(project))];
-    const protectedState = { paths, readOnly, shadowDirs: this.deps.shadowDirs ?? [], home: this.deps.home };
     return {
-      decide: { config: effective.config, count, recapPaths: this.deps.recapPaths, protected: protectedState },
+      decide: { config: effective.config, count, recapPaths: this.deps.recapPaths, protected: this.protectedFor(project) },
       effective,
     };
+  }
+
+  /** recap's files as a project's calls see them, made once per project: every check asks. */
+  private protectedFor(project: string | undefined): ProtectedState {
+    let state = this.protectedStates.get(project);
+    if (state === undefined) {
+      const paths = project === undefined ? this.deps.protectedPaths : [...this.deps.protectedPaths, join(project, '.recap')];
+      const readOnly = [...(this.deps.readOnlyPaths ?? []), ...(project === undefined ? [] : projectReadOnlyPaths(project))];
+      state = { paths, readOnly, shadowDirs: this.deps.shadowDirs ?? [], home: this.deps.home };
+      if (this.protectedStates.size >= 10_000) this.protectedStates.clear();
+      this.protectedStates.set(project, state);
+    }
+    return state;
   }
 
   private configEvents(job: string, effective: Effective): RecapEvent[] {
