@@ -1,6 +1,6 @@
 // End to end: in one real Claude Code session the model, while the gate is open, makes a
 // folder with its own `.git`, moves into it and poisons its own transcript (`echo null >>`,
-// `[]`, a number). When its context use then trips the gate, its tools are still denied on
+// `[]`, a number). When the user then trips the gate, its tools are still denied on
 // the job its session started in, and the deny's own `recap submit`, run from the moved
 // folder, clears that job, after which its next tool runs there.
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -10,7 +10,7 @@ import { jobIdFor } from '../../src/common/jobs.js';
 import { assertClaudeRuns, claudeEnv, runClaude } from '../helpers/claudeCli.js';
 import { RECAP, removeSandbox, runCli, sandbox, startDaemon, type DaemonProcess, type Sandbox } from '../helpers/daemon.js';
 import { filledIn, submitCommandIn } from '../helpers/gateAttack.js';
-import { answer, bash, MockAnthropic, read, withContext } from '../helpers/mockAnthropic.js';
+import { answer, bash, MockAnthropic, read } from '../helpers/mockAnthropic.js';
 
 const TEST_MS = 240_000;
 
@@ -24,8 +24,7 @@ describe("the real Claude Code, moving and poisoning its transcript under recap'
     const base = sandbox();
     const config = join(base.dir, 'etc', 'config.conf');
     mkdirSync(dirname(config));
-    // The gate trips when the context holds half of a 10,000-token window.
-    writeFileSync(config, 'TRIGGER_CONTEXT_PERCENT=50\nCONTEXT_WINDOW=10000\n');
+    writeFileSync(config, '');
     const binDir = join(base.dir, 'bin');
     mkdirSync(binDir);
     symlinkSync(RECAP, join(binDir, 'recap'));
@@ -51,7 +50,13 @@ describe("the real Claude Code, moving and poisoning its transcript under recap'
       mock.script(
         bash('mkdir x && touch x/.git && cd x', 'a folder of its own'),
         bash(`echo null >> ${transcripts} && printf '[]\\n42\\n' >> ${transcripts}`, 'poison the transcript'),
-        withContext(read(join(x, 'notes.md')), 6000),
+        // The user trips the gate by hand: a trip by the context's size would wait on Claude
+        // Code writing its usage to the transcript, which it does before or after the hook.
+        async () => {
+          const tripped = await runCli(box, ['trip', '--reason', 'time to summarize']);
+          expect(tripped.code, tripped.stderr).toBe(0);
+          return read(join(x, 'notes.md'));
+        },
         (request) => bash(filledIn(submitCommandIn(MockAnthropic.lastToolResult(request)?.text ?? '')), 'submit the summary'),
         bash('pwd > where.txt', 'where am I'),
         answer('Done.'),
@@ -64,7 +69,7 @@ describe("the real Claude Code, moving and poisoning its transcript under recap'
       expect(existsSync(join(x, '.git'))).toBe(true);
       expect(mock.toolResult(1)?.isError, ctx).toBe(false);
 
-      // The context use tripped the gate: the Read in x is denied on the session's first job.
+      // The gate is tripped: the Read in x is denied on the session's first job.
       const denied = mock.toolResult(2);
       expect(denied?.isError, ctx).toBe(true);
       expect(denied!.text).toContain(`recap: job ${job} needs a summary`);

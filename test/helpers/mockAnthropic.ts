@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 
 /** One scripted model turn: call a tool with this input, or answer with text and end the turn. */
-export type Turn = { tool: string; input: Record<string, unknown>; inputTokens?: number } | { text: string };
+export type Turn = { tool: string; input: Record<string, unknown> } | { text: string };
 /**
  * A turn decided when its request arrives, from what the model was shown (the deny reason
  * of the last tool result, say); it may act first, as a user at the keyboard would.
@@ -21,8 +21,6 @@ export const callTool = (tool: string, input: Record<string, unknown>): Turn => 
 export const bash = (command: string, description = 'run a command'): Turn => callTool('Bash', { command, description });
 export const read = (file_path: string): Turn => callTool('Read', { file_path });
 export const answer = (text: string): Turn => ({ text });
-/** A tool call whose reported usage says the context holds `inputTokens` (100 otherwise). */
-export const withContext = (turn: Turn, inputTokens: number): Turn => ({ ...turn, inputTokens });
 
 export type ContentBlock = { type: string; text?: string; id?: string; name?: string; input?: unknown; tool_use_id?: string; content?: unknown; is_error?: boolean };
 export type Message = { role: string; content: string | ContentBlock[] };
@@ -256,7 +254,7 @@ export class MockAnthropic {
   private respond(res: ServerResponse, body: MessagesBody, n: number, turn: Turn, toolUseId?: string): void {
     const model = body.model ?? 'claude-mock';
     const id = `msg_mock_${n}`;
-    const usage = { input_tokens: ('inputTokens' in turn ? turn.inputTokens : undefined) ?? 100, output_tokens: 20, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
+    const usage = { input_tokens: 100, output_tokens: 20, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
     const block = 'tool' in turn ? { type: 'tool_use', id: toolUseId!, name: turn.tool, input: turn.input } : { type: 'text', text: turn.text };
     const stopReason = 'tool' in turn ? 'tool_use' : 'end_turn';
     if (body.stream !== true) {
