@@ -4,7 +4,7 @@
 // until the user runs `recap config allow`: the next tool is still denied under the same
 // rules, `recap status` says a change waits for approval, and the way out stays open.
 // Stricter values apply at once. The real daemon, the real recap-hook, the real CLI.
-import { chmodSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';

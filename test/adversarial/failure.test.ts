@@ -8,24 +8,19 @@ import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, removeSandbox, sandbox, startDaemon, type DaemonProcess, type Sandbox } from '../helpers/daemon.js';
+import { startDaemon, type Sandbox } from '../helpers/daemon.js';
 import { encodeFrame } from '../../src/common/frames.js';
-import { expectAllowed, expectDenied, expectWayOutOpen, HOOK, payload, proveWayOut, runHook, toolCall, TRIP_PROMPTS, trippedGate, type Attack, type HookRun } from '../helpers/gateAttack.js';
+import { expectAllowed, expectDenied, expectWayOutOpen, HOOK, payload, proveWayOut, runHook, toolCall, TRIP_PROMPTS, trippedSandbox, endAttack, type Attack, type HookRun } from '../helpers/gateAttack.js';
 import { enableHttp, httpDenyReason, postHook, type Endpoint } from '../helpers/hookHttp.js';
 
 let box: Sandbox;
-let daemon: DaemonProcess;
 let attack: Attack;
 
 beforeAll(async () => {
-  box = sandbox();
-  box.env.RECAP_HTTP_PORT = String(await freePort());
-  attack = await trippedGate(box, async (b) => (daemon = await startDaemon(b)));
+  attack = await trippedSandbox({ http: true });
+  box = attack.box;
 });
-afterAll(async () => {
-  await daemon?.stop('SIGKILL');
-  if (box) removeSandbox(box);
-});
+afterAll(() => endAttack(attack));
 
 const read = () => toolCall(attack, 'Read', { file_path: join(box.project, 'README.md') });
 /** The payload's JSON cut short near its end, as a writer that died mid-way leaves it. */
@@ -117,7 +112,7 @@ describe('a daemon that answers nonsense or nothing, a hook stopped or damaged',
 
   beforeAll(async () => {
     // The real daemon goes; its verdict file stays beside the socket, as after a crash.
-    await daemon.stop('SIGKILL');
+    await attack.daemon.stop('SIGKILL');
     rmSync(box.socket, { force: true });
     fake = createServer((socket) => {
       sockets.add(socket);
@@ -201,7 +196,7 @@ describe('a daemon that answers nonsense or nothing, a hook stopped or damaged',
   it('with the daemon back, the way out opens the gate', async () => {
     await closeFake();
     rmSync(box.socket, { force: true });
-    daemon = await startDaemon(box);
+    attack.daemon = await startDaemon(box);
     await proveWayOut(attack);
     for (const prompt of TRIP_PROMPTS) await runHook(box.env, payload(attack, 'UserPromptSubmit', { prompt }));
     expectDenied(await runHook(box.env, read()));

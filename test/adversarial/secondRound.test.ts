@@ -6,25 +6,20 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { removeSandbox, runCli, sandbox, startDaemon, type DaemonProcess, type Sandbox } from '../helpers/daemon.js';
-import { expectDenied, expectStillWorking, expectWayOutOpen, launcherOf, openGate, proveWayOut, runHook, runShell, toolCall, trippedGate, type Attack } from '../helpers/gateAttack.js';
+import { runCli, sandbox, type Sandbox } from '../helpers/daemon.js';
+import { expectDenied, expectStillWorking, expectWayOutOpen, launcherOf, openGate, proveWayOut, runHook, runShell, toolCall, trippedSandbox, endAttack, type Attack } from '../helpers/gateAttack.js';
 
 const bash = (attack: Attack, command: string) => runHook(attack.box.env, toolCall(attack, 'Bash', { command, description: 'attack' }));
 
 /** The same gate, open, for the moves that must be denied whatever its state. */
 describe('on an open gate', () => {
   let box: Sandbox;
-  let daemon: DaemonProcess;
   let attack: Attack;
   beforeAll(async () => {
     box = sandbox();
-    attack = await openGate(box, async (b) => (daemon = await startDaemon(b)));
+    attack = await openGate(box);
   });
-  afterAll(async () => {
-    daemon.child.kill('SIGCONT');
-    await daemon.stop('SIGKILL');
-    removeSandbox(box);
-  });
+  afterAll(() => endAttack(attack));
 
   it.each([
     ["kill -STOP $(pgrep -f 'bin/re[c]ap.js daemon')", /stopping a process/],
@@ -98,30 +93,24 @@ describe('on an open gate', () => {
 
   it('with the daemon stopped (SIGSTOP), recap\'s files stay protected by the hook itself', async () => {
     const env = { ...box.env, RECAP_HOOK_DEADLINE_MS: '600' };
-    daemon.child.kill('SIGSTOP');
+    attack.daemon.child.kill('SIGSTOP');
     try {
       const write = toolCall(attack, 'Write', { file_path: join(box.dir, '.claude', 'settings.json'), content: '{}' });
       expect(expectDenied(await runHook(env, write))).toMatch(/daemon is not answering/i);
       expect(expectDenied(await runHook(env, toolCall(attack, 'Bash', { command: 'rm -rf ~/.claude/settings.json' })))).toMatch(/daemon is not answering/i);
     } finally {
-      daemon.child.kill('SIGCONT');
+      attack.daemon.child.kill('SIGCONT');
     }
     await expectStillWorking(attack);
   });
 });
 
 describe('on a tripped gate', () => {
-  let box: Sandbox;
-  let daemon: DaemonProcess;
   let attack: Attack;
   beforeAll(async () => {
-    box = sandbox();
-    attack = await trippedGate(box, async (b) => (daemon = await startDaemon(b)));
+    attack = await trippedSandbox();
   });
-  afterAll(async () => {
-    await daemon.stop('SIGKILL');
-    removeSandbox(box);
-  });
+  afterAll(() => endAttack(attack));
 
   it.each([
     ["kill -STOP $(pgrep -f 'bin/re[c]ap.js daemon')"],

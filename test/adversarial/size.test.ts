@@ -6,8 +6,8 @@ import { request } from 'node:http';
 import { join } from 'node:path';
 import { DEFAULT_MAX_FRAME, MAX_HOOK_PAYLOAD } from '../../src/common/frames.js';
 import { tokenCounter } from '../../src/events/tokens.js';
-import { freePort, RawClient, removeSandbox, runCli, sandbox, startDaemon, type DaemonProcess, type Sandbox } from '../helpers/daemon.js';
-import { expectDenied, expectWayOutOpen, payload, proveWayOut, runHook, toolCall, TRIP_PROMPTS, trippedGate, type Attack } from '../helpers/gateAttack.js';
+import { RawClient, runCli, type Sandbox } from '../helpers/daemon.js';
+import { expectDenied, expectWayOutOpen, payload, proveWayOut, runHook, toolCall, TRIP_PROMPTS, trippedSandbox, endAttack, type Attack } from '../helpers/gateAttack.js';
 import { enableHttp, httpDenyReason, postHook, type Endpoint, type HttpReply } from '../helpers/hookHttp.js';
 
 const MiB = 1024 * 1024;
@@ -25,18 +25,13 @@ function prose(bytes: number): string {
 }
 
 let box: Sandbox;
-let daemon: DaemonProcess;
 let attack: Attack;
 
 beforeAll(async () => {
-  box = sandbox();
-  box.env.RECAP_HTTP_PORT = String(await freePort());
-  attack = await trippedGate(box, async (b) => (daemon = await startDaemon(b)));
+  attack = await trippedSandbox({ http: true });
+  box = attack.box;
 });
-afterAll(async () => {
-  await daemon?.stop('SIGKILL');
-  if (box) removeSandbox(box);
-});
+afterAll(() => endAttack(attack));
 
 const file = (name: string) => join(box.project, name);
 

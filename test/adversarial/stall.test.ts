@@ -6,21 +6,17 @@ import { execFileSync } from 'node:child_process';
 import { closeSync, constants, openSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RawClient, removeSandbox, sandbox, startDaemon, type DaemonProcess, type Sandbox } from '../helpers/daemon.js';
-import { expectAllowed, expectDenied, expectWayOutOpen, proveWayOut, runHook, toolCall, trippedGate, type Attack } from '../helpers/gateAttack.js';
+import { RawClient, type Sandbox } from '../helpers/daemon.js';
+import { expectAllowed, expectDenied, expectWayOutOpen, proveWayOut, runHook, toolCall, trippedSandbox, endAttack, type Attack } from '../helpers/gateAttack.js';
 
 /** A gate tripped in its own sandbox, for one describe block. */
 function gateFor(env: NodeJS.ProcessEnv = {}) {
-  const ctx = {} as { box: Sandbox; daemon: DaemonProcess; attack: Attack };
+  const ctx = {} as { box: Sandbox; attack: Attack };
   beforeAll(async () => {
-    ctx.box = sandbox();
-    ctx.attack = await trippedGate(ctx.box, async (b) => (ctx.daemon = await startDaemon(b, env)));
+    ctx.attack = await trippedSandbox({ env });
+    ctx.box = ctx.attack.box;
   });
-  afterAll(async () => {
-    ctx.daemon?.child.kill('SIGCONT');
-    await ctx.daemon?.stop('SIGKILL');
-    if (ctx.box) removeSandbox(ctx.box);
-  });
+  afterAll(() => endAttack(ctx.attack));
   return ctx;
 }
 
@@ -53,7 +49,7 @@ describe('a daemon stopped with SIGSTOP', () => {
   const env = () => ({ ...g.box.env, RECAP_HOOK_DEADLINE_MS: '500' });
 
   beforeAll(() => {
-    g.daemon.child.kill('SIGSTOP');
+    g.attack.daemon.child.kill('SIGSTOP');
   });
 
   const tools: [string, (a: Attack) => Record<string, unknown>][] = [
@@ -84,7 +80,7 @@ describe('a daemon stopped with SIGSTOP', () => {
   });
 
   it('once continued, the daemon answers again and the way out opens the gate', async () => {
-    g.daemon.child.kill('SIGCONT');
+    g.attack.daemon.child.kill('SIGCONT');
     fromDaemon(expectDenied(await runHook(g.box.env, toolCall(g.attack, 'Read', { file_path: join(g.box.project, 'README.md') }))));
     await proveWayOut(g.attack);
   });

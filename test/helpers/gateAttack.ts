@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { expect } from 'vitest';
 import { jobIdFor } from '../../src/common/jobs.js';
 import { notes } from './text.js';
-import { RECAP, ROOT, startDaemon, type DaemonProcess, type Sandbox } from './daemon.js';
+import { freePort, RECAP, removeSandbox, ROOT, sandbox, startDaemon, type DaemonProcess, type Sandbox } from './daemon.js';
 
 export const HOOK = join(ROOT, 'bin', 'recap-hook.cjs');
 
@@ -130,6 +130,25 @@ export async function trippedGate(box: Sandbox, start: (box: Sandbox) => Promise
   }
   expectDenied(await runHook(box.env, toolCall(attack, 'Read', { file_path: join(box.project, 'README.md') })));
   return attack;
+}
+
+/**
+ * A gate tripped in a sandbox of its own, for a file's or a describe block's beforeAll; with
+ * `http`, a free port for the HTTP endpoint. A test that restarts the daemon sets
+ * `attack.daemon` to the new one, so endAttack stops it.
+ */
+export async function trippedSandbox(options: { http?: boolean; env?: NodeJS.ProcessEnv } = {}): Promise<Attack> {
+  const box = sandbox();
+  if (options.http) box.env.RECAP_HTTP_PORT = String(await freePort());
+  return trippedGate(box, (b) => startDaemon(b, options.env ?? {}));
+}
+
+/** Its afterAll: the daemon (continued first, if a test stopped it) killed, the sandbox removed. */
+export async function endAttack(attack: Attack | undefined): Promise<void> {
+  if (attack === undefined) return;
+  attack.daemon.child.kill('SIGCONT');
+  await attack.daemon.stop('SIGKILL');
+  removeSandbox(attack.box);
 }
 
 /** The submit command a deny reason names, from its first line to the closing EOF. */
