@@ -41,7 +41,7 @@ const foreign = [hot, cold]
   .flatMap((result) => Object.keys(result.metafile.inputs))
   // The fallback also judges the way out and recap's protected files as the daemon does,
   // with the same pure code.
-  .filter((input) => !/^dist\/(client|common)\/|^dist\/events\/(whitelist|shellTokens|protection|runsRecap|glob)\.js$|^dist\/daemon\/recapPaths\.js$/.test(input));
+  .filter((input) => !/^dist\/(client|common)\/|^dist\/events\/(whitelist|shellTokens|protection|runsRecap|glob)\.js$|^dist\/daemon\/(recapPaths|verdicts)\.js$/.test(input));
 if (foreign.length > 0) {
   console.error(`recap-hook must load nothing but Node built-ins and recap's client code; it would load:\n${foreign.join('\n')}`);
   process.exit(1);

@@ -2,12 +2,11 @@
 // Code's Bash tool sets these variables; the hook's protection rules are what deny such a
 // command, and this catches a spelling they let through (a script the agent wrote and runs).
 import { UserError } from '../common/errors.js';
-
-const AGENT_SHELL_MARKERS = ['CLAUDECODE', 'CLAUDE_CODE_SESSION_ID'];
+import { AGENT_SHELL_VARIABLES } from '../events/protection.js';
 
 /** Throws when `env` is an agent's shell: `command` is the user's to run. */
 export function refuseInAgentShell(command: string, env: NodeJS.ProcessEnv = process.env): void {
-  const marker = AGENT_SHELL_MARKERS.find((name) => env[name] !== undefined);
+  const marker = AGENT_SHELL_VARIABLES.find((name) => env[name] !== undefined);
   if (marker !== undefined) {
     throw new UserError(`recap ${command} is the user's to run, and this shell is an agent's (${marker} is set): run it in your own terminal`);
   }

@@ -7,7 +7,7 @@ import { writeSync } from 'node:fs';
 import { describeBytes, MAX_HOOK_PAYLOAD } from '../common/frames.js';
 import { socketPath } from '../common/paths.js';
 import { truncatedPrompt } from '../common/truncatedPrompt.js';
-import { Client, DaemonUnavailable, RemoteError } from './socketClient.js';
+import { Client, DaemonBusy, DaemonUnavailable, NoAnswer } from './socketClient.js';
 
 const AGENTS = new Set(['claude']);
 /** How long stdin may stay silent; a payload still arriving (64 MiB takes a while) may go on until STDIN_TOTAL_MS. */
@@ -96,7 +96,8 @@ function parseObject(bytes: Buffer): Record<string, unknown> | undefined {
  * The first complete JSON object on stdin: some agents keep stdin open after writing it.
  * Read through the stdin stream, not fs.read: a read blocked in Node's thread pool on an
  * open pipe would keep the process from exiting after the deadline. Past MAX_HOOK_PAYLOAD
- * nothing more is kept: such a call is refused (see `unusable`).
+ * nothing more is kept: a tool call that large is refused; a prompt is cut there and counted
+ * as far as it goes (truncatedPrompt).
  */
 function readInput(): Promise<Input> {
   return new Promise((resolve) => {
@@ -205,17 +206,27 @@ async function main(): Promise<void> {
   } else payload = input.payload;
   current = payload;
   setTimeout(() => void daemonDown(payload, `no answer within ${TOTAL_DEADLINE_MS / 1000} s`), remaining()).unref();
+  let client: Client;
   try {
-    const client = await connecting;
+    client = await connecting;
+  } catch (error) {
+    // Busy is there, just full; anything else here is a daemon that could not be reached or started.
+    if (error instanceof DaemonBusy) await daemonFailed(payload, error.message);
+    else await daemonDown(payload, (error as Error).message);
+    return;
+  }
+  try {
     const answer = await client.request<Answer>('hook', { agent, payload }, remaining());
     // An answer of another shape is no answer: printing it could crash into silence.
     if (typeof answer?.stdout !== 'string' || !Number.isInteger(answer.exitCode)) throw new Error('the daemon answered in a shape recap-hook does not know');
     finish(note !== undefined ? withNote(answer, note) : answer);
   } catch (error) {
-    // The daemon there but answering an error, or this call unsendable (nested too deep to
-    // encode): not a daemon that is down, so ON_DAEMON_DOWN=open does not let it through.
-    if (error instanceof RemoteError || error instanceof RangeError || error instanceof TypeError) await daemonFailed(payload, (error as Error).message);
-    else await daemonDown(payload, (error as Error).message);
+    // Silence is a daemon that is down (or stopped): the verdict file and ON_DAEMON_DOWN.
+    // Anything else is a daemon reached that did not say yes (an error, a wrong answer, the
+    // connection closed) or a call that could not be sent: ON_DAEMON_DOWN=open does not
+    // let it through.
+    if (error instanceof NoAnswer) await daemonDown(payload, error.message);
+    else await daemonFailed(payload, (error as Error).message);
   }
 }
 

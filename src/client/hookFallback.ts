@@ -4,13 +4,12 @@
 // hook (dist/client/hookFallback.cjs) and loaded only on this rare path, so the hook's usual
 // path neither parses nor runs it.
 import { closeSync, existsSync, fstatSync, openSync, readFileSync, readSync, constants as fs } from 'node:fs';
-import { dirname, join } from 'node:path';
 import { parseConfigFile } from '../common/configFile.js';
 import { jobIdFor, projectRoot } from '../common/jobs.js';
 import { projectConfigPath, socketPath, userConfigPath } from '../common/paths.js';
-import { projectReadOnlyPaths, protectedPaths, readOnlyPaths, recapPaths, shadowDirs } from '../daemon/recapPaths.js';
+import { protectedPaths, protectionFor, readOnlyPaths, recapPaths, shadowDirs } from '../daemon/recapPaths.js';
 import { protectionRefusal } from '../events/protection.js';
-import type { TrippedVerdict, Verdicts } from '../daemon/verdicts.js';
+import { VERDICT_FILE_VERSION, verdictPath, type TrippedVerdict, type Verdicts } from '../daemon/verdicts.js';
 import { classifyBash } from '../events/whitelist.js';
 import { connectOrStart } from './autostart.js';
 import type { Answer } from './hook.js';
@@ -46,18 +45,20 @@ function onDaemonDown(payload: unknown): 'open' | 'closed' {
 /** The verdict file is a few KiB; anything far larger is not recap's and is not read. */
 const VERDICT_MAX_BYTES = 4 * 1024 * 1024;
 
+/** A verdict file that is there but cannot be trusted: damaged, replaced, not the user's. */
+const UNREADABLE = Symbol('unreadable');
+
 /**
- * The daemon's last verdicts, or undefined when there are none to trust. Opened without
- * following a link and without blocking (a FIFO put in its place), read only if it is a
- * regular file of the user's.
+ * The daemon's last verdicts; undefined when it has written none (no file); UNREADABLE when
+ * one is there but cannot be trusted. Opened without following a link and without blocking
+ * (a FIFO put in its place), read only if it is a regular file of the user's.
  */
-function readVerdicts(): Verdicts | undefined {
-  const path = join(dirname(socketPath()), 'verdicts.json');
+function readVerdicts(): Verdicts | undefined | typeof UNREADABLE {
   let fd: number | undefined;
   try {
-    fd = openSync(path, fs.O_RDONLY | fs.O_NOFOLLOW | fs.O_NONBLOCK);
+    fd = openSync(verdictPath(socketPath()), fs.O_RDONLY | fs.O_NOFOLLOW | fs.O_NONBLOCK);
     const stat = fstatSync(fd);
-    if (!stat.isFile() || stat.size > VERDICT_MAX_BYTES || stat.uid !== process.getuid?.()) return undefined;
+    if (!stat.isFile() || stat.size > VERDICT_MAX_BYTES || stat.uid !== process.getuid?.()) return UNREADABLE;
     const bytes = Buffer.alloc(stat.size);
     let read = 0;
     while (read < bytes.length) {
@@ -66,18 +67,22 @@ function readVerdicts(): Verdicts | undefined {
       read += n;
     }
     const verdicts = JSON.parse(bytes.subarray(0, read).toString('utf8')) as Verdicts;
-    return verdicts?.version === 1 && typeof verdicts.tripped === 'object' && typeof verdicts.sessions === 'object' ? verdicts : undefined;
-  } catch {
-    return undefined;
+    const usable = verdicts?.version === VERDICT_FILE_VERSION && typeof verdicts.tripped === 'object' && typeof verdicts.sessions === 'object';
+    return usable ? verdicts : UNREADABLE;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ENOENT' ? undefined : UNREADABLE;
   } finally {
     if (fd !== undefined) closeSync(fd);
   }
 }
 
-/** The tripped verdict of the payload's job: its session's bound job, else its folder's project. */
-function trippedJob(payload: Record<string, unknown>): { job: string; verdict: TrippedVerdict } | undefined {
+/**
+ * The tripped verdict of the payload's job (its session's bound job, else its folder's
+ * project), or UNREADABLE when the daemon's last word cannot be known.
+ */
+function trippedJob(payload: Record<string, unknown>): { job: string; verdict: TrippedVerdict } | undefined | typeof UNREADABLE {
   const verdicts = readVerdicts();
-  if (verdicts === undefined) return undefined;
+  if (verdicts === undefined || verdicts === UNREADABLE) return verdicts;
   const session = typeof payload.session_id === 'string' ? payload.session_id : undefined;
   const bound = session !== undefined && Object.hasOwn(verdicts.sessions, session) ? verdicts.sessions[session] : undefined;
   const cwd = typeof payload.cwd === 'string' && payload.cwd.startsWith('/') ? payload.cwd : undefined;
@@ -98,13 +103,8 @@ function protectedFileRefusal(payload: Record<string, unknown>): string | undefi
   const cwd = typeof payload.cwd === 'string' && payload.cwd.startsWith('/') ? payload.cwd : undefined;
   const tool = typeof payload.tool_name === 'string' ? payload.tool_name : '';
   const env = process.env;
-  const project = cwd !== undefined ? projectRoot(cwd) : undefined;
-  const state = {
-    paths: [...protectedPaths(env), ...(project !== undefined ? [join(project, '.recap')] : [])],
-    readOnly: [...readOnlyPaths(env), ...(project !== undefined ? projectReadOnlyPaths(project) : [])],
-    shadowDirs: shadowDirs(env),
-    home: env.HOME ?? '/',
-  };
+  const base = { paths: protectedPaths(env), readOnly: readOnlyPaths(env), shadowDirs: shadowDirs(env), home: env.HOME ?? '/' };
+  const state = protectionFor(base, cwd !== undefined ? projectRoot(cwd) : undefined);
   try {
     return protectionRefusal(tool, payload.tool_input, cwd, state, recapPaths(env));
   } catch {
@@ -122,6 +122,9 @@ export function daemonFailed(payload: Record<string, unknown>, why: string): Ans
   if (payload.hook_event_name !== 'PreToolUse' || isWayOut(payload) || answer.stdout.includes('"permissionDecision":"deny"')) return answer;
   return deny(`recap: this call could not be checked (${why}), so it is denied. Try again; if it keeps failing, ask the user to run: recap doctor`);
 }
+
+const RESTART_ADVICE =
+  'If the daemon stays silent, ask the user to restart it: stop the old daemon (kill -CONT, then kill, its pid), then any recap command starts a new one; or systemctl --user restart recap.service.';
 
 const deny = (reason: string): Answer => ({
   stdout: JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: reason } }),
@@ -142,12 +145,19 @@ export function daemonDown(payload: Record<string, unknown>, why: string): Answe
       const message = `recap: the daemon is not answering (${why}); the recap command was let through. If it stays silent, ask the user to restart it (stop the old daemon, then any recap command starts a new one; or systemctl --user restart recap.service)`;
       return { stdout: JSON.stringify({ systemMessage: message }), exitCode: 0 };
     }
+    if (tripped === UNREADABLE) {
+      return deny(
+        `recap: the daemon is not answering (${why}), and its verdict file (${verdictPath(socketPath())}) cannot be read, so it is not known ` +
+          'whether this job is tripped: every tool but the way out (recap status, context, chain and submit, by the path recap names) is denied. ' +
+          RESTART_ADVICE,
+      );
+    }
     if (tripped !== undefined) {
       return deny(
         `recap: the daemon is not answering (${why}), and it last knew job ${tripped.job} as tripped (${tripped.verdict.reason}), ` +
           'so every tool but the way out is denied. Write a summary of the work since the last one and submit it with exactly ' +
           `this Bash command, filling in every section:\n${tripped.verdict.submit}\n` +
-          'If the daemon stays silent, ask the user to restart it: stop the old daemon (kill -CONT, then kill, its pid), then any recap command starts a new one; or systemctl --user restart recap.service.',
+          RESTART_ADVICE,
       );
     }
   }
@@ -159,8 +169,7 @@ export function daemonDown(payload: Record<string, unknown>, why: string): Answe
     const reason =
       `recap: the daemon is not reachable (${why}) and ON_DAEMON_DOWN=closed, so every tool is denied. ` +
       'Ask the user to start it with: recap daemon (or systemctl --user start recap.socket).';
-    const output = { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: reason } };
-    return { stdout: JSON.stringify(output), exitCode: 0 };
+    return deny(reason);
   }
   const message = `recap: the daemon is not reachable (${why}); this call was not checked. Start it with: recap daemon`;
   return { stdout: JSON.stringify({ systemMessage: message }), exitCode: 0 };

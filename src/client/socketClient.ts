@@ -16,6 +16,9 @@ export class DaemonBusy extends UserError {}
 /** A request over the daemon's frame limit: refused here, the daemon never sees it. */
 export class RequestTooLarge extends UserError {}
 
+/** The daemon took a request and gave no answer in time (stopped, stuck, flooded). */
+export class NoAnswer extends Error {}
+
 /** The daemon answered with an error. */
 export class RemoteError extends UserError {
   constructor(
@@ -116,7 +119,7 @@ export class Client {
     return new Promise<T>((resolve, reject) => {
       const expire = () => {
         this.pending.delete(id);
-        reject(new Error(`the recap daemon did not answer ${op} within ${timeoutMs} ms`));
+        reject(new NoAnswer(`the recap daemon did not answer ${op} within ${timeoutMs} ms`));
       };
       let timer = setTimeout(expire, timeoutMs);
       this.pending.set(id, {

@@ -25,8 +25,6 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
   const log = createLogger(env);
   const logDir = eventLogDir(env);
   mkdirSync(dataDir(env), { recursive: true, mode: 0o700 });
-  // Before any answer names it: the way out runs this launcher, not whatever PATH finds.
-  writeLauncher(env);
 
   let store: EventStore;
   try {
@@ -34,6 +32,15 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
   } catch (error) {
     if (error instanceof LogLocked || error instanceof LogUnreadable) throw new DaemonStartError(error.message);
     throw error;
+  }
+  // Once the log is ours (a second daemon must not rewrite it), before any answer names it:
+  // the way out runs this launcher, not whatever PATH finds.
+  try {
+    writeLauncher(env);
+  } catch (error) {
+    await store.close();
+    const { code, path } = error as NodeJS.ErrnoException;
+    throw new DaemonStartError(`recap's launcher ${path ?? 'in the data folder'} could not be written (${code ?? (error as Error).message}); make ${dataDir(env)} writable by you, then start again`);
   }
   const load = async () => {
     const loaded = await loadProjection(store, (seq, why) => log.warn({ snapshot: seq }, `ignoring the snapshot at #${seq}: ${why}`));

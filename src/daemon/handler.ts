@@ -1,6 +1,5 @@
 // The one place requests are answered, for the socket and the HTTP endpoint alike:
 // validate, decide on the job's state, append the events, answer once they are durable.
-import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { CommandRefused, type CheckTool } from '../events/commands.js';
 import type { Config } from '../events/config.js';
@@ -24,10 +23,10 @@ import type { Projection } from './projection.js';
 import { USER_SCOPE } from './projection.js';
 import { encodeSnapshot } from './snapshot.js';
 import { JobResolver, type JobFields, type Where } from './jobResolver.js';
-import { projectReadOnlyPaths } from './recapPaths.js';
+import { protectionFor } from './recapPaths.js';
 import { SummaryTextCache } from './summaryTexts.js';
 import { parseRequest, ProtocolError, type Op, type RequestOf, type Response } from './protocol.js';
-import type { VerdictFile } from './verdicts.js';
+import type { TrippedVerdict, VerdictFile } from './verdicts.js';
 
 export const VERSION = '0.1.0';
 
@@ -304,19 +303,29 @@ export class Handler {
   private noteGate(job: string, config: Config): Promise<void> {
     const verdicts = this.deps.verdicts;
     if (!verdicts) return Promise.resolve();
-    const { gate } = this.state(job);
-    if (!gate.tripped) return verdicts.clear(job);
-    return verdicts.trip(job, { reason: gate.reason, since: gate.since, submit: summaryTemplate(config, this.recapCommand, gate.topic) });
+    const verdict = this.verdictFor(this.state(job), config);
+    return verdict === undefined ? verdicts.clear(job) : verdicts.trip(job, verdict);
   }
 
-  /** Every tripped job, and the sessions bound to them, to the verdict file at start: the file may be older than the log. */
+  /** A tripped job as the verdict file keeps it: why, since when, and its exact command out. */
+  private verdictFor(state: JobState, config: Pick<Config, 'REQUIRED_SECTIONS'>): TrippedVerdict | undefined {
+    const { gate } = state;
+    return gate.tripped ? { reason: gate.reason, since: gate.since, submit: summaryTemplate(config, this.recapCommand, gate.topic) } : undefined;
+  }
+
+  /**
+   * Every tripped job, and the sessions bound to them, to the verdict file at start: the file
+   * may be older than the log. Each job's sections are those last recorded for it.
+   */
   seedVerdicts(): Promise<void> {
     const verdicts = this.deps.verdicts;
     if (!verdicts) return Promise.resolve();
-    const config = this.deps.config.user().config;
-    for (const state of this.deps.projection().jobs.values()) {
-      const { gate } = state;
-      if (gate.tripped) void verdicts.trip(state.job, { reason: gate.reason, since: gate.since, submit: summaryTemplate(config, this.recapCommand, gate.topic) });
+    const projection = this.deps.projection();
+    const user = this.deps.config.user().config;
+    for (const state of projection.jobs.values()) {
+      const recorded = projection.appliedConfig.get(state.job) as Pick<Config, 'REQUIRED_SECTIONS'> | undefined;
+      const verdict = this.verdictFor(state, recorded ?? user);
+      if (verdict !== undefined) void verdicts.trip(state.job, verdict);
     }
     return verdicts.bindSessions(this.deps.projection().sessions);
   }
@@ -363,9 +372,8 @@ export class Handler {
   private protectedFor(project: string | undefined): ProtectedState {
     let state = this.protectedStates.get(project);
     if (state === undefined) {
-      const paths = project === undefined ? this.deps.protectedPaths : [...this.deps.protectedPaths, join(project, '.recap')];
-      const readOnly = [...(this.deps.readOnlyPaths ?? []), ...(project === undefined ? [] : projectReadOnlyPaths(project))];
-      state = { paths, readOnly, shadowDirs: this.deps.shadowDirs ?? [], home: this.deps.home };
+      const base = { paths: this.deps.protectedPaths, readOnly: this.deps.readOnlyPaths ?? [], shadowDirs: this.deps.shadowDirs ?? [], home: this.deps.home };
+      state = protectionFor(base, project);
       if (this.protectedStates.size >= 10_000) this.protectedStates.clear();
       this.protectedStates.set(project, state);
     }

@@ -43,12 +43,18 @@ export class HttpEndpoint {
     private readonly handler: Handler,
     token: string,
     private readonly log: Logger,
-    /** The real recap's paths, to let the way out through when no decision comes in time. */
-    private readonly recapPaths: ReadonlySet<string> = new Set(),
+    /** The real recap's paths, to let the way out through when no decision comes. */
+    private readonly recapPaths: ReadonlySet<string>,
   ) {
     // Compared as digests: equal lengths for timingSafeEqual, whatever the client sends.
     this.expected = digest(`Bearer ${token}`);
-    this.server = createServer((req, res) => void this.serve(req, res));
+    this.server = createServer((req, res) => {
+      this.serve(req, res).catch((error: unknown) => {
+        // A bug, not the request's fault; the answer still goes the safe way.
+        this.log.error({ err: error }, 'an HTTP hook request failed');
+        if (!res.headersSent) this.failed(res, undefined, 500, 'recap could not answer this hook request', 'run `recap doctor`');
+      });
+    });
     this.server.requestTimeout = 10_000;
     this.server.headersTimeout = 5_000;
     this.server.keepAliveTimeout = 30_000;
@@ -71,14 +77,15 @@ export class HttpEndpoint {
 
   /**
    * Claude Code takes anything but a 200 with a JSON body as a failed hook, which lets the
-   * tool run unless `onFailure: "block"`: every failure a PreToolUse can meet here (too
-   * large, not JSON, the handler failing or too slow) is answered as a 200 deny instead.
+   * tool run unless `onFailure: "block"`: every failure a PreToolUse (or a request of no
+   * known event) can meet here (too large, not JSON, a broken body, the handler failing or
+   * too slow, a bug) is answered as a 200 deny instead; the way out still passes.
    */
   private async serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const refusal = this.refusal(req);
     if (refusal) return reply(res, refusal.status, { error: refusal.message });
     const body = await readBody(req, this.held);
-    if (body.kind === 'failed') return reply(res, 400, { error: body.why });
+    if (body.kind === 'failed') return this.failed(res, undefined, 400, body.why, 'try again');
     if (body.kind === 'busy') {
       res.setHeader('connection', 'close');
       const why = `the daemon is holding ${describeBytes(MAX_HELD_BYTES)} of hook requests already`;
@@ -116,6 +123,7 @@ export class HttpEndpoint {
     }
     if ('error' in response) {
       this.log.warn({ error: response.error }, 'HTTP hook request failed');
+      if (this.isWayOut(payload)) return send(res, 200, '{}');
       return this.failed(res, named, 500, response.error.message, 'run `recap doctor`');
     }
     const answer = response.result as { stdout: string };

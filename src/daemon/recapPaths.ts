@@ -5,6 +5,7 @@ import { homedir } from 'node:os';
 import { basename, delimiter, dirname, join } from 'node:path';
 import { dataDir, launcherPath, socketPath, userConfigPath } from '../common/paths.js';
 import { PACKAGE_ROOT, RECAP_BIN } from '../common/bins.js';
+import type { ProtectedState } from '../events/protection.js';
 
 const shellQuote = (text: string) => `'${text.replaceAll("'", "'\\''")}'`;
 
@@ -83,6 +84,15 @@ export function readOnlyPaths(env: NodeJS.ProcessEnv): string[] {
 
 /** Files a shell reads at start-up (and Claude Code's shell snapshot copies from). */
 const SHELL_STARTUP = ['.bashrc', '.bash_profile', '.bash_login', '.bash_logout', '.bash_aliases', '.profile', '.zshrc', '.zshenv', '.zprofile', '.zlogin', '.kshrc', '.mkshrc'];
+
+/**
+ * recap's files as a project's tool calls see them: the user-wide ones (`base`), with the
+ * project's .recap folder (off limits) and its Claude Code settings (read-only).
+ */
+export function protectionFor(base: ProtectedState, project: string | undefined): ProtectedState {
+  if (project === undefined) return base;
+  return { ...base, paths: [...base.paths, join(project, '.recap')], readOnly: [...(base.readOnly ?? []), ...projectReadOnlyPaths(project)] };
+}
 
 /** A project's Claude Code settings, where `recap install claude --scope project` puts the hooks. */
 export function projectReadOnlyPaths(project: string): string[] {

@@ -1,9 +1,9 @@
 // The verdict file: what a hook falls back on when the daemon cannot answer (stopped,
 // flooded, its thread pool blocked). It lists the tripped jobs, each with the submit command
-// that opens it, and the job each session is bound to, so a hook that gets no answer still
+// that opens it, and the sessions bound to those jobs, so a hook that gets no answer still
 // denies a tripped job's tools and still lets its way out through. It sits beside the
 // socket (a 0700 folder), is 0600, and is replaced atomically (write, then rename) on every
-// trip and every clear, so a reader never sees half of it.
+// trip, every clear and every session bound to a tripped job, so a reader never sees half of it.
 import { chmod, rename, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Logger } from 'pino';

@@ -156,7 +156,6 @@ function bashRefusal(command: string, cwd: string | undefined, state: ProtectedS
   if (!reader) {
     const why = setupWrite(text, cwd, state, resolved, words);
     if (why) return why;
-    // recap's setup commands refuse to run where these are set (client/agentShell.ts).
     if (AGENT_MARKERS.test(command)) return "the command changes the variables that mark the agent's shell, which recap's setup commands look for";
   }
   const risk = mightRunRecap(command, recapPaths);
@@ -202,7 +201,6 @@ function shadowPattern(state: ProtectedState): RegExp {
   return pattern;
 }
 
-/** Every word of a command that could be a path, with `$HOME` spelled as `~` and `--opt=PATH` split. */
 /**
  * Whether a path with glob characters could name `root`, a folder holding it, or something
  * inside it (`~/.cla?de`, `.re*`, `~/.claude/setting?.json`). As in bash, `*` and `?` do not
@@ -222,7 +220,9 @@ function globTouches(pattern: string, root: string): boolean {
   return true;
 }
 
-const AGENT_MARKERS = /\bCLAUDECODE\b|\bCLAUDE_CODE_SESSION_ID\b/;
+/** The variables that mark an agent's shell (Claude Code's Bash sets both); recap's setup commands refuse to run where one is set. */
+export const AGENT_SHELL_VARIABLES = ['CLAUDECODE', 'CLAUDE_CODE_SESSION_ID'] as const;
+const AGENT_MARKERS = new RegExp(AGENT_SHELL_VARIABLES.map((name) => `\\b${name}\\b`).join('|'));
 
 /** Signals that stop a process: a stopped daemon keeps its socket and answers nobody. */
 const STOP_SIGNALS = /^-?(?:s\s*)?(?:SIG)?(?:STOP|TSTP|TTIN|TTOU)$|^-(?:19|20|21|22)$/i;
@@ -243,6 +243,7 @@ function stopsProcess(simple: SimpleCommand[]): string | undefined {
   return undefined;
 }
 
+/** Every word of a command that could be a path, with `$HOME` spelled as `~` and `--opt=PATH` split. */
 function pathWords(tokens: ShellToken[]): string[] {
   const words: string[] = [];
   for (const token of tokens) {

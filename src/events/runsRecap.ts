@@ -68,7 +68,7 @@ const RESERVED = new Set(['!', '{', '}', 'if', 'then', 'elif', 'else', 'fi', 'do
 const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]]*\])?\+?=/;
 const DEPTH_LIMIT = 8;
 
-/** recap's own commands that change nothing: by the launcher, they are never a risk. */
+/** recap's commands for the agent (read the state, submit a summary): by the launcher, never a risk. */
 const READING = new Set(['status', 'context', 'chain', 'submit']);
 
 /**

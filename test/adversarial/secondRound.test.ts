@@ -3,11 +3,11 @@
 // launcher's name, globs that spell a protected path (the data folder is ~/data here), git writing through --output, an MCP
 // tool naming a path in a field of its own, a script that runs a setup command, and a
 // payload nested too deep to send. Each is denied (or refused), and then the way on works.
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, sandbox, type Sandbox } from '../helpers/daemon.js';
-import { expectDenied, expectStillWorking, expectWayOutOpen, launcherOf, openGate, proveWayOut, runHook, runShell, toolCall, trippedSandbox, endAttack, type Attack } from '../helpers/gateAttack.js';
+import { expectAllowed, expectDenied, expectStillWorking, expectWayOutOpen, launcherOf, openGate, proveWayOut, runHook, runShell, toolCall, trippedSandbox, endAttack, type Attack } from '../helpers/gateAttack.js';
 
 const bash = (attack: Attack, command: string) => runHook(attack.box.env, toolCall(attack, 'Bash', { command, description: 'attack' }));
 
@@ -91,6 +91,23 @@ describe('on an open gate', () => {
     await expectStillWorking(attack);
   });
 
+  it('with the daemon stopped and its verdict file damaged, a tool call is denied (not known to be open), the way out passes', async () => {
+    const env = { ...box.env, RECAP_HOOK_DEADLINE_MS: '600' };
+    const file = join(dirname(box.socket), 'verdicts.json');
+    const saved = readFileSync(file);
+    attack.daemon.child.kill('SIGSTOP');
+    try {
+      writeFileSync(file, '{"version": 1, "tripped": ');
+      const read = toolCall(attack, 'Read', { file_path: join(box.project, 'README.md') });
+      expect(expectDenied(await runHook(env, read))).toContain('cannot be read');
+      expectAllowed(await runHook(env, toolCall(attack, 'Bash', { command: `${launcherOf(attack)} status` })));
+    } finally {
+      writeFileSync(file, saved);
+      attack.daemon.child.kill('SIGCONT');
+    }
+    await expectStillWorking(attack);
+  });
+
   it('with the daemon stopped (SIGSTOP), recap\'s files stay protected by the hook itself', async () => {
     const env = { ...box.env, RECAP_HOOK_DEADLINE_MS: '600' };
     attack.daemon.child.kill('SIGSTOP');
@@ -118,6 +135,12 @@ describe('on a tripped gate', () => {
     ['cd ~/.cla?de && sed -i s/PreToolUse/Nope/ settings.json'],
   ])('Bash %j is denied, and the way out stays open', async (command) => {
     expectDenied(await bash(attack, command));
+    await expectWayOutOpen(attack);
+  });
+
+  it('a tool call with no readable event name is judged as a tool call: denied, the way out open', async () => {
+    const { hook_event_name: _dropped, ...nameless } = toolCall(attack, 'Read', { file_path: join(attack.box.project, 'README.md') });
+    expect(expectDenied(await runHook(attack.box.env, nameless))).toContain('no readable hook_event_name');
     await expectWayOutOpen(attack);
   });
 
