@@ -70,7 +70,9 @@ function readVerdicts(): Verdicts | undefined | typeof UNREADABLE {
     const usable = verdicts?.version === VERDICT_FILE_VERSION && typeof verdicts.tripped === 'object' && typeof verdicts.sessions === 'object';
     return usable ? verdicts : UNREADABLE;
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'ENOENT' ? undefined : UNREADABLE;
+    // No file where the daemon would write one (no such file, or its folder is no folder).
+    const code = (error as NodeJS.ErrnoException).code;
+    return code === 'ENOENT' || code === 'ENOTDIR' ? undefined : UNREADABLE;
   } finally {
     if (fd !== undefined) closeSync(fd);
   }

