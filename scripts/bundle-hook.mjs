@@ -41,7 +41,11 @@ const foreign = [hot, cold]
   .flatMap((result) => Object.keys(result.metafile.inputs))
   // The fallback also judges the way out and recap's protected files as the daemon does,
   // with the same pure code.
-  .filter((input) => !/^dist\/(client|common)\/|^dist\/events\/(whitelist|shellTokens|protection|runsRecap|glob)\.js$|^dist\/daemon\/(recapPaths|verdicts)\.js$/.test(input));
+  // Each agent's facts (dist/agents/known.js and <agent>/facts.js) are pure and small.
+  .filter(
+    (input) =>
+      !/^dist\/(client|common)\/|^dist\/events\/(whitelist|shellTokens|protection|runsRecap|glob|toolCall)\.js$|^dist\/daemon\/(recapPaths|verdicts)\.js$|^dist\/agents\/(known|facts|[a-z]+\/facts)\.js$/.test(input),
+  );
 if (foreign.length > 0) {
   console.error(`recap-hook must load nothing but Node built-ins and recap's client code; it would load:\n${foreign.join('\n')}`);
   process.exit(1);

@@ -2,7 +2,7 @@
 // Code's Bash tool sets these variables; the hook's protection rules are what deny such a
 // command, and this catches a spelling they let through (a script the agent wrote and runs).
 import { UserError } from '../common/errors.js';
-import { AGENT_SHELL_VARIABLES } from '../events/protection.js';
+import { AGENT_SHELL_VARIABLES } from '../agents/known.js';
 
 /** Throws when `env` is an agent's shell: `command` is the user's to run. */
 export function refuseInAgentShell(command: string, env: NodeJS.ProcessEnv = process.env): void {

@@ -10,7 +10,8 @@ import { auditCommands } from './auditCommands.js';
 import { configCommands } from './configCommands.js';
 import { connectOrStart } from './autostart.js';
 import { printChecks, runDoctor } from './doctor.js';
-import { claudeVersion, claudeVersionWarning, installCommandHooks, installHttpHooks, uninstallHooks, type Scope } from './installClaude.js';
+import { ADAPTERS } from '../agents/adapters.js';
+import { AGENT_NAMES, type AgentName } from '../agents/known.js';
 import { installSystemd } from './installSystemd.js';
 import { printChain, printReport, printStatus, printSubmit } from './output.js';
 import { parseTime } from './time.js';
@@ -164,10 +165,10 @@ export function buildCli(args: string[]): Argv {
     })
     .command(
       'install <target>',
-      "add recap's hooks to Claude Code (claude) or its user units to systemd (systemd)",
+      `add recap's hooks to an agent (${AGENT_NAMES.join(', ')}) or its user units to systemd (systemd)`,
       (y) =>
         y
-          .positional('target', { choices: ['claude', 'systemd'] as const, demandOption: true })
+          .positional('target', { choices: [...AGENT_NAMES, 'systemd'] as const, demandOption: true })
           .option('scope', { choices: ['user', 'project'] as const, default: 'user' as const, describe: 'user settings, or this project\'s' })
           .option('http', { type: 'boolean', default: false, describe: "HTTP hooks to the daemon's loopback endpoint instead of commands" }),
       async (argv) => {
@@ -178,22 +179,22 @@ export function buildCli(args: string[]): Argv {
           });
           return;
         }
-        const project = projectHere();
-        const scope = argv.scope as Scope;
-        let installed;
-        if (argv.http) {
-          const { url, tokenFile } = await call<{ url: string; tokenFile: string }>('http', {});
-          installed = installHttpHooks(scope, project, process.env, url, readFileSync(tokenFile, 'utf8').trim());
-        } else {
-          installed = installCommandHooks(scope, project, process.env);
-        }
-        // Never fails the install: without `claude` on PATH there is nothing to say.
-        const warning = claudeVersionWarning(claudeVersion(process.env));
-        if (warning) process.stderr.write(`recap: warning: ${warning}\n`);
-        output(argv, installed, () =>
+        const adapter = ADAPTERS[argv.target as AgentName];
+        const { title } = adapter.facts;
+        if (argv.http && !adapter.http) throw new UsageError(`${title} has no HTTP hooks; install recap's command hooks (leave out --http)`);
+        const http = argv.http ? await call<{ url: string; tokenFile: string }>('http', {}) : undefined;
+        const installed = adapter.install({
+          scope: argv.scope,
+          project: projectHere(),
+          env: process.env,
+          ...(http ? { http: { url: http.url, token: readFileSync(http.tokenFile, 'utf8').trim() } } : {}),
+        });
+        const { warnings, ...shown } = installed;
+        for (const warning of warnings) process.stderr.write(`recap: warning: ${warning}\n`);
+        output(argv, shown, () =>
           process.stdout.write(
             installed.changed
-              ? `recap's ${installed.mode} hooks are in ${installed.file}; new Claude Code sessions use them\n`
+              ? `recap's ${installed.mode} hooks are in ${installed.file}; new ${title} sessions use them\n`
               : `recap's ${installed.mode} hooks were already in ${installed.file}; nothing changed\n`,
           ),
         );
@@ -201,13 +202,13 @@ export function buildCli(args: string[]): Argv {
     )
     .command(
       'uninstall <target>',
-      "remove recap's hooks from Claude Code's settings, leaving everything else",
+      "remove recap's hooks from an agent's settings, leaving everything else",
       (y) =>
         y
-          .positional('target', { choices: ['claude'] as const, demandOption: true })
+          .positional('target', { choices: AGENT_NAMES, demandOption: true })
           .option('scope', { choices: ['user', 'project'] as const, default: 'user' as const }),
       async (argv) => {
-        const files = uninstallHooks(argv.scope as Scope, projectHere(), process.env);
+        const files = ADAPTERS[argv.target as AgentName].uninstall({ scope: argv.scope, project: projectHere(), env: process.env });
         output(argv, { files }, () =>
           process.stdout.write(files.length > 0 ? `removed recap's hooks from ${files.join(' and ')}\n` : 'recap had no hooks there; nothing changed\n'),
         );

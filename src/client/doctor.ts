@@ -4,31 +4,19 @@ import { dirname } from 'node:path';
 import { dataDir, httpTokenFile, projectConfigPath, socketPath, userConfigPath } from '../common/paths.js';
 import { combine, readLayer } from '../daemon/configService.js';
 import { isRecapFolder } from '../daemon/recapPaths.js';
-import { hookCommandWords, RECAP_EVENTS, recapHooksIn, type HookEntry } from './claudeSettings.js';
-import { claudeVersion, claudeVersionWarning, FAIL_CLOSED_SINCE, readSettings, settingsFiles, type Scope } from './installClaude.js';
+import { ADAPTERS } from '../agents/adapters.js';
+import type { Check } from './checks.js';
 import { Client } from './socketClient.js';
 import { jobIdFor } from '../common/jobs.js';
 import type { PendingConfig } from '../daemon/configService.js';
 import { spelled } from './configCommands.js';
 
-export type Check = { name: string; ok: boolean; detail: string; fix?: string };
+export { printChecks, type Check } from './checks.js';
 
 const MIN_NODE = [20, 19];
 
 export async function runDoctor(project: string, env: NodeJS.ProcessEnv): Promise<Check[]> {
-  return [nodeCheck(), await daemonCheck(env), ...permissionChecks(env), configCheck(project, env), ...(await approvalCheck(project, env)), ...hookChecks(project, env), ...claudeCheck(env)];
-}
-
-/** A Claude Code older than FAIL_CLOSED_SINCE runs the tool when recap's hook fails. */
-function claudeCheck(env: NodeJS.ProcessEnv): Check[] {
-  const version = claudeVersion(env);
-  if (version === undefined) return [];
-  const warning = claudeVersionWarning(version);
-  return [
-    warning
-      ? { name: 'claude code', ok: false, detail: `${version}: a failing hook lets the tool run (the gate fails open)`, fix: `update Claude Code to ${FAIL_CLOSED_SINCE} or newer: claude update` }
-      : { name: 'claude code', ok: true, detail: `${version}: a failing PreToolUse hook denies the call` },
-  ];
+  return [nodeCheck(), await daemonCheck(env), ...permissionChecks(env), configCheck(project, env), ...(await approvalCheck(project, env)), ...agentChecks(project, env)];
 }
 
 function nodeCheck(): Check {
@@ -110,52 +98,12 @@ async function approvalCheck(project: string, env: NodeJS.ProcessEnv): Promise<C
   return [{ name: 'config approval', ok: false, detail: `${pending.file} waits for approval: ${keys}`, fix: 'read the change, then run yourself: recap config allow' }];
 }
 
-function hookChecks(project: string, env: NodeJS.ProcessEnv): Check[] {
-  const found: { file: string; event: string; hook: HookEntry }[] = [];
-  const checks: Check[] = [];
-  for (const scope of ['user', 'project'] as Scope[]) {
-    const { shared, local } = settingsFiles(scope, project, env);
-    for (const file of new Set([shared, local])) {
-      try {
-        for (const hit of recapHooksIn(readSettings(file))) found.push({ file, ...hit });
-      } catch (error) {
-        checks.push({ name: 'hooks', ok: false, detail: (error as Error).message, fix: `repair the JSON in ${file}` });
-      }
-    }
-  }
-  if (found.length === 0) {
-    return [...checks, { name: 'hooks', ok: false, detail: 'recap is not installed in Claude Code', fix: 'recap install claude' }];
-  }
-  const missing = RECAP_EVENTS.map((e) => e.event).filter((event) => !found.some((f) => f.event === event));
-  const broken = found.flatMap(({ file, event, hook }) => {
-    const problem = hookProblem(event, hook, env);
-    return problem ? [`${event} in ${file}: ${problem}`] : [];
-  });
-  const modes = [...new Set(found.map((f) => f.hook.type))].join(' and ');
-  const where = [...new Set(found.map((f) => f.file))].join(', ');
-  const ok = missing.length === 0 && broken.length === 0;
-  const detail = ok ? `${modes} hooks in ${where}` : [...missing.map((e) => `no ${e} hook`), ...broken].join('; ');
-  return [...checks, { name: 'hooks', ok, detail, ...(ok ? {} : { fix: 'recap install claude (add --http for HTTP hooks)' }) }];
-}
-
-function hookProblem(event: string, hook: HookEntry, env: NodeJS.ProcessEnv): string | undefined {
-  if (hook.type === 'command') {
-    const words = hookCommandWords(hook.command);
-    const missing = words.find((w) => !existsSync(w));
-    if (missing) return `${missing} does not exist`;
-    // `#!/usr/bin/env node` finds Node on PATH: a node written early on PATH switches the hook off.
-    if (words.length < 2 || !words[0]!.startsWith('/')) return 'the command does not name node by absolute path; run recap install claude again';
-  }
-  if (event === 'PreToolUse' && hook.onFailure !== 'block') return 'no onFailure: "block", so a failing hook lets the tool run; run recap install claude again';
-  if (hook.type === 'command') return undefined;
-  const tokenFile = httpTokenFile(env);
-  if (!existsSync(tokenFile)) return `no token file ${tokenFile}`;
-  const token = readFileSync(tokenFile, 'utf8').trim();
-  return hook.headers.Authorization === `Bearer ${token}` ? undefined : `its token is not the one in ${tokenFile}`;
-}
-
-export function printChecks(checks: Check[]): void {
-  for (const c of checks) {
-    process.stdout.write(`${c.ok ? 'ok  ' : 'FAIL'}  ${c.name.padEnd(13)} ${c.detail}${c.fix ? `\n      fix: ${c.fix}` : ''}\n`);
-  }
+/**
+ * Each agent's installation: every agent recap is installed for, or whose settings it
+ * finds, says whether its hooks will really run; with none installed, one line says how.
+ */
+function agentChecks(project: string, env: NodeJS.ProcessEnv): Check[] {
+  const checks = Object.values(ADAPTERS).flatMap((adapter) => adapter.doctor(project, env));
+  if (checks.length > 0) return checks;
+  return [{ name: 'hooks', ok: false, detail: 'recap is not installed in any agent', fix: `recap install <agent>, the agent one of: ${Object.keys(ADAPTERS).join(', ')}` }];
 }

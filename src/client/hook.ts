@@ -1,4 +1,4 @@
-// recap-hook <agent>: the hook Claude Code runs on every event. It reads one JSON object
+// recap-hook <agent>: the hook an agent runs on every event. It reads one JSON object
 // from stdin (with a deadline), forwards it to the daemon, prints the answer and exits with
 // its code. Node built-ins only, so it starts as fast as Node can; it never hangs past its
 // deadline and never prints a stack trace into the agent. scripts/bundle-hook.mjs builds it
@@ -8,8 +8,9 @@ import { describeBytes, MAX_HOOK_PAYLOAD } from '../common/frames.js';
 import { socketPath } from '../common/paths.js';
 import { truncatedPrompt } from '../common/truncatedPrompt.js';
 import { Client, DaemonBusy, DaemonUnavailable, NoAnswer } from './socketClient.js';
+import { AGENT_FACTS, AGENT_NAMES, isAgentName } from '../agents/known.js';
+import type { AgentFacts, HookAnswer } from '../agents/facts.js';
 
-const AGENTS = new Set(['claude']);
 /** How long stdin may stay silent; a payload still arriving (64 MiB takes a while) may go on until STDIN_TOTAL_MS. */
 const STDIN_DEADLINE_MS = 2000;
 const STDIN_TOTAL_MS = 5000;
@@ -23,7 +24,10 @@ const STARTED = Date.now();
 const remaining = () => Math.max(1, STARTED + TOTAL_DEADLINE_MS - Date.now());
 const START_DEADLINE_MS = Math.min(4000, TOTAL_DEADLINE_MS / 2);
 
-export type Answer = { stdout: string; exitCode: number };
+export type Answer = HookAnswer;
+
+/** The agent this hook speaks for (argv[2]); set before anything is answered. */
+let facts: AgentFacts;
 
 let finished = false;
 function finish(answer: Answer): void {
@@ -114,7 +118,7 @@ function readInput(): Promise<Input> {
       process.stdin.pause();
       resolve(input);
     };
-    const unreadable = 'recap-hook could not read what Claude Code sent; if every call is denied this way, run `recap doctor`';
+    const unreadable = `recap-hook could not read what ${facts.title} sent; if every call is denied this way, run \`recap doctor\``;
     const unusable = (why: string, advice = unreadable) => done({ kind: 'unusable', why, advice, head: head() });
     const whole = () => {
       const payload = parseObject(Buffer.concat(chunks, size));
@@ -170,12 +174,10 @@ function eventIn(head: string): string | undefined {
  * (the user must not be silenced), the user is told instead.
  */
 function refusal(event: string | undefined, why: string, advice: string): Answer {
-  if (event === undefined || event === 'PreToolUse') {
-    const reason = `recap: ${why}, so this tool call was denied: ${advice}.`;
-    const output = { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: reason } };
-    return { stdout: JSON.stringify(output), exitCode: 0 };
+  if (event === undefined || facts.events[event] === 'tool') {
+    return facts.deny(`recap: ${why}, so this tool call was denied: ${advice}.`);
   }
-  return { stdout: JSON.stringify({ systemMessage: `recap: ${why}; this ${event} was not checked: ${advice}.` }), exitCode: 0 };
+  return facts.notice(`recap: ${why}; this ${event} was not checked: ${advice}.`);
 }
 
 /** Loaded only when the daemon does not answer: the usual path neither parses nor runs it. */
@@ -183,11 +185,12 @@ const fallback = () => import('./hookFallback.js');
 
 async function main(): Promise<void> {
   const agent = process.argv[2] ?? '';
-  if (!AGENTS.has(agent)) {
-    process.stderr.write(`recap-hook: unknown agent ${JSON.stringify(agent)}; usage: recap-hook claude\n`);
+  if (!isAgentName(agent)) {
+    process.stderr.write(`recap-hook: unknown agent ${JSON.stringify(agent)}; usage: recap-hook <agent>, the agent one of: ${AGENT_NAMES.join(', ')}\n`);
     finish({ stdout: '', exitCode: 1 });
     return;
   }
+  facts = AGENT_FACTS[agent];
   // Connecting while stdin is read saves the milliseconds each takes.
   const reading = readInput();
   const connecting = connect();
@@ -196,7 +199,8 @@ async function main(): Promise<void> {
   let payload: Record<string, unknown>;
   let note: string | undefined;
   if (input.kind === 'unusable') {
-    const rebuilt = input.prefix !== undefined && eventIn(input.head) === 'UserPromptSubmit' ? truncatedPrompt(input.prefix) : undefined;
+    const event = eventIn(input.head);
+    const rebuilt = input.prefix !== undefined && event !== undefined && facts.events[event] === 'prompt' ? truncatedPrompt(input.prefix) : undefined;
     if (rebuilt === undefined) {
       finish(refusal(eventIn(input.head), input.why, input.advice));
       return;
@@ -233,24 +237,15 @@ async function main(): Promise<void> {
 /** Answers from the fallback as daemonFailed says: a tool call is denied. */
 async function daemonFailed(payload: Record<string, unknown>, why: string): Promise<void> {
   try {
-    finish((await fallback()).daemonFailed(payload, why));
+    finish((await fallback()).daemonFailed(facts, payload, why));
   } catch {
     await daemonDown(payload, why);
   }
 }
 
-/** The answer with a message for the user added (when it has none of its own). */
+/** The answer, or the note for the user when the answer says nothing itself. */
 function withNote(answer: Answer, note: string): Answer {
-  if (answer.stdout === '') return { stdout: JSON.stringify({ systemMessage: note }), exitCode: answer.exitCode };
-  try {
-    const output = JSON.parse(answer.stdout) as Record<string, unknown>;
-    if (output !== null && typeof output === 'object' && !Array.isArray(output) && output.systemMessage === undefined) {
-      return { stdout: JSON.stringify({ ...output, systemMessage: note }), exitCode: answer.exitCode };
-    }
-  } catch {
-    // Plain text: left as it is.
-  }
-  return answer;
+  return answer.stdout === '' ? facts.notice(note) : answer;
 }
 
 /** The payload being answered, for the answer of a crash or a stop. */
@@ -261,7 +256,7 @@ async function daemonDown(payload: Record<string, unknown> | undefined, why: str
   let answer: Answer;
   try {
     if (payload === undefined) throw new Error('no payload was read');
-    answer = (await fallback()).daemonDown(payload, why);
+    answer = (await fallback()).daemonDown(facts, payload, why);
   } catch (error) {
     // Not even the fallback can answer: refuse a tool call, never a prompt.
     const event = typeof payload?.hook_event_name === 'string' ? payload.hook_event_name : undefined;
@@ -280,7 +275,7 @@ async function connect(): Promise<Client> {
   }
 }
 
-// A crash or a stop (Claude Code's timeout) still answers, in the safe direction.
+// A crash or a stop (the agent's timeout) still answers, in the safe direction.
 process.on('uncaughtException', (error) => void daemonDown(current, `recap-hook crashed: ${error.message}`));
 process.on('unhandledRejection', (error) => void daemonDown(current, `recap-hook crashed: ${(error as Error)?.message ?? String(error)}`));
 process.once('SIGTERM', () => void daemonDown(current, 'recap-hook was stopped before the daemon answered'));

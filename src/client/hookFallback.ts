@@ -11,8 +11,8 @@ import { protectedPaths, protectionFor, readOnlyPaths, recapPaths, shadowDirs } 
 import { protectionRefusal } from '../events/protection.js';
 import { VERDICT_FILE_VERSION, verdictPath, type TrippedVerdict, type Verdicts } from '../daemon/verdicts.js';
 import { classifyBash } from '../events/whitelist.js';
+import type { AgentFacts, HookAnswer as Answer } from '../agents/facts.js';
 import { connectOrStart } from './autostart.js';
-import type { Answer } from './hook.js';
 import type { Client } from './socketClient.js';
 
 /** Starts the daemon (detached) and connects once its socket answers. */
@@ -93,59 +93,65 @@ function trippedJob(payload: Record<string, unknown>): { job: string; verdict: T
   return { job, verdict: verdicts.tripped[job]! };
 }
 
-/** A Bash call that is the way out (a whitelisted recap command): never denied by a fallback. */
-function isWayOut(payload: Record<string, unknown>): boolean {
-  const input = payload.tool_input as { command?: unknown } | null | undefined;
-  if (payload.tool_name !== 'Bash' || typeof input?.command !== 'string') return false;
-  return classifyBash(input.command, recapPaths(process.env)).allowed;
+/** The payload's tool call in recap's terms. */
+function toolCallOf(facts: AgentFacts, payload: Record<string, unknown>) {
+  return facts.toolCall(typeof payload.tool_name === 'string' ? payload.tool_name : '', payload.tool_input);
+}
+
+/** A shell call that is the way out (a whitelisted recap command): never denied by a fallback. */
+function isWayOut(facts: AgentFacts, payload: Record<string, unknown>): boolean {
+  const call = toolCallOf(facts, payload);
+  return call.kind === 'shell' && typeof call.command === 'string' && classifyBash(call.command, recapPaths(process.env)).allowed;
 }
 
 /** What the daemon would refuse as touching recap's files: the same pure check, on this process's paths. */
-function protectedFileRefusal(payload: Record<string, unknown>): string | undefined {
+function protectedFileRefusal(facts: AgentFacts, payload: Record<string, unknown>): string | undefined {
   const cwd = typeof payload.cwd === 'string' && payload.cwd.startsWith('/') ? payload.cwd : undefined;
-  const tool = typeof payload.tool_name === 'string' ? payload.tool_name : '';
   const env = process.env;
   const base = { paths: protectedPaths(env), readOnly: readOnlyPaths(env), shadowDirs: shadowDirs(env), home: env.HOME ?? '/' };
   const state = protectionFor(base, cwd !== undefined ? projectRoot(cwd) : undefined);
   try {
-    return protectionRefusal(tool, payload.tool_input, cwd, state, recapPaths(env));
+    return protectionRefusal(toolCallOf(facts, payload), cwd, state, recapPaths(env));
   } catch {
     return undefined;
   }
 }
+
+const isToolCall = (facts: AgentFacts, payload: Record<string, unknown>) =>
+  typeof payload.hook_event_name === 'string' && facts.events[payload.hook_event_name] === 'tool';
 
 /**
  * The daemon answered with an error, or the call could not be sent to it: answered as when
  * it is down (the verdict file, protection), except that a tool call ON_DAEMON_DOWN=open
  * would let through is denied: the daemon is there, it did not say yes. The way out passes.
  */
-export function daemonFailed(payload: Record<string, unknown>, why: string): Answer {
-  const answer = daemonDown(payload, why);
-  if (payload.hook_event_name !== 'PreToolUse' || isWayOut(payload) || answer.stdout.includes('"permissionDecision":"deny"')) return answer;
-  return deny(`recap: this call could not be checked (${why}), so it is denied. Try again; if it keeps failing, ask the user to run: recap doctor`);
+export function daemonFailed(facts: AgentFacts, payload: Record<string, unknown>, why: string): Answer {
+  const { answer, denied } = whenDown(facts, payload, why);
+  if (!isToolCall(facts, payload) || isWayOut(facts, payload) || denied) return answer;
+  return facts.deny(`recap: this call could not be checked (${why}), so it is denied. Try again; if it keeps failing, ask the user to run: recap doctor`);
 }
 
 const RESTART_ADVICE =
   'If the daemon stays silent, ask the user to restart it: stop the old daemon (kill -CONT, then kill, its pid), then any recap command starts a new one; or systemctl --user restart recap.service.';
-
-const deny = (reason: string): Answer => ({
-  stdout: JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: reason } }),
-  exitCode: 0,
-});
 
 /**
  * The answer when the daemon cannot answer. A tool call of a job the daemon last knew as
  * tripped is denied (its way out passes); with no verdict known, ON_DAEMON_DOWN decides:
  * deny tool calls if closed, else warn.
  */
-export function daemonDown(payload: Record<string, unknown>, why: string): Answer {
-  const event = payload.hook_event_name;
-  if (event === 'PreToolUse') {
+export function daemonDown(facts: AgentFacts, payload: Record<string, unknown>, why: string): Answer {
+  return whenDown(facts, payload, why).answer;
+}
+
+function whenDown(facts: AgentFacts, payload: Record<string, unknown>, why: string): { answer: Answer; denied: boolean } {
+  const deny = (reason: string) => ({ answer: facts.deny(reason), denied: true });
+  const toolCall = isToolCall(facts, payload);
+  if (toolCall) {
     const tripped = trippedJob(payload);
-    if (tripped !== undefined && isWayOut(payload)) {
+    if (tripped !== undefined && isWayOut(facts, payload)) {
       // Whatever ON_DAEMON_DOWN says: a blocked way out would lock the user out.
       const message = `recap: the daemon is not answering (${why}); the recap command was let through. If it stays silent, ask the user to restart it (stop the old daemon, then any recap command starts a new one; or systemctl --user restart recap.service)`;
-      return { stdout: JSON.stringify({ systemMessage: message }), exitCode: 0 };
+      return { answer: facts.notice(message), denied: false };
     }
     if (tripped === UNREADABLE) {
       return deny(
@@ -158,21 +164,20 @@ export function daemonDown(payload: Record<string, unknown>, why: string): Answe
       return deny(
         `recap: the daemon is not answering (${why}), and it last knew job ${tripped.job} as tripped (${tripped.verdict.reason}), ` +
           'so every tool but the way out is denied. Write a summary of the work since the last one and submit it with exactly ' +
-          `this Bash command, filling in every section:\n${tripped.verdict.submit}\n` +
+          `this ${facts.shellTool} command, filling in every section:\n${tripped.verdict.submit}\n` +
           RESTART_ADVICE,
       );
     }
   }
-  if (event === 'PreToolUse') {
-    const refusal = protectedFileRefusal(payload);
+  if (toolCall) {
+    const refusal = protectedFileRefusal(facts, payload);
     if (refusal !== undefined) return deny(`recap: this call was refused: ${refusal}. The daemon is not answering (${why}); recap's own files stay off limits all the same.`);
   }
-  if (onDaemonDown(payload) === 'closed' && event === 'PreToolUse') {
+  if (toolCall && onDaemonDown(payload) === 'closed') {
     const reason =
       `recap: the daemon is not reachable (${why}) and ON_DAEMON_DOWN=closed, so every tool is denied. ` +
       'Ask the user to start it with: recap daemon (or systemctl --user start recap.socket).';
     return deny(reason);
   }
-  const message = `recap: the daemon is not reachable (${why}); this call was not checked. Start it with: recap daemon`;
-  return { stdout: JSON.stringify({ systemMessage: message }), exitCode: 0 };
+  return { answer: facts.notice(`recap: the daemon is not reachable (${why}); this call was not checked. Start it with: recap daemon`), denied: false };
 }

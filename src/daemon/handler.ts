@@ -13,7 +13,10 @@ import { submitSeqs } from '../events/summaries.js';
 import { tokenCounter, type TokenCounter } from '../events/tokens.js';
 import { recapWord } from '../events/whitelist.js';
 import { eventsPage, projectionAt, verifyLog } from './audit.js';
-import { answerClaudeHook } from './claudeHook.js';
+import { answerHook } from './hookService.js';
+import { ADAPTERS } from '../agents/adapters.js';
+import { AGENT_FACTS } from '../agents/known.js';
+import type { ToolCall } from '../events/toolCall.js';
 import { usageReport } from './report.js';
 import type { ConfigService, Effective } from './configService.js';
 import { ALLOW_COMMAND, NO_FILE_HASH, sameValues } from './configService.js';
@@ -66,10 +69,13 @@ export class Handler {
   private readonly jobs: JobResolver;
   /** How messages to the agent name recap: the launcher's path, the only name the gate accepts. */
   readonly recapCommand: string;
+  /** The launcher's paths, the only names of recap a whitelisted command may use. */
+  readonly recapPaths: ReadonlySet<string>;
 
   constructor(private readonly deps: HandlerDeps) {
     this.now = deps.now ?? Date.now;
     this.recapCommand = recapWord(deps.recapPaths);
+    this.recapPaths = deps.recapPaths;
     this.texts = new SummaryTextCache(deps.store);
     this.jobs = new JobResolver(deps.projection, deps.config);
   }
@@ -100,7 +106,7 @@ export class Handler {
       case 'record':
         return this.record(request as RequestOf<'record'>);
       case 'check':
-        return this.check(request as RequestOf<'check'>);
+        return this.checkTool(request as RequestOf<'check'>);
       case 'submit':
         return this.submit(request as RequestOf<'submit'>);
       case 'status':
@@ -111,7 +117,7 @@ export class Handler {
         return this.chain(request as RequestOf<'chain'>);
       case 'hook': {
         const r = request as RequestOf<'hook'>;
-        return answerClaudeHook(r.payload, this, this.deps.log);
+        return answerHook(ADAPTERS[r.agent], r.payload, this, this.deps.log);
       }
       case 'http':
         return this.deps.enableHttp();
@@ -197,9 +203,18 @@ export class Handler {
     return { seq, tokens: decision.answer.tokens, gate: stored.after };
   }
 
-  async check(r: RequestOf<'check'>, where = this.where(r)) {
+  /** `recap check` and the HTTP endpoint: a tool call by the agent's own name for the tool. */
+  checkTool(r: RequestOf<'check'>) {
+    const facts = AGENT_FACTS[r.from];
+    const { tool, input, from: _from, ...rest } = r;
+    return this.check({ ...rest, call: facts.toolCall(tool, input), shellTool: facts.shellTool });
+  }
+
+  async check(r: ToolCheck, where = this.where(r)) {
     const ctx = await this.prepare(where.project);
-    const command = { type: 'CheckTool' as const, ...defined(r), job: where.job, now: this.now() };
+    const { shellTool, ...fields } = r;
+    if (shellTool !== undefined) ctx.decide = { ...ctx.decide, shellTool };
+    const command = { type: 'CheckTool' as const, ...defined(fields), job: where.job, now: this.now() };
     const state = this.state(where.job);
     // On an open gate nothing is read: the common case costs no extra turn.
     if (!state.gate.tripped) return this.decideCheck(command, where, state, ctx, NO_TEXTS);
@@ -236,12 +251,17 @@ export class Handler {
     };
   }
 
-  async context(r: RequestOf<'context'>, where = this.where(r)): Promise<{ text: string; tripped: boolean; summaries: number }> {
+  /** The job's memory, or the demand for a summary; `shellTool` names the asking agent's shell tool. */
+  async context(r: RequestOf<'context'>, where = this.where(r), shellTool?: string): Promise<{ text: string; tripped: boolean; summaries: number }> {
     const { config, count } = await this.settled(where);
     return this.withTexts(
       where.job,
       (state) => contextSeqs(state, config, count, this.recapCommand),
-      (state, texts) => ({ text: contextText(state, config, count, texts, this.recapCommand), tripped: state.gate.tripped, summaries: state.chain.length }),
+      (state, texts) => ({
+        text: contextText(state, config, count, texts, this.recapCommand, shellTool),
+        tripped: state.gate.tripped,
+        summaries: state.chain.length,
+      }),
     );
   }
 
@@ -407,7 +427,10 @@ export class Handler {
   }
 }
 
-export type HookOps = Pick<Handler, 'where' | 'record' | 'check' | 'context' | 'usage' | 'recapCommand'>;
+export type HookOps = Pick<Handler, 'where' | 'record' | 'check' | 'context' | 'usage' | 'submit' | 'status' | 'chain' | 'recapCommand' | 'recapPaths'>;
+
+/** A tool call to check, in recap's terms, with the fields the job is found by. */
+export type ToolCheck = Omit<RequestOf<'check'>, 'tool' | 'input' | 'from'> & { call: ToolCall; shellTool?: string };
 
 /** A job as it was at a past moment: `recap replay`'s answer. */
 function pastStatus(state: JobState) {

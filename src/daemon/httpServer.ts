@@ -12,6 +12,7 @@ import { describeBytes, MAX_HOOK_PAYLOAD } from '../common/frames.js';
 import { parseJson } from '../common/json.js';
 import { truncatedPrompt } from '../common/truncatedPrompt.js';
 import { classifyBash } from '../events/whitelist.js';
+import { claudeFacts } from '../agents/claude/facts.js';
 
 export const HOOK_PATH = '/hooks/claude';
 const MAX_BODY = MAX_HOOK_PAYLOAD;
@@ -133,14 +134,14 @@ export class HttpEndpoint {
   /** A failure: a deny for a tool call (or a request of no known event), else the error status. */
   private failed(res: ServerResponse, event: string | undefined, status: number, why: string, advice: string): void {
     if (event !== undefined && event !== 'PreToolUse') return reply(res, status, { error: why });
-    const reason = `recap: ${why}, so this tool call was denied: ${advice}.`;
-    reply(res, 200, { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: reason } });
+    send(res, 200, claudeFacts.deny(`recap: ${why}, so this tool call was denied: ${advice}.`).stdout);
   }
 
-  /** A Bash call that is exactly a whitelisted recap command. */
+  /** A shell call that is exactly a whitelisted recap command. */
   private isWayOut(payload: unknown): boolean {
-    const p = payload as { tool_name?: unknown; tool_input?: { command?: unknown } } | null;
-    return p?.tool_name === 'Bash' && typeof p.tool_input?.command === 'string' && classifyBash(p.tool_input.command, this.recapPaths).allowed;
+    const p = payload as { tool_name?: unknown; tool_input?: unknown } | null;
+    const call = claudeFacts.toolCall(typeof p?.tool_name === 'string' ? p.tool_name : '', p?.tool_input);
+    return call.kind === 'shell' && typeof call.command === 'string' && classifyBash(call.command, this.recapPaths).allowed;
   }
 
   private refusal(req: IncomingMessage): { status: number; message: string } | undefined {

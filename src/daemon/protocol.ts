@@ -1,6 +1,7 @@
 // The socket protocol's requests, validated once at the boundary with zod; the ops on every
 // tool call have a hand-written check of the same rules, with zod to say what is wrong.
 import { z } from 'zod';
+import { AGENT_NAMES, isAgentName, type AgentName } from '../agents/known.js';
 
 const JOB_CHARACTERS = /^[^\x00-\x1f\x7f]+$/;
 const job = z
@@ -31,6 +32,8 @@ export const requestSchemas = {
     job: job.optional(),
     tool: z.string().min(1).max(256),
     input: z.unknown().optional(),
+    /** Whose name for the tool: the agent's tool names are its own (Bash, run_shell_command). */
+    from: z.enum(AGENT_NAMES as [AgentName, ...AgentName[]], `from must be one of: ${AGENT_NAMES.join(', ')}`).default('claude'),
     session: optionalText,
     agent: optionalText,
     contextTokens: z.number().int().min(0).optional(),
@@ -43,7 +46,7 @@ export const requestSchemas = {
   status: z.object(where),
   context: z.object(where),
   chain: z.object(where),
-  hook: z.object({ agent: z.enum(['claude'], 'agent must be claude'), payload: z.unknown() }),
+  hook: z.object({ agent: z.enum(AGENT_NAMES as [AgentName, ...AgentName[]], `agent must be one of: ${AGENT_NAMES.join(', ')}`), payload: z.unknown() }),
   http: z.object({}),
   events: z.object({
     fromSeq: z.number().int().min(1).default(1),
@@ -122,8 +125,9 @@ function envelopeOf(raw: unknown): { id: string | number; op: string } | undefin
  */
 const fastPaths: { [O in Op]?: (r: Fields) => RequestOf<O> | undefined } = {
   check(r) {
-    const { job, tool, input, session, agent, contextTokens, cwd, project } = r;
+    const { job, tool, input, session, agent, contextTokens, cwd, project, from = 'claude' } = r;
     const valid =
+      isAgentName(from) &&
       absentOr(job, isJob(job)) &&
       isText(tool, 1, 256) &&
       absentOr(session, isText(session, 0, 256)) &&
@@ -131,10 +135,10 @@ const fastPaths: { [O in Op]?: (r: Fields) => RequestOf<O> | undefined } = {
       absentOr(contextTokens, Number.isSafeInteger(contextTokens) && (contextTokens as number) >= 0) &&
       absentOr(cwd, isText(cwd, 0, 4096)) &&
       absentOr(project, isText(project, 0, 4096) && project.startsWith('/'));
-    return valid ? ({ job, tool, input, session, agent, contextTokens, cwd, project } as RequestOf<'check'>) : undefined;
+    return valid ? ({ job, tool, input, session, agent, contextTokens, cwd, project, from } as RequestOf<'check'>) : undefined;
   },
   hook(r) {
-    return r.agent === 'claude' && r.payload !== undefined ? { agent: 'claude', payload: r.payload } : undefined;
+    return isAgentName(r.agent) && r.payload !== undefined ? { agent: r.agent, payload: r.payload } : undefined;
   },
 };
 

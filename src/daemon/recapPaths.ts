@@ -6,6 +6,7 @@ import { basename, delimiter, dirname, join } from 'node:path';
 import { dataDir, launcherPath, socketPath, userConfigPath } from '../common/paths.js';
 import { PACKAGE_ROOT, RECAP_BIN } from '../common/bins.js';
 import type { ProtectedState } from '../events/protection.js';
+import { AGENT_FACTS, AGENT_SHELL_VARIABLES } from '../agents/known.js';
 
 const shellQuote = (text: string) => `'${text.replaceAll("'", "'\\''")}'`;
 
@@ -58,21 +59,18 @@ export function protectedPaths(env: NodeJS.ProcessEnv): string[] {
 }
 
 /**
- * What wires recap in and what runs it, which the agent may read but not change: Claude
- * Code's user settings, recap's installed code (bin/, dist/), its systemd units, and the
+ * What wires recap in and what runs it, which the agent may read but not change: every
+ * agent's user settings, recap's installed code (bin/, dist/), its systemd units, and the
  * Node that the hook and the launcher name. A project's own settings files are added per
  * project (projectReadOnlyPaths).
  */
 export function readOnlyPaths(env: NodeJS.ProcessEnv): string[] {
   const home = env.HOME ?? homedir();
-  // Both: Claude Code reads CLAUDE_CONFIG_DIR when it is set, and a session started
-  // without it reads ~/.claude.
-  const claudeDirs = [...new Set([join(home, '.claude'), ...(env.CLAUDE_CONFIG_DIR ? [env.CLAUDE_CONFIG_DIR] : [])])];
   const units = join(env.XDG_CONFIG_HOME ?? join(home, '.config'), 'systemd', 'user');
   return withReal([
-    ...claudeDirs.flatMap((dir) => [join(dir, 'settings.json'), join(dir, 'settings.local.json'), join(dir, 'shell-snapshots')]),
-    // The shell's start-up files: Claude Code copies their functions into every Bash call, and
-    // bash lets a function take the launcher's very path.
+    ...Object.values(AGENT_FACTS).flatMap((agent) => agent.settingsFiles(env, home)),
+    // The shell's start-up files: an agent's shell tool runs their functions (Claude Code
+    // copies them into every Bash call), and bash lets a function take the launcher's very path.
     ...SHELL_STARTUP.map((file) => join(home, file)),
     join(PACKAGE_ROOT, 'bin'),
     join(PACKAGE_ROOT, 'dist'),
@@ -87,16 +85,19 @@ const SHELL_STARTUP = ['.bashrc', '.bash_profile', '.bash_login', '.bash_logout'
 
 /**
  * recap's files as a project's tool calls see them: the user-wide ones (`base`), with the
- * project's .recap folder (off limits) and its Claude Code settings (read-only).
+ * project's .recap folder (off limits) and the agents' project settings (read-only).
  */
 export function protectionFor(base: ProtectedState, project: string | undefined): ProtectedState {
-  if (project === undefined) return base;
-  return { ...base, paths: [...base.paths, join(project, '.recap')], readOnly: [...(base.readOnly ?? []), ...projectReadOnlyPaths(project)] };
+  const agents = { settingsNames: SETTINGS_NAMES, shellVariables: AGENT_SHELL_VARIABLES };
+  if (project === undefined) return { ...agents, ...base };
+  return { ...agents, ...base, paths: [...base.paths, join(project, '.recap')], readOnly: [...(base.readOnly ?? []), ...projectReadOnlyPaths(project)] };
 }
 
-/** A project's Claude Code settings, where `recap install claude --scope project` puts the hooks. */
+const SETTINGS_NAMES = Object.values(AGENT_FACTS).flatMap((agent) => agent.settingsNames);
+
+/** The agents' settings in a project, where a project-scoped install puts the hooks. */
 export function projectReadOnlyPaths(project: string): string[] {
-  return [join(project, '.claude', 'settings.json'), join(project, '.claude', 'settings.local.json')];
+  return Object.values(AGENT_FACTS).flatMap((agent) => agent.projectSettingsFiles(project));
 }
 
 /**

@@ -1,5 +1,5 @@
-// Claude Code's transcript (JSON Lines) read as it grows: the model's token use per
-// message, and the agent's context use. Only the new bytes are read on each hook; a
+// An agent's transcript (JSON Lines) read as it grows: the model's token use per
+// message, and the agent's context use, as the agent's adapter reads a line. Only the new bytes are read on each hook; a
 // half-written last line waits for the next read. The agent can write to this file, so
 // nothing in it may change a verdict: only a regular file is opened (never a FIFO, a
 // device, a directory or a symlink, which could block a read or never end), a read is
@@ -18,47 +18,13 @@ const READ_DEADLINE_MS = 1000;
 const MAX_TRANSCRIPTS = 10_000;
 const NEWLINE = 0x0a;
 
-type Usage = {
-  input_tokens?: number;
-  output_tokens?: number;
-  cache_creation_input_tokens?: number;
-  cache_read_input_tokens?: number;
-};
-type Entry = {
-  type?: string;
-  isSidechain?: boolean;
-  agentId?: string;
-  requestId?: string;
-  message?: { id?: string; model?: string; usage?: Usage };
-};
-
 export type TranscriptNews = { usage: UsageEntry[]; contextTokens?: number };
 
-const num = (n: unknown) => (typeof n === 'number' && Number.isFinite(n) && n >= 0 ? Math.min(Math.floor(n), Number.MAX_SAFE_INTEGER) : 0);
-
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
-
-/** What a line says, if it is an assistant message with usage; anything else says nothing. */
-export function usageOf(value: unknown): { usage: UsageEntry; context?: number } | undefined {
-  if (!isObject(value) || value.type !== 'assistant') return undefined;
-  const entry = value as Entry;
-  const message = entry.message;
-  if (!isObject(message) || !isObject(message.usage) || typeof message.id !== 'string') return undefined;
-  if (message.model === '<synthetic>') return undefined;
-  const u = message.usage;
-  const sidechain = entry.isSidechain === true;
-  const agent = sidechain ? (typeof entry.agentId === 'string' ? entry.agentId : 'subagent') : 'main';
-  const usage: UsageEntry = {
-    key: `${message.id}:${typeof entry.requestId === 'string' ? entry.requestId : ''}`,
-    agent,
-    ...(typeof message.model === 'string' ? { model: message.model } : {}),
-    input: num(u.input_tokens),
-    output: num(u.output_tokens),
-    cacheCreation: num(u.cache_creation_input_tokens),
-    cacheRead: num(u.cache_read_input_tokens),
-  };
-  return { usage, ...(sidechain ? {} : { context: usage.input + usage.cacheCreation + usage.cacheRead }) };
-}
+/**
+ * What one line of an agent's transcript says: a model response's usage, and the context
+ * it used when it is the main agent's; undefined for any other line.
+ */
+export type LineUsage = (value: unknown) => { usage: UsageEntry; context?: number } | undefined;
 
 /** Where a transcript's next read starts, and what it last said. */
 type Place = { offset: number; context?: number; dev: number; ino: number; skipping: boolean };
@@ -67,6 +33,8 @@ const NOTHING_NEW: TranscriptNews = { usage: [] };
 
 export class TranscriptReader {
   private readonly places = new Map<string, Place>();
+
+  constructor(private readonly usageOf: LineUsage) {}
 
   /**
    * The news since the last read; nothing (never an error) when the file cannot be used or
@@ -118,7 +86,7 @@ export class TranscriptReader {
     let context = known?.context;
     if (end >= start && end !== -1) {
       for (const line of bytes.subarray(start, end).toString('utf8').split('\n')) {
-        const found = usageOfLine(line);
+        const found = this.usageOfLine(line);
         if (!found) continue;
         usage.push(found.usage);
         if (found.context !== undefined) context = found.context;
@@ -128,20 +96,21 @@ export class TranscriptReader {
     return { usage, ...(context !== undefined ? { contextTokens: context } : {}) };
   }
 
+  private usageOfLine(line: string): ReturnType<LineUsage> {
+    if (line.trim() === '') return undefined;
+    try {
+      return this.usageOf(parseJson(line));
+    } catch {
+      return undefined;
+    }
+  }
+
   private remember(path: string, place: Place): void {
     if (!this.places.has(path) && this.places.size >= MAX_TRANSCRIPTS) this.places.clear();
     this.places.set(path, place);
   }
 }
 
-function usageOfLine(line: string): ReturnType<typeof usageOf> {
-  if (line.trim() === '') return undefined;
-  try {
-    return usageOf(parseJson(line));
-  } catch {
-    return undefined;
-  }
-}
 
 /**
  * The file opened for reading if it is a regular file, else undefined. lstat first, so a

@@ -1,5 +1,6 @@
 // What clients ask of a job, in the imperative. Time is part of the command.
 import type { Time } from './events.js';
+import type { ToolCall } from './toolCall.js';
 
 export type RecordInteraction = {
   type: 'RecordInteraction';
@@ -16,8 +17,7 @@ export type RecordInteraction = {
 export type CheckTool = {
   type: 'CheckTool';
   job: string;
-  tool: string;
-  input?: unknown;
+  call: ToolCall;
   session?: string;
   agent?: string;
   /** The agent's working folder, for tool paths given relative to it. */

@@ -23,6 +23,8 @@ export type DecideContext = {
   protected: ProtectedState;
   /** The summary texts a denial shows (denySeqs), loaded by the caller; none if the gate is open. */
   texts?: SummaryTexts;
+  /** The asking agent's name for its shell tool, which the way out is run in. */
+  shellTool?: string;
 };
 
 export type Decision<Answer> = { answer: Answer; events: RecapEvent[] };
@@ -47,7 +49,7 @@ export function recordInteraction(
 }
 
 export function checkTool(command: CheckTool, state: JobState, ctx: DecideContext): Decision<CheckAnswer> {
-  const refusal = protectionRefusal(command.tool, command.input, command.cwd, ctx.protected, ctx.recapPaths);
+  const refusal = protectionRefusal(command.call, command.cwd, ctx.protected, ctx.recapPaths);
   // On a tripped gate a recap command in a form the gate does not take is denied all the
   // same, by the gate, whose answer shows the exact way out.
   const gateAnswers = refusal?.startsWith(RUNS_RECAP) === true && state.gate.tripped;
@@ -60,7 +62,7 @@ export function checkTool(command: CheckTool, state: JobState, ctx: DecideContex
   const verdict = toolVerdict(command, ctx);
   if (verdict.allowed) return { answer: { allow: true }, events };
   events.push(toolDenied(command, 'gate'));
-  return { answer: { allow: false, reason: denyReason(current, ctx.config, ctx.texts ?? NO_TEXTS, verdict.why, recapWord(ctx.recapPaths)) }, events };
+  return { answer: { allow: false, reason: denyReason(current, ctx.config, ctx.texts ?? NO_TEXTS, verdict.why, recapWord(ctx.recapPaths), ctx.shellTool) }, events };
 }
 
 /** `recap trip`: the user asks for a summary now. A tripped gate stays as it is. */
@@ -79,34 +81,26 @@ export function tripGate(command: TripGate, state: JobState): Decision<{ tripped
 }
 
 function toolDenied(command: CheckTool, cause: DenialCause): RecapEvent {
-  const { job, tool, now } = command;
-  return { type: 'ToolDenied', data: { job, tool, cause, ...defined({ session: command.session, agent: command.agent }), time: now } };
+  const { job, now } = command;
+  return { type: 'ToolDenied', data: { job, tool: command.call.name, cause, ...defined({ session: command.session, agent: command.agent }), time: now } };
 }
 
 type ToolVerdict = { allowed: true } | { allowed: false; why?: string };
 
 /** While the gate is tripped: the way out (recap's own commands) and bypassed questions pass. */
 function toolVerdict(command: CheckTool, ctx: DecideContext): ToolVerdict {
-  const input = command.input;
-  if (command.tool === 'Bash') {
-    const shell = field(input, 'command');
-    if (typeof shell !== 'string') return { allowed: false, why: 'the Bash call has no command' };
-    const verdict = classifyBash(shell, ctx.recapPaths);
+  const call = command.call;
+  if (call.kind === 'shell') {
+    if (typeof call.command !== 'string') return { allowed: false, why: `the ${call.name} call has no command` };
+    const verdict = classifyBash(call.command, ctx.recapPaths);
     return verdict.allowed ? { allowed: true } : { allowed: false, why: verdict.why };
   }
-  if (command.tool === 'AskUserQuestion' && ctx.config.BYPASS_PREFIXES.length > 0) {
-    const questions = field(input, 'questions');
-    const texts = Array.isArray(questions) ? questions.map((q) => field(q, 'question')) : [];
-    const bypassed =
-      texts.length > 0 &&
-      texts.every((t) => typeof t === 'string' && ctx.config.BYPASS_PREFIXES.some((p) => t.trimStart().startsWith(p)));
+  if (call.kind === 'question' && ctx.config.BYPASS_PREFIXES.length > 0) {
+    const texts = call.questions ?? [];
+    const bypassed = texts.length > 0 && texts.every((t) => ctx.config.BYPASS_PREFIXES.some((p) => t.trimStart().startsWith(p)));
     if (bypassed) return { allowed: true };
   }
   return { allowed: false };
-}
-
-function field(value: unknown, key: string): unknown {
-  return value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined;
 }
 
 /** The fields that have a value: stored events carry no `undefined`. */

@@ -95,7 +95,7 @@ function material(state: JobState, texts: SummaryTexts, limit: number): { what: 
   return { what: 'Interactions to summarize', blocks: state.pending.map((p) => renderInteraction(p, limit)), tokens: state.unsummarizedTokens };
 }
 
-function demand(state: JobState, config: Config, recap: string): { head: string[]; rollup: boolean } {
+function demand(state: JobState, config: Config, recap: string, shell: string): { head: string[]; rollup: boolean } {
   const gate = state.gate;
   const rollup = gate.tripped && gate.reason === 'rollup';
   const topic = gate.tripped ? gate.topic : undefined;
@@ -103,16 +103,20 @@ function demand(state: JobState, config: Config, recap: string): { head: string[
     rollup,
     head: [
       rollup
-        ? 'Write one summary of the summaries below, in the same sections, and submit it with exactly this Bash command:'
-        : 'Write a summary of the interactions below and submit it with exactly this Bash command, filling in every section:',
+        ? `Write one summary of the summaries below, in the same sections, and submit it with exactly this ${shell} command:`
+        : `Write a summary of the interactions below and submit it with exactly this ${shell} command, filling in every section:`,
       summaryTemplate(config, recap, topic),
       summaryRules(config, rollup),
     ],
   };
 }
 
-export function denyReason(state: JobState, config: Config, texts: SummaryTexts, refusal: string | undefined, recap: string): string {
-  const { head } = demand(state, config, recap);
+/**
+ * Why a tool call is denied, with the exact way out. `shell` names the agent's shell tool
+ * (Bash, run_shell_command): the command to run there is the same for every agent.
+ */
+export function denyReason(state: JobState, config: Config, texts: SummaryTexts, refusal: string | undefined, recap: string, shell = 'shell'): string {
+  const { head } = demand(state, config, recap, shell);
   const top = [
     `recap: job ${state.job} needs a summary before any other tool can run: ${tripCause(state)}.`,
     ...(refusal ? [`This command was refused: ${refusal}.`] : []),
@@ -127,9 +131,9 @@ export function denyReason(state: JobState, config: Config, texts: SummaryTexts,
 }
 
 /** What the agent needs now: the demand for a summary when tripped, otherwise its memory. */
-export function contextText(state: JobState, config: Config, count: TokenCounter, texts: SummaryTexts, recap: string): string {
+export function contextText(state: JobState, config: Config, count: TokenCounter, texts: SummaryTexts, recap: string, shell = 'shell'): string {
   if (!state.gate.tripped) return memoryText(state, config.CONTEXT_BUDGET, count, texts, recap);
-  const { head } = demand(state, config, recap);
+  const { head } = demand(state, config, recap, shell);
   const { what, blocks, tokens } = material(state, texts, Number.POSITIVE_INFINITY);
   return [
     `recap: job ${state.job} needs a summary: ${tripCause(state)}.`,

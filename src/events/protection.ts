@@ -7,6 +7,7 @@ import { basename, dirname, isAbsolute, join, normalize } from 'node:path/posix'
 import { globReaches, segmentMatches } from './glob.js';
 import { effectiveProgram, isInert, mightRunRecap } from './runsRecap.js';
 import { simpleCommands, tokenize, type ShellToken, type SimpleCommand, type WordToken } from './shellTokens.js';
+import { field, KNOWN_SHAPES, READING, type ToolCall } from './toolCall.js';
 import { classifyBash } from './whitelist.js';
 
 export type ProtectedState = {
@@ -21,7 +22,17 @@ export type ProtectedState = {
   shadowDirs?: string[];
   /** The user's home, to recognise `~/...` and `$HOME/...` spellings in commands. */
   home: string;
+  /**
+   * The agents' settings files by name, wherever they seem to be: a folder reached through
+   * a symlink the agent made (ln -s ~ h; then h/.claude/settings.json) has no other name.
+   */
+  settingsNames?: readonly SettingsName[];
+  /** The variables that mark an agent's shell, which recap's setup commands look for. */
+  shellVariables?: readonly string[];
 };
+
+/** An agent's settings file: its path's shape, and words that together name it in a command. */
+export type SettingsName = { path: RegExp; mentioned: readonly RegExp[]; what: string };
 
 /** recap subcommands that change its setup: named in the refusal so the agent knows why. */
 const SETUP_SUBCOMMANDS = new Set(['install', 'uninstall', 'daemon', 'trip', 'import', 'config', 'stop', 'restart', 'reload']);
@@ -34,15 +45,6 @@ export const RUNS_RECAP = 'the command runs recap, or could: ';
 
 /** Names that, written into a folder on PATH, would run instead of recap or its Node. */
 const SHADOW_NAMES = new Set(['recap', 'recap-hook', 'node']);
-
-/** File tools that only read. Any other tool naming a path may change it. */
-const READING_TOOLS = new Set(['Read', 'Glob', 'Grep', 'NotebookRead', 'LS']);
-
-/** Tool input fields that hold a path. */
-const PATH_FIELDS = ['file_path', 'notebook_path', 'path'];
-
-const field = (input: unknown, key: string): unknown =>
-  input !== null && typeof input === 'object' ? (input as Record<string, unknown>)[key] : undefined;
 
 const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
@@ -61,9 +63,6 @@ function throughProc(path: string, cwd: string | undefined): string {
   if (!match) return path;
   return `${match[1] === 'cwd' ? (cwd ?? '/') : '/'}/${match[2] ?? ''}`;
 }
-
-/** Tools whose path fields are known (PATH_FIELDS); any other tool's input is searched whole. */
-const KNOWN_TOOLS = new Set(['Read', 'Write', 'Edit', 'MultiEdit', 'NotebookEdit', 'NotebookRead', 'Glob', 'Grep', 'LS']);
 
 /** The strings of an input that read as paths, a bounded walk (an input can be huge). */
 function pathsAnywhere(input: unknown): string[] {
@@ -85,40 +84,41 @@ function inside(path: string, root: string): boolean {
 }
 
 /** Why the call touches recap's state, or undefined when it does not. */
-export function protectionRefusal(
-  tool: string,
-  input: unknown,
-  cwd: string | undefined,
-  state: ProtectedState,
-  recapPaths: ReadonlySet<string>,
-): string | undefined {
-  if (tool === 'Bash') {
-    const command = field(input, 'command');
-    return typeof command === 'string' ? bashRefusal(command, cwd, state, recapPaths) : undefined;
+export function protectionRefusal(call: ToolCall, cwd: string | undefined, state: ProtectedState, recapPaths: ReadonlySet<string>): string | undefined {
+  const base = call.dir !== undefined ? absolute(call.dir, cwd, state.home) : cwd;
+  if (call.kind === 'shell') {
+    const hit = base !== undefined && call.dir !== undefined ? state.paths.find((p) => inside(base, p)) : undefined;
+    if (hit) return `${call.name} in ${call.dir} runs inside recap's own files (${hit})`;
+    return typeof call.command === 'string' ? bashRefusal(call.command, base, state, recapPaths) : undefined;
   }
-  const named = PATH_FIELDS.map((k) => field(input, k)).filter((v): v is string => typeof v === 'string');
   // A tool recap does not know (an MCP server's move_file, filePath, destination...) may name
   // a path in any field: every string of its input that reads as a path is judged.
-  const candidates = KNOWN_TOOLS.has(tool) ? named : [...named, ...pathsAnywhere(input)];
-  const pattern = field(input, 'pattern');
-  if (tool === 'Glob' && typeof pattern === 'string') {
-    const root = absolute(candidates[0] ?? '.', cwd, state.home);
-    const glob = pattern.startsWith('/') || pattern.startsWith('~') ? absolute(pattern, cwd, state.home) : join(root, pattern);
+  const candidates = KNOWN_SHAPES.has(call.kind) ? call.paths : [...call.paths, ...pathsAnywhere(call.input)];
+  if (call.glob !== undefined) {
+    const root = absolute(call.paths[0] ?? '.', base, state.home);
+    const glob = call.glob.startsWith('/') || call.glob.startsWith('~') ? absolute(call.glob, base, state.home) : join(root, call.glob);
     const hit = state.paths.find((p) => globReaches(glob, p));
-    if (hit) return `${tool} on ${pattern} touches recap's own files (${hit})`;
+    if (hit) return `${call.name} on ${call.glob} touches recap's own files (${hit})`;
   }
   for (const candidate of candidates) {
-    const path = absolute(candidate, cwd, state.home);
-    const hit = state.paths.find((p) => inside(path, p));
-    if (hit) return `${tool} on ${candidate} touches recap's own files (${hit})`;
-    if (READING_TOOLS.has(tool)) continue;
-    const setup = (state.readOnly ?? []).find((p) => inside(path, p));
-    if (setup) return `${tool} on ${candidate} would change what wires recap in or runs it (${setup})`;
-    // Any Claude Code settings file, wherever it seems to be: a folder reached through a
-    // symlink the agent made (ln -s ~ h; then h/.claude/settings.json) has no other name here.
-    if (/\/\.claude\/settings(\.local)?\.json$/.test(path)) return `${tool} on ${candidate} would change Claude Code's settings, which wire recap in`;
-    if (isShadow(path, state)) return `${tool} on ${candidate} would put a ${basename(path)} on PATH in front of the real one`;
+    const refusal = pathRefusal(call, candidate, base, state);
+    if (refusal) return refusal;
   }
+  return undefined;
+}
+
+/** Why a path the call names is off limits to it, if it is. */
+function pathRefusal(call: ToolCall, candidate: string, cwd: string | undefined, state: ProtectedState): string | undefined {
+  const tool = call.name;
+  const path = absolute(candidate, cwd, state.home);
+  const hit = state.paths.find((p) => inside(path, p));
+  if (hit) return `${tool} on ${candidate} touches recap's own files (${hit})`;
+  if (READING.has(call.kind)) return undefined;
+  const setup = (state.readOnly ?? []).find((p) => inside(path, p));
+  if (setup) return `${tool} on ${candidate} would change what wires recap in or runs it (${setup})`;
+  const settings = state.settingsNames?.find((s) => s.path.test(path));
+  if (settings) return `${tool} on ${candidate} would change ${settings.what}, which wire recap in`;
+  if (isShadow(path, state)) return `${tool} on ${candidate} would put a ${basename(path)} on PATH in front of the real one`;
   return undefined;
 }
 
@@ -156,7 +156,7 @@ function bashRefusal(command: string, cwd: string | undefined, state: ProtectedS
   if (!reader) {
     const why = setupWrite(text, cwd, state, resolved, words);
     if (why) return why;
-    if (AGENT_MARKERS.test(command)) return "the command changes the variables that mark the agent's shell, which recap's setup commands look for";
+    if (state.shellVariables?.some((name) => new RegExp(`\\b${name}\\b`).test(command))) return "the command changes the variables that mark the agent's shell, which recap's setup commands look for";
   }
   const risk = mightRunRecap(command, recapPaths);
   if (risk) return `${RUNS_RECAP}${risk}`;
@@ -174,7 +174,8 @@ function setupWrite(text: string, cwd: string | undefined, state: ProtectedState
   const broad = (p: string) => p === state.home || (cwd !== undefined && inside(cwd, p)) || inside(state.home, p);
   const setupHit = resolved.find((p) => (state.readOnly ?? []).some((root) => inside(p, root) || (inside(root, p) && !broad(p)) || (globTouches(p, root) && !broad(p))));
   if (setupHit) return `the command could change what wires recap in or runs it (${setupHit})`;
-  if (/\.claude\b/.test(text) && /settings(\.local)?\.json/.test(text)) return "the command could change Claude Code's settings, which wire recap in";
+  const settings = state.settingsNames?.find((s) => s.mentioned.every((word) => word.test(text)));
+  if (settings) return `the command could change ${settings.what}, which wire recap in`;
   const shadow = shadowIn(resolved, words, state) ?? shadowPattern(state).exec(text)?.[0];
   if (shadow) return `the command could put ${shadow} on PATH in front of the real one`;
   return undefined;
@@ -220,9 +221,6 @@ function globTouches(pattern: string, root: string): boolean {
   return true;
 }
 
-/** The variables that mark an agent's shell (Claude Code's Bash sets both); recap's setup commands refuse to run where one is set. */
-export const AGENT_SHELL_VARIABLES = ['CLAUDECODE', 'CLAUDE_CODE_SESSION_ID'] as const;
-const AGENT_MARKERS = new RegExp(AGENT_SHELL_VARIABLES.map((name) => `\\b${name}\\b`).join('|'));
 
 /** Signals that stop a process: a stopped daemon keeps its socket and answers nobody. */
 const STOP_SIGNALS = /^-?(?:s\s*)?(?:SIG)?(?:STOP|TSTP|TTIN|TTOU)$|^-(?:19|20|21|22)$/i;

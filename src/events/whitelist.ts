@@ -122,3 +122,26 @@ function optionProblem(args: string[], allowed: Options, subcommand: string): st
   }
   return undefined;
 }
+
+/** A whitelisted recap command, read: its subcommand, its options, its here-document. */
+export type WayOut = { subcommand: string; options: ReadonlyMap<string, string | true>; summary?: string };
+
+/** The whitelisted recap command `command` is, read for running it elsewhere (Codex's hook); undefined if it is none. */
+export function readWayOut(command: string, recapPaths: ReadonlySet<string>): WayOut | undefined {
+  const verdict = classifyBash(command, recapPaths);
+  const tokenized = tokenize(command.replace(/\n+$/, ''));
+  if (!verdict.allowed || !tokenized.ok) return undefined;
+  const words = tokenized.tokens.filter((t): t is WordToken => t.kind === 'word').map((w) => w.value);
+  const heredoc = tokenized.tokens.find((t): t is HeredocToken => t.kind === 'heredoc');
+  const options = new Map<string, string | true>();
+  const args = words.slice(2);
+  const takes = (READ_ONLY.get(verdict.subcommand) ?? SUBMIT_OPTIONS).get.bind(READ_ONLY.get(verdict.subcommand) ?? SUBMIT_OPTIONS);
+  for (let i = 0; i < args.length; i += 1) {
+    const arg = args[i]!;
+    if (arg === '-') continue;
+    const eq = arg.indexOf('=');
+    const name = eq > 0 ? arg.slice(0, eq) : arg;
+    options.set(name, takes(name) ? (eq > 0 ? arg.slice(eq + 1) : (args[(i += 1)] ?? '')) : true);
+  }
+  return { subcommand: verdict.subcommand, options, ...(heredoc ? { summary: heredoc.body } : {}) };
+}

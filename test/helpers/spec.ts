@@ -9,6 +9,7 @@ import { checkTool, recordInteraction, submitSummary, type DecideContext, type D
 import { evolve, initialJobState, type JobState } from '../../src/events/jobState.js';
 import { wordsCounter } from '../../src/events/tokens.js';
 import { NOTE_COUNT, notes } from './text.js';
+import { claudeToolCall } from '../../src/agents/claude/facts.js';
 
 export const JOB = 'demo-0badc0de';
 /** The launcher the daemon keeps in its data folder: the only name of recap the gate accepts. */
@@ -92,7 +93,7 @@ export const toolDenied = (tool: string, cause: 'gate' | 'protected' = 'gate'): 
 });
 
 export const record = (text: string, kind = 'prompt'): Command => ({ type: 'RecordInteraction', job: JOB, kind, text, now: T0 });
-export const check = (tool: string, input?: unknown): Command => ({ type: 'CheckTool', job: JOB, tool, ...(input !== undefined ? { input } : {}), now: T0 });
+export const check = (tool: string, input?: unknown): Command => ({ type: 'CheckTool', job: JOB, call: claudeToolCall(tool, input), now: T0 });
 export const submit = (text: string): Command => ({ type: 'SubmitSummary', job: JOB, text, now: T0 });
 
 const VOCABULARY = notes(NOTE_COUNT).split(' ');

@@ -4,6 +4,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { removeSandbox, ROOT, runCli, sandbox, type DaemonProcess, type Sandbox, closeSandbox, sandboxWithDaemon } from '../helpers/daemon.js';
+import { AGENT_NAMES } from '../../src/agents/known.js';
 
 type Check = { name: string; ok: boolean; detail: string; fix?: string };
 
@@ -22,6 +23,8 @@ function failure(stdout: string, name: string): { line: string; fix: string | un
   const next = lines[index + 1];
   return { line: lines[index]!, fix: next?.startsWith('      fix: ') ? next.slice('      fix: '.length) : undefined };
 }
+
+const FIX = `recap install <agent>, the agent one of: ${AGENT_NAMES.join(', ')}`;
 
 describe('recap doctor with a daemon running', () => {
   let box: Sandbox;
@@ -43,12 +46,12 @@ describe('recap doctor with a daemon running', () => {
     expect(result.code, result.stdout).toBe(0);
     const lines = result.stdout.trimEnd().split('\n');
     for (const line of lines) expect(line).toMatch(/^ok\s/);
-    const names = lines.map((l) => l.split(/\s+/)[1]);
-    expect(names).toEqual(expect.arrayContaining(['node', 'daemon', 'socket', 'data', 'config', 'hooks']));
+    const names = lines.map((l) => l.slice(6, 19).trim());
+    expect(names).toEqual(expect.arrayContaining(['node', 'daemon', 'socket', 'data', 'config', 'claude hooks']));
     expect(result.stdout).toMatch(/^ok\s+daemon\s+running, version \d+\.\d+\.\d+, on /m);
     expect(result.stdout).toContain(box.socket);
     expect(result.stdout).toMatch(new RegExp(`^ok\\s+config\\s+valid: ${box.config.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`, 'm'));
-    expect(result.stdout).toMatch(new RegExp(`^ok\\s+hooks\\s+command hooks in ${settingsFile(box).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`, 'm'));
+    expect(result.stdout).toMatch(new RegExp(`^ok\\s+claude hooks\\s+command hooks in ${settingsFile(box).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`, 'm'));
   });
 
   it('--json gives every check as data', async () => {
@@ -59,17 +62,17 @@ describe('recap doctor with a daemon running', () => {
     for (const check of checks) {
       expect(check).toEqual({ name: expect.any(String), ok: true, detail: expect.any(String) });
     }
-    expect(checks.map((c) => c.name)).toEqual(expect.arrayContaining(['node', 'daemon', 'socket', 'socket folder', 'data', 'config', 'hooks']));
+    expect(checks.map((c) => c.name)).toEqual(expect.arrayContaining(['node', 'daemon', 'socket', 'socket folder', 'data', 'config', 'claude hooks']));
   });
 
-  it('with the hooks not installed: FAIL hooks, fix: recap install claude, exit 1', async () => {
+  it('with the hooks not installed in any agent: FAIL hooks, fix: recap install <agent>, exit 1', async () => {
     expect((await runCli(box, ['uninstall', 'claude'])).code).toBe(0);
     const result = await runCli(box, ['doctor']);
     expect(result.code).toBe(1);
     const { line, fix } = failure(result.stdout, 'hooks');
-    expect(line).toContain('recap is not installed in Claude Code');
-    expect(fix).toBe('recap install claude');
-    expect(result.stdout).toContain('      fix: recap install claude\n');
+    expect(line).toContain('recap is not installed in any agent');
+    expect(fix).toBe(FIX);
+    expect(result.stdout).toContain(`      fix: ${FIX}\n`);
     // Only the hooks fail.
     expect(checkLines(result.stdout).filter((l) => l.startsWith('FAIL'))).toEqual([line]);
 
@@ -77,8 +80,8 @@ describe('recap doctor with a daemon running', () => {
     expect(json.checks.find((c) => c.name === 'hooks')).toEqual({
       name: 'hooks',
       ok: false,
-      detail: 'recap is not installed in Claude Code',
-      fix: 'recap install claude',
+      detail: 'recap is not installed in any agent',
+      fix: FIX,
     });
   });
 
@@ -89,7 +92,7 @@ describe('recap doctor with a daemon running', () => {
     writeFileSync(settingsFile(box), JSON.stringify(settings));
     const result = await runCli(box, ['doctor']);
     expect(result.code).toBe(1);
-    const { line, fix } = failure(result.stdout, 'hooks');
+    const { line, fix } = failure(result.stdout, 'claude hooks');
     expect(line).toContain('no UserPromptSubmit hook');
     expect(line).toContain('no SessionStart hook');
     expect(fix).toMatch(/^recap install claude/);
@@ -124,7 +127,7 @@ describe('recap doctor with a daemon running', () => {
     // (The hook command is `<node> <bundle> claude`: the bundle is the missing one here.)
     const result = await runCli(box, ['doctor']);
     expect(result.code).toBe(1);
-    const { line, fix } = failure(result.stdout, 'hooks');
+    const { line, fix } = failure(result.stdout, 'claude hooks');
     expect(line).toContain(`${missing} does not exist`);
     expect(line).toContain(`PreToolUse in ${settingsFile(box)}`);
     expect(fix).toMatch(/^recap install claude/);
@@ -140,7 +143,7 @@ describe('recap doctor with a daemon running', () => {
     writeFileSync(settingsFile(box), text.replaceAll(`${real} claude`, `'${missing}' claude`));
     const result = await runCli(box, ['doctor']);
     expect(result.code).toBe(1);
-    expect(failure(result.stdout, 'hooks').line).toContain(`${missing} does not exist`);
+    expect(failure(result.stdout, 'claude hooks').line).toContain(`${missing} does not exist`);
   });
 
   it('with an older install whose hook command lets PATH find node: FAIL hooks saying so', async () => {
@@ -150,7 +153,7 @@ describe('recap doctor with a daemon running', () => {
     writeFileSync(settingsFile(box), text.replaceAll(`${process.execPath} ${real} claude`, `${real} claude`));
     const result = await runCli(box, ['doctor']);
     expect(result.code).toBe(1);
-    const { line, fix } = failure(result.stdout, 'hooks');
+    const { line, fix } = failure(result.stdout, 'claude hooks');
     expect(line).toContain('does not name node by absolute path');
     expect(fix).toMatch(/^recap install claude/);
     expect((await runCli(box, ['install', 'claude'])).code).toBe(0);
@@ -163,7 +166,7 @@ describe('recap doctor with a daemon running', () => {
     writeFileSync(settingsFile(box), text.replace(/,\s*"onFailure": "block"/, ''));
     const result = await runCli(box, ['doctor']);
     expect(result.code).toBe(1);
-    expect(failure(result.stdout, 'hooks').line).toContain('no onFailure: "block"');
+    expect(failure(result.stdout, 'claude hooks').line).toContain('no onFailure: "block"');
   });
 
   it('with a Claude Code older than 2.1.295 on PATH: FAIL claude code, the gate fails open', async () => {
@@ -186,7 +189,7 @@ describe('recap doctor with a daemon running', () => {
     const result = await runCli(box, ['doctor']);
     expect(result.code).toBe(1);
     expect(result.stdout).toContain(settingsFile(box));
-    expect(failure(result.stdout, 'hooks').fix).toBe(`repair the JSON in ${settingsFile(box)}`);
+    expect(failure(result.stdout, 'claude hooks').fix).toBe(`repair the JSON in ${settingsFile(box)}`);
   });
 });
 
@@ -212,7 +215,7 @@ describe('recap doctor with no daemon', () => {
     expect(existsSync(join(box.dir, 'run', 'recap'))).toBe(false);
     expect(existsSync(box.data)).toBe(false);
     // The rest is still checked.
-    expect(result.stdout).toMatch(/^ok\s+hooks\s/m);
+    expect(result.stdout).toMatch(/^ok\s+claude hooks\s/m);
     expect(result.stdout).toMatch(/^ok\s+config\s/m);
   });
 

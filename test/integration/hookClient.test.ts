@@ -205,7 +205,7 @@ describe('recap-hook claude against a running daemon', () => {
       const run = await runHook(box, { args, input: preToolUse(box.project) });
       expect(run.code, args.join(' ')).toBe(1);
       expect(run.stdout).toBe('');
-      expect(run.stderr).toMatch(/usage: recap-hook claude/);
+      expect(run.stderr).toMatch(/usage: recap-hook <agent>, the agent one of: claude/);
       noStack(run);
     }
   });

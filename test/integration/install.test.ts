@@ -3,7 +3,7 @@
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync, chmodSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { hookCommandWords, recapHooksIn, type Settings } from '../../src/client/claudeSettings.js';
+import { hookCommandWords, recapHooksIn, type Settings } from '../../src/agents/claude/settings.js';
 import { freePort, removeSandbox, ROOT, runCli, sandbox, startDaemon, type DaemonProcess, type Sandbox } from '../helpers/daemon.js';
 
 const HOOK_BIN = join(ROOT, 'bin', 'recap-hook.cjs');

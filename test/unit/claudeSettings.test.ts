@@ -12,7 +12,7 @@ import {
   withRecap,
   type HookEntry,
   type Settings,
-} from '../../src/client/claudeSettings.js';
+} from '../../src/agents/claude/settings.js';
 
 const HOOK_BIN = '/opt/recap/bin/recap-hook.cjs';
 const URL = 'http://127.0.0.1:47654/hooks/claude';

@@ -11,6 +11,7 @@ import { memorySeqs, memoryText } from '../../src/events/memory.js';
 import { recordUsage } from '../../src/events/usage.js';
 import { wordsCounter } from '../../src/events/tokens.js';
 import { context, decide, gateTripped, given, interactionRecorded, JOB, record, stateFrom, submit, T0, textsFrom, validSummary, words } from '../helpers/spec.js';
+import { claudeToolCall } from '../../src/agents/claude/facts.js';
 
 const count = wordsCounter(1);
 
@@ -162,7 +163,7 @@ describe('other triggers', () => {
 
   it('given TRIGGER_CONTEXT_PERCENT=50, when a check sees 60% context use, then it trips once for that session', () => {
     const config = { TRIGGER_CONTEXT_PERCENT: 50, CONTEXT_WINDOW: 1000 };
-    const check = { type: 'CheckTool', job: JOB, tool: 'Read', session: 's1', contextTokens: 600, now: T0 } as Command;
+    const check = { type: 'CheckTool', job: JOB, call: claudeToolCall('Read', {}), session: 's1', contextTokens: 600, now: T0 } as Command;
     const first = run([record('hello'), check], config);
     expect(first.filter((e) => e.type === 'GateTripped')).toEqual([
       { type: 'GateTripped', data: { job: JOB, reason: 'context', unsummarizedTokens: 1, limit: 50, measured: 60, session: 's1', time: T0 } },

@@ -6,6 +6,7 @@ import { checkTool, type DecideContext } from '../../src/events/gate.js';
 import { protectionRefusal, type ProtectedState } from '../../src/events/protection.js';
 import { protectedPaths } from '../../src/daemon/recapPaths.js';
 import { context, gateTripped, interactionRecorded, JOB, stateFrom, T0, toolDenied, validSummary } from '../helpers/spec.js';
+import { claudeFacts, claudeToolCall } from '../../src/agents/claude/facts.js';
 
 const HOME = '/home/ann';
 const PROJECT = '/home/ann/src/app';
@@ -21,9 +22,10 @@ const DATA = `${HOME}/.local/share/recap`;
 const SOCKET = '/run/user/1000/recap/recapd.sock';
 const USER_CONFIG = `${HOME}/.config/recap/config.conf`;
 const PROJECT_CONFIG = `${PROJECT}/.recap/config.conf`;
-const PROTECTED: ProtectedState = { paths: [...protectedPaths(ENV), `${PROJECT}/.recap`], home: HOME };
+const AGENTS = { settingsNames: claudeFacts.settingsNames, shellVariables: claudeFacts.shellVariables };
+const PROTECTED: ProtectedState = { paths: [...protectedPaths(ENV), `${PROJECT}/.recap`], home: HOME, ...AGENTS };
 
-const when = (tool: string, input: unknown, cwd: string | undefined = CWD) => protectionRefusal(tool, input, cwd, PROTECTED, RECAP_PATHS);
+const when = (tool: string, input: unknown, cwd: string | undefined = CWD) => protectionRefusal(claudeToolCall(tool, input), cwd, PROTECTED, RECAP_PATHS);
 const bash = (command: string) => when('Bash', { command });
 
 describe("given recap's protected paths", () => {
@@ -78,7 +80,7 @@ describe("given recap's protected paths", () => {
     });
 
     it('and with no cwd a relative path is taken from the root', () => {
-      const noCwd = (input: unknown) => protectionRefusal('Read', input, undefined, PROTECTED, RECAP_PATHS);
+      const noCwd = (input: unknown) => protectionRefusal(claudeToolCall('Read', input), undefined, PROTECTED, RECAP_PATHS);
       expect(noCwd({ file_path: 'home/ann/.config/recap/config.conf' })).toContain(`(${USER_CONFIG})`);
       expect(noCwd({ file_path: '.recap/config.conf' })).toBeUndefined();
     });
@@ -262,8 +264,7 @@ describe('checkTool with protected paths', () => {
   const command = (tool: string, input: unknown, extra: Partial<CheckTool> = {}): CheckTool => ({
     type: 'CheckTool',
     job: JOB,
-    tool,
-    input,
+    call: claudeToolCall(tool, input),
     cwd: CWD,
     now: T0,
     ...extra,
@@ -328,7 +329,7 @@ describe("given what wires recap in and runs it (read-only to the agent) and the
     readOnly: [`${HOME}/.claude/settings.json`, `${PROJECT}/.claude/settings.json`, `${PROJECT}/.claude/settings.local.json`, '/opt/recap/bin', '/opt/recap/dist', NODE],
     shadowDirs: [`${HOME}/.local/bin`, `${HOME}/bin`, '/usr/local/bin'],
   };
-  const check = (tool: string, input: unknown, cwd: string | undefined = CWD) => protectionRefusal(tool, input, cwd, SETUP, RECAP_PATHS);
+  const check = (tool: string, input: unknown, cwd: string | undefined = CWD) => protectionRefusal(claudeToolCall(tool, input), cwd, SETUP, RECAP_PATHS);
 
   it.each([
     ['Write', { file_path: '.claude/settings.json', content: '{}' }],

@@ -8,6 +8,7 @@ import { Projection } from '../../src/daemon/projection.js';
 import { decodeSnapshot, encodeSnapshot } from '../../src/daemon/snapshot.js';
 import { sessionBound } from '../../src/events/sessions.js';
 import { context, decide, T0, validSummary, words } from '../helpers/spec.js';
+import { claudeToolCall } from '../../src/agents/claude/facts.js';
 
 /** mulberry32: a small seeded generator, so a failing history can be replayed from its seed. */
 function random(seed: number): () => number {
@@ -46,7 +47,7 @@ function history(seed: number, length: number): StoredEvent[] {
         roll < 0.5
           ? { type: 'RecordInteraction', job, kind: pick(['prompt', 'qa', 'tool']), text: words(1 + Math.floor(next() * 120)), now }
           : roll < 0.85
-            ? { type: 'CheckTool', job, tool: pick(TOOLS), input: { command: pick(COMMANDS), file_path: '/src/a.ts' }, now }
+            ? { type: 'CheckTool', job, call: claudeToolCall(pick(TOOLS), { command: pick(COMMANDS), file_path: '/src/a.ts' }), now }
             : { type: 'SubmitSummary', job, text: next() < 0.6 ? validSummary(55 + Math.floor(next() * 40)) : '## Nope\nshort', now };
       // The summary texts submit checks against, as the daemon loads them from the log.
       const texts = new Map(events.flatMap((e) => (e.type === 'SummaryAccepted' ? [[e.seq, e.data.text] as const] : [])));

@@ -5,7 +5,8 @@ import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { TranscriptReader, usageOf } from '../../src/daemon/transcript.js';
+import { usageOf } from '../../src/agents/claude/transcript.js';
+import { TranscriptReader } from '../../src/daemon/transcript.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'recap-transcript-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -18,7 +19,7 @@ describe('the transcript reader', () => {
   it('keeps byte offsets exact after invalid UTF-8, so the next line is read whole', async () => {
     const path = join(dir, 'binary.jsonl');
     writeFileSync(path, Buffer.concat([Buffer.from([0xff, 0xfe, 0xc3, 0x0a]), Buffer.from(line('a'))]));
-    const reader = new TranscriptReader();
+    const reader = new TranscriptReader(usageOf);
     expect(keys(await reader.read(path))).toEqual(['a:r-a']);
     appendFileSync(path, line('b'));
     expect(keys(await reader.read(path))).toEqual(['b:r-b']);
@@ -28,7 +29,7 @@ describe('the transcript reader', () => {
     const path = join(dir, 'half.jsonl');
     const whole = line('c', 77);
     writeFileSync(path, whole.slice(0, 20));
-    const reader = new TranscriptReader();
+    const reader = new TranscriptReader(usageOf);
     expect(await reader.read(path)).toEqual({ usage: [] });
     appendFileSync(path, whole.slice(20));
     expect(await reader.read(path)).toMatchObject({ usage: [{ key: 'c:r-c', input: 77 }], contextTokens: 77 });
@@ -38,7 +39,7 @@ describe('the transcript reader', () => {
   it('says nothing, at once, for a FIFO, a directory, a symlink and a missing file', async () => {
     const fifo = join(dir, 'fifo.jsonl');
     execFileSync('mkfifo', [fifo]);
-    const reader = new TranscriptReader();
+    const reader = new TranscriptReader(usageOf);
     for (const path of [fifo, dir, '/dev/zero', join(dir, 'missing.jsonl')]) expect(await reader.read(path)).toEqual({ usage: [] });
   });
 

@@ -4,9 +4,9 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { RECAP_HOOK_BIN } from '../common/bins.js';
-import { UserError } from '../common/errors.js';
-import { commandHook, httpHook, withoutRecap, withRecap, type Settings } from './claudeSettings.js';
+import { RECAP_HOOK_BIN } from '../../common/bins.js';
+import { UserError } from '../../common/errors.js';
+import { commandHook, httpHook, withoutRecap, withRecap, type Settings } from './settings.js';
 
 export type Scope = 'user' | 'project';
 

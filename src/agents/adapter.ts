@@ -1,0 +1,55 @@
+// An agent as the daemon and the CLI see it: its facts (facts.ts), its hook payloads read
+// into recap's own terms, its transcript's usage, its installer and its doctor checks.
+// Everything else in recap knows no agent.
+import type { Check } from '../client/checks.js';
+import type { ToolCall } from '../events/toolCall.js';
+import type { LineUsage } from '../daemon/transcript.js';
+import type { AgentFacts } from './facts.js';
+
+/** What an agent's hook call is about, in recap's terms. */
+export type HookCall =
+  /** The user's own prompt (system-made and empty ones are not prompts). */
+  | { kind: 'prompt'; text: string }
+  | { kind: 'tool'; call: ToolCall }
+  /** A tool that ran; `qa` when it was a question with the user's answer. */
+  | { kind: 'toolUsed'; qa?: string }
+  | { kind: 'sessionStart' };
+
+/** Who makes the call and where: the same for every event of an agent. */
+export type Caller = {
+  cwd: string;
+  session?: string;
+  /** A subagent's id; the main agent otherwise. */
+  agent?: string;
+  transcript?: string;
+};
+
+export type ParsedHook =
+  | { ok: true; call: HookCall; caller: Caller }
+  /** An event recap does not act on (or a prompt that is not the user's): nothing to do. */
+  | { ok: true; call: undefined; event: unknown }
+  /** A payload of an unexpected shape: a tool call is judged as an unknown tool. */
+  | { ok: false; event: string; toolCall: boolean; problems: string; session?: string; cwd?: string };
+
+export type InstallOptions = { scope: 'user' | 'project'; project: string; env: NodeJS.ProcessEnv; http?: { url: string; token: string } };
+/** Where recap's hooks are now, whether this install changed anything, and what the user should know. */
+export type Installed = { file: string; changed: boolean; mode: 'command' | 'http'; warnings: string[] };
+
+export type Adapter = {
+  facts: AgentFacts;
+  parse(payload: unknown): ParsedHook;
+  /** What a line of the agent's transcript says of the model's usage. */
+  transcriptUsage?: LineUsage;
+  /**
+   * The hook runs the way out itself: the agent's shell cannot reach the daemon (Codex's
+   * sandbox), so a whitelisted recap command is answered by the hook, not run.
+   */
+  wayOutInHook?: boolean;
+  /** Whether the agent supports HTTP hooks (`recap install --http`). */
+  http?: boolean;
+  install(options: InstallOptions): Installed;
+  /** The files recap's entries were removed from. */
+  uninstall(options: InstallOptions): string[];
+  /** Whether recap is installed for this agent, and will really run; [] when the agent is not in use. */
+  doctor(project: string, env: NodeJS.ProcessEnv): Check[];
+};

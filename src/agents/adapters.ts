@@ -1,0 +1,9 @@
+// Every agent's adapter, by the name `recap install` and `recap-hook` take (known.ts lists
+// the same names with their light half, for recap-hook).
+import type { Adapter } from './adapter.js';
+import { claude } from './claude/index.js';
+import type { AgentName } from './known.js';
+
+export const ADAPTERS: Record<AgentName, Adapter> = {
+  claude,
+};

@@ -1,0 +1,61 @@
+// Claude Code as recap-hook sees it: its events, its tools in recap's terms, its answers.
+// Verified against Claude Code 2.1.330 (shared/claude-code-hooks.md).
+import { join } from 'node:path';
+import { field, strings, type ToolCall, type ToolKind } from '../../events/toolCall.js';
+import { json, NOTHING, type AgentFacts } from '../facts.js';
+
+const KINDS: Readonly<Record<string, ToolKind>> = {
+  Bash: 'shell',
+  Read: 'read',
+  NotebookRead: 'read',
+  LS: 'read',
+  Glob: 'search',
+  Grep: 'search',
+  Write: 'write',
+  Edit: 'edit',
+  MultiEdit: 'edit',
+  NotebookEdit: 'edit',
+  AskUserQuestion: 'question',
+  WebFetch: 'web',
+  WebSearch: 'web',
+};
+
+/** Input fields that hold a path. */
+const PATH_FIELDS = ['file_path', 'notebook_path', 'path'];
+
+export function claudeToolCall(name: string, input: unknown): ToolCall {
+  const kind = KINDS[name] ?? (name.startsWith('mcp__') ? 'mcp' : 'other');
+  const call: ToolCall = { name, kind, paths: strings(input, PATH_FIELDS), input };
+  if (kind === 'shell') {
+    const command = field(input, 'command');
+    if (typeof command === 'string') call.command = command;
+  }
+  const pattern = field(input, 'pattern');
+  if (name === 'Glob' && typeof pattern === 'string') call.glob = pattern;
+  if (kind === 'question') {
+    const questions = field(input, 'questions');
+    call.questions = Array.isArray(questions) ? questions.map((q) => field(q, 'question')).filter((q): q is string => typeof q === 'string') : [];
+  }
+  return call;
+}
+
+const claudeDirs = (env: NodeJS.ProcessEnv, home: string) => [...new Set([join(home, '.claude'), ...(env.CLAUDE_CONFIG_DIR ? [env.CLAUDE_CONFIG_DIR] : [])])];
+
+export const claudeFacts: AgentFacts = {
+  name: 'claude',
+  title: 'Claude Code',
+  events: { UserPromptSubmit: 'prompt', PreToolUse: 'tool', PostToolUse: 'toolUsed', SessionStart: 'sessionStart' },
+  shellTool: 'Bash',
+  toolCall: claudeToolCall,
+  deny: (reason) => json({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: reason } }),
+  notice: (text) => (text === '' ? NOTHING : json({ systemMessage: text })),
+  context: (event, text) =>
+    json({ hookSpecificOutput: { hookEventName: event === 'prompt' ? 'UserPromptSubmit' : 'SessionStart', additionalContext: text } }),
+  shellVariables: ['CLAUDECODE', 'CLAUDE_CODE_SESSION_ID'],
+  // Both: Claude Code reads CLAUDE_CONFIG_DIR when it is set, and a session started without
+  // it reads ~/.claude. Its shell snapshots hold functions it copies into every Bash call.
+  settingsFiles: (env, home) =>
+    claudeDirs(env, home).flatMap((dir) => [join(dir, 'settings.json'), join(dir, 'settings.local.json'), join(dir, 'shell-snapshots')]),
+  projectSettingsFiles: (project) => [join(project, '.claude', 'settings.json'), join(project, '.claude', 'settings.local.json')],
+  settingsNames: [{ path: /\/\.claude\/settings(\.local)?\.json$/, mentioned: [/\.claude\b/, /settings(\.local)?\.json/], what: "Claude Code's settings" }],
+};

@@ -1,0 +1,45 @@
+// What recap must know of an agent on every hook call, in the hook client and its fallback
+// as well as in the daemon: its event names, its tool names turned into recap's own terms,
+// its answer formats, the files that wire recap in. Pure and dependency-free, so recap-hook
+// stays small; the rest of an agent (payload schemas, transcript, installer, doctor) is in
+// its adapter (adapter.ts).
+import type { SettingsName } from '../events/protection.js';
+import type { ToolCall } from '../events/toolCall.js';
+
+/** What recap-hook prints and the exit code it ends with. */
+export type HookAnswer = { stdout: string; exitCode: number };
+
+/** recap's own names for the hook events it acts on. */
+export type EventKind = 'prompt' | 'tool' | 'toolUsed' | 'sessionStart';
+
+export type AgentFacts = {
+  /** The name `recap install <name>` and `recap-hook <name>` take. */
+  name: string;
+  /** The agent as its users call it. */
+  title: string;
+  /** The agent's hook event names that recap acts on; any other is answered with nothing. */
+  events: Readonly<Record<string, EventKind>>;
+  /** The agent's shell tool, named in the messages that say how to get out of a tripped gate. */
+  shellTool: string;
+  /** A tool call in recap's terms: its kind, command and paths. */
+  toolCall(name: string, input: unknown): ToolCall;
+  /** The answer that denies a tool call, with the reason the model reads. */
+  deny(reason: string): HookAnswer;
+  /** An answer that lets the call go on and tells the user something. */
+  notice(text: string): HookAnswer;
+  /** An answer that adds text to the model's context at a prompt or a session start. */
+  context(event: 'prompt' | 'sessionStart', text: string): HookAnswer;
+  /** The variables the agent sets in its shell tool, which mark a command run by the agent. */
+  shellVariables: readonly string[];
+  /** Files that wire recap into the agent: the agent may read them, never change them. */
+  settingsFiles(env: NodeJS.ProcessEnv, home: string): string[];
+  /** The same files in a project, where the agent reads project settings. */
+  projectSettingsFiles(project: string): string[];
+  /** The settings files by shape, wherever they seem to be. */
+  settingsNames: readonly SettingsName[];
+};
+
+/** An empty answer: the agent goes on as if there were no hook. */
+export const NOTHING: HookAnswer = { stdout: '', exitCode: 0 };
+
+export const json = (value: unknown): HookAnswer => ({ stdout: JSON.stringify(value), exitCode: 0 });

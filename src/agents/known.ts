@@ -1,0 +1,19 @@
+// Every agent recap speaks to, by the name `recap install` and `recap-hook` take: the light
+// half of each (facts.ts), which recap-hook loads. Adding an agent is a folder beside
+// claude/ and one line here and one in adapters.ts.
+import { claudeFacts } from './claude/facts.js';
+import type { AgentFacts } from './facts.js';
+
+export const AGENT_FACTS = {
+  claude: claudeFacts,
+} as const satisfies Record<string, AgentFacts>;
+
+export type AgentName = keyof typeof AGENT_FACTS;
+export const AGENT_NAMES = Object.keys(AGENT_FACTS) as AgentName[];
+
+export function isAgentName(name: unknown): name is AgentName {
+  return typeof name === 'string' && Object.hasOwn(AGENT_FACTS, name);
+}
+
+/** The variables any agent sets in its shell tool: recap's setup commands refuse to run where one is set. */
+export const AGENT_SHELL_VARIABLES: readonly string[] = [...new Set(Object.values(AGENT_FACTS).flatMap((f) => f.shellVariables))];

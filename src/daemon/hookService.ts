@@ -1,0 +1,125 @@
+// Any agent's hook, answered the same way once its adapter has read it: a prompt is
+// recorded, a question and its answer are recorded, every tool call is checked, a new
+// session is handed the job's memory. A tool call of an unexpected shape is judged as an
+// unknown tool (denied while the gate is tripped); anything else unreadable gets a harmless
+// answer and a warning.
+import type { Logger } from 'pino';
+import type { Adapter, Caller, HookCall } from '../agents/adapter.js';
+import { NOTHING, type HookAnswer } from '../agents/facts.js';
+import { CommandRefused } from '../events/commands.js';
+import type { HookOps } from './handler.js';
+import type { Where } from './jobResolver.js';
+import { TranscriptReader } from './transcript.js';
+import { wayOutInHook } from './wayOutInHook.js';
+
+export type { HookAnswer };
+
+const readers = new Map<Adapter, TranscriptReader>();
+
+export async function answerHook(adapter: Adapter, payload: unknown, ops: HookOps, log: Logger): Promise<HookAnswer> {
+  const { facts } = adapter;
+  const parsed = adapter.parse(payload);
+  if (!parsed.ok) {
+    // Silence is an allow: a tool call recap cannot read is judged as an unknown tool.
+    const { event, problems } = parsed;
+    if (parsed.toolCall) {
+      log.warn({ agent: facts.name, event, problems }, `judging a ${facts.title} tool call of an unexpected shape as an unknown tool`);
+      return unreadableToolCall(adapter, parsed, ops);
+    }
+    log.warn({ agent: facts.name, event, problems }, `ignoring a ${facts.title} hook payload of an unexpected shape`);
+    return NOTHING;
+  }
+  if (parsed.call === undefined) {
+    log.warn({ agent: facts.name, event: parsed.event }, `ignoring a ${facts.title} hook event recap does not handle`);
+    return NOTHING;
+  }
+  const { call, caller } = parsed;
+  const where = ops.where({ ...(caller.session !== undefined ? { session: caller.session } : {}), cwd: caller.cwd });
+  const seen = await observe(adapter, caller, where, ops, log);
+  try {
+    return await answerCall(adapter, call, caller, where, ops, seen);
+  } catch (error) {
+    if (!(error instanceof CommandRefused)) throw error;
+    return NOTHING;
+  }
+}
+
+async function answerCall(adapter: Adapter, call: HookCall, caller: Caller, where: Where, ops: HookOps, seen: { contextTokens?: number }): Promise<HookAnswer> {
+  const { facts } = adapter;
+  const who = { ...(caller.session !== undefined ? { session: caller.session } : {}), ...(caller.agent !== undefined ? { agent: caller.agent } : {}) };
+  switch (call.kind) {
+    case 'prompt': {
+      const result = await ops.record({ kind: 'prompt', text: call.text, ...who, ...seen }, where);
+      if (!result.gate?.tripped) return NOTHING;
+      return facts.context(
+        'prompt',
+        `recap: job ${where.job} needs a summary before any other tool can run ` +
+          `(${result.gate.reason ?? 'threshold'}: ${result.gate.unsummarizedTokens} unsummarized tokens, threshold ${result.gate.threshold}). ` +
+          `Run ${ops.recapCommand} context in your ${facts.shellTool} tool to see what to summarize and the command to submit it with.`,
+      );
+    }
+    case 'tool': {
+      if (adapter.wayOutInHook) {
+        const ran = await wayOutInHook(call.call, where, ops);
+        if (ran !== undefined) return facts.deny(ran);
+      }
+      const answer = await ops.check({ call: call.call, cwd: caller.cwd, shellTool: facts.shellTool, ...who, ...seen }, where);
+      return answer.allow ? NOTHING : facts.deny(answer.reason);
+    }
+    case 'toolUsed':
+      if (call.qa !== undefined && call.qa !== '') await ops.record({ kind: 'qa', text: call.qa, ...who }, where);
+      return NOTHING;
+    case 'sessionStart': {
+      const { text: memory, tripped, summaries } = await ops.context({}, where, facts.shellTool);
+      if (!tripped && summaries === 0) return NOTHING;
+      return facts.context('sessionStart', memory);
+    }
+  }
+}
+
+/**
+ * The transcript's news: the model's usage is recorded, the context use is handed on. It
+ * is secondary to the hook's answer: whatever goes wrong here, the answer is the same.
+ */
+async function observe(adapter: Adapter, caller: Caller, where: Where, ops: HookOps, log: Logger): Promise<{ contextTokens?: number }> {
+  const path = caller.transcript;
+  if (path === undefined || !path.endsWith('.jsonl') || adapter.transcriptUsage === undefined) return {};
+  let reader = readers.get(adapter);
+  if (reader === undefined) {
+    reader = new TranscriptReader(adapter.transcriptUsage);
+    readers.set(adapter, reader);
+  }
+  try {
+    const news = await reader.read(path);
+    await ops.usage(where, caller.session ?? 'unknown', news.usage);
+    return news.contextTokens !== undefined ? { contextTokens: news.contextTokens } : {};
+  } catch (error) {
+    log.warn({ err: error, transcript: path }, 'the transcript could not be used; the call is judged without it');
+    return {};
+  }
+}
+
+/** The name an unreadable tool call is checked under: no whitelist or rule knows it. */
+const UNREADABLE_TOOL = '(unreadable tool call)';
+
+/**
+ * A tool call recap cannot read: its job (the session's, else the folder's) judges it as an
+ * unknown tool, so a tripped gate denies it; with no job to ask, it is denied.
+ */
+async function unreadableToolCall(adapter: Adapter, parsed: { problems: string; session?: string; cwd?: string }, ops: HookOps): Promise<HookAnswer> {
+  const { facts } = adapter;
+  const { session, cwd, problems } = parsed;
+  let where: Where;
+  try {
+    where = ops.where({ ...(session !== undefined ? { session } : {}), ...(cwd !== undefined ? { cwd } : {}) });
+  } catch {
+    return facts.deny(
+      `recap: this tool call's hook input has an unexpected shape (${problems}) and names no folder or known session, ` +
+        `so recap cannot tell which job it belongs to and denies it. Tell the user: recap's hook may not match this ${facts.title} version (recap doctor).`,
+    );
+  }
+  const call = { name: UNREADABLE_TOOL, kind: 'other' as const, paths: [] };
+  const answer = await ops.check({ call, shellTool: facts.shellTool, ...(session !== undefined ? { session } : {}), ...(cwd !== undefined ? { cwd } : {}) }, where);
+  if (answer.allow) return NOTHING;
+  return facts.deny(`recap could not read this tool call (${problems}); it is judged as an unknown tool.\n${answer.reason}`);
+}

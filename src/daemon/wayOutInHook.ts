@@ -1,0 +1,49 @@
+// The way out, run by the hook instead of the agent's shell: for an agent whose shell
+// cannot reach the daemon (Codex's default sandboxes refuse Unix sockets), a whitelisted
+// recap command is answered here, outside the sandbox, and the call itself is denied with
+// the command's output as the reason, which the model reads as the tool's result.
+import type { ToolCall } from '../events/toolCall.js';
+import { readWayOut } from '../events/whitelist.js';
+import type { HookOps } from './handler.js';
+import type { Where } from './jobResolver.js';
+
+const RAN = 'recap ran this command itself (the shell here cannot reach recap), so it was not run again; its output:';
+
+/** The output of the recap command the call is, or undefined when it is no whitelisted recap command. */
+export async function wayOutInHook(call: ToolCall, where: Where, ops: HookOps): Promise<string | undefined> {
+  if (call.kind !== 'shell' || call.command === undefined) return undefined;
+  const way = readWayOut(call.command, ops.recapPaths);
+  if (way === undefined) return undefined;
+  const explicit = way.options.get('--job');
+  const job = typeof explicit === 'string' ? explicit : where.job;
+  const asJson = way.options.has('--json');
+  switch (way.subcommand) {
+    case 'submit': {
+      if (way.summary === undefined) return `recap: give the summary in a quoted here-document (${ops.recapCommand} submit <<'EOF' ... EOF); here --file cannot be read.`;
+      const topic = way.options.get('--topic');
+      const answer = await ops.submit({ job, text: `${way.summary}\n`, ...(typeof topic === 'string' ? { topic } : {}) });
+      if (asJson) return `${RAN}\n${JSON.stringify(answer)}`;
+      if (answer.accepted) {
+        return `${RAN}\naccepted: ${answer.entry.tokens} tokens, covering every interaction up to event #${answer.entry.coversThrough}; the gate is open, go on with the work.`;
+      }
+      return `${RAN}\nrejected, the gate stays closed. Fix every problem and submit again:\n${answer.problems.map((p) => `- ${p}`).join('\n')}`;
+    }
+    case 'context': {
+      const { text } = await ops.context({ job }, undefined, call.name);
+      return `${RAN}\n${asJson ? JSON.stringify({ text }) : text}`;
+    }
+    case 'status': {
+      const status = await ops.status({ job });
+      if (asJson) return `${RAN}\n${JSON.stringify(status)}`;
+      const gate = status.tripped ? `TRIPPED (${status.reason ?? 'threshold'}): submit a summary; ${ops.recapCommand} context shows what to write` : 'open';
+      return `${RAN}\njob ${status.job}: gate ${gate}\nunsummarized: ${status.unsummarizedTokens} of ${status.threshold} tokens\nsummaries: ${status.summaries}`;
+    }
+    case 'chain': {
+      const { entries } = await ops.chain({ job });
+      if (asJson) return `${RAN}\n${JSON.stringify({ entries })}`;
+      return `${RAN}\n${entries.length === 0 ? 'no summaries yet' : entries.map((e, i) => `${i + 1}. level ${e.level}, ${e.tokens} tokens:\n${e.text}`).join('\n\n')}`;
+    }
+    default:
+      return undefined;
+  }
+}

@@ -1,0 +1,52 @@
+// A tool call in recap's own terms, whatever agent asked for it: each agent's folder
+// (src/agents/<name>) turns its tool names and fields into this, and the gate and the
+// protection rules read nothing else.
+
+/**
+ * What a tool does, as far as recap's rules care. `read` and `search` only read; `write`,
+ * `edit` and `patch` change the files they name; `shell` runs a command line; `question`
+ * asks the user; `web` and `mcp` reach outside; `other` is anything else.
+ */
+export type ToolKind = 'shell' | 'read' | 'search' | 'write' | 'edit' | 'patch' | 'question' | 'web' | 'mcp' | 'other';
+
+export type ToolCall = {
+  /** The agent's own name for the tool, for messages and the log. */
+  name: string;
+  kind: ToolKind;
+  /** A shell tool's command line. */
+  command?: string;
+  /** The folder a shell command or a relative path is taken from, when the call names one. */
+  dir?: string;
+  /** The files and folders the call names (a patch's files, parsed out of its text). */
+  paths: string[];
+  /** A search by glob pattern, relative to the first of `paths` (else the folder). */
+  glob?: string;
+  /** A question tool's questions, as the user will read them. */
+  questions?: string[];
+  /** The input as the agent sent it: for a tool of unknown shape, any string in it that reads as a path is judged. */
+  input?: unknown;
+};
+
+/** Kinds whose fields are known, so their `paths` are all the paths they touch. */
+export const KNOWN_SHAPES: ReadonlySet<ToolKind> = new Set(['shell', 'read', 'search', 'write', 'edit', 'patch']);
+
+/** Kinds that only read what they name. */
+export const READING: ReadonlySet<ToolKind> = new Set(['read', 'search']);
+
+export const field = (input: unknown, key: string): unknown =>
+  input !== null && typeof input === 'object' && !Array.isArray(input) ? (input as Record<string, unknown>)[key] : undefined;
+
+/** The string values of the named fields, in order. */
+export function strings(input: unknown, keys: readonly string[]): string[] {
+  return keys.map((k) => field(input, k)).filter((v): v is string => typeof v === 'string' && v !== '');
+}
+
+/**
+ * The files a patch in the apply_patch format names: added, updated, deleted, and the
+ * target of a move. Lines are read as they come; a malformed patch names what it names.
+ */
+export function patchPaths(patch: string): string[] {
+  const found: string[] = [];
+  for (const match of patch.matchAll(/^\*\*\* (?:Add File|Update File|Delete File|Move to): *(.+?) *$/gm)) found.push(match[1]!);
+  return found;
+}
