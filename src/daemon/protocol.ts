@@ -2,6 +2,7 @@
 // tool call have a hand-written check of the same rules, with zod to say what is wrong.
 import { z } from 'zod';
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: keeping control characters out of job names is the point.
 const JOB_CHARACTERS = /^[^\x00-\x1f\x7f]+$/;
 const job = z
   .string()

@@ -27,7 +27,7 @@ const checks: Record<string, unknown>[] = [
   { ...check, contextTokens: '5' },
   { ...check, cwd: 'c'.repeat(4097) },
   { ...check, project: 'relative/path' },
-  { ...check, project: '/' + 'p'.repeat(4096) },
+  { ...check, project: `/${'p'.repeat(4096)}` },
   { id: 1, op: 'check', tool: 'Read' },
 ];
 
