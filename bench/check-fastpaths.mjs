@@ -49,7 +49,9 @@ try {
   const texts = ['plain', '', 'naïve café', 'emoji \u{1F600} and more', '', 'x'.repeat(5000)];
   for (let i = 0; i < 20_000; i += 1) texts.push(`${i} ${'abcdefghij'.repeat(20)}`);
   const job = initialJobState('job-1');
-  texts.forEach((text, i) => job.pending.push({ seq: i + 1, kind: 'prompt', text, tokens: 1, counted: true, time: i }));
+  texts.forEach((text, i) => {
+    job.pending.push({ seq: i + 1, kind: 'prompt', text, tokens: 1, counted: true, time: i });
+  });
   job.chain.push({ seq: texts.length + 1, level: 0, tokens: 1, coversThrough: 0, hash: 'h', time: 0 });
   projection.jobs.set('job-1', job);
   projection.jobs.set('job-2', initialJobState('job-2'));
@@ -58,7 +60,9 @@ try {
   const restored = decodeSnapshot(bytes);
   assert.ok(restored);
   assert.equal(canonicalJson([...restored.jobs.entries()]), canonicalJson([...projection.jobs.entries()]));
-  restored.jobs.get('job-1').pending.forEach((e, i) => assert.equal(e.text, texts[i]));
+  restored.jobs.get('job-1').pending.forEach((e, i) => {
+    assert.equal(e.text, texts[i]);
+  });
   assert.deepEqual(Object.keys(restored.jobs.get('job-1').pending[0]), Object.keys(job.pending[0]), 'key order kept');
   ok(`snapshot texts round-trip (${(bytes.length / 1e6).toFixed(1)} MB)`);
   assert.equal(decodeSnapshot(bytes.subarray(0, bytes.length - 100)), undefined);

@@ -8,7 +8,7 @@ import { eventLogDir, socketPath } from '../common/paths.js';
 import { connectOrStart } from './autostart.js';
 import { RemoteError } from './socketClient.js';
 import { progress } from './progress.js';
-import { BadTime, parseTime } from './time.js';
+import { type BadTime, parseTime } from './time.js';
 
 type Line = { seq: number; type: string; version: number; time: string | null; data: Record<string, unknown> };
 type Common = { json: boolean; job?: string | undefined };
@@ -311,6 +311,7 @@ function time(text: string | undefined, flag: string): number | undefined {
 
 
 function gist(line: Line): string {
+  // biome-ignore lint/suspicious/noExplicitAny: a display of whatever fields the event has; each case reads its own.
   const d = line.data as Record<string, any>;
   switch (line.type) {
     case 'InteractionRecorded':
@@ -375,7 +376,7 @@ export function auditCommands(y: Argv<Common>): Argv<Common> {
         const shown = progress('replay');
         const client = await connectOrStart();
         try {
-          const result = await client.request<{ seq: number; jobs: Record<string, any>[] }>(
+          const result = await client.request<{ seq: number; jobs: Record<string, unknown>[] }>(
             'replay',
             { ...at, ...(argv.job !== undefined ? { job: argv.job } : {}) },
             60_000,

@@ -34,9 +34,9 @@ export function printChain(result: { entries: Entry[] }): void {
     write('no summaries yet');
     return;
   }
-  result.entries.forEach((e, i) =>
-    write(`${i + 1}. ${new Date(e.time).toISOString()}  level ${e.level}  ${e.tokens} tokens  through #${e.coversThrough}  ${e.hash.slice(0, 12)}`),
-  );
+  result.entries.forEach((e, i) => {
+    write(`${i + 1}. ${new Date(e.time).toISOString()}  level ${e.level}  ${e.tokens} tokens  through #${e.coversThrough}  ${e.hash.slice(0, 12)}`);
+  });
 }
 
 

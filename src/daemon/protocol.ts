@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { AGENT_NAMES, isAgentName, type AgentName } from '../agents/known.js';
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: keeping control characters out of job names is the point.
 const JOB_CHARACTERS = /^[^\x00-\x1f\x7f]+$/;
 const job = z
   .string()

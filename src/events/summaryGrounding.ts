@@ -50,13 +50,13 @@ export function concreteTerms(markdown: string): string[] {
   return [...new Set(found.sort((a, b) => a.at - b.at).map((f) => f.term))];
 }
 
-const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** A term counts when the text (lower-cased) has it whole or, for a path, its last part. */
 function mentions(lower: string, term: string): boolean {
   const variants = [term, term.split('/').filter(Boolean).at(-1) ?? term];
   // The substring test first: a window can name thousands of things, few of them in the summary.
-  return variants.some((v) => lower.includes(v) && new RegExp(`(?<![\\p{L}\\p{N}_])${escape(v)}(?![\\p{L}\\p{N}_])`, 'u').test(lower));
+  return variants.some((v) => lower.includes(v) && new RegExp(`(?<![\\p{L}\\p{N}_])${escapeRegExp(v)}(?![\\p{L}\\p{N}_])`, 'u').test(lower));
 }
 
 /** The grounding problem of a summary against the texts it covers, if any. */

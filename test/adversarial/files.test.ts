@@ -154,8 +154,8 @@ describe('an open gate: the same writes are denied, reading the settings is not'
   it.each([
     ['Write', 'project settings', (a: Attack) => ({ file_path: join(a.box.project, '.claude', 'settings.json'), content: '{}' })],
     ['Edit', 'user settings', (a: Attack) => ({ file_path: join(a.box.dir, '.claude', 'settings.json'), old_string: 'a', new_string: 'b' })],
-    ['Write', 'a node shadow in ~/.local/bin', (a: Attack) => ({ file_path: '~/.local/bin/node', content: '#!/bin/sh\nexit 0\n' })],
-    ['Write', 'a recap shadow through /proc/self/cwd', (a: Attack) => ({ file_path: '/proc/self/cwd/../usr-bin/recap', content: '#!/bin/sh\n' })],
+    ['Write', 'a node shadow in ~/.local/bin', () => ({ file_path: '~/.local/bin/node', content: '#!/bin/sh\nexit 0\n' })],
+    ['Write', 'a recap shadow through /proc/self/cwd', () => ({ file_path: '/proc/self/cwd/../usr-bin/recap', content: '#!/bin/sh\n' })],
     ['Write', 'the hook bundle', () => ({ file_path: join(ROOT, 'bin', 'recap-hook.cjs'), content: '' })],
     ['Bash', 'a node shadow written by python', () => ({ command: `python3 -c "open('$HOME/.local/bin/node', 'w').write('#!/bin/sh')"` })],
     ['Bash', 'a node shadow in a folder on PATH, by tee', (a: Attack) => ({ command: `printf '#!/bin/sh\\nexit 0' | tee ${join(a.box.dir, 'usr-bin', 'node')}` })],

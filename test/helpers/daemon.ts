@@ -135,7 +135,11 @@ export class RawClient {
     const reader = new FrameReader(64 * 1024 * 1024);
     socket.on('data', (chunk) => {
       for (const frame of reader.push(chunk)) if (frame.kind === 'message') this.frames.push(frame.value as Record<string, unknown>);
-      this.waiters = this.waiters.filter((w) => (this.frames.length >= w.count ? (w.resolve(), false) : true));
+      this.waiters = this.waiters.filter((w) => {
+        if (this.frames.length < w.count) return true;
+        w.resolve();
+        return false;
+      });
     });
     socket.on('error', () => {});
     this.closed = new Promise((resolve) => socket.once('close', () => resolve()));

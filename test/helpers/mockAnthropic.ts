@@ -176,7 +176,11 @@ export class MockAnthropic {
   }
 
   private wake(): void {
-    this.waiters = this.waiters.filter((w) => (w.ready() ? (w.resolve(), false) : true));
+    this.waiters = this.waiters.filter((w) => {
+      if (!w.ready()) return true;
+      w.resolve();
+      return false;
+    });
   }
 
   private async serve(req: IncomingMessage, res: ServerResponse): Promise<void> {

@@ -5,7 +5,7 @@ import type { Command } from '../../src/events/commands.js';
 import { DEFAULT_CONFIG, type Config } from '../../src/events/config.js';
 import type { RecapEvent, StoredEvent } from '../../src/events/events.js';
 import { CURRENT_VERSION } from '../../src/events/events.js';
-import { checkTool, recordInteraction, submitSummary, type DecideContext, type Decision } from '../../src/events/gate.js';
+import { checkTool, recordInteraction, recordUsage, submitSummary, tripGate, type DecideContext, type Decision } from '../../src/events/gate.js';
 import { evolve, initialJobState, type JobState } from '../../src/events/jobState.js';
 import { wordsCounter } from '../../src/events/tokens.js';
 import { NOTE_COUNT, notes } from './text.js';
@@ -51,6 +51,14 @@ export function decide(command: Command, state: JobState, ctx: DecideContext): D
       return checkTool(command, state, ctx);
     case 'SubmitSummary':
       return submitSummary(command, state, ctx);
+    case 'TripGate':
+      return tripGate(command, state);
+    case 'RecordUsage':
+      return recordUsage(command, state);
+    default: {
+      const _exhaustive: never = command;
+      return _exhaustive;
+    }
   }
 }
 
@@ -61,6 +69,7 @@ export function given(events: RecapEvent[], config: Partial<Config> = {}) {
     when(command: Command) {
       const run = () => decide(command, stateFrom(events), ctx);
       return {
+        // biome-ignore lint/suspicious/noThenProperty: given/when/then is the spec's vocabulary (STYLE.md); nothing awaits this object.
         then(expected: RecapEvent[]): Decision<unknown> {
           const decision = run();
           expect(decision.events).toEqual(expected);

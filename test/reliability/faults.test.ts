@@ -172,7 +172,7 @@ describe('faults', () => {
   it('corrupted LevelDB files: a clear start error, and the backup restored starts again', { timeout: 30_000 }, async () => {
     box = sandbox();
     daemon = await startDaemon(box);
-    let client = await RawClient.connect(box.socket);
+    const client = await RawClient.connect(box.socket);
     const { acked } = await recordAll(client, 'corrupt', [prose(2), prose(3), prose(4)]);
     client.close();
     await daemon.stop();

@@ -423,7 +423,7 @@ describe('readLayer and combine', () => {
     expect(combined.ok).toBe(false);
     if (combined.ok) return;
     expect(combined.problems).toHaveLength(1);
-    expect(combined.problems[0]).toMatch(new RegExp(`^${escape(file)}:3: TOKEN_THRESHOLD: `));
+    expect(combined.problems[0]).toMatch(new RegExp(`^${escapeRegExp(file)}:3: TOKEN_THRESHOLD: `));
   });
 
   it('given a fractional threshold, when combined, then it is a problem', () => {
@@ -604,6 +604,6 @@ describe('ConfigService', () => {
   });
 });
 
-function escape(text: string): string {
+function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }

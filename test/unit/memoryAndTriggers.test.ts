@@ -24,7 +24,7 @@ function run(commands: Command[], config: Parameters<typeof context>[0] = {}, hi
 }
 
 const accepted = (events: RecapEvent[]) =>
-  events.filter((e): e is Extract<RecapEvent, { type: 'SummaryAccepted' }> => e.type === 'SummaryAccepted').map((e) => e.data);
+  events.filter((e): e is SummaryAccepted => e.type === 'SummaryAccepted').map((e) => e.data);
 
 const rollupConfig = { ROLLUP_EVERY: 2, ROLLUP_MIN_TOKENS: 100, ROLLUP_MAX_TOKENS: 800 };
 
@@ -187,6 +187,3 @@ describe('usage', () => {
     expect(recordUsage({ type: 'RecordUsage', job: JOB, session: 's', entries: [entry], now: T0 }, stateFrom(first.events)).events).toEqual([]);
   });
 });
-
-// Keeps the SummaryAccepted type import honest for readers of the file.
-export type _Entry = SummaryAccepted['data'];

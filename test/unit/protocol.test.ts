@@ -1,7 +1,7 @@
 // Requests of the hot ops (check, hook) pass a hand-written check before zod: it must accept
 // exactly what the schema accepts, give the same value, and leave the messages to zod.
 import { describe, expect, it } from 'vitest';
-import { parseRequest, requestSchemas } from '../../src/daemon/protocol.js';
+import { parseRequest, requestSchemas, type RequestOf } from '../../src/daemon/protocol.js';
 
 const check = { id: 1, op: 'check', job: 'j', tool: 'Read' };
 
@@ -27,7 +27,7 @@ const checks: Record<string, unknown>[] = [
   { ...check, contextTokens: '5' },
   { ...check, cwd: 'c'.repeat(4097) },
   { ...check, project: 'relative/path' },
-  { ...check, project: '/' + 'p'.repeat(4096) },
+  { ...check, project: `/${'p'.repeat(4096)}` },
   { id: 1, op: 'check', tool: 'Read' },
 ];
 
@@ -39,7 +39,7 @@ const hooks: Record<string, unknown>[] = [
 ];
 
 /** What zod alone makes of a request, in parseRequest's terms. */
-function byZod(request: Record<string, unknown>) {
+function byZod(request: Record<string, unknown>): { ok: true; value: RequestOf<'check' | 'hook'> } | { ok: false; issues: string[] } {
   const op = request.op as 'check' | 'hook';
   const parsed = requestSchemas[op].safeParse(request);
   return parsed.success ? { ok: true, value: parsed.data } : { ok: false, issues: parsed.error.issues.map((i) => i.message) };
