@@ -143,7 +143,7 @@ describe('Codex 0.169.0 in its workspace-write sandbox, with trusted user hooks'
     // Outside the sandbox the same command connects: the socket is fine.
     const outside = spawnSync('bash', ['-c', connectCommand()], { encoding: 'utf8' });
     expect(outside.stdout.trim()).toBe('connected');
-    expect(mock.toolResult(5)?.text).toMatch(/Process exited with code 3\n[^]*Output:\nEPERM\n$/);
+    expect(mock.toolResult(5)?.text).toMatch(/Process exited with code 3\n[\s\S]*Output:\nEPERM\n$/);
     // Hooks run in the test's own mount namespace and with no seccomp filter.
     expect(new Set(records.map((r) => `${r.seccomp} ${r.mntNs}`))).toEqual(new Set([`0 ${readlinkSync('/proc/self/ns/mnt')}`]));
   });

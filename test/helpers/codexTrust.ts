@@ -70,12 +70,12 @@ export function codexTrustKey(hooksFile: string, event: string, group: number, h
 export function codexTrustToml(hooksFile: string, hooks: CodexHooks): string {
   const tables: string[] = [];
   for (const [event, groups] of Object.entries(hooks)) {
-    groups.forEach((group, g) =>
-      group.hooks.forEach((handler, h) => {
+    for (const [g, group] of groups.entries()) {
+      for (const [h, handler] of group.hooks.entries()) {
         // TOML basic strings take JSON's escapes for what a path may hold.
         tables.push(`[hooks.state.${JSON.stringify(codexTrustKey(hooksFile, event, g, h))}]\ntrusted_hash = "${codexHookHash(event, group, handler)}"\n`);
-      }),
-    );
+      }
+    }
   }
   return tables.join('\n');
 }

@@ -151,7 +151,13 @@ export class ScriptedModel {
   private record(request: RecordedRequest): void {
     this.requests.push(request);
     // Woken after the answer is on its way, so a waiter sees a complete record.
-    setImmediate(() => (this.waiters = this.waiters.filter((w) => (w.ready() ? (w.resolve(), false) : true))));
+    setImmediate(() => {
+      this.waiters = this.waiters.filter((w) => {
+        if (!w.ready()) return true;
+        w.resolve();
+        return false;
+      });
+    });
   }
 
   private async serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
