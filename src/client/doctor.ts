@@ -1,5 +1,5 @@
 // `recap doctor`: one line per check of the installation, with the fix for each failure.
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { dataDir, httpTokenFile, projectConfigPath, socketPath, userConfigPath } from '../common/paths.js';
 import { combine, readLayer } from '../daemon/configService.js';

@@ -7,7 +7,7 @@ import { basename, dirname, isAbsolute, join, normalize } from 'node:path/posix'
 import { globReaches, segmentMatches } from './glob.js';
 import { effectiveProgram, isInert, mightRunRecap } from './runsRecap.js';
 import { simpleCommands, tokenize, type ShellToken, type SimpleCommand, type WordToken } from './shellTokens.js';
-import { field, KNOWN_SHAPES, READING, type ToolCall } from './toolCall.js';
+import { KNOWN_SHAPES, READING, type ToolCall } from './toolCall.js';
 import { classifyBash } from './whitelist.js';
 
 export type ProtectedState = {

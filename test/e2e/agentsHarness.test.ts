@@ -6,7 +6,7 @@
 // and the payloads match the fixtures in test/fixtures/agents (RECAP_UPDATE_AGENT_FIXTURES=1
 // rewrites them from the real payloads).
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readlinkSync, } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
