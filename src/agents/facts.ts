@@ -31,6 +31,11 @@ export type AgentFacts = {
   context(event: 'prompt' | 'sessionStart', text: string): HookAnswer;
   /** The variables the agent sets in its shell tool, which mark a command run by the agent. */
   shellVariables: readonly string[];
+  /**
+   * The variable that carries the session id into the agent's shell tool, if any: a recap
+   * command run there resolves the session's job, as the hook does.
+   */
+  sessionVariable?: string;
   /** Files that wire recap into the agent: the agent may read them, never change them. */
   settingsFiles(env: NodeJS.ProcessEnv, home: string): string[];
   /** The same files in a project, where the agent reads project settings. */

@@ -17,3 +17,12 @@ export function isAgentName(name: unknown): name is AgentName {
 
 /** The variables any agent sets in its shell tool: recap's setup commands refuse to run where one is set. */
 export const AGENT_SHELL_VARIABLES: readonly string[] = [...new Set(Object.values(AGENT_FACTS).flatMap((f) => f.shellVariables))];
+
+/** The session id an agent's shell tool carries, from the first agent whose variable is set. */
+export function sessionFromEnv(env: NodeJS.ProcessEnv): string | undefined {
+  for (const facts of Object.values(AGENT_FACTS) as AgentFacts[]) {
+    const value = facts.sessionVariable !== undefined ? env[facts.sessionVariable] : undefined;
+    if (value !== undefined && value !== '') return value;
+  }
+  return undefined;
+}

@@ -11,7 +11,7 @@ import { configCommands } from './configCommands.js';
 import { connectOrStart } from './autostart.js';
 import { printChecks, runDoctor } from './doctor.js';
 import { ADAPTERS } from '../agents/adapters.js';
-import { AGENT_NAMES, type AgentName } from '../agents/known.js';
+import { AGENT_NAMES, sessionFromEnv, type AgentName } from '../agents/known.js';
 import { installSystemd } from './installSystemd.js';
 import { printChain, printReport, printStatus, printSubmit } from './output.js';
 import { parseTime } from './time.js';
@@ -28,13 +28,13 @@ const SETUP_COMMANDS = new Set(['install', 'uninstall', 'trip', 'import']);
 
 /**
  * What the daemon needs to find the job (it alone resolves it, as the hook's is): an
- * explicit --job or RECAP_JOB wins; else the agent session the command runs in (Claude
- * Code's Bash tool sets CLAUDE_CODE_SESSION_ID), whose job stays the one it started with;
+ * explicit --job or RECAP_JOB wins; else the agent session the command runs in (an agent's
+ * shell tool sets its session variable, CLAUDE_CODE_SESSION_ID for one), whose job stays the one it started with;
  * else the project of this folder, as for a user at a terminal.
  */
 function target(argv: Global): { job?: string; session?: string; cwd: string } {
   const job = argv.job ?? nonEmpty(process.env.RECAP_JOB);
-  const session = nonEmpty(process.env.CLAUDE_CODE_SESSION_ID);
+  const session = sessionFromEnv(process.env);
   return { ...(job !== undefined ? { job } : {}), ...(session !== undefined && session.length <= 256 ? { session } : {}), cwd: process.cwd() };
 }
 
@@ -79,7 +79,7 @@ export function buildCli(args: string[]): Argv {
     .scriptName('recap')
     .usage('$0 <command> [options]\n\nKeeps an AI coding agent\'s conversation legible: counts its interactions, gates its tools until it writes a summary, keeps the summaries in a hash-linked chain.')
     .option('json', { type: 'boolean', default: false, describe: 'machine-readable output' })
-    .option('job', { type: 'string', describe: "the job (default: RECAP_JOB, else the agent session's job (CLAUDE_CODE_SESSION_ID), else the project folder's)" })
+    .option('job', { type: 'string', describe: "the job (default: RECAP_JOB, else the agent session's job, else the project folder's)" })
     .option('debug', { type: 'boolean', default: false, describe: 'show stack traces of unexpected errors' })
     .command('daemon', 'run the daemon in the foreground', {}, async () => {
       const { runDaemon, DaemonStartError } = await import('../daemon/daemon.js');

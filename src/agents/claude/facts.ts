@@ -52,6 +52,7 @@ export const claudeFacts: AgentFacts = {
   context: (event, text) =>
     json({ hookSpecificOutput: { hookEventName: event === 'prompt' ? 'UserPromptSubmit' : 'SessionStart', additionalContext: text } }),
   shellVariables: ['CLAUDECODE', 'CLAUDE_CODE_SESSION_ID'],
+  sessionVariable: 'CLAUDE_CODE_SESSION_ID',
   // Both: Claude Code reads CLAUDE_CONFIG_DIR when it is set, and a session started without
   // it reads ~/.claude. Its shell snapshots hold functions it copies into every Bash call.
   settingsFiles: (env, home) =>
