@@ -27,6 +27,8 @@ export type AgentFacts = {
   deny(reason: string): HookAnswer;
   /** An answer that lets the call go on and tells the user something. */
   notice(text: string): HookAnswer;
+  /** The answer with a notice for the user added, where the agent's format has room for both. */
+  withNotice?(answer: HookAnswer, text: string): HookAnswer;
   /** An answer that adds text to the model's context at a prompt or a session start. */
   context(event: 'prompt' | 'sessionStart', text: string): HookAnswer;
   /** The variables the agent sets in its shell tool, which mark a command run by the agent. */

@@ -243,9 +243,10 @@ async function daemonFailed(payload: Record<string, unknown>, why: string): Prom
   }
 }
 
-/** The answer, or the note for the user when the answer says nothing itself. */
+/** The answer with a note for the user, where the agent's answer has room for one. */
 function withNote(answer: Answer, note: string): Answer {
-  return answer.stdout === '' ? facts.notice(note) : answer;
+  if (answer.stdout === '') return facts.notice(note);
+  return facts.withNotice?.(answer, note) ?? answer;
 }
 
 /** The payload being answered, for the answer of a crash or a stop. */

@@ -49,6 +49,15 @@ export const claudeFacts: AgentFacts = {
   toolCall: claudeToolCall,
   deny: (reason) => json({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: reason } }),
   notice: (text) => (text === '' ? NOTHING : json({ systemMessage: text })),
+  withNotice(answer, text) {
+    try {
+      const output = JSON.parse(answer.stdout) as unknown;
+      if (output === null || typeof output !== 'object' || Array.isArray(output) || 'systemMessage' in output) return answer;
+      return { stdout: JSON.stringify({ ...output, systemMessage: text }), exitCode: answer.exitCode };
+    } catch {
+      return answer; // Plain text: left as it is.
+    }
+  },
   context: (event, text) =>
     json({ hookSpecificOutput: { hookEventName: event === 'prompt' ? 'UserPromptSubmit' : 'SessionStart', additionalContext: text } }),
   shellVariables: ['CLAUDECODE', 'CLAUDE_CODE_SESSION_ID'],
