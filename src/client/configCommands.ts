@@ -5,7 +5,7 @@ import { createInterface } from 'node:readline/promises';
 import { resolve } from 'node:path';
 import type { Argv } from 'yargs';
 import { refuseInAgentShell } from './agentShell.js';
-import { jobIdFor, projectRoot } from '../common/jobs.js';
+import { projectRoot } from '../common/jobs.js';
 import { projectConfigPath, userConfigPath } from '../common/paths.js';
 import { combine, readLayer, type PendingConfig } from '../daemon/configService.js';
 import type { KeyChange } from '../events/configPolicy.js';
@@ -27,9 +27,10 @@ type Allowed = { file: string; hash: string; changes: KeyChange[]; already: bool
 
 const write = (line: string): void => void process.stdout.write(`${line}\n`);
 
-function target(argv: Common): { job: string; project: string } {
-  const project = projectRoot(process.cwd());
-  return { job: argv.job ?? process.env.RECAP_JOB ?? jobIdFor(project), project };
+/** The daemon finds the job and the project, as for every command: this folder's, or --job's. */
+function target(argv: Common): { job?: string; cwd: string } {
+  const job = argv.job ?? (process.env.RECAP_JOB || undefined);
+  return { ...(job !== undefined ? { job } : {}), cwd: process.cwd() };
 }
 
 async function configOp<T>(fields: Record<string, unknown>): Promise<T> {
@@ -89,7 +90,7 @@ export function configCommands(y: Argv<Common>): Argv<Common> {
         'validate a config file (default: the user config and this project\'s); exit 1 naming file:line: key on problems',
         (a) => a.positional('file', { type: 'string', describe: 'the file to check' }),
         (argv) => {
-          const files = argv.file !== undefined ? [resolve(argv.file)] : [userConfigPath(), projectConfigPath(target(argv).project)];
+          const files = argv.file !== undefined ? [resolve(argv.file)] : [userConfigPath(), projectConfigPath(projectRoot(process.cwd()))];
           if (argv.file !== undefined && !existsSync(files[0]!)) {
             process.stderr.write(`recap: ${files[0]} does not exist; name a config file to check\n`);
             process.exitCode = 1;

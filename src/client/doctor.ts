@@ -7,7 +7,6 @@ import { isRecapFolder } from '../daemon/recapPaths.js';
 import { ADAPTERS } from '../agents/adapters.js';
 import type { Check } from './checks.js';
 import { Client } from './socketClient.js';
-import { jobIdFor } from '../common/jobs.js';
 import type { PendingConfig } from '../daemon/configService.js';
 import { spelled } from './configCommands.js';
 
@@ -85,7 +84,7 @@ async function approvalCheck(project: string, env: NodeJS.ProcessEnv): Promise<C
   try {
     const client = await Client.connect(socketPath(env), 1000);
     try {
-      shown = await client.request<{ pending?: PendingConfig }>('config', { job: jobIdFor(project), project }, 2000);
+      shown = await client.request<{ pending?: PendingConfig }>('config', { cwd: project }, 2000);
     } finally {
       client.close();
     }

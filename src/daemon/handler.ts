@@ -5,7 +5,8 @@ import { CommandRefused, type CheckTool } from '../events/commands.js';
 import type { Config } from '../events/config.js';
 import type { RecapEvent, SessionBound } from '../events/events.js';
 import type { UsageEntry } from '../events/commands.js';
-import { checkTool, gateStatus, recordInteraction, recordUsage, submitSummary, tripGate, type DecideContext, type GateStatus } from '../events/gate.js';
+import { decide } from '../events/decide.js';
+import { gateStatus, type DecideContext, type GateStatus } from '../events/gate.js';
 import { contextSeqs, contextText, denySeqs, summaryTemplate, tripCause } from '../events/gateMessages.js';
 import { NO_TEXTS, type JobState, type SummaryTexts } from '../events/jobState.js';
 import type { ProtectedState } from '../events/protection.js';
@@ -28,7 +29,7 @@ import { encodeSnapshot } from './snapshot.js';
 import { JobResolver, type JobFields, type Where } from './jobResolver.js';
 import { protectionFor } from './recapPaths.js';
 import { SummaryTextCache } from './summaryTexts.js';
-import { parseRequest, ProtocolError, type Op, type RequestOf, type Response } from './protocol.js';
+import { parseRequest, ProtocolError, type Op, type PastStatus, type RequestOf, type Response, type ResponseOf } from './protocol.js';
 import type { TrippedVerdict, VerdictFile } from './verdicts.js';
 
 export const VERSION = '0.1.0';
@@ -100,69 +101,53 @@ export class Handler {
   }
 
   private answer(op: Op, request: unknown, progress?: (done: number) => void): Promise<unknown> {
-    switch (op) {
-      case 'ping':
-        return Promise.resolve({ version: VERSION });
-      case 'record':
-        return this.record(request as RequestOf<'record'>);
-      case 'check':
-        return this.checkTool(request as RequestOf<'check'>);
-      case 'submit':
-        return this.submit(request as RequestOf<'submit'>);
-      case 'status':
-        return this.status(request as RequestOf<'status'>);
-      case 'context':
-        return this.context(request as RequestOf<'context'>);
-      case 'chain':
-        return this.chain(request as RequestOf<'chain'>);
-      case 'hook': {
-        const r = request as RequestOf<'hook'>;
-        return answerHook(ADAPTERS[r.agent], r.payload, this, this.deps.log);
-      }
-      case 'http':
-        return this.deps.enableHttp();
-      case 'events': {
-        const r = request as RequestOf<'events'>;
-        const filter = defined({ job: r.job, types: r.types, since: r.since, until: r.until });
-        return eventsPage(this.deps.store, r.fromSeq, r.limit, filter, r.raw);
-      }
-      case 'replay':
-        return this.replay(request as RequestOf<'replay'>, progress);
-      case 'verify':
-        return verifyLog(this.deps.store, this.deps.projection, progress);
-      case 'trip':
-        return this.trip(request as RequestOf<'trip'>);
-      case 'stats':
-        // For benchmarks and load tests: how many events, how many synced batches wrote
-        // them, and the daemon's memory (process.memoryUsage, in bytes).
-        return Promise.resolve({ lastSeq: this.deps.store.lastSeq, syncs: this.deps.store.syncs, memory: process.memoryUsage() });
-      case 'report':
-        return this.report(request as RequestOf<'report'>);
-      case 'config':
-        return this.configOp(request as RequestOf<'config'>);
-    }
+    return (this.ops[op] as (r: unknown, progress?: (done: number) => void) => Promise<unknown>)(request, progress);
   }
+
+  /** Every op, one function each: the compiler checks each answers as protocol.ts says. */
+  private readonly ops: { [O in Op]: (r: RequestOf<O>, progress?: (done: number) => void) => Promise<ResponseOf<O>> } = {
+    ping: async () => ({ version: VERSION }),
+    record: (r) => this.record(r),
+    check: (r) => this.checkTool(r),
+    submit: (r) => this.submit(r),
+    status: (r) => this.status(r),
+    context: (r) => this.context(r),
+    chain: (r) => this.chain(r),
+    hook: (r) => answerHook(ADAPTERS[r.agent], r.payload, this, this.deps.log),
+    http: () => this.deps.enableHttp(),
+    events: (r) => eventsPage(this.deps.store, r.fromSeq, r.limit, defined({ job: r.job, types: r.types, since: r.since, until: r.until }), r.raw),
+    replay: (r, progress) => this.replay(r, progress),
+    verify: (_r, progress) => verifyLog(this.deps.store, this.deps.projection, progress),
+    trip: (r) => this.trip(r),
+    // For benchmarks and load tests: how many events, how many synced batches wrote them,
+    // and the daemon's memory (process.memoryUsage, in bytes).
+    stats: async () => ({ lastSeq: this.deps.store.lastSeq, syncs: this.deps.store.syncs, memory: process.memoryUsage() }),
+    report: (r) => this.report(r),
+    config: (r) => this.configOp(r),
+  };
 
   /**
    * A project's configuration in force, each value's source and the change waiting for
    * approval; with `allow`, the user's approval of the file as it is now, recorded with its
    * hash, and what it changed.
    */
-  private async configOp(r: RequestOf<'config'>) {
+  private async configOp(r: RequestOf<'config'>): Promise<ResponseOf<'config'>> {
     const config = this.deps.config;
+    const { job, project } = this.where(r);
+    if (project === undefined) throw new CommandRefused('a project configuration needs a folder: run this in the project, or give its folder');
     if (!r.allow) {
-      const { config: values, sources } = config.forProject(r.project);
-      const pending = config.pending(r.project);
-      return { file: projectConfigPath(r.project), userFile: config.userFile, values, sources, problems: config.problems, ...(pending ? { pending } : {}) };
+      const { config: values, sources } = config.forProject(project);
+      const pending = config.pending(project);
+      return { file: projectConfigPath(project), userFile: config.userFile, values, sources, problems: config.problems, ...(pending ? { pending } : {}) };
     }
-    const read = config.approval(r.project, r.hash);
+    const read = config.approval(project, r.hash);
     if (!read.ok) throw new CommandRefused(read.problems.join('\n'));
     const { file, hash, values, changes } = read.approval;
-    const approved = this.deps.projection().approvedConfig.get(r.project);
+    const approved = this.deps.projection().approvedConfig.get(project);
     const already = approved ? approved.hash === hash && sameValues(approved.values, values) : hash === NO_FILE_HASH;
-    if (!already) await this.append([{ type: 'ConfigApproved', data: { job: r.job, project: r.project, file, hash, values, time: this.now() } }]);
+    if (!already) await this.append([{ type: 'ConfigApproved', data: { job, project, file, hash, values, time: this.now() } }]);
     config.approvalsChanged();
-    await this.settled({ job: r.job, project: r.project });
+    await this.settled({ job, project });
     return { file, hash, changes, already };
   }
 
@@ -174,7 +159,7 @@ export class Handler {
   async trip(r: RequestOf<'trip'>) {
     const where = this.where(r);
     const ctx = await this.prepare(where.project);
-    const decision = tripGate({ type: 'TripGate', job: where.job, ...defined({ note: r.note }), now: this.now() }, this.state(where.job));
+    const decision = decide({ type: 'TripGate', job: where.job, ...defined({ note: r.note }), now: this.now() }, this.state(where.job), ctx.decide);
     await this.commit(where, ctx, decision.events);
     return { ...decision.answer, gate: gateStatus(this.state(where.job), ctx.decide.config) };
   }
@@ -183,7 +168,7 @@ export class Handler {
   async usage(where: Where, session: string, entries: UsageEntry[]): Promise<void> {
     if (entries.length === 0) return;
     const ctx = await this.prepare(where.project);
-    const decision = recordUsage({ type: 'RecordUsage', job: where.job, session, entries, now: this.now() }, this.state(where.job));
+    const decision = decide({ type: 'RecordUsage', job: where.job, session, entries, now: this.now() }, this.state(where.job), ctx.decide);
     await this.commit(where, ctx, decision.events);
   }
 
@@ -197,7 +182,7 @@ export class Handler {
   async record(r: RequestOf<'record'>, where = this.where(r)): Promise<{ seq: number | undefined; tokens: number; gate: GateStatus | undefined }> {
     const ctx = await this.prepare(where.project);
     const command = { type: 'RecordInteraction' as const, ...defined({ kind: r.kind, text: r.text, session: r.session, agent: r.agent, contextTokens: r.contextTokens }), job: where.job, now: this.now() };
-    const decision = recordInteraction(command, this.state(where.job), ctx.decide);
+    const decision = decide(command, this.state(where.job), ctx.decide);
     const stored = await this.commit(where, ctx, decision.events, () => gateStatus(this.state(where.job), ctx.decide.config));
     const seq = stored.events.find((e) => e.type === 'InteractionRecorded')?.seq;
     return { seq, tokens: decision.answer.tokens, gate: stored.after };
@@ -222,7 +207,7 @@ export class Handler {
   }
 
   private async decideCheck(command: CheckTool, where: Where, state: JobState, ctx: Prepared, texts: SummaryTexts) {
-    const decision = checkTool(command, state, texts === NO_TEXTS ? ctx.decide : { ...ctx.decide, texts });
+    const decision = decide(command, state, texts === NO_TEXTS ? ctx.decide : { ...ctx.decide, texts });
     await this.commit(where, ctx, decision.events);
     return decision.answer;
   }
@@ -233,7 +218,7 @@ export class Handler {
     const command = { type: 'SubmitSummary' as const, job: where.job, text: r.text, ...defined({ topic: r.topic }), now: this.now() };
     // The newest summaries (or those a rollup rolls up) are what the new one is checked against.
     return this.withTexts(where.job, submitSeqs, async (state, texts) => {
-      const decision = submitSummary(command, state, { ...ctx.decide, texts });
+      const decision = decide(command, state, { ...ctx.decide, texts });
       await this.commit(where, ctx, decision.events);
       return decision.answer;
     });
@@ -433,7 +418,7 @@ export type HookOps = Pick<Handler, 'where' | 'record' | 'check' | 'context' | '
 export type ToolCheck = Omit<RequestOf<'check'>, 'tool' | 'input' | 'from'> & { call: ToolCall; shellTool?: string };
 
 /** A job as it was at a past moment: `recap replay`'s answer. */
-function pastStatus(state: JobState) {
+function pastStatus(state: JobState): PastStatus {
   const last = state.chain.at(-1);
   return {
     job: state.job,

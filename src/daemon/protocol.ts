@@ -1,7 +1,15 @@
 // The socket protocol's requests, validated once at the boundary with zod; the ops on every
 // tool call have a hand-written check of the same rules, with zod to say what is wrong.
 import { z } from 'zod';
+import type { HookAnswer } from '../agents/facts.js';
 import { AGENT_NAMES, isAgentName, type AgentName } from '../agents/known.js';
+import type { Config } from '../events/config.js';
+import type { SummaryAccepted } from '../events/events.js';
+import type { CheckAnswer, GateStatus, SubmitAnswer } from '../events/gate.js';
+import type { EventLine, Verification } from './audit.js';
+import type { PendingConfig } from './configService.js';
+import type { KeyChange } from '../events/configPolicy.js';
+import type { JobReport } from './report.js';
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: keeping control characters out of job names is the point.
 const JOB_CHARACTERS = /^[^\x00-\x1f\x7f]+$/;
@@ -66,8 +74,7 @@ export const requestSchemas = {
   stats: z.object({}),
   /** `recap config show` (allow: false) and `recap config allow`: a project's configuration and its approval. */
   config: z.object({
-    job,
-    project: z.string().startsWith('/', 'project must be an absolute path').max(4096),
+    ...where,
     allow: z.boolean().default(false),
     hash: z.string().regex(/^[0-9a-f]{64}$/, 'hash is a sha256 in hex').optional(),
   }),
@@ -76,6 +83,47 @@ export const requestSchemas = {
 export type Op = keyof typeof requestSchemas;
 export const OPS = Object.keys(requestSchemas) as Op[];
 export type RequestOf<O extends Op> = z.infer<(typeof requestSchemas)[O]>;
+
+/** A job's gate as `status` (and `record`, `trip`) tell it. */
+export type StatusAnswer = GateStatus & { configProblems?: string[]; configPending?: PendingConfig & { command: string } };
+
+/** A job at a past moment: `replay`'s answer, one per job. */
+export type PastStatus = {
+  job: string;
+  tripped: boolean;
+  reason?: string;
+  cause?: string;
+  since?: string;
+  unsummarizedTokens: number;
+  unsummarizedInteractions: number;
+  summaries: number;
+  denials: number;
+  rejections: number;
+  lastSummary?: { seq: number; time: string; hash: string | undefined };
+};
+
+/** What each op answers, beside what it is asked (requestSchemas). */
+export type Responses = {
+  ping: { version: string };
+  record: { seq: number | undefined; tokens: number; gate: GateStatus | undefined };
+  check: CheckAnswer;
+  submit: SubmitAnswer;
+  status: StatusAnswer;
+  context: { text: string; tripped: boolean; summaries: number };
+  chain: { entries: (SummaryAccepted['data'] & { seq: number })[] };
+  hook: HookAnswer;
+  http: { url: string; tokenFile: string };
+  events: { events: EventLine[]; next: number | null; lastSeq: number };
+  replay: { seq: number; jobs: PastStatus[] };
+  verify: Verification;
+  trip: { tripped: true; already: boolean; gate: GateStatus };
+  stats: { lastSeq: number; syncs: number; memory: NodeJS.MemoryUsage };
+  report: { jobs: JobReport[] };
+  config:
+    | { file: string; userFile: string; values: Config; sources: Record<string, string>; problems: string[]; pending?: PendingConfig }
+    | { file: string; hash: string; changes: KeyChange[]; already: boolean };
+};
+export type ResponseOf<O extends Op> = Responses[O];
 
 export const envelopeSchema = z.object({
   id: z.union([z.string().max(128), z.number()]),

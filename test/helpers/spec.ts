@@ -5,7 +5,10 @@ import type { Command } from '../../src/events/commands.js';
 import { DEFAULT_CONFIG, type Config } from '../../src/events/config.js';
 import type { RecapEvent, StoredEvent } from '../../src/events/events.js';
 import { CURRENT_VERSION } from '../../src/events/events.js';
-import { checkTool, recordInteraction, recordUsage, submitSummary, tripGate, type DecideContext, type Decision } from '../../src/events/gate.js';
+import { decide } from '../../src/events/decide.js';
+
+export { decide };
+import type { DecideContext, Decision } from '../../src/events/gate.js';
 import { evolve, initialJobState, type JobState } from '../../src/events/jobState.js';
 import { wordsCounter } from '../../src/events/tokens.js';
 import { NOTE_COUNT, notes } from './text.js';
@@ -41,25 +44,6 @@ export function textsFrom(events: RecapEvent[]): Map<number, string> {
 
 function stored(event: RecapEvent, index: number): StoredEvent {
   return { ...event, seq: index + 1, version: CURRENT_VERSION[event.type] } as StoredEvent;
-}
-
-export function decide(command: Command, state: JobState, ctx: DecideContext): Decision<unknown> {
-  switch (command.type) {
-    case 'RecordInteraction':
-      return recordInteraction(command, state, ctx);
-    case 'CheckTool':
-      return checkTool(command, state, ctx);
-    case 'SubmitSummary':
-      return submitSummary(command, state, ctx);
-    case 'TripGate':
-      return tripGate(command, state);
-    case 'RecordUsage':
-      return recordUsage(command, state);
-    default: {
-      const _exhaustive: never = command;
-      return _exhaustive;
-    }
-  }
 }
 
 export function given(events: RecapEvent[], config: Partial<Config> = {}) {

@@ -1,0 +1,43 @@
+// The domain's one entry: a command and a job's state in, the answer and the events to
+// store out. Each command's rules are in its own module; this only dispatches, and the
+// compiler checks that every command has its decider.
+import type { CheckTool, Command, RecordInteraction, RecordUsage, SubmitSummary, TripGate } from './commands.js';
+import { checkTool, recordInteraction, submitSummary, tripGate, type CheckAnswer, type DecideContext, type Decision, type SubmitAnswer } from './gate.js';
+import type { JobState } from './jobState.js';
+import { recordUsage } from './usage.js';
+
+/** What each command answers. */
+export type AnswerOf<C extends Command> = C extends RecordInteraction
+  ? { tokens: number }
+  : C extends CheckTool
+    ? CheckAnswer
+    : C extends SubmitSummary
+      ? SubmitAnswer
+      : C extends TripGate
+        ? { tripped: true; already: boolean }
+        : C extends RecordUsage
+          ? { recorded: number }
+          : never;
+
+export function decide<C extends Command>(command: C, state: JobState, ctx: DecideContext): Decision<AnswerOf<C>> {
+  return decideAny(command, state, ctx) as Decision<AnswerOf<C>>;
+}
+
+function decideAny(command: Command, state: JobState, ctx: DecideContext): Decision<unknown> {
+  switch (command.type) {
+    case 'RecordInteraction':
+      return recordInteraction(command, state, ctx);
+    case 'CheckTool':
+      return checkTool(command, state, ctx);
+    case 'SubmitSummary':
+      return submitSummary(command, state, ctx);
+    case 'TripGate':
+      return tripGate(command, state);
+    case 'RecordUsage':
+      return recordUsage(command, state);
+    default: {
+      const unknown: never = command;
+      throw new Error(`no decider for ${JSON.stringify(unknown)}`);
+    }
+  }
+}
