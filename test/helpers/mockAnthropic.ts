@@ -7,7 +7,7 @@
 // the context hooks added.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
+import { readBody } from './requestBody.js';
 
 /** One scripted model turn: call a tool with this input, or answer with text and end the turn. */
 export type Turn = { tool: string; input: Record<string, unknown> } | { text: string };
@@ -186,7 +186,7 @@ export class MockAnthropic {
   private async serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
     let raw = '';
     try {
-      raw = decode(await readAll(req), req.headers['content-encoding']);
+      raw = await readBody(req);
     } catch (error) {
       this.unexpected.push(`${req.method} ${req.url}: unreadable body (${(error as Error).message})`);
     }
@@ -291,30 +291,4 @@ export class MockAnthropic {
 function json(res: ServerResponse, status: number, body: unknown): void {
   res.writeHead(status, { 'content-type': 'application/json' });
   res.end(JSON.stringify(body));
-}
-
-function readAll(req: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.once('end', () => resolve(Buffer.concat(chunks)));
-    req.once('error', reject);
-  });
-}
-
-function decode(bytes: Buffer, encoding: string | string[] | undefined): string {
-  switch (typeof encoding === 'string' ? encoding.trim().toLowerCase() : undefined) {
-    case undefined:
-    case '':
-    case 'identity':
-      return bytes.toString('utf8');
-    case 'gzip':
-      return gunzipSync(bytes).toString('utf8');
-    case 'deflate':
-      return inflateSync(bytes).toString('utf8');
-    case 'br':
-      return brotliDecompressSync(bytes).toString('utf8');
-    default:
-      throw new Error(`content-encoding ${String(encoding)} is not supported by the mock`);
-  }
 }

@@ -5,7 +5,7 @@
 // mockGemini.ts, mockOpenAIChat.ts); this one only knows HTTP on 127.0.0.1.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
+import { readBody } from './requestBody.js';
 
 /**
  * One scripted model turn: call a tool, or answer with text and end the turn. `input` is the
@@ -165,7 +165,7 @@ export class ScriptedModel {
     const path = url.split('?')[0]!;
     const request: RecordedRequest = { n: this.requests.length + 1, method: req.method ?? '?', url, headers: req.headers, raw: '', kind: 'other' };
     try {
-      request.raw = decode(await readAll(req), req.headers['content-encoding']);
+      request.raw = await readBody(req);
       if (request.raw !== '') {
         try {
           request.body = JSON.parse(request.raw);
@@ -209,30 +209,4 @@ export function sendEvent(res: ServerResponse, data: unknown, event?: string): v
 
 export function startStream(res: ServerResponse): void {
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
-}
-
-function readAll(req: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.once('end', () => resolve(Buffer.concat(chunks)));
-    req.once('error', reject);
-  });
-}
-
-function decode(bytes: Buffer, encoding: string | string[] | undefined): string {
-  switch (typeof encoding === 'string' ? encoding.trim().toLowerCase() : undefined) {
-    case undefined:
-    case '':
-    case 'identity':
-      return bytes.toString('utf8');
-    case 'gzip':
-      return gunzipSync(bytes).toString('utf8');
-    case 'deflate':
-      return inflateSync(bytes).toString('utf8');
-    case 'br':
-      return brotliDecompressSync(bytes).toString('utf8');
-    default:
-      throw new Error(`content-encoding ${String(encoding)} is not supported by the mock`);
-  }
 }
