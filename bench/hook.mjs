@@ -1,8 +1,8 @@
 #!/usr/bin/env node
-// Benchmark: the wall time of `recap-hook claude` answering a PreToolUse against a live
-// daemon, next to a bare `node -e 0` and to a minimal shell hook (bash reading the payload
-// with jq and printing a deny, as a shell prototype of the hook does), all fed the same
-// payload. Runs are interleaved, each command going first in turn, so all three see the same
+// Benchmark: the wall time of `recap-hook <agent>` answering a tool call against a live
+// daemon, for every agent recap speaks to (each with its own payload shape), next to a
+// bare `node -e 0` and to a minimal shell hook (bash reading the payload with jq and
+// printing a deny, as a shell prototype of the hook does), all fed Claude Code's payload. Runs are interleaved, each command going first in turn, so all three see the same
 // machine load; the figures are medians.
 //   node bench/hook.mjs [--runs N] [--json]
 import { spawnSync } from 'node:child_process';
@@ -51,18 +51,30 @@ const SHELL_SKIPPED = 'jq not installed (apt-get install jq)';
 
 const daemon = await startDaemon(env);
 
+/** Each agent's tool call as its hook gets it: a file read (a shell read for Codex, which has no file tools). */
+const file = join(project, 'src', 'index.ts');
+const common = { session_id: 'bench', cwd: project, transcript_path: join(dir, 't.jsonl') };
+const AGENT_PAYLOADS = {
+  claude: payload,
+  codex: JSON.stringify({ ...common, hook_event_name: 'PreToolUse', turn_id: 't', tool_name: 'Bash', tool_input: { command: `cat ${file}` }, tool_use_id: 'call_bench' }),
+  gemini: JSON.stringify({ ...common, hook_event_name: 'BeforeTool', timestamp: new Date().toISOString(), tool_name: 'read_file', tool_input: { file_path: file } }),
+  qwen: JSON.stringify({ ...common, hook_event_name: 'PreToolUse', permission_mode: 'yolo', tool_name: 'read_file', tool_input: { file_path: file }, tool_use_id: 'toolu_bench' }),
+};
+const { AGENT_NAMES } = await import(join(root, 'dist', 'agents', 'known.js'));
+const agents = AGENT_NAMES.filter((name) => AGENT_PAYLOADS[name] !== undefined);
+const hookOf = (agent) => `recapHook_${agent}`;
 const commands = {
-  nodeE0: [process.execPath, ['-e', '0']],
-  recapHook: [process.execPath, [join(root, 'bin', 'recap-hook.cjs'), 'claude']],
-  ...(hasJq ? { shellJq: [shellHook, []] } : {}),
+  nodeE0: [process.execPath, ['-e', '0'], payload],
+  ...Object.fromEntries(agents.map((agent) => [hookOf(agent), [process.execPath, [join(root, 'bin', 'recap-hook.cjs'), agent], AGENT_PAYLOADS[agent]]])),
+  ...(hasJq ? { shellJq: [shellHook, [], payload] } : {}),
 };
 const times = Object.fromEntries(Object.keys(commands).map((k) => [k, []]));
 try {
   // Warm the file cache and the daemon first (its first few answers take tens of ms, as a
   // long-running daemon's do not); check that the shell hook denies.
   for (let i = 0; i < WARM_UP_RUNS; i += 1) {
-    for (const [name, [cmd, argv]] of Object.entries(commands)) {
-      const result = spawnSync(cmd, argv, { input: payload, env });
+    for (const [name, [cmd, argv, input]] of Object.entries(commands)) {
+      const result = spawnSync(cmd, argv, { input, env });
       if (name === 'shellJq' && JSON.parse(result.stdout).hookSpecificOutput?.permissionDecision !== 'deny') {
         throw new Error(`the shell hook did not print a deny: ${result.stdout}${result.stderr}`);
       }
@@ -72,9 +84,9 @@ try {
   for (let i = 0; i < runs; i += 1) {
     // Each command in turn goes first: the one after recap-hook shares the machine with the
     // daemon closing that connection.
-    for (const [name, [cmd, argv]] of [...entries.slice(i % entries.length), ...entries.slice(0, i % entries.length)]) {
+    for (const [name, [cmd, argv, input]] of [...entries.slice(i % entries.length), ...entries.slice(0, i % entries.length)]) {
       const start = process.hrtime.bigint();
-      const result = spawnSync(cmd, argv, { input: payload, env });
+      const result = spawnSync(cmd, argv, { input, env });
       times[name].push(Number(process.hrtime.bigint() - start) / 1e6);
       if (result.status !== 0) throw new Error(`${name} exited ${result.status}: ${result.stderr}`);
     }
@@ -90,14 +102,20 @@ const median = (xs) => {
 };
 const medianMs = Object.fromEntries(Object.entries(times).map(([k, xs]) => [k, +median(xs).toFixed(1)]));
 const ratioOf = (name) => (times[name] ? +(median(times[name]) / median(times.nodeE0)).toFixed(3) : null);
+const p95 = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return +s[Math.min(s.length - 1, Math.floor(s.length * 0.95))].toFixed(1);
+};
+const perAgent = Object.fromEntries(agents.map((agent) => [agent, { medianMs: medianMs[hookOf(agent)], p95Ms: p95(times[hookOf(agent)]), ratio: ratioOf(hookOf(agent)) }]));
 const result = {
   runs,
-  medianMs: { ...medianMs, shellJq: medianMs.shellJq ?? null },
-  ratio: ratioOf('recapHook'),
+  medianMs: { nodeE0: medianMs.nodeE0, recapHook: medianMs[hookOf('claude')], shellJq: medianMs.shellJq ?? null },
+  ratio: ratioOf(hookOf('claude')),
+  agents: perAgent,
   shellRatio: ratioOf('shellJq'),
   ...(hasJq ? {} : { shellSkipped: SHELL_SKIPPED }),
   target: TARGET_RATIO,
-  met: ratioOf('recapHook') <= TARGET_RATIO,
+  met: agents.every((agent) => perAgent[agent].ratio <= TARGET_RATIO),
 };
 if (args.includes('--json')) console.log(JSON.stringify(result));
 else {
@@ -105,5 +123,7 @@ else {
   console.log(`hook process cost, ${runs} interleaved runs, medians:`);
   console.log(`  node -e 0            ${r.medianMs.nodeE0} ms`);
   console.log(`  bash + jq (shell)    ${hasJq ? `${r.medianMs.shellJq} ms   ratio ${r.shellRatio}` : `skipped: ${SHELL_SKIPPED}`}`);
-  console.log(`  recap-hook claude    ${r.medianMs.recapHook} ms   ratio ${r.ratio} (target <= ${TARGET_RATIO}) ${r.met ? 'met' : 'NOT met'}`);
+  for (const [agent, a] of Object.entries(r.agents)) {
+    console.log(`  recap-hook ${agent.padEnd(9)} ${a.medianMs} ms (p95 ${a.p95Ms})   ratio ${a.ratio} (target <= ${TARGET_RATIO}) ${a.ratio <= TARGET_RATIO ? 'met' : 'NOT met'}`);
+  }
 }

@@ -90,14 +90,17 @@ function figure(name, value, unit, { target, met, baseline } = {}) {
 }
 
 function hookSection(r) {
+  const agents = Object.entries(r.agents ?? { claude: { medianMs: r.medianMs.recapHook, ratio: r.ratio } });
   return {
     title: 'Hook process cost',
     method:
-      `The wall time of spawning \`recap-hook claude\` with a PreToolUse payload on stdin until it exits, answered by a live daemon; ` +
-      `interleaved ${r.runs} times with \`node -e 0\` and with a bash script that reads the payload with jq and prints a deny (a shell prototype's hook). Medians.`,
+      `The wall time of spawning \`recap-hook <agent>\` with that agent's tool-call payload on stdin until it exits, answered by a live daemon, for every agent; ` +
+      `interleaved ${r.runs} times with \`node -e 0\` and with a bash script that reads the payload with jq and prints a deny (a shell prototype's hook). Medians (p95 beside).`,
     figures: [
-      figure('recap-hook claude', r.medianMs.recapHook, 'ms', { baseline: `node -e 0: ${r.medianMs.nodeE0} ms; bash + jq: ${r.shellSkipped ? 'skipped' : `${r.medianMs.shellJq} ms`}` }),
-      figure('recap-hook claude / node -e 0', r.ratio, 'x', { target: `<= ${r.target}x`, met: r.met, baseline: 'node -e 0 = 1x' }),
+      ...agents.flatMap(([agent, a]) => [
+        figure(`recap-hook ${agent}`, a.medianMs, 'ms', { baseline: `node -e 0: ${r.medianMs.nodeE0} ms; bash + jq: ${r.shellSkipped ? 'skipped' : `${r.medianMs.shellJq} ms`}${a.p95Ms !== undefined ? `; p95 ${a.p95Ms} ms` : ''}` }),
+        figure(`recap-hook ${agent} / node -e 0`, a.ratio, 'x', { target: `<= ${r.target}x`, met: a.ratio <= r.target, baseline: 'node -e 0 = 1x' }),
+      ]),
       figure('bash + jq hook / node -e 0', r.shellRatio, 'x', { baseline: r.shellSkipped ? `skipped: ${r.shellSkipped}` : 'node -e 0 = 1x' }),
     ],
   };

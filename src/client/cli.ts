@@ -115,8 +115,9 @@ export function buildCli(args: string[]): Argv {
       'ask the gate about a tool call (exit 2 when denied)',
       (y) =>
         y
-          .option('tool', { type: 'string', demandOption: true, describe: 'the tool name, e.g. Bash or Read' })
-          .option('input', { type: 'string', describe: "the tool's input as JSON" }),
+          .option('tool', { type: 'string', demandOption: true, describe: "the tool's name as the agent calls it, e.g. Bash or Read" })
+          .option('input', { type: 'string', describe: "the tool's input as JSON" })
+          .option('agent', { choices: AGENT_NAMES, default: 'claude' as AgentName, describe: 'whose tool names --tool and --input are in' }),
       async (argv) => {
         let input: unknown;
         if (argv.input !== undefined) {
@@ -126,7 +127,7 @@ export function buildCli(args: string[]): Argv {
             throw new UsageError(`--input is not valid JSON: ${argv.input}`);
           }
         }
-        const result = await call<{ allow: boolean; reason?: string }>('check', { ...target(argv), tool: argv.tool, ...(input !== undefined ? { input } : {}) });
+        const result = await call<{ allow: boolean; reason?: string }>('check', { ...target(argv), tool: argv.tool, from: argv.agent, ...(input !== undefined ? { input } : {}) });
         output(argv, result, () => process.stdout.write(result.allow ? 'allowed\n' : 'denied\n'));
         // The reasons go to stderr, with --json too.
         if (!result.allow) process.stderr.write(`${result.reason ?? ''}\n`);
