@@ -3,7 +3,8 @@
 // `tool_calls` delta, then `finish_reason: "tool_calls"`; text as one content delta, then
 // `"stop"`; both end with `data: [DONE]`. Requests whose last message starts with
 // `[SUGGESTION MODE` (the interactive UI's follow-up suggestions) or that offer no tools are
-// side calls and leave the script alone.
+// side calls and leave the script alone. Every answer ends with the same usage (USAGE), which
+// Qwen Code writes into its transcript as usageMetadata.
 import type { ServerResponse } from 'node:http';
 import { callTool, ScriptedModel, sendEvent, startStream, type Dialect, type LateTurn, type Turn } from './scriptedModel.js';
 
@@ -14,6 +15,9 @@ type Message = { role: string; content?: unknown; tool_call_id?: string };
 export type ChatBody = { model?: string; messages?: Message[]; tools?: { function?: { name: string } }[] };
 
 const asBody = (body: unknown) => body as ChatBody;
+
+/** The usage every answer reports, as OpenAI streams it on the last chunk: 50 of its prompt tokens cached. */
+export const USAGE = { prompt_tokens: 1200, completion_tokens: 30, total_tokens: 1230, prompt_tokens_details: { cached_tokens: 50 } };
 
 /** A message's text: a string, or the text of its parts. */
 function text(content: unknown): string {
@@ -39,6 +43,7 @@ const chat: Dialect = {
       created: 0,
       model: asBody(body).model ?? 'mock-model',
       choices: [{ index: 0, delta, finish_reason: finish }],
+      ...(finish !== null ? { usage: USAGE } : {}),
     });
     startStream(res);
     if ('text' in turn) {
