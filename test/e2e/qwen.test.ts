@@ -89,7 +89,7 @@ describe("the real Qwen Code with recap's command hooks", () => {
     const installed = await runCli(box, ['install', 'qwen', '--json']);
     expect(installed.code, installed.stderr).toBe(0);
     expect(JSON.parse(installed.stdout)).toEqual({ file: join(box.dir, '.qwen', 'settings.json'), mode: 'command', changed: true });
-    mock = await MockOpenAIChat.start();
+    mock = await MockOpenAIChat.start([], { usage: true });
     qwenEnv = {
       ...box.env,
       OPENAI_API_KEY: 'test-key-any',

@@ -76,12 +76,8 @@ const asked = z.object({ questions: z.array(z.object({ question: z.string() }).l
  * What ask_user_question hands back (Qwen Code 0.24.4's source; `-p` runs cannot ask): the
  * model's text, and for the display each answer beside its question.
  */
-const answered = z
-  .object({
-    llmContent: z.unknown().optional(),
-    returnDisplay: z.object({ answers: z.array(z.object({ question: z.string(), answer: z.unknown() }).loose()).optional() }).loose().optional(),
-  })
-  .loose();
+const answered = z.object({ llmContent: z.unknown().optional(), returnDisplay: z.unknown().optional() }).loose();
+const answers = z.object({ answers: z.array(z.object({ question: z.string(), answer: z.unknown() }).loose()) }).loose();
 
 /** "Q: ... / A: ..." for every question, with the answer the user gave. */
 export function questionsAndAnswers(input: unknown, response: unknown): string {
@@ -89,7 +85,8 @@ export function questionsAndAnswers(input: unknown, response: unknown): string {
   if (!questions.success) return '';
   const result = answered.safeParse(response);
   const given = new Map<string, unknown>();
-  if (result.success) for (const { question, answer } of result.data.returnDisplay?.answers ?? []) given.set(question, answer);
+  const display = answers.safeParse(result.success ? result.data.returnDisplay : undefined);
+  if (display.success) for (const { question, answer } of display.data.answers) given.set(question, answer);
   // Declined, or a display of another shape: the model's text says what became of the questions.
   const told = result.success && typeof result.data.llmContent === 'string' && given.size === 0 ? result.data.llmContent : undefined;
   return questions.data.questions
