@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ParsedHook } from '../../src/agents/adapter.js';
 import { NOTHING } from '../../src/agents/facts.js';
+import { truncatedPrompt } from '../../src/common/truncatedPrompt.js';
 import { ESCAPED_NOTE, fitted, QWEN_TEXT_MAX, qwenFacts, qwenToolCall } from '../../src/agents/qwen/facts.js';
 import { parseQwenHook, questionsAndAnswers } from '../../src/agents/qwen/hook.js';
 import {
@@ -99,6 +100,17 @@ describe("Qwen Code's real hook payloads", () => {
   it('a prompt counts the text the user submitted, not the model-bound one with its @-files read in', () => {
     const payload = { ...fixture('UserPromptSubmit'), prompt: 'Fix @src/a.ts\n--- src/a.ts ---\nexport const a = 1;', submitted_prompt: 'Fix @src/a.ts' };
     expect(parseQwenHook(payload)).toMatchObject({ ok: true, call: { kind: 'prompt', text: 'Fix @src/a.ts' } });
+  });
+
+  it('a prompt over 64 MiB, rebuilt by recap-hook from its first bytes (submitted_prompt cut off), counts as far as it arrived', () => {
+    const text = 'Migrate the billing service. '.repeat(1000);
+    const whole = JSON.stringify({ ...fixture('UserPromptSubmit'), prompt: text, submitted_prompt: text });
+    const prefix = whole.slice(0, whole.indexOf('"prompt"') + 5000);
+    const parsed = parseQwenHook(truncatedPrompt(prefix));
+    expect(parsed).toMatchObject({ ok: true, call: { kind: 'prompt' }, caller: CALLER });
+    const counted = (parsed as { call: { text: string } }).call.text;
+    expect(counted.length).toBeGreaterThan(4900);
+    expect(text.startsWith(counted)).toBe(true);
   });
 
   it('a PreToolUse whose tool_name is not a string is a tool call of an unexpected shape, judged as one', () => {

@@ -13,6 +13,7 @@ const common = z.object({
   transcript_path: z.string().max(4096).optional(),
   session_id: text.optional(),
   agent_id: text.optional(),
+  timestamp: z.string().max(64).optional(),
 });
 const tool = common.extend({ tool_name: z.string().min(1).max(256), tool_input: z.unknown() });
 const payloads = {
@@ -25,7 +26,7 @@ const payloads = {
   SessionStart: common.extend({ source: text.optional() }),
 };
 
-type Payload = z.infer<typeof tool> & { submitted_prompt?: string; tool_response?: unknown };
+type Payload = z.infer<typeof tool> & { prompt?: string; submitted_prompt?: string; tool_response?: unknown };
 
 export function parseQwenHook(payload: unknown): ParsedHook {
   const raw = (typeof payload === 'object' && payload !== null ? payload : {}) as Record<string, unknown>;
@@ -43,7 +44,8 @@ export function parseQwenHook(payload: unknown): ParsedHook {
 function callOf(name: string, data: Payload): HookCall | undefined {
   switch (qwenFacts.events[name]) {
     case 'prompt':
-      return data.submitted_prompt === undefined ? undefined : { kind: 'prompt', text: data.submitted_prompt };
+      if (data.submitted_prompt !== undefined) return { kind: 'prompt', text: data.submitted_prompt };
+      return rebuilt(data) ? { kind: 'prompt', text: data.prompt ?? '' } : undefined;
     case 'tool':
       return { kind: 'tool', call: qwenFacts.toolCall(data.tool_name, data.tool_input) };
     case 'toolUsed':
@@ -52,6 +54,13 @@ function callOf(name: string, data: Payload): HookCall | undefined {
       return { kind: 'sessionStart' };
   }
 }
+
+/**
+ * A prompt over recap-hook's 64 MiB, rebuilt by it from the first 64 MiB (truncatedPrompt):
+ * `submitted_prompt`, which Qwen Code sends after `prompt`, was cut off, and so was
+ * `timestamp`, which Qwen Code sends with every event. What arrived of the prompt counts.
+ */
+const rebuilt = (data: Payload) => data.timestamp === undefined && data.prompt !== undefined && data.prompt !== '';
 
 /** A subagent by its id; the main agent otherwise. */
 function callerOf(data: z.infer<typeof common>): Caller {
