@@ -1,10 +1,11 @@
 // End to end: the real Qwen Code CLI (test/agents, run on this Node 20 although it asks for
 // 22), with recap's hooks installed by `recap install qwen`, against a scripted model on
-// 127.0.0.1. A first `qwen -p` run with a tool round shows what its shell tool carries and
+// 127.0.0.1. A first `qwen -p` run with tool rounds shows what its shell tool carries and
 // that only the user's prompt is counted; a second trips the gate with a long prompt, meets
 // the deny reason for a shell call and a file write, submits a summary through
 // run_shell_command with the command the deny named, and works again; a third starts a new
-// session and is handed the summary.
+// session and is handed the summary; a fourth starts on a gate tripped by `recap trip`; a
+// fifth runs with the daemon stopped, and recap-hook itself denies its shell call.
 import { existsSync, mkdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { delimiter, dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
