@@ -3,7 +3,9 @@
 import type { Adapter } from './adapter.js';
 import { claude } from './claude/index.js';
 import type { AgentName } from './known.js';
+import { qwen } from './qwen/index.js';
 
 export const ADAPTERS: Record<AgentName, Adapter> = {
   claude,
+  qwen,
 };

@@ -30,7 +30,12 @@ export async function answerHook(adapter: Adapter, payload: unknown, ops: HookOp
     return NOTHING;
   }
   if (parsed.call === undefined) {
-    log.warn({ agent: facts.name, event: parsed.event }, `ignoring a ${facts.title} hook event recap does not handle`);
+    // An event of the agent's own that its adapter chose to pass over (Qwen Code's
+    // UserPromptSubmit before each request after a tool round) is routine, not a surprise.
+    const routine = typeof parsed.event === 'string' && Object.hasOwn(facts.events, parsed.event);
+    const fields = { agent: facts.name, event: parsed.event };
+    if (routine) log.debug(fields, `passing over a ${facts.title} ${String(parsed.event)} event its adapter does not act on`);
+    else log.warn(fields, `ignoring a ${facts.title} hook event recap does not handle`);
     return NOTHING;
   }
   const { call, caller } = parsed;

@@ -3,7 +3,9 @@
 // `tool_calls` delta, then `finish_reason: "tool_calls"`; text as one content delta, then
 // `"stop"`; both end with `data: [DONE]`. Requests whose last message starts with
 // `[SUGGESTION MODE` (the interactive UI's follow-up suggestions) or that offer no tools are
-// side calls and leave the script alone.
+// side calls and leave the script alone. Started with `{ usage: true }`, every answer ends with
+// the same usage (USAGE), which Qwen Code writes into its transcript as usageMetadata (and
+// then adds context_usage, context_limit and input_tokens to its Stop payload).
 import type { ServerResponse } from 'node:http';
 import { callTool, ScriptedModel, sendEvent, startStream, type Dialect, type LateTurn, type Turn } from './scriptedModel.js';
 
@@ -15,6 +17,9 @@ export type ChatBody = { model?: string; messages?: Message[]; tools?: { functio
 
 const asBody = (body: unknown) => body as ChatBody;
 
+/** The usage every answer reports, as OpenAI streams it on the last chunk: 50 of its prompt tokens cached. */
+export const USAGE = { prompt_tokens: 1200, completion_tokens: 30, total_tokens: 1230, prompt_tokens_details: { cached_tokens: 50 } };
+
 /** A message's text: a string, or the text of its parts. */
 function text(content: unknown): string {
   if (typeof content === 'string') return content;
@@ -22,13 +27,13 @@ function text(content: unknown): string {
   return '';
 }
 
-const chat: Dialect = {
+const chatDialect = (usage: boolean): Dialect => ({
   classify: (path, body) => {
     if (path !== '/v1/chat/completions') return 'other';
     const last = asBody(body).messages?.at(-1);
-    return chat.tools(body).length === 0 || text(last?.content).startsWith('[SUGGESTION MODE') ? 'side' : 'turn';
+    return tools(body).length === 0 || text(last?.content).startsWith('[SUGGESTION MODE') ? 'side' : 'turn';
   },
-  tools: (body) => (asBody(body).tools ?? []).flatMap((t) => (t.function ? [t.function.name] : [])),
+  tools,
   toolResults: (body) =>
     (asBody(body).messages ?? []).filter((m) => m.role === 'tool').map((m) => ({ callId: m.tool_call_id ?? '', text: text(m.content), isError: false })),
   lastText: (body) => text(asBody(body).messages?.at(-1)?.content),
@@ -39,6 +44,7 @@ const chat: Dialect = {
       created: 0,
       model: asBody(body).model ?? 'mock-model',
       choices: [{ index: 0, delta, finish_reason: finish }],
+      ...(usage && finish !== null ? { usage: USAGE } : {}),
     });
     startStream(res);
     if ('text' in turn) {
@@ -52,15 +58,19 @@ const chat: Dialect = {
     sendEvent(res, '[DONE]');
     res.end();
   },
-};
+});
+
+function tools(body: unknown): string[] {
+  return (asBody(body).tools ?? []).flatMap((t) => (t.function ? [t.function.name] : []));
+}
 
 export class MockOpenAIChat extends ScriptedModel {
-  private constructor() {
-    super(chat);
+  private constructor(usage: boolean) {
+    super(chatDialect(usage));
   }
 
-  static async start(turns: (Turn | LateTurn)[] = []): Promise<MockOpenAIChat> {
-    const mock = new MockOpenAIChat();
+  static async start(turns: (Turn | LateTurn)[] = [], options: { usage?: boolean } = {}): Promise<MockOpenAIChat> {
+    const mock = new MockOpenAIChat(options.usage ?? false);
     await mock.listen(turns);
     return mock;
   }

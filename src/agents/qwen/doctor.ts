@@ -1,0 +1,99 @@
+// `recap doctor` for Qwen Code: recap's hooks in its settings, each one able to run in time,
+// in a folder whose hooks Qwen Code loads, with no setting that turns hooks off.
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import type { Check } from '../../client/checks.js';
+import { readSettings, settingsFile, type Scope } from './install.js';
+import { HOOK_DEADLINE_MS, hookCommandWords, matchesAll, RECAP_EVENTS, recapHooksIn, timeoutMs, type HookEntry } from './settings.js';
+import { hooksDisabledBy, projectSettingsLoad } from './trust.js';
+
+const NAME = 'qwen hooks';
+
+/** The Qwen Code recap was verified against; older ones may not mark the user's own prompts. */
+export const VERIFIED_VERSION = '0.24.4';
+
+/** Recap's hooks in Qwen Code and whether they will run; nothing when neither recap's hooks nor broken settings are here. */
+export function qwenDoctor(project: string, env: NodeJS.ProcessEnv): Check[] {
+  const found: { file: string; scope: Scope; event: string; matcher: unknown; hook: HookEntry }[] = [];
+  const checks: Check[] = [];
+  for (const scope of ['user', 'project'] as Scope[]) {
+    const file = settingsFile(scope, project, env);
+    try {
+      for (const hit of recapHooksIn(readSettings(file).settings)) found.push({ file, scope, ...hit });
+    } catch (error) {
+      checks.push({ name: NAME, ok: false, detail: (error as Error).message, fix: `repair the JSON in ${file}` });
+    }
+  }
+  if (found.length === 0) return checks;
+
+  const problems: string[] = [];
+  const fixes = new Set<string>();
+  const projectLoads = projectSettingsLoad(project, env);
+  const untrusted = found.find((f) => f.scope === 'project' && !projectLoads);
+  if (untrusted) {
+    problems.push(`folder trust is on and ${project} is not trusted, so Qwen Code does not load the hooks in ${untrusted.file}`);
+    fixes.add(`trust ${project} in Qwen Code (/trust), or install for the user instead: recap install qwen`);
+  }
+  const running = found.filter((f) => f.scope === 'user' || projectLoads);
+  // Hooks that do not load are said above; their events are not listed again as missing.
+  const missing = running.length === 0 ? [] : RECAP_EVENTS.map((e) => e.event).filter((event) => !running.some((f) => f.event === event));
+  const broken = running.flatMap(({ file, event, matcher, hook }) => {
+    const problem = hookProblem(event, matcher, hook);
+    return problem ? [`${event} in ${file}: ${problem}`] : [];
+  });
+  problems.push(...missing.map((event) => `no ${event} hook`), ...broken);
+  if (missing.length + broken.length > 0) fixes.add(running.every((f) => f.scope === 'project') ? 'recap install qwen --scope project' : 'recap install qwen');
+  const files = [...new Set(running.map((f) => f.file))];
+  if (files.length > 1) {
+    problems.push(`recap's hooks are in both ${files.join(' and ')}: Qwen Code runs both, so every prompt counts twice`);
+    fixes.add(`recap uninstall qwen --scope ${running.some((f) => f.scope === 'project') ? 'project' : 'user'}`);
+  }
+  const disabledBy = hooksDisabledBy(project, env);
+  if (disabledBy) {
+    problems.push(`"disableAllHooks": true in ${disabledBy} turns every hook off`);
+    fixes.add(`remove "disableAllHooks" from ${disabledBy}`);
+  }
+  const ok = problems.length === 0;
+  const hooks: Check = ok
+    ? { name: NAME, ok, detail: `command hooks in ${files.join(', ')}` }
+    : { name: NAME, ok, detail: problems.join('; '), fix: [...fixes].join('; ') };
+  return [...checks, hooks, ...versionCheck(env)];
+}
+
+function hookProblem(event: string, matcher: unknown, hook: HookEntry): string | undefined {
+  const words = hookCommandWords(hook.command);
+  const absent = words.find((w) => !existsSync(w));
+  if (absent) return `${absent} does not exist`;
+  // `#!/usr/bin/env node` finds Node on PATH: a node written early on PATH switches the hook off.
+  if (words.length < 2 || !words[0]!.startsWith('/')) return 'the command does not name node by absolute path; run recap install qwen again';
+  const ms = timeoutMs(hook.timeout);
+  // Qwen Code lets the call through when a hook times out: recap-hook's own deadline must come first.
+  if (ms === undefined || ms <= HOOK_DEADLINE_MS) return `its timeout (${JSON.stringify(hook.timeout)}) does not leave recap-hook its ${HOOK_DEADLINE_MS / 1000} s, and a hook that times out lets the tool run`;
+  if (event === 'PreToolUse' && !matchesAll(matcher)) return `its matcher ${JSON.stringify(matcher)} leaves some tools unchecked`;
+  return undefined;
+}
+
+/** The installed Qwen Code's version (`qwen --version`), or undefined when there is no `qwen`. */
+export function qwenVersion(env: NodeJS.ProcessEnv): string | undefined {
+  try {
+    const out = execFileSync('qwen', ['--version'], { env, encoding: 'utf8', timeout: 15_000, stdio: ['ignore', 'pipe', 'ignore'] });
+    return /\d+\.\d+\.\d+/.exec(out)?.[0];
+  } catch {
+    return undefined;
+  }
+}
+
+function older(version: string, than: string): boolean {
+  const [a = 0, b = 0, c = 0] = version.split('.').map(Number);
+  const [x = 0, y = 0, z = 0] = than.split('.').map(Number);
+  return a !== x ? a < x : b !== y ? b < y : c < z;
+}
+
+/** An older Qwen Code may not say which prompts are the user's, and then none is counted. */
+function versionCheck(env: NodeJS.ProcessEnv): Check[] {
+  const version = qwenVersion(env);
+  if (version === undefined) return [];
+  return older(version, VERIFIED_VERSION)
+    ? [{ name: 'qwen code', ok: false, detail: `${version}: older than ${VERIFIED_VERSION}, which recap is verified with; it may not mark the user's prompts (submitted_prompt), and then none is counted`, fix: 'update Qwen Code: npm install -g @qwen-code/qwen-code@latest' }]
+    : [{ name: 'qwen code', ok: true, detail: `${version}: marks the user's own prompts` }];
+}

@@ -1,0 +1,140 @@
+// Qwen Code as recap-hook sees it: its events, its tools in recap's terms, its answers.
+// Verified against Qwen Code 0.24.4 (shared/agents/qwen.md, test/fixtures/agents/qwen).
+import { isAbsolute, join } from 'node:path';
+import { field, strings, type ToolCall, type ToolKind } from '../../events/toolCall.js';
+import { json, NOTHING, type AgentFacts, type HookAnswer } from '../facts.js';
+
+const KINDS: Readonly<Record<string, ToolKind>> = {
+  run_shell_command: 'shell',
+  // A shell command run in the background, its output streamed back: a shell all the same.
+  monitor: 'shell',
+  read_file: 'read',
+  list_directory: 'read',
+  zoom_image: 'read',
+  lsp: 'read',
+  glob: 'search',
+  grep_search: 'search',
+  write_file: 'write',
+  edit: 'edit',
+  notebook_edit: 'edit',
+  ask_user_question: 'question',
+  web_fetch: 'web',
+  web_search: 'web',
+  read_mcp_resource: 'mcp',
+};
+
+/** Input fields that hold a path (lsp names its file `filePath`). */
+const PATH_FIELDS = ['file_path', 'notebook_path', 'path', 'filePath'];
+
+/** The deferred-tool bridge: `tool_call {name, arguments}` runs the tool it names. */
+const BRIDGE = 'tool_call';
+
+export function qwenToolCall(name: string, input: unknown): ToolCall {
+  // Qwen Code shows hooks the bridged tool's own name; a bridge call seen whole is read as that tool.
+  const inner = field(input, 'name');
+  if (name === BRIDGE && typeof inner === 'string' && inner !== BRIDGE) return qwenToolCall(inner, field(input, 'arguments'));
+  const kind = KINDS[name] ?? (name.startsWith('mcp__') ? 'mcp' : 'other');
+  const call: ToolCall = { name, kind, paths: strings(input, PATH_FIELDS), input };
+  if (kind === 'shell') {
+    const command = field(input, 'command');
+    if (typeof command === 'string') call.command = command;
+    const directory = field(input, 'directory');
+    if (typeof directory === 'string' && directory !== '') call.dir = directory;
+  }
+  // glob's pattern, and grep_search's file filter, are globs under `path` (else the folder).
+  const glob = name === 'glob' ? field(input, 'pattern') : name === 'grep_search' ? field(input, 'glob') : undefined;
+  if (typeof glob === 'string' && glob !== '') call.glob = glob;
+  if (kind === 'question') {
+    const questions = field(input, 'questions');
+    call.questions = Array.isArray(questions) ? questions.map((q) => field(q, 'question')).filter((q): q is string => typeof q === 'string') : [];
+  }
+  return call;
+}
+
+/**
+ * The most text recap hands Qwen Code in one answer. Qwen Code ignores an answer whose stdout
+ * passes 1 MiB (the call would run: a cut deny fails open) and cuts a reason over 200,000
+ * characters. JSON spends at most 6 bytes on a UTF-16 unit, so 100,000 units stay under 620 KB.
+ */
+export const QWEN_TEXT_MAX = 100_000;
+
+/** The text, cut to QWEN_TEXT_MAX with a line saying so; whole when it fits. */
+export function fitted(text: string): string {
+  if (text.length <= QWEN_TEXT_MAX) return text;
+  let kept = QWEN_TEXT_MAX - 200;
+  // Never half a surrogate pair.
+  const last = text.charCodeAt(kept - 1);
+  if (last >= 0xd800 && last <= 0xdbff) kept -= 1;
+  return `${text.slice(0, kept)}\n[recap cut the last ${text.length - kept} characters to fit Qwen Code's hook output limit]`;
+}
+
+/**
+ * Qwen Code shows the model a hook's context with `<` and `>` as `&lt;` and `&gt;` (and
+ * leaves `&` alone): the here-document of the submit command must still be typed with the
+ * real characters. The note itself holds neither sign, so it reads as written.
+ */
+export const ESCAPED_NOTE =
+  '(Qwen Code shows the less-than and greater-than signs in this context as &lt; and &gt;: in a command, type the signs themselves.)';
+
+/**
+ * The settings folders Qwen Code may read: ~/.qwen, and QWEN_HOME when it is set (it replaces
+ * ~/.qwen). A relative QWEN_HOME is taken from the folder Qwen Code starts in, unknown here.
+ */
+export function qwenDirs(env: NodeJS.ProcessEnv, home: string): string[] {
+  const custom = env.QWEN_HOME;
+  const dirs = [join(home, '.qwen')];
+  if (custom === '~') dirs.push(home);
+  else if (custom?.startsWith('~/')) dirs.push(join(home, custom.slice(2)));
+  else if (custom !== undefined && isAbsolute(custom)) dirs.push(custom);
+  return [...new Set(dirs)];
+}
+
+/** The system settings layer and its defaults beside it, as Qwen Code finds them on Linux. */
+export function systemSettingsFiles(env: NodeJS.ProcessEnv): string[] {
+  const settings = env.QWEN_CODE_SYSTEM_SETTINGS_PATH || '/etc/qwen-code/settings.json';
+  const defaults = env.QWEN_CODE_SYSTEM_DEFAULTS_PATH || join(settings, '..', 'system-defaults.json');
+  return [settings, defaults];
+}
+
+export const qwenFacts: AgentFacts = {
+  name: 'qwen',
+  title: 'Qwen Code',
+  // PostToolUse only on ask_user_question (the matcher recap installs): the user's answers.
+  events: { UserPromptSubmit: 'prompt', PreToolUse: 'tool', PostToolUse: 'toolUsed', SessionStart: 'sessionStart' },
+  shellTool: 'run_shell_command',
+  toolCall: qwenToolCall,
+  deny: (reason) => json({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: fitted(reason) } }),
+  // A JSON object, never plain text: Qwen Code reads plain text on stdout as an allow (and,
+  // on a prompt or a session start, as context for the model).
+  notice: (text) => (text === '' ? NOTHING : json({ systemMessage: fitted(text) })),
+  withNotice(answer: HookAnswer, text: string): HookAnswer {
+    try {
+      const output = JSON.parse(answer.stdout) as unknown;
+      if (output === null || typeof output !== 'object' || Array.isArray(output) || 'systemMessage' in output) return answer;
+      return { stdout: JSON.stringify({ ...output, systemMessage: fitted(text) }), exitCode: answer.exitCode };
+    } catch {
+      return answer;
+    }
+  },
+  context: (event, text) => {
+    const shown = /[<>]/.test(text) ? `${ESCAPED_NOTE}\n\n${text}` : text;
+    return json({ hookSpecificOutput: { hookEventName: event === 'prompt' ? 'UserPromptSubmit' : 'SessionStart', additionalContext: fitted(shown) } });
+  },
+  // Verified by running `env` through run_shell_command (test/e2e/qwen.test.ts).
+  shellVariables: ['QWEN_CODE', 'QWEN_CODE_SESSION_ID'],
+  sessionVariable: 'QWEN_CODE_SESSION_ID',
+  // Every file that decides whether recap's hooks run: the settings (hooks, disableAllHooks,
+  // folder trust), the trusted folders, and the home .env files, which may set QWEN_HOME and
+  // so move the user settings elsewhere (a project's .env may not).
+  settingsFiles: (env, home) => [
+    ...qwenDirs(env, home).flatMap((dir) => [join(dir, 'settings.json'), join(dir, 'trustedFolders.json'), join(dir, '.env')]),
+    join(home, '.env'),
+    ...(env.QWEN_CODE_TRUSTED_FOLDERS_PATH ? [env.QWEN_CODE_TRUSTED_FOLDERS_PATH] : []),
+    ...systemSettingsFiles(env),
+  ],
+  // A trusted project's settings may hold recap's hooks, or disableAllHooks.
+  projectSettingsFiles: (project) => [join(project, '.qwen', 'settings.json')],
+  settingsNames: [
+    { path: /\/\.qwen\/(?:settings|trustedFolders)\.json$/, mentioned: [/\.qwen\b/, /(?:settings|trustedFolders)\.json/], what: "Qwen Code's settings" },
+  ],
+};

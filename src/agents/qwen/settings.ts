@@ -1,0 +1,146 @@
+// recap's entries in Qwen Code's settings.json: added next to whatever else is there,
+// recognised again to be replaced or removed, and nothing else touched. Qwen Code reads its
+// settings as JSON with comments; recap reads them the same way.
+
+export type HookEntry = { type: 'command'; name?: string; command: string; timeout?: unknown };
+
+type Group = { matcher?: unknown; hooks: unknown[] };
+export type Settings = Record<string, unknown> & { hooks?: Record<string, unknown> };
+
+/**
+ * The hook events recap listens to, with the matcher each needs. PostToolUse only on
+ * ask_user_question: the user's answers are an interaction; every other tool's result is not.
+ */
+export const RECAP_EVENTS: readonly { event: string; matcher?: string }[] = [
+  { event: 'PreToolUse', matcher: '*' },
+  { event: 'PostToolUse', matcher: 'ask_user_question' },
+  { event: 'UserPromptSubmit' },
+  { event: 'SessionStart' },
+];
+
+/**
+ * Seconds. Qwen Code lets the call through when a hook times out, whatever it printed:
+ * recap-hook answers within 8 s (its own deadline, a deny on a tripped job included), and
+ * this leaves room for a slow Node start on a loaded machine.
+ */
+export const TIMEOUT_SECONDS = 20;
+
+/** recap-hook's own deadline: a timeout at or under it would cut a deny off. */
+export const HOOK_DEADLINE_MS = 8000;
+
+/** The hook's timeout in milliseconds as Qwen Code reads it: seconds, or milliseconds from 1000 up; 60 s unset. */
+export function timeoutMs(timeout: unknown): number | undefined {
+  if (timeout === undefined) return 60_000;
+  if (typeof timeout !== 'number' || !Number.isFinite(timeout) || timeout <= 0) return undefined;
+  return timeout >= 1000 ? timeout : timeout * 1000;
+}
+
+/** A recap hook: the recap-hook executable for qwen, alone or after the absolute Node that runs it. */
+export function isRecapHook(hook: unknown): hook is HookEntry {
+  if (hook === null || typeof hook !== 'object') return false;
+  const { type, command } = hook as { type?: unknown; command?: unknown };
+  return type === 'command' && typeof command === 'string' && /(?:^|\/|['"])recap-hook(\.c?js)?['"]? qwen$/.test(command);
+}
+
+const shellQuote = (path: string) => (/^[\w@%+=:,./-]+$/.test(path) ? path : `'${path.replaceAll("'", "'\\''")}'`);
+
+/**
+ * The bundle run by this Node, both by absolute path: with `#!/usr/bin/env node` a `node`
+ * written into a folder early on PATH would switch every hook off.
+ */
+export function commandHook(hookBin: string, node = process.execPath): HookEntry {
+  return { type: 'command', name: 'recap', command: `${shellQuote(node)} ${shellQuote(hookBin)} qwen`, timeout: TIMEOUT_SECONDS };
+}
+
+/** The executable words of a command hook: [node, bundle], or [bundle] alone. */
+export function hookCommandWords(command: string): string[] {
+  const words: string[] = [];
+  for (const match of command.replace(/ qwen$/, '').matchAll(/'((?:[^']|'\\'')*)'|"([^"]*)"|(\S+)/g)) {
+    words.push((match[1]?.replaceAll("'\\''", "'") ?? match[2] ?? match[3])!);
+  }
+  return words;
+}
+
+/** Settings without any recap hook; groups and events that only recap's hooks filled are dropped. */
+export function withoutRecap(settings: Settings): Settings {
+  const hooks = settings.hooks;
+  if (hooks === undefined || hooks === null || typeof hooks !== 'object' || Array.isArray(hooks)) return settings;
+  const kept: Record<string, unknown> = {};
+  let emptied = false;
+  for (const [event, groups] of Object.entries(hooks)) {
+    if (!Array.isArray(groups)) {
+      kept[event] = groups;
+      continue;
+    }
+    const remaining = groups.flatMap((group: unknown) => {
+      const g = group as Group;
+      if (g === null || typeof g !== 'object' || !Array.isArray(g.hooks)) return [group];
+      const others = g.hooks.filter((h) => !isRecapHook(h));
+      if (others.length === g.hooks.length) return [group];
+      return others.length > 0 ? [{ ...g, hooks: others }] : [];
+    });
+    if (remaining.length > 0 || groups.length === 0) kept[event] = remaining;
+    else emptied = true;
+  }
+  if (Object.keys(kept).length > 0 || !emptied) return { ...settings, hooks: kept };
+  const { hooks: _dropped, ...rest } = settings;
+  return rest;
+}
+
+/** Settings with recap's hooks, one group of its own per event, after the user's. */
+export function withRecap(settings: Settings, entry: HookEntry): Settings {
+  const base = withoutRecap(settings);
+  const hooks: Record<string, unknown> = { ...(base.hooks ?? {}) };
+  for (const { event, matcher } of RECAP_EVENTS) {
+    const groups = Array.isArray(hooks[event]) ? (hooks[event] as unknown[]) : [];
+    hooks[event] = [...groups, { ...(matcher !== undefined ? { matcher } : {}), hooks: [entry] }];
+  }
+  return { ...base, hooks };
+}
+
+/** Every recap hook, with its event and its group's matcher. */
+export function recapHooksIn(settings: Settings): { event: string; matcher: unknown; hook: HookEntry }[] {
+  const found: { event: string; matcher: unknown; hook: HookEntry }[] = [];
+  const hooks = settings.hooks;
+  if (hooks === null || typeof hooks !== 'object' || Array.isArray(hooks)) return found;
+  for (const [event, groups] of Object.entries(hooks)) {
+    if (!Array.isArray(groups)) continue;
+    for (const group of groups as Group[]) {
+      for (const hook of Array.isArray(group?.hooks) ? group.hooks : []) if (isRecapHook(hook)) found.push({ event, matcher: group.matcher, hook });
+    }
+  }
+  return found;
+}
+
+/** Whether a matcher matches every tool, as Qwen Code reads it: `*`, empty, `.*` or none. */
+export function matchesAll(matcher: unknown): boolean {
+  return matcher === undefined || matcher === '' || matcher === '*' || matcher === '.*';
+}
+
+/**
+ * The text without its comments (`//` to the end of the line, `/* ... *\/`), strings left
+ * as they are, and whether there were any: what Qwen Code's strip-json-comments does.
+ */
+export function withoutComments(text: string): { json: string; comments: boolean } {
+  const parts: string[] = [];
+  let from = 0;
+  let comments = false;
+  let i = 0;
+  while (i < text.length) {
+    const c = text[i];
+    if (c === '"') {
+      i += 1;
+      while (i < text.length && text[i] !== '"') i += text[i] === '\\' ? 2 : 1;
+      i += 1;
+    } else if (c === '/' && (text[i + 1] === '/' || text[i + 1] === '*')) {
+      comments = true;
+      parts.push(text.slice(from, i), ' ');
+      const line = text[i + 1] === '/';
+      const end = line ? text.indexOf('\n', i) : text.indexOf('*/', i + 2);
+      i = end === -1 ? text.length : line ? end : end + 2;
+      from = i;
+    } else i += 1;
+  }
+  parts.push(text.slice(from));
+  return { json: parts.join(''), comments };
+}
