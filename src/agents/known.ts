@@ -3,9 +3,11 @@
 // claude/ and one line here and one in adapters.ts.
 import { claudeFacts } from './claude/facts.js';
 import type { AgentFacts } from './facts.js';
+import { geminiFacts } from './gemini/facts.js';
 
 export const AGENT_FACTS = {
   claude: claudeFacts,
+  gemini: geminiFacts,
 } as const satisfies Record<string, AgentFacts>;
 
 export type AgentName = keyof typeof AGENT_FACTS;
