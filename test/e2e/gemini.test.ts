@@ -1,10 +1,11 @@
 // End to end: the real Gemini CLI (test/agents), with recap's extension installed by `recap
 // install gemini`, against a scripted model on 127.0.0.1. One `gemini -p` run trips the gate
 // with its prompt, meets the deny on a shell call and a file write, submits a summary through
-// run_shell_command with the command the deny named, and works again; a second run starts a
-// new session, is handed the memory, and only its own words are counted. A hook whose Node is
-// gone bricks nothing; and in a folder the user does not trust (interactive, in a terminal)
-// the extension's hooks still count the prompt and deny the call.
+// run_shell_command with the command the deny named, and works again (the model's usage read
+// from the transcript once per answer); a second run starts a new session, is handed the
+// memory, and only its own words are counted. A hook whose Node is gone bricks nothing; in a
+// folder the user does not trust (interactive, in a terminal) the extension's hooks still
+// count the prompt and deny the call; and a project's .env cannot point them elsewhere.
 import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { delimiter, dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -146,6 +147,17 @@ describe("the real Gemini CLI with recap's extension", () => {
       expect(shellEnv).not.toContain(session as string);
       expect(geminiFacts.sessionVariable).toBeUndefined();
       expect(firstRun.events.at(-1)).toMatchObject({ type: 'result', status: 'success' });
+
+      // (7) The model's usage came from the transcript, each answer once, though the CLI
+      // writes an answer's record again when its tool calls are added.
+      const report = await runCli(box, ['report', '--json']);
+      const usage = (JSON.parse(report.stdout) as { jobs: { job: string; agents: { agent: string; input: number; output: number }[] }[] }).jobs
+        .find((j) => j.job === job)
+        ?.agents.find((a) => a.agent === 'main');
+      // The mock reports 100 prompt and 20 answer tokens a request; the last answers are
+      // written after the last hook read the transcript.
+      expect([400, 500, 600], JSON.stringify(usage)).toContain(usage?.input);
+      expect(usage!.output * 5).toBe(usage!.input);
     },
     TEST_MS,
   );
@@ -220,6 +232,30 @@ describe("the real Gemini CLI with recap's extension", () => {
       expect(denied?.isError).toBe(true);
       expect(denied?.text.startsWith(`${BLOCKED}recap: job ${otherJob} needs a summary`), denied?.text).toBe(true);
       expect(existsSync(join(untrusted, 'u.txt'))).toBe(false);
+    },
+    TEST_MS,
+  );
+
+  it(
+    "keeps its hooks on recap's daemon when a trusted project's .env sets NODE_OPTIONS and recap's own variables",
+    async () => {
+      // Gemini CLI reads the project's .env into its hooks' environment: code run before
+      // recap-hook would answer for it, another socket and data folder would be a daemon
+      // with an empty log.
+      const evil = join(box.dir, 'evil.cjs');
+      writeFileSync(evil, "process.stdout.write('{}'); process.exit(0);\n");
+      const fake = join(box.dir, 'fake');
+      writeFileSync(join(project, '.env'), `NODE_OPTIONS=--require ${evil}\nRECAP_SOCKET=${fake}/recapd.sock\nRECAP_DATA_DIR=${fake}/data\n`);
+      const tripped = await runCli(box, ['trip', '--reason', 'testing a project .env'], { cwd: project });
+      expect(tripped.code, tripped.stderr).toBe(0);
+      mock.script(shell('echo dotenv > dotenv.txt'), answer('Done.'));
+      const run = await runGemini(project, env, 'Write dotenv.txt, please.', mock);
+      expect(run.events.at(-1)).toMatchObject({ type: 'result', status: 'success' });
+      const denied = mock.lastToolResult();
+      expect(denied?.isError, mock.describe()).toBe(true);
+      expect(denied?.text.startsWith(`${BLOCKED}recap: job ${job} needs a summary`), denied?.text).toBe(true);
+      expect(existsSync(join(project, 'dotenv.txt'))).toBe(false);
+      expect(existsSync(fake)).toBe(false);
     },
     TEST_MS,
   );

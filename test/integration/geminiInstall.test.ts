@@ -12,7 +12,7 @@ import { removeSandbox, ROOT, runCli, sandbox, type Sandbox } from '../helpers/d
 
 const HOOK_BIN = join(ROOT, 'bin', 'recap-hook.cjs');
 type Check = { name: string; ok: boolean; detail: string; fix?: string };
-type Hooks = { hooks: Record<string, { matcher?: string; hooks: { type: string; name: string; command: string; timeout: number }[] }[]> };
+type Hooks = { hooks: Record<string, { matcher?: string; hooks: { type: string; name: string; command: string; timeout: number; env: Record<string, string> }[] }[]> };
 
 let box: Sandbox;
 beforeEach(() => {
@@ -64,6 +64,10 @@ describe('recap install gemini', () => {
     const hooks = readHooks();
     expect(Object.keys(hooks.hooks)).toEqual(['SessionStart', 'BeforeAgent', 'BeforeTool', 'AfterTool']);
     for (const command of commands(hooks)) expect(commandTarget(command)).toEqual({ node: process.execPath, hookBin: HOOK_BIN });
+    // recap-hook talks to this user's daemon whatever a project's .env says.
+    for (const entry of Object.values(hooks.hooks).flatMap((groups) => groups.flatMap((g) => g.hooks))) {
+      expect(entry.env).toMatchObject({ RECAP_SOCKET: box.socket, RECAP_DATA_DIR: box.data, RECAP_CONFIG: box.config, RECAP_HOOK_DEADLINE_MS: '', NODE_OPTIONS: '', LD_PRELOAD: '' });
+    }
     expectUserFilesUnchanged();
     expect(readdirSync(join(gemini(), 'extensions')).sort()).toEqual(['extension-enablement.json', 'other', 'recap']);
   });
@@ -205,6 +209,13 @@ describe('recap doctor for Gemini CLI', () => {
     expect(hooks!.detail).toContain(`${gone} does not exist`);
   });
 
+  it('finds hooks that talk to another daemon than this environment\'s', async () => {
+    await runCli(box, ['install', 'gemini']);
+    const [hooks] = await doctor(box.project, { RECAP_SOCKET: join(box.dir, 'elsewhere.sock') });
+    expect(hooks).toMatchObject({ ok: false, fix: 'recap install gemini' });
+    expect(hooks!.detail).toContain(`RECAP_SOCKET=${JSON.stringify(box.socket)}, not ${JSON.stringify(join(box.dir, 'elsewhere.sock'))}`);
+  });
+
   it('finds a hook missing from hooks.json', async () => {
     await runCli(box, ['install', 'gemini']);
     const hooks = readHooks();
@@ -228,12 +239,20 @@ describe('recap doctor for Gemini CLI', () => {
     ['recap-hook also run from the settings hooks', () => write(join(gemini(), 'settings.json'), '{ "hooks": { "BeforeTool": [{ "matcher": "*", "hooks": [{ "type": "command", "command": "/usr/local/bin/recap-hook gemini" }] }] } }\n'), 'runs recap-hook from its own hooks (BeforeTool)'],
     ['a second extension named recap', () => write(join(gemini(), 'extensions', 'recap2', 'gemini-extension.json'), '{ "name": "recap", "version": "1" }\n'), 'Gemini CLI refuses to start'],
     ['unreadable user settings', () => write(join(gemini(), 'settings.json'), '{ "hooksConfig": '), 'cannot read'],
+    ["a project .env that moves Gemini CLI's home", () => write(join(box.project, '.env'), 'DEBUG=1\nexport GEMINI_CLI_HOME=/tmp/elsewhere\n'), '.env sets GEMINI_CLI_HOME'],
+    ['a project .env that loads code into the shell tool', () => write(join(box.project, '.gemini', '.env'), 'NODE_OPTIONS="--require ./hook.js"\n'), '.gemini/.env sets NODE_OPTIONS, which loads code'],
   ])('finds %s', async (_what, arrange, detail) => {
     await runCli(box, ['install', 'gemini']);
     arrange();
     const checks = await doctor(box.project, { GEMINI_CLI_SYSTEM_SETTINGS_PATH: join(box.dir, 'system-settings.json') });
     expect(checks[0]).toMatchObject({ name: 'gemini hooks', ok: true });
     expect(checks[1]).toMatchObject({ name: 'gemini runs', ok: false, detail: expect.stringContaining(detail) });
+  });
+
+  it('lets a project .env with harmless NODE_OPTIONS be', async () => {
+    await runCli(box, ['install', 'gemini']);
+    write(join(box.project, '.env'), 'NODE_OPTIONS=--max-old-space-size=4096\nDATABASE_URL=postgres://x\n');
+    expect((await doctor())[1]).toMatchObject({ name: 'gemini runs', ok: true });
   });
 
   it('finds recap-hook run from settings hooks even without the extension', async () => {

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { geminiFacts, geminiToolCall } from '../../src/agents/gemini/facts.js';
 import { parseGeminiHook, userPrompt } from '../../src/agents/gemini/hook.js';
 import { geminiUsageOf } from '../../src/agents/gemini/transcript.js';
-import { commandTarget, hookCommand, hooksFile, runsRecapHook, TIMEOUT_MS } from '../../src/agents/gemini/extension.js';
+import { commandTarget, hookCommand, hookEnvironment, hooksFile, runsRecapHook, TIMEOUT_MS } from '../../src/agents/gemini/extension.js';
 import { projectReadOnlyPaths, protectionFor, readOnlyPaths } from '../../src/daemon/recapPaths.js';
 import { protectionRefusal, type ProtectedState } from '../../src/events/protection.js';
 import { FIXTURES } from '../helpers/hookRecorder.js';
@@ -225,12 +225,30 @@ describe("the extension's hook command", () => {
   });
 
   it('is one entry per event, named recap, with the matcher each needs and a timeout above recap-hook\'s 8 s', () => {
-    const file = hooksFile(BIN, NODE, '/x');
+    const env = hookEnvironment({ HOME: '/home/ann' });
+    const file = hooksFile(BIN, NODE, '/x', env);
     expect(Object.keys(file.hooks)).toEqual(['SessionStart', 'BeforeAgent', 'BeforeTool', 'AfterTool']);
-    expect(file.hooks.BeforeTool).toEqual([{ matcher: '*', hooks: [{ type: 'command', name: 'recap', command: hookCommand(BIN, NODE, '/x'), timeout: TIMEOUT_MS }] }]);
+    expect(file.hooks.BeforeTool).toEqual([{ matcher: '*', hooks: [{ type: 'command', name: 'recap', command: hookCommand(BIN, NODE, '/x'), timeout: TIMEOUT_MS, env }] }]);
     expect(file.hooks.AfterTool![0]!.matcher).toBe('^ask_user$');
     expect(file.hooks.SessionStart![0]!.matcher).toBeUndefined();
     expect(TIMEOUT_MS).toBeGreaterThan(8000 + 2000);
+  });
+});
+
+describe("the environment the extension's hooks run with", () => {
+  it("names recap's socket, data and config as the installing environment has them, and clears the code loaders and the deadline", () => {
+    const env = { HOME: '/home/ann', XDG_RUNTIME_DIR: '/run/user/1000', RECAP_DATA_DIR: '/srv/recap', XDG_CONFIG_HOME: '/home/ann/.cfg' };
+    expect(hookEnvironment(env)).toEqual({
+      RECAP_SOCKET: '/run/user/1000/recap/recapd.sock',
+      RECAP_DATA_DIR: '/srv/recap',
+      RECAP_CONFIG: '/home/ann/.cfg/recap/config.conf',
+      RECAP_HOOK_DEADLINE_MS: '',
+      NODE_OPTIONS: '',
+      LD_PRELOAD: '',
+      LD_AUDIT: '',
+      BASH_ENV: '',
+      DYLD_INSERT_LIBRARIES: '',
+    });
   });
 });
 

@@ -1,12 +1,13 @@
-// `recap doctor` for Gemini CLI: recap's extension is there, whole, and names a Node and a
-// recap-hook that exist; and nothing switches its hooks off (hooks disabled in the settings,
-// the extension disabled for this folder, a second extension of its name, extensions
-// restricted to allowed sources) or runs recap-hook a second way (settings hooks).
+// `recap doctor` for Gemini CLI: recap's extension is there, whole, names a Node and a
+// recap-hook that exist and this environment's daemon; and nothing switches its hooks off
+// (hooks disabled in the settings, the extension disabled for this folder, a second extension
+// of its name, extensions restricted to allowed sources, a project .env that moves the CLI's
+// home), loads code into its shell, or runs recap-hook a second way (settings hooks).
 import { accessSync, existsSync, constants as fs, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { Check } from '../../client/checks.js';
-import { commandTarget, EXTENSION_NAME, extensionPaths, HOOK_NAME, RECAP_EVENTS, runsRecapHook, TIMEOUT_MS, type ExtensionPaths } from './extension.js';
+import { commandTarget, EXTENSION_NAME, extensionPaths, HOOK_NAME, hookEnvironment, LOADERS, RECAP_EVENTS, runsRecapHook, TIMEOUT_MS, type ExtensionPaths } from './extension.js';
 import { geminiDir } from './facts.js';
 import { isRecapExtension, namesakes, readManifest } from './install.js';
 
@@ -21,11 +22,11 @@ export function geminiDoctor(project: string, env: NodeJS.ProcessEnv): Check[] {
     const folder = geminiDir(env, home);
     return existsSync(folder) ? [{ name: 'gemini hooks', ok: false, detail: `Gemini CLI is set up (${folder}) but recap is not installed for it`, fix: FIX }] : [];
   }
-  return [extensionCheck(paths), runsCheck(paths, project, settings, inSettings)];
+  return [extensionCheck(paths, hookEnvironment(env)), runsCheck(paths, project, env, home, settings, inSettings)];
 }
 
 /** The extension itself: recap's, with every hook, each naming files that exist. */
-function extensionCheck(paths: ExtensionPaths): Check {
+function extensionCheck(paths: ExtensionPaths, environment: Record<string, string>): Check {
   const name = 'gemini hooks';
   if (!existsSync(paths.dir)) return { name, ok: false, detail: `no recap extension in ${paths.dir}`, fix: FIX };
   if (!isRecapExtension(paths)) {
@@ -48,6 +49,12 @@ function extensionCheck(paths: ExtensionPaths): Check {
     if (missing) return [`${event}: ${missing} does not exist, so the hook only warns and recap checks nothing`];
     if (!executable(target.node)) return [`${event}: ${target.node} is not executable, so the hook only warns and recap checks nothing`];
     if (typeof entry.timeout !== 'number' || entry.timeout < TIMEOUT_MS) return [`${event}: a timeout under ${TIMEOUT_MS} ms can let a call through before recap answers`];
+    const given = entry.env !== null && typeof entry.env === 'object' ? (entry.env as Record<string, unknown>) : {};
+    const differs = Object.entries(environment).filter(([key, value]) => given[key] !== value);
+    if (differs.length > 0) {
+      const [key, value] = differs[0]!;
+      return [`${event}: its environment sets ${key}=${JSON.stringify(given[key] ?? '(unset)')}, not ${JSON.stringify(value)} as here`];
+    }
     return [];
   });
   if (problems.length > 0) return { name, ok: false, detail: problems.join('; '), fix: FIX };
@@ -110,7 +117,7 @@ const objectAt = (value: unknown, ...keys: string[]): Record<string, unknown> | 
   return at !== null && typeof at === 'object' && !Array.isArray(at) ? (at as Record<string, unknown>) : undefined;
 };
 
-type Group = { matcher?: unknown; hooks: { name?: unknown; command?: unknown; timeout?: unknown }[] };
+type Group = { matcher?: unknown; hooks: { name?: unknown; command?: unknown; timeout?: unknown; env?: unknown }[] };
 
 function groupsOf(hooks: unknown, event: string): Group[] {
   const groups = objectAt({ hooks }, 'hooks')?.[event];
@@ -124,8 +131,17 @@ function recapHooksIn(settings: Settings): string[] {
 }
 
 /** Whatever keeps recap's hooks from running, or runs recap-hook another way. */
-function runsCheck(paths: ExtensionPaths, project: string, settings: { file: string; read: Read }[], inSettings: { file: string; event: string }[]): Check {
+function runsCheck(
+  paths: ExtensionPaths,
+  project: string,
+  env: NodeJS.ProcessEnv,
+  home: string,
+  settings: { file: string; read: Read }[],
+  inSettings: { file: string; event: string }[],
+): Check {
   const problems: string[] = [];
+  const dotenv = envFileFor(project, env.GEMINI_CLI_HOME || home);
+  if (dotenv !== undefined) problems.push(...dotenvProblems(dotenv, env));
   for (const { file, read } of settings) {
     if (!read.ok) {
       problems.push(read.problem);
@@ -147,6 +163,45 @@ function runsCheck(paths: ExtensionPaths, project: string, settings: { file: str
   for (const other of namesakes(paths)) problems.push(`${other} also calls itself "${EXTENSION_NAME}": Gemini CLI refuses to start`);
   if (problems.length > 0) return { name: 'gemini runs', ok: false, detail: problems.join('; '), fix: fixFor(problems) };
   return { name: 'gemini runs', ok: true, detail: 'no setting switches recap\'s hooks off' };
+}
+
+/**
+ * What a .env file Gemini CLI reads sets that recap cannot live with: another home for the CLI
+ * (its extensions, recap's among them, are looked for there), or code loaded into every
+ * command of its shell tool (recap's launcher among them). The CLI takes a variable from the
+ * file only when the environment does not have it.
+ */
+function dotenvProblems(file: string, env: NodeJS.ProcessEnv): string[] {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    return [];
+  }
+  const problems: string[] = [];
+  for (const match of text.matchAll(/^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=(.*)$/gm)) {
+    const name = match[1];
+    const value = (match[2] ?? '').trim().replace(/^(["'])(.*)\1$/, '$2');
+    if (name === undefined || env[name] !== undefined) continue;
+    if (name === 'GEMINI_CLI_HOME') problems.push(`${file} sets GEMINI_CLI_HOME: in a trusted folder Gemini CLI then looks for its extensions there, and recap's hooks do not run`);
+    const loads = name === 'NODE_OPTIONS' ? /(?:^|\s)(?:-r|--require|--import|--loader|--experimental-loader)\b/.test(value) : LOADERS.includes(name);
+    if (loads) problems.push(`${file} sets ${name}, which loads code into every command of Gemini CLI's shell tool in a trusted folder, recap's own launcher among them`);
+  }
+  return problems;
+}
+
+/**
+ * The .env file Gemini CLI reads into its environment in a trusted folder: the first of
+ * .gemini/.env and .env from the project up to the root, then ~/.gemini/.env and ~/.env.
+ */
+function envFileFor(project: string, home: string): string | undefined {
+  const candidates: string[] = [];
+  for (let dir = project; ; dir = dirname(dir)) {
+    candidates.push(join(dir, '.gemini', '.env'), join(dir, '.env'));
+    if (dirname(dir) === dir) break;
+  }
+  candidates.push(join(home, '.gemini', '.env'), join(home, '.env'));
+  return candidates.find((file) => existsSync(file));
 }
 
 function fixFor(problems: string[]): string {

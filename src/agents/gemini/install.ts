@@ -8,7 +8,7 @@ import { dirname, join } from 'node:path';
 import { PACKAGE_ROOT, RECAP_HOOK_BIN } from '../../common/bins.js';
 import { UserError } from '../../common/errors.js';
 import type { InstallOptions, Installed } from '../adapter.js';
-import { EXTENSION_DESCRIPTION, EXTENSION_NAME, extensionPaths, hooksFile, manifest, type ExtensionPaths } from './extension.js';
+import { EXTENSION_DESCRIPTION, EXTENSION_NAME, extensionPaths, hookEnvironment, hooksFile, manifest, type ExtensionPaths } from './extension.js';
 
 /** A mistake in the user's files that recap will not write over. */
 export class InstallError extends UserError {}
@@ -100,7 +100,7 @@ export function installExtension({ scope, env }: InstallOptions, node = process.
   const paths = pathsFor(env);
   checkFolder(paths);
   // The hooks before the manifest: a folder without its manifest is no extension yet.
-  const hooks = writeJson(paths.hooks, hooksFile(hookBin, node, paths.dir));
+  const hooks = writeJson(paths.hooks, hooksFile(hookBin, node, paths.dir, hookEnvironment(env)));
   const made = writeJson(paths.manifest, manifest(version()));
   return { file: paths.dir, changed: hooks || made, mode: 'command', warnings: [] };
 }
