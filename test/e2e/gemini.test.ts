@@ -1,7 +1,7 @@
 // End to end: the real Gemini CLI (test/agents), with recap's extension installed by `recap
 // install gemini`, against a scripted model on 127.0.0.1. One `gemini -p` run trips the gate
 // with its prompt, meets the deny on a shell call and a file write, submits a summary through
-// run_shell_command with the command the deny named, and works again (the model's usage read
+// run_shell_command with the command the deny named (recap-hook runs it), and works again (the model's usage read
 // from the transcript once per answer); a second run starts a new session, is handed the
 // memory, and only its own words are counted. A hook whose Node is gone bricks nothing; in a
 // folder the user does not trust (interactive, in a terminal) the extension's hooks still
@@ -128,11 +128,14 @@ describe("the real Gemini CLI with recap's extension", () => {
       expect(writeDenied.text.startsWith(`${BLOCKED}recap: job ${job} needs a summary`), writeDenied.text).toBe(true);
       expect(existsSync(join(project, 'notes.md'))).toBe(false);
 
-      // (4) The summary went through run_shell_command, by the deny's own command, and was accepted.
+      // (4) The summary went through run_shell_command, by the deny's own command, and was
+      // accepted: recap-hook ran it for the session (Gemini CLI's shell cannot name it) and
+      // handed the model its output as the call's result.
       expect(submitted.startsWith(`${join(box.data, 'bin', 'recap')} submit <<'EOF'\n`)).toBe(true);
       const accepted = mock.toolResult(2)!;
-      expect(accepted.isError, accepted.text).toBe(false);
-      expect(accepted.text).toContain('accepted');
+      expect(accepted.text.startsWith(`${BLOCKED}recap ran this command itself`), accepted.text).toBe(true);
+      expect(accepted.text).toContain('accepted:');
+      expect(accepted.text).toContain('the gate is open, go on with the work');
       expect(await status()).toMatchObject({ job, tripped: false, summaries: 1, unsummarizedInteractions: 0 });
 
       // (5) The next tool call ran.

@@ -1,10 +1,11 @@
 // Gemini CLI's hooks through the real daemon and the real `bin/recap-hook.cjs gemini`, with
 // the payloads Gemini CLI 0.61.0 sends (test/fixtures/agents/gemini): a prompt is recorded
 // and counted without the context the CLI puts in front of it, a tool call is denied in Gemini
-// CLI's format once the gate trips, the way out passes and clears it, a question answered is
+// CLI's format once the gate trips, the way out is answered by the hook itself (the session's
+// job, which Gemini CLI's shell cannot name) and clears the gate, a question answered is
 // recorded, recap's files and Gemini CLI's own setup stay off limits, and with the daemon
 // stopped a tripped job is still denied from the verdict file.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -74,8 +75,8 @@ function project(): { dir: string; job: string } {
   return { dir, job: jobIdFor(dir) };
 }
 
-async function status(dir: string): Promise<Status> {
-  const result = await runCli(box, ['status', '--json'], { cwd: dir });
+async function status(dir: string, args: string[] = []): Promise<Status> {
+  const result = await runCli(box, ['status', '--json', ...args], { cwd: dir });
   expect(result.code, result.stderr).toBe(0);
   return JSON.parse(result.stdout) as Status;
 }
@@ -169,19 +170,14 @@ describe('a job that trips, is gated and summarizes', () => {
     expect(context).toContain('&lt; and &gt;');
   });
 
-  it('lets the launcher status and the submit the deny names through run_shell_command, and the summary clears the gate', async () => {
-    expectAllowed(await runHook(box.env, tool(dir, 'run_shell_command', { command: `${join(box.data, 'bin', 'recap')} status` })));
-    const command = filledIn(submitCommandIn(reason));
-    expectAllowed(await runHook(box.env, tool(dir, 'run_shell_command', { command })));
-    const ran = await new Promise<Run>((resolve) => {
-      const child = spawn('bash', ['-c', command], { cwd: dir, env: { ...box.env, GEMINI_CLI: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-      child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-      child.once('close', (exitCode) => resolve({ stdout, stderr, exitCode }));
-    });
-    expect(ran.exitCode, `${ran.stdout}\n${ran.stderr}`).toBe(0);
+  it('answers the launcher status and the submit the deny names in the hook itself, and the summary clears the gate', async () => {
+    const launcher = join(box.data, 'bin', 'recap');
+    const shown = deniedReason(await runHook(box.env, tool(dir, 'run_shell_command', { command: `${launcher} status` })));
+    expect(shown).toContain('recap ran this command itself');
+    expect(shown).toContain(`job ${job}: gate TRIPPED`);
+    const answered = deniedReason(await runHook(box.env, tool(dir, 'run_shell_command', { command: filledIn(submitCommandIn(reason)) })));
+    expect(answered).toContain('accepted:');
+    expect(answered).toContain('the gate is open, go on with the work');
     expect(await status(dir)).toMatchObject({ tripped: false, summaries: 1 });
     expectAllowed(await runHook(box.env, tool(dir, 'write_file', { file_path: 'notes.md', content: 'hello\n' })));
   });
@@ -189,6 +185,28 @@ describe('a job that trips, is gated and summarizes', () => {
   it('a new session is handed the memory', async () => {
     const context = contextOf(await runHook(box.env, fixture('SessionStart', dir, { session_id: 'another-session' })), 'SessionStart');
     expect(context).toContain(`recap: the memory of job ${job}: 1 summaries in its chain.`);
+  });
+});
+
+describe('with JOB_SCOPE=session', () => {
+  it("the way out reaches the session's job, which a command in Gemini CLI's shell (no session id there) could not name", async () => {
+    const { dir, job: projectJob } = project();
+    mkdirSync(join(dir, '.recap'));
+    writeFileSync(join(dir, '.recap', 'config.conf'), 'JOB_SCOPE=session\n');
+    expect((await runCli(box, ['config', 'allow'], { cwd: dir })).code).toBe(0);
+    const session = 'gemini-scoped-session';
+    for (const text of TRIP_PROMPTS) expectAllowed(await runHook(box.env, fixture('BeforeAgent', dir, { session_id: session, prompt: text })));
+    const call = (tool_name: string, tool_input: unknown) => fixture('BeforeTool-read_file', dir, { session_id: session, tool_name, tool_input });
+    const reason = deniedReason(await runHook(box.env, call('read_file', { file_path: 'a.ts' })));
+    expect(reason).toContain(`job session-${session} needs a summary`);
+    const command = filledIn(submitCommandIn(reason));
+    // Run in a shell as Gemini CLI's (GEMINI_CLI=1, no session id), the command misses the job.
+    const inShell = spawnSync('bash', ['-c', command], { cwd: dir, env: { ...box.env, GEMINI_CLI: '1' }, encoding: 'utf8' });
+    expect(inShell.status, inShell.stdout).not.toBe(0);
+    expect(await status(dir, ['--job', `session-${session}`])).toMatchObject({ tripped: true });
+    expect(deniedReason(await runHook(box.env, call('run_shell_command', { command })))).toContain('accepted:');
+    expectAllowed(await runHook(box.env, call('read_file', { file_path: 'a.ts' })));
+    expect((await status(dir)).job).toBe(projectJob);
   });
 });
 

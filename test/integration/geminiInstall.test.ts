@@ -239,6 +239,7 @@ describe('recap doctor for Gemini CLI', () => {
     ['recap-hook also run from the settings hooks', () => write(join(gemini(), 'settings.json'), '{ "hooks": { "BeforeTool": [{ "matcher": "*", "hooks": [{ "type": "command", "command": "/usr/local/bin/recap-hook gemini" }] }] } }\n'), 'runs recap-hook from its own hooks (BeforeTool)'],
     ['a second extension named recap', () => write(join(gemini(), 'extensions', 'recap2', 'gemini-extension.json'), '{ "name": "recap", "version": "1" }\n'), 'Gemini CLI refuses to start'],
     ['unreadable user settings', () => write(join(gemini(), 'settings.json'), '{ "hooksConfig": '), 'cannot read'],
+    ["Gemini CLI's sandbox on in the user settings", () => write(join(gemini(), 'settings.json'), '{ "tools": { "sandbox": "docker" } }\n'), "Gemini CLI's sandbox is on (tools.sandbox"],
     ["a project .env that moves Gemini CLI's home", () => write(join(box.project, '.env'), 'DEBUG=1\nexport GEMINI_CLI_HOME=/tmp/elsewhere\n'), '.env sets GEMINI_CLI_HOME'],
     ['a project .env that loads code into the shell tool', () => write(join(box.project, '.gemini', '.env'), 'NODE_OPTIONS="--require ./hook.js"\n'), '.gemini/.env sets NODE_OPTIONS, which loads code'],
   ])('finds %s', async (_what, arrange, detail) => {
@@ -247,6 +248,12 @@ describe('recap doctor for Gemini CLI', () => {
     const checks = await doctor(box.project, { GEMINI_CLI_SYSTEM_SETTINGS_PATH: join(box.dir, 'system-settings.json') });
     expect(checks[0]).toMatchObject({ name: 'gemini hooks', ok: true });
     expect(checks[1]).toMatchObject({ name: 'gemini runs', ok: false, detail: expect.stringContaining(detail) });
+  });
+
+  it("finds Gemini CLI's sandbox switched on by GEMINI_SANDBOX", async () => {
+    await runCli(box, ['install', 'gemini']);
+    expect((await doctor(box.project, { GEMINI_SANDBOX: 'podman' }))[1]).toMatchObject({ ok: false, detail: expect.stringContaining('GEMINI_SANDBOX=podman') });
+    expect((await doctor(box.project, { GEMINI_SANDBOX: 'false' }))[1]).toMatchObject({ ok: true });
   });
 
   it('lets a project .env with harmless NODE_OPTIONS be', async () => {

@@ -1,8 +1,9 @@
 // `recap doctor` for Gemini CLI: recap's extension is there, whole, names a Node and a
 // recap-hook that exist and this environment's daemon; and nothing switches its hooks off
 // (hooks disabled in the settings, the extension disabled for this folder, a second extension
-// of its name, extensions restricted to allowed sources, a project .env that moves the CLI's
-// home), loads code into its shell, or runs recap-hook a second way (settings hooks).
+// of its name, extensions restricted to allowed sources, the CLI's sandbox, a project .env
+// that moves the CLI's home), loads code into its shell, or runs recap-hook a second way
+// (settings hooks).
 import { accessSync, existsSync, constants as fs, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -140,6 +141,7 @@ function runsCheck(
   inSettings: { file: string; event: string }[],
 ): Check {
   const problems: string[] = [];
+  if (sandboxOn(env.GEMINI_SANDBOX)) problems.push(`Gemini CLI's sandbox is on (GEMINI_SANDBOX=${env.GEMINI_SANDBOX}): ${SANDBOX}`);
   const dotenv = envFileFor(project, env.GEMINI_CLI_HOME || home);
   if (dotenv !== undefined) problems.push(...dotenvProblems(dotenv, env));
   for (const { file, read } of settings) {
@@ -151,6 +153,7 @@ function runsCheck(
     if (config?.enabled === false) problems.push(`hooks are switched off (hooksConfig.enabled: false in ${file})`);
     if (Array.isArray(config?.disabled) && config.disabled.includes(HOOK_NAME)) problems.push(`hooksConfig.disabled in ${file} switches off the hooks named ${HOOK_NAME}`);
     if (objectAt(read.value, 'admin', 'extensions')?.enabled === false) problems.push(`extensions are switched off (admin.extensions.enabled: false in ${file})`);
+    if (sandboxOn(objectAt(read.value, 'tools')?.sandbox)) problems.push(`Gemini CLI's sandbox is on (tools.sandbox in ${file}): ${SANDBOX}`);
     const allowed = objectAt(read.value, 'security')?.allowedExtensions;
     if (Array.isArray(allowed) && allowed.length > 0) problems.push(`security.allowedExtensions in ${file} loads only extensions installed from allowed sources, not recap's`);
   }
@@ -163,6 +166,15 @@ function runsCheck(
   for (const other of namesakes(paths)) problems.push(`${other} also calls itself "${EXTENSION_NAME}": Gemini CLI refuses to start`);
   if (problems.length > 0) return { name: 'gemini runs', ok: false, detail: problems.join('; '), fix: fixFor(problems) };
   return { name: 'gemini runs', ok: true, detail: 'no setting switches recap\'s hooks off' };
+}
+
+const SANDBOX = "its hooks then run inside the sandbox, a container that has neither recap's files nor its socket, so they only warn";
+
+/** tools.sandbox or GEMINI_SANDBOX: true, a command (docker, podman, ...), or {enabled: true}. */
+function sandboxOn(value: unknown): boolean {
+  if (typeof value === 'string') return !['', 'false', '0'].includes(value.trim().toLowerCase());
+  if (value !== null && typeof value === 'object') return (value as { enabled?: unknown }).enabled === true;
+  return value === true;
 }
 
 /**
