@@ -114,6 +114,13 @@ describe('recap install gemini', () => {
     expect(readdirSync(join(gemini(), 'extensions'), { recursive: true }).sort()).toEqual(before);
   });
 
+  it("refuses to run in Gemini CLI's shell (GEMINI_CLI is set)", async () => {
+    const result = await runCli(box, ['install', 'gemini'], { env: { GEMINI_CLI: '1' } });
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toContain('GEMINI_CLI is set');
+    expect(existsSync(extension())).toBe(false);
+  });
+
   it('refuses --scope project: Gemini CLI has no project extensions', async () => {
     const result = await runCli(box, ['install', 'gemini', '--scope', 'project']);
     expect(result.code).not.toBe(0);

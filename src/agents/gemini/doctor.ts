@@ -168,7 +168,7 @@ function runsCheck(
   return { name: 'gemini runs', ok: true, detail: 'no setting switches recap\'s hooks off' };
 }
 
-const SANDBOX = "its hooks then run inside the sandbox, a container that has neither recap's files nor its socket, so they only warn";
+const SANDBOX = "its hooks then run inside the sandbox, where recap's files and socket need not be (recap does not support it)";
 
 /** tools.sandbox or GEMINI_SANDBOX: true, a command (docker, podman, ...), or {enabled: true}. */
 function sandboxOn(value: unknown): boolean {
