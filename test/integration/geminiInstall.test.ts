@@ -102,7 +102,7 @@ describe('recap install gemini', () => {
   it.each([
     ['an extension of the user in ~/.gemini/extensions/recap', () => write(join(extension(), 'gemini-extension.json'), '{ "name": "recap", "version": "9" }\n'), 'holds an extension recap did not write'],
     ['a broken manifest there', () => write(join(extension(), 'gemini-extension.json'), '{ "name": '), 'cannot read'],
-    ['another extension folder named recap', () => write(join(gemini(), 'extensions', 'recap-old', 'gemini-extension.json'), '{ "name": "Recap", "version": "1" }\n'), 'refuses to start with two extensions of one name'],
+    ['another extension folder named recap', () => write(join(gemini(), 'extensions', 'recap-old', 'gemini-extension.json'), '{ "name": "recap", "version": "1" }\n'), 'refuses to start with two extensions of one name'],
   ])('refuses %s, changing nothing', async (_what, arrange, message) => {
     arrange();
     const before = readdirSync(join(gemini(), 'extensions'), { recursive: true }).sort();

@@ -43,7 +43,7 @@ export function namesakes(paths: ExtensionPaths): string[] {
     .filter((dir) => dir !== paths.dir && isDirectory(dir))
     .filter((dir) => {
       const read = readManifest(join(dir, 'gemini-extension.json'));
-      return read?.ok === true && typeof read.value.name === 'string' && read.value.name.toLowerCase() === EXTENSION_NAME;
+      return read?.ok === true && read.value.name === EXTENSION_NAME;
     });
 }
 
