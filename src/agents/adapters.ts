@@ -2,10 +2,12 @@
 // the same names with their light half, for recap-hook).
 import type { Adapter } from './adapter.js';
 import { claude } from './claude/index.js';
+import { gemini } from './gemini/index.js';
 import type { AgentName } from './known.js';
 import { qwen } from './qwen/index.js';
 
 export const ADAPTERS: Record<AgentName, Adapter> = {
   claude,
+  gemini,
   qwen,
 };

@@ -3,10 +3,12 @@
 // claude/ and one line here and one in adapters.ts.
 import { claudeFacts } from './claude/facts.js';
 import type { AgentFacts } from './facts.js';
+import { geminiFacts } from './gemini/facts.js';
 import { qwenFacts } from './qwen/facts.js';
 
 export const AGENT_FACTS = {
   claude: claudeFacts,
+  gemini: geminiFacts,
   qwen: qwenFacts,
 } as const satisfies Record<string, AgentFacts>;
 

@@ -1,6 +1,7 @@
 // The real Gemini CLI (test/agents) for end-to-end tests: where it is, a probe that fails
 // loudly (never skips), a home that points it at the scripted model, hooks as a hand-written
-// extension, and one headless `gemini -p` run with a deadline.
+// extension, one headless `gemini -p` run with a deadline, and an interactive one in a terminal.
+import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { AGENTS_DIR, assertAgentRuns, bareEnv, jsonLines, runAgent, type AgentDirs, type AgentRun } from './agentSandbox.js';
@@ -43,7 +44,39 @@ export function installGeminiExtension(dirs: AgentDirs, hooks: GeminiHooks, name
   return folder;
 }
 
+/** A terminal's escape sequences: ESC [ parameters, a letter. */
+const ANSI = new RegExp(`${String.fromCharCode(27)}\\[[0-9;?]*[a-zA-Z]`, 'g');
+
 export type GeminiResult = AgentRun & { events: Record<string, unknown>[] };
+
+/**
+ * `gemini -i PROMPT` in a terminal of its own (util-linux `script`): the interactive CLI, the
+ * only way to run it in a folder that is not trusted (`-p` exits 55 there). It never ends by
+ * itself: `until` says when the test has seen enough, then the whole process group is killed.
+ * Resolves with what the terminal showed, ANSI codes removed.
+ */
+export async function runGeminiInteractive(cwd: string, env: NodeJS.ProcessEnv, prompt: string, mock: MockGemini, until: Promise<unknown>): Promise<string> {
+  const quote = (text: string) => `'${text.replaceAll("'", "'\\''")}'`;
+  const command = [process.execPath, GEMINI, '-i', prompt, '-m', GEMINI_MODEL].map(quote).join(' ');
+  const child = spawn('script', ['-qfec', command, '/dev/null'], { cwd, env: { ...env, TERM: 'xterm' }, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+  let screen = '';
+  child.stdout.setEncoding('utf8').on('data', (d: string) => (screen += d));
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (screen += d));
+  const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
+  const clean = () => screen.replace(ANSI, '');
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), GEMINI_RUN_MS)));
+  const outcome = await Promise.race([until.then(() => 'done' as const), exited.then(() => 'exited' as const), late]);
+  clearTimeout(timer);
+  try {
+    process.kill(-child.pid!, 'SIGKILL');
+  } catch {
+    // Already gone.
+  }
+  await exited;
+  if (outcome !== 'done') throw new Error(`gemini -i ${outcome === 'late' ? `did not get there within ${GEMINI_RUN_MS / 1000} s` : 'exited first'}\n--- screen\n${clean().slice(-4000)}\n--- requests\n${mock.describe()}`);
+  return clean();
+}
 
 /** `gemini -p PROMPT --approval-mode yolo -o stream-json`. */
 export async function runGemini(cwd: string, env: NodeJS.ProcessEnv, prompt: string, mock: MockGemini): Promise<GeminiResult> {

@@ -37,6 +37,7 @@ describe('read-only paths', () => {
     }
   });
 
+  // Every agent adds its own project settings; these are Claude Code's.
   it("a project's include its Claude Code settings, shared and local", () => {
     expect(projectReadOnlyPaths('/src/app')).toEqual(expect.arrayContaining(['/src/app/.claude/settings.json', '/src/app/.claude/settings.local.json']));
   });

@@ -1,0 +1,107 @@
+// Gemini CLI's hook payloads read into recap's terms: a prompt (BeforeAgent, once per user
+// prompt), a tool call (BeforeTool), a question answered (AfterTool on ask_user), a session
+// start.
+import { z } from 'zod';
+import { describeIssues } from '../../daemon/protocol.js';
+import type { Caller, HookCall, ParsedHook } from '../adapter.js';
+import { geminiFacts } from './facts.js';
+
+const text = z.string().max(256);
+
+const common = z.object({
+  hook_event_name: z.string().max(64),
+  cwd: z.string().startsWith('/').max(4096),
+  transcript_path: z.string().max(4096).optional(),
+  session_id: text.optional(),
+});
+const tool = common.extend({ tool_name: z.string().min(1).max(256), tool_input: z.unknown() });
+const payloads = {
+  BeforeAgent: common.extend({ prompt: z.string() }),
+  BeforeTool: tool,
+  AfterTool: tool.extend({ tool_response: z.unknown() }),
+  SessionStart: common.extend({ source: text.optional() }),
+};
+type Payload = z.infer<typeof tool> & { prompt?: string; tool_response?: unknown };
+
+export function parseGeminiHook(payload: unknown): ParsedHook {
+  const raw = (typeof payload === 'object' && payload !== null ? payload : {}) as Record<string, unknown>;
+  const name = typeof raw.hook_event_name === 'string' ? raw.hook_event_name : undefined;
+  if (name === undefined || !Object.hasOwn(payloads, name)) return { ok: true, call: undefined, event: raw.hook_event_name };
+  const parsed = payloads[name as keyof typeof payloads].safeParse(payload);
+  if (!parsed.success) return unexpected(raw, name, describeIssues(parsed.error));
+  const data = parsed.data as Payload;
+  return { ok: true, call: callOf(name, data), caller: callerOf(data) };
+}
+
+function callOf(name: string, data: Payload): HookCall {
+  switch (geminiFacts.events[name]) {
+    case 'prompt':
+      return { kind: 'prompt', text: userPrompt(data.prompt ?? '') };
+    case 'tool':
+      return { kind: 'tool', call: geminiFacts.toolCall(data.tool_name, data.tool_input) };
+    case 'toolUsed':
+      return data.tool_name === 'ask_user' ? { kind: 'toolUsed', qa: questionsAndAnswers(data.tool_input, data.tool_response) } : { kind: 'toolUsed' };
+    default:
+      return { kind: 'sessionStart' };
+  }
+}
+
+/**
+ * The user's own words in a BeforeAgent prompt. In `-p` the CLI puts the SessionStart hooks'
+ * context (recap's memory among it) in front of the prompt as `<hook_context>...</hook_context>`,
+ * and its own `<session_context>` can ride along: neither is the user's. The CLI writes `<`
+ * and `>` inside a hook's context as `&lt;` and `&gt;`, so a block ends at its own closing tag.
+ */
+export function userPrompt(prompt: string): string {
+  return prompt
+    .replace(/<hook_context>[\s\S]*?<\/hook_context>/g, '')
+    .replace(/<session_context>[\s\S]*?<\/session_context>/g, '')
+    .trim();
+}
+
+/** Gemini CLI names no subagent in its payloads: every call is the main agent's. */
+function callerOf(data: z.infer<typeof common>): Caller {
+  return {
+    cwd: data.cwd,
+    ...(data.session_id !== undefined ? { session: data.session_id } : {}),
+    agent: 'main',
+    ...(data.transcript_path !== undefined && data.transcript_path !== '' ? { transcript: data.transcript_path } : {}),
+  };
+}
+
+/** A payload of an unexpected shape, with what can still be told of its caller. */
+function unexpected(raw: Record<string, unknown>, event: string, problems: string): ParsedHook {
+  const session = typeof raw.session_id === 'string' && raw.session_id.length <= 256 ? raw.session_id : undefined;
+  const cwd = typeof raw.cwd === 'string' && raw.cwd.startsWith('/') && raw.cwd.length <= 4096 ? raw.cwd : undefined;
+  const toolCall = geminiFacts.events[event] === 'tool';
+  return { ok: false, event, toolCall, problems: problems.slice(0, 500), ...(session !== undefined ? { session } : {}), ...(cwd !== undefined ? { cwd } : {}) };
+}
+
+const asked = z.object({ questions: z.array(z.object({ question: z.string() }).loose()) }).loose();
+/** ask_user's result: `{"answers": {"0": "...", "1": "..."}}` as text, keyed by the question's index. */
+const answered = z.object({ llmContent: z.string() }).loose();
+const answers = z.object({ answers: z.record(z.string(), z.unknown()) }).loose();
+
+/** "Q: ... / A: ..." for every question, with the answer the user gave. */
+export function questionsAndAnswers(input: unknown, response: unknown): string {
+  const questions = asked.safeParse(input);
+  if (!questions.success) return '';
+  const given = answersIn(response);
+  return questions.data.questions
+    .map(({ question }, index) => {
+      const answer = given[String(index)];
+      return `Q: ${question}\nA: ${answer === undefined ? '(no answer)' : typeof answer === 'string' ? answer : JSON.stringify(answer)}`;
+    })
+    .join('\n\n');
+}
+
+function answersIn(response: unknown): Record<string, unknown> {
+  const result = answered.safeParse(response);
+  if (!result.success) return {};
+  try {
+    const parsed = answers.safeParse(JSON.parse(result.data.llmContent));
+    return parsed.success ? parsed.data.answers : {};
+  } catch {
+    return {}; // "User dismissed ask_user dialog without answering."
+  }
+}
