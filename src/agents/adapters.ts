@@ -2,8 +2,10 @@
 // the same names with their light half, for recap-hook).
 import type { Adapter } from './adapter.js';
 import { claude } from './claude/index.js';
+import { codex } from './codex/index.js';
 import type { AgentName } from './known.js';
 
 export const ADAPTERS: Record<AgentName, Adapter> = {
   claude,
+  codex,
 };

@@ -2,10 +2,12 @@
 // half of each (facts.ts), which recap-hook loads. Adding an agent is a folder beside
 // claude/ and one line here and one in adapters.ts.
 import { claudeFacts } from './claude/facts.js';
+import { codexFacts } from './codex/facts.js';
 import type { AgentFacts } from './facts.js';
 
 export const AGENT_FACTS = {
   claude: claudeFacts,
+  codex: codexFacts,
 } as const satisfies Record<string, AgentFacts>;
 
 export type AgentName = keyof typeof AGENT_FACTS;
