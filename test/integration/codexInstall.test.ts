@@ -102,9 +102,9 @@ describe('recap install codex', () => {
       // The context handlers keep a long context whole; every handler answers within its timeout.
       const listed = (await codexSees(box)).filter((h) => h.command === RECAP_COMMAND);
       expect(listed.map((h) => [h.eventName, h.timeoutSec, h.additionalContextLimit, h.matcher])).toEqual([
-        ['preToolUse', 10, null, '*'],
-        ['sessionStart', 10, 0, null],
-        ['userPromptSubmit', 10, 0, null],
+        ['preToolUse', 20, null, '*'],
+        ['sessionStart', 20, 0, null],
+        ['userPromptSubmit', 20, 0, null],
       ]);
     },
     TEST_MS,
@@ -214,6 +214,11 @@ describe('recap install codex', () => {
       expect(result.stderr).toContain(`recap: warning: Codex reads ${file} only in a trusted project`);
       expect(existsSync(hooksPath(box))).toBe(false);
       expect(await codexSees(box)).toEqual([]);
+      expect((await doctor(box)).find((c) => c.name === 'codex trust')?.detail).toContain(`Codex reads ${file} only in a trusted project`);
+      // A folder above the project is not enough for Codex.
+      writeFileSync(configPath(box), `${readFileSync(configPath(box), 'utf8')}\n[projects.${JSON.stringify(box.dir)}]\ntrust_level = "trusted"\n`);
+      expect(await codexSees(box)).toEqual([]);
+      expect((await doctor(box)).find((c) => c.name === 'codex trust')?.ok).toBe(false);
       writeFileSync(configPath(box), `${readFileSync(configPath(box), 'utf8')}\n[projects.${JSON.stringify(box.project)}]\ntrust_level = "trusted"\n`);
       expect(statusOf(await codexSees(box)).map(([, , s]) => s)).toEqual(['trusted', 'trusted', 'trusted']);
       expect((await doctor(box)).every((c) => c.ok)).toBe(true);
@@ -262,6 +267,7 @@ describe('recap doctor for Codex', () => {
     ['a hook changed since it was trusted', () => edit((h) => (recapHandler(h, 'SessionStart').timeout = 30)), 'codex trust', 'SessionStart was changed since it was trusted'],
     ['a hook Codex was told to skip', () => writeFileSync(configPath(box), readFileSync(configPath(box), 'utf8').replace(/(pre_tool_use:0:0"\]\n)/, '$1enabled = false\n')), 'codex trust', 'turned off in Codex'],
     ["Codex's hooks switched off", () => writeFileSync(configPath(box), `[features]\nhooks = false\n${readFileSync(configPath(box), 'utf8')}`), 'codex trust', 'turns Codex\'s hooks off'],
+    ['a hook Codex would give up on first', () => edit((h) => (recapHandler(h, 'PreToolUse').timeout = 5)), 'codex hooks', 'its timeout (5 s) is under the 20 s'],
     ['a context hook without additionalContextLimit', () => edit((h) => delete recapHandler(h, 'SessionStart').additionalContextLimit), 'codex hooks', 'without additionalContextLimit 0'],
   ])('finds %s', async (_what, breakIt, name, words) => {
     box = sandbox();

@@ -76,7 +76,9 @@ describe("Codex's tools in recap's terms", () => {
       '*** End Patch',
     ].join('\n');
     expect(codexToolCall('apply_patch', { command: patch })).toMatchObject({ kind: 'patch', paths: ['docs/new.md', 'src/a.ts', 'src/b.ts', '/home/ann/.codex/hooks.json'] });
-    expect(codexToolCall('apply_patch', { input: patch })).toMatchObject({ kind: 'patch', paths: [] });
+    // A patch under another name is still read for its files.
+    expect(codexToolCall('apply_patch', { input: patch }).paths).toHaveLength(4);
+    expect(codexToolCall('apply_patch', patch).paths).toHaveLength(4);
   });
 
   it.each([
@@ -86,11 +88,12 @@ describe("Codex's tools in recap's terms", () => {
     ['mcp__github__create_issue', { owner: 'o' }, { kind: 'mcp', paths: [] }],
     ['spawn_agent', { message: 'explore' }, { kind: 'other', paths: [] }],
     ['multi_agent_v1wait_agent', {}, { kind: 'other', paths: [] }],
-    ['Bash', { cmd: 'ls' }, { kind: 'shell', paths: [] }],
+    // The model's own field name, should a hook ever be handed it.
+    ['Bash', { cmd: 'ls' }, { kind: 'shell', command: 'ls', paths: [] }],
+    // No command line to read: judged as an unknown tool, by every path in it.
+    ['Bash', { argv: ['rm', '/home/ann/.codex/hooks.json'] }, { kind: 'other', paths: [] }],
   ])('%s %j is %j', (name, input, call) => {
-    const read = codexToolCall(name, input);
-    expect(read).toMatchObject({ name, ...call, input });
-    if (name === 'Bash') expect(read.command).toBeUndefined();
+    expect(codexToolCall(name, input)).toMatchObject({ name, ...call, input });
   });
 });
 
@@ -98,6 +101,9 @@ describe("recap's answers in Codex's format", () => {
   it('denies with hookSpecificOutput, never with a blank reason (Codex would run the call)', () => {
     expect(JSON.parse(codexFacts.deny('no').stdout)).toEqual({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: 'no' } });
     expect(JSON.parse(codexFacts.deny('  \n').stdout).hookSpecificOutput.permissionDecisionReason).toBe('recap: denied');
+    // Codex adds a period after the reason: one at its end would make two.
+    expect(JSON.parse(codexFacts.deny('Go on with the work.\n').stdout).hookSpecificOutput.permissionDecisionReason).toBe('Go on with the work');
+    expect(JSON.parse(codexFacts.deny('wait...').stdout).hookSpecificOutput.permissionDecisionReason).toBe('wait...');
     expect(codexFacts.deny('no').exitCode).toBe(0);
   });
 
@@ -155,6 +161,7 @@ describe("the files that wire recap into Codex, which Codex's own tools may not 
     ["a patch writing another checkout's .codex/hooks.json", 'apply_patch', patch('*** Add File: /srv/other/.codex/hooks.json'), "Codex's hooks and config"],
     ['a shell appending to config.toml', 'Bash', { command: 'echo "[features]" >> ~/.codex/config.toml' }, 'wires recap in'],
     ['a shell unsetting the shell marker', 'Bash', { command: 'unset CODEX_THREAD_ID; ls' }, "the agent's shell"],
+    ['a shell call with no command line to read, naming hooks.json', 'Bash', { argv: ['rm', `${HOME}/.codex/hooks.json`] }, 'wires recap in'],
   ])('refuses %s', (_what, name, input, words) => {
     expect(refusal(name, input)).toContain(words);
   });

@@ -32,11 +32,11 @@ const states = (text: string) => Object.fromEntries([...trustStates(parseToml(te
 const key = (event: string, group: number, handler = 0) => `${FILE}:${event}:${group}:${handler}`;
 
 describe("recap's group in hooks.json", () => {
-  it('goes after the user groups of each event, with a 10 s timeout and additionalContextLimit 0 where context is handed over', () => {
+  it('goes after the user groups of each event, with a 20 s timeout and additionalContextLimit 0 where context is handed over', () => {
     const after = withRecap(userHooks(), COMMAND);
-    expect(after.hooks!.PreToolUse).toEqual([{ matcher: 'Bash', hooks: [AUDIT] }, { matcher: '*', hooks: [{ type: 'command', command: COMMAND, timeout: 10 }] }]);
-    expect(after.hooks!.SessionStart).toEqual([{ hooks: [{ type: 'command', command: COMMAND, timeout: 10, additionalContextLimit: 0 }] }]);
-    expect(after.hooks!.UserPromptSubmit).toEqual([{ hooks: [{ type: 'command', command: COMMAND, timeout: 10, additionalContextLimit: 0 }] }]);
+    expect(after.hooks!.PreToolUse).toEqual([{ matcher: 'Bash', hooks: [AUDIT] }, { matcher: '*', hooks: [{ type: 'command', command: COMMAND, timeout: 20 }] }]);
+    expect(after.hooks!.SessionStart).toEqual([{ hooks: [{ type: 'command', command: COMMAND, timeout: 20, additionalContextLimit: 0 }] }]);
+    expect(after.hooks!.UserPromptSubmit).toEqual([{ hooks: [{ type: 'command', command: COMMAND, timeout: 20, additionalContextLimit: 0 }] }]);
     expect(after.hooks!.Stop).toEqual(userHooks().hooks!.Stop);
   });
 
@@ -73,9 +73,9 @@ describe("recap's trust entries in config.toml", () => {
     ]);
     expect(states(text)).toEqual({
       [key('pre_tool_use', 0)]: { trustedHash: auditHash },
-      [key('pre_tool_use', 1)]: { trustedHash: handlerHash('PreToolUse', '*', { type: 'command', command: COMMAND, timeout: 10 }) },
-      [key('session_start', 0)]: { trustedHash: handlerHash('SessionStart', undefined, { type: 'command', command: COMMAND, timeout: 10, additionalContextLimit: 0 }) },
-      [key('user_prompt_submit', 0)]: { trustedHash: handlerHash('UserPromptSubmit', undefined, { type: 'command', command: COMMAND, timeout: 10, additionalContextLimit: 0 }) },
+      [key('pre_tool_use', 1)]: { trustedHash: handlerHash('PreToolUse', '*', { type: 'command', command: COMMAND, timeout: 20 }) },
+      [key('session_start', 0)]: { trustedHash: handlerHash('SessionStart', undefined, { type: 'command', command: COMMAND, timeout: 20, additionalContextLimit: 0 }) },
+      [key('user_prompt_submit', 0)]: { trustedHash: handlerHash('UserPromptSubmit', undefined, { type: 'command', command: COMMAND, timeout: 20, additionalContextLimit: 0 }) },
     });
   });
 
@@ -96,7 +96,7 @@ describe("recap's trust entries in config.toml", () => {
     const moved = recapCommand('/srv/recap/bin/recap-hook.cjs', '/usr/local/bin/node');
     const again = withRecap(after, moved);
     const rewritten = retrust(text, FILE, after, again);
-    expect(states(rewritten)[key('pre_tool_use', 1)]).toEqual({ trustedHash: handlerHash('PreToolUse', '*', { type: 'command', command: moved, timeout: 10 }) });
+    expect(states(rewritten)[key('pre_tool_use', 1)]).toEqual({ trustedHash: handlerHash('PreToolUse', '*', { type: 'command', command: moved, timeout: 20 }) });
     expect(rewritten.match(/pre_tool_use:1:0/g)).toHaveLength(1);
     expect(retrust(rewritten, FILE, again, withoutRecap(again))).toBe(USER_CONFIG);
   });
@@ -116,7 +116,7 @@ describe("recap's trust entries in config.toml", () => {
     const back = withRecap(removed, COMMAND);
     const reinstalled = retrust(untrusted, FILE, removed, back);
     expect(states(reinstalled)[key('pre_tool_use', 1)]).toEqual({ trustedHash: laterHash });
-    expect(states(reinstalled)[key('pre_tool_use', 2)]).toEqual({ trustedHash: handlerHash('PreToolUse', '*', { type: 'command', command: COMMAND, timeout: 10 }) });
+    expect(states(reinstalled)[key('pre_tool_use', 2)]).toEqual({ trustedHash: handlerHash('PreToolUse', '*', { type: 'command', command: COMMAND, timeout: 20 }) });
   });
 
   it("never trust a user's handler that was not: an old entry at its new place goes", () => {

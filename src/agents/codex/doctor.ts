@@ -52,7 +52,7 @@ function hookProblem(place: Place): string | undefined {
   if (missing) return `${missing} does not exist`;
   if (words.length < 2 || !words[0]!.startsWith('/')) return 'the command does not name node by absolute path';
   if (typeof entry.timeout !== 'number' || entry.timeout < TIMEOUT_SECONDS) {
-    return `its timeout (${String(entry.timeout ?? 600)} s) is not the ${TIMEOUT_SECONDS} s recap-hook needs to answer first`;
+    return `its timeout (${String(entry.timeout ?? 600)} s) is under the ${TIMEOUT_SECONDS} s that lets recap-hook answer first (Codex runs the call when a hook times out)`;
   }
   const limit = RECAP_EVENTS.find((e) => e.event === place.event)?.contextLimit;
   if (limit !== undefined && entry.additionalContextLimit !== limit) return 'without additionalContextLimit 0, Codex hands the model a preview of a long context, not the context';

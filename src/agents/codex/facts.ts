@@ -22,17 +22,30 @@ const text = (input: unknown, key: string): string | undefined => {
   return typeof value === 'string' ? value : undefined;
 };
 
+/**
+ * The patch: in `command` (Codex 0.169.0), else in whatever string the input holds, so a
+ * renamed field still has its files judged.
+ */
+function patchText(input: unknown): string {
+  if (typeof input === 'string') return input;
+  const command = text(input, 'command');
+  if (command !== undefined) return command;
+  const strings = input !== null && typeof input === 'object' ? Object.values(input).filter((v): v is string => typeof v === 'string') : [];
+  return strings.join('\n');
+}
+
 export function codexToolCall(name: string, input: unknown): ToolCall {
-  const kind = KINDS[name] ?? (name.startsWith('mcp__') ? 'mcp' : 'other');
+  const command = text(input, 'command') ?? text(input, 'cmd');
+  // A shell call without a command line to read is judged as an unknown tool: every path in it.
+  const known = KINDS[name] === 'shell' && command === undefined ? undefined : KINDS[name];
+  const kind = known ?? (name.startsWith('mcp__') ? 'mcp' : 'other');
   const call: ToolCall = { name, kind, paths: [], input };
   switch (kind) {
-    case 'shell': {
-      const command = text(input, 'command');
-      if (command !== undefined) call.command = command;
+    case 'shell':
+      call.command = command!;
       break;
-    }
     case 'patch':
-      call.paths = patchPaths(text(input, 'command') ?? '');
+      call.paths = patchPaths(patchText(input));
       break;
     case 'read': {
       const path = text(input, 'path');
@@ -73,6 +86,15 @@ function withSystemMessage(answer: HookAnswer, message: string): HookAnswer {
   }
 }
 
+/**
+ * The model reads `Command blocked by PreToolUse hook: <reason>. Command: <command>`: Codex
+ * trims the reason and adds the period, so one at its end is left off.
+ */
+function denyReason(reason: string): string {
+  const trimmed = reason.trim().replace(/(?<!\.)\.$/, '');
+  return trimmed === '' ? 'recap: denied' : trimmed;
+}
+
 export const codexFacts: AgentFacts = {
   name: 'codex',
   title: 'Codex CLI',
@@ -82,8 +104,7 @@ export const codexFacts: AgentFacts = {
   // what to run, and exec_command is the tool in its list.
   shellTool: 'exec_command',
   toolCall: codexToolCall,
-  deny: (reason) =>
-    json({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: reason.trim() === '' ? 'recap: denied' : reason } }),
+  deny: (reason) => json({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: denyReason(reason) } }),
   // systemMessage: Codex shows it to the user (the TUI; `codex exec` prints nothing) and lets
   // the call go on. An empty answer is an allow.
   notice: (message) => (message === '' ? NOTHING : json({ systemMessage: message })),

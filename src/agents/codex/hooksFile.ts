@@ -17,8 +17,12 @@ export const RECAP_EVENTS: readonly { event: string; matcher?: string; contextLi
   { event: 'PreToolUse', matcher: '*' },
 ];
 
-/** Past recap-hook's own 8 s deadline (RECAP_HOOK_DEADLINE_MS), so recap answers first. */
-export const TIMEOUT_SECONDS = 10;
+/**
+ * Well past recap-hook's own 8 s deadline (RECAP_HOOK_DEADLINE_MS), which counts from the
+ * moment Node has loaded the hook: on a loaded machine Node's start comes on top. A hook
+ * Codex times out fails open; recap-hook answers in time and always answers.
+ */
+export const TIMEOUT_SECONDS = 20;
 
 const shellQuote = (path: string) => (/^[\w@%+=:,./-]+$/.test(path) ? path : `'${path.replaceAll("'", "'\\''")}'`);
 

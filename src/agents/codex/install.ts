@@ -132,13 +132,12 @@ export function setupProblems(scope: Scope, project: string, env: NodeJS.Process
   return problems;
 }
 
-/** Whether the user's config trusts the project (or a folder above it), as Codex asks before reading its .codex folder. */
+/**
+ * Whether the user's config trusts the project, as Codex asks before it reads the project's
+ * .codex folder: an entry for the project's own folder (a folder above it is not enough).
+ */
 export function projectTrusted(doc: TomlDocument, project: string): boolean {
   const projects = doc.data.projects;
-  if (!isTable(projects)) return false;
-  const real = realOr(project);
-  return Object.entries(projects).some(([path, entry]) => {
-    const inside = real === path || real.startsWith(path.endsWith('/') ? path : `${path}/`);
-    return inside && isTable(entry) && entry.trust_level === 'trusted';
-  });
+  const entry = isTable(projects) ? projects[realOr(project)] : undefined;
+  return isTable(entry) && entry.trust_level === 'trusted';
 }
