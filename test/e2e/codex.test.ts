@@ -137,6 +137,15 @@ describe("the real Codex CLI with recap's hooks, in its workspace-write sandbox"
       expect(refused.startsWith(`${BLOCKED}recap: this call was refused: apply_patch on ${join(box.dir, '.codex', 'hooks.json')} would change what wires recap in`), refused).toBe(true);
       expect(existsSync(join(box.dir, '.codex', 'hooks.json'))).toBe(true);
       expect(first.events.at(-2)).toMatchObject({ type: 'item.completed', item: { type: 'agent_message', text: 'Done.' } });
+
+      // (5) The model's usage came from Codex's rollout file (each scripted response: 100
+      // tokens in, 20 out), and the three denials were counted.
+      type Row = { agent: string; interactions: number; denials: number; input: number; output: number; cacheCreation: number; cacheRead: number };
+      const report = JSON.parse((await runCli(box, ['report', '--json', '--job', job], { env })).stdout) as { jobs: { agents: Row[] }[] };
+      const main = report.jobs[0]!.agents.find((a) => a.agent === 'main')!;
+      expect(main).toMatchObject({ interactions: 1, denials: 3, cacheCreation: 0, cacheRead: 0 });
+      expect(main.output).toBeGreaterThan(0);
+      expect(main.input).toBe(main.output * 5);
     },
     TEST_MS,
   );

@@ -92,8 +92,8 @@ function tableLines(text: string, table: Table): Edit[] {
 
 /**
  * config.toml with this hooks file's trust entries as they must be once `before` becomes
- * `after`: the user's entries follow their handlers, recap's carry recap's hashes, entries
- * for places no handler will be at are dropped. Unchanged text when nothing moves.
+ * `after`: the user's entries follow their handlers, recap's carry recap's hashes, any other
+ * entry for a place a handler was or will be at goes. Unchanged text when nothing moves.
  */
 export function retrust(text: string, file: string, before: HooksFile, after: HooksFile): string {
   const doc = parseToml(text);
