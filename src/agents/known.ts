@@ -2,12 +2,14 @@
 // half of each (facts.ts), which recap-hook loads. Adding an agent is a folder beside
 // claude/ and one line here and one in adapters.ts.
 import { claudeFacts } from './claude/facts.js';
+import { codexFacts } from './codex/facts.js';
 import type { AgentFacts } from './facts.js';
 import { geminiFacts } from './gemini/facts.js';
 import { qwenFacts } from './qwen/facts.js';
 
 export const AGENT_FACTS = {
   claude: claudeFacts,
+  codex: codexFacts,
   gemini: geminiFacts,
   qwen: qwenFacts,
 } as const satisfies Record<string, AgentFacts>;

@@ -65,7 +65,7 @@ async function answerCall(adapter: Adapter, call: HookCall, caller: Caller, wher
     }
     case 'tool': {
       if (adapter.wayOutInHook) {
-        const ran = await wayOutInHook(call.call, where, ops);
+        const ran = await wayOutInHook(call.call, where, ops, facts.shellTool);
         if (ran !== undefined) return facts.deny(ran);
       }
       const answer = await ops.check({ call: call.call, cwd: caller.cwd, shellTool: facts.shellTool, ...who, ...seen }, where);

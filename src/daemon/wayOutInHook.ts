@@ -1,16 +1,25 @@
 // The way out, run by the hook instead of the agent's shell: for an agent whose shell
-// cannot reach the daemon (Codex's default sandboxes refuse Unix sockets), a whitelisted
-// recap command is answered here, outside the sandbox, and the call itself is denied with
-// the command's output as the reason, which the model reads as the tool's result.
+// cannot reach the daemon (Codex's default sandboxes refuse Unix sockets) or cannot tell
+// it the session (Gemini CLI's carries no session id), a whitelisted recap command is
+// answered here, and the call itself is denied with the command's output as the reason,
+// which the model reads as the tool's result.
 import type { ToolCall } from '../events/toolCall.js';
 import { readWayOut } from '../events/whitelist.js';
 import type { HookOps } from './handler.js';
 import type { Where } from './jobResolver.js';
 
-const RAN = 'recap ran this command itself (the shell here cannot reach recap), so it was not run again; its output:';
+/**
+ * How the answer begins. The agent shows it as a blocked call ("Command blocked by
+ * PreToolUse hook: …"), so it says at once that nothing failed: recap ran the command
+ * itself, and what follows is its output.
+ */
+const RAN = 'recap ran this command for you in its hook, so it did not run in your shell; this is how its output reaches you, not an error. Its output:';
 
-/** The output of the recap command the call is, or undefined when it is no whitelisted recap command. */
-export async function wayOutInHook(call: ToolCall, where: Where, ops: HookOps): Promise<string | undefined> {
+/**
+ * The output of the recap command the call is, or undefined when it is no whitelisted recap
+ * command. `shellTool` is the asking agent's name for its shell tool, for the texts that say what to run.
+ */
+export async function wayOutInHook(call: ToolCall, where: Where, ops: HookOps, shellTool: string): Promise<string | undefined> {
   if (call.kind !== 'shell' || call.command === undefined) return undefined;
   const way = readWayOut(call.command, ops.recapPaths);
   if (way === undefined) return undefined;
@@ -24,12 +33,19 @@ export async function wayOutInHook(call: ToolCall, where: Where, ops: HookOps): 
       const answer = await ops.submit({ job, text: `${way.summary}\n`, ...(typeof topic === 'string' ? { topic } : {}) });
       if (asJson) return `${RAN}\n${JSON.stringify(answer)}`;
       if (answer.accepted) {
-        return `${RAN}\naccepted: ${answer.entry.tokens} tokens, covering every interaction up to event #${answer.entry.coversThrough}; the gate is open, go on with the work.`;
+        return (
+          `${RAN}\nSummary accepted: ${answer.entry.tokens} tokens, covering every interaction up to event #${answer.entry.coversThrough}. ` +
+          'The gate is open: every tool works again. Do not submit this summary again; go on with the work.'
+        );
       }
-      return `${RAN}\nrejected, the gate stays closed. Fix every problem and submit again:\n${answer.problems.map((p) => `- ${p}`).join('\n')}`;
+      return (
+        `${RAN}\nSummary rejected: the gate stays closed and every other tool is still denied. ` +
+        `Fix every problem below, then submit the whole corrected summary again with the same ${shellTool} command:\n` +
+        answer.problems.map((p) => `- ${p}`).join('\n')
+      );
     }
     case 'context': {
-      const { text } = await ops.context({ job }, undefined, call.name);
+      const { text } = await ops.context({ job }, undefined, shellTool);
       return `${RAN}\n${asJson ? JSON.stringify({ text }) : text}`;
     }
     case 'status': {

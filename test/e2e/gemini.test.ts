@@ -133,7 +133,7 @@ describe("the real Gemini CLI with recap's extension", () => {
       // handed the model its output as the call's result.
       expect(submitted.startsWith(`${join(box.data, 'bin', 'recap')} submit <<'EOF'\n`)).toBe(true);
       const accepted = mock.toolResult(2)!;
-      expect(accepted.text.startsWith(`${BLOCKED}recap ran this command itself`), accepted.text).toBe(true);
+      expect(accepted.text.startsWith(`${BLOCKED}recap ran this command for you in its hook`), accepted.text).toBe(true);
       expect(accepted.text).toContain('accepted:');
       expect(accepted.text).toContain('the gate is open, go on with the work');
       expect(await status()).toMatchObject({ job, tripped: false, summaries: 1, unsummarizedInteractions: 0 });

@@ -341,8 +341,8 @@ describe('Claude Code hooks through the daemon', () => {
       expect(await op<{ version: string }>({ op: 'ping' })).toHaveProperty('version');
     });
 
-    it('an agent other than claude is a bad request', async () => {
-      const response = await client.request({ id: nextId++, op: 'hook', agent: 'codex', payload: prompt(dir, 'x') });
+    it('an agent recap does not know is a bad request', async () => {
+      const response = await client.request({ id: nextId++, op: 'hook', agent: 'no-such-agent', payload: prompt(dir, 'x') });
       expect(response.error).toMatchObject({ code: 'bad_request' });
       expect((await status(job)).unsummarizedInteractions).toBe(0);
     });

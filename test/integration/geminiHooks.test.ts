@@ -173,7 +173,7 @@ describe('a job that trips, is gated and summarizes', () => {
   it('answers the launcher status and the submit the deny names in the hook itself, and the summary clears the gate', async () => {
     const launcher = join(box.data, 'bin', 'recap');
     const shown = deniedReason(await runHook(box.env, tool(dir, 'run_shell_command', { command: `${launcher} status` })));
-    expect(shown).toContain('recap ran this command itself');
+    expect(shown).toContain('recap ran this command for you in its hook');
     expect(shown).toContain(`job ${job}: gate TRIPPED`);
     const answered = deniedReason(await runHook(box.env, tool(dir, 'run_shell_command', { command: filledIn(submitCommandIn(reason)) })));
     expect(answered).toContain('accepted:');

@@ -1,0 +1,84 @@
+// `recap doctor` for Codex CLI: recap's hooks in a hooks.json, each able to run, and each
+// trusted in the user's config.toml with the hash Codex computes now. An untrusted or
+// modified hook is skipped by `codex exec` without a word, so this is where it shows.
+import { existsSync } from 'node:fs';
+import type { Check } from '../../client/checks.js';
+import type { TomlDocument } from './toml.js';
+import { commandWords, places, RECAP_EVENTS, TIMEOUT_SECONDS, type Place } from './hooksFile.js';
+import { codexHome, configFile, hooksFile, readConfig, readHooksFile, setupProblems, type Scope } from './install.js';
+import { trustKey } from './trust.js';
+import { placeHash, trustStates } from './trustEntries.js';
+
+const FIX = 'recap install codex (it writes the hooks and their trust entries again)';
+
+/** recap's hooks in Codex, or why they will not run; nothing when neither recap nor Codex is set up here. */
+export function codexDoctor(project: string, env: NodeJS.ProcessEnv): Check[] {
+  const found: { scope: Scope; file: string; place: Place }[] = [];
+  const checks: Check[] = [];
+  for (const scope of ['user', 'project'] as Scope[]) {
+    const file = hooksFile(scope, project, env);
+    try {
+      for (const place of places(readHooksFile(file))) if (place.recap) found.push({ scope, file, place });
+    } catch (error) {
+      checks.push({ name: 'codex hooks', ok: false, detail: (error as Error).message, fix: `repair the JSON in ${file}` });
+    }
+  }
+  if (found.length === 0) {
+    if (checks.length > 0) return checks;
+    const home = codexHome(env);
+    if (!existsSync(configFile(env)) && !existsSync(hooksFile('user', project, env))) return [];
+    return [{ name: 'codex hooks', ok: false, detail: `Codex is set up in ${home}, but recap's hooks are not there`, fix: 'recap install codex' }];
+  }
+  return [...checks, hooksCheck(found), ...trustChecks(found, project, env)];
+}
+
+/** Every event recap needs has its hook, and each can run and answer in time. */
+function hooksCheck(found: { file: string; place: Place }[]): Check {
+  const missing = RECAP_EVENTS.map((e) => e.event).filter((event) => !found.some((f) => f.place.event === event));
+  const broken = found.flatMap(({ file, place }) => {
+    const problem = hookProblem(place);
+    return problem ? [`${place.event} in ${file}: ${problem}`] : [];
+  });
+  const ok = missing.length === 0 && broken.length === 0;
+  const where = [...new Set(found.map((f) => f.file))].join(', ');
+  const detail = ok ? `command hooks in ${where}` : [...missing.map((e) => `no ${e} hook`), ...broken].join('; ');
+  return { name: 'codex hooks', ok, detail, ...(ok ? {} : { fix: FIX }) };
+}
+
+function hookProblem(place: Place): string | undefined {
+  const entry = place.entry as { command: string; timeout?: unknown; additionalContextLimit?: unknown };
+  const words = commandWords(entry.command);
+  const missing = words.find((w) => !existsSync(w));
+  if (missing) return `${missing} does not exist`;
+  if (words.length < 2 || !words[0]!.startsWith('/')) return 'the command does not name node by absolute path';
+  if (typeof entry.timeout !== 'number' || entry.timeout < TIMEOUT_SECONDS) {
+    return `its timeout (${String(entry.timeout ?? 600)} s) is under the ${TIMEOUT_SECONDS} s that lets recap-hook answer first (Codex runs the call when a hook times out)`;
+  }
+  const limit = RECAP_EVENTS.find((e) => e.event === place.event)?.contextLimit;
+  if (limit !== undefined && entry.additionalContextLimit !== limit) return 'without additionalContextLimit 0, Codex hands the model a preview of a long context, not the context';
+  return undefined;
+}
+
+/** Each recap hook is trusted with the hash of what it is now, is not disabled, and Codex runs hooks at all. */
+function trustChecks(found: { scope: Scope; file: string; place: Place }[], project: string, env: NodeJS.ProcessEnv): Check[] {
+  const config = configFile(env);
+  let doc: TomlDocument;
+  try {
+    doc = readConfig(config).doc;
+  } catch (error) {
+    return [{ name: 'codex trust', ok: false, detail: (error as Error).message, fix: `repair ${config}` }];
+  }
+  const states = trustStates(doc);
+  const problems = found.flatMap(({ file, place }) => {
+    const key = trustKey(file, place.event, place.group, place.handler);
+    const state = states.get(key);
+    if (state?.enabled === false) return [`${place.event} is turned off in Codex (enabled = false for ${key})`];
+    if (state?.trustedHash === undefined) return [`${place.event} is not trusted (no entry for ${key}): codex exec skips it without a word`];
+    if (state.trustedHash !== placeHash(place)) return [`${place.event} was changed since it was trusted (${key}): codex exec skips it without a word`];
+    return [];
+  });
+  const scopes = [...new Set(found.map((f) => f.scope))];
+  problems.push(...scopes.flatMap((scope) => setupProblems(scope, project, env, doc)));
+  const ok = problems.length === 0;
+  return [{ name: 'codex trust', ok, detail: ok ? `every recap hook is trusted in ${config}` : problems.join('; '), ...(ok ? {} : { fix: FIX }) }];
+}

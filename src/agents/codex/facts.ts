@@ -1,0 +1,124 @@
+// Codex CLI as recap-hook sees it: its events, its tools in recap's terms, its answers.
+// Verified against codex-cli 0.169.0 (shared/agents/codex.md, test/fixtures/agents/codex).
+import { join } from 'node:path';
+import { field, patchPaths, type ToolCall, type ToolKind } from '../../events/toolCall.js';
+import { json, NOTHING, type AgentFacts, type HookAnswer } from '../facts.js';
+
+/**
+ * The tools as a hook names them. The model's shell tool is exec_command, but the hook sees
+ * it as Bash with `{command}` only (not its workdir). apply_patch keeps its name, with the
+ * patch as `command`; its paths are relative to the session's folder.
+ */
+const KINDS: Readonly<Record<string, ToolKind>> = {
+  Bash: 'shell',
+  apply_patch: 'patch',
+  view_image: 'read',
+  request_user_input: 'question',
+  web_search: 'web',
+};
+
+const text = (input: unknown, key: string): string | undefined => {
+  const value = field(input, key);
+  return typeof value === 'string' ? value : undefined;
+};
+
+/**
+ * The patch: in `command` (Codex 0.169.0), else in whatever string the input holds, so a
+ * renamed field still has its files judged.
+ */
+function patchText(input: unknown): string {
+  if (typeof input === 'string') return input;
+  const command = text(input, 'command');
+  if (command !== undefined) return command;
+  const strings = input !== null && typeof input === 'object' ? Object.values(input).filter((v): v is string => typeof v === 'string') : [];
+  return strings.join('\n');
+}
+
+export function codexToolCall(name: string, input: unknown): ToolCall {
+  const command = text(input, 'command') ?? text(input, 'cmd');
+  // A shell call without a command line to read is judged as an unknown tool: every path in it.
+  const known = KINDS[name] === 'shell' && command === undefined ? undefined : KINDS[name];
+  const kind = known ?? (name.startsWith('mcp__') ? 'mcp' : 'other');
+  const call: ToolCall = { name, kind, paths: [], input };
+  switch (kind) {
+    case 'shell':
+      call.command = command!;
+      break;
+    case 'patch':
+      call.paths = patchPaths(patchText(input));
+      break;
+    case 'read': {
+      const path = text(input, 'path');
+      if (path !== undefined && path !== '') call.paths = [path];
+      break;
+    }
+    case 'question': {
+      const questions = field(input, 'questions');
+      call.questions = Array.isArray(questions) ? questions.map((q) => field(q, 'question')).filter((q): q is string => typeof q === 'string') : [];
+      break;
+    }
+    default:
+      break;
+  }
+  return call;
+}
+
+/**
+ * Where Codex keeps its user config: CODEX_HOME, else ~/.codex. Both are listed when
+ * CODEX_HOME is set: a session started without it reads ~/.codex. (The daemon adds each
+ * file's real path.)
+ */
+const codexHomes = (env: NodeJS.ProcessEnv, home: string): string[] =>
+  [...new Set([...(env.CODEX_HOME ? [env.CODEX_HOME] : []), join(home, '.codex')])];
+
+/**
+ * Codex takes a hook's output as one JSON object and fails the hook (the call runs) on a
+ * field it does not know: only hookSpecificOutput and systemMessage are printed. A deny's
+ * reason must not be blank, or the hook fails too.
+ */
+function withSystemMessage(answer: HookAnswer, message: string): HookAnswer {
+  try {
+    const output = JSON.parse(answer.stdout) as unknown;
+    if (output === null || typeof output !== 'object' || Array.isArray(output) || 'systemMessage' in output) return answer;
+    return { stdout: JSON.stringify({ ...output, systemMessage: message }), exitCode: answer.exitCode };
+  } catch {
+    return answer;
+  }
+}
+
+/**
+ * The model reads `Command blocked by PreToolUse hook: <reason>. Command: <command>`: Codex
+ * trims the reason and adds the period, so one at its end is left off.
+ */
+function denyReason(reason: string): string {
+  const trimmed = reason.trim().replace(/(?<!\.)\.$/, '');
+  return trimmed === '' ? 'recap: denied' : trimmed;
+}
+
+export const codexFacts: AgentFacts = {
+  name: 'codex',
+  title: 'Codex CLI',
+  // No PostToolUse: Codex has no question tool whose answer a hook could record.
+  events: { UserPromptSubmit: 'prompt', PreToolUse: 'tool', SessionStart: 'sessionStart' },
+  // The name the model calls its shell by (the hook sees Bash): the messages tell the model
+  // what to run, and exec_command is the tool in its list.
+  shellTool: 'exec_command',
+  toolCall: codexToolCall,
+  deny: (reason) => json({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: denyReason(reason) } }),
+  // systemMessage: Codex shows it to the user (the TUI; `codex exec` prints nothing) and lets
+  // the call go on. An empty answer is an allow.
+  notice: (message) => (message === '' ? NOTHING : json({ systemMessage: message })),
+  withNotice: withSystemMessage,
+  context: (event, context) =>
+    json({ hookSpecificOutput: { hookEventName: event === 'prompt' ? 'UserPromptSubmit' : 'SessionStart', additionalContext: context } }),
+  // Set by Codex 0.169.0 in every exec_command (CODEX_THREAD_ID for long before).
+  shellVariables: ['CODEX_THREAD_ID', 'CODEX_SESSION_ID', 'CODEX_TOOL_CALL_ID'],
+  // The hook's session_id: a recap command run where the shell can reach the daemon (no
+  // sandbox) resolves the session's job.
+  sessionVariable: 'CODEX_SESSION_ID',
+  // hooks.json holds recap's hooks; config.toml their trust, `[features] hooks` and the
+  // sandbox's settings.
+  settingsFiles: (env, home) => codexHomes(env, home).flatMap((dir) => [join(dir, 'hooks.json'), join(dir, 'config.toml')]),
+  projectSettingsFiles: (project) => [join(project, '.codex', 'hooks.json'), join(project, '.codex', 'config.toml')],
+  settingsNames: [{ path: /\/\.codex\/(?:hooks\.json|config\.toml)$/, mentioned: [/\.codex\b/, /hooks\.json|config\.toml/], what: "Codex's hooks and config" }],
+};
