@@ -135,7 +135,7 @@ describe("the real Gemini CLI with recap's extension", () => {
       const accepted = mock.toolResult(2)!;
       expect(accepted.text.startsWith(`${BLOCKED}recap ran this command for you in its hook`), accepted.text).toBe(true);
       expect(accepted.text).toContain('accepted:');
-      expect(accepted.text).toContain('the gate is open, go on with the work');
+      expect(accepted.text).toContain('The gate is open: every tool works again.');
       expect(await status()).toMatchObject({ job, tripped: false, summaries: 1, unsummarizedInteractions: 0 });
 
       // (5) The next tool call ran.

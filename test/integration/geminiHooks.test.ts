@@ -176,8 +176,8 @@ describe('a job that trips, is gated and summarizes', () => {
     expect(shown).toContain('recap ran this command for you in its hook');
     expect(shown).toContain(`job ${job}: gate TRIPPED`);
     const answered = deniedReason(await runHook(box.env, tool(dir, 'run_shell_command', { command: filledIn(submitCommandIn(reason)) })));
-    expect(answered).toContain('accepted:');
-    expect(answered).toContain('the gate is open, go on with the work');
+    expect(answered).toContain('Summary accepted:');
+    expect(answered).toContain('The gate is open: every tool works again.');
     expect(await status(dir)).toMatchObject({ tripped: false, summaries: 1 });
     expectAllowed(await runHook(box.env, tool(dir, 'write_file', { file_path: 'notes.md', content: 'hello\n' })));
   });
