@@ -1,39 +1,23 @@
 // Claude Code's hook payloads read into recap's terms: a prompt, a tool call, a question
 // answered (AskUserQuestion's PostToolUse), a session start.
 import { z } from 'zod';
-import { describeIssues } from '../../daemon/protocol.js';
-import type { Caller, HookCall, ParsedHook } from '../adapter.js';
+import type { HookCall, ParsedHook } from '../adapter.js';
+import { common, readPayload, text, tool } from '../payload.js';
 import { claudeFacts } from './facts.js';
 
-const text = z.string().max(256);
-
-const common = z.object({
-  hook_event_name: z.string().max(64),
-  cwd: z.string().startsWith('/').max(4096),
-  transcript_path: z.string().max(4096).optional(),
-  session_id: text.optional(),
-  agent_id: text.optional(),
-  agent_type: text.optional(),
-});
-const tool = common.extend({ tool_name: z.string().min(1).max(256), tool_input: z.unknown() });
 const payloads = {
   UserPromptSubmit: common.extend({ prompt: z.string() }),
   PreToolUse: tool,
   PostToolUse: tool.extend({ tool_response: z.unknown() }),
   SessionStart: common.extend({ source: text.optional() }),
 };
+type Payload = z.infer<typeof tool> & { prompt?: string; tool_response?: unknown };
 
 export function parseClaudeHook(payload: unknown): ParsedHook {
-  const raw = (typeof payload === 'object' && payload !== null ? payload : {}) as Record<string, unknown>;
-  const name = typeof raw.hook_event_name === 'string' ? raw.hook_event_name : undefined;
-  if (name === undefined || !Object.hasOwn(payloads, name)) return { ok: true, call: undefined, event: raw.hook_event_name };
-  const parsed = payloads[name as keyof typeof payloads].safeParse(payload);
-  if (!parsed.success) return unexpected(raw, name, describeIssues(parsed.error));
-  const data = parsed.data as z.infer<typeof tool> & { prompt?: string; tool_response?: unknown };
-  return { ok: true, call: callOf(name, data), caller: callerOf(data) };
+  return readPayload(payload, claudeFacts, payloads, callOf);
 }
 
-function callOf(name: string, data: z.infer<typeof tool> & { prompt?: string; tool_response?: unknown }): HookCall {
+function callOf(name: string, data: Payload): HookCall {
   switch (claudeFacts.events[name]) {
     case 'prompt':
       return { kind: 'prompt', text: data.prompt ?? '' };
@@ -44,24 +28,6 @@ function callOf(name: string, data: z.infer<typeof tool> & { prompt?: string; to
     default:
       return { kind: 'sessionStart' };
   }
-}
-
-/** A subagent by its id (the transcript's agentId), so its usage and its calls meet in one row. */
-function callerOf(data: z.infer<typeof common>): Caller {
-  return {
-    cwd: data.cwd,
-    ...(data.session_id !== undefined ? { session: data.session_id } : {}),
-    agent: data.agent_id ?? data.agent_type ?? 'main',
-    ...(data.transcript_path !== undefined ? { transcript: data.transcript_path } : {}),
-  };
-}
-
-/** A payload of an unexpected shape, with what can still be told of its caller. */
-export function unexpected(raw: Record<string, unknown>, event: string, problems: string): ParsedHook {
-  const session = typeof raw.session_id === 'string' && raw.session_id.length <= 256 ? raw.session_id : undefined;
-  const cwd = typeof raw.cwd === 'string' && raw.cwd.startsWith('/') && raw.cwd.length <= 4096 ? raw.cwd : undefined;
-  const toolCall = claudeFacts.events[event] === 'tool';
-  return { ok: false, event, toolCall, problems: problems.slice(0, 500), ...(session !== undefined ? { session } : {}), ...(cwd !== undefined ? { cwd } : {}) };
 }
 
 const asked = z.object({ questions: z.array(z.object({ question: z.string() }).loose()) }).loose();

@@ -2,6 +2,7 @@
 // to be replaced or removed, and nothing else touched. Codex keys each handler's trust by
 // its place (event, group, handler), so where every handler stands is part of the answer.
 import type { CodexGroup, CodexHandler } from './trust.js';
+import { commandWords as wordsOf, recapHookCommand, runsRecapHook } from '../hookCommand.js';
 
 export type HooksFile = { hooks?: Record<string, unknown>; description?: unknown };
 
@@ -24,12 +25,8 @@ export const RECAP_EVENTS: readonly { event: string; matcher?: string; contextLi
  */
 export const TIMEOUT_SECONDS = 20;
 
-const shellQuote = (path: string) => (/^[\w@%+=:,./-]+$/.test(path) ? path : `'${path.replaceAll("'", "'\\''")}'`);
-
 /** recap-hook for codex, run by this Node: both by absolute path, so no PATH lookup is involved. */
-export function recapCommand(hookBin: string, node = process.execPath): string {
-  return `${shellQuote(node)} ${shellQuote(hookBin)} codex`;
-}
+export const recapCommand = (hookBin: string, node = process.execPath): string => recapHookCommand('codex', hookBin, node);
 
 export function recapHandler(event: string, command: string): CodexHandler {
   const contextLimit = RECAP_EVENTS.find((e) => e.event === event)?.contextLimit;
@@ -40,17 +37,11 @@ export function recapHandler(event: string, command: string): CodexHandler {
 export function isRecapHandler(handler: unknown): boolean {
   if (handler === null || typeof handler !== 'object') return false;
   const { type, command } = handler as { type?: unknown; command?: unknown };
-  return type === 'command' && typeof command === 'string' && /(?:^|\/|['"])recap-hook(?:\.c?js)?['"]? codex$/.test(command);
+  return type === 'command' && runsRecapHook(command, 'codex');
 }
 
 /** The executable words of recap's command: [node, bundle]. */
-export function commandWords(command: string): string[] {
-  const words: string[] = [];
-  for (const match of command.replace(/ codex$/, '').matchAll(/'((?:[^']|'\\'')*)'|"([^"]*)"|(\S+)/g)) {
-    words.push((match[1]?.replaceAll("'\\''", "'") ?? match[2] ?? match[3])!);
-  }
-  return words;
-}
+export const commandWords = (command: string): string[] => wordsOf(command, 'codex');
 
 const groupsOf = (file: HooksFile, event: string): unknown[] => {
   const groups = file.hooks?.[event];

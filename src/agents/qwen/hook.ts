@@ -1,21 +1,10 @@
 // Qwen Code's hook payloads read into recap's terms: a prompt the user submitted, a tool
 // call, a question answered (ask_user_question's PostToolUse), a session start.
 import { z } from 'zod';
-import { describeIssues } from '../../daemon/protocol.js';
-import type { Caller, HookCall, ParsedHook } from '../adapter.js';
+import type { HookCall, ParsedHook } from '../adapter.js';
+import { common, readPayload, text, tool } from '../payload.js';
 import { qwenFacts } from './facts.js';
 
-const text = z.string().max(256);
-
-const common = z.object({
-  hook_event_name: z.string().max(64),
-  cwd: z.string().startsWith('/').max(4096),
-  transcript_path: z.string().max(4096).optional(),
-  session_id: text.optional(),
-  agent_id: text.optional(),
-  timestamp: z.string().max(64).optional(),
-});
-const tool = common.extend({ tool_name: z.string().min(1).max(256), tool_input: z.unknown() });
 const payloads = {
   // `prompt` is what goes to the model (the user's text with its @-files read in, or "" on
   // the requests after a tool round); `submitted_prompt` is the user's own text, and only
@@ -29,16 +18,7 @@ const payloads = {
 type Payload = z.infer<typeof tool> & { prompt?: string; submitted_prompt?: string; tool_response?: unknown };
 
 export function parseQwenHook(payload: unknown): ParsedHook {
-  const raw = (typeof payload === 'object' && payload !== null ? payload : {}) as Record<string, unknown>;
-  const name = typeof raw.hook_event_name === 'string' ? raw.hook_event_name : undefined;
-  if (name === undefined || !Object.hasOwn(payloads, name)) return { ok: true, call: undefined, event: raw.hook_event_name };
-  const parsed = payloads[name as keyof typeof payloads].safeParse(payload);
-  if (!parsed.success) return unexpected(raw, name, describeIssues(parsed.error));
-  const data = parsed.data as Payload;
-  const call = callOf(name, data);
-  // The requests after a tool round fire UserPromptSubmit too: not a prompt, nothing to do.
-  if (call === undefined) return { ok: true, call: undefined, event: name };
-  return { ok: true, call, caller: callerOf(data) };
+  return readPayload(payload, qwenFacts, payloads, callOf);
 }
 
 function callOf(name: string, data: Payload): HookCall | undefined {
@@ -61,24 +41,6 @@ function callOf(name: string, data: Payload): HookCall | undefined {
  * `timestamp`, which Qwen Code sends with every event. What arrived of the prompt counts.
  */
 const rebuilt = (data: Payload) => data.timestamp === undefined && data.prompt !== undefined && data.prompt !== '';
-
-/** A subagent by its id; the main agent otherwise. */
-function callerOf(data: z.infer<typeof common>): Caller {
-  return {
-    cwd: data.cwd,
-    ...(data.session_id !== undefined ? { session: data.session_id } : {}),
-    agent: data.agent_id ?? 'main',
-    ...(data.transcript_path !== undefined ? { transcript: data.transcript_path } : {}),
-  };
-}
-
-/** A payload of an unexpected shape, with what can still be told of its caller. */
-function unexpected(raw: Record<string, unknown>, event: string, problems: string): ParsedHook {
-  const session = typeof raw.session_id === 'string' && raw.session_id.length <= 256 ? raw.session_id : undefined;
-  const cwd = typeof raw.cwd === 'string' && raw.cwd.startsWith('/') && raw.cwd.length <= 4096 ? raw.cwd : undefined;
-  const toolCall = qwenFacts.events[event] === 'tool';
-  return { ok: false, event, toolCall, problems: problems.slice(0, 500), ...(session !== undefined ? { session } : {}), ...(cwd !== undefined ? { cwd } : {}) };
-}
 
 const asked = z.object({ questions: z.array(z.object({ question: z.string() }).loose()) }).loose();
 /**

@@ -1,11 +1,11 @@
 // recap's entries in Qwen Code's settings.json: added next to whatever else is there,
 // recognised again to be replaced or removed, and nothing else touched. Qwen Code reads its
 // settings as JSON with comments; recap reads them the same way.
+import { commandWords, recapHookCommand, recapHooksOf, runsRecapHook, withoutRecapHooks, type HooksObject } from '../hookCommand.js';
 
 export type HookEntry = { type: 'command'; name?: string; command: string; timeout?: unknown };
 
-type Group = { matcher?: unknown; hooks: unknown[] };
-export type Settings = Record<string, unknown> & { hooks?: Record<string, unknown> };
+export type Settings = HooksObject;
 
 /**
  * The hook events recap listens to, with the matcher each needs. PostToolUse only on
@@ -39,53 +39,18 @@ export function timeoutMs(timeout: unknown): number | undefined {
 export function isRecapHook(hook: unknown): hook is HookEntry {
   if (hook === null || typeof hook !== 'object') return false;
   const { type, command } = hook as { type?: unknown; command?: unknown };
-  return type === 'command' && typeof command === 'string' && /(?:^|\/|['"])recap-hook(\.c?js)?['"]? qwen$/.test(command);
+  return type === 'command' && runsRecapHook(command, 'qwen');
 }
 
-const shellQuote = (path: string) => (/^[\w@%+=:,./-]+$/.test(path) ? path : `'${path.replaceAll("'", "'\\''")}'`);
-
-/**
- * The bundle run by this Node, both by absolute path: with `#!/usr/bin/env node` a `node`
- * written into a folder early on PATH would switch every hook off.
- */
 export function commandHook(hookBin: string, node = process.execPath): HookEntry {
-  return { type: 'command', name: 'recap', command: `${shellQuote(node)} ${shellQuote(hookBin)} qwen`, timeout: TIMEOUT_SECONDS };
+  return { type: 'command', name: 'recap', command: recapHookCommand('qwen', hookBin, node), timeout: TIMEOUT_SECONDS };
 }
 
 /** The executable words of a command hook: [node, bundle], or [bundle] alone. */
-export function hookCommandWords(command: string): string[] {
-  const words: string[] = [];
-  for (const match of command.replace(/ qwen$/, '').matchAll(/'((?:[^']|'\\'')*)'|"([^"]*)"|(\S+)/g)) {
-    words.push((match[1]?.replaceAll("'\\''", "'") ?? match[2] ?? match[3])!);
-  }
-  return words;
-}
+export const hookCommandWords = (command: string): string[] => commandWords(command, 'qwen');
 
 /** Settings without any recap hook; groups and events that only recap's hooks filled are dropped. */
-export function withoutRecap(settings: Settings): Settings {
-  const hooks = settings.hooks;
-  if (hooks === undefined || hooks === null || typeof hooks !== 'object' || Array.isArray(hooks)) return settings;
-  const kept: Record<string, unknown> = {};
-  let emptied = false;
-  for (const [event, groups] of Object.entries(hooks)) {
-    if (!Array.isArray(groups)) {
-      kept[event] = groups;
-      continue;
-    }
-    const remaining = groups.flatMap((group: unknown) => {
-      const g = group as Group;
-      if (g === null || typeof g !== 'object' || !Array.isArray(g.hooks)) return [group];
-      const others = g.hooks.filter((h) => !isRecapHook(h));
-      if (others.length === g.hooks.length) return [group];
-      return others.length > 0 ? [{ ...g, hooks: others }] : [];
-    });
-    if (remaining.length > 0 || groups.length === 0) kept[event] = remaining;
-    else emptied = true;
-  }
-  if (Object.keys(kept).length > 0 || !emptied) return { ...settings, hooks: kept };
-  const { hooks: _dropped, ...rest } = settings;
-  return rest;
-}
+export const withoutRecap = (settings: Settings): Settings => withoutRecapHooks(settings, isRecapHook);
 
 /** Settings with recap's hooks, one group of its own per event, after the user's. */
 export function withRecap(settings: Settings, entry: HookEntry): Settings {
@@ -99,18 +64,7 @@ export function withRecap(settings: Settings, entry: HookEntry): Settings {
 }
 
 /** Every recap hook, with its event and its group's matcher. */
-export function recapHooksIn(settings: Settings): { event: string; matcher: unknown; hook: HookEntry }[] {
-  const found: { event: string; matcher: unknown; hook: HookEntry }[] = [];
-  const hooks = settings.hooks;
-  if (hooks === null || typeof hooks !== 'object' || Array.isArray(hooks)) return found;
-  for (const [event, groups] of Object.entries(hooks)) {
-    if (!Array.isArray(groups)) continue;
-    for (const group of groups as Group[]) {
-      for (const hook of Array.isArray(group?.hooks) ? group.hooks : []) if (isRecapHook(hook)) found.push({ event, matcher: group.matcher, hook });
-    }
-  }
-  return found;
-}
+export const recapHooksIn = (settings: Settings): { event: string; matcher: unknown; hook: HookEntry }[] => recapHooksOf(settings, isRecapHook);
 
 /** Whether a matcher matches every tool, as Qwen Code reads it: `*`, empty, `.*` or none. */
 export function matchesAll(matcher: unknown): boolean {
