@@ -311,7 +311,7 @@ function time(text: string | undefined, flag: string): number | undefined {
 
 
 function gist(line: Line): string {
-  // biome-ignore lint/suspicious/noExplicitAny: a display of whatever fields the event has; each case reads its own.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a display of whatever fields the event has; each case reads its own.
   const d = line.data as Record<string, any>;
   switch (line.type) {
     case 'InteractionRecorded':

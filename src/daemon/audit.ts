@@ -73,13 +73,12 @@ export async function eventsPage(
 ): Promise<{ events: EventLine[]; next: number | null; lastSeq: number }> {
   const events: EventLine[] = [];
   let scanned = 0;
-  let seq = fromSeq - 1;
   const unfiltered = filter.job === undefined && filter.types === undefined && filter.since === undefined && filter.until === undefined;
   const batches = store.readBatches(fromSeq, MAX_SEQ, { raw, limit: unfiltered ? Math.min(limit, SCAN_LIMIT) : SCAN_LIMIT });
   try {
     for await (const batch of batches) {
       for (const event of batch) {
-        seq = event.seq;
+        const seq = event.seq;
         scanned += 1;
         if (unfiltered || matches(event, filter)) events.push(eventLine(event));
         if (events.length >= limit || scanned >= SCAN_LIMIT) {

@@ -11,7 +11,7 @@ import type { PendingConfig } from './configService.js';
 import type { KeyChange } from '../events/configPolicy.js';
 import type { JobReport } from './report.js';
 
-// biome-ignore lint/suspicious/noControlCharactersInRegex: keeping control characters out of job names is the point.
+// Control characters are kept out of job names: matching them is the point.
 const JOB_CHARACTERS = /^[^\x00-\x1f\x7f]+$/;
 const job = z
   .string()

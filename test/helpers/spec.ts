@@ -53,7 +53,7 @@ export function given(events: RecapEvent[], config: Partial<Config> = {}) {
     when(command: Command) {
       const run = () => decide(command, stateFrom(events), ctx);
       return {
-        // biome-ignore lint/suspicious/noThenProperty: given/when/then is the spec's vocabulary (STYLE.md); nothing awaits this object.
+        // given/when/then is the spec's vocabulary (STYLE.md); nothing awaits this object.
         then(expected: RecapEvent[]): Decision<unknown> {
           const decision = run();
           expect(decision.events).toEqual(expected);

@@ -29,7 +29,7 @@ describe('the daemon process', () => {
 
   it('keeps every event, the gate and the chain across a restart', async () => {
     const box = newBox();
-    let daemon = await start(box);
+    const daemon = await start(box);
     await runCli(box, ['record', '--text', prose(30)]);
     await runCli(box, ['submit'], { input: goodSummary() });
     await runCli(box, ['record', '--text', prose(30)]);
@@ -37,7 +37,8 @@ describe('the daemon process', () => {
     const chainBefore = await runCli(box, ['chain', '--json']);
     expect(await daemon.stop()).toBe(0);
 
-    daemon = await start(box);
+    // Stopped with the sandbox, like every daemon a test starts.
+    await start(box);
     expect((await runCli(box, ['status', '--json'])).stdout).toBe(before.stdout);
     expect((await runCli(box, ['chain', '--json'])).stdout).toBe(chainBefore.stdout);
     expect(JSON.parse(before.stdout)).toMatchObject({ tripped: true, summaries: 1 });

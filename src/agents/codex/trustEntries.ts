@@ -177,7 +177,7 @@ function verify(before: string, after: string, prefix: string, expected: (oldEnt
   try {
     now = split(parseToml(after).data);
   } catch (error) {
-    throw new Error(`recap's edit of config.toml would not parse (${(error as Error).message}); nothing was written`);
+    throw new Error(`recap's edit of config.toml would not parse (${(error as Error).message}); nothing was written`, { cause: error });
   }
   if (!sameValue(old.rest, now.rest) || !sameValue(expected(old.ours), now.ours)) {
     throw new Error("recap's edit of config.toml would change more than recap's trust entries; nothing was written");
