@@ -89,7 +89,16 @@ export function protectionRefusal(call: ToolCall, cwd: string | undefined, state
   if (call.kind === 'shell') {
     const hit = base !== undefined && call.dir !== undefined ? state.paths.find((p) => inside(base, p)) : undefined;
     if (hit) return `${call.name} in ${call.dir} runs inside recap's own files (${hit})`;
-    return typeof call.command === 'string' ? bashRefusal(call.command, base, state, recapPaths) : undefined;
+    if (typeof call.command !== 'string') return undefined;
+    // Files a shell call changes outside its command line (Codex applies a patch handed to
+    // apply_patch in exec_command itself) are judged as a patch's; the way out names none.
+    if (call.paths.length > 0 && !classifyBash(call.command, recapPaths).allowed) {
+      for (const candidate of call.paths) {
+        const refusal = pathRefusal({ ...call, kind: 'patch' }, candidate, base, state);
+        if (refusal) return refusal;
+      }
+    }
+    return bashRefusal(call.command, base, state, recapPaths);
   }
   // A tool recap does not know (an MCP server's move_file, filePath, destination...) may name
   // a path in any field: every string of its input that reads as a path is judged.
