@@ -2,7 +2,7 @@
 // recognised again to be replaced or removed, and nothing else touched. Qwen Code reads its
 // settings as JSON with comments; recap reads them the same way.
 
-export type HookEntry = { type: 'command'; name?: string; command: string; timeout?: unknown };
+export type HookEntry = { type: 'command'; name?: string; command: string; timeout?: unknown; env?: unknown };
 
 type Group = { matcher?: unknown; hooks: unknown[] };
 export type Settings = Record<string, unknown> & { hooks?: Record<string, unknown> };
@@ -46,10 +46,13 @@ const shellQuote = (path: string) => (/^[\w@%+=:,./-]+$/.test(path) ? path : `'$
 
 /**
  * The bundle run by this Node, both by absolute path: with `#!/usr/bin/env node` a `node`
- * written into a folder early on PATH would switch every hook off.
+ * written into a folder early on PATH would switch every hook off. `env` is the environment
+ * Qwen Code lays over its own for the hook (hookEnvironment): Qwen Code reads a project's
+ * .env, which the agent may write, into its hooks' environment, so a RECAP_SOCKET or
+ * RECAP_DATA_DIR there would send recap-hook to a daemon of its own with an empty log.
  */
-export function commandHook(hookBin: string, node = process.execPath): HookEntry {
-  return { type: 'command', name: 'recap', command: `${shellQuote(node)} ${shellQuote(hookBin)} qwen`, timeout: TIMEOUT_SECONDS };
+export function commandHook(hookBin: string, node = process.execPath, env?: Record<string, string>): HookEntry {
+  return { type: 'command', name: 'recap', command: `${shellQuote(node)} ${shellQuote(hookBin)} qwen`, timeout: TIMEOUT_SECONDS, ...(env !== undefined ? { env } : {}) };
 }
 
 /** The executable words of a command hook: [node, bundle], or [bundle] alone. */
