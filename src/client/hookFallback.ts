@@ -98,10 +98,14 @@ function toolCallOf(facts: AgentFacts, payload: Record<string, unknown>) {
   return facts.toolCall(typeof payload.tool_name === 'string' ? payload.tool_name : '', payload.tool_input);
 }
 
-/** A shell call that is the way out (a whitelisted recap command): never denied by a fallback. */
+/**
+ * A shell call that is the way out (a whitelisted recap command): never denied by a fallback,
+ * unless the protection rules refuse it (a summary read with --file from recap's own files).
+ */
 function isWayOut(facts: AgentFacts, payload: Record<string, unknown>): boolean {
   const call = toolCallOf(facts, payload);
-  return call.kind === 'shell' && typeof call.command === 'string' && classifyBash(call.command, recapPaths(process.env)).allowed;
+  const whitelisted = call.kind === 'shell' && typeof call.command === 'string' && classifyBash(call.command, recapPaths(process.env)).allowed;
+  return whitelisted && protectedFileRefusal(facts, payload) === undefined;
 }
 
 /** What the daemon would refuse as touching recap's files: the same pure check, on this process's paths. */

@@ -7,6 +7,7 @@ import type { ToolCall } from '../events/toolCall.js';
 import { readWayOut } from '../events/whitelist.js';
 import type { HookOps } from './handler.js';
 import type { Where } from './jobResolver.js';
+import { describeIssues, requestSchemas } from './protocol.js';
 
 /**
  * How the answer begins. The agent shows it as a blocked call ("Command blocked by
@@ -26,10 +27,16 @@ export async function wayOutInHook(call: ToolCall, where: Where, ops: HookOps, s
   const explicit = way.options.get('--job');
   const job = typeof explicit === 'string' ? explicit : where.job;
   const asJson = way.options.has('--json');
+  // What the socket takes from recap's CLI, and nothing else: a job or a topic it would refuse
+  // (control characters, a topic of two words or a `;`, which a later deny message would
+  // name in the command it asks for) is refused here too.
+  const topic = way.options.get('--topic');
+  const request = { job, ...(typeof topic === 'string' ? { topic } : {}), ...(way.subcommand === 'submit' ? { text: way.summary ?? '' } : {}) };
+  const valid = (way.subcommand === 'submit' ? requestSchemas.submit : requestSchemas.status).safeParse(request);
+  if (!valid.success) return `${RAN}\nrecap refused the request (${describeIssues(valid.error)}); nothing changed.`;
   switch (way.subcommand) {
     case 'submit': {
       if (way.summary === undefined) return `recap: give the summary in a quoted here-document (${ops.recapCommand} submit <<'EOF' ... EOF); here --file cannot be read.`;
-      const topic = way.options.get('--topic');
       const answer = await ops.submit({ job, text: `${way.summary}\n`, ...(typeof topic === 'string' ? { topic } : {}) });
       if (asJson) return `${RAN}\n${JSON.stringify(answer)}`;
       if (answer.accepted) {

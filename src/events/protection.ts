@@ -8,7 +8,7 @@ import { globReaches, segmentMatches } from './glob.js';
 import { effectiveProgram, isInert, mightRunRecap } from './runsRecap.js';
 import { simpleCommands, tokenize, type ShellToken, type SimpleCommand, type WordToken } from './shellTokens.js';
 import { KNOWN_SHAPES, READING, type ToolCall } from './toolCall.js';
-import { classifyBash } from './whitelist.js';
+import { classifyBash, readWayOut } from './whitelist.js';
 
 export type ProtectedState = {
   /** Absolute files and folders the agent may not touch. */
@@ -64,14 +64,20 @@ function throughProc(path: string, cwd: string | undefined): string {
   return `${match[1] === 'cwd' ? (cwd ?? '/') : '/'}/${match[2] ?? ''}`;
 }
 
-/** The strings of an input that read as paths, a bounded walk (an input can be huge). */
+/**
+ * The strings of an input that could be paths, a bounded walk (an input can be huge): any
+ * one-line string, relative ones too (an MCP server takes `.recap/config.conf` from its own
+ * folder, the agent's). Judging a string that is no path costs nothing: it resolves to no
+ * protected file.
+ */
 function pathsAnywhere(input: unknown): string[] {
   const found: string[] = [];
   let budget = 1000;
   const walk = (value: unknown, depth: number): void => {
     if (budget-- <= 0 || depth > 6) return;
     if (typeof value === 'string') {
-      if (/^(?:\/|~(?:\/|$)|\.{1,2}\/)/.test(value) && value.length < 4096) found.push(value);
+      // A line break or a NUL ends a path.
+      if (value !== '' && value.length < 4096 && !/[\x00-\x1f]/.test(value)) found.push(value);
     } else if (Array.isArray(value)) for (const item of value) walk(item, depth + 1);
     else if (value !== null && typeof value === 'object') for (const item of Object.values(value)) walk(item, depth + 1);
   };
@@ -89,7 +95,16 @@ export function protectionRefusal(call: ToolCall, cwd: string | undefined, state
   if (call.kind === 'shell') {
     const hit = base !== undefined && call.dir !== undefined ? state.paths.find((p) => inside(base, p)) : undefined;
     if (hit) return `${call.name} in ${call.dir} runs inside recap's own files (${hit})`;
-    return typeof call.command === 'string' ? bashRefusal(call.command, base, state, recapPaths) : undefined;
+    if (typeof call.command !== 'string') return undefined;
+    // Files a shell call changes outside its command line (Codex applies a patch handed to
+    // apply_patch in exec_command itself) are judged as a patch's; the way out names none.
+    if (call.paths.length > 0 && !classifyBash(call.command, recapPaths).allowed) {
+      for (const candidate of call.paths) {
+        const refusal = pathRefusal({ ...call, kind: 'patch' }, candidate, base, state);
+        if (refusal) return refusal;
+      }
+    }
+    return bashRefusal(call.command, base, state, recapPaths);
   }
   // A tool recap does not know (an MCP server's move_file, filePath, destination...) may name
   // a path in any field: every string of its input that reads as a path is judged.
@@ -128,8 +143,9 @@ function isShadow(path: string, state: ProtectedState): boolean {
 
 function bashRefusal(command: string, cwd: string | undefined, state: ProtectedState, recapPaths: ReadonlySet<string>): string | undefined {
   // The way out always passes: recap's own whitelisted commands read nothing of its files
-  // for the agent, and a summary may well mention them.
-  if (classifyBash(command, recapPaths).allowed) return undefined;
+  // for the agent, and a summary may well mention them; but a summary read with --file must
+  // not be one of them (recap's CLI would read its own log or config for the agent).
+  if (classifyBash(command, recapPaths).allowed) return summaryFileRefusal(command, cwd, state, recapPaths);
   const tokenized = tokenize(command);
   // The launcher lives in the data folder; run as a program it is recap's own business
   // (mightRunRecap judges it), so those mentions of its path are not touching the folder.
@@ -161,6 +177,15 @@ function bashRefusal(command: string, cwd: string | undefined, state: ProtectedS
   const risk = mightRunRecap(command, recapPaths);
   if (risk) return `${RUNS_RECAP}${risk}`;
   return undefined;
+}
+
+/** Why the whitelisted command's `--file` (the summary to read) is recap's own file, if it is. */
+function summaryFileRefusal(command: string, cwd: string | undefined, state: ProtectedState, recapPaths: ReadonlySet<string>): string | undefined {
+  const file = readWayOut(command, recapPaths)?.options.get('--file');
+  if (typeof file !== 'string' || file === '-') return undefined;
+  const path = absolute(file.replace(/^(?:\$HOME|\$\{HOME\})(?=\/|$)/, '~'), cwd, state.home);
+  const hit = state.paths.find((p) => inside(path, p));
+  return hit ? `submit --file ${file} would read recap's own files (${hit}) into a summary` : undefined;
 }
 
 /** Why a command that is not a mere reader could change what wires recap in or runs it. */

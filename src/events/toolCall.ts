@@ -42,11 +42,29 @@ export function strings(input: unknown, keys: readonly string[]): string[] {
 }
 
 /**
+ * What Codex's patch parser trims off each line (Rust's char::is_whitespace: the Unicode
+ * White_Space characters), and U+FEFF besides: trimming more can only name more files.
+ */
+const PAD = '[\\t-\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff]';
+const HEADER = new RegExp(`^${PAD}*\\*\\*\\* (?:Add File|Update File|Delete File|Move to): ?(.*?)${PAD}*$`, 'i');
+const LEADING_PAD = new RegExp(`^${PAD}+`);
+
+/**
  * The files a patch in the apply_patch format names: added, updated, deleted, and the
  * target of a move. Lines are read as they come; a malformed patch names what it names.
+ * Read as Codex reads them (codex-rs apply-patch, 0.169.0): every header line trimmed, so an
+ * indented header, or one ending in a tab or a no-break space, still names its file; the
+ * path is the rest of the line after `: `, and that rest without its leading spaces is
+ * judged too (Codex keeps them in the name; a stricter reading costs nothing).
  */
 export function patchPaths(patch: string): string[] {
-  const found: string[] = [];
-  for (const match of patch.matchAll(/^\*\*\* (?:Add File|Update File|Delete File|Move to): *(.+?) *$/gm)) found.push(match[1]!);
-  return found;
+  const found = new Set<string>();
+  // Codex splits at \n (a \r before it dropped); the other line breaks split here too: more
+  // lines can only show more headers.
+  for (const line of patch.split(/\r?\n|\r|\u2028|\u2029/)) {
+    const rest = HEADER.exec(line)?.[1];
+    if (rest === undefined) continue;
+    for (const path of [rest, rest.replace(LEADING_PAD, '')]) if (path !== '') found.add(path);
+  }
+  return [...found];
 }

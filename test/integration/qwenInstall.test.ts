@@ -66,7 +66,9 @@ describe('recap install qwen', () => {
     for (const [event, groups] of Object.entries(existingSettings().hooks!)) {
       expect((after.hooks![event] as unknown[]).slice(0, (groups as unknown[]).length)).toEqual(groups);
     }
-    const entry = { type: 'command', name: 'recap', command: COMMAND, timeout: 20 };
+    // The environment names recap's own socket, data and config (a project's .env reaches Qwen Code's hooks).
+    const env = { RECAP_SOCKET: box.socket, RECAP_DATA_DIR: box.data, RECAP_CONFIG: box.config, RECAP_HOOK_DEADLINE_MS: '', NODE_OPTIONS: '', LD_PRELOAD: '', LD_AUDIT: '', BASH_ENV: '', DYLD_INSERT_LIBRARIES: '' };
+    const entry = { type: 'command', name: 'recap', command: COMMAND, timeout: 20, env };
     expect(recapHooksIn(after)).toEqual([
       { event: 'PreToolUse', matcher: '*', hook: entry },
       { event: 'UserPromptSubmit', matcher: undefined, hook: entry },

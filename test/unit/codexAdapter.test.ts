@@ -132,14 +132,16 @@ describe("recap's answers in Codex's format", () => {
 });
 
 describe("the files that wire recap into Codex, which Codex's own tools may not change", () => {
-  it('are hooks.json and config.toml in CODEX_HOME and in ~/.codex, and in a project', () => {
+  it('are hooks.json, config.toml and .env (loaded into every hook) in CODEX_HOME and in ~/.codex, and in a project', () => {
     expect(codexFacts.settingsFiles({ CODEX_HOME: '/srv/codex' }, '/home/ann')).toEqual([
       '/srv/codex/hooks.json',
       '/srv/codex/config.toml',
+      '/srv/codex/.env',
       '/home/ann/.codex/hooks.json',
       '/home/ann/.codex/config.toml',
+      '/home/ann/.codex/.env',
     ]);
-    expect(codexFacts.settingsFiles({}, '/home/ann')).toEqual(['/home/ann/.codex/hooks.json', '/home/ann/.codex/config.toml']);
+    expect(codexFacts.settingsFiles({}, '/home/ann')).toEqual(['/home/ann/.codex/hooks.json', '/home/ann/.codex/config.toml', '/home/ann/.codex/.env']);
     expect(codexFacts.projectSettingsFiles('/src/app')).toEqual(['/src/app/.codex/hooks.json', '/src/app/.codex/config.toml']);
   });
 
@@ -158,7 +160,16 @@ describe("the files that wire recap into Codex, which Codex's own tools may not 
     ['a patch adding to the data folder', 'apply_patch', patch(`*** Add File: ${HOME}/.local/share/recap/x`), "recap's own files"],
     ['a patch updating config.toml by a relative path', 'apply_patch', patch('*** Update File: ../../.codex/config.toml'), 'wires recap in'],
     ['a patch deleting hooks.json', 'apply_patch', patch(`*** Delete File: ${HOME}/.codex/hooks.json`), 'wires recap in'],
-    ["a patch writing another checkout's .codex/hooks.json", 'apply_patch', patch('*** Add File: /srv/other/.codex/hooks.json'), "Codex's hooks and config"],
+    ["a patch writing another checkout's .codex/hooks.json", 'apply_patch', patch('*** Add File: /srv/other/.codex/hooks.json'), "Codex's hooks, config and environment"],
+    // Codex trims every header line: indented, or ending in a tab or a no-break space, it still writes the file.
+    ['a patch with an indented header', 'apply_patch', patch(`   *** Add File: ${HOME}/.local/share/recap/x`), "recap's own files"],
+    ['a patch whose header ends in a tab', 'apply_patch', patch('*** Update File: ../../.codex/config.toml\t'), 'wires recap in'],
+    ['a patch whose header ends in a no-break space', 'apply_patch', patch('*** Delete File: ../../.codex/hooks.json\u00a0'), 'wires recap in'],
+    ['a patch on ~/.codex/.env', 'apply_patch', patch('*** Add File: ../../.codex/.env'), 'wires recap in'],
+    ['a shell appending to ~/.codex/.env', 'Bash', { command: "echo 'NODE_OPTIONS=--require /tmp/x.js' >> ~/.codex/.env" }, 'wires recap in'],
+    // Codex applies a patch handed to apply_patch in exec_command itself, outside the shell.
+    ['apply_patch in exec_command', 'Bash', { command: "apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: ../../.local/share/recap/x\n+x\n*** End Patch\nEOF\n" }, "recap's own files"],
+    ['apply_patch in exec_command after cd', 'Bash', { command: "cd src && apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: ../../../.local/share/recap/x\n+x\n*** End Patch\nEOF\n" }, "recap's own files"],
     ['a shell appending to config.toml', 'Bash', { command: 'echo "[features]" >> ~/.codex/config.toml' }, 'wires recap in'],
     ['a shell unsetting the shell marker', 'Bash', { command: 'unset CODEX_THREAD_ID; ls' }, "the agent's shell"],
     ['a shell call with no command line to read, naming hooks.json', 'Bash', { argv: ['rm', `${HOME}/.codex/hooks.json`] }, 'wires recap in'],
@@ -169,6 +180,14 @@ describe("the files that wire recap into Codex, which Codex's own tools may not 
   it('lets the agent read them, and patch its own files', () => {
     expect(refusal('Bash', { command: 'cat ~/.codex/config.toml' })).toBeUndefined();
     expect(refusal('apply_patch', patch('*** Add File: notes.md'))).toBeUndefined();
+    expect(refusal('apply_patch', patch('  *** Update File: src/a.ts\t'))).toBeUndefined();
+    expect(refusal('Bash', { command: "apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: docs/a.md\n+x\n*** End Patch\nEOF\n" })).toBeUndefined();
+  });
+
+  it('reads the files of a patch in exec_command from the session folder and from each folder it cds into', () => {
+    const call = codexToolCall('Bash', { command: "cd pkg && apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: a.md\n+x\n*** Update File: /abs/b.md\n@@\n-a\n+b\n*** End Patch\nEOF" });
+    expect(call).toMatchObject({ kind: 'shell', paths: ['a.md', 'pkg/a.md', '/abs/b.md'] });
+    expect(codexToolCall('Bash', { command: 'ls' }).paths).toEqual([]);
   });
 });
 

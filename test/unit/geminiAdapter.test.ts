@@ -115,7 +115,8 @@ describe('every tool Gemini CLI offers, in recap terms', () => {
     ['read_file', { file_path: 'src/a.ts', start_line: 1, end_line: 9 }, { kind: 'read', paths: ['src/a.ts'] }],
     ['read_many_files', { include: ['src/**/*.ts', 'README.md'], exclude: ['dist'] }, { kind: 'read', paths: ['src/**/*.ts', 'README.md'] }],
     ['glob', { pattern: '**/*.ts', dir_path: 'src' }, { kind: 'search', paths: ['src'], glob: '**/*.ts' }],
-    ['grep_search', { pattern: 'TODO', dir_path: 'src', include_pattern: '*.ts' }, { kind: 'search', paths: ['src'] }],
+    // include_pattern is a glob under dir_path, judged as glob's pattern is.
+    ['grep_search', { pattern: 'TODO', dir_path: 'src', include_pattern: '*.ts' }, { kind: 'search', paths: ['src'], glob: '*.ts' }],
     ['search_file_content', { pattern: 'TODO' }, { kind: 'search', paths: [] }],
     ['write_file', { file_path: 'b.ts', content: 'x' }, { kind: 'write', paths: ['b.ts'] }],
     ['replace', { file_path: 'b.ts', old_string: 'x', new_string: 'y', instruction: 'y' }, { kind: 'edit', paths: ['b.ts'] }],

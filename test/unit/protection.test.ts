@@ -257,6 +257,34 @@ describe("given recap's protected paths", () => {
       expect(bash('cat ~/.config/recap.bak')).toBeUndefined();
     });
   });
+
+  describe('when the way out would read a summary from one of them with --file', () => {
+    it.each([`${LAUNCHER} submit --file ${DATA}/recapd.log`, `${LAUNCHER} submit --file=../../.config/recap/config.conf`, `${LAUNCHER} submit --json --file .recap/config.conf`])(
+      'then %j is refused: recap would read its own file for the agent',
+      (command) => {
+        expect(bash(command)).toContain('into a summary');
+      },
+    );
+
+    it('then a summary from any other file, or from stdin, passes', () => {
+      expect(bash(`${LAUNCHER} submit --file notes/summary.md`)).toBeUndefined();
+      expect(bash(`${LAUNCHER} submit --file -`)).toBeUndefined();
+    });
+  });
+
+  describe('when a tool of unknown shape names one of them relative to the folder, without ./', () => {
+    it.each([
+      ['mcp__fs__write_file', { path: '.recap/config.conf', content: 'x' }],
+      ['mcp__fs__move_file', { source: 'a', destination: '../../.local/share/recap/log/x' }],
+      ['SomeTool', { nested: [{ target: '.recap' }] }],
+    ])('then %s %j is refused', (tool, input) => {
+      expect(when(tool, input)).toContain("touches recap's own files");
+    });
+
+    it('then strings that are no such path pass', () => {
+      expect(when('mcp__github__create_issue', { title: 'Fix .recap docs', body: 'See recap/log\nfor details', repo: 'recap' })).toBeUndefined();
+    });
+  });
 });
 
 describe('checkTool with protected paths', () => {

@@ -38,6 +38,16 @@ describe('patchPaths', () => {
   it('names nothing in text that only looks like a patch inside a line', () => {
     expect(patchPaths('+ *** Add File: not/a/header.md\n')).toEqual([]);
   });
+
+  it('reads a header as Codex does: the line trimmed of any white space, CRLF or not', () => {
+    const lines = ['   *** Add File: a.md', '*** Update File: b.md\t', '*** Delete File: c.md\u00a0\u2003', '\t*** Move to: d.md\u0085', '*** Add File: e.md\r'];
+    expect(patchPaths(lines.join('\n'))).toEqual(['a.md', 'b.md', 'c.md', 'd.md', 'e.md']);
+    expect(patchPaths(lines.join('\r\n'))).toEqual(['a.md', 'b.md', 'c.md', 'd.md', 'e.md']);
+  });
+
+  it('judges a path with spaces after the colon both as Codex names it and without them', () => {
+    expect(patchPaths('*** Add File:   ../x')).toEqual(['  ../x', '../x']);
+  });
 });
 
 describe('protection judges what a call does, not what the agent calls it', () => {

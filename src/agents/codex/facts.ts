@@ -1,6 +1,6 @@
 // Codex CLI as recap-hook sees it: its events, its tools in recap's terms, its answers.
 // Verified against codex-cli 0.169.0 (shared/agents/codex.md, test/fixtures/agents/codex).
-import { join } from 'node:path';
+import { isAbsolute, join } from 'node:path';
 import { field, patchPaths, type ToolCall, type ToolKind } from '../../events/toolCall.js';
 import { json, NOTHING, type AgentFacts, type HookAnswer } from '../facts.js';
 
@@ -34,6 +34,19 @@ function patchText(input: unknown): string {
   return strings.join('\n');
 }
 
+/**
+ * The files of a patch inside a shell command. Codex 0.169.0 applies `apply_patch <<'EOF'`
+ * run through exec_command itself (after `cd DIR &&` too), outside the shell, so the shell
+ * rules never see those files: any patch header in a command is read as a patch's, from the
+ * session's folder and from each folder the command cds into.
+ */
+function shellPatchPaths(command: string): string[] {
+  const paths = patchPaths(command);
+  if (paths.length === 0) return [];
+  const dirs = [...command.matchAll(/(?:^|[\s;&|(])cd\s+(?:'([^']*)'|"([^"]*)"|([^\s;&|)]+))/g)].map((m) => m[1] ?? m[2] ?? m[3]!);
+  return paths.flatMap((path) => [path, ...(isAbsolute(path) || path.startsWith('~') ? [] : dirs.map((dir) => join(dir, path)))]);
+}
+
 export function codexToolCall(name: string, input: unknown): ToolCall {
   const command = text(input, 'command') ?? text(input, 'cmd');
   // A shell call without a command line to read is judged as an unknown tool: every path in it.
@@ -43,6 +56,7 @@ export function codexToolCall(name: string, input: unknown): ToolCall {
   switch (kind) {
     case 'shell':
       call.command = command!;
+      call.paths = shellPatchPaths(command!);
       break;
     case 'patch':
       call.paths = patchPaths(patchText(input));
@@ -117,8 +131,12 @@ export const codexFacts: AgentFacts = {
   // sandbox) resolves the session's job.
   sessionVariable: 'CODEX_SESSION_ID',
   // hooks.json holds recap's hooks; config.toml their trust, `[features] hooks` and the
-  // sandbox's settings.
-  settingsFiles: (env, home) => codexHomes(env, home).flatMap((dir) => [join(dir, 'hooks.json'), join(dir, 'config.toml')]),
+  // sandbox's settings; .env is loaded into Codex's environment at start, over the user's own
+  // variables, and so into every hook's: NODE_OPTIONS, BASH_ENV or RECAP_SOCKET there would
+  // answer for recap-hook or send it to another daemon.
+  settingsFiles: (env, home) => codexHomes(env, home).flatMap((dir) => [join(dir, 'hooks.json'), join(dir, 'config.toml'), join(dir, '.env')]),
   projectSettingsFiles: (project) => [join(project, '.codex', 'hooks.json'), join(project, '.codex', 'config.toml')],
-  settingsNames: [{ path: /\/\.codex\/(?:hooks\.json|config\.toml)$/, mentioned: [/\.codex\b/, /hooks\.json|config\.toml/], what: "Codex's hooks and config" }],
+  settingsNames: [
+    { path: /\/\.codex\/(?:hooks\.json|config\.toml|\.env)$/, mentioned: [/\.codex\b/, /hooks\.json|config\.toml|\.env\b/], what: "Codex's hooks, config and environment" },
+  ],
 };

@@ -2,7 +2,6 @@
 // hooks/hooks.json, written by hand (`gemini extensions install` would write trust entries).
 // An extension's hooks run in untrusted folders too, where settings hooks do not.
 import { join } from 'node:path';
-import { dataDir, socketPath, userConfigPath } from '../../common/paths.js';
 import { geminiDir } from './facts.js';
 
 export const EXTENSION_NAME = 'recap';
@@ -68,26 +67,9 @@ export function runsRecapHook(command: unknown): boolean {
   return typeof command === 'string' && /recap-hook(?:\.c?js)?['"]?\s+(?:--agent\s+)?gemini\b/.test(command);
 }
 
-/**
- * The environment recap-hook runs with, whatever Gemini CLI's: in a trusted folder the CLI
- * reads the project's .env into its hooks' environment (every variable the user has not set).
- * Code loaded before recap-hook (NODE_OPTIONS, LD_PRELOAD, BASH_ENV) could answer for it, and
- * another RECAP_SOCKET and RECAP_DATA_DIR would start a daemon of their own with an empty log.
- * So the hook names recap's own socket, data and config as the user's environment had them at
- * install, clears those loaders, and keeps recap-hook's own deadline.
- */
-export function hookEnvironment(env: NodeJS.ProcessEnv): Record<string, string> {
-  return {
-    RECAP_SOCKET: socketPath(env),
-    RECAP_DATA_DIR: dataDir(env),
-    RECAP_CONFIG: userConfigPath(env),
-    RECAP_HOOK_DEADLINE_MS: '',
-    ...Object.fromEntries(LOADERS.map((name) => [name, ''])),
-  };
-}
-
-/** Variables that load code into a process before it runs: none has a say in recap-hook. */
-export const LOADERS = ['NODE_OPTIONS', 'LD_PRELOAD', 'LD_AUDIT', 'BASH_ENV', 'DYLD_INSERT_LIBRARIES'];
+// The environment the extension's hooks run with (the project's .env reaches them): shared
+// with Qwen Code's hooks.
+export { hookEnvironment, LOADERS } from '../hookEnvironment.js';
 
 export function hooksFile(hookBin: string, node: string, extensionDir: string, environment: Record<string, string>): HooksFile {
   const entry: HookEntry = { type: 'command', name: HOOK_NAME, command: hookCommand(hookBin, node, extensionDir), timeout: TIMEOUT_MS, env: environment };

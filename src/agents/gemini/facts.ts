@@ -40,8 +40,9 @@ export function geminiToolCall(name: string, input: unknown): ToolCall {
     const include = field(input, 'include');
     if (Array.isArray(include)) call.paths.push(...include.filter((p): p is string => typeof p === 'string' && p !== ''));
   }
-  const pattern = field(input, 'pattern');
-  if (name === 'glob' && typeof pattern === 'string') call.glob = pattern;
+  // glob's pattern, and grep_search's file filter, are globs under dir_path (else the folder).
+  const glob = name === 'glob' ? field(input, 'pattern') : name === 'grep_search' || name === 'search_file_content' ? field(input, 'include_pattern') : undefined;
+  if (typeof glob === 'string' && glob !== '') call.glob = glob;
   if (kind === 'question') {
     const questions = field(input, 'questions');
     call.questions = Array.isArray(questions) ? questions.map((q) => field(q, 'question')).filter((q): q is string => typeof q === 'string') : [];

@@ -3,6 +3,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import type { Check } from '../../client/checks.js';
+import { hookEnvironment } from '../hookEnvironment.js';
 import { readSettings, settingsFile, type Scope } from './install.js';
 import { HOOK_DEADLINE_MS, hookCommandWords, matchesAll, RECAP_EVENTS, recapHooksIn, timeoutMs, type HookEntry } from './settings.js';
 import { hooksDisabledBy, projectSettingsLoad } from './trust.js';
@@ -37,8 +38,9 @@ export function qwenDoctor(project: string, env: NodeJS.ProcessEnv): Check[] {
   const running = found.filter((f) => f.scope === 'user' || projectLoads);
   // Hooks that do not load are said above; their events are not listed again as missing.
   const missing = running.length === 0 ? [] : RECAP_EVENTS.map((e) => e.event).filter((event) => !running.some((f) => f.event === event));
+  const pinned = hookEnvironment(env);
   const broken = running.flatMap(({ file, event, matcher, hook }) => {
-    const problem = hookProblem(event, matcher, hook);
+    const problem = hookProblem(event, matcher, hook, pinned);
     return problem ? [`${event} in ${file}: ${problem}`] : [];
   });
   problems.push(...missing.map((event) => `no ${event} hook`), ...broken);
@@ -60,7 +62,7 @@ export function qwenDoctor(project: string, env: NodeJS.ProcessEnv): Check[] {
   return [...checks, hooks, ...versionCheck(env)];
 }
 
-function hookProblem(event: string, matcher: unknown, hook: HookEntry): string | undefined {
+function hookProblem(event: string, matcher: unknown, hook: HookEntry, pinned: Record<string, string>): string | undefined {
   const words = hookCommandWords(hook.command);
   const absent = words.find((w) => !existsSync(w));
   if (absent) return `${absent} does not exist`;
@@ -70,6 +72,10 @@ function hookProblem(event: string, matcher: unknown, hook: HookEntry): string |
   // Qwen Code lets the call through when a hook times out: recap-hook's own deadline must come first.
   if (ms === undefined || ms <= HOOK_DEADLINE_MS) return `its timeout (${JSON.stringify(hook.timeout)}) does not leave recap-hook its ${HOOK_DEADLINE_MS / 1000} s, and a hook that times out lets the tool run`;
   if (event === 'PreToolUse' && !matchesAll(matcher)) return `its matcher ${JSON.stringify(matcher)} leaves some tools unchecked`;
+  // Qwen Code hands its hooks a project's .env: without recap's own paths named, one there could send the hook elsewhere.
+  const given = hook.env !== null && typeof hook.env === 'object' ? (hook.env as Record<string, unknown>) : {};
+  const unpinned = Object.entries(pinned).filter(([name, value]) => given[name] !== value).map(([name]) => name);
+  if (unpinned.length > 0) return `its environment does not set ${unpinned.join(', ')} as recap's own, so a project's .env could send it to another daemon or load code into it; run recap install qwen again`;
   return undefined;
 }
 

@@ -125,9 +125,12 @@ export const qwenFacts: AgentFacts = {
   sessionVariable: 'QWEN_CODE_SESSION_ID',
   // Every file that decides whether recap's hooks run: the settings (hooks, disableAllHooks,
   // folder trust), the trusted folders, and the home .env files, which may set QWEN_HOME and
-  // so move the user settings elsewhere (a project's .env may not).
+  // so move the user settings elsewhere (a project's .env may not); and the extensions, whose
+  // hooks a new session loads with no step of the user's (a folder written by hand is
+  // enough) and runs outside the gate, or with a PermissionRequest hook's updatedInput
+  // rewrites a call recap allowed.
   settingsFiles: (env, home) => [
-    ...qwenDirs(env, home).flatMap((dir) => [join(dir, 'settings.json'), join(dir, 'trustedFolders.json'), join(dir, '.env')]),
+    ...qwenDirs(env, home).flatMap((dir) => [join(dir, 'settings.json'), join(dir, 'trustedFolders.json'), join(dir, '.env'), join(dir, 'extensions')]),
     join(home, '.env'),
     ...(env.QWEN_CODE_TRUSTED_FOLDERS_PATH ? [env.QWEN_CODE_TRUSTED_FOLDERS_PATH] : []),
     ...systemSettingsFiles(env),
@@ -136,5 +139,8 @@ export const qwenFacts: AgentFacts = {
   projectSettingsFiles: (project) => [join(project, '.qwen', 'settings.json')],
   settingsNames: [
     { path: /\/\.qwen\/(?:settings|trustedFolders)\.json$/, mentioned: [/\.qwen\b/, /(?:settings|trustedFolders)\.json/], what: "Qwen Code's settings" },
+    { path: /\/\.qwen\/extensions(?:\/|$)/, mentioned: [/\.qwen\b/, /\bextensions\b/], what: "Qwen Code's extensions, whose hooks run outside the gate" },
+    // The qwen command's own extension subcommands (qwen extensions install, link, enable) name no file.
+    { path: /(?!)/, mentioned: [/\bqwen\b/, /\bextensions?\b/], what: "Qwen Code's extensions, whose hooks run outside the gate" },
   ],
 };

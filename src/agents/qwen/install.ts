@@ -5,6 +5,7 @@ import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { RECAP_HOOK_BIN } from '../../common/bins.js';
 import { UserError } from '../../common/errors.js';
+import { hookEnvironment } from '../hookEnvironment.js';
 import { commandHook, withoutComments, withoutRecap, withRecap, type Settings } from './settings.js';
 
 export type Scope = 'user' | 'project';
@@ -75,7 +76,7 @@ function update(file: string, change: (s: Settings) => Settings): boolean {
 
 export function installHooks(scope: Scope, project: string, env: NodeJS.ProcessEnv): { file: string; changed: boolean } {
   const file = settingsFile(scope, project, env);
-  return { file, changed: update(file, (s) => withRecap(s, commandHook(RECAP_HOOK_BIN))) };
+  return { file, changed: update(file, (s) => withRecap(s, commandHook(RECAP_HOOK_BIN, process.execPath, hookEnvironment(env)))) };
 }
 
 export function uninstallHooks(scope: Scope, project: string, env: NodeJS.ProcessEnv): string[] {

@@ -3,7 +3,7 @@
 // settings as JSON with comments; recap reads them the same way.
 import { commandWords, recapHookCommand, recapHooksOf, runsRecapHook, withoutRecapHooks, type HooksObject } from '../hookCommand.js';
 
-export type HookEntry = { type: 'command'; name?: string; command: string; timeout?: unknown };
+export type HookEntry = { type: 'command'; name?: string; command: string; timeout?: unknown; env?: unknown };
 
 export type Settings = HooksObject;
 
@@ -42,8 +42,14 @@ export function isRecapHook(hook: unknown): hook is HookEntry {
   return type === 'command' && runsRecapHook(command, 'qwen');
 }
 
-export function commandHook(hookBin: string, node = process.execPath): HookEntry {
-  return { type: 'command', name: 'recap', command: recapHookCommand('qwen', hookBin, node), timeout: TIMEOUT_SECONDS };
+/**
+ * `env` is the environment Qwen Code lays over its own for the hook (hookEnvironment): Qwen
+ * Code reads a project's .env, which the agent may write, into its hooks' environment, so a
+ * RECAP_SOCKET or RECAP_DATA_DIR there would send recap-hook to a daemon of its own with an
+ * empty log.
+ */
+export function commandHook(hookBin: string, node = process.execPath, env?: Record<string, string>): HookEntry {
+  return { type: 'command', name: 'recap', command: recapHookCommand('qwen', hookBin, node), timeout: TIMEOUT_SECONDS, ...(env !== undefined ? { env } : {}) };
 }
 
 /** The executable words of a command hook: [node, bundle], or [bundle] alone. */

@@ -1,0 +1,23 @@
+// The environment recap-hook runs with, for an agent whose hook settings can name one (Gemini
+// CLI's extension, Qwen Code's settings): both read a trusted project's .env into their hooks'
+// environment, every variable the user has not set.
+import { dataDir, socketPath, userConfigPath } from '../common/paths.js';
+
+/** Variables that load code into a process before it runs: none has a say in recap-hook. */
+export const LOADERS = ['NODE_OPTIONS', 'LD_PRELOAD', 'LD_AUDIT', 'BASH_ENV', 'DYLD_INSERT_LIBRARIES'];
+
+/**
+ * Code loaded before recap-hook (NODE_OPTIONS, LD_PRELOAD, BASH_ENV) could answer for it, and
+ * another RECAP_SOCKET and RECAP_DATA_DIR would start a daemon of their own with an empty log.
+ * So the hook names recap's own socket, data and config as the user's environment had them at
+ * install, clears those loaders, and keeps recap-hook's own deadline.
+ */
+export function hookEnvironment(env: NodeJS.ProcessEnv): Record<string, string> {
+  return {
+    RECAP_SOCKET: socketPath(env),
+    RECAP_DATA_DIR: dataDir(env),
+    RECAP_CONFIG: userConfigPath(env),
+    RECAP_HOOK_DEADLINE_MS: '',
+    ...Object.fromEntries(LOADERS.map((name) => [name, ''])),
+  };
+}
