@@ -81,7 +81,10 @@ try {
     return all;
   };
   let found = await read();
-  assert.deepEqual(found.map((s) => s.seq), [2, 1]);
+  assert.deepEqual(
+    found.map((s) => s.seq),
+    [2, 1],
+  );
   assert.ok(Buffer.from(found[0].value).equals(big));
   assert.equal(Buffer.from(found[1].value).toString(), 'small');
   ok('a snapshot of 3.5 MB is written in pieces and read back whole, newest first');
@@ -94,7 +97,13 @@ try {
   await db.close();
   store = await EventStore.open(join(dir, 'log'));
   found = await read();
-  assert.deepEqual(found.map((s) => [s.seq, s.value === undefined]), [[3, true], [2, false]]);
+  assert.deepEqual(
+    found.map((s) => [s.seq, s.value === undefined]),
+    [
+      [3, true],
+      [2, false],
+    ],
+  );
   await store.close();
   db = new Level(join(dir, 'log'), { keyEncoding: 'buffer', valueEncoding: 'buffer' });
   keys = await db.keys({ gte: Buffer.from([0xff]) }).all();
@@ -102,7 +111,13 @@ try {
   await db.close();
   store = await EventStore.open(join(dir, 'log'));
   found = await read();
-  assert.deepEqual(found.map((s) => [s.seq, s.value === undefined]), [[3, true], [2, true]]);
+  assert.deepEqual(
+    found.map((s) => [s.seq, s.value === undefined]),
+    [
+      [3, true],
+      [2, true],
+    ],
+  );
   await store.close();
   ok('a snapshot with a piece missing is reported unreadable, the others are not affected');
 

@@ -27,7 +27,9 @@ const SNAPSHOT_EVERY = 10_000;
 const config = { ...DEFAULT_CONFIG, TOKEN_ENCODING: 'words', TOKEN_WORD_RATIO: 1.3 };
 const ctx = { config, count: wordsCounter(1.3), recapPaths: new Set(), protected: { paths: ['/nonexistent/recap'], home: '/nonexistent' } };
 const PROMPT = 'Please make the parser report every error with its line and key, and keep going after the first one. '.repeat(3);
-const SUMMARY = config.REQUIRED_SECTIONS.map((s) => `## ${s}\n${'The parser now reports each problem with its file, line and key; the daemon keeps the last good configuration. '.repeat(4)}`).join('\n\n');
+const SUMMARY = config.REQUIRED_SECTIONS.map(
+  (s) => `## ${s}\n${'The parser now reports each problem with its file, line and key; the daemon keeps the last good configuration. '.repeat(4)}`,
+).join('\n\n');
 
 /** A realistic log: 50 jobs, prompts, checks, denials, summaries; written in synced batches. */
 async function makeLog(dir, size) {
@@ -41,12 +43,11 @@ async function makeLog(dir, size) {
     const job = `job-${String(i % 50).padStart(8, '0')}`;
     const state = projection.view(job);
     const now = now0 + i * 10;
-    const decision =
-      state.gate.tripped
-        ? i % 3 === 0
-          ? submitSummary({ type: 'SubmitSummary', job, text: SUMMARY, now }, state, ctx)
-          : checkTool({ type: 'CheckTool', job, tool: 'Read', input: { file_path: '/src/a.ts' }, now }, state, ctx)
-        : recordInteraction({ type: 'RecordInteraction', job, kind: 'prompt', text: PROMPT, now }, state, ctx);
+    const decision = state.gate.tripped
+      ? i % 3 === 0
+        ? submitSummary({ type: 'SubmitSummary', job, text: SUMMARY, now }, state, ctx)
+        : checkTool({ type: 'CheckTool', job, tool: 'Read', input: { file_path: '/src/a.ts' }, now }, state, ctx)
+      : recordInteraction({ type: 'RecordInteraction', job, kind: 'prompt', text: PROMPT, now }, state, ctx);
     for (const event of decision.events) {
       if (seq >= size) break;
       seq += 1;
@@ -133,13 +134,19 @@ for (const size of sizes) {
 }
 
 // The machine may be busy with other work: the load average says how busy, for the record.
-const load = loadavg().map((l) => l.toFixed(2)).join(' ');
+const load = loadavg()
+  .map((l) => l.toFixed(2))
+  .join(' ');
 if (args.includes('--json')) console.log(JSON.stringify({ targets: TARGETS, rows, loadavg: loadavg() }));
 else {
-  console.log(`replay, start-up and export (targets: replay >= ${TARGETS.replayPerSecond}/s, start-up < ${TARGETS.startupMs} ms and RSS < ${TARGETS.startupRssMb} MB at 1M; export has none)`);
+  console.log(
+    `replay, start-up and export (targets: replay >= ${TARGETS.replayPerSecond}/s, start-up < ${TARGETS.startupMs} ms and RSS < ${TARGETS.startupRssMb} MB at 1M; export has none)`,
+  );
   console.log(`RSS: at "ready", and ${SETTLE_MS / 1000} s later (the token encoding is loaded right after "ready"); load average ${load}`);
   console.log('events     replay/s   start-up ms (snapshot)  (no snapshot)  RSS MB ready  settled   export/s');
   for (const r of rows) {
-    console.log(`${String(r.events).padEnd(10)} ${String(r.replayPerSecond).padStart(9)}  ${String(r.startupMs).padStart(22)}  ${String(r.startupWithoutSnapshotMs).padStart(13)}  ${String(r.startupRssMb).padStart(12)}  ${String(r.settledRssMb).padStart(7)}  ${String(r.exportPerSecond).padStart(9)}`);
+    console.log(
+      `${String(r.events).padEnd(10)} ${String(r.replayPerSecond).padStart(9)}  ${String(r.startupMs).padStart(22)}  ${String(r.startupWithoutSnapshotMs).padStart(13)}  ${String(r.startupRssMb).padStart(12)}  ${String(r.settledRssMb).padStart(7)}  ${String(r.exportPerSecond).padStart(9)}`,
+    );
   }
 }

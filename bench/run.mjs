@@ -98,7 +98,9 @@ function hookSection(r) {
       `interleaved ${r.runs} times with \`node -e 0\` and with a bash script that reads the payload with jq and prints a deny (a shell prototype's hook). Medians (p95 beside).`,
     figures: [
       ...agents.flatMap(([agent, a]) => [
-        figure(`recap-hook ${agent}`, a.medianMs, 'ms', { baseline: `node -e 0: ${r.medianMs.nodeE0} ms; bash + jq: ${r.shellSkipped ? 'skipped' : `${r.medianMs.shellJq} ms`}${a.p95Ms !== undefined ? `; p95 ${a.p95Ms} ms` : ''}` }),
+        figure(`recap-hook ${agent}`, a.medianMs, 'ms', {
+          baseline: `node -e 0: ${r.medianMs.nodeE0} ms; bash + jq: ${r.shellSkipped ? 'skipped' : `${r.medianMs.shellJq} ms`}${a.p95Ms !== undefined ? `; p95 ${a.p95Ms} ms` : ''}`,
+        }),
         figure(`recap-hook ${agent} / node -e 0`, a.ratio, 'x', { target: `<= ${r.target}x`, met: a.ratio <= r.target, baseline: 'node -e 0 = 1x' }),
       ]),
       figure('bash + jq hook / node -e 0', r.shellRatio, 'x', { baseline: r.shellSkipped ? `skipped: ${r.shellSkipped}` : 'node -e 0 = 1x' }),
@@ -113,11 +115,14 @@ function serviceSections(s) {
   return [
     {
       title: 'HTTP hook round trip',
-      method:
-        "PreToolUse payloads POSTed one at a time to the daemon's loopback hook endpoint over one keep-alive connection, after a warm-up; the round trip's percentiles.",
+      method: "PreToolUse payloads POSTed one at a time to the daemon's loopback hook endpoint over one keep-alive connection, after a warm-up; the round trip's percentiles.",
       figures: [
         figure('p50', r.http?.p50Ms, 'ms', { baseline: one && `socket check, 1 client: p50 ${one.p50Ms} ms` }),
-        figure('p99', r.http?.p99Ms, 'ms', { target: `< ${t.httpP99Ms} ms`, met: below(r.http?.p99Ms, t.httpP99Ms), baseline: one && `socket check, 1 client: p99 ${one.p99Ms} ms` }),
+        figure('p99', r.http?.p99Ms, 'ms', {
+          target: `< ${t.httpP99Ms} ms`,
+          met: below(r.http?.p99Ms, t.httpP99Ms),
+          baseline: one && `socket check, 1 client: p99 ${one.p99Ms} ms`,
+        }),
       ],
     },
     {
@@ -131,13 +136,17 @@ function serviceSections(s) {
           met: atLeast(r.checks64?.perSecond, t.checksPerSecond64),
           baseline: one && `1 client: ${one.perSecond.toLocaleString('en')}/s`,
         }),
-        figure('64 clients, p99', r.checks64?.p99Ms, 'ms', { target: `< ${t.checkP99Ms64} ms`, met: below(r.checks64?.p99Ms, t.checkP99Ms64), baseline: one && `1 client: ${one.p99Ms} ms` }),
+        figure('64 clients, p99', r.checks64?.p99Ms, 'ms', {
+          target: `< ${t.checkP99Ms64} ms`,
+          met: below(r.checks64?.p99Ms, t.checkP99Ms64),
+          baseline: one && `1 client: ${one.p99Ms} ms`,
+        }),
       ],
     },
     {
       title: 'Durable records',
       method:
-        '`record` requests, each answered only once its event is fsynced, from 1 writer and from 64 concurrent writers; records per fsync from the daemon\'s counters (group commit).',
+        "`record` requests, each answered only once its event is fsynced, from 1 writer and from 64 concurrent writers; records per fsync from the daemon's counters (group commit).",
       figures: [
         figure('1 writer', r.records1?.perSecond, '/s', { baseline: r.records1 && `records per fsync: ${r.records1.recordsPerFsync}` }),
         figure('64 writers', r.records64?.perSecond, '/s', {
@@ -158,7 +167,9 @@ function serviceSections(s) {
         "Exact o200k_base counts of prose (README.md without its code blocks), code (compiled daemon modules) and JSON (package-lock.json's packages), in MB/s; and the error of the words x 1.3 estimate against those exact counts.",
       figures: Object.entries(r.tokens ?? {}).flatMap(([kind, k]) => [
         figure(`${kind}: o200k counting`, k.mbPerSecond, 'MB/s', { baseline: `${k.exactTokens.toLocaleString('en')} tokens` }),
-        figure(`${kind}: words x 1.3 estimate error`, k.estimateErrorPercent, '%', { baseline: `${k.wordsEstimate.toLocaleString('en')} estimated vs ${k.exactTokens.toLocaleString('en')} exact` }),
+        figure(`${kind}: words x 1.3 estimate error`, k.estimateErrorPercent, '%', {
+          baseline: `${k.wordsEstimate.toLocaleString('en')} estimated vs ${k.exactTokens.toLocaleString('en')} exact`,
+        }),
       ]),
     },
   ];
@@ -173,7 +184,10 @@ function replaySection(p) {
     // Start-up and RSS have their targets at the largest log; smaller ones are shown for the trend.
     const onlyAt = (target) => ({ target: `(${target} at ${k(largest)})`, met: null });
     return [
-      figure(`${k(row.events)} events: replay`, row.replayPerSecond, 'events/s', { target: `>= ${t.replayPerSecond.toLocaleString('en')}/s`, met: atLeast(row.replayPerSecond, t.replayPerSecond) }),
+      figure(`${k(row.events)} events: replay`, row.replayPerSecond, 'events/s', {
+        target: `>= ${t.replayPerSecond.toLocaleString('en')}/s`,
+        met: atLeast(row.replayPerSecond, t.replayPerSecond),
+      }),
       figure(`${k(row.events)} events: start-up with a snapshot`, row.startupMs, 'ms', {
         ...(atLargest ? { target: `< ${t.startupMs} ms`, met: below(row.startupMs, t.startupMs) } : onlyAt(`< ${t.startupMs} ms`)),
         baseline: `without a snapshot: ${row.startupWithoutSnapshotMs?.toLocaleString('en')} ms`,
@@ -246,7 +260,7 @@ function markdown(r) {
     '# recap benchmarks',
     '',
     `Written by \`npm run bench${r.mode === 'quick' ? ' -- --quick' : ''}\` on ${r.date.slice(0, 10)}: a ${r.mode} run that took ${r.seconds} s. ` +
-      'Run it again rather than editing this file; the same figures, with the scripts\' raw output, are in `bench/results.json`.',
+      "Run it again rather than editing this file; the same figures, with the scripts' raw output, are in `bench/results.json`.",
     '',
     '## How to run',
     '',
@@ -270,7 +284,7 @@ function markdown(r) {
     `| Node | ${m.node} |`,
     `| load average (1, 5, 15 min) | at the start ${m.loadavg.start.map((l) => l.toFixed(2)).join(', ')}; at the end ${m.loadavg.end.map((l) => l.toFixed(2)).join(', ')} |`,
     '',
-    'Other work on the machine shows in the figures, the hook\'s and the latency percentiles most: the load average says how busy it was.',
+    "Other work on the machine shows in the figures, the hook's and the latency percentiles most: the load average says how busy it was.",
     '',
     '## Results',
   ];

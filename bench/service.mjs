@@ -186,7 +186,7 @@ function responseLength(text) {
   const length = /\r\ncontent-length: *(\d+)/.exec(headers);
   if (length) return text.length >= end + 4 + Number(length[1]) ? end + 4 + Number(length[1]) : undefined;
   if (!headers.includes('\r\ntransfer-encoding: chunked')) throw new Error(`an HTTP answer without a length: ${headers}`);
-  for (let at = end + 4; ; ) {
+  for (let at = end + 4; ;) {
     const line = text.indexOf('\r\n', at);
     if (line < 0) return undefined;
     const size = parseInt(text.slice(at, line), 16);
@@ -203,7 +203,10 @@ function responseLength(text) {
 // measures the compiler. Each phase is run unmeasured first, long enough for that to end.
 
 // --only=checks,records,http: run those phases alone (to profile one of them).
-const only = args.find((a) => a.startsWith('--only='))?.slice('--only='.length).split(',');
+const only = args
+  .find((a) => a.startsWith('--only='))
+  ?.slice('--only='.length)
+  .split(',');
 const runs = (phase) => !only || only.includes(phase);
 const n = quick ? 1 : 4;
 const results = {};
@@ -279,10 +282,19 @@ else {
   const r = results;
   const cost = (x) => `CPU per check: daemon ${x.daemonCpuUs} us, bench ${x.benchCpuUs} us`;
   if (r.checks1) console.log(`checks, 1 client:        ${r.checks1.perSecond}/s  p50 ${r.checks1.p50Ms} ms  p99 ${r.checks1.p99Ms} ms  (${cost(r.checks1)})`);
-  if (r.checks64) console.log(`checks, 64 clients:      ${r.checks64.perSecond}/s  p50 ${r.checks64.p50Ms} ms  p99 ${r.checks64.p99Ms} ms  (target >= ${TARGETS.checksPerSecond64}/s, p99 < ${TARGETS.checkP99Ms64} ms; ${cost(r.checks64)})`);
+  if (r.checks64)
+    console.log(
+      `checks, 64 clients:      ${r.checks64.perSecond}/s  p50 ${r.checks64.p50Ms} ms  p99 ${r.checks64.p99Ms} ms  (target >= ${TARGETS.checksPerSecond64}/s, p99 < ${TARGETS.checkP99Ms64} ms; ${cost(r.checks64)})`,
+    );
   if (r.records1) console.log(`durable records, 1:      ${r.records1.perSecond}/s  ${r.records1.recordsPerFsync} records per fsync`);
-  if (r.records64) console.log(`durable records, 64:     ${r.records64.perSecond}/s  ${r.records64.recordsPerFsync} records per fsync  (target >= ${TARGETS.recordsPerSecond64}/s, >= ${TARGETS.recordsPerFsync64} per fsync)`);
-  if (r.http) console.log(`HTTP hook, keep-alive:   p50 ${r.http.p50Ms} ms  p99 ${r.http.p99Ms} ms  (target p99 < ${TARGETS.httpP99Ms} ms; CPU per request: daemon ${r.http.daemonCpuUs} us, bench ${r.http.benchCpuUs} us)`);
+  if (r.records64)
+    console.log(
+      `durable records, 64:     ${r.records64.perSecond}/s  ${r.records64.recordsPerFsync} records per fsync  (target >= ${TARGETS.recordsPerSecond64}/s, >= ${TARGETS.recordsPerFsync64} per fsync)`,
+    );
+  if (r.http)
+    console.log(
+      `HTTP hook, keep-alive:   p50 ${r.http.p50Ms} ms  p99 ${r.http.p99Ms} ms  (target p99 < ${TARGETS.httpP99Ms} ms; CPU per request: daemon ${r.http.daemonCpuUs} us, bench ${r.http.benchCpuUs} us)`,
+    );
   for (const [kind, t] of Object.entries(r.tokens ?? {})) {
     console.log(`tokens, ${kind.padEnd(6)}         ${t.mbPerSecond} MB/s; words x 1.3 estimate off by ${t.estimateErrorPercent}% (${t.wordsEstimate} vs ${t.exactTokens})`);
   }

@@ -44,7 +44,9 @@ const foreign = [hot, cold]
   // Each agent's facts (dist/agents/known.js and <agent>/facts.js) are pure and small.
   .filter(
     (input) =>
-      !/^dist\/(client|common)\/|^dist\/events\/(whitelist|shellTokens|protection|runsRecap|glob|toolCall)\.js$|^dist\/daemon\/(recapPaths|verdicts)\.js$|^dist\/agents\/(known|facts|[a-z]+\/facts)\.js$/.test(input),
+      !/^dist\/(client|common)\/|^dist\/events\/(whitelist|shellTokens|protection|runsRecap|glob|toolCall)\.js$|^dist\/daemon\/(recapPaths|verdicts)\.js$|^dist\/agents\/(known|facts|[a-z]+\/facts)\.js$/.test(
+        input,
+      ),
   );
 if (foreign.length > 0) {
   console.error(`recap-hook must load nothing but Node built-ins and recap's client code; it would load:\n${foreign.join('\n')}`);

@@ -198,7 +198,11 @@ function readPage(body: Buffer, id: number): EventPage {
     }
   }
   // Any other shape (an error, say): parsed as a whole.
-  const answer = JSON.parse(body.toString('utf8')) as { id?: unknown; result?: { events: Line[]; next: number | null; lastSeq: number }; error?: { code: string; message: string } };
+  const answer = JSON.parse(body.toString('utf8')) as {
+    id?: unknown;
+    result?: { events: Line[]; next: number | null; lastSeq: number };
+    error?: { code: string; message: string };
+  };
   if (answer.error) throw new RemoteError(answer.error.code, answer.error.message);
   if (answer.id !== id || !answer.result) throw new Error('the recap daemon sent an answer to another request');
   const { events, next, lastSeq } = answer.result;
@@ -288,7 +292,7 @@ const pause = new Int32Array(new SharedArrayBuffer(4));
  * caught up. A reader that stopped (recap log | head) ends the command quietly.
  */
 function writeAll(fd: number, bytes: Buffer): void {
-  for (let at = 0; at < bytes.length; ) {
+  for (let at = 0; at < bytes.length;) {
     try {
       at += writeSync(fd, bytes, at, bytes.length - at);
     } catch (error) {
@@ -308,7 +312,6 @@ function time(text: string | undefined, flag: string): number | undefined {
     throw new UserError(`${flag}: ${(error as BadTime).message}`);
   }
 }
-
 
 function gist(line: Line): string {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a display of whatever fields the event has; each case reads its own.
@@ -388,35 +391,43 @@ export function auditCommands(y: Argv<Common>): Argv<Common> {
           if (result.jobs.length === 0) write(1, 'no job had any event yet\n');
           for (const j of result.jobs) {
             write(1, `job ${j.job}: gate ${j.tripped ? `TRIPPED since ${j.since}: ${j.cause}` : 'open'}\n`);
-            write(1, `  unsummarized: ${j.unsummarizedTokens} tokens, ${j.unsummarizedInteractions} interactions; ${j.summaries} summaries; ${j.denials} tool calls denied; ${j.rejections} summaries rejected\n`);
+            write(
+              1,
+              `  unsummarized: ${j.unsummarizedTokens} tokens, ${j.unsummarizedInteractions} interactions; ${j.summaries} summaries; ${j.denials} tool calls denied; ${j.rejections} summaries rejected\n`,
+            );
           }
         } finally {
           client.close();
         }
       },
     )
-    .command('verify', "recompute every summary's hash and link, and compare a full replay with the live state", (a) => a, async (argv) => {
-      const shown = progress('verify');
-      const client = await connectOrStart();
-      try {
-        const result = await client.request<{ ok: boolean; events: number; summaries: number; jobs: number; problems: { seq?: number; job?: string; what: string }[] }>(
-          'verify',
-          {},
-          60_000,
-          shown.update,
-        );
-        shown.done();
-        if (argv.json) write(1, `${JSON.stringify(result, null, 2)}\n`);
-        else if (result.ok) write(1, `intact: ${result.events} events, ${result.summaries} summaries in ${result.jobs} jobs\n`);
-        else {
-          write(1, `BROKEN: ${result.problems.length} problems in ${result.events} events\n`);
-          for (const p of result.problems) write(2, `${p.job ? `job ${p.job}, ` : ''}${p.seq !== undefined ? `#${p.seq}: ` : ''}${p.what}\n`);
+    .command(
+      'verify',
+      "recompute every summary's hash and link, and compare a full replay with the live state",
+      (a) => a,
+      async (argv) => {
+        const shown = progress('verify');
+        const client = await connectOrStart();
+        try {
+          const result = await client.request<{ ok: boolean; events: number; summaries: number; jobs: number; problems: { seq?: number; job?: string; what: string }[] }>(
+            'verify',
+            {},
+            60_000,
+            shown.update,
+          );
+          shown.done();
+          if (argv.json) write(1, `${JSON.stringify(result, null, 2)}\n`);
+          else if (result.ok) write(1, `intact: ${result.events} events, ${result.summaries} summaries in ${result.jobs} jobs\n`);
+          else {
+            write(1, `BROKEN: ${result.problems.length} problems in ${result.events} events\n`);
+            for (const p of result.problems) write(2, `${p.job ? `job ${p.job}, ` : ''}${p.seq !== undefined ? `#${p.seq}: ` : ''}${p.what}\n`);
+          }
+          if (!result.ok) process.exitCode = 2;
+        } finally {
+          client.close();
         }
-        if (!result.ok) process.exitCode = 2;
-      } finally {
-        client.close();
-      }
-    })
+      },
+    )
     .command(
       'export',
       'every event as JSON Lines (see the README for the format)',

@@ -77,7 +77,9 @@ function output(argv: Global, result: unknown, human: () => void): void {
 export function buildCli(args: string[]): Argv {
   const cli = yargs(args)
     .scriptName('recap')
-    .usage('$0 <command> [options]\n\nKeeps an AI coding agent\'s conversation legible: counts its interactions, gates its tools until it writes a summary, keeps the summaries in a hash-linked chain.')
+    .usage(
+      "$0 <command> [options]\n\nKeeps an AI coding agent's conversation legible: counts its interactions, gates its tools until it writes a summary, keeps the summaries in a hash-linked chain.",
+    )
     .option('json', { type: 'boolean', default: false, describe: 'machine-readable output' })
     .option('job', { type: 'string', describe: "the job (default: RECAP_JOB, else the agent session's job, else the project folder's)" })
     .option('debug', { type: 'boolean', default: false, describe: 'show stack traces of unexpected errors' })
@@ -90,17 +92,20 @@ export function buildCli(args: string[]): Argv {
         throw error;
       }
     })
-    .command('status', "the job's gate: tripped or not, why, tokens, chain length", (y) => y, async (argv) => {
-      const result = await call<Parameters<typeof printStatus>[0]>('status', target(argv));
-      output(argv, result, () => printStatus(result));
-    })
+    .command(
+      'status',
+      "the job's gate: tripped or not, why, tokens, chain length",
+      (y) => y,
+      async (argv) => {
+        const result = await call<Parameters<typeof printStatus>[0]>('status', target(argv));
+        output(argv, result, () => printStatus(result));
+      },
+    )
     .command(
       'record',
       'record an interaction (for agents without hooks, and scripts)',
       (y) =>
-        y
-          .option('kind', { type: 'string', default: 'prompt', describe: 'prompt, qa, or another kind' })
-          .option('text', { type: 'string', describe: 'the text (default: stdin)' }),
+        y.option('kind', { type: 'string', default: 'prompt', describe: 'prompt, qa, or another kind' }).option('text', { type: 'string', describe: 'the text (default: stdin)' }),
       async (argv) => {
         const text = argv.text ?? (await readInput('-', 'interaction'));
         const result = await call<{ seq: number; tokens: number; gate: Parameters<typeof printStatus>[0] }>('record', { ...target(argv), kind: argv.kind, text });
@@ -156,21 +161,31 @@ export function buildCli(args: string[]): Argv {
         }
       },
     )
-    .command('context', 'what the agent needs now: the summary to write, or the memory', (y) => y, async (argv) => {
-      const result = await call<{ text: string }>('context', target(argv));
-      output(argv, result, () => process.stdout.write(`${result.text}\n`));
-    })
-    .command('chain', "list the job's summaries", (y) => y, async (argv) => {
-      const result = await call<Parameters<typeof printChain>[0]>('chain', target(argv));
-      output(argv, result, () => printChain(result));
-    })
+    .command(
+      'context',
+      'what the agent needs now: the summary to write, or the memory',
+      (y) => y,
+      async (argv) => {
+        const result = await call<{ text: string }>('context', target(argv));
+        output(argv, result, () => process.stdout.write(`${result.text}\n`));
+      },
+    )
+    .command(
+      'chain',
+      "list the job's summaries",
+      (y) => y,
+      async (argv) => {
+        const result = await call<Parameters<typeof printChain>[0]>('chain', target(argv));
+        output(argv, result, () => printChain(result));
+      },
+    )
     .command(
       'install <target>',
       `add recap's hooks to an agent (${AGENT_NAMES.join(', ')}) or its user units to systemd (systemd)`,
       (y) =>
         y
           .positional('target', { choices: [...AGENT_NAMES, 'systemd'] as const, demandOption: true })
-          .option('scope', { choices: ['user', 'project'] as const, default: 'user' as const, describe: 'user settings, or this project\'s' })
+          .option('scope', { choices: ['user', 'project'] as const, default: 'user' as const, describe: "user settings, or this project's" })
           .option('http', { type: 'boolean', default: false, describe: "HTTP hooks to the daemon's loopback endpoint instead of commands" }),
       async (argv) => {
         if (argv.target === 'systemd') {
@@ -204,10 +219,7 @@ export function buildCli(args: string[]): Argv {
     .command(
       'uninstall <target>',
       "remove recap's hooks from an agent's settings, leaving everything else",
-      (y) =>
-        y
-          .positional('target', { choices: AGENT_NAMES, demandOption: true })
-          .option('scope', { choices: ['user', 'project'] as const, default: 'user' as const }),
+      (y) => y.positional('target', { choices: AGENT_NAMES, demandOption: true }).option('scope', { choices: ['user', 'project'] as const, default: 'user' as const }),
       async (argv) => {
         const files = ADAPTERS[argv.target as AgentName].uninstall({ scope: argv.scope, project: projectHere(), env: process.env });
         output(argv, { files }, () =>
@@ -243,11 +255,16 @@ export function buildCli(args: string[]): Argv {
         output(argv, result, () => printReport(result.jobs));
       },
     )
-    .command('doctor', 'check the installation: daemon, permissions, config, hooks', (y) => y, async (argv) => {
-      const checks = await runDoctor(projectHere(), process.env);
-      output(argv, { checks }, () => printChecks(checks));
-      if (checks.some((c) => !c.ok)) process.exitCode = 1;
-    });
+    .command(
+      'doctor',
+      'check the installation: daemon, permissions, config, hooks',
+      (y) => y,
+      async (argv) => {
+        const checks = await runDoctor(projectHere(), process.env);
+        output(argv, { checks }, () => printChecks(checks));
+        if (checks.some((c) => !c.ok)) process.exitCode = 1;
+      },
+    );
   return configCommands(auditCommands(cli))
     .middleware((argv) => {
       // Not `daemon`: hooks start it from the agent's environment when it is down.

@@ -24,7 +24,6 @@ type Shown = {
 
 type Allowed = { file: string; hash: string; changes: KeyChange[]; already: boolean };
 
-
 const write = (line: string): void => void process.stdout.write(`${line}\n`);
 
 /** The daemon finds the job and the project, as for every command: this folder's, or --job's. */
@@ -75,19 +74,24 @@ async function confirm(question: string): Promise<boolean> {
 export function configCommands(y: Argv<Common>): Argv<Common> {
   return y.command('config', 'the configuration in force; validate a file; approve a changed project config', (c) =>
     c
-      .command('show', 'the configuration in force, where each value comes from, and a change that waits for approval', (a) => a, async (argv) => {
-        const shown = await configOp<Shown>(target(argv));
-        if (argv.json) return write(JSON.stringify(shown, null, 2));
-        write(`user config: ${shown.userFile}${existsSync(shown.userFile) ? '' : ' (not there)'}`);
-        write(`project config: ${shown.file}${existsSync(shown.file) ? '' : ' (not there)'}`);
-        const width = Math.max(...Object.keys(shown.values).map((k) => k.length));
-        for (const [key, value] of Object.entries(shown.values)) write(`${`${key}=${spelled(value)}`.padEnd(width + 24)} ${shown.sources[key] ?? 'default'}`);
-        for (const problem of shown.problems) process.stderr.write(`config problem (the last good configuration is in force): ${problem}\n`);
-        if (shown.pending) for (const line of pendingLines(shown.pending)) write(line);
-      })
+      .command(
+        'show',
+        'the configuration in force, where each value comes from, and a change that waits for approval',
+        (a) => a,
+        async (argv) => {
+          const shown = await configOp<Shown>(target(argv));
+          if (argv.json) return write(JSON.stringify(shown, null, 2));
+          write(`user config: ${shown.userFile}${existsSync(shown.userFile) ? '' : ' (not there)'}`);
+          write(`project config: ${shown.file}${existsSync(shown.file) ? '' : ' (not there)'}`);
+          const width = Math.max(...Object.keys(shown.values).map((k) => k.length));
+          for (const [key, value] of Object.entries(shown.values)) write(`${`${key}=${spelled(value)}`.padEnd(width + 24)} ${shown.sources[key] ?? 'default'}`);
+          for (const problem of shown.problems) process.stderr.write(`config problem (the last good configuration is in force): ${problem}\n`);
+          if (shown.pending) for (const line of pendingLines(shown.pending)) write(line);
+        },
+      )
       .command(
         'check [file]',
-        'validate a config file (default: the user config and this project\'s); exit 1 naming file:line: key on problems',
+        "validate a config file (default: the user config and this project's); exit 1 naming file:line: key on problems",
         (a) => a.positional('file', { type: 'string', describe: 'the file to check' }),
         (argv) => {
           const files = argv.file !== undefined ? [resolve(argv.file)] : [userConfigPath(), projectConfigPath(projectRoot(process.cwd()))];

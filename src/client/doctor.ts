@@ -61,7 +61,6 @@ function permissionChecks(env: NodeJS.ProcessEnv): Check[] {
   ].filter((c): c is Check => c !== undefined);
 }
 
-
 function configCheck(project: string, env: NodeJS.ProcessEnv): Check {
   const files = [userConfigPath(env), projectConfigPath(project)];
   const layers = [];

@@ -40,9 +40,7 @@ function finish(answer: Answer): void {
 }
 
 /** What came on stdin: one JSON object, or why not, with its first bytes to tell the event. */
-type Input =
-  | { kind: 'object'; payload: Record<string, unknown> }
-  | { kind: 'unusable'; why: string; advice: string; head: string; prefix?: string };
+type Input = { kind: 'object'; payload: Record<string, unknown> } | { kind: 'unusable'; why: string; advice: string; head: string; prefix?: string };
 
 /** The first bytes kept of an input that cannot be used: enough to find its event's name. */
 const HEAD_BYTES = 64 * 1024;

@@ -121,8 +121,7 @@ function protectedFileRefusal(facts: AgentFacts, payload: Record<string, unknown
   }
 }
 
-const isToolCall = (facts: AgentFacts, payload: Record<string, unknown>) =>
-  typeof payload.hook_event_name === 'string' && facts.events[payload.hook_event_name] === 'tool';
+const isToolCall = (facts: AgentFacts, payload: Record<string, unknown>) => typeof payload.hook_event_name === 'string' && facts.events[payload.hook_event_name] === 'tool';
 
 /**
  * The daemon answered with an error, or the call could not be sent to it: answered as when

@@ -15,10 +15,7 @@ export function systemdUserDir(env: NodeJS.ProcessEnv): string {
 /** The units as shipped, with ExecStart pointing at this Node and this recap. */
 export function renderUnits(): { 'recap.service': string; 'recap.socket': string } {
   const quote = (p: string) => (/\s/.test(p) ? `"${p}"` : p);
-  const service = readFileSync(join(UNITS, 'recap.service'), 'utf8').replace(
-    /^ExecStart=.*$/m,
-    `ExecStart=${quote(process.execPath)} ${quote(RECAP_BIN)} daemon`,
-  );
+  const service = readFileSync(join(UNITS, 'recap.service'), 'utf8').replace(/^ExecStart=.*$/m, `ExecStart=${quote(process.execPath)} ${quote(RECAP_BIN)} daemon`);
   return { 'recap.service': service, 'recap.socket': readFileSync(join(UNITS, 'recap.socket'), 'utf8') };
 }
 

@@ -39,7 +39,6 @@ export function printChain(result: { entries: Entry[] }): void {
   });
 }
 
-
 export function printReport(jobs: JobReport[]): void {
   if (jobs.length === 0) {
     write('nothing recorded yet');

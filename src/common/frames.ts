@@ -35,10 +35,7 @@ export function framesOf(texts: string[]): Buffer {
   return frames;
 }
 
-export type FrameEvent =
-  | { kind: 'message'; value: unknown }
-  | { kind: 'invalid'; reason: string }
-  | { kind: 'oversized'; length: number };
+export type FrameEvent = { kind: 'message'; value: unknown } | { kind: 'invalid'; reason: string } | { kind: 'oversized'; length: number };
 
 /**
  * Splits a byte stream into frames. An oversized frame cannot be skipped safely (its body

@@ -16,7 +16,10 @@ export function projectRoot(cwd: string): string {
 }
 
 export function jobIdFor(projectDir: string): string {
-  const name = basename(projectDir).replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 40) || 'root';
+  const name =
+    basename(projectDir)
+      .replace(/[^A-Za-z0-9._-]+/g, '_')
+      .slice(0, 40) || 'root';
   const hash = createHash('sha256').update(resolve(projectDir)).digest('hex').slice(0, 8);
   return `${name}-${hash}`;
 }

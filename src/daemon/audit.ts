@@ -93,11 +93,7 @@ export async function eventsPage(
 }
 
 /** The projection as it was right after event `atSeq`, or at time `atTime` (the last event not after it). */
-export async function projectionAt(
-  store: EventStore,
-  at: { seq?: number; time?: number },
-  progress?: Progress,
-): Promise<Projection> {
+export async function projectionAt(store: EventStore, at: { seq?: number; time?: number }, progress?: Progress): Promise<Projection> {
   const projection = new Projection();
   for await (const batch of store.readBatches(1, at.seq)) {
     for (const event of batch) {
@@ -136,7 +132,8 @@ export async function verifyLog(store: EventStore, live: () => Projection, progr
       }
       // Each topic has a chain of its own: the link is to the head of this one.
       const expected = headHash(replayed.view(job), topic);
-      if (prevHash !== expected) problems.push({ seq: event.seq, job, what: `the link is broken: previous hash ${prevHash.slice(0, 12)}, but the entry before it has ${expected.slice(0, 12)}` });
+      if (prevHash !== expected)
+        problems.push({ seq: event.seq, job, what: `the link is broken: previous hash ${prevHash.slice(0, 12)}, but the entry before it has ${expected.slice(0, 12)}` });
     }
     replayed.apply(event);
     events += 1;

@@ -33,7 +33,10 @@ export function encodeEvent(event: StoredEvent): Buffer {
 }
 
 export class UndecodableEvent extends Error {
-  constructor(readonly seq: number, reason: string) {
+  constructor(
+    readonly seq: number,
+    reason: string,
+  ) {
     super(`event #${seq} cannot be decoded: ${reason}`);
   }
 }

@@ -40,7 +40,9 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
   } catch (error) {
     await store.close();
     const { code, path } = error as NodeJS.ErrnoException;
-    throw new DaemonStartError(`recap's launcher ${path ?? 'in the data folder'} could not be written (${code ?? (error as Error).message}); make ${dataDir(env)} writable by you, then start again`);
+    throw new DaemonStartError(
+      `recap's launcher ${path ?? 'in the data folder'} could not be written (${code ?? (error as Error).message}); make ${dataDir(env)} writable by you, then start again`,
+    );
   }
   const load = async () => {
     const loaded = await loadProjection(store, (seq, why) => log.warn({ snapshot: seq }, `ignoring the snapshot at #${seq}: ${why}`));

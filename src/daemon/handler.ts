@@ -181,7 +181,12 @@ export class Handler {
 
   async record(r: RequestOf<'record'>, where = this.where(r)): Promise<{ seq: number | undefined; tokens: number; gate: GateStatus | undefined }> {
     const ctx = await this.prepare(where.project);
-    const command = { type: 'RecordInteraction' as const, ...defined({ kind: r.kind, text: r.text, session: r.session, agent: r.agent, contextTokens: r.contextTokens }), job: where.job, now: this.now() };
+    const command = {
+      type: 'RecordInteraction' as const,
+      ...defined({ kind: r.kind, text: r.text, session: r.session, agent: r.agent, contextTokens: r.contextTokens }),
+      job: where.job,
+      now: this.now(),
+    };
     const decision = decide(command, this.state(where.job), ctx.decide);
     const stored = await this.commit(where, ctx, decision.events, () => gateStatus(this.state(where.job), ctx.decide.config));
     const seq = stored.events.find((e) => e.type === 'InteractionRecorded')?.seq;

@@ -13,11 +13,7 @@ import type { JobReport } from './report.js';
 
 // Control characters are kept out of job names: matching them is the point.
 const JOB_CHARACTERS = /^[^\x00-\x1f\x7f]+$/;
-const job = z
-  .string()
-  .min(1, 'job is empty')
-  .max(256, 'job is longer than 256 characters')
-  .regex(JOB_CHARACTERS, 'job contains control characters');
+const job = z.string().min(1, 'job is empty').max(256, 'job is longer than 256 characters').regex(JOB_CHARACTERS, 'job contains control characters');
 const optionalText = z.string().max(256).optional();
 const project = z.string().startsWith('/', 'project must be an absolute path').max(4096).optional();
 /**
@@ -49,7 +45,14 @@ export const requestSchemas = {
     cwd: z.string().max(4096).optional(),
     project,
   }),
-  submit: z.object({ ...where, text: z.string(), topic: z.string().regex(/^[\w.-]{1,64}$/, 'a topic is a word of letters, digits, dots and dashes').optional() }),
+  submit: z.object({
+    ...where,
+    text: z.string(),
+    topic: z
+      .string()
+      .regex(/^[\w.-]{1,64}$/, 'a topic is a word of letters, digits, dots and dashes')
+      .optional(),
+  }),
   trip: z.object({ ...where, note: z.string().max(1000).optional() }),
   report: z.object({ job: job.optional(), since: z.number().optional() }),
   status: z.object(where),
@@ -66,17 +69,19 @@ export const requestSchemas = {
     until: z.number().optional(),
     raw: z.boolean().default(false),
   }),
-  replay: z.object({ job: job.optional(), atSeq: z.number().int().min(0).optional(), atTime: z.number().optional() }).refine(
-    (r) => (r.atSeq === undefined) !== (r.atTime === undefined),
-    'give exactly one of atSeq and atTime',
-  ),
+  replay: z
+    .object({ job: job.optional(), atSeq: z.number().int().min(0).optional(), atTime: z.number().optional() })
+    .refine((r) => (r.atSeq === undefined) !== (r.atTime === undefined), 'give exactly one of atSeq and atTime'),
   verify: z.object({}),
   stats: z.object({}),
   /** `recap config show` (allow: false) and `recap config allow`: a project's configuration and its approval. */
   config: z.object({
     ...where,
     allow: z.boolean().default(false),
-    hash: z.string().regex(/^[0-9a-f]{64}$/, 'hash is a sha256 in hex').optional(),
+    hash: z
+      .string()
+      .regex(/^[0-9a-f]{64}$/, 'hash is a sha256 in hex')
+      .optional(),
   }),
 } as const;
 
@@ -130,9 +135,7 @@ export const envelopeSchema = z.object({
   op: z.string().max(64),
 });
 
-export type Parsed =
-  | { ok: true; id: string | number; op: Op; request: unknown }
-  | { ok: false; id: string | number | null; code: 'bad_request' | 'unknown_op'; message: string };
+export type Parsed = { ok: true; id: string | number; op: Op; request: unknown } | { ok: false; id: string | number | null; code: 'bad_request' | 'unknown_op'; message: string };
 
 /** A request's envelope, then its op's fields: the op and its typed fields, or what is wrong. */
 export function parseRequest(raw: unknown): Parsed {
@@ -204,20 +207,9 @@ function absentOr(value: unknown, valid: boolean): boolean {
   return value === undefined || valid;
 }
 
-export type ErrorCode =
-  | 'bad_request'
-  | 'unknown_op'
-  | 'refused'
-  | 'invalid_frame'
-  | 'frame_too_large'
-  | 'storage'
-  | 'shutting_down'
-  | 'busy'
-  | 'internal';
+export type ErrorCode = 'bad_request' | 'unknown_op' | 'refused' | 'invalid_frame' | 'frame_too_large' | 'storage' | 'shutting_down' | 'busy' | 'internal';
 
-export type Response =
-  | { id: string | number | null; result: unknown }
-  | { id: string | number | null; error: { code: ErrorCode; message: string } };
+export type Response = { id: string | number | null; result: unknown } | { id: string | number | null; error: { code: ErrorCode; message: string } };
 
 /** Sent before the answer of a long op, as often as it likes: how far it has got. */
 export type ProgressFrame = { id: string | number; progress: { done: number; total?: number } };

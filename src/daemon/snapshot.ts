@@ -96,10 +96,7 @@ function isJobState(value: unknown): value is JobState {
  * The projection at start-up: the newest snapshot that decodes, plus the events after it;
  * the whole log when no snapshot can be trusted.
  */
-export async function loadProjection(
-  store: EventStore,
-  skipped: (seq: number, why: string) => void,
-): Promise<{ projection: Projection; snapshotSeq?: number }> {
+export async function loadProjection(store: EventStore, skipped: (seq: number, why: string) => void): Promise<{ projection: Projection; snapshotSeq?: number }> {
   for await (const { seq, value } of store.snapshots()) {
     if (seq > store.lastSeq) {
       skipped(seq, 'it is newer than the last event');

@@ -111,7 +111,6 @@ export class TranscriptReader {
   }
 }
 
-
 /**
  * The file opened for reading if it is a regular file, else undefined. lstat first, so a
  * FIFO, a device or a symlink is never opened; then opened without following a symlink

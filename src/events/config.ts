@@ -6,13 +6,7 @@ const positiveInt = z.number().int().min(1);
 const count = z.number().int().min(0);
 const words = z.array(z.string().min(1));
 
-export const DEFAULT_SECTIONS = [
-  'User Requests',
-  'Questions & Decisions',
-  'Design Choices',
-  'Corrections & Feedback',
-  'Current State',
-];
+export const DEFAULT_SECTIONS = ['User Requests', 'Questions & Decisions', 'Design Choices', 'Corrections & Feedback', 'Current State'];
 
 /** The templates PROFILE chooses from; REQUIRED_SECTIONS, when set, overrides them. */
 export const PROFILES = {

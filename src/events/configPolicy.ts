@@ -82,10 +82,7 @@ export function configChanges(from: Record<string, unknown>, to: Record<string, 
  * stricter than (or equal to) the approved one, else the approved one. `held` lists the
  * keys kept back.
  */
-export function guardedValues(
-  approved: Record<string, unknown>,
-  wanted: Record<string, unknown>,
-): { values: Record<string, unknown>; held: KeyChange[] } {
+export function guardedValues(approved: Record<string, unknown>, wanted: Record<string, unknown>): { values: Record<string, unknown>; held: KeyChange[] } {
   const values = { ...approved };
   const held: KeyChange[] = [];
   for (const change of configChanges(approved, wanted)) {

@@ -143,16 +143,7 @@ export type SessionBound = {
   };
 };
 
-export type RecapEvent =
-  | InteractionRecorded
-  | UsageRecorded
-  | GateTripped
-  | ToolDenied
-  | SummaryRejected
-  | SummaryAccepted
-  | ConfigApplied
-  | SessionBound
-  | ConfigApproved;
+export type RecapEvent = InteractionRecorded | UsageRecorded | GateTripped | ToolDenied | SummaryRejected | SummaryAccepted | ConfigApplied | SessionBound | ConfigApproved;
 
 export type EventType = RecapEvent['type'];
 

@@ -31,11 +31,7 @@ export type Decision<Answer> = { answer: Answer; events: RecapEvent[] };
 
 export type CheckAnswer = { allow: true } | { allow: false; reason: string };
 
-export function recordInteraction(
-  command: RecordInteraction,
-  state: JobState,
-  ctx: DecideContext,
-): Decision<{ tokens: number }> {
+export function recordInteraction(command: RecordInteraction, state: JobState, ctx: DecideContext): Decision<{ tokens: number }> {
   if (command.text.trim() === '') throw new CommandRefused('the interaction text is empty; give the text to record');
   const { job, kind, text, now } = command;
   const tokens = ctx.count(text);

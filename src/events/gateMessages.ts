@@ -135,18 +135,13 @@ export function contextText(state: JobState, config: Config, count: TokenCounter
   if (!state.gate.tripped) return memoryText(state, config.CONTEXT_BUDGET, count, texts, recap);
   const { head } = demand(state, config, recap, shell);
   const { what, blocks, tokens } = material(state, texts, Number.POSITIVE_INFINITY);
-  return [
-    `recap: job ${state.job} needs a summary: ${tripCause(state)}.`,
-    ...head,
-    `${what} (${blocks.length}, ${tokens} tokens):`,
-    ...blocks,
-  ].join('\n\n');
+  return [`recap: job ${state.job} needs a summary: ${tripCause(state)}.`, ...head, `${what} (${blocks.length}, ${tokens} tokens):`, ...blocks].join('\n\n');
 }
 
 export function protectionReason(refusal: string, recap: string): string {
   return (
     `recap: this call was refused: ${refusal}. recap's event log, socket, config, its hooks in the agent's ` +
-    "settings and its installed files are off limits to the agent, and its setup commands (install, uninstall, " +
+    'settings and its installed files are off limits to the agent, and its setup commands (install, uninstall, ' +
     "config, daemon, trip, import, stop, restart, reload) are the user's to run outside the agent. " +
     `Name recap exactly as ${recap}: ${recap} status, ${recap} context and ${recap} chain read the job's state and memory, ` +
     'and a summary goes in with its submit subcommand and a quoted here-document.'

@@ -24,14 +24,28 @@ function plan(state: JobState, budget: number, count: TokenCounter, recap: strin
   const named = [...new Set(state.chain.flatMap((e) => (e.topic === undefined ? [] : [e.topic])))].sort();
   const topics = [...(state.chain.some((e) => e.topic === undefined) ? [undefined] : []), ...named];
   const share = Math.floor((budget - topics.length * 2) / topics.length);
-  return { plans: topics.map((topic) => planTopic(state.job, topic, state.chain.filter((e) => e.topic === topic), share, count, recap)), share };
+  return {
+    plans: topics.map((topic) =>
+      planTopic(
+        state.job,
+        topic,
+        state.chain.filter((e) => e.topic === topic),
+        share,
+        count,
+        recap,
+      ),
+    ),
+    share,
+  };
 }
 
 function planTopic(job: string, topic: string | undefined, entries: ChainEntry[], budget: number, count: TokenCounter, recap: string): TopicPlan {
   const name = topic === undefined ? `job ${job}` : `job ${job}, topic ${topic}`;
   const header = `recap: the memory of ${name}: ${entries.length} summaries in its chain.`;
   const footer = (shown: number) =>
-    shown < entries.length ? `(${entries.length - shown} of the ${entries.length} summaries are not shown; ${recap} chain lists them all${topic === undefined ? '' : ` (topic ${topic})`}.)` : '';
+    shown < entries.length
+      ? `(${entries.length - shown} of the ${entries.length} summaries are not shown; ${recap} chain lists them all${topic === undefined ? '' : ` (topic ${topic})`}.)`
+      : '';
   // Highest levels first (each covers the most), then the newest summaries.
   const candidates = frontier(entries).sort((a, b) => b.level - a.level || b.seq - a.seq);
   const chosen: ChainEntry[] = [];
@@ -50,11 +64,7 @@ function planTopic(job: string, topic: string | undefined, entries: ChainEntry[]
 function renderTopic({ header, chosen, footer }: TopicPlan, budget: number, count: TokenCounter, texts: SummaryTexts): string {
   const shown = [...chosen];
   const render = () =>
-    [
-      header,
-      ...[...shown].sort((a, b) => b.level - a.level || a.seq - b.seq).map((e) => `${heading(e)}\n\n${summaryText(texts, e.seq).trim()}`),
-      footer(shown.length),
-    ]
+    [header, ...[...shown].sort((a, b) => b.level - a.level || a.seq - b.seq).map((e) => `${heading(e)}\n\n${summaryText(texts, e.seq).trim()}`), footer(shown.length)]
       .filter(Boolean)
       .join('\n\n');
   // Joins and the footer's own numbers can shift a count by a token or two: check the whole.

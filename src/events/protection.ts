@@ -149,7 +149,11 @@ function bashRefusal(command: string, cwd: string | undefined, state: ProtectedS
   const tokenized = tokenize(command);
   // The launcher lives in the data folder; run as a program it is recap's own business
   // (mightRunRecap judges it), so those mentions of its path are not touching the folder.
-  const launcherRuns = tokenized.ok ? simpleCommands(tokenized.tokens).map((c) => c.words[0]).filter((w): w is WordToken => w !== undefined && recapPaths.has(w.value)) : [];
+  const launcherRuns = tokenized.ok
+    ? simpleCommands(tokenized.tokens)
+        .map((c) => c.words[0])
+        .filter((w): w is WordToken => w !== undefined && recapPaths.has(w.value))
+    : [];
   let text = command.replace(/\/proc\/[^/\s'"]+\/cwd\//g, cwd === undefined ? '/' : `${cwd}/`).replace(/\/proc\/[^/\s'"]+\/root\//g, '/');
   for (const launcher of recapPaths) {
     const runs = launcherRuns.filter((w) => w.value === launcher).length;
@@ -172,7 +176,8 @@ function bashRefusal(command: string, cwd: string | undefined, state: ProtectedS
   if (!reader) {
     const why = setupWrite(text, cwd, state, resolved, words);
     if (why) return why;
-    if (state.shellVariables?.some((name) => new RegExp(`\\b${name}\\b`).test(command))) return "the command changes the variables that mark the agent's shell, which recap's setup commands look for";
+    if (state.shellVariables?.some((name) => new RegExp(`\\b${name}\\b`).test(command)))
+      return "the command changes the variables that mark the agent's shell, which recap's setup commands look for";
   }
   const risk = mightRunRecap(command, recapPaths);
   if (risk) return `${RUNS_RECAP}${risk}`;
@@ -246,7 +251,6 @@ function globTouches(pattern: string, root: string): boolean {
   return true;
 }
 
-
 /** Signals that stop a process: a stopped daemon keeps its socket and answers nobody. */
 const STOP_SIGNALS = /^-?(?:s\s*)?(?:SIG)?(?:STOP|TSTP|TTIN|TTOU)$|^-(?:19|20|21|22)$/i;
 const KILLERS = new Set(['kill', 'pkill', 'killall', 'skill']);
@@ -261,7 +265,7 @@ function stopsProcess(simple: SimpleCommand[]): string | undefined {
     const stopping = values.some(
       (v, i) => STOP_SIGNALS.test(v) || (['-s', '--signal', '-n'].includes(v) && named(values[i + 1] ?? '')) || (v.startsWith('--signal=') && named(v.slice(9))),
     );
-    if (stopping) return 'stopping a process could stop recap\'s daemon, which would then answer no hook; only the user may do that, outside the agent';
+    if (stopping) return "stopping a process could stop recap's daemon, which would then answer no hook; only the user may do that, outside the agent";
   }
   return undefined;
 }

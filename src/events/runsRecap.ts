@@ -27,7 +27,29 @@ const RECAP = /(?<![\p{L}\p{N}_])(?:recap(?:-hook)?(?:\.[cm]?js)?(?![\p{L}\p{N}_
  * `cd ~/src/recap`. Strictness wins where in doubt, so the list is short; git only with the
  * subcommands that run no configured program named on the command line.
  */
-const INERT = new Set(['cd', 'pwd', 'ls', 'echo', 'printf', 'cat', 'head', 'tail', 'wc', 'grep', 'egrep', 'fgrep', 'rg', 'test', '[', 'true', 'false', 'stat', 'file', 'diff', 'jq']);
+const INERT = new Set([
+  'cd',
+  'pwd',
+  'ls',
+  'echo',
+  'printf',
+  'cat',
+  'head',
+  'tail',
+  'wc',
+  'grep',
+  'egrep',
+  'fgrep',
+  'rg',
+  'test',
+  '[',
+  'true',
+  'false',
+  'stat',
+  'file',
+  'diff',
+  'jq',
+]);
 const INERT_GIT = new Set(['commit', 'log', 'show', 'diff', 'status', 'grep', 'add', 'blame']);
 
 /** Shells: they run the text given with -c, or what they read from stdin. */

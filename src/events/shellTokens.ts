@@ -29,10 +29,7 @@ export type ShellToken = WordToken | OperatorToken | NewlineToken | HeredocToken
 export type Tokenized = { ok: true; tokens: ShellToken[] } | { ok: false; error: string };
 
 // Longest first, so `<<-` wins over `<<` and `<`.
-const OPERATORS = [
-  '&>>', '<<-', '<<<', ';;&', '&&', '||', ';;', ';&', '|&', '<<', '>>', '<&', '>&', '<>', '>|', '&>',
-  '<(', '>(', ';', '&', '|', '<', '>', '(', ')',
-];
+const OPERATORS = ['&>>', '<<-', '<<<', ';;&', '&&', '||', ';;', ';&', '|&', '<<', '>>', '<&', '>&', '<>', '>|', '&>', '<(', '>(', ';', '&', '|', '<', '>', '(', ')'];
 const METACHARACTERS = new Set([' ', '\t', '\n', ';', '&', '|', '<', '>', '(', ')']);
 // Unquoted characters that make bash expand, glob or otherwise reinterpret a word.
 const EXPANDING = new Set(['$', '`', '*', '?', '[', ']', '{', '}', '~', '!', '\\', '#']);

@@ -67,9 +67,7 @@ export function submitSummary(command: SubmitSummary, state: JobState, ctx: Deci
   const topic = rollup ? rollup.topic : command.topic;
   const level = rollup?.level ?? 0;
   const rolled = rollup ? unrolled(state, level - 1, topic) : [];
-  const coversThrough = rollup
-    ? Math.max(...rolled.map((e) => e.coversThrough))
-    : (state.pending.at(-1)?.seq ?? state.chain.at(-1)?.coversThrough ?? 0);
+  const coversThrough = rollup ? Math.max(...rolled.map((e) => e.coversThrough)) : (state.pending.at(-1)?.seq ?? state.chain.at(-1)?.coversThrough ?? 0);
   const content = {
     job,
     level,
@@ -92,14 +90,7 @@ export function submitSummary(command: SubmitSummary, state: JobState, ctx: Deci
 }
 
 /** After a summary at `level`: a rollup trip when it makes N unrolled summaries there. */
-function rollupDue(
-  state: JobState,
-  config: Config,
-  level: number,
-  topic: string | undefined,
-  unsummarizedTokens: number,
-  now: number,
-): GateTripped | undefined {
+function rollupDue(state: JobState, config: Config, level: number, topic: string | undefined, unsummarizedTokens: number, now: number): GateTripped | undefined {
   const every = config.ROLLUP_EVERY;
   if (every === 0) return undefined;
   const waiting = unrolled(state, level, topic).length + 1;

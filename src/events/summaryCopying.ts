@@ -56,23 +56,14 @@ export function materialShingles(summary: string, material: readonly string[]): 
 }
 
 /** Sections (and then the whole) pasted from the material they should summarize. */
-export function copiedFrom(
-  sections: readonly { heading: string; body: string }[],
-  whole: string,
-  material: Shingles,
-  what: string,
-): string[] {
+export function copiedFrom(sections: readonly { heading: string; body: string }[], whole: string, material: Shingles, what: string): string[] {
   const problems = sections.flatMap(({ heading, body }) => {
     const share = sharedShare(body, material, COPY_RUN);
-    return share > MAX_COPIED_SECTION
-      ? [`${heading} is copied from the ${what} (${percent(share)} of it word for word): say what they amount to, in your own words`]
-      : [];
+    return share > MAX_COPIED_SECTION ? [`${heading} is copied from the ${what} (${percent(share)} of it word for word): say what they amount to, in your own words`] : [];
   });
   if (problems.length > 0) return problems;
   const share = sharedShare(whole, material, COPY_RUN);
-  return share > MAX_COPIED_WHOLE
-    ? [`the summary is copied from the ${what} (${percent(share)} of it word for word): say what they amount to, in your own words`]
-    : [];
+  return share > MAX_COPIED_WHOLE ? [`the summary is copied from the ${what} (${percent(share)} of it word for word): say what they amount to, in your own words`] : [];
 }
 
 /** An earlier summary this one repeats, newest first, if any. */

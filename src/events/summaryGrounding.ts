@@ -22,7 +22,38 @@ const PATTERNS: RegExp[] = [
 ];
 
 /** Abbreviations that look like file names, and shouted words (SQL keywords) that are plain English. */
-const NOT_TERMS = new Set(['e.g', 'i.e', 'etc', 'vs', 'v.s', 'not', 'and', 'or', 'on', 'do', 'set', 'all', 'add', 'for', 'the', 'use', 'new', 'get', 'put', 'end', 'if', 'is', 'in', 'to', 'by', 'as', 'at', 'it', 'no', 'ok']);
+const NOT_TERMS = new Set([
+  'e.g',
+  'i.e',
+  'etc',
+  'vs',
+  'v.s',
+  'not',
+  'and',
+  'or',
+  'on',
+  'do',
+  'set',
+  'all',
+  'add',
+  'for',
+  'the',
+  'use',
+  'new',
+  'get',
+  'put',
+  'end',
+  'if',
+  'is',
+  'in',
+  'to',
+  'by',
+  'as',
+  'at',
+  'it',
+  'no',
+  'ok',
+]);
 
 function clean(term: string): string {
   return term.replace(/[.,:;]+$/, '').toLowerCase();
@@ -67,7 +98,10 @@ export function ungrounded(summary: string, material: readonly string[], what: s
   const prose = withoutHeadings(summary).toLowerCase();
   const named = terms.filter((t) => mentions(prose, t));
   if (named.length >= needed) return undefined;
-  const examples = terms.filter((t) => !named.includes(t)).slice(0, EXAMPLES).join(', ');
+  const examples = terms
+    .filter((t) => !named.includes(t))
+    .slice(0, EXAMPLES)
+    .join(', ');
   return (
     `the summary names ${named.length} of the ${terms.length} concrete things in the ${what} (at least ${needed} needed): ` +
     `say which files, identifiers, names and numbers the work was about, e.g. ${examples}`

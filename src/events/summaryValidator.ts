@@ -13,10 +13,7 @@ import type { TokenCounter } from './tokens.js';
 
 export { headingKey } from './summaryHeadings.js';
 
-export type SummaryRules = Pick<
-  Config,
-  'REQUIRED_SECTIONS' | 'MIN_TOKENS_PER_SECTION' | 'SUMMARY_MIN_TOKENS' | 'SUMMARY_MAX_TOKENS'
-> &
+export type SummaryRules = Pick<Config, 'REQUIRED_SECTIONS' | 'MIN_TOKENS_PER_SECTION' | 'SUMMARY_MIN_TOKENS' | 'SUMMARY_MAX_TOKENS'> &
   Partial<Pick<Config, 'SECTION_MAX_TOKENS' | 'SUMMARY_GROUNDING'>>;
 
 /** What the summary is checked against besides itself. */

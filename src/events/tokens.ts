@@ -28,7 +28,18 @@ export function wordsCounter(ratio: number): TokenCounter {
 const LONG_RUN = 256;
 const LONG_RUN_PRESENT = new RegExp(`\\S{${LONG_RUN}}`);
 
-const isSpace = (code: number) => code === 0x20 || (code >= 0x09 && code <= 0x0d) || code === 0xa0 || code === 0x1680 || (code >= 0x2000 && code <= 0x200a) || code === 0x2028 || code === 0x2029 || code === 0x202f || code === 0x205f || code === 0x3000 || code === 0xfeff;
+const isSpace = (code: number) =>
+  code === 0x20 ||
+  (code >= 0x09 && code <= 0x0d) ||
+  code === 0xa0 ||
+  code === 0x1680 ||
+  (code >= 0x2000 && code <= 0x200a) ||
+  code === 0x2028 ||
+  code === 0x2029 ||
+  code === 0x202f ||
+  code === 0x205f ||
+  code === 0x3000 ||
+  code === 0xfeff;
 
 /**
  * Byte-pair encoding is quadratic in the length of one unbroken word: a 300 KB run of
@@ -41,7 +52,7 @@ export function withLongRuns(count: TokenCounter): TokenCounter {
     if (!LONG_RUN_PRESENT.test(text)) return count(text);
     let total = 0;
     let last = 0;
-    for (let i = 0; i < text.length; ) {
+    for (let i = 0; i < text.length;) {
       if (isSpace(text.charCodeAt(i))) {
         i += 1;
         continue;

@@ -9,13 +9,7 @@ import { countedInteractions, type JobState } from './jobState.js';
 export type Observation = { contextTokens?: number | undefined; session?: string | undefined };
 
 /** The trip an open gate takes now, if any; `added` is an interaction being recorded with it. */
-export function tripFor(
-  state: JobState,
-  config: Config,
-  now: number,
-  seen: Observation,
-  added?: { tokens: number; counted: boolean },
-): GateTripped | undefined {
+export function tripFor(state: JobState, config: Config, now: number, seen: Observation, added?: { tokens: number; counted: boolean }): GateTripped | undefined {
   if (state.gate.tripped) return undefined;
   const job = state.job;
   const tokens = state.unsummarizedTokens + (added?.counted ? added.tokens : 0);

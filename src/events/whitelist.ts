@@ -6,13 +6,21 @@ export type BashVerdict = { allowed: true; subcommand: string } | { allowed: fal
 
 /** The read-only subcommands, each with the options it may take (`true`: takes a value). */
 type Options = ReadonlyMap<string, boolean>;
-const READ_ONLY_OPTIONS: Options = new Map([['--json', false], ['--job', true]]);
+const READ_ONLY_OPTIONS: Options = new Map([
+  ['--json', false],
+  ['--job', true],
+]);
 const READ_ONLY: ReadonlyMap<string, Options> = new Map([
   ['status', READ_ONLY_OPTIONS],
   ['context', READ_ONLY_OPTIONS],
   ['chain', READ_ONLY_OPTIONS],
 ]);
-const SUBMIT_OPTIONS: Options = new Map([['--json', false], ['--job', true], ['--file', true], ['--topic', true]]);
+const SUBMIT_OPTIONS: Options = new Map([
+  ['--json', false],
+  ['--job', true],
+  ['--file', true],
+  ['--topic', true],
+]);
 /**
  * The only delimiters accepted: a plain word in single or double quotes. Bash reads other
  * spellings ($'EOF', "E\$F") differently from how they look, which could end the

@@ -9,18 +9,7 @@ import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { removeSandbox, runCli, sandbox, startDaemon, trackedSandboxes, type DaemonProcess, type Sandbox } from '../helpers/daemon.js';
-import {
-  ATTACK_THRESHOLD,
-  expectDenied,
-  expectWayOutOpen,
-  payload,
-  proveWayOut,
-  runHook,
-  runShell,
-  toolCall,
-  trippedGate,
-  type Attack,
-} from '../helpers/gateAttack.js';
+import { ATTACK_THRESHOLD, expectDenied, expectWayOutOpen, payload, proveWayOut, runHook, runShell, toolCall, trippedGate, type Attack } from '../helpers/gateAttack.js';
 
 const { newBox, start } = trackedSandboxes(afterEach);
 
@@ -117,9 +106,27 @@ describe('a weakening project config, re-read on SIGHUP, waits for approval', ()
     ['the threshold lowered, then raised on a later line', `printf 'TOKEN_THRESHOLD=100\\nTOKEN_THRESHOLD=5000\\n' > .recap/config.conf`, 'TOKEN_THRESHOLD', 300, 5000],
     ['the threshold through a ${VAR:-default} the daemon has no value for', `echo 'TOKEN_THRESHOLD="\${RECAP_NOPE:-77777}"' > .recap/config.conf`, 'TOKEN_THRESHOLD', 300, 77777],
     ['the threshold with CRLF line ends', `printf 'TOKEN_THRESHOLD=6000\\r\\n' > .recap/config.conf`, 'TOKEN_THRESHOLD', 300, 6000],
-    ['the threshold written to a temp file and moved over it', `echo TOKEN_THRESHOLD=8000 > /tmp/recap-attack-$$ && mv /tmp/recap-attack-$$ .recap/config.conf`, 'TOKEN_THRESHOLD', 300, 8000],
-    ['sections removed (sed -i)', `echo 'REQUIRED_SECTIONS=("User Requests" "Questions & Decisions" "Design Choices" "Corrections & Feedback" "Current State")' > .recap/config.conf && sed -i 's/"User Requests".*"Corrections & Feedback" //' .recap/config.conf`, 'REQUIRED_SECTIONS', ['User Requests', 'Questions & Decisions', 'Design Choices', 'Corrections & Feedback', 'Current State'], ['Current State']],
-    ['sections replaced by others', `echo 'REQUIRED_SECTIONS=("Notes")' > .recap/config.conf`, 'REQUIRED_SECTIONS', ['User Requests', 'Questions & Decisions', 'Design Choices', 'Corrections & Feedback', 'Current State'], ['Notes']],
+    [
+      'the threshold written to a temp file and moved over it',
+      `echo TOKEN_THRESHOLD=8000 > /tmp/recap-attack-$$ && mv /tmp/recap-attack-$$ .recap/config.conf`,
+      'TOKEN_THRESHOLD',
+      300,
+      8000,
+    ],
+    [
+      'sections removed (sed -i)',
+      `echo 'REQUIRED_SECTIONS=("User Requests" "Questions & Decisions" "Design Choices" "Corrections & Feedback" "Current State")' > .recap/config.conf && sed -i 's/"User Requests".*"Corrections & Feedback" //' .recap/config.conf`,
+      'REQUIRED_SECTIONS',
+      ['User Requests', 'Questions & Decisions', 'Design Choices', 'Corrections & Feedback', 'Current State'],
+      ['Current State'],
+    ],
+    [
+      'sections replaced by others',
+      `echo 'REQUIRED_SECTIONS=("Notes")' > .recap/config.conf`,
+      'REQUIRED_SECTIONS',
+      ['User Requests', 'Questions & Decisions', 'Design Choices', 'Corrections & Feedback', 'Current State'],
+      ['Notes'],
+    ],
     ['another profile', `echo PROFILE=research > .recap/config.conf`, 'PROFILE', 'default', 'research'],
     ['the section floor lowered', `echo MIN_TOKENS_PER_SECTION=0 > .recap/config.conf`, 'MIN_TOKENS_PER_SECTION', 50, 0],
     ['the band floor lowered', `echo SUMMARY_MIN_TOKENS=1 > .recap/config.conf`, 'SUMMARY_MIN_TOKENS', 200, 1],
@@ -282,7 +289,7 @@ function unreachable(box: Sandbox): NodeJS.ProcessEnv {
 }
 
 describe('the daemon-down policy: only the user opens it', () => {
-  it('the project says ON_DAEMON_DOWN=open over the user\'s closed: held in the daemon, ignored by the hook with no daemon', async () => {
+  it("the project says ON_DAEMON_DOWN=open over the user's closed: held in the daemon, ignored by the hook with no daemon", async () => {
     const attack = await trippedGate(newBox(), start);
     writeFileSync(attack.box.config, `TOKEN_THRESHOLD=${ATTACK_THRESHOLD}\nON_DAEMON_DOWN=closed\n`);
     await agentWrites(attack, 'mkdir -p .recap && echo ON_DAEMON_DOWN=open > .recap/config.conf');
@@ -341,12 +348,21 @@ describe('recap config allow: the user approves, the approved values apply, a la
 
     const allowed = await runCli(box, ['config', 'allow']);
     expect(allowed.code, allowed.stderr).toBe(0);
-    const hash = createHash('sha256').update(readFileSync(configFile(attack))).digest('hex');
+    const hash = createHash('sha256')
+      .update(readFileSync(configFile(attack)))
+      .digest('hex');
     expect(allowed.stdout).toContain(`approved ${configFile(attack)} (sha256 ${hash.slice(0, 12)})`);
     expect(allowed.stdout).toContain('TOKEN_THRESHOLD: 300 -> 900 (weakens the gate)');
-    const log = (await runCli(box, ['log', '--json', '--type', 'ConfigApproved'])).stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const log = (await runCli(box, ['log', '--json', '--type', 'ConfigApproved'])).stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(log).toHaveLength(1);
-    expect(log[0]).toMatchObject({ type: 'ConfigApproved', version: 1, data: { project: box.project, file: configFile(attack), hash, values: { TOKEN_THRESHOLD: 900, MIN_TOKENS_PER_SECTION: 55 } } });
+    expect(log[0]).toMatchObject({
+      type: 'ConfigApproved',
+      version: 1,
+      data: { project: box.project, file: configFile(attack), hash, values: { TOKEN_THRESHOLD: 900, MIN_TOKENS_PER_SECTION: 55 } },
+    });
     expect(JSON.parse((await runCli(box, ['status', '--json'])).stdout)).toMatchObject({ threshold: 900 });
     expect((await runCli(box, ['status'])).stdout).not.toContain('waits for approval');
     expect((await runCli(box, ['config', 'allow'])).stdout).toContain('is already approved; nothing changed');

@@ -10,7 +10,21 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDaemon, type Sandbox } from '../helpers/daemon.js';
 import { encodeFrame } from '../../src/common/frames.js';
-import { expectAllowed, expectDenied, expectWayOutOpen, HOOK, payload, proveWayOut, runHook, toolCall, TRIP_PROMPTS, trippedSandbox, endAttack, type Attack, type HookRun } from '../helpers/gateAttack.js';
+import {
+  expectAllowed,
+  expectDenied,
+  expectWayOutOpen,
+  HOOK,
+  payload,
+  proveWayOut,
+  runHook,
+  toolCall,
+  TRIP_PROMPTS,
+  trippedSandbox,
+  endAttack,
+  type Attack,
+  type HookRun,
+} from '../helpers/gateAttack.js';
 import { enableHttp, httpDenyReason, postHook, type Endpoint } from '../helpers/hookHttp.js';
 
 let box: Sandbox;
@@ -230,7 +244,12 @@ describe('the HTTP endpoint in the safe direction', () => {
   const hosts = ['evil.example', 'localhost.evil.example', '127.0.0.1.nip.io', 'attacker:47654', '0.0.0.0', '127.0.0.2'];
   for (const host of hosts) {
     it(`refuses Host ${JSON.stringify(host)} on every request (DNS rebinding), with or without the token`, async () => {
-      for (const [method, path] of [['POST', '/hooks/claude'], ['GET', '/'], ['GET', '/hooks/claude'], ['POST', '/other']] as const) {
+      for (const [method, path] of [
+        ['POST', '/hooks/claude'],
+        ['GET', '/'],
+        ['GET', '/hooks/claude'],
+        ['POST', '/other'],
+      ] as const) {
         const reply = await postHook(endpoint, read(), { method, path, headers: { host } });
         expect(reply, `${method} ${path}`).toMatchObject({ status: 403 });
       }

@@ -84,13 +84,12 @@ const PROJECT_SETTINGS_MOVES: string[] = [
   'chmod 000 .claude/settings.json',
   "echo '{}' > ~/.claude/settings.json",
   "echo '{}' > $HOME/.claude/settings.json",
-  "cd ~/.local/bin && ln -s /tmp/evil node",
+  'cd ~/.local/bin && ln -s /tmp/evil node',
   'cp /tmp/node ~/.local/bin/',
-  "install -m 755 /tmp/evil ~/bin/node",
+  'install -m 755 /tmp/evil ~/bin/node',
 ];
 
-const bashIn = (attack: Attack, command: string, cwd?: string) =>
-  runHook(attack.box.env, toolCall(attack, 'Bash', { command, description: 'change it' }, cwd ? { cwd } : {}));
+const bashIn = (attack: Attack, command: string, cwd?: string) => runHook(attack.box.env, toolCall(attack, 'Bash', { command, description: 'change it' }, cwd ? { cwd } : {}));
 
 function cases(attack: () => Attack): { name: string; tool: string; input: () => Record<string, unknown> }[] {
   // The targets need the sandbox: names are fixed, paths are looked up when the case runs.

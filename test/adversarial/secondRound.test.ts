@@ -7,7 +7,21 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, sandbox, type Sandbox } from '../helpers/daemon.js';
-import { expectAllowed, expectDenied, expectStillWorking, expectWayOutOpen, launcherOf, openGate, proveWayOut, runHook, runShell, toolCall, trippedSandbox, endAttack, type Attack } from '../helpers/gateAttack.js';
+import {
+  expectAllowed,
+  expectDenied,
+  expectStillWorking,
+  expectWayOutOpen,
+  launcherOf,
+  openGate,
+  proveWayOut,
+  runHook,
+  runShell,
+  toolCall,
+  trippedSandbox,
+  endAttack,
+  type Attack,
+} from '../helpers/gateAttack.js';
 
 const bash = (attack: Attack, command: string) => runHook(attack.box.env, toolCall(attack, 'Bash', { command, description: 'attack' }));
 
@@ -36,7 +50,7 @@ describe('on an open gate', () => {
     ['Edit ~/.profile', () => toolCall(attack, 'Edit', { file_path: join(box.dir, '.profile'), old_string: 'a', new_string: 'b' })],
     ['Bash into a shell snapshot', () => toolCall(attack, 'Bash', { command: 'cat /tmp/fn.sh >> ~/.claude/shell-snapshots/snapshot-bash-1.sh' })],
     ['Bash appending to ~/.zshrc', () => toolCall(attack, 'Bash', { command: "echo 'recap() { :; }' >> ~/.zshrc" })],
-  ])('%s is denied: a shell function could take the launcher\'s name', async (_name, call) => {
+  ])("%s is denied: a shell function could take the launcher's name", async (_name, call) => {
     expect(expectDenied(await runHook(box.env, call()))).toMatch(/wires recap in|recap/);
     await expectStillWorking(attack);
   });
@@ -71,7 +85,7 @@ describe('on an open gate', () => {
     await expectStillWorking(attack);
   });
 
-  it('a script the agent wrote cannot run a setup command: recap refuses in an agent\'s shell', async () => {
+  it("a script the agent wrote cannot run a setup command: recap refuses in an agent's shell", async () => {
     writeFileSync(join(box.project, 'tidy.sh'), 'recap uninstall claude\nrecap trip\n');
     const ran = await runShell(attack, 'sh tidy.sh');
     expect(ran.exitCode).not.toBe(0);
@@ -108,7 +122,7 @@ describe('on an open gate', () => {
     await expectStillWorking(attack);
   });
 
-  it('with the daemon stopped (SIGSTOP), recap\'s files stay protected by the hook itself', async () => {
+  it("with the daemon stopped (SIGSTOP), recap's files stay protected by the hook itself", async () => {
     const env = { ...box.env, RECAP_HOOK_DEADLINE_MS: '600' };
     attack.daemon.child.kill('SIGSTOP');
     try {
@@ -129,14 +143,13 @@ describe('on a tripped gate', () => {
   });
   afterAll(() => endAttack(attack));
 
-  it.each([
-    ["kill -STOP $(pgrep -f 'bin/re[c]ap.js daemon')"],
-    ["printf 'f() { :; }' >> ~/.bashrc"],
-    ['cd ~/.cla?de && sed -i s/PreToolUse/Nope/ settings.json'],
-  ])('Bash %j is denied, and the way out stays open', async (command) => {
-    expectDenied(await bash(attack, command));
-    await expectWayOutOpen(attack);
-  });
+  it.each([["kill -STOP $(pgrep -f 'bin/re[c]ap.js daemon')"], ["printf 'f() { :; }' >> ~/.bashrc"], ['cd ~/.cla?de && sed -i s/PreToolUse/Nope/ settings.json']])(
+    'Bash %j is denied, and the way out stays open',
+    async (command) => {
+      expectDenied(await bash(attack, command));
+      await expectWayOutOpen(attack);
+    },
+  );
 
   it('the way out works after them', async () => {
     await proveWayOut(attack);

@@ -115,7 +115,7 @@ describe('an agent that moves to another folder', () => {
     ['status', ['status', '--json']],
     ['context', ['context', '--json']],
     ['check', ['check', '--tool', 'Read', '--json']],
-  ])('recap %s run by the agent in each moved folder names the session\'s job', async (command, args) => {
+  ])("recap %s run by the agent in each moved folder names the session's job", async (command, args) => {
     // The folders the moves above made (run this file whole: a filtered run has none).
     expect(moved.length).toBe(MOVES.length);
     for (const cwd of moved.filter((m) => !m.includes('gone'))) {
@@ -126,7 +126,7 @@ describe('an agent that moves to another folder', () => {
     }
   });
 
-  it('a user at a terminal (no CLAUDE_CODE_SESSION_ID) in a moved folder sees that folder\'s own job', async () => {
+  it("a user at a terminal (no CLAUDE_CODE_SESSION_ID) in a moved folder sees that folder's own job", async () => {
     const x = join(attack.box.project, 'x');
     const run = await runCli(attack.box, ['status', '--json'], { cwd: x });
     expect(JSON.parse(run.stdout) as Status).toMatchObject({ job: jobIdFor(x), tripped: false });
@@ -141,7 +141,7 @@ describe('an agent that moves to another folder', () => {
     expect(JSON.parse((await runCli(attack.box, ['status', '--json'], { cwd, env: { ...env, RECAP_JOB: 'env-job' } })).stdout)).toMatchObject({ job: 'env-job' });
   });
 
-  it('the way out, taken from the `mkdir x && touch x/.git` folder, opens the session\'s job', async () => {
+  it("the way out, taken from the `mkdir x && touch x/.git` folder, opens the session's job", async () => {
     const x = join(attack.box.project, 'x');
     await proveWayOut(attack, { cwd: x });
     const status = await runShell(attack, 'recap status --json', x);
@@ -186,14 +186,14 @@ describe('with JOB_SCOPE=session', () => {
     writeFileSync(join(x, '.git'), '');
   });
 
-  it('the hook denies on the session\'s own job, in the project and after a move', async () => {
+  it("the hook denies on the session's own job, in the project and after a move", async () => {
     expect(expectDenied(await runHook(attack.box.env, toolCall(attack, 'Read', { file_path: 'a.ts' })))).toContain(`job ${sessionJob} `);
     expect(expectDenied(await runHook(attack.box.env, toolCall(attack, 'Read', { file_path: 'a.ts' }, { cwd: x })))).toContain(`job ${sessionJob} `);
     expect(expectDenied(await runHook(attack.box.env, toolCall(attack, 'Read', { file_path: 'a.ts' }, { cwd: '/tmp' })))).toContain(`job ${sessionJob} `);
     await expectWayOutOpen(attack, { cwd: x });
   });
 
-  it('recap status run by the agent names the same job the hook used; at a terminal, the project\'s', async () => {
+  it("recap status run by the agent names the same job the hook used; at a terminal, the project's", async () => {
     const agent = await runCli(attack.box, ['status', '--json'], { cwd: x, env: { CLAUDE_CODE_SESSION_ID: attack.session } });
     expect(JSON.parse(agent.stdout)).toMatchObject({ job: sessionJob, tripped: true });
     const user = await runCli(attack.box, ['status', '--json'], { cwd: attack.box.project });
@@ -206,7 +206,7 @@ describe('with JOB_SCOPE=session', () => {
     expect(run.stdout).not.toContain('"permissionDecision":"deny"');
   });
 
-  it('the deny message\'s own command, run from the moved folder, opens the session\'s job', async () => {
+  it("the deny message's own command, run from the moved folder, opens the session's job", async () => {
     await proveWayOut(attack, { cwd: x });
   });
 });
@@ -218,12 +218,11 @@ describe('the first folder a session is seen in decides', () => {
     const x = mkdtempSync(join(box.dir, 'x-'));
     mkdirSync(join(x, '.git'));
     const attack = { box, daemon, session: 'fresh-session', job: jobIdFor(box.project), shellEnv: box.env } as Attack;
-    await Promise.all([
-      runHook(box.env, toolCall(attack, 'Read', { file_path: 'a.ts' })),
-      runHook(box.env, toolCall(attack, 'Read', { file_path: 'a.ts' }, { cwd: x })),
-    ]);
+    await Promise.all([runHook(box.env, toolCall(attack, 'Read', { file_path: 'a.ts' })), runHook(box.env, toolCall(attack, 'Read', { file_path: 'a.ts' }, { cwd: x }))]);
     const jobs = await Promise.all(
-      [box.project, x, '/tmp'].map(async (cwd) => (JSON.parse((await runCli(box, ['status', '--json'], { cwd, env: { CLAUDE_CODE_SESSION_ID: 'fresh-session' } })).stdout) as Status).job),
+      [box.project, x, '/tmp'].map(
+        async (cwd) => (JSON.parse((await runCli(box, ['status', '--json'], { cwd, env: { CLAUDE_CODE_SESSION_ID: 'fresh-session' } })).stdout) as Status).job,
+      ),
     );
     expect(new Set(jobs).size).toBe(1);
     expect([jobIdFor(box.project), jobIdFor(x)]).toContain(jobs[0]);

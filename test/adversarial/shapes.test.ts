@@ -5,7 +5,19 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { trackedSandboxes } from '../helpers/daemon.js';
-import { expectAllowed, expectDenied, expectWayOutOpen, filledIn, payload, proveWayOut, runHook, submitCommandIn, toolCall, trippedGate, type Attack } from '../helpers/gateAttack.js';
+import {
+  expectAllowed,
+  expectDenied,
+  expectWayOutOpen,
+  filledIn,
+  payload,
+  proveWayOut,
+  runHook,
+  submitCommandIn,
+  toolCall,
+  trippedGate,
+  type Attack,
+} from '../helpers/gateAttack.js';
 
 const { newBox, start } = trackedSandboxes(afterAll);
 
@@ -72,7 +84,7 @@ describe('a tool call of an unexpected shape on a tripped gate', () => {
     await expectWayOutOpen(attack);
   });
 
-  it('a session_id of 10,000 characters in the project: judged on the project\'s job, denied', async () => {
+  it("a session_id of 10,000 characters in the project: judged on the project's job, denied", async () => {
     const call = { ...oddCall({}), session_id: 's'.repeat(10_000) };
     expect(expectDenied(await runHook(attack.box.env, call))).toContain(`job ${attack.job} `);
     await expectWayOutOpen(attack);

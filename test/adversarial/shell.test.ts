@@ -124,7 +124,7 @@ describe('a tripped gate: every spelling of a recap setup command is denied, and
     expect(ran.stdout).not.toMatch(/\benv\b/);
   });
 
-  it('after the whole family, the deny message\'s exact command opens the gate in a real shell', async () => {
+  it("after the whole family, the deny message's exact command opens the gate in a real shell", async () => {
     await proveWayOut(attack);
   });
 });

@@ -43,8 +43,14 @@ describe('a tool call of any size through recap-hook is judged', () => {
     ['a Bash call with a 2 MiB description', () => toolCall(attack, 'Bash', { command: 'ls', description: prose(2 * MiB) })],
     ['a Bash call with a 2 MiB command', () => toolCall(attack, 'Bash', { command: `echo ${prose(2 * MiB)}`, description: 'echo' })],
     ['an Edit with 4 MiB strings', () => toolCall(attack, 'Edit', { file_path: file('a.ts'), old_string: prose(2 * MiB), new_string: prose(2 * MiB) })],
-    ['a MultiEdit of 2000 edits', () => toolCall(attack, 'MultiEdit', { file_path: file('a.ts'), edits: Array.from({ length: 2000 }, (_, i) => ({ old_string: `x${i}`, new_string: prose(1024) })) })],
-    ['a tool input of 200,000 keys', () => toolCall(attack, 'Write', { file_path: file('k.txt'), content: 'x', ...Object.fromEntries(Array.from({ length: 200_000 }, (_, i) => [`k${i}`, i])) })],
+    [
+      'a MultiEdit of 2000 edits',
+      () => toolCall(attack, 'MultiEdit', { file_path: file('a.ts'), edits: Array.from({ length: 2000 }, (_, i) => ({ old_string: `x${i}`, new_string: prose(1024) })) }),
+    ],
+    [
+      'a tool input of 200,000 keys',
+      () => toolCall(attack, 'Write', { file_path: file('k.txt'), content: 'x', ...Object.fromEntries(Array.from({ length: 200_000 }, (_, i) => [`k${i}`, i])) }),
+    ],
     ['a 1 MiB Glob pattern', () => toolCall(attack, 'Glob', { pattern: `${'a/'.repeat(0.5 * MiB)}*.ts` })],
     ['a 2 MiB tool name field beside the input', () => toolCall(attack, 'Read', { file_path: file('README.md') }, { tool_use_id: prose(2 * MiB) })],
   ];
@@ -186,7 +192,7 @@ describe('the HTTP endpoint judges any size', () => {
   });
 });
 
-describe("clients name their own limits, never a dead daemon", () => {
+describe('clients name their own limits, never a dead daemon', () => {
   it('recap submit of more than a frame holds says so and names the limit', async () => {
     const result = await runCli(box, ['submit'], { input: 'x'.repeat(DEFAULT_MAX_FRAME + 1) });
     expect(result.code).toBe(1);
@@ -206,7 +212,7 @@ describe("clients name their own limits, never a dead daemon", () => {
     await expectWayOutOpen(attack);
   });
 
-  it("caps the bytes of unfinished frames across connections: past it the daemon says it is busy", async () => {
+  it('caps the bytes of unfinished frames across connections: past it the daemon says it is busy', async () => {
     const clients = await Promise.all([0, 1, 2].map(() => RawClient.connect(box.socket)));
     const part = Buffer.alloc(60 * MiB, 0x20);
     // Three frames of 64 MiB begun, none finished: more than the daemon holds at once.

@@ -39,7 +39,10 @@ const POISON_LINES: [string, string | Buffer][] = [
   ['an assistant line whose usage is null', '{"type":"assistant","message":{"id":"msg-n","usage":null}}\n'],
   ['an assistant line whose usage is a string', '{"type":"assistant","message":{"id":"msg-s","usage":"lots"}}\n'],
   ['an assistant line whose message id is a number', '{"type":"assistant","message":{"id":5,"usage":{"input_tokens":1}}}\n'],
-  ['usage counts that are negative, huge or not numbers', '{"type":"assistant","message":{"id":"msg-x","usage":{"input_tokens":-5,"output_tokens":1e308,"cache_read_input_tokens":"NaN"}}}\n'],
+  [
+    'usage counts that are negative, huge or not numbers',
+    '{"type":"assistant","message":{"id":"msg-x","usage":{"input_tokens":-5,"output_tokens":1e308,"cache_read_input_tokens":"NaN"}}}\n',
+  ],
   ['a __proto__ key', '{"__proto__":{"type":"assistant"},"constructor":{"prototype":{"allow":true}}}\n'],
   ['a lone surrogate escape', '{"type":"assistant","message":{"id":"\\ud800","usage":{}}}\n'],
   ['a half-written last line without a newline', '{"type":"assistant","message":{"id":"msg-half"'],

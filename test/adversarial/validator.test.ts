@@ -45,7 +45,10 @@ describe('the validator behind a tripped gate', () => {
 
   it('headings hidden in an HTML comment and a real summary nested under one heading are rejected', async () => {
     const attack = await trippedGate(newBox(), start);
-    const real = filledIn(await denyCommand(attack)).split('\n').slice(1, -1).join('\n');
+    const real = filledIn(await denyCommand(attack))
+      .split('\n')
+      .slice(1, -1)
+      .join('\n');
     await expectRejected(attack, real.replace('## Design Choices', '<!-- ## Design Choices -->'), 'missing section: Design Choices');
     const nested = real.replace('## Design Choices', '### Design Choices').replace('## Corrections & Feedback', '### Corrections & Feedback');
     await expectRejected(attack, nested, 'section Design Choices is nested inside Questions & Decisions');

@@ -6,7 +6,7 @@
 // and the payloads match the fixtures in test/fixtures/agents (RECAP_UPDATE_AGENT_FIXTURES=1
 // rewrites them from the real payloads).
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, readlinkSync, } from 'node:fs';
+import { existsSync, readFileSync, readlinkSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -67,7 +67,12 @@ describe('Codex 0.169.0 in its workspace-write sandbox, with trusted user hooks'
     Object.fromEntries(
       EVENTS.map((event) => [
         event,
-        [{ ...(event === 'UserPromptSubmit' || event === 'Stop' ? {} : { matcher: '*' }), hooks: [{ type: 'command' as const, command: recorderCommand(d, event, gate), timeout: 10 }] }],
+        [
+          {
+            ...(event === 'UserPromptSubmit' || event === 'Stop' ? {} : { matcher: '*' }),
+            hooks: [{ type: 'command' as const, command: recorderCommand(d, event, gate), timeout: 10 }],
+          },
+        ],
       ]),
     );
 
@@ -164,17 +169,23 @@ describe('Codex 0.169.0 in its workspace-write sandbox, with trusted user hooks'
       if (r.payload.tool_name === 'apply_patch') return `${r.event}-apply_patch-${patch.includes('*** Update File') ? 'update' : 'add'}`;
       return `${r.event}${typeof r.payload.tool_name === 'string' ? `-${r.payload.tool_name}` : ''}`;
     };
-    expectFixtures('codex', records, dirs, [
-      'SessionStart',
-      'UserPromptSubmit',
-      'PreToolUse-Bash',
-      'PostToolUse-Bash',
-      'PreToolUse-apply_patch-add',
-      'PostToolUse-apply_patch-add',
-      'PreToolUse-apply_patch-update',
-      'PostToolUse-apply_patch-update',
-      'Stop',
-    ], name);
+    expectFixtures(
+      'codex',
+      records,
+      dirs,
+      [
+        'SessionStart',
+        'UserPromptSubmit',
+        'PreToolUse-Bash',
+        'PostToolUse-Bash',
+        'PreToolUse-apply_patch-add',
+        'PostToolUse-apply_patch-add',
+        'PreToolUse-apply_patch-update',
+        'PostToolUse-apply_patch-update',
+        'Stop',
+      ],
+      name,
+    );
   });
 
   it(
@@ -221,7 +232,15 @@ describe('Gemini CLI 0.61.0, with hooks in a hand-written extension', () => {
     async () => {
       const env = geminiEnv(dirs, mock);
       const hooks = Object.fromEntries(
-        EVENTS.map((event) => [event, [{ ...(event.includes('Tool') ? { matcher: '*' } : {}), hooks: [{ type: 'command' as const, name: 'recorder', command: recorderCommand(dirs, event, gate), timeout: 10_000 }] }]]),
+        EVENTS.map((event) => [
+          event,
+          [
+            {
+              ...(event.includes('Tool') ? { matcher: '*' } : {}),
+              hooks: [{ type: 'command' as const, name: 'recorder', command: recorderCommand(dirs, event, gate), timeout: 10_000 }],
+            },
+          ],
+        ]),
       );
       installGeminiExtension(dirs, hooks);
       const notes = join(dirs.project, 'notes.md');
@@ -259,13 +278,7 @@ describe('Gemini CLI 0.61.0, with hooks in a hand-written extension', () => {
   it('saves the payloads as fixtures', () => {
     expect(records, 'the run above must have passed').toBeDefined();
     const tools = ['run_shell_command', 'write_file', 'replace', 'read_file', 'glob', 'grep_search'];
-    expectFixtures('gemini', records, dirs, [
-      'SessionStart',
-      'BeforeAgent',
-      ...tools.flatMap((tool) => [`BeforeTool-${tool}`, `AfterTool-${tool}`]),
-      'AfterAgent',
-      'SessionEnd',
-    ]);
+    expectFixtures('gemini', records, dirs, ['SessionStart', 'BeforeAgent', ...tools.flatMap((tool) => [`BeforeTool-${tool}`, `AfterTool-${tool}`]), 'AfterAgent', 'SessionEnd']);
   });
 });
 
@@ -293,7 +306,15 @@ describe('Qwen Code 0.24.4 on Node 20, with hooks in the user settings', () => {
     async () => {
       const env = qwenEnv(dirs, mock);
       const hooks = Object.fromEntries(
-        EVENTS.map((event) => [event, [{ ...(event.includes('Tool') ? { matcher: '*' } : {}), hooks: [{ type: 'command' as const, name: 'recorder', command: recorderCommand(dirs, event, gate), timeout: 10 }] }]]),
+        EVENTS.map((event) => [
+          event,
+          [
+            {
+              ...(event.includes('Tool') ? { matcher: '*' } : {}),
+              hooks: [{ type: 'command' as const, name: 'recorder', command: recorderCommand(dirs, event, gate), timeout: 10 }],
+            },
+          ],
+        ]),
       );
       installQwenHooks(dirs, hooks);
       const notes = join(dirs.project, 'notes.md');
@@ -337,13 +358,15 @@ describe('Qwen Code 0.24.4 on Node 20, with hooks in the user settings', () => {
     expect(records, 'the run above must have passed').toBeDefined();
     const tools = ['run_shell_command', 'write_file', 'edit', 'read_file', 'glob', 'grep_search'];
     const name = (r: HookRecord) =>
-      r.event === 'UserPromptSubmit' && r.payload.submitted_prompt === undefined ? 'UserPromptSubmit-followup' : `${r.event}${typeof r.payload.tool_name === 'string' ? `-${r.payload.tool_name}` : ''}`;
-    expectFixtures('qwen', records, dirs, [
-      'SessionStart',
-      'UserPromptSubmit',
-      'UserPromptSubmit-followup',
-      ...tools.flatMap((tool) => [`PreToolUse-${tool}`, `PostToolUse-${tool}`]),
-      'Stop',
-    ], name);
+      r.event === 'UserPromptSubmit' && r.payload.submitted_prompt === undefined
+        ? 'UserPromptSubmit-followup'
+        : `${r.event}${typeof r.payload.tool_name === 'string' ? `-${r.payload.tool_name}` : ''}`;
+    expectFixtures(
+      'qwen',
+      records,
+      dirs,
+      ['SessionStart', 'UserPromptSubmit', 'UserPromptSubmit-followup', ...tools.flatMap((tool) => [`PreToolUse-${tool}`, `PostToolUse-${tool}`]), 'Stop'],
+      name,
+    );
   });
 });

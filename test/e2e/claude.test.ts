@@ -108,7 +108,10 @@ describe.each([{ mode: 'command' as const }, { mode: 'http' as const }])("the re
       firstRun = await runClaude(box.project, claudeEnv, LONG_PROMPT, mock);
       const ctx = mock.describe();
       expect(mock.turnsTaken, ctx).toBe(5);
-      expect(mock.turnRequests.filter((r) => r.turn === -1), ctx).toEqual([]);
+      expect(
+        mock.turnRequests.filter((r) => r.turn === -1),
+        ctx,
+      ).toEqual([]);
 
       // (1) UserPromptSubmit recorded the prompt and the gate tripped at once: the hook's
       // context reached the model with the first request, before any tool ran.

@@ -94,7 +94,9 @@ describe('the real Claude Code against an agent that attacks the gate', () => {
       // The open gate let the agent work: the transcript took the poison, the folder exists.
       expect(mock.toolResult(0)?.isError, mock.toolResult(0)?.text).toBe(false);
       expect(mock.toolResult(1)?.text).toContain(join(box.project, 'x'));
-      const transcripts = readdirSync(join(box.dir, '.claude', 'projects'), { recursive: true }).map(String).filter((f) => f.endsWith('.jsonl'));
+      const transcripts = readdirSync(join(box.dir, '.claude', 'projects'), { recursive: true })
+        .map(String)
+        .filter((f) => f.endsWith('.jsonl'));
       expect(transcripts.length).toBeGreaterThan(0);
       expect(readFileSync(join(box.dir, '.claude', 'projects', transcripts[0]!), 'utf8')).toMatch(/^null$/m);
 

@@ -91,7 +91,9 @@ describe("the real Codex CLI with recap's hooks, in its workspace-write sandbox"
         execCommand('echo ok > ran.txt'),
         applyPatch(NOTES),
         // The shell in this sandbox reaches no Unix socket: this is why the hook runs the way out.
-        execCommand(`node -e 'require("net").connect(process.argv[1]).on("connect",()=>console.log("connected")).on("error",e=>console.log(e.code))' ${join(box.dir, 'probe.sock')}`),
+        execCommand(
+          `node -e 'require("net").connect(process.argv[1]).on("connect",()=>console.log("connected")).on("error",e=>console.log(e.code))' ${join(box.dir, 'probe.sock')}`,
+        ),
         execCommand('env'),
         // Codex's hooks file is recap's wiring: off limits to the agent's patch tool, open gate or not.
         applyPatch(`*** Begin Patch\n*** Delete File: ${join(box.dir, '.codex', 'hooks.json')}\n*** End Patch\n`),
@@ -134,7 +136,9 @@ describe("the real Codex CLI with recap's hooks, in its workspace-write sandbox"
       expect(readFileSync(join(box.project, 'notes.md'), 'utf8')).toBe('notes\n');
       expect(mock.toolResult(5)!.text).toMatch(/Output:\nEPERM\n$/);
       const refused = mock.toolResult(7)!.text;
-      expect(refused.startsWith(`${BLOCKED}recap: this call was refused: apply_patch on ${join(box.dir, '.codex', 'hooks.json')} would change what wires recap in`), refused).toBe(true);
+      expect(refused.startsWith(`${BLOCKED}recap: this call was refused: apply_patch on ${join(box.dir, '.codex', 'hooks.json')} would change what wires recap in`), refused).toBe(
+        true,
+      );
       expect(existsSync(join(box.dir, '.codex', 'hooks.json'))).toBe(true);
       expect(first.events.at(-2)).toMatchObject({ type: 'item.completed', item: { type: 'agent_message', text: 'Done.' } });
 
@@ -217,9 +221,17 @@ describe("Codex honours recap's answers as codexFacts writes them", () => {
       };
       for (const [name, text] of Object.entries(answers)) writeFileSync(join(dirs.hooks, `${name}.json`), text);
       const script = join(dirs.hooks, 'answer.sh');
-      writeFileSync(script, `#!/bin/bash\npayload=$(cat)\nname=$1\nif [ "$name" = pre ]; then [[ $payload == *DENY-ME* ]] && name=deny || name=allow; fi\ncat ${dirs.hooks}/$name.json\n`);
+      writeFileSync(
+        script,
+        `#!/bin/bash\npayload=$(cat)\nname=$1\nif [ "$name" = pre ]; then [[ $payload == *DENY-ME* ]] && name=deny || name=allow; fi\ncat ${dirs.hooks}/$name.json\n`,
+      );
       chmodSync(script, 0o755);
-      const handler = (name: string, limit?: number) => ({ type: 'command' as const, command: `${script} ${name}`, timeout: 10, ...(limit !== undefined ? { additionalContextLimit: limit } : {}) });
+      const handler = (name: string, limit?: number) => ({
+        type: 'command' as const,
+        command: `${script} ${name}`,
+        timeout: 10,
+        ...(limit !== undefined ? { additionalContextLimit: limit } : {}),
+      });
       installCodexHooks(dirs, {
         SessionStart: [{ hooks: [handler('start', 0)] }, { hooks: [handler('spilled')] }],
         UserPromptSubmit: [{ hooks: [handler('prompt', 0)] }],

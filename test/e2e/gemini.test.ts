@@ -67,7 +67,10 @@ describe("the real Gemini CLI with recap's extension", () => {
     expect(installed.code, installed.stderr).toBe(0);
     mock = await MockGemini.start();
     // API-key auth: without it GOOGLE_GEMINI_BASE_URL selects gateway auth and the CLI stops.
-    writeFileSync(join(box.dir, '.gemini', 'settings.json'), `${JSON.stringify({ security: { auth: { selectedType: 'gemini-api-key' } }, privacy: { usageStatisticsEnabled: false } })}\n`);
+    writeFileSync(
+      join(box.dir, '.gemini', 'settings.json'),
+      `${JSON.stringify({ security: { auth: { selectedType: 'gemini-api-key' } }, privacy: { usageStatisticsEnabled: false } })}\n`,
+    );
     env = { ...box.env, GEMINI_API_KEY: 'test-key-any', GOOGLE_GEMINI_BASE_URL: mock.url, GEMINI_CLI_TRUST_WORKSPACE: 'true', LANG: 'C.UTF-8', NO_COLOR: '1' };
   });
 

@@ -248,7 +248,7 @@ describe("the real Qwen Code with recap's command hooks", () => {
   );
 
   it(
-    'with the daemon stopped, recap-hook itself denies a tool call of the tripped job, in Qwen Code\'s format, and the model reads why',
+    "with the daemon stopped, recap-hook itself denies a tool call of the tripped job, in Qwen Code's format, and the model reads why",
     async () => {
       mock.script(shell('echo x > stopped.txt'), answer('Blocked, as expected.'));
       // The hook's deadline, shortened for the test: it gives up on the stopped daemon in 0.5 s, not 8.

@@ -42,7 +42,7 @@ describe("the real Claude Code, moving and poisoning its transcript under recap'
   });
 
   it(
-    'is denied on its first job after `mkdir x && touch x/.git && cd x` and `echo null >>` its transcript, and gets out with the deny\'s command from x',
+    "is denied on its first job after `mkdir x && touch x/.git && cd x` and `echo null >>` its transcript, and gets out with the deny's command from x",
     async () => {
       const job = jobIdFor(box.project);
       const x = join(box.project, 'x');

@@ -51,8 +51,7 @@ export function runClaude(cwd: string, env: NodeJS.ProcessEnv, prompt: string, m
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
     child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    const explain = (what: string) =>
-      new Error(`${what}\n--- stdout\n${stdout}\n--- stderr\n${stderr}\n--- requests the mock model received\n${mock.describe()}`);
+    const explain = (what: string) => new Error(`${what}\n--- stdout\n${stdout}\n--- stderr\n${stderr}\n--- requests the mock model received\n${mock.describe()}`);
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       reject(explain(`claude -p did not finish within ${CLAUDE_RUN_MS / 1000} s`));

@@ -59,7 +59,9 @@ export function codexHookIdentity(event: string, group: CodexHookGroup, handler:
 }
 
 export function codexHookHash(event: string, group: CodexHookGroup, handler: CodexHookHandler): string {
-  return `sha256:${createHash('sha256').update(codexHookIdentity(event, group, handler)).digest('hex')}`;
+  return `sha256:${createHash('sha256')
+    .update(codexHookIdentity(event, group, handler))
+    .digest('hex')}`;
 }
 
 export function codexTrustKey(hooksFile: string, event: string, group: number, handler: number): string {

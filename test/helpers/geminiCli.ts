@@ -74,7 +74,10 @@ export async function runGeminiInteractive(cwd: string, env: NodeJS.ProcessEnv, 
     // Already gone.
   }
   await exited;
-  if (outcome !== 'done') throw new Error(`gemini -i ${outcome === 'late' ? `did not get there within ${GEMINI_RUN_MS / 1000} s` : 'exited first'}\n--- screen\n${clean().slice(-4000)}\n--- requests\n${mock.describe()}`);
+  if (outcome !== 'done')
+    throw new Error(
+      `gemini -i ${outcome === 'late' ? `did not get there within ${GEMINI_RUN_MS / 1000} s` : 'exited first'}\n--- screen\n${clean().slice(-4000)}\n--- requests\n${mock.describe()}`,
+    );
   return clean();
 }
 

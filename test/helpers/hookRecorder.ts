@@ -68,14 +68,11 @@ export function hookRecords(dirs: AgentDirs): HookRecord[] {
 export function fixtureText(payload: unknown, dirs: AgentDirs): string {
   // Qwen Code names a project's folder by its path with every other character as "-".
   const dashed = (path: string) => path.replace(/[^a-zA-Z0-9]/g, '-');
-  return `${JSON.stringify(payload, null, 2)
-    .replaceAll(dirs.root, FIXTURE_ROOT)
-    .replaceAll(dashed(dirs.root), dashed(FIXTURE_ROOT))}\n`;
+  return `${JSON.stringify(payload, null, 2).replaceAll(dirs.root, FIXTURE_ROOT).replaceAll(dashed(dirs.root), dashed(FIXTURE_ROOT))}\n`;
 }
 
 /** `Event-tool_name` (or `Event`); the first payload of each name is the fixture. */
-export const defaultFixtureName = (r: HookRecord): string =>
-  typeof r.payload.tool_name === 'string' ? `${r.event}-${r.payload.tool_name}` : r.event;
+export const defaultFixtureName = (r: HookRecord): string => (typeof r.payload.tool_name === 'string' ? `${r.event}-${r.payload.tool_name}` : r.event);
 
 /** Every key path of a value (`tool_input.command`, `tool_response.returnDisplay.fileDiff`). */
 export function keyPaths(value: unknown, prefix = ''): string[] {

@@ -16,8 +16,7 @@ const asBody = (body: unknown) => body as GeminiBody;
 const asText = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value));
 
 const gemini: Dialect = {
-  classify: (path, body) =>
-    !/^\/v1beta\/models\/[^/]+:streamGenerateContent$/.test(path) ? 'other' : gemini.tools(body).length > 0 ? 'turn' : 'side',
+  classify: (path, body) => (!/^\/v1beta\/models\/[^/]+:streamGenerateContent$/.test(path) ? 'other' : gemini.tools(body).length > 0 ? 'turn' : 'side'),
   tools: (body) => (asBody(body).tools ?? []).flatMap((t) => (t.functionDeclarations ?? []).map((f) => f.name)),
   toolResults: (body) =>
     (asBody(body).contents ?? []).flatMap((content) =>
@@ -27,8 +26,7 @@ const gemini: Dialect = {
         return [{ callId: r.id ?? '', text: asText(isError ? r.response!.error : (r.response?.output ?? r.response)), isError }];
       }),
     ),
-  lastText: (body) =>
-    (asBody(body).contents?.at(-1)?.parts ?? []).map((p) => p.text ?? (p.functionResponse ? asText(p.functionResponse.response) : '')).join('\n'),
+  lastText: (body) => (asBody(body).contents?.at(-1)?.parts ?? []).map((p) => p.text ?? (p.functionResponse ? asText(p.functionResponse.response) : '')).join('\n'),
   respond: (res: ServerResponse, _body, turn, callId) => {
     const part = 'text' in turn ? { text: turn.text } : { functionCall: { id: callId, name: turn.tool, args: turn.input } };
     startStream(res);

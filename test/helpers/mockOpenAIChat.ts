@@ -34,8 +34,7 @@ const chatDialect = (usage: boolean): Dialect => ({
     return tools(body).length === 0 || text(last?.content).startsWith('[SUGGESTION MODE') ? 'side' : 'turn';
   },
   tools,
-  toolResults: (body) =>
-    (asBody(body).messages ?? []).filter((m) => m.role === 'tool').map((m) => ({ callId: m.tool_call_id ?? '', text: text(m.content), isError: false })),
+  toolResults: (body) => (asBody(body).messages ?? []).filter((m) => m.role === 'tool').map((m) => ({ callId: m.tool_call_id ?? '', text: text(m.content), isError: false })),
   lastText: (body) => text(asBody(body).messages?.at(-1)?.content),
   respond: (res: ServerResponse, body, turn, callId, n) => {
     const chunk = (delta: Record<string, unknown>, finish: string | null) => ({

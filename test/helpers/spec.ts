@@ -90,7 +90,9 @@ export const check = (tool: string, input?: unknown): Command => ({ type: 'Check
 export const submit = (text: string): Command => ({ type: 'SubmitSummary', job: JOB, text, now: T0 });
 
 const VOCABULARY = notes(NOTE_COUNT).split(' ');
-const PRIMES = Array.from({ length: 4000 }, (_, n) => n).filter((n) => n > 1 && VOCABULARY.length % n !== 0 && Array.from({ length: n - 2 }, (_, d) => d + 2).every((d) => n % d !== 0));
+const PRIMES = Array.from({ length: 4000 }, (_, n) => n).filter(
+  (n) => n > 1 && VOCABULARY.length % n !== 0 && Array.from({ length: n - 2 }, (_, d) => d + 2).every((d) => n % d !== 0),
+);
 
 /**
  * `n` words of the helper sentences' vocabulary, picked with a stride of its own for each

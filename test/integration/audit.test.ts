@@ -22,7 +22,11 @@ async function activity(box: Sandbox): Promise<void> {
 }
 
 type Line = { seq: number; type: string; version: number; time: string; data: Record<string, unknown> };
-const jsonLines = (text: string) => text.trim().split('\n').map((l) => JSON.parse(l) as Line);
+const jsonLines = (text: string) =>
+  text
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Line);
 
 /** A stored event as the log holds it, of whatever version (the test writes old ones too). */
 type RawEvent = { type: string; version: number; data: Record<string, unknown> };
@@ -31,7 +35,10 @@ type RawEvent = { type: string; version: number; data: Record<string, unknown> }
 async function editLog(box: Sandbox, edit: (db: Level<Buffer, Buffer>, events: [Buffer, RawEvent][]) => Promise<void>): Promise<void> {
   const db = new Level<Buffer, Buffer>(join(box.data, 'log'), { keyEncoding: 'buffer', valueEncoding: 'buffer' });
   const entries = (await db.iterator().all()).filter(([key]) => key.length === 8);
-  await edit(db, entries.map(([key, value]) => [key, unpack(value)]));
+  await edit(
+    db,
+    entries.map(([key, value]) => [key, unpack(value)]),
+  );
   await db.close();
 }
 

@@ -330,9 +330,7 @@ describe('Claude Code hooks through the daemon', () => {
     ])('a payload that is %s gets a harmless answer and a warning', async (_what, payload) => {
       const before = daemon.lines.length;
       expect(await hook(payload)).toEqual(NOTHING);
-      const warning = await daemon.waitForLog(
-        (l) => daemon.lines.indexOf(l) >= before && l.msg === 'ignoring a Claude Code hook event recap does not handle',
-      );
+      const warning = await daemon.waitForLog((l) => daemon.lines.indexOf(l) >= before && l.msg === 'ignoring a Claude Code hook event recap does not handle');
       expect(warning.level).toBe(WARN);
     });
 

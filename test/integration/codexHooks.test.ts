@@ -247,7 +247,7 @@ describe('recap-hook codex with no daemon running', () => {
     if (box) removeSandbox(box);
   });
 
-  it("starts the daemon fully apart from itself: its output closes at once while the daemon runs on (Codex waits for that)", async () => {
+  it('starts the daemon fully apart from itself: its output closes at once while the daemon runs on (Codex waits for that)', async () => {
     box = sandbox();
     expect(existsSync(box.socket)).toBe(false);
     const run = await runHook(box, payload('SessionStart', box.project));

@@ -243,7 +243,9 @@ describe('recap doctor for Codex', () => {
     expect(await doctor(box)).toEqual([]);
     mkdirSync(codexDir(box));
     writeFileSync(configPath(box), USER_CONFIG);
-    expect(await doctor(box)).toEqual([{ name: 'codex hooks', ok: false, detail: `Codex is set up in ${codexDir(box)}, but recap's hooks are not there`, fix: 'recap install codex' }]);
+    expect(await doctor(box)).toEqual([
+      { name: 'codex hooks', ok: false, detail: `Codex is set up in ${codexDir(box)}, but recap's hooks are not there`, fix: 'recap install codex' },
+    ]);
   });
 
   it('finds every hook in place and trusted after an install', async () => {
@@ -265,10 +267,25 @@ describe('recap doctor for Codex', () => {
     ],
     ['a hook that lost its trust entry', () => writeFileSync(configPath(box), ''), 'codex trust', 'is not trusted (no entry for'],
     ['a hook changed since it was trusted', () => edit((h) => (recapHandler(h, 'SessionStart').timeout = 30)), 'codex trust', 'SessionStart was changed since it was trusted'],
-    ['a hook Codex was told to skip', () => writeFileSync(configPath(box), readFileSync(configPath(box), 'utf8').replace(/(pre_tool_use:0:0"\]\n)/, '$1enabled = false\n')), 'codex trust', 'turned off in Codex'],
-    ["Codex's hooks switched off", () => writeFileSync(configPath(box), `[features]\nhooks = false\n${readFileSync(configPath(box), 'utf8')}`), 'codex trust', 'turns Codex\'s hooks off'],
+    [
+      'a hook Codex was told to skip',
+      () => writeFileSync(configPath(box), readFileSync(configPath(box), 'utf8').replace(/(pre_tool_use:0:0"\]\n)/, '$1enabled = false\n')),
+      'codex trust',
+      'turned off in Codex',
+    ],
+    [
+      "Codex's hooks switched off",
+      () => writeFileSync(configPath(box), `[features]\nhooks = false\n${readFileSync(configPath(box), 'utf8')}`),
+      'codex trust',
+      "turns Codex's hooks off",
+    ],
     ['a hook Codex would give up on first', () => edit((h) => (recapHandler(h, 'PreToolUse').timeout = 5)), 'codex hooks', 'its timeout (5 s) is under the 20 s'],
-    ['a context hook without additionalContextLimit', () => edit((h) => delete recapHandler(h, 'SessionStart').additionalContextLimit), 'codex hooks', 'without additionalContextLimit 0'],
+    [
+      'a context hook without additionalContextLimit',
+      () => edit((h) => delete recapHandler(h, 'SessionStart').additionalContextLimit),
+      'codex hooks',
+      'without additionalContextLimit 0',
+    ],
   ])('finds %s', async (_what, breakIt, name, words) => {
     box = sandbox();
     await runCli(box, ['install', 'codex']);

@@ -37,20 +37,17 @@ async function configEvents(box: Sandbox): Promise<{ job?: string; values: Recor
   const db = new Level<Buffer, Buffer>(join(box.data, 'log'), { keyEncoding: 'buffer', valueEncoding: 'buffer' });
   const values = await db.values().all();
   await db.close();
-  return values.map((v) => unpack(v)).filter((e) => e.type === 'ConfigApplied').map((e) => e.data);
+  return values
+    .map((v) => unpack(v))
+    .filter((e) => e.type === 'ConfigApplied')
+    .map((e) => e.data);
 }
 
 describe('config.conf', () => {
   it('reads the shell syntax, with the environment winning through ${KEY:-default}', async () => {
-    const { box } = await setup(
-      [
-        '# recap settings',
-        'TOKEN_THRESHOLD="${TOKEN_THRESHOLD:-800}"',
-        'SUMMARY_MIN_TOKENS=100',
-        'REQUIRED_SECTIONS=("Goal" "Next Steps")',
-      ].join('\n'),
-      { TOKEN_THRESHOLD: '1234' },
-    );
+    const { box } = await setup(['# recap settings', 'TOKEN_THRESHOLD="${TOKEN_THRESHOLD:-800}"', 'SUMMARY_MIN_TOKENS=100', 'REQUIRED_SECTIONS=("Goal" "Next Steps")'].join('\n'), {
+      TOKEN_THRESHOLD: '1234',
+    });
     expect(await status(box)).toMatchObject({ threshold: 1234 });
     const context = await runCli(box, ['context', '--job', 'x']);
     expect(context.code).toBe(0);

@@ -51,7 +51,7 @@ describe('the gate through the CLI', () => {
   });
 
   it('denies a chained submit but allows the read-only commands, also by absolute path', async () => {
-    const chained = await runCli(box, ['check', '--tool', 'Bash', '--input', JSON.stringify({ command: "recap submit --file s.md; touch /tmp/x" })]);
+    const chained = await runCli(box, ['check', '--tool', 'Bash', '--input', JSON.stringify({ command: 'recap submit --file s.md; touch /tmp/x' })]);
     expect(chained.code).toBe(2);
     expect(chained.stderr).toContain('the shell operator ; is not allowed');
     const launcher = join(box.data, 'bin', 'recap');

@@ -211,7 +211,7 @@ describe('with JOB_SCOPE=session', () => {
 });
 
 describe('ask_user answered (AfterTool)', () => {
-  it('records the questions with the user\'s answers as one interaction', async () => {
+  it("records the questions with the user's answers as one interaction", async () => {
     const { dir } = project();
     const questions = [{ question: 'Which parser should the config loader use?', header: 'Parser', type: 'choice', options: [{ label: 'Hand-written', description: 'ours' }] }];
     const used = fixture('AfterTool-read_file', dir, {
@@ -240,19 +240,31 @@ describe("recap's files and Gemini CLI's setup, with the gate open", () => {
     ['write_file onto the data folder', () => tool(project().dir, 'write_file', { file_path: join(box.data, 'bin', 'recap'), content: 'exit 0' }), "touches recap's own files"],
     ['read_file of the event log', () => tool(project().dir, 'read_file', { file_path: join(box.data, 'log', 'CURRENT') }), "touches recap's own files"],
     ['run_shell_command in the data folder', () => tool(project().dir, 'run_shell_command', { command: 'ls', dir_path: join(box.data, 'log') }), "runs inside recap's own files"],
-    ['write_file onto recap\'s hooks.json', () => tool(project().dir, 'write_file', { file_path: join(extension(), 'hooks', 'hooks.json'), content: '{}' }), 'would change what wires recap in'],
-    ['replace in the user settings', () => tool(project().dir, 'replace', { file_path: join(box.dir, '.gemini', 'settings.json'), old_string: '{', new_string: '{"hooksConfig":{"enabled":false},' }), 'would change what wires recap in'],
-    ['write_file of the project settings', () => {
-      const { dir } = project();
-      return tool(dir, 'write_file', { file_path: join(dir, '.gemini', 'settings.json'), content: '{"hooksConfig":{"disabled":["recap"]}}' });
-    }, 'would change what wires recap in'],
+    [
+      "write_file onto recap's hooks.json",
+      () => tool(project().dir, 'write_file', { file_path: join(extension(), 'hooks', 'hooks.json'), content: '{}' }),
+      'would change what wires recap in',
+    ],
+    [
+      'replace in the user settings',
+      () => tool(project().dir, 'replace', { file_path: join(box.dir, '.gemini', 'settings.json'), old_string: '{', new_string: '{"hooksConfig":{"enabled":false},' }),
+      'would change what wires recap in',
+    ],
+    [
+      'write_file of the project settings',
+      () => {
+        const { dir } = project();
+        return tool(dir, 'write_file', { file_path: join(dir, '.gemini', 'settings.json'), content: '{"hooksConfig":{"disabled":["recap"]}}' });
+      },
+      'would change what wires recap in',
+    ],
     ['gemini extensions disable recap', () => tool(project().dir, 'run_shell_command', { command: 'gemini extensions disable recap' }), "Gemini CLI's extensions"],
-    ['rm -rf of recap\'s extension', () => tool(project().dir, 'run_shell_command', { command: `rm -rf ${extension()}` }), 'could change what wires recap in'],
+    ["rm -rf of recap's extension", () => tool(project().dir, 'run_shell_command', { command: `rm -rf ${extension()}` }), 'could change what wires recap in'],
   ])('denies %s', async (_what, make, why) => {
     expect(deniedReason(await runHook(box.env, make()))).toContain(why);
   });
 
-  it('lets reading recap\'s hooks.json through', async () => {
+  it("lets reading recap's hooks.json through", async () => {
     expectAllowed(await runHook(box.env, tool(project().dir, 'read_file', { file_path: join(extension(), 'hooks', 'hooks.json') })));
   });
 });

@@ -33,7 +33,8 @@ function write(file: string, text: string): void {
 
 /** What a user of Gemini CLI already has: settings with comments and hooks, another extension, enablement rules. */
 const USER_FILES: Record<string, string> = {
-  'settings.json': '{\n  // mine\n  "security": { "auth": { "selectedType": "gemini-api-key" } },\n  "hooks": { "BeforeTool": [{ "matcher": "write_file", "hooks": [{ "type": "command", "command": "audit.sh" }] }] }\n}\n',
+  'settings.json':
+    '{\n  // mine\n  "security": { "auth": { "selectedType": "gemini-api-key" } },\n  "hooks": { "BeforeTool": [{ "matcher": "write_file", "hooks": [{ "type": "command", "command": "audit.sh" }] }] }\n}\n',
   'extensions/other/gemini-extension.json': '{ "name": "other", "version": "1.2.3" }\n',
   'extensions/other/hooks/hooks.json': '{ "hooks": { "AfterTool": [{ "matcher": "*", "hooks": [{ "type": "command", "command": "log.sh" }] }] } }\n',
   'extensions/extension-enablement.json': '{ "other": { "overrides": ["!/tmp/*"] } }\n',
@@ -66,7 +67,14 @@ describe('recap install gemini', () => {
     for (const command of commands(hooks)) expect(commandTarget(command)).toEqual({ node: process.execPath, hookBin: HOOK_BIN });
     // recap-hook talks to this user's daemon whatever a project's .env says.
     for (const entry of Object.values(hooks.hooks).flatMap((groups) => groups.flatMap((g) => g.hooks))) {
-      expect(entry.env).toMatchObject({ RECAP_SOCKET: box.socket, RECAP_DATA_DIR: box.data, RECAP_CONFIG: box.config, RECAP_HOOK_DEADLINE_MS: '', NODE_OPTIONS: '', LD_PRELOAD: '' });
+      expect(entry.env).toMatchObject({
+        RECAP_SOCKET: box.socket,
+        RECAP_DATA_DIR: box.data,
+        RECAP_CONFIG: box.config,
+        RECAP_HOOK_DEADLINE_MS: '',
+        NODE_OPTIONS: '',
+        LD_PRELOAD: '',
+      });
     }
     expectUserFilesUnchanged();
     expect(readdirSync(join(gemini(), 'extensions')).sort()).toEqual(['extension-enablement.json', 'other', 'recap']);
@@ -100,9 +108,17 @@ describe('recap install gemini', () => {
   });
 
   it.each([
-    ['an extension of the user in ~/.gemini/extensions/recap', () => write(join(extension(), 'gemini-extension.json'), '{ "name": "recap", "version": "9" }\n'), 'holds an extension recap did not write'],
+    [
+      'an extension of the user in ~/.gemini/extensions/recap',
+      () => write(join(extension(), 'gemini-extension.json'), '{ "name": "recap", "version": "9" }\n'),
+      'holds an extension recap did not write',
+    ],
     ['a broken manifest there', () => write(join(extension(), 'gemini-extension.json'), '{ "name": '), 'cannot read'],
-    ['another extension folder named recap', () => write(join(gemini(), 'extensions', 'recap-old', 'gemini-extension.json'), '{ "name": "recap", "version": "1" }\n'), 'refuses to start with two extensions of one name'],
+    [
+      'another extension folder named recap',
+      () => write(join(gemini(), 'extensions', 'recap-old', 'gemini-extension.json'), '{ "name": "recap", "version": "1" }\n'),
+      'refuses to start with two extensions of one name',
+    ],
   ])('refuses %s, changing nothing', async (_what, arrange, message) => {
     arrange();
     const before = readdirSync(join(gemini(), 'extensions'), { recursive: true }).sort();
@@ -131,7 +147,7 @@ describe('recap install gemini', () => {
 });
 
 describe('recap uninstall gemini', () => {
-  it('removes recap\'s extension folder and nothing else, then has nothing left to do', async () => {
+  it("removes recap's extension folder and nothing else, then has nothing left to do", async () => {
     writeUserFiles();
     await runCli(box, ['install', 'gemini']);
     const result = await runCli(box, ['uninstall', 'gemini']);
@@ -216,7 +232,7 @@ describe('recap doctor for Gemini CLI', () => {
     expect(hooks!.detail).toContain(`${gone} does not exist`);
   });
 
-  it('finds hooks that talk to another daemon than this environment\'s', async () => {
+  it("finds hooks that talk to another daemon than this environment's", async () => {
     await runCli(box, ['install', 'gemini']);
     const [hooks] = await doctor(box.project, { RECAP_SOCKET: join(box.dir, 'elsewhere.sock') });
     expect(hooks).toMatchObject({ ok: false, fix: 'recap install gemini' });
@@ -238,17 +254,57 @@ describe('recap doctor for Gemini CLI', () => {
   });
 
   it.each([
-    ['hooks switched off in the user settings (with comments)', () => write(join(gemini(), 'settings.json'), '{ /* mine */ "hooksConfig": { "enabled": false } // off\n}\n'), 'hooksConfig.enabled: false'],
-    ["recap's hooks disabled by name in the project settings", () => write(join(box.project, '.gemini', 'settings.json'), '{ "hooksConfig": { "disabled": ["recap"] } }\n'), 'hooksConfig.disabled'],
-    ['the extension disabled for this folder', () => write(join(gemini(), 'extensions', 'extension-enablement.json'), JSON.stringify({ recap: { overrides: [`!${box.project}/*`] } })), 'disables recap in'],
-    ['extensions switched off by the admin', () => write(join(box.dir, 'system-settings.json'), '{ "admin": { "extensions": { "enabled": false } } }\n'), 'admin.extensions.enabled: false'],
-    ['extensions restricted to allowed sources', () => write(join(gemini(), 'settings.json'), '{ "security": { "allowedExtensions": ["^https://github.com/acme/"] } }\n'), 'security.allowedExtensions'],
-    ['recap-hook also run from the settings hooks', () => write(join(gemini(), 'settings.json'), '{ "hooks": { "BeforeTool": [{ "matcher": "*", "hooks": [{ "type": "command", "command": "/usr/local/bin/recap-hook gemini" }] }] } }\n'), 'runs recap-hook from its own hooks (BeforeTool)'],
-    ['a second extension named recap', () => write(join(gemini(), 'extensions', 'recap2', 'gemini-extension.json'), '{ "name": "recap", "version": "1" }\n'), 'Gemini CLI refuses to start'],
+    [
+      'hooks switched off in the user settings (with comments)',
+      () => write(join(gemini(), 'settings.json'), '{ /* mine */ "hooksConfig": { "enabled": false } // off\n}\n'),
+      'hooksConfig.enabled: false',
+    ],
+    [
+      "recap's hooks disabled by name in the project settings",
+      () => write(join(box.project, '.gemini', 'settings.json'), '{ "hooksConfig": { "disabled": ["recap"] } }\n'),
+      'hooksConfig.disabled',
+    ],
+    [
+      'the extension disabled for this folder',
+      () => write(join(gemini(), 'extensions', 'extension-enablement.json'), JSON.stringify({ recap: { overrides: [`!${box.project}/*`] } })),
+      'disables recap in',
+    ],
+    [
+      'extensions switched off by the admin',
+      () => write(join(box.dir, 'system-settings.json'), '{ "admin": { "extensions": { "enabled": false } } }\n'),
+      'admin.extensions.enabled: false',
+    ],
+    [
+      'extensions restricted to allowed sources',
+      () => write(join(gemini(), 'settings.json'), '{ "security": { "allowedExtensions": ["^https://github.com/acme/"] } }\n'),
+      'security.allowedExtensions',
+    ],
+    [
+      'recap-hook also run from the settings hooks',
+      () =>
+        write(
+          join(gemini(), 'settings.json'),
+          '{ "hooks": { "BeforeTool": [{ "matcher": "*", "hooks": [{ "type": "command", "command": "/usr/local/bin/recap-hook gemini" }] }] } }\n',
+        ),
+      'runs recap-hook from its own hooks (BeforeTool)',
+    ],
+    [
+      'a second extension named recap',
+      () => write(join(gemini(), 'extensions', 'recap2', 'gemini-extension.json'), '{ "name": "recap", "version": "1" }\n'),
+      'Gemini CLI refuses to start',
+    ],
     ['unreadable user settings', () => write(join(gemini(), 'settings.json'), '{ "hooksConfig": '), 'cannot read'],
-    ["Gemini CLI's sandbox on in the user settings", () => write(join(gemini(), 'settings.json'), '{ "tools": { "sandbox": "docker" } }\n'), "Gemini CLI's sandbox is on (tools.sandbox"],
+    [
+      "Gemini CLI's sandbox on in the user settings",
+      () => write(join(gemini(), 'settings.json'), '{ "tools": { "sandbox": "docker" } }\n'),
+      "Gemini CLI's sandbox is on (tools.sandbox",
+    ],
     ["a project .env that moves Gemini CLI's home", () => write(join(box.project, '.env'), 'DEBUG=1\nexport GEMINI_CLI_HOME=/tmp/elsewhere\n'), '.env sets GEMINI_CLI_HOME'],
-    ['a project .env that loads code into the shell tool', () => write(join(box.project, '.gemini', '.env'), 'NODE_OPTIONS="--require ./hook.js"\n'), '.gemini/.env sets NODE_OPTIONS, which loads code'],
+    [
+      'a project .env that loads code into the shell tool',
+      () => write(join(box.project, '.gemini', '.env'), 'NODE_OPTIONS="--require ./hook.js"\n'),
+      '.gemini/.env sets NODE_OPTIONS, which loads code',
+    ],
   ])('finds %s', async (_what, arrange, detail) => {
     await runCli(box, ['install', 'gemini']);
     arrange();

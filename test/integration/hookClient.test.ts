@@ -292,7 +292,7 @@ describe('recap-hook claude when the daemon can be neither reached nor started',
   for (const [index, setup] of setups.entries()) {
     describe(setup.name, () => {
       it('with ON_DAEMON_DOWN=open: exit 0 and a systemMessage saying how to start the daemon', async () => {
-        const { env, cwd } = configs(`open-${index}`, '# the user\'s choice\nON_DAEMON_DOWN=open\n', undefined);
+        const { env, cwd } = configs(`open-${index}`, "# the user's choice\nON_DAEMON_DOWN=open\n", undefined);
         const run = await runHook(box, { input: preToolUse(cwd), env: { ...env, ...setup.env() }, cwd });
         const message = expectSystemMessage(run);
         expect(message).toContain('not reachable');
@@ -325,9 +325,7 @@ describe('recap-hook claude when the daemon can be neither reached nor started',
   it("lets the project's ON_DAEMON_DOWN=closed override the user's open, but not the project's open (the agent can write it) the user's closed", async () => {
     const down = setups[0]!.env();
     const closed = configs('project-closed', 'ON_DAEMON_DOWN=open\n', 'ON_DAEMON_DOWN=closed\n');
-    expect(expectDeny(await runHook(box, { input: preToolUse(closed.cwd), env: { ...closed.env, ...down }, cwd: closed.cwd }))).toContain(
-      'recap daemon',
-    );
+    expect(expectDeny(await runHook(box, { input: preToolUse(closed.cwd), env: { ...closed.env, ...down }, cwd: closed.cwd }))).toContain('recap daemon');
     // From a subfolder of the project, too: the project is its git top-level.
     const sub = join(closed.cwd, 'src', 'deep');
     mkdirSync(sub, { recursive: true });

@@ -11,10 +11,7 @@ import { prose } from '../helpers/text.js';
 
 type Reply = { status?: number; body?: string; error?: string; reusedSocket?: boolean };
 
-function send(
-  port: number,
-  options: { method?: string; path?: string; headers?: OutgoingHttpHeaders; body?: string | Buffer; agent?: Agent; host?: string } = {},
-): Promise<Reply> {
+function send(port: number, options: { method?: string; path?: string; headers?: OutgoingHttpHeaders; body?: string | Buffer; agent?: Agent; host?: string } = {}): Promise<Reply> {
   return new Promise((resolve) => {
     const req = request(
       {
@@ -65,8 +62,7 @@ describe('the HTTP hook endpoint', () => {
   let nextId = 1;
 
   const auth = () => ({ authorization: `Bearer ${token}` });
-  const post = (payload: unknown, headers: OutgoingHttpHeaders = auth(), agent?: Agent) =>
-    send(port, { body: JSON.stringify(payload), headers, ...(agent ? { agent } : {}) });
+  const post = (payload: unknown, headers: OutgoingHttpHeaders = auth(), agent?: Agent) => send(port, { body: JSON.stringify(payload), headers, ...(agent ? { agent } : {}) });
   /** The same payload through the socket's hook op: what the command hook would print. */
   const viaSocket = async (payload: unknown): Promise<string> => {
     const answer = await socket.request({ id: nextId++, op: 'hook', agent: 'claude', payload });

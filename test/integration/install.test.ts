@@ -177,9 +177,7 @@ describe('recap install claude', () => {
     expect(withoutRecapGroups(after)).toEqual(existingSettings());
     for (const event of ['PreToolUse', 'PostToolUse', 'UserPromptSubmit']) {
       const failure = event === 'PreToolUse' ? { onFailure: 'block' } : {};
-      expect(recapGroup(after, event)!.hooks, event).toEqual([
-        { type: 'http', url, headers: { Authorization: `Bearer ${token.trim()}` }, timeout: 10, ...failure },
-      ]);
+      expect(recapGroup(after, event)!.hooks, event).toEqual([{ type: 'http', url, headers: { Authorization: `Bearer ${token.trim()}` }, timeout: 10, ...failure }]);
     }
     expect(recapGroup(after, 'SessionStart')!.hooks).toEqual([{ type: 'command', command: `${process.execPath} ${HOOK_BIN} claude`, timeout: 10 }]);
     expect(recapHooksIn(after)).toHaveLength(4);
@@ -234,7 +232,8 @@ describe('recap install claude', () => {
     ]);
     for (const { event, hook } of recapHooksIn(after)) {
       const failure = event === 'PreToolUse' ? { onFailure: 'block' } : {};
-      if (hook.type === 'http') expect(hook).toEqual({ type: 'http', url: `http://127.0.0.1:${port}/hooks/claude`, headers: { Authorization: `Bearer ${token}` }, timeout: 10, ...failure });
+      if (hook.type === 'http')
+        expect(hook).toEqual({ type: 'http', url: `http://127.0.0.1:${port}/hooks/claude`, headers: { Authorization: `Bearer ${token}` }, timeout: 10, ...failure });
     }
 
     // Back to command hooks: the local file loses recap's entries, the shared one gets them.
@@ -336,25 +335,24 @@ describe('a settings file that is not valid JSON', () => {
 
   const BROKEN = '{\n  "model": "opus",\n  "hooks": { "PreToolUse": [ ,, ] \n';
 
-  it.each([
-    [['install', 'claude']],
-    [['install', 'claude', '--json']],
-    [['uninstall', 'claude']],
-  ])('recap %j exits 1 with a message naming the file, and leaves it unchanged', async (args) => {
-    box = sandbox();
-    const file = userSettingsFile(box);
-    mkdirSync(join(box.dir, '.claude'), { recursive: true });
-    writeFileSync(file, BROKEN);
-    const result = await runCli(box, args);
-    expect(result.code).toBe(1);
-    expect(result.stdout).toBe('');
-    expect(result.stderr).toMatch(/^recap: cannot read /);
-    expect(result.stderr).toContain(`cannot read ${file}: `);
-    expect(result.stderr).toContain('is not valid JSON');
-    expect(result.stderr).toContain('fix it or move it aside (recap changed nothing)');
-    expect(result.stderr).not.toMatch(/^\s+at /m);
-    expect(readFileSync(file, 'utf8')).toBe(BROKEN);
-  });
+  it.each([[['install', 'claude']], [['install', 'claude', '--json']], [['uninstall', 'claude']]])(
+    'recap %j exits 1 with a message naming the file, and leaves it unchanged',
+    async (args) => {
+      box = sandbox();
+      const file = userSettingsFile(box);
+      mkdirSync(join(box.dir, '.claude'), { recursive: true });
+      writeFileSync(file, BROKEN);
+      const result = await runCli(box, args);
+      expect(result.code).toBe(1);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toMatch(/^recap: cannot read /);
+      expect(result.stderr).toContain(`cannot read ${file}: `);
+      expect(result.stderr).toContain('is not valid JSON');
+      expect(result.stderr).toContain('fix it or move it aside (recap changed nothing)');
+      expect(result.stderr).not.toMatch(/^\s+at /m);
+      expect(readFileSync(file, 'utf8')).toBe(BROKEN);
+    },
+  );
 
   // The README promises one line for a failure; JSON.parse's message quotes the file around
   // the mistake, newlines included, so the message runs over two lines here.

@@ -150,7 +150,10 @@ describe('the daemon process', () => {
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({ tripped: false });
     const logFile = join(box.data, 'recapd.log');
-    const lines = readFileSync(logFile, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { pid: number; msg: string });
+    const lines = readFileSync(logFile, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { pid: number; msg: string });
     const ready = lines.find((l) => l.msg === 'recap daemon ready');
     expect(ready).toBeDefined();
     expect(mode(logFile)).toBe(0o600);

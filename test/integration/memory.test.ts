@@ -32,7 +32,10 @@ type Entry = {
 
 /** The `words` encoding, counted here independently of recap: words x 1.3, truncated. */
 function words(text: string): number {
-  const found = text.trim().split(/\s+/u).filter((w) => w !== '');
+  const found = text
+    .trim()
+    .split(/\s+/u)
+    .filter((w) => w !== '');
   return Math.floor(found.length * 1.3);
 }
 
@@ -66,8 +69,7 @@ async function setup(lines: string[]) {
   const job = jobIdFor(box.project);
   let nextId = 1;
 
-  const cli = (args: string[], input?: string): Promise<CliResult> =>
-    runCli(box, [...args, '--job', job], input === undefined ? {} : { input });
+  const cli = (args: string[], input?: string): Promise<CliResult> => runCli(box, [...args, '--job', job], input === undefined ? {} : { input });
   const json = async <T>(args: string[], input?: string): Promise<T> => {
     const result = await cli([...args, '--json'], input);
     expect(result.stderr, result.stderr).not.toMatch(/\(run with --debug|Error:/);
@@ -83,7 +85,10 @@ async function setup(lines: string[]) {
   /** `recap submit`, as a user runs it: the problems on stderr, one per line (exit 2). */
   const submitCli = async (text: string, extra: string[] = []) => {
     const result = await cli(['submit', ...extra], text);
-    const problems = result.stderr.trim().split('\n').filter((l) => l !== '' && l !== 'rejected:');
+    const problems = result.stderr
+      .trim()
+      .split('\n')
+      .filter((l) => l !== '' && l !== 'rejected:');
     return { ...result, problems };
   };
 
@@ -105,8 +110,7 @@ async function setup(lines: string[]) {
       return answer.reason!;
     },
     record: (text: string, kind = 'prompt') => op<{ seq: number; tokens: number; gate: Status }>({ op: 'record', job, kind, text }),
-    submit: (text: string, topic?: string) =>
-      op<{ accepted: boolean; problems?: string[]; entry?: Entry }>({ op: 'submit', job, text, ...(topic !== undefined ? { topic } : {}) }),
+    submit: (text: string, topic?: string) => op<{ accepted: boolean; problems?: string[]; entry?: Entry }>({ op: 'submit', job, text, ...(topic !== undefined ? { topic } : {}) }),
     /** Rewrites the config file, sends SIGHUP and waits for the daemon to say it re-read it. */
     reload: async (config: string[]) => {
       writeFileSync(box.config, `${config.join('\n')}\n`);

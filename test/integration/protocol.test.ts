@@ -50,9 +50,7 @@ describe('the socket protocol', () => {
 
   it('serves many clients at once', async () => {
     const clients = await Promise.all(Array.from({ length: 32 }, () => RawClient.connect(box.socket)));
-    const answers = await Promise.all(
-      clients.map((c, i) => c.request({ id: i, op: 'check', job: 'many', tool: 'Read', input: { file_path: '/x' } })),
-    );
+    const answers = await Promise.all(clients.map((c, i) => c.request({ id: i, op: 'check', job: 'many', tool: 'Read', input: { file_path: '/x' } })));
     expect(answers.every((a) => (a.result as { allow: boolean }).allow)).toBe(true);
     for (const c of clients) c.close();
   });

@@ -107,21 +107,53 @@ describe('recap-hook qwen with the real daemon', () => {
 
     // Each would switch recap off for the next session, or touch its state.
     const protectedCalls: [string, () => Record<string, unknown>, string][] = [
-      ['write_file onto ~/.qwen/settings.json', () => tool('write_file', { file_path: join(box.dir, '.qwen', 'settings.json'), content: '{}' }), 'would change what wires recap in'],
-      ['edit of the project .qwen/settings.json', () => tool('edit', { file_path: join(box.project, '.qwen', 'settings.json'), old_string: '{', new_string: '{"disableAllHooks":true,' }), 'would change what wires recap in'],
-      ['write_file of a .qwen/settings.json in a subfolder', () => tool('write_file', { file_path: join(box.project, 'sub', '.qwen', 'settings.json'), content: '{"disableAllHooks":true}' }), "would change Qwen Code's settings"],
-      ['write_file of ~/.env, which may set QWEN_HOME', () => tool('write_file', { file_path: join(box.dir, '.env'), content: 'QWEN_HOME=/tmp/elsewhere\n' }), 'would change what wires recap in'],
-      ['write_file of ~/.qwen/trustedFolders.json', () => tool('write_file', { file_path: join(box.dir, '.qwen', 'trustedFolders.json'), content: '{}' }), 'would change what wires recap in'],
+      [
+        'write_file onto ~/.qwen/settings.json',
+        () => tool('write_file', { file_path: join(box.dir, '.qwen', 'settings.json'), content: '{}' }),
+        'would change what wires recap in',
+      ],
+      [
+        'edit of the project .qwen/settings.json',
+        () => tool('edit', { file_path: join(box.project, '.qwen', 'settings.json'), old_string: '{', new_string: '{"disableAllHooks":true,' }),
+        'would change what wires recap in',
+      ],
+      [
+        'write_file of a .qwen/settings.json in a subfolder',
+        () => tool('write_file', { file_path: join(box.project, 'sub', '.qwen', 'settings.json'), content: '{"disableAllHooks":true}' }),
+        "would change Qwen Code's settings",
+      ],
+      [
+        'write_file of ~/.env, which may set QWEN_HOME',
+        () => tool('write_file', { file_path: join(box.dir, '.env'), content: 'QWEN_HOME=/tmp/elsewhere\n' }),
+        'would change what wires recap in',
+      ],
+      [
+        'write_file of ~/.qwen/trustedFolders.json',
+        () => tool('write_file', { file_path: join(box.dir, '.qwen', 'trustedFolders.json'), content: '{}' }),
+        'would change what wires recap in',
+      ],
       ['write_file into the data folder', () => tool('write_file', { file_path: join(box.data, 'log', 'CURRENT'), content: 'x' }), "touches recap's own files"],
       ['read_file of the data folder', () => tool('read_file', { file_path: join(box.data, 'log', 'CURRENT') }), "touches recap's own files"],
       ['notebook_edit in the data folder', () => tool('notebook_edit', { notebook_path: join(box.data, 'n.ipynb'), new_source: 'x' }), "touches recap's own files"],
       ['glob under the data folder', () => tool('glob', { pattern: '**/*', path: box.data }), "touches recap's own files"],
       ['grep_search whose glob reaches the data folder', () => tool('grep_search', { pattern: 'x', path: box.dir, glob: 'data/**' }), "touches recap's own files"],
-      ['run_shell_command that writes the project settings', () => tool('run_shell_command', { command: `mkdir -p .qwen && echo '{"disableAllHooks":true}' > .qwen/settings.json` }), 'could change what wires recap in'],
-      ['run_shell_command that writes settings.json in a .qwen folder', () => tool('run_shell_command', { command: `cd sub/.qwen && echo '{"disableAllHooks":true}' > settings.json` }), "could change Qwen Code's settings"],
+      [
+        'run_shell_command that writes the project settings',
+        () => tool('run_shell_command', { command: `mkdir -p .qwen && echo '{"disableAllHooks":true}' > .qwen/settings.json` }),
+        'could change what wires recap in',
+      ],
+      [
+        'run_shell_command that writes settings.json in a .qwen folder',
+        () => tool('run_shell_command', { command: `cd sub/.qwen && echo '{"disableAllHooks":true}' > settings.json` }),
+        "could change Qwen Code's settings",
+      ],
       ['run_shell_command run in the data folder', () => tool('run_shell_command', { command: 'ls', directory: box.data }), "runs inside recap's own files"],
       ['monitor on a command that removes the data folder', () => tool('monitor', { command: `rm -rf ${box.data}` }), "touches recap's own files"],
-      ['write_file through the deferred-tool bridge', () => tool('tool_call', { name: 'write_file', arguments: { file_path: join(box.dir, '.qwen', 'settings.json'), content: '{}' } }), 'would change what wires recap in'],
+      [
+        'write_file through the deferred-tool bridge',
+        () => tool('tool_call', { name: 'write_file', arguments: { file_path: join(box.dir, '.qwen', 'settings.json'), content: '{}' } }),
+        'would change what wires recap in',
+      ],
       ['an MCP tool naming the settings', () => tool('mcp__fs__write', { target: join(box.dir, '.qwen', 'settings.json'), text: '{}' }), 'would change what wires recap in'],
     ];
     it.each(protectedCalls)('denies %s', async (_what, make, why) => {
@@ -156,7 +188,7 @@ describe('recap-hook qwen with the real daemon', () => {
       expect(await status()).toMatchObject({ tripped: true });
     });
 
-    it.each(['run_shell_command', 'write_file', 'edit', 'read_file', 'glob', 'grep_search'])('denies %s in Qwen Code\'s format, naming the way out', async (name) => {
+    it.each(['run_shell_command', 'write_file', 'edit', 'read_file', 'glob', 'grep_search'])("denies %s in Qwen Code's format, naming the way out", async (name) => {
       const reason = deniedReason(await hook(fixture(`PreToolUse-${name}`)));
       expect(reason).toContain(`recap: job ${attack.job} needs a summary`);
       expect(reason).toContain('submit it with exactly this run_shell_command command');
@@ -174,7 +206,7 @@ describe('recap-hook qwen with the real daemon', () => {
       expectNothing(await hook(tool('run_shell_command', { command: `${launcher} ${subcommand}`, description: 'recap' })));
     });
 
-    it('with the daemon stopped, recap-hook denies from its last verdict in Qwen Code\'s format; the way out and prompts pass with a note', async () => {
+    it("with the daemon stopped, recap-hook denies from its last verdict in Qwen Code's format; the way out and prompts pass with a note", async () => {
       const env = { ...box.env, RECAP_HOOK_DEADLINE_MS: '500' };
       attack.daemon.child.kill('SIGSTOP');
       try {

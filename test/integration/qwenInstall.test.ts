@@ -67,7 +67,17 @@ describe('recap install qwen', () => {
       expect((after.hooks![event] as unknown[]).slice(0, (groups as unknown[]).length)).toEqual(groups);
     }
     // The environment names recap's own socket, data and config (a project's .env reaches Qwen Code's hooks).
-    const env = { RECAP_SOCKET: box.socket, RECAP_DATA_DIR: box.data, RECAP_CONFIG: box.config, RECAP_HOOK_DEADLINE_MS: '', NODE_OPTIONS: '', LD_PRELOAD: '', LD_AUDIT: '', BASH_ENV: '', DYLD_INSERT_LIBRARIES: '' };
+    const env = {
+      RECAP_SOCKET: box.socket,
+      RECAP_DATA_DIR: box.data,
+      RECAP_CONFIG: box.config,
+      RECAP_HOOK_DEADLINE_MS: '',
+      NODE_OPTIONS: '',
+      LD_PRELOAD: '',
+      LD_AUDIT: '',
+      BASH_ENV: '',
+      DYLD_INSERT_LIBRARIES: '',
+    };
     const entry = { type: 'command', name: 'recap', command: COMMAND, timeout: 20, env };
     expect(recapHooksIn(after)).toEqual([
       { event: 'PreToolUse', matcher: '*', hook: entry },
@@ -150,11 +160,18 @@ describe('recap install qwen', () => {
     ['not valid JSON', '{\n  "model": "x",\n  "hooks": { "PreToolUse": [ ,, ] \n', /^recap: cannot read .*: .*; fix it or move it aside \(recap changed nothing\)\n$/],
     ['a JSON array', '[1, 2]\n', /does not hold a JSON object; fix it or move it aside \(recap changed nothing\)\n$/],
     ['"hooks" that are not an object', '{"hooks": []}\n', /"hooks" in .* is not an object/],
-    ['comments, which a rewrite would lose', '{\n  // my model\n  "model": { "name": "qwen3-coder-plus" }\n}\n', /holds comments, which recap would lose by writing the file; take them out \(or move the file aside\) and run the command again \(recap changed nothing\)\n$/],
+    [
+      'comments, which a rewrite would lose',
+      '{\n  // my model\n  "model": { "name": "qwen3-coder-plus" }\n}\n',
+      /holds comments, which recap would lose by writing the file; take them out \(or move the file aside\) and run the command again \(recap changed nothing\)\n$/,
+    ],
   ])('refuses a settings file holding %s, one line, exit 1, the file unchanged', async (_what, text, message) => {
     mkdirSync(dirname(userFile(box)), { recursive: true });
     writeFileSync(userFile(box), text);
-    for (const args of [['install', 'qwen'], ['uninstall', 'qwen']]) {
+    for (const args of [
+      ['install', 'qwen'],
+      ['uninstall', 'qwen'],
+    ]) {
       const result = await runCli(box, args);
       if (args[0] === 'uninstall' && text.includes('// my model')) {
         // Nothing of recap's to take out: nothing to write, nothing refused.
@@ -169,7 +186,7 @@ describe('recap install qwen', () => {
     }
   });
 
-  it('reads a settings file with comments that already holds recap\'s hooks, and leaves it be', async () => {
+  it("reads a settings file with comments that already holds recap's hooks, and leaves it be", async () => {
     expect((await runCli(box, ['install', 'qwen'])).code).toBe(0);
     const text = `// mine\n${readFileSync(userFile(box), 'utf8')}`;
     writeFileSync(userFile(box), text);
@@ -315,7 +332,9 @@ describe("recap doctor's Qwen Code lines", () => {
     edit(userFile(box), (s) => {
       groups(s, 'PreToolUse')[0]!.hooks[0]!.timeout = typeof timeout === 'string' ? JSON.parse(timeout) : timeout;
     });
-    expect((await hooksCheck()).detail).toBe(`PreToolUse in ${userFile(box)}: its timeout (${shown}) does not leave recap-hook its 8 s, and a hook that times out lets the tool run`);
+    expect((await hooksCheck()).detail).toBe(
+      `PreToolUse in ${userFile(box)}: its timeout (${shown}) does not leave recap-hook its 8 s, and a hook that times out lets the tool run`,
+    );
   });
 
   it('a PreToolUse matcher that leaves tools out: FAIL', async () => {

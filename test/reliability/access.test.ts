@@ -16,11 +16,8 @@ const asRoot = process.getuid?.() === 0;
 function connectAsNobody(path: string): Promise<string> {
   const script = `const s=require('net').connect(process.argv[1]);s.on('connect',()=>{console.log('connected');s.destroy()});s.on('error',e=>console.log(e.code))`;
   return new Promise((resolve) => {
-    execFile(
-      'setpriv',
-      ['--reuid=nobody', '--regid=nogroup', '--clear-groups', process.execPath, '-e', script, path],
-      { timeout: 10_000 },
-      (error, stdout, stderr) => resolve(stdout.trim() || `failed: ${error?.message} ${stderr}`),
+    execFile('setpriv', ['--reuid=nobody', '--regid=nogroup', '--clear-groups', process.execPath, '-e', script, path], { timeout: 10_000 }, (error, stdout, stderr) =>
+      resolve(stdout.trim() || `failed: ${error?.message} ${stderr}`),
     );
   });
 }
@@ -123,7 +120,9 @@ describe('the HTTP endpoint refuses strangers', () => {
         socket.setEncoding('utf8').on('data', (d: string) => (answer += d));
         socket.once('close', () => resolve(answer.split('\r\n')[0]!));
         socket.once('error', () => resolve('error'));
-        socket.end(`POST /hooks/claude HTTP/1.1\r\n${head}Authorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+        socket.end(
+          `POST /hooks/claude HTTP/1.1\r\n${head}Authorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+        );
       });
     expect(await raw('Host: \r\n')).toMatch(/^HTTP\/1\.1 4\d\d/);
     expect(await raw('')).toMatch(/^HTTP\/1\.1 4\d\d/);

@@ -70,7 +70,7 @@ const HOSTILE: string[] = [
   'exec recap status',
   'command recap status',
   'bash -c "recap status"',
-  'sh -c \'recap status; id\'',
+  "sh -c 'recap status; id'",
   'eval recap status',
   'nohup recap status',
   'xargs recap status',

@@ -14,7 +14,12 @@ import { allEvents, call, sleep } from './harness.js';
 const asRoot = process.getuid?.() === 0;
 
 /** Text that does not compress (LevelDB compresses): random hex in short words. */
-const noise = (chars: number) => (randomBytes(Math.ceil(chars / 2)).toString('hex').match(/.{1,12}/g) ?? []).join(' ');
+const noise = (chars: number) =>
+  (
+    randomBytes(Math.ceil(chars / 2))
+      .toString('hex')
+      .match(/.{1,12}/g) ?? []
+  ).join(' ');
 
 function canMount(): boolean {
   if (!asRoot) return false;

@@ -63,14 +63,7 @@ export const newTally = (): Tally => ({ requests: 0, errors: [], acked: new Map(
  * Each acknowledged record's seq and text go into the tally. With `tolerateClose`, a closed
  * connection ends the loop quietly (the crash harness kills the daemon under it).
  */
-export async function worker(
-  client: RawClient,
-  job: string,
-  tag: string,
-  until: () => boolean,
-  tally: Tally,
-  options: { tolerateClose?: boolean } = {},
-): Promise<void> {
+export async function worker(client: RawClient, job: string, tag: string, until: () => boolean, tally: Tally, options: { tolerateClose?: boolean } = {}): Promise<void> {
   for (let i = 0; !until(); i += 1) {
     const which = i % 5;
     try {

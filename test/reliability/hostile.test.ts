@@ -266,7 +266,11 @@ describe('hostile input at the HTTP endpoint', () => {
     expect(big.status).toBe(200);
     console.log(`[hostile http] ${JSON.stringify(Object.fromEntries(statuses))}`);
     for (const key of statuses.keys()) expect(typeof key === 'number' && key >= 200 && key < 600, `status ${key}`).toBe(true);
-    const ok = await post(port, JSON.stringify({ session_id: 's', cwd: box.project, hook_event_name: 'PreToolUse', tool_name: 'Read', tool_input: { file_path: '/etc/hosts' } }), auth);
+    const ok = await post(
+      port,
+      JSON.stringify({ session_id: 's', cwd: box.project, hook_event_name: 'PreToolUse', tool_name: 'Read', tool_input: { file_path: '/etc/hosts' } }),
+      auth,
+    );
     expect(ok.status).toBe(200);
     expect(daemon.child.exitCode).toBeNull();
   });

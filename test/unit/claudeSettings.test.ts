@@ -186,7 +186,12 @@ describe('withRecap', () => {
   it("takes recap's hook out of a group it shares with a user's hook, keeping the user's hook in its group", () => {
     const mine = { type: 'command', command: '/usr/local/bin/log-tool-call', timeout: 3 };
     const shared: Settings = {
-      hooks: { PreToolUse: [{ matcher: '*', hooks: [mine, commands()] }, { matcher: 'Bash', hooks: [{ type: 'command', command: 'audit' }] }] },
+      hooks: {
+        PreToolUse: [
+          { matcher: '*', hooks: [mine, commands()] },
+          { matcher: 'Bash', hooks: [{ type: 'command', command: 'audit' }] },
+        ],
+      },
     };
     const installed = withRecap(shared, commands);
     expect(installed.hooks!.PreToolUse).toEqual([
@@ -212,7 +217,7 @@ describe('withRecap', () => {
 });
 
 describe('failing closed', () => {
-  it('only the PreToolUse hook, command or http, fails closed; the hooks on the user\'s own actions never do', () => {
+  it("only the PreToolUse hook, command or http, fails closed; the hooks on the user's own actions never do", () => {
     for (const entryFor of [commands, http]) {
       const installed = recapHooksIn(withRecap({}, entryFor));
       expect(installed.filter((f) => 'onFailure' in f.hook).map((f) => [f.event, f.hook.onFailure])).toEqual([['PreToolUse', 'block']]);

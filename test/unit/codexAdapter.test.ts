@@ -168,8 +168,18 @@ describe("the files that wire recap into Codex, which Codex's own tools may not 
     ['a patch on ~/.codex/.env', 'apply_patch', patch('*** Add File: ../../.codex/.env'), 'wires recap in'],
     ['a shell appending to ~/.codex/.env', 'Bash', { command: "echo 'NODE_OPTIONS=--require /tmp/x.js' >> ~/.codex/.env" }, 'wires recap in'],
     // Codex applies a patch handed to apply_patch in exec_command itself, outside the shell.
-    ['apply_patch in exec_command', 'Bash', { command: "apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: ../../.local/share/recap/x\n+x\n*** End Patch\nEOF\n" }, "recap's own files"],
-    ['apply_patch in exec_command after cd', 'Bash', { command: "cd src && apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: ../../../.local/share/recap/x\n+x\n*** End Patch\nEOF\n" }, "recap's own files"],
+    [
+      'apply_patch in exec_command',
+      'Bash',
+      { command: "apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: ../../.local/share/recap/x\n+x\n*** End Patch\nEOF\n" },
+      "recap's own files",
+    ],
+    [
+      'apply_patch in exec_command after cd',
+      'Bash',
+      { command: "cd src && apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: ../../../.local/share/recap/x\n+x\n*** End Patch\nEOF\n" },
+      "recap's own files",
+    ],
     ['a shell appending to config.toml', 'Bash', { command: 'echo "[features]" >> ~/.codex/config.toml' }, 'wires recap in'],
     ['a shell unsetting the shell marker', 'Bash', { command: 'unset CODEX_THREAD_ID; ls' }, "the agent's shell"],
     ['a shell call with no command line to read, naming hooks.json', 'Bash', { argv: ['rm', `${HOME}/.codex/hooks.json`] }, 'wires recap in'],
@@ -185,7 +195,9 @@ describe("the files that wire recap into Codex, which Codex's own tools may not 
   });
 
   it('reads the files of a patch in exec_command from the session folder and from each folder it cds into', () => {
-    const call = codexToolCall('Bash', { command: "cd pkg && apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: a.md\n+x\n*** Update File: /abs/b.md\n@@\n-a\n+b\n*** End Patch\nEOF" });
+    const call = codexToolCall('Bash', {
+      command: "cd pkg && apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: a.md\n+x\n*** Update File: /abs/b.md\n@@\n-a\n+b\n*** End Patch\nEOF",
+    });
     expect(call).toMatchObject({ kind: 'shell', paths: ['a.md', 'pkg/a.md', '/abs/b.md'] });
     expect(codexToolCall('Bash', { command: 'ls' }).paths).toEqual([]);
   });

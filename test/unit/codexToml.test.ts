@@ -145,7 +145,6 @@ describe('reading a config.toml', () => {
     expect(statements[2]).toMatchObject({ kind: 'pair', table: ['t'], key: ['b'], value: 'x\ny' });
   });
 
-
   it.each(INVALID)('refuses %s, as tomllib does', (_what, text) => {
     expect(references.get(text)!.error).toBeDefined();
     expect(() => parseToml(text)).toThrow(TomlError);

@@ -34,13 +34,16 @@ const key = (event: string, group: number, handler = 0) => `${FILE}:${event}:${g
 describe("recap's group in hooks.json", () => {
   it('goes after the user groups of each event, with a 20 s timeout and additionalContextLimit 0 where context is handed over', () => {
     const after = withRecap(userHooks(), COMMAND);
-    expect(after.hooks!.PreToolUse).toEqual([{ matcher: 'Bash', hooks: [AUDIT] }, { matcher: '*', hooks: [{ type: 'command', command: COMMAND, timeout: 20 }] }]);
+    expect(after.hooks!.PreToolUse).toEqual([
+      { matcher: 'Bash', hooks: [AUDIT] },
+      { matcher: '*', hooks: [{ type: 'command', command: COMMAND, timeout: 20 }] },
+    ]);
     expect(after.hooks!.SessionStart).toEqual([{ hooks: [{ type: 'command', command: COMMAND, timeout: 20, additionalContextLimit: 0 }] }]);
     expect(after.hooks!.UserPromptSubmit).toEqual([{ hooks: [{ type: 'command', command: COMMAND, timeout: 20, additionalContextLimit: 0 }] }]);
     expect(after.hooks!.Stop).toEqual(userHooks().hooks!.Stop);
   });
 
-  it("stays where it stands when installed again, so no user group after it moves, and is recognised by its command", () => {
+  it('stays where it stands when installed again, so no user group after it moves, and is recognised by its command', () => {
     const once = withRecap(userHooks(), COMMAND);
     (once.hooks!.PreToolUse as unknown[]).push({ matcher: 'Edit', hooks: [LATER] });
     const moved = recapCommand('/usr/lib/node_modules/recap/bin/recap-hook.cjs', '/usr/local/bin/node');

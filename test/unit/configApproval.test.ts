@@ -81,7 +81,12 @@ describe('ConfigService with approvals', () => {
     writeFileSync(projectFile, 'SUMMARY_MIN_TOKENS=1200\nSUMMARY_MAX_TOKENS=1500\n');
     const s = service();
     expect(s.forProject(project).config).toMatchObject({ SUMMARY_MIN_TOKENS: 200, SUMMARY_MAX_TOKENS: 1000 });
-    expect(s.pending(project)?.held.map((h) => h.key).sort()).toEqual(['SUMMARY_MAX_TOKENS', 'SUMMARY_MIN_TOKENS']);
+    expect(
+      s
+        .pending(project)
+        ?.held.map((h) => h.key)
+        .sort(),
+    ).toEqual(['SUMMARY_MAX_TOKENS', 'SUMMARY_MIN_TOKENS']);
   });
 
   it('given an approval shown for one content, when the file changed before it was given, then it is refused', () => {

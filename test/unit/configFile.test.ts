@@ -344,14 +344,7 @@ describe('readLayer and combine', () => {
 
   it('given a good file, when read and combined, then values are typed and sources are file:line', () => {
     const layer = layerOf(
-      [
-        '# mine',
-        'TOKEN_THRESHOLD=300',
-        'REQUIRED_SECTIONS=("A" "B")',
-        'TOKEN_WORD_RATIO=1.5',
-        'TOKEN_ENCODING=words',
-        'BYPASS_PREFIXES="[PLUGIN-LOCK]"',
-      ].join('\n'),
+      ['# mine', 'TOKEN_THRESHOLD=300', 'REQUIRED_SECTIONS=("A" "B")', 'TOKEN_WORD_RATIO=1.5', 'TOKEN_ENCODING=words', 'BYPASS_PREFIXES="[PLUGIN-LOCK]"'].join('\n'),
     );
     expect(layer.values).toEqual({
       TOKEN_THRESHOLD: 300,

@@ -2,7 +2,11 @@
 import { describe, expect, it } from 'vitest';
 import { encodeFrame, FrameReader, framesOf } from '../../src/common/frames.js';
 
-const messages = [{ id: 1, op: 'ping' }, { id: 2, text: 'é'.repeat(300) }, { id: 3, op: 'check', job: 'j' }];
+const messages = [
+  { id: 1, op: 'ping' },
+  { id: 2, text: 'é'.repeat(300) },
+  { id: 3, op: 'check', job: 'j' },
+];
 
 /** Pushes `bytes` in pieces of `size` bytes; every message read. */
 function readInPieces(bytes: Buffer, size: number, reader = new FrameReader()): unknown[] {
@@ -44,7 +48,10 @@ describe('frames', () => {
     const reader = new FrameReader(100);
     const bytes = Buffer.concat([encodeFrame({ id: 1 }), encodeFrame({ id: 2, text: 'y'.repeat(200) }), encodeFrame({ id: 3 })]);
     const events = reader.push(bytes);
-    expect(events).toEqual([{ kind: 'message', value: { id: 1 } }, { kind: 'oversized', length: expect.any(Number) }]);
+    expect(events).toEqual([
+      { kind: 'message', value: { id: 1 } },
+      { kind: 'oversized', length: expect.any(Number) },
+    ]);
     expect(reader.push(encodeFrame({ id: 4 }))).toEqual([]);
   });
 });

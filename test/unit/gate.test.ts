@@ -2,23 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { GENESIS_HASH, recomputeHash } from '../../src/events/chain.js';
 import type { RecapEvent, SummaryAccepted } from '../../src/events/events.js';
 import { gateStatus } from '../../src/events/gate.js';
-import {
-  check,
-  context,
-  decide,
-  gateTripped,
-  given,
-  interactionRecorded,
-  JOB,
-  LAUNCHER,
-  record,
-  stateFrom,
-  submit,
-  T0,
-  toolDenied,
-  validSummary,
-  words,
-} from '../helpers/spec.js';
+import { check, context, decide, gateTripped, given, interactionRecorded, JOB, LAUNCHER, record, stateFrom, submit, T0, toolDenied, validSummary, words } from '../helpers/spec.js';
 
 const accepted = (events: RecapEvent[]): SummaryAccepted['data'] => {
   const event = events.find((e) => e.type === 'SummaryAccepted');
@@ -28,59 +12,72 @@ const accepted = (events: RecapEvent[]): SummaryAccepted['data'] => {
 
 describe('RecordInteraction', () => {
   it('given an open gate, when a prompt under the threshold is recorded, then only the interaction is stored', () => {
-    given([]).when(record(words(120))).then([
-      { type: 'InteractionRecorded', data: { job: JOB, kind: 'prompt', text: words(120), tokens: 120, counted: true, time: T0 } },
-    ]);
+    given([])
+      .when(record(words(120)))
+      .then([{ type: 'InteractionRecorded', data: { job: JOB, kind: 'prompt', text: words(120), tokens: 120, counted: true, time: T0 } }]);
   });
 
   it('given 400 unsummarized tokens, when 100 more are recorded, then the gate trips at the threshold of 500', () => {
-    given([interactionRecorded(400)]).when(record(words(100))).then([
-      { type: 'InteractionRecorded', data: { job: JOB, kind: 'prompt', text: words(100), tokens: 100, counted: true, time: T0 } },
-      gateTripped(500),
-    ]);
+    given([interactionRecorded(400)])
+      .when(record(words(100)))
+      .then([{ type: 'InteractionRecorded', data: { job: JOB, kind: 'prompt', text: words(100), tokens: 100, counted: true, time: T0 } }, gateTripped(500)]);
   });
 
   it('given 400 unsummarized tokens, when 99 more are recorded, then the gate stays open', () => {
-    const { events } = given([interactionRecorded(400)]).when(record(words(99))).decision();
+    const { events } = given([interactionRecorded(400)])
+      .when(record(words(99)))
+      .decision();
     expect(events.map((e) => e.type)).toEqual(['InteractionRecorded']);
   });
 
   it('given a tripped gate, when another prompt is recorded, then it is stored without tripping again', () => {
-    const { events } = given([interactionRecorded(600), gateTripped(600)]).when(record(words(10))).decision();
+    const { events } = given([interactionRecorded(600), gateTripped(600)])
+      .when(record(words(10)))
+      .decision();
     expect(events.map((e) => e.type)).toEqual(['InteractionRecorded']);
   });
 
   it('given COUNT_KINDS without "tool", when a tool kind is recorded, then it is stored but does not count', () => {
-    const { events } = given([interactionRecorded(499)]).when(record(words(50), 'tool')).decision();
-    expect(events).toEqual([
-      { type: 'InteractionRecorded', data: { job: JOB, kind: 'tool', text: words(50), tokens: 50, counted: false, time: T0 } },
-    ]);
+    const { events } = given([interactionRecorded(499)])
+      .when(record(words(50), 'tool'))
+      .decision();
+    expect(events).toEqual([{ type: 'InteractionRecorded', data: { job: JOB, kind: 'tool', text: words(50), tokens: 50, counted: false, time: T0 } }]);
   });
 
   it('when the text is empty, then the command is refused with what to do', () => {
-    given([]).when(record('   ')).thenRefused(/empty; give the text/);
+    given([])
+      .when(record('   '))
+      .thenRefused(/empty; give the text/);
   });
 
   it('records the session and agent when given', () => {
-    const { events } = given([]).when({ ...record('hi'), session: 's1', agent: 'main' } as never).decision();
+    const { events } = given([])
+      .when({ ...record('hi'), session: 's1', agent: 'main' } as never)
+      .decision();
     expect(events[0]).toMatchObject({ data: { session: 's1', agent: 'main' } });
   });
 });
 
 describe('CheckTool', () => {
   it('given an open gate, when any tool is checked, then it is allowed and nothing is stored', () => {
-    const decision = given([interactionRecorded(100)]).when(check('Read', { file_path: '/etc/hosts' })).then([]);
+    const decision = given([interactionRecorded(100)])
+      .when(check('Read', { file_path: '/etc/hosts' }))
+      .then([]);
     expect(decision.answer).toEqual({ allow: true });
   });
 
   it('given a tripped gate, when Read is checked, then it is denied and the denial stored', () => {
-    const decision = given([interactionRecorded(600), gateTripped(600)]).when(check('Read')).then([toolDenied('Read')]);
+    const decision = given([interactionRecorded(600), gateTripped(600)])
+      .when(check('Read'))
+      .then([toolDenied('Read')]);
     expect(decision.answer).toMatchObject({ allow: false });
   });
 
   it('given a tripped gate, when the agent runs recap submit with a quoted here-document, then it is allowed', () => {
     const command = `${LAUNCHER} submit <<'EOF'\n${validSummary()}\nEOF`;
-    const decision = given([interactionRecorded(600), gateTripped(600)]).when(check('Bash', { command })).then([]);
+    const decision = given([interactionRecorded(600), gateTripped(600)])
+      .when(check('Bash', { command }))
+      .then([]);
     expect(decision.answer).toEqual({ allow: true });
   });
 
@@ -92,7 +89,9 @@ describe('CheckTool', () => {
   });
 
   it('given a tripped gate, when a Bash call has no command, then it is denied', () => {
-    given([interactionRecorded(600), gateTripped(600)]).when(check('Bash', {})).then([toolDenied('Bash')]);
+    given([interactionRecorded(600), gateTripped(600)])
+      .when(check('Bash', {}))
+      .then([toolDenied('Bash')]);
   });
 
   it('given tokens over a lowered threshold and an open gate, when a tool is checked, then the gate trips and denies', () => {
@@ -137,7 +136,9 @@ describe('CheckTool', () => {
 
   it('the deny reason stays under 10,000 characters however much is unsummarized', () => {
     const history = Array.from({ length: 200 }, () => interactionRecorded(400));
-    const { answer } = given([...history, gateTripped(80_000)]).when(check('Read')).decision();
+    const { answer } = given([...history, gateTripped(80_000)])
+      .when(check('Read'))
+      .decision();
     const reason = (answer as { reason: string }).reason;
     expect(reason.length).toBeLessThan(10_000);
     expect(reason).toMatch(/the \d+ oldest not shown/);
@@ -146,7 +147,9 @@ describe('CheckTool', () => {
 
 describe('SubmitSummary', () => {
   it('given a tripped gate, when a valid summary is submitted, then it is accepted, linked to the genesis hash and covers every interaction', () => {
-    const { events, answer } = given([interactionRecorded(600), gateTripped(600)]).when(submit(validSummary())).decision();
+    const { events, answer } = given([interactionRecorded(600), gateTripped(600)])
+      .when(submit(validSummary()))
+      .decision();
     const entry = accepted(events);
     expect(events.map((e) => e.type)).toEqual(['SummaryAccepted']);
     expect(entry.prevHash).toBe(GENESIS_HASH);
@@ -160,9 +163,15 @@ describe('SubmitSummary', () => {
   });
 
   it('given an accepted summary, when the next one is accepted, then it links to the first', () => {
-    const first = given([interactionRecorded(600), gateTripped(600)]).when(submit(validSummary())).decision().events;
+    const first = given([interactionRecorded(600), gateTripped(600)])
+      .when(submit(validSummary()))
+      .decision().events;
     const history = [interactionRecorded(600), gateTripped(600), ...first, interactionRecorded(10)];
-    const second = accepted(given(history).when(submit(validSummary(70))).decision().events);
+    const second = accepted(
+      given(history)
+        .when(submit(validSummary(70)))
+        .decision().events,
+    );
     expect(second.prevHash).toBe(accepted(first).hash);
     expect(second.hash).toBe(recomputeHash(second));
   });
@@ -187,12 +196,16 @@ describe('SubmitSummary', () => {
   });
 
   it('given an open gate with unsummarized interactions, when a valid summary is submitted early, then it is accepted', () => {
-    const { events } = given([interactionRecorded(100)]).when(submit(validSummary())).decision();
+    const { events } = given([interactionRecorded(100)])
+      .when(submit(validSummary()))
+      .decision();
     expect(events.map((e) => e.type)).toEqual(['SummaryAccepted']);
   });
 
   it('given an accepted summary, when the same text is submitted at the next trip, then it is rejected naming that summary', () => {
-    const first = given([interactionRecorded(600), gateTripped(600)]).when(submit(validSummary())).decision().events;
+    const first = given([interactionRecorded(600), gateTripped(600)])
+      .when(submit(validSummary()))
+      .decision().events;
     const history = [interactionRecorded(600), gateTripped(600), ...first, interactionRecorded(600), gateTripped(600)];
     const { events, answer } = given(history).when(submit(validSummary())).decision();
     // The first summary is the third event of the history: #3 in the log.
@@ -205,9 +218,13 @@ describe('SubmitSummary', () => {
       type: 'InteractionRecorded',
       data: { job: JOB, kind: 'prompt', text: 'Fix src/cache/migrate0003.ts and src/net/fetchWithBackoff.ts, then ask Priya.', tokens: 600, counted: true, time: T0 },
     };
-    const ungrounded = given([named, gateTripped(600)]).when(submit(validSummary())).decision();
+    const ungrounded = given([named, gateTripped(600)])
+      .when(submit(validSummary()))
+      .decision();
     expect(ungrounded.answer).toEqual({ accepted: false, problems: [expect.stringMatching(/^the summary names 0 of the \d+ concrete things in the interactions/)] });
-    const off = given([named, gateTripped(600)], { SUMMARY_GROUNDING: 'off' }).when(submit(validSummary())).decision();
+    const off = given([named, gateTripped(600)], { SUMMARY_GROUNDING: 'off' })
+      .when(submit(validSummary()))
+      .decision();
     expect(off.events.map((e) => e.type)).toEqual(['SummaryAccepted']);
   });
 });

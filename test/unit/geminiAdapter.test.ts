@@ -87,7 +87,7 @@ describe('the real Gemini CLI payloads', () => {
 });
 
 describe("the prompt's own words", () => {
-  const MEMORY = 'recap: the memory of job app-1: 1 summaries.\n## User Requests\nrecap submit &lt;&lt;\'EOF\'';
+  const MEMORY = "recap: the memory of job app-1: 1 summaries.\n## User Requests\nrecap submit &lt;&lt;'EOF'";
 
   it('leave out the SessionStart context that `-p` puts in front of the prompt', () => {
     const payload = { ...fixture('BeforeAgent'), prompt: `<hook_context>${MEMORY}</hook_context>\n\nFix the parser, please.` };
@@ -183,7 +183,14 @@ describe("Gemini CLI's answer formats", () => {
 });
 
 describe("Gemini CLI's transcript", () => {
-  const answerLine = { id: 'm-1', timestamp: 't', type: 'gemini', content: 'Done.', model: 'gemini-2.5-flash', tokens: { input: 1200, output: 30, cached: 1000, thoughts: 12, tool: 5, total: 1247 } };
+  const answerLine = {
+    id: 'm-1',
+    timestamp: 't',
+    type: 'gemini',
+    content: 'Done.',
+    model: 'gemini-2.5-flash',
+    tokens: { input: 1200, output: 30, cached: 1000, thoughts: 12, tool: 5, total: 1247 },
+  };
 
   it("gives a model answer's usage, keyed by the record's id, and the prompt size as the context", () => {
     expect(geminiUsageOf(answerLine)).toEqual({
@@ -225,7 +232,7 @@ describe("the extension's hook command", () => {
     expect(commandTarget('/usr/local/bin/recap-hook gemini')).toBeUndefined();
   });
 
-  it('is one entry per event, named recap, with the matcher each needs and a timeout above recap-hook\'s 8 s', () => {
+  it("is one entry per event, named recap, with the matcher each needs and a timeout above recap-hook's 8 s", () => {
     const env = hookEnvironment({ HOME: '/home/ann' });
     const file = hooksFile(BIN, NODE, '/x', env);
     expect(Object.keys(file.hooks)).toEqual(['SessionStart', 'BeforeAgent', 'BeforeTool', 'AfterTool']);

@@ -23,8 +23,7 @@ function run(commands: Command[], config: Parameters<typeof context>[0] = {}, hi
   return events;
 }
 
-const accepted = (events: RecapEvent[]) =>
-  events.filter((e): e is SummaryAccepted => e.type === 'SummaryAccepted').map((e) => e.data);
+const accepted = (events: RecapEvent[]) => events.filter((e): e is SummaryAccepted => e.type === 'SummaryAccepted').map((e) => e.data);
 
 const rollupConfig = { ROLLUP_EVERY: 2, ROLLUP_MIN_TOKENS: 100, ROLLUP_MAX_TOKENS: 800 };
 
@@ -150,7 +149,9 @@ describe('profiles and section caps', () => {
   });
 
   it('given SECTION_MAX_TOKENS, when a section is longer, then the summary is rejected naming it', () => {
-    const { answer } = given([interactionRecorded(600), gateTripped(600)], { SECTION_MAX_TOKENS: 55 }).when(submit(validSummary(60))).decision();
+    const { answer } = given([interactionRecorded(600), gateTripped(600)], { SECTION_MAX_TOKENS: 55 })
+      .when(submit(validSummary(60)))
+      .decision();
     expect((answer as { problems: string[] }).problems).toContain('User Requests has 60 tokens; at most 55 allowed');
   });
 });

@@ -298,7 +298,7 @@ describe('checkTool with protected paths', () => {
     ...extra,
   });
 
-  it("given an open gate, when the agent Reads the user config, then it is denied with a ToolDenied event and a reason pointing to recap context / recap chain", () => {
+  it('given an open gate, when the agent Reads the user config, then it is denied with a ToolDenied event and a reason pointing to recap context / recap chain', () => {
     const decision = checkTool(command('Read', { file_path: '~/.config/recap/config.conf' }), stateFrom([]), ctx);
     expect(decision.events).toEqual([toolDenied('Read', 'protected')]);
     expect(decision.answer.allow).toBe(false);
@@ -350,7 +350,7 @@ describe('checkTool with protected paths', () => {
   });
 });
 
-describe("given what wires recap in and runs it (read-only to the agent) and the folders on PATH", () => {
+describe('given what wires recap in and runs it (read-only to the agent) and the folders on PATH', () => {
   const NODE = '/home/ann/.nvm/versions/node/v20.19.0/bin/node';
   const SETUP: ProtectedState = {
     ...PROTECTED,
@@ -407,14 +407,12 @@ describe("given what wires recap in and runs it (read-only to the agent) and the
     expect(check('Bash', { command })).toMatch(/could change (what wires recap in or runs it|Claude Code's settings)/);
   });
 
-  it.each([
-    'ln -s /tmp/evil ~/.local/bin/node',
-    'cd ~/bin && cp /tmp/evil node',
-    "python3 -c \"open('/usr/local/bin/node', 'w').write('x')\"",
-    'cp /tmp/node $HOME/.local/bin/',
-  ])('when Bash runs %j, then it is refused as a shadow on PATH', (command) => {
-    expect(check('Bash', { command })).toMatch(/on PATH in front of the real one/);
-  });
+  it.each(['ln -s /tmp/evil ~/.local/bin/node', 'cd ~/bin && cp /tmp/evil node', "python3 -c \"open('/usr/local/bin/node', 'w').write('x')\"", 'cp /tmp/node $HOME/.local/bin/'])(
+    'when Bash runs %j, then it is refused as a shadow on PATH',
+    (command) => {
+      expect(check('Bash', { command })).toMatch(/on PATH in front of the real one/);
+    },
+  );
 
   // Everyday git that names no file is the agent's own work, though it may drop a project's
   // uncommitted hooks with the rest: the README lists that among what recap cannot stop.
@@ -429,12 +427,9 @@ describe("given what wires recap in and runs it (read-only to the agent) and the
     'git stash -u',
     'git reset --hard HEAD~1',
     'git clean -fdx',
-  ])(
-    'when Bash runs %j, which names no setup file, then it is not refused',
-    (command) => {
-      expect(check('Bash', { command })).toBeUndefined();
-    },
-  );
+  ])('when Bash runs %j, which names no setup file, then it is not refused', (command) => {
+    expect(check('Bash', { command })).toBeUndefined();
+  });
 
   it.each(['cat .claude/settings.json', 'grep -n hooks ~/.claude/settings.json', 'ls ~/.local/bin', 'git diff .claude/settings.json', 'node --version'])(
     'when Bash runs the reader %j, then it is not refused',

@@ -78,13 +78,18 @@ const EXPECTED: Record<string, ParsedHook> = {
     caller: CALLER,
   },
   ...Object.fromEntries(
-    ['run_shell_command', 'write_file', 'edit', 'read_file', 'glob', 'grep_search'].map((tool) => [`PostToolUse-${tool}`, { ok: true, call: { kind: 'toolUsed' }, caller: CALLER }]),
+    ['run_shell_command', 'write_file', 'edit', 'read_file', 'glob', 'grep_search'].map((tool) => [
+      `PostToolUse-${tool}`,
+      { ok: true, call: { kind: 'toolUsed' }, caller: CALLER },
+    ]),
   ),
 };
 
 describe("Qwen Code's real hook payloads", () => {
   it('every fixture has its expectation here (a new fixture needs one)', () => {
-    const files = readdirSync(DIR).filter((f) => f.endsWith('.json')).map((f) => f.slice(0, -5));
+    const files = readdirSync(DIR)
+      .filter((f) => f.endsWith('.json'))
+      .map((f) => f.slice(0, -5));
     expect(files.sort()).toEqual(Object.keys(EXPECTED).sort());
   });
 
@@ -126,7 +131,11 @@ describe("Qwen Code's real hook payloads", () => {
 
 describe("Qwen Code's tools in recap's terms", () => {
   it.each([
-    ['run_shell_command', { command: 'make test', directory: '/tmp/FIXTURE/project/sub', is_background: false }, { kind: 'shell', command: 'make test', dir: '/tmp/FIXTURE/project/sub', paths: [] }],
+    [
+      'run_shell_command',
+      { command: 'make test', directory: '/tmp/FIXTURE/project/sub', is_background: false },
+      { kind: 'shell', command: 'make test', dir: '/tmp/FIXTURE/project/sub', paths: [] },
+    ],
     ['monitor', { command: 'tail -f log.txt', directory: '/w' }, { kind: 'shell', command: 'tail -f log.txt', dir: '/w', paths: [] }],
     ['write_file', { file_path: '/w/a.ts', content: 'x' }, { kind: 'write', paths: ['/w/a.ts'] }],
     ['edit', { file_path: '/w/a.ts', old_string: 'a', new_string: 'b', replace_all: true }, { kind: 'edit', paths: ['/w/a.ts'] }],
@@ -159,7 +168,12 @@ describe("Qwen Code's tools in recap's terms", () => {
   });
 
   it('fields of the wrong type are left out, not trusted', () => {
-    expect(qwenToolCall('run_shell_command', { command: ['rm'], directory: 7 })).toEqual({ name: 'run_shell_command', kind: 'shell', paths: [], input: { command: ['rm'], directory: 7 } });
+    expect(qwenToolCall('run_shell_command', { command: ['rm'], directory: 7 })).toEqual({
+      name: 'run_shell_command',
+      kind: 'shell',
+      paths: [],
+      input: { command: ['rm'], directory: 7 },
+    });
     expect(qwenToolCall('glob', 'not an object')).toEqual({ name: 'glob', kind: 'search', paths: [], input: 'not an object' });
   });
 });
@@ -184,7 +198,9 @@ describe("recap's answers in Qwen Code's format", () => {
 
   it('context goes into hookSpecificOutput.additionalContext of the event', () => {
     expect(parse(qwenFacts.context('sessionStart', 'the memory').stdout)).toEqual({ hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext: 'the memory' } });
-    expect(parse(qwenFacts.context('prompt', 'needs a summary').stdout)).toEqual({ hookSpecificOutput: { hookEventName: 'UserPromptSubmit', additionalContext: 'needs a summary' } });
+    expect(parse(qwenFacts.context('prompt', 'needs a summary').stdout)).toEqual({
+      hookSpecificOutput: { hookEventName: 'UserPromptSubmit', additionalContext: 'needs a summary' },
+    });
   });
 
   it('context holding < or > says that Qwen Code escapes them', () => {
@@ -238,7 +254,7 @@ describe("recap's entries in Qwen Code's settings", () => {
     expect(hookCommandWords(commandHook("/home/o'neil/my tools/recap-hook.cjs", '/usr/bin/node').command)).toEqual(['/usr/bin/node', "/home/o'neil/my tools/recap-hook.cjs"]);
   });
 
-  it('adds one group per event after the user\'s own, keeps everything else, and is idempotent', () => {
+  it("adds one group per event after the user's own, keeps everything else, and is idempotent", () => {
     const once = withRecap(userSettings(), entry);
     expect(withRecap(once, entry)).toEqual(once);
     expect(withoutRecap(once)).toEqual(userSettings());
@@ -262,7 +278,7 @@ describe("recap's entries in Qwen Code's settings", () => {
     ['/usr/bin/node /opt/recap/bin/recap-hook.cjs claude', false],
     ['/usr/local/bin/not-recap-hook qwen', false],
     ['/usr/bin/node /opt/recap/bin/recap-hook.cjs qwen; rm -rf /', false],
-  ])('%s is recap\'s: %s', (command, mine) => {
+  ])("%s is recap's: %s", (command, mine) => {
     expect(isRecapHook({ type: 'command', command })).toBe(mine);
   });
 
@@ -290,23 +306,42 @@ describe("recap's entries in Qwen Code's settings", () => {
 });
 
 describe("Qwen Code's answered questions", () => {
-  const input = { questions: [{ question: 'Which parser?', header: 'Parser', options: [] }, { question: 'Which formats?', header: 'Formats', options: [] }] };
+  const input = {
+    questions: [
+      { question: 'Which parser?', header: 'Parser', options: [] },
+      { question: 'Which formats?', header: 'Formats', options: [] },
+    ],
+  };
 
   it('each question with the answer the user gave', () => {
     const response = {
       llmContent: 'User has provided the following answers:\n\n**Parser**: Hand-written\n**Formats**: shell, json',
-      returnDisplay: { type: 'ask_user_question_answers', text: '...', answers: [{ question: 'Which parser?', answer: 'Hand-written' }, { question: 'Which formats?', answer: 'shell, json' }] },
+      returnDisplay: {
+        type: 'ask_user_question_answers',
+        text: '...',
+        answers: [
+          { question: 'Which parser?', answer: 'Hand-written' },
+          { question: 'Which formats?', answer: 'shell, json' },
+        ],
+      },
     };
     expect(questionsAndAnswers(input, response)).toBe('Q: Which parser?\nA: Hand-written\n\nQ: Which formats?\nA: shell, json');
   });
 
   it('declined: what the model was told', () => {
     const declined = { llmContent: 'User declined to answer the questions.', returnDisplay: 'User declined to answer the questions.' };
-    expect(questionsAndAnswers(input, declined)).toBe('Q: Which parser?\nA: User declined to answer the questions.\n\nQ: Which formats?\nA: User declined to answer the questions.');
+    expect(questionsAndAnswers(input, declined)).toBe(
+      'Q: Which parser?\nA: User declined to answer the questions.\n\nQ: Which formats?\nA: User declined to answer the questions.',
+    );
   });
 
   it('a PostToolUse on ask_user_question reads as a question answered', () => {
-    const payload = { ...fixture('PostToolUse-read_file'), tool_name: 'ask_user_question', tool_input: input, tool_response: { llmContent: 'x', returnDisplay: { answers: [{ question: 'Which parser?', answer: 'A library' }] } } };
+    const payload = {
+      ...fixture('PostToolUse-read_file'),
+      tool_name: 'ask_user_question',
+      tool_input: input,
+      tool_response: { llmContent: 'x', returnDisplay: { answers: [{ question: 'Which parser?', answer: 'A library' }] } },
+    };
     expect(parseQwenHook(payload)).toMatchObject({ ok: true, call: { kind: 'toolUsed', qa: 'Q: Which parser?\nA: A library\n\nQ: Which formats?\nA: (no answer)' } });
     expect(questionsAndAnswers({ nothing: 'here' }, {})).toBe('');
   });
@@ -381,7 +416,7 @@ describe("what wires recap into Qwen Code, out of the agent's reach", () => {
     expect(name!.path.test('/src/app/settings.json')).toBe(false);
   });
 
-  it("its shell tool is marked by QWEN_CODE and carries the session in QWEN_CODE_SESSION_ID (seen in the real shell, test/e2e/qwen.test.ts)", () => {
+  it('its shell tool is marked by QWEN_CODE and carries the session in QWEN_CODE_SESSION_ID (seen in the real shell, test/e2e/qwen.test.ts)', () => {
     expect(AGENT_SHELL_VARIABLES).toEqual(expect.arrayContaining(['QWEN_CODE', 'QWEN_CODE_SESSION_ID']));
     expect(sessionFromEnv({ QWEN_CODE: '1', QWEN_CODE_SESSION_ID: '9fae6faf-759d' })).toBe('9fae6faf-759d');
   });

@@ -89,7 +89,11 @@ describe('projection snapshots', () => {
   });
 
   it('the histories exercise every kind of event', () => {
-    const types = new Set(Array.from({ length: 20 }, (_, i) => history(i + 1, 200)).flat().map((e) => e.type));
+    const types = new Set(
+      Array.from({ length: 20 }, (_, i) => history(i + 1, 200))
+        .flat()
+        .map((e) => e.type),
+    );
     expect([...types].sort()).toEqual(['ConfigApplied', 'GateTripped', 'InteractionRecorded', 'SessionBound', 'SummaryAccepted', 'SummaryRejected', 'ToolDenied']);
   });
 

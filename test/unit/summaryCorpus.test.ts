@@ -13,15 +13,11 @@ const count = await tokenCounter(DEFAULT_CONFIG);
 
 function evidence(c: Case): Evidence {
   const earlier = c.earlier.map((text, i) => ({ seq: 100 + i, text }));
-  return c.rolled.length > 0
-    ? { material: c.rolled, what: 'summaries rolled up', earlier: [] }
-    : { material: c.interactions, what: 'interactions', earlier };
+  return c.rolled.length > 0 ? { material: c.rolled, what: 'summaries rolled up', earlier: [] } : { material: c.interactions, what: 'interactions', earlier };
 }
 
 function rules(c: Case) {
-  return c.rolled.length > 0
-    ? { ...DEFAULT_CONFIG, SUMMARY_MIN_TOKENS: DEFAULT_CONFIG.ROLLUP_MIN_TOKENS, SUMMARY_MAX_TOKENS: DEFAULT_CONFIG.ROLLUP_MAX_TOKENS }
-    : DEFAULT_CONFIG;
+  return c.rolled.length > 0 ? { ...DEFAULT_CONFIG, SUMMARY_MIN_TOKENS: DEFAULT_CONFIG.ROLLUP_MIN_TOKENS, SUMMARY_MAX_TOKENS: DEFAULT_CONFIG.ROLLUP_MAX_TOKENS } : DEFAULT_CONFIG;
 }
 
 const genuine = readCorpus('genuine');
@@ -46,7 +42,11 @@ describe('the junk corpus', () => {
 
   it.each(junk.map((c) => [c.name, c] as const))('%s is rejected with the right message', (_name, c) => {
     const { problems } = validateSummary(c.summary, rules(c), count, evidence(c));
-    for (const fragment of c.expect) expect(problems.some((p) => p.includes(fragment)), `no problem says "${fragment}": ${JSON.stringify(problems)}`).toBe(true);
+    for (const fragment of c.expect)
+      expect(
+        problems.some((p) => p.includes(fragment)),
+        `no problem says "${fragment}": ${JSON.stringify(problems)}`,
+      ).toBe(true);
   });
 });
 
@@ -67,8 +67,6 @@ describe("the test helpers' goodSummary", () => {
 
   it('is rejected when resubmitted at the next trip', () => {
     const earlier = [{ seq: 7, text: goodSummary() }];
-    expect(validateSummary(goodSummary(), DEFAULT_CONFIG, count, { ...window, earlier }).problems).toEqual([
-      expect.stringContaining('this summary repeats summary #7'),
-    ]);
+    expect(validateSummary(goodSummary(), DEFAULT_CONFIG, count, { ...window, earlier }).problems).toEqual([expect.stringContaining('this summary repeats summary #7')]);
   });
 });

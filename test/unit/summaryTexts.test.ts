@@ -7,7 +7,12 @@ import { SummaryTextCache } from '../../src/daemon/summaryTexts.js';
 function log(seqs: number[]) {
   const asked: number[][] = [];
   const summary = (seq: number) =>
-    ({ type: 'SummaryAccepted', seq, version: 1, data: { job: 'j', level: 0, sections: [], text: `text ${seq}`, tokens: 2, coversThrough: 0, prevHash: '', hash: '', time: 0 } }) as StoredEvent;
+    ({
+      type: 'SummaryAccepted',
+      seq,
+      version: 1,
+      data: { job: 'j', level: 0, sections: [], text: `text ${seq}`, tokens: 2, coversThrough: 0, prevHash: '', hash: '', time: 0 },
+    }) as StoredEvent;
   return {
     asked,
     get: async (wanted: readonly number[]) => {
@@ -23,7 +28,11 @@ describe('summary texts', () => {
     const texts = new SummaryTextCache(store);
     texts.remember(2, 'kept 2');
     const loaded = await texts.load([1, 2, 3]);
-    expect([...loaded]).toEqual([[2, 'kept 2'], [1, 'text 1'], [3, 'text 3']]);
+    expect([...loaded]).toEqual([
+      [2, 'kept 2'],
+      [1, 'text 1'],
+      [3, 'text 3'],
+    ]);
     expect(store.asked).toEqual([[1, 3]]);
     await texts.load([1, 3]);
     expect(store.asked).toHaveLength(1);
@@ -35,7 +44,10 @@ describe('summary texts', () => {
     texts.remember(1, 'text 1');
     texts.remember(2, 'text 2');
     texts.remember(3, 'text 3');
-    expect([...(await texts.load([2, 3]))]).toEqual([[2, 'text 2'], [3, 'text 3']]);
+    expect([...(await texts.load([2, 3]))]).toEqual([
+      [2, 'text 2'],
+      [3, 'text 3'],
+    ]);
     expect(store.asked).toEqual([]);
     expect([...(await texts.load([1]))]).toEqual([[1, 'text 1']]);
     expect(store.asked).toEqual([[1]]);

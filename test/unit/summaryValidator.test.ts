@@ -126,9 +126,7 @@ describe('validateSummary', () => {
     });
 
     it('given headings with extra spaces inside, around and before the colon, when validated, then the spaces are ignored', () => {
-      const text = summary(
-        validDefaultParts().map((p) => ({ ...p, heading: `  ${p.heading.split(' ').join('   ')}  :  ` })),
-      );
+      const text = summary(validDefaultParts().map((p) => ({ ...p, heading: `  ${p.heading.split(' ').join('   ')}  :  ` })));
       expect(validateSummary(text, defaults, count).problems).toEqual([]);
     });
 
@@ -184,10 +182,7 @@ describe('validateSummary', () => {
 
     it('given an empty text, when validated, then every section is missing and the total is out of the band', () => {
       const result = validateSummary('', defaults, count);
-      expect(result.problems).toEqual([
-        ...DEFAULT_SECTIONS.map((h) => `missing section: ${h}`),
-        'total 0 tokens; must be 200 to 1000',
-      ]);
+      expect(result.problems).toEqual([...DEFAULT_SECTIONS.map((h) => `missing section: ${h}`), 'total 0 tokens; must be 200 to 1000']);
       expect(result.tokens).toBe(0);
       expect(result.sections).toEqual([]);
     });
@@ -272,12 +267,8 @@ describe('validateSummary', () => {
     it('given totals at exactly the bounds, when validated, then both bounds are inclusive', () => {
       const text = '## Alpha\none two\n## Beta\nthree four\n'; // 8 words
       expect(validateSummary(text, { ...small, SUMMARY_MIN_TOKENS: 8, SUMMARY_MAX_TOKENS: 8 }, words).problems).toEqual([]);
-      expect(validateSummary(text, { ...small, SUMMARY_MIN_TOKENS: 9, SUMMARY_MAX_TOKENS: 20 }, words).problems).toEqual([
-        'total 8 tokens; must be 9 to 20',
-      ]);
-      expect(validateSummary(text, { ...small, SUMMARY_MIN_TOKENS: 1, SUMMARY_MAX_TOKENS: 7 }, words).problems).toEqual([
-        'total 8 tokens; must be 1 to 7',
-      ]);
+      expect(validateSummary(text, { ...small, SUMMARY_MIN_TOKENS: 9, SUMMARY_MAX_TOKENS: 20 }, words).problems).toEqual(['total 8 tokens; must be 9 to 20']);
+      expect(validateSummary(text, { ...small, SUMMARY_MIN_TOKENS: 1, SUMMARY_MAX_TOKENS: 7 }, words).problems).toEqual(['total 8 tokens; must be 1 to 7']);
     });
 
     it('given the total, when counted, then it is the whole text including headings', () => {
@@ -289,16 +280,7 @@ describe('validateSummary', () => {
 
   describe('every problem at once', () => {
     it('given a missing section, a duplicate, a thin section and a short total, when validated, then all of them are listed in template order then the total', () => {
-      const text = [
-        '## User Requests',
-        'Add a gate.',
-        '## Questions & Decisions',
-        'None.',
-        '## Questions & Decisions',
-        'Still none.',
-        '## Current State',
-        'Done.',
-      ].join('\n');
+      const text = ['## User Requests', 'Add a gate.', '## Questions & Decisions', 'None.', '## Questions & Decisions', 'Still none.', '## Current State', 'Done.'].join('\n');
       const result = validateSummary(text, defaults, count);
       expect(result.problems).toEqual([
         `User Requests has ${o200k('Add a gate.')} tokens; at least 50 needed`,
@@ -449,7 +431,9 @@ describe('what is not prose', () => {
   const withSection = (body: string, at = 2): string => summary(validDefaultParts().map((p, i) => (i === at ? { ...p, body } : p)));
 
   it('given one word over and over, when validated, then the section "repeats the same words" with its counts', () => {
-    expect(validateSummary(withSection(repeat(60, 'parser')), defaults, count).problems).toEqual(['Design Choices repeats the same words (1 distinct among 60): say each thing once, in your own words']);
+    expect(validateSummary(withSection(repeat(60, 'parser')), defaults, count).problems).toEqual([
+      'Design Choices repeats the same words (1 distinct among 60): say each thing once, in your own words',
+    ]);
   });
 
   it('given one sentence four times, when validated, then the section repeats itself', () => {
@@ -464,7 +448,8 @@ describe('what is not prose', () => {
   });
 
   it('given lorem ipsum, when validated, then the section is filler text', () => {
-    const lorem = 'Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore et dolore magna aliqua. Ut enim ad minim veniam, quis nostrud exercitation ullamco laboris nisi ut aliquip ex ea commodo consequat.';
+    const lorem =
+      'Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore et dolore magna aliqua. Ut enim ad minim veniam, quis nostrud exercitation ullamco laboris nisi ut aliquip ex ea commodo consequat.';
     expect(validateSummary(withSection(lorem), defaults, count).problems).toContainEqual(expect.stringMatching(/^Design Choices is filler text/));
   });
 
@@ -474,8 +459,11 @@ describe('what is not prose', () => {
   });
 
   it('given keyboard mash, when validated, then the section does not read as words', () => {
-    const mash = 'asdkfjh qwpeoiru zmxncbv lkjhgfds poiuytr mnbvcxz qwrtpsdf gfhjkl zxcvbnm asdfghjkl qwertyuiop lkjsdf oiwuer xcvbnm plmkjn sdfghj wertyu zxcvb dfghjk rtyuio cvbnm fghjkl tyuiop vbnm asdfg hjkl';
-    expect(validateSummary(withSection(mash), defaults, count).problems).toContainEqual(expect.stringMatching(/^Design Choices does not read as words \(\d+% of them cannot be pronounced\)/));
+    const mash =
+      'asdkfjh qwpeoiru zmxncbv lkjhgfds poiuytr mnbvcxz qwrtpsdf gfhjkl zxcvbnm asdfghjkl qwertyuiop lkjsdf oiwuer xcvbnm plmkjn sdfghj wertyu zxcvb dfghjk rtyuio cvbnm fghjkl tyuiop vbnm asdfg hjkl';
+    expect(validateSummary(withSection(mash), defaults, count).problems).toContainEqual(
+      expect.stringMatching(/^Design Choices does not read as words \(\d+% of them cannot be pronounced\)/),
+    );
   });
 
   it('given a section that is a code block, when validated, then it is mostly code; a short snippet beside prose passes', () => {
@@ -519,7 +507,17 @@ describe('copying and resubmission', () => {
 
   it('given an earlier summary of the job with a few words changed, when validated, then it names that summary', () => {
     const earlier = text.replace(/\bthe\b/g, 'a').replace(/\band\b/g, 'plus');
-    const { problems } = validateSummary(text, defaults, count, evidence({ earlier: [{ seq: 41, text: 'unrelated words here' }, { seq: 42, text: earlier }] }));
+    const { problems } = validateSummary(
+      text,
+      defaults,
+      count,
+      evidence({
+        earlier: [
+          { seq: 41, text: 'unrelated words here' },
+          { seq: 42, text: earlier },
+        ],
+      }),
+    );
     expect(problems).toEqual([expect.stringMatching(/^this summary repeats summary #42 \(\d+% of its text is the same\): summarize what happened since then/)]);
   });
 
@@ -539,7 +537,9 @@ describe('grounding', () => {
   it('given a summary that names nothing the window named, when validated, then it is told which things to name', () => {
     const { problems } = validateSummary(generic, defaults, count, { ...NO_EVIDENCE, material });
     expect(problems).toEqual([
-      expect.stringMatching(/^the summary names 0 of the \d+ concrete things in the interactions \(at least 1 needed\): say which files, identifiers, names and numbers the work was about, e\.g\. src\/net\/fetchwithbackoff\.ts/),
+      expect.stringMatching(
+        /^the summary names 0 of the \d+ concrete things in the interactions \(at least 1 needed\): say which files, identifiers, names and numbers the work was about, e\.g\. src\/net\/fetchwithbackoff\.ts/,
+      ),
     ]);
   });
 

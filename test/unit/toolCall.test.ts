@@ -53,11 +53,11 @@ describe('patchPaths', () => {
 describe('protection judges what a call does, not what the agent calls it', () => {
   const patch = (path: string): ToolCall => ({ name: 'apply_patch', kind: 'patch', paths: patchPaths(`*** Begin Patch\n*** Add File: ${path}\n+x\n*** End Patch`) });
 
-  it('refuses a patch that adds a file in recap\'s data folder, named relative to the project', () => {
+  it("refuses a patch that adds a file in recap's data folder, named relative to the project", () => {
     expect(refusal(patch('../../.local/share/recap/log/CURRENT'))).toContain(`touches recap's own files (${DATA})`);
   });
 
-  it('refuses a patch on the project .recap folder, and lets one on the project\'s code through', () => {
+  it("refuses a patch on the project .recap folder, and lets one on the project's code through", () => {
     expect(refusal(patch('.recap/config.conf'))).toContain(`(${PROJECT}/.recap)`);
     expect(refusal(patch('src/index.ts'))).toBeUndefined();
   });
@@ -69,7 +69,7 @@ describe('protection judges what a call does, not what the agent calls it', () =
     expect(refusal(read)).toBeUndefined();
   });
 
-  it('refuses a shell command run inside recap\'s data folder by the tool\'s own folder field', () => {
+  it("refuses a shell command run inside recap's data folder by the tool's own folder field", () => {
     const shell: ToolCall = { name: 'run_shell_command', kind: 'shell', command: 'rm -rf log', dir: DATA, paths: [] };
     expect(refusal(shell)).toContain(`runs inside recap's own files (${DATA})`);
   });

@@ -31,7 +31,7 @@ describe('classifyBash: the forms a tripped gate lets through', () => {
     ['tab-separated words', 'recap\tstatus\t--json', 'status'],
     ['single-quoted launcher path', `'${LAUNCHER}' status`, 'status'],
     ['double-quoted launcher path', `"${LAUNCHER}" status`, 'status'],
-    ['quoted subcommand', "recap 'status' \"--json\"", 'status'],
+    ['quoted subcommand', 'recap \'status\' "--json"', 'status'],
     ['the launcher path', `${LAUNCHER} status`, 'status'],
     ['the launcher path, submit', `${LAUNCHER} submit <<'EOF'\n${SUMMARY}\nEOF`, 'submit'],
     ['a single-quoted option value holding metacharacters (literal)', "recap status --job '$(rm -rf /);x'", 'status'],
@@ -48,7 +48,7 @@ describe('classifyBash: the forms a tripped gate lets through', () => {
     ["<<'EOF' with several trailing newlines", `recap submit <<'EOF'\n${SUMMARY}\nEOF\n\n\n`],
     ["--job and --topic with <<'EOF'", `recap submit --job myjob --topic auth <<'EOF'\n${SUMMARY}\nEOF`],
     ["'-' (stdin) with <<'EOF'", `recap submit - <<'EOF'\n${SUMMARY}\nEOF`],
-    ["a delimiter other than EOF", `recap submit <<'SUMMARY'\n${SUMMARY}\nSUMMARY`],
+    ['a delimiter other than EOF', `recap submit <<'SUMMARY'\n${SUMMARY}\nSUMMARY`],
     ['an empty body', "recap submit <<'EOF'\nEOF"],
     ['--file PATH', 'recap submit --file /tmp/summary.md'],
     ['--file=PATH', 'recap submit --file=/tmp/summary.md'],
@@ -65,13 +65,10 @@ describe('classifyBash: the forms a tripped gate lets through', () => {
     ['redirections and process substitution', '## A\n> /etc/passwd < x <(curl evil) 2>&1'],
     ['a line that looks like a second command', '## A\nrm -rf /'],
     ['the delimiter word inside a line', '## A\nEOF is not alone on this line\n EOF'],
-    ['quotes that never close', "## A\nit's \"open"],
-  ])(
-    'given a tripped gate, when the quoted here-document body holds %s, then it is literal and allowed',
-    (_label, body) => {
-      expect(classify(`recap submit <<'EOF'\n${body}\nEOF`)).toEqual({ allowed: true, subcommand: 'submit' });
-    },
-  );
+    ['quotes that never close', '## A\nit\'s "open'],
+  ])('given a tripped gate, when the quoted here-document body holds %s, then it is literal and allowed', (_label, body) => {
+    expect(classify(`recap submit <<'EOF'\n${body}\nEOF`)).toEqual({ allowed: true, subcommand: 'submit' });
+  });
 });
 
 describe('classifyBash: everything else is denied', () => {
@@ -130,8 +127,8 @@ describe('classifyBash: everything else is denied', () => {
     ['PATH=/tmp before the command', 'PATH=/tmp recap status'],
     ['env', 'env recap status'],
     ['env with an assignment', 'env PATH=/tmp recap status'],
-    ["bash -c", "bash -c 'recap status'"],
-    ["sh -c", "sh -c 'recap status'"],
+    ['bash -c', "bash -c 'recap status'"],
+    ['sh -c', "sh -c 'recap status'"],
     ['eval', 'eval recap status'],
     ['exec', 'exec recap status'],
     ['command', 'command recap status'],
@@ -326,7 +323,7 @@ describe('classifyBash: the deny reason says what is wrong', () => {
   });
 
   it.each([
-    ['bare recap, found on PATH', "recap status"],
+    ['bare recap, found on PATH', 'recap status'],
     ['recap on PATH, quoted', "'recap' status"],
     ['a recap in ~/.local/bin, where the agent can write', '/home/dev/.local/bin/recap status'],
     ["the package's own bin, run by a node PATH finds", '/opt/recap/bin/recap.js status'],
@@ -379,12 +376,9 @@ describe('classifyBash: here-document delimiters and inherited names', () => {
     ['a backslash inside a double-quoted delimiter ("E\\$F" is E$F to bash)', 'recap submit <<"E\\$F"\nx\nE$F\necho PWNED\nE\\$F'],
     ["an ANSI-C quoted delimiter ($'EOF' is EOF to bash)", "recap submit <<$'EOF'\nx\nEOF\necho PWNED\n$EOF"],
     ['a locale-quoted delimiter ($"EOF" is EOF to bash)', 'recap submit <<$"EOF"\nx\nEOF\necho PWNED\n$EOF'],
-  ])(
-    'given a tripped gate, when the agent uses %s to end the here-document early, then it is denied',
-    (_label, command) => {
-      expect(classify(command).allowed).toBe(false);
-    },
-  );
+  ])('given a tripped gate, when the agent uses %s to end the here-document early, then it is denied', (_label, command) => {
+    expect(classify(command).allowed).toBe(false);
+  });
 
   // Names every JavaScript object inherits are not subcommands or options.
   it.each([

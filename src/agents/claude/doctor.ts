@@ -19,11 +19,15 @@ function claudeCheck(env: NodeJS.ProcessEnv): Check[] {
   const warning = claudeVersionWarning(version);
   return [
     warning
-      ? { name: 'claude code', ok: false, detail: `${version}: a failing hook lets the tool run (the gate fails open)`, fix: `update Claude Code to ${FAIL_CLOSED_SINCE} or newer: claude update` }
+      ? {
+          name: 'claude code',
+          ok: false,
+          detail: `${version}: a failing hook lets the tool run (the gate fails open)`,
+          fix: `update Claude Code to ${FAIL_CLOSED_SINCE} or newer: claude update`,
+        }
       : { name: 'claude code', ok: true, detail: `${version}: a failing PreToolUse hook denies the call` },
   ];
 }
-
 
 function hookChecks(project: string, env: NodeJS.ProcessEnv): Check[] {
   const found: { file: string; event: string; hook: HookEntry }[] = [];
@@ -66,4 +70,3 @@ function hookProblem(event: string, hook: HookEntry, env: NodeJS.ProcessEnv): st
   const token = readFileSync(tokenFile, 'utf8').trim();
   return hook.headers.Authorization === `Bearer ${token}` ? undefined : `its token is not the one in ${tokenFile}`;
 }
-

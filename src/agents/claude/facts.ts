@@ -58,14 +58,12 @@ export const claudeFacts: AgentFacts = {
       return answer; // Plain text: left as it is.
     }
   },
-  context: (event, text) =>
-    json({ hookSpecificOutput: { hookEventName: event === 'prompt' ? 'UserPromptSubmit' : 'SessionStart', additionalContext: text } }),
+  context: (event, text) => json({ hookSpecificOutput: { hookEventName: event === 'prompt' ? 'UserPromptSubmit' : 'SessionStart', additionalContext: text } }),
   shellVariables: ['CLAUDECODE', 'CLAUDE_CODE_SESSION_ID'],
   sessionVariable: 'CLAUDE_CODE_SESSION_ID',
   // Both: Claude Code reads CLAUDE_CONFIG_DIR when it is set, and a session started without
   // it reads ~/.claude. Its shell snapshots hold functions it copies into every Bash call.
-  settingsFiles: (env, home) =>
-    claudeDirs(env, home).flatMap((dir) => [join(dir, 'settings.json'), join(dir, 'settings.local.json'), join(dir, 'shell-snapshots')]),
+  settingsFiles: (env, home) => claudeDirs(env, home).flatMap((dir) => [join(dir, 'settings.json'), join(dir, 'settings.local.json'), join(dir, 'shell-snapshots')]),
   projectSettingsFiles: (project) => [join(project, '.claude', 'settings.json'), join(project, '.claude', 'settings.local.json')],
   settingsNames: [{ path: /\/\.claude\/settings(\.local)?\.json$/, mentioned: [/\.claude\b/, /settings(\.local)?\.json/], what: "Claude Code's settings" }],
 };

@@ -5,8 +5,7 @@ import { commandWords, recapHookCommand, recapHooksOf, runsRecapHook, withoutRec
 /** `block`: Claude Code (2.1.295 and later) denies the call when the hook fails. */
 type OnFailure = { onFailure?: 'block' };
 export type HookEntry =
-  | ({ type: 'command'; command: string; timeout: number } & OnFailure)
-  | ({ type: 'http'; url: string; headers: Record<string, string>; timeout: number } & OnFailure);
+  ({ type: 'command'; command: string; timeout: number } & OnFailure) | ({ type: 'http'; url: string; headers: Record<string, string>; timeout: number } & OnFailure);
 
 export type Settings = HooksObject;
 
@@ -63,5 +62,4 @@ export function withRecap(settings: Settings, entryFor: (event: string) => HookE
 }
 
 /** Which events have a recap hook, and of which type. */
-export const recapHooksIn = (settings: Settings): { event: string; hook: HookEntry }[] =>
-  recapHooksOf(settings, isRecapHook).map(({ event, hook }) => ({ event, hook }));
+export const recapHooksIn = (settings: Settings): { event: string; hook: HookEntry }[] => recapHooksOf(settings, isRecapHook).map(({ event, hook }) => ({ event, hook }));

@@ -41,4 +41,3 @@ export function usageOf(value: unknown): { usage: UsageEntry; context?: number }
   };
   return { usage, ...(sidechain ? {} : { context: usage.input + usage.cacheCreation + usage.cacheRead }) };
 }
-

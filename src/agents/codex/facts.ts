@@ -82,8 +82,7 @@ export function codexToolCall(name: string, input: unknown): ToolCall {
  * CODEX_HOME is set: a session started without it reads ~/.codex. (The daemon adds each
  * file's real path.)
  */
-const codexHomes = (env: NodeJS.ProcessEnv, home: string): string[] =>
-  [...new Set([...(env.CODEX_HOME ? [env.CODEX_HOME] : []), join(home, '.codex')])];
+const codexHomes = (env: NodeJS.ProcessEnv, home: string): string[] => [...new Set([...(env.CODEX_HOME ? [env.CODEX_HOME] : []), join(home, '.codex')])];
 
 /**
  * Codex takes a hook's output as one JSON object and fails the hook (the call runs) on a
@@ -123,8 +122,7 @@ export const codexFacts: AgentFacts = {
   // the call go on. An empty answer is an allow.
   notice: (message) => (message === '' ? NOTHING : json({ systemMessage: message })),
   withNotice: withSystemMessage,
-  context: (event, context) =>
-    json({ hookSpecificOutput: { hookEventName: event === 'prompt' ? 'UserPromptSubmit' : 'SessionStart', additionalContext: context } }),
+  context: (event, context) => json({ hookSpecificOutput: { hookEventName: event === 'prompt' ? 'UserPromptSubmit' : 'SessionStart', additionalContext: context } }),
   // Set by Codex 0.169.0 in every exec_command (CODEX_THREAD_ID for long before).
   shellVariables: ['CODEX_THREAD_ID', 'CODEX_SESSION_ID', 'CODEX_TOOL_CALL_ID'],
   // The hook's session_id: a recap command run where the shell can reach the daemon (no

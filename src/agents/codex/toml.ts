@@ -332,8 +332,7 @@ class Reader {
   }
 }
 
-export const isTable = (value: TomlValue | undefined): value is TomlTable =>
-  typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof TomlScalar);
+export const isTable = (value: TomlValue | undefined): value is TomlTable => typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof TomlScalar);
 
 /** Sets a key even when it is `__proto__`: a key is data, never an object's prototype. */
 function define<T extends TomlValue>(table: TomlTable, key: string, value: T): T {

@@ -53,7 +53,9 @@ export function handlerIdentity(event: string, matcher: string | undefined, hand
 }
 
 export function handlerHash(event: string, matcher: string | undefined, handler: CodexHandler): string {
-  return `sha256:${createHash('sha256').update(handlerIdentity(event, matcher, handler)).digest('hex')}`;
+  return `sha256:${createHash('sha256')
+    .update(handlerIdentity(event, matcher, handler))
+    .digest('hex')}`;
 }
 
 /** The hooks.state key of a handler: which file, which event, which group, which handler. */

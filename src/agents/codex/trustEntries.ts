@@ -69,7 +69,8 @@ function refuseOtherForms(doc: TomlDocument, prefix: string, file: string): void
     if (a !== 'hooks') continue;
     // `hooks = {…}`, `state = {…}` or `[[hooks.state]]`: a value, which no table can add to.
     const whole = (path.length === 1 || (path.length === 2 && b === 'state')) && (statement.kind === 'pair' || statement.array);
-    const entryElsewhere = b === 'state' && key?.startsWith(prefix) === true && !(statement.kind === 'header' && path.length === 3) && !(statement.kind === 'pair' && statement.table.length === 3);
+    const entryElsewhere =
+      b === 'state' && key?.startsWith(prefix) === true && !(statement.kind === 'header' && path.length === 3) && !(statement.kind === 'pair' && statement.table.length === 3);
     if (whole || entryElsewhere) {
       throw new TrustEditError(`the hooks.state entries in config.toml are not all written as tables (at "${path.join('.')}"), which recap does not edit for ${file}; ${hint}`);
     }

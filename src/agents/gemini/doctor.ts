@@ -42,7 +42,9 @@ function extensionCheck(paths: ExtensionPaths, environment: Record<string, strin
     return { name, ok: false, detail: `cannot read ${paths.hooks}: ${(error as Error).message.replace(/\s+/g, ' ')}`, fix: FIX };
   }
   const problems = RECAP_EVENTS.flatMap(({ event, matcher }) => {
-    const entries = groupsOf(hooks, event).filter((g) => g.matcher === matcher).flatMap((g) => g.hooks);
+    const entries = groupsOf(hooks, event)
+      .filter((g) => g.matcher === matcher)
+      .flatMap((g) => g.hooks);
     const entry = entries.find((h) => h?.name === HOOK_NAME && typeof h.command === 'string' && commandTarget(h.command) !== undefined);
     if (!entry) return [`no ${event} hook`];
     const target = commandTarget(entry.command as string)!;
@@ -165,7 +167,7 @@ function runsCheck(
   if (isDisabledFor(paths, project)) problems.push(`${join(paths.extensions, 'extension-enablement.json')} disables recap in ${project}`);
   for (const other of namesakes(paths)) problems.push(`${other} also calls itself "${EXTENSION_NAME}": Gemini CLI refuses to start`);
   if (problems.length > 0) return { name: 'gemini runs', ok: false, detail: problems.join('; '), fix: fixFor(problems) };
-  return { name: 'gemini runs', ok: true, detail: 'no setting switches recap\'s hooks off' };
+  return { name: 'gemini runs', ok: true, detail: "no setting switches recap's hooks off" };
 }
 
 const SANDBOX = "its hooks then run inside the sandbox, where recap's files and socket need not be (recap does not support it)";

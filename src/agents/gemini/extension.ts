@@ -47,8 +47,7 @@ const shellQuote = (text: string) => `'${text.replaceAll("'", "'\\''")}'`;
 export function hookCommand(hookBin: string, node: string, extensionDir: string): string {
   const gone = {
     systemMessage:
-      `recap: its hook (${node} ${hookBin}) is gone, so recap checks nothing here. ` +
-      `Run recap install gemini again, or remove ${extensionDir} if recap is uninstalled.`,
+      `recap: its hook (${node} ${hookBin}) is gone, so recap checks nothing here. ` + `Run recap install gemini again, or remove ${extensionDir} if recap is uninstalled.`,
   };
   return `[ -f ${shellQuote(hookBin)} ] && [ -x ${shellQuote(node)} ] && exec ${shellQuote(node)} ${shellQuote(hookBin)} gemini; printf '%s\\n' ${shellQuote(JSON.stringify(gone))}`;
 }

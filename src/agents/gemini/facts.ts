@@ -58,7 +58,7 @@ export function geminiDir(env: NodeJS.ProcessEnv, home: string): string {
 const geminiDirs = (env: NodeJS.ProcessEnv, home: string) => [...new Set([join(home, '.gemini'), geminiDir(env, home)])];
 
 /** Gemini CLI shows `<` and `>` of a hook's context to the model as `&lt;` and `&gt;`. */
-const ESCAPED = "\n\n(Gemini CLI shows the characters < and > in this text as &lt; and &gt;; type them as < and > in commands.)";
+const ESCAPED = '\n\n(Gemini CLI shows the characters < and > in this text as &lt; and &gt;; type them as < and > in commands.)';
 
 export const geminiFacts: AgentFacts = {
   name: 'gemini',

@@ -56,9 +56,7 @@ export function qwenDoctor(project: string, env: NodeJS.ProcessEnv): Check[] {
     fixes.add(`remove "disableAllHooks" from ${disabledBy}`);
   }
   const ok = problems.length === 0;
-  const hooks: Check = ok
-    ? { name: NAME, ok, detail: `command hooks in ${files.join(', ')}` }
-    : { name: NAME, ok, detail: problems.join('; '), fix: [...fixes].join('; ') };
+  const hooks: Check = ok ? { name: NAME, ok, detail: `command hooks in ${files.join(', ')}` } : { name: NAME, ok, detail: problems.join('; '), fix: [...fixes].join('; ') };
   return [...checks, hooks, ...versionCheck(env)];
 }
 
@@ -70,12 +68,16 @@ function hookProblem(event: string, matcher: unknown, hook: HookEntry, pinned: R
   if (words.length < 2 || !words[0]!.startsWith('/')) return 'the command does not name node by absolute path; run recap install qwen again';
   const ms = timeoutMs(hook.timeout);
   // Qwen Code lets the call through when a hook times out: recap-hook's own deadline must come first.
-  if (ms === undefined || ms <= HOOK_DEADLINE_MS) return `its timeout (${JSON.stringify(hook.timeout)}) does not leave recap-hook its ${HOOK_DEADLINE_MS / 1000} s, and a hook that times out lets the tool run`;
+  if (ms === undefined || ms <= HOOK_DEADLINE_MS)
+    return `its timeout (${JSON.stringify(hook.timeout)}) does not leave recap-hook its ${HOOK_DEADLINE_MS / 1000} s, and a hook that times out lets the tool run`;
   if (event === 'PreToolUse' && !matchesAll(matcher)) return `its matcher ${JSON.stringify(matcher)} leaves some tools unchecked`;
   // Qwen Code hands its hooks a project's .env: without recap's own paths named, one there could send the hook elsewhere.
   const given = hook.env !== null && typeof hook.env === 'object' ? (hook.env as Record<string, unknown>) : {};
-  const unpinned = Object.entries(pinned).filter(([name, value]) => given[name] !== value).map(([name]) => name);
-  if (unpinned.length > 0) return `its environment does not set ${unpinned.join(', ')} as recap's own, so a project's .env could send it to another daemon or load code into it; run recap install qwen again`;
+  const unpinned = Object.entries(pinned)
+    .filter(([name, value]) => given[name] !== value)
+    .map(([name]) => name);
+  if (unpinned.length > 0)
+    return `its environment does not set ${unpinned.join(', ')} as recap's own, so a project's .env could send it to another daemon or load code into it; run recap install qwen again`;
   return undefined;
 }
 
@@ -100,6 +102,13 @@ function versionCheck(env: NodeJS.ProcessEnv): Check[] {
   const version = qwenVersion(env);
   if (version === undefined) return [];
   return older(version, VERIFIED_VERSION)
-    ? [{ name: 'qwen code', ok: false, detail: `${version}: older than ${VERIFIED_VERSION}, which recap is verified with; it may not mark the user's prompts (submitted_prompt), and then none is counted`, fix: 'update Qwen Code: npm install -g @qwen-code/qwen-code@latest' }]
+    ? [
+        {
+          name: 'qwen code',
+          ok: false,
+          detail: `${version}: older than ${VERIFIED_VERSION}, which recap is verified with; it may not mark the user's prompts (submitted_prompt), and then none is counted`,
+          fix: 'update Qwen Code: npm install -g @qwen-code/qwen-code@latest',
+        },
+      ]
     : [{ name: 'qwen code', ok: true, detail: `${version}: marks the user's own prompts` }];
 }

@@ -73,8 +73,7 @@ export function fitted(text: string): string {
  * leaves `&` alone): the here-document of the submit command must still be typed with the
  * real characters. The note itself holds neither sign, so it reads as written.
  */
-export const ESCAPED_NOTE =
-  '(Qwen Code shows the less-than and greater-than signs in this context as &lt; and &gt;: in a command, type the signs themselves.)';
+export const ESCAPED_NOTE = '(Qwen Code shows the less-than and greater-than signs in this context as &lt; and &gt;: in a command, type the signs themselves.)';
 
 /**
  * The settings folders Qwen Code may read: ~/.qwen, and QWEN_HOME when it is set (it replaces

@@ -17,7 +17,9 @@ export const qwen: Adapter = {
     const { file, changed } = installHooks(scope, project, env);
     const warnings: string[] = [];
     if (scope === 'project' && !projectSettingsLoad(project, env)) {
-      warnings.push(`folder trust is on and ${project} is not trusted, so Qwen Code will not run the hooks in ${file}; trust the folder (/trust in Qwen Code) or install for the user (recap install qwen)`);
+      warnings.push(
+        `folder trust is on and ${project} is not trusted, so Qwen Code will not run the hooks in ${file}; trust the folder (/trust in Qwen Code) or install for the user (recap install qwen)`,
+      );
     }
     const disabledBy = hooksDisabledBy(project, env);
     if (disabledBy) warnings.push(`"disableAllHooks": true in ${disabledBy} turns every hook off, recap's too; remove it`);

@@ -69,7 +69,12 @@ export function folderTrust(folder: string, env: NodeJS.ProcessEnv): Trust {
     const trust = level === 'TRUST_FOLDER' || level === 'TRUST_PARENT' ? 'trusted' : level === 'DO_NOT_TRUST' ? 'untrusted' : undefined;
     if (trust === undefined) continue;
     const root = level === 'TRUST_PARENT' ? dirname(path) : path;
-    const matched = Math.max(-1, ...variants(root).filter((r) => here.some((h) => within(h, r))).map(depth));
+    const matched = Math.max(
+      -1,
+      ...variants(root)
+        .filter((r) => here.some((h) => within(h, r)))
+        .map(depth),
+    );
     if (matched < 0) continue;
     if (winner === undefined || matched > winner.depth || (matched === winner.depth && trust === 'untrusted')) winner = { level: trust, depth: matched };
   }
