@@ -45,7 +45,8 @@ export async function answerHook(adapter: Adapter, payload: unknown, ops: HookOp
     return await answerCall(adapter, call, caller, where, ops, seen);
   } catch (error) {
     if (!(error instanceof CommandRefused)) throw error;
-    return NOTHING;
+    // A refusal is never an allow for a tool call; a prompt or a session start goes on.
+    return call.kind === 'tool' ? facts.deny(`recap: ${error.message}`) : NOTHING;
   }
 }
 
