@@ -50,3 +50,17 @@ export type AgentFacts = {
 export const NOTHING: HookAnswer = { stdout: '', exitCode: 0 };
 
 export const json = (value: unknown): HookAnswer => ({ stdout: JSON.stringify(value), exitCode: 0 });
+
+/** A notice as `{"systemMessage": ...}`, shown to the user, which all four agents take. */
+export const systemMessage = (text: string): HookAnswer => (text === '' ? NOTHING : json({ systemMessage: text }));
+
+/** The answer with a `systemMessage` beside what it says, unless it has one or is no JSON object. */
+export function withSystemMessage(answer: HookAnswer, text: string): HookAnswer {
+  try {
+    const output = JSON.parse(answer.stdout) as unknown;
+    if (output === null || typeof output !== 'object' || Array.isArray(output) || 'systemMessage' in output) return answer;
+    return { stdout: JSON.stringify({ ...output, systemMessage: text }), exitCode: answer.exitCode };
+  } catch {
+    return answer; // Plain text: left as it is.
+  }
+}

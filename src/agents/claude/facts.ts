@@ -2,7 +2,7 @@
 // Verified against Claude Code 2.1.330 (shared/claude-code-hooks.md).
 import { join } from 'node:path';
 import { field, strings, type ToolCall, type ToolKind } from '../../events/toolCall.js';
-import { json, NOTHING, type AgentFacts } from '../facts.js';
+import { json, systemMessage, withSystemMessage, type AgentFacts } from '../facts.js';
 
 const KINDS: Readonly<Record<string, ToolKind>> = {
   Bash: 'shell',
@@ -48,16 +48,8 @@ export const claudeFacts: AgentFacts = {
   shellTool: 'Bash',
   toolCall: claudeToolCall,
   deny: (reason) => json({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: reason } }),
-  notice: (text) => (text === '' ? NOTHING : json({ systemMessage: text })),
-  withNotice(answer, text) {
-    try {
-      const output = JSON.parse(answer.stdout) as unknown;
-      if (output === null || typeof output !== 'object' || Array.isArray(output) || 'systemMessage' in output) return answer;
-      return { stdout: JSON.stringify({ ...output, systemMessage: text }), exitCode: answer.exitCode };
-    } catch {
-      return answer; // Plain text: left as it is.
-    }
-  },
+  notice: systemMessage,
+  withNotice: withSystemMessage,
   context: (event, text) => json({ hookSpecificOutput: { hookEventName: event === 'prompt' ? 'UserPromptSubmit' : 'SessionStart', additionalContext: text } }),
   shellVariables: ['CLAUDECODE', 'CLAUDE_CODE_SESSION_ID'],
   sessionVariable: 'CLAUDE_CODE_SESSION_ID',

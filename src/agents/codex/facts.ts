@@ -2,7 +2,7 @@
 // Verified against codex-cli 0.169.0 (shared/agents/codex.md, test/fixtures/agents/codex).
 import { isAbsolute, join } from 'node:path';
 import { field, patchPaths, type ToolCall, type ToolKind } from '../../events/toolCall.js';
-import { json, NOTHING, type AgentFacts, type HookAnswer } from '../facts.js';
+import { json, systemMessage, withSystemMessage, type AgentFacts } from '../facts.js';
 
 /**
  * The tools as a hook names them. The model's shell tool is exec_command, but the hook sees
@@ -85,21 +85,6 @@ export function codexToolCall(name: string, input: unknown): ToolCall {
 const codexHomes = (env: NodeJS.ProcessEnv, home: string): string[] => [...new Set([...(env.CODEX_HOME ? [env.CODEX_HOME] : []), join(home, '.codex')])];
 
 /**
- * Codex takes a hook's output as one JSON object and fails the hook (the call runs) on a
- * field it does not know: only hookSpecificOutput and systemMessage are printed. A deny's
- * reason must not be blank, or the hook fails too.
- */
-function withSystemMessage(answer: HookAnswer, message: string): HookAnswer {
-  try {
-    const output = JSON.parse(answer.stdout) as unknown;
-    if (output === null || typeof output !== 'object' || Array.isArray(output) || 'systemMessage' in output) return answer;
-    return { stdout: JSON.stringify({ ...output, systemMessage: message }), exitCode: answer.exitCode };
-  } catch {
-    return answer;
-  }
-}
-
-/**
  * The model reads `Command blocked by PreToolUse hook: <reason>. Command: <command>`: Codex
  * trims the reason and adds the period, so one at its end is left off.
  */
@@ -120,7 +105,7 @@ export const codexFacts: AgentFacts = {
   deny: (reason) => json({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: denyReason(reason) } }),
   // systemMessage: Codex shows it to the user (the TUI; `codex exec` prints nothing) and lets
   // the call go on. An empty answer is an allow.
-  notice: (message) => (message === '' ? NOTHING : json({ systemMessage: message })),
+  notice: systemMessage,
   withNotice: withSystemMessage,
   context: (event, context) => json({ hookSpecificOutput: { hookEventName: event === 'prompt' ? 'UserPromptSubmit' : 'SessionStart', additionalContext: context } }),
   // Set by Codex 0.169.0 in every exec_command (CODEX_THREAD_ID for long before).

@@ -2,7 +2,7 @@
 // Verified against Gemini CLI 0.61.0 (shared/agents/gemini.md).
 import { join } from 'node:path';
 import { field, strings, type ToolCall, type ToolKind } from '../../events/toolCall.js';
-import { json, NOTHING, type AgentFacts } from '../facts.js';
+import { json, systemMessage, withSystemMessage, type AgentFacts } from '../facts.js';
 
 const KINDS: Readonly<Record<string, ToolKind>> = {
   run_shell_command: 'shell',
@@ -68,16 +68,8 @@ export const geminiFacts: AgentFacts = {
   toolCall: geminiToolCall,
   // The model reads "Tool execution blocked: <reason>" as the tool's result.
   deny: (reason) => json({ decision: 'deny', reason }),
-  notice: (text) => (text === '' ? NOTHING : json({ systemMessage: text })),
-  withNotice(answer, text) {
-    try {
-      const output = JSON.parse(answer.stdout) as unknown;
-      if (output === null || typeof output !== 'object' || Array.isArray(output) || 'systemMessage' in output) return answer;
-      return { stdout: JSON.stringify({ ...output, systemMessage: text }), exitCode: answer.exitCode };
-    } catch {
-      return answer; // Plain text: left as it is.
-    }
-  },
+  notice: systemMessage,
+  withNotice: withSystemMessage,
   context: (event, text) =>
     json({
       hookSpecificOutput: { hookEventName: event === 'prompt' ? 'BeforeAgent' : 'SessionStart', additionalContext: /[<>]/.test(text) ? `${text}${ESCAPED}` : text },

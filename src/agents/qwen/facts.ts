@@ -2,7 +2,7 @@
 // Verified against Qwen Code 0.24.4 (shared/agents/qwen.md, test/fixtures/agents/qwen).
 import { isAbsolute, join } from 'node:path';
 import { field, strings, type ToolCall, type ToolKind } from '../../events/toolCall.js';
-import { json, NOTHING, type AgentFacts, type HookAnswer } from '../facts.js';
+import { json, systemMessage, withSystemMessage, type AgentFacts } from '../facts.js';
 
 const KINDS: Readonly<Record<string, ToolKind>> = {
   run_shell_command: 'shell',
@@ -105,16 +105,8 @@ export const qwenFacts: AgentFacts = {
   deny: (reason) => json({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: fitted(reason) } }),
   // A JSON object, never plain text: Qwen Code reads plain text on stdout as an allow (and,
   // on a prompt or a session start, as context for the model).
-  notice: (text) => (text === '' ? NOTHING : json({ systemMessage: fitted(text) })),
-  withNotice(answer: HookAnswer, text: string): HookAnswer {
-    try {
-      const output = JSON.parse(answer.stdout) as unknown;
-      if (output === null || typeof output !== 'object' || Array.isArray(output) || 'systemMessage' in output) return answer;
-      return { stdout: JSON.stringify({ ...output, systemMessage: fitted(text) }), exitCode: answer.exitCode };
-    } catch {
-      return answer;
-    }
-  },
+  notice: (text) => systemMessage(fitted(text)),
+  withNotice: (answer, text) => withSystemMessage(answer, fitted(text)),
   context: (event, text) => {
     const shown = /[<>]/.test(text) ? `${ESCAPED_NOTE}\n\n${text}` : text;
     return json({ hookSpecificOutput: { hookEventName: event === 'prompt' ? 'UserPromptSubmit' : 'SessionStart', additionalContext: fitted(shown) } });
