@@ -1,4 +1,4 @@
-// Installs test/agents, the real Codex, Gemini CLI and Qwen Code CLIs the end-to-end tests
+// Installs test/agents, the real Codex, Gemini CLI, Qwen Code, opencode and Copilot CLIs the end-to-end tests
 // run offline, from its own lock, so the root `npm install` never downloads them. It installs
 // only when test/agents/node_modules is missing or was installed from another lock (a stamp
 // holds the lock's hash), afresh, with --ignore-scripts: the CLIs need no install script (see
@@ -14,7 +14,14 @@ import { join, resolve } from 'node:path';
 const DIR = resolve(import.meta.dirname, '..', 'test', 'agents');
 const LOCK = join(DIR, 'package-lock.json');
 const STAMP = join(DIR, 'node_modules', '.recap-lock-sha256');
-const ENTRIES = ['@openai/codex/bin/codex.js', '@google/gemini-cli/bundle/gemini.js', '@qwen-code/qwen-code/cli-entry.js'];
+const ENTRIES = [
+  '@openai/codex/bin/codex.js',
+  '@google/gemini-cli/bundle/gemini.js',
+  '@qwen-code/qwen-code/cli-entry.js',
+  'opencode-linux-x64/bin/opencode',
+  '@github/copilot/npm-loader.js',
+  '@github/copilot-linux-x64/package.json',
+];
 
 function fail(message) {
   console.error(`install-test-agents: ${message}`);
