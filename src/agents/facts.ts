@@ -9,6 +9,9 @@ import type { ToolCall } from '../events/toolCall.js';
 /** What recap-hook prints and the exit code it ends with. */
 export type HookAnswer = { stdout: string; exitCode: number };
 
+/** A length the agent measures in characters (UTF-16 code units, as JavaScript counts) or in UTF-8 bytes. */
+export type ContextLimit = { max: number; unit: 'chars' | 'bytes' };
+
 /** recap's own names for the hook events it acts on. */
 export type EventKind = 'prompt' | 'tool' | 'toolUsed' | 'sessionStart';
 
@@ -31,6 +34,11 @@ export type AgentFacts = {
   withNotice?(answer: HookAnswer, text: string): HookAnswer;
   /** An answer that adds text to the model's context at a prompt or a session start. */
   context(event: 'prompt' | 'sessionStart', text: string): HookAnswer;
+  /**
+   * The most context text the agent hands the model whole, if it has a limit: recap's memory
+   * and gate messages are made to fit, whatever CONTEXT_BUDGET says.
+   */
+  contextLimit?: ContextLimit;
   /** The variables the agent sets in its shell tool, which mark a command run by the agent. */
   shellVariables: readonly string[];
   /**
