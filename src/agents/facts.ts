@@ -3,14 +3,12 @@
 // its answer formats, the files that wire recap in. Pure and dependency-free, so recap-hook
 // stays small; the rest of an agent (payload schemas, transcript, installer, doctor) is in
 // its adapter (adapter.ts).
+import type { ContextLimit } from '../events/contextFit.js';
 import type { SettingsName } from '../events/protection.js';
 import type { ToolCall } from '../events/toolCall.js';
 
 /** What recap-hook prints and the exit code it ends with. */
 export type HookAnswer = { stdout: string; exitCode: number };
-
-/** A length the agent measures in characters (UTF-16 code units, as JavaScript counts) or in UTF-8 bytes. */
-export type ContextLimit = { max: number; unit: 'chars' | 'bytes' };
 
 /** recap's own names for the hook events it acts on. */
 export type EventKind = 'prompt' | 'tool' | 'toolUsed' | 'sessionStart';

@@ -7,7 +7,8 @@ import type { RecapEvent, SessionBound } from '../events/events.js';
 import type { UsageEntry } from '../events/commands.js';
 import { decide } from '../events/decide.js';
 import { gateStatus, type DecideContext, type GateStatus } from '../events/gate.js';
-import { contextSeqs, contextText, denySeqs, summaryTemplate, tripCause } from '../events/gateMessages.js';
+import { cutToFit, fits, lengthIn, type ContextLimit } from '../events/contextFit.js';
+import { fittedBudget, contextSeqs, contextText, denySeqs, summaryTemplate, tripCause } from '../events/gateMessages.js';
 import { NO_TEXTS, type JobState, type SummaryTexts } from '../events/jobState.js';
 import type { ProtectedState } from '../events/protection.js';
 import { submitSeqs } from '../events/summaries.js';
@@ -36,6 +37,8 @@ export const VERSION = '0.1.0';
 
 /** How many times withTexts reads summary texts for a state that keeps moving on. */
 const TEXT_ATTEMPTS = 5;
+/** How many times a memory is rendered again to fit an agent's limit before it is cut. */
+const CONTEXT_FIT_ATTEMPTS = 4;
 
 export type HandlerDeps = {
   store: EventStore;
@@ -241,18 +244,25 @@ export class Handler {
     };
   }
 
-  /** The job's memory, or the demand for a summary; `shellTool` names the asking agent's shell tool. */
-  async context(r: RequestOf<'context'>, where = this.where(r), shellTool?: string): Promise<{ text: string; tripped: boolean; summaries: number }> {
+  /**
+   * The job's memory, or the demand for a summary; `shellTool` names the asking agent's shell
+   * tool, `limit` the most text it hands its model whole: a memory over it is rendered again
+   * with a smaller budget, and whatever still does not fit is cut, saying where the rest is.
+   */
+  async context(r: RequestOf<'context'>, where = this.where(r), shellTool?: string, limit?: ContextLimit): Promise<{ text: string; tripped: boolean; summaries: number }> {
     const { config, count } = await this.settled(where);
-    return this.withTexts(
-      where.job,
-      (state) => contextSeqs(state, config, count, this.recapCommand),
-      (state, texts) => ({
-        text: contextText(state, config, count, texts, this.recapCommand, shellTool),
-        tripped: state.gate.tripped,
-        summaries: state.chain.length,
-      }),
-    );
+    const recap = this.recapCommand;
+    let budget = config.CONTEXT_BUDGET;
+    for (let attempt = 1; ; attempt += 1) {
+      const answer = await this.withTexts(
+        where.job,
+        (state) => contextSeqs(state, config, count, recap, budget),
+        (state, texts) => ({ text: contextText(state, config, count, texts, recap, shellTool, limit, budget), tripped: state.gate.tripped, summaries: state.chain.length }),
+      );
+      if (limit === undefined || fits(answer.text, limit)) return answer;
+      if (answer.tripped || attempt === CONTEXT_FIT_ATTEMPTS) return { ...answer, text: cutToFit(answer.text, limit, `${recap} context prints it whole`) };
+      budget = fittedBudget(budget, lengthIn(answer.text, limit.unit), limit);
+    }
   }
 
   /** Every accepted summary of the job, oldest first, whole: read from the log. */

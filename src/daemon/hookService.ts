@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import type { Adapter, Caller, HookCall } from '../agents/adapter.js';
 import { NOTHING, type HookAnswer } from '../agents/facts.js';
 import { CommandRefused } from '../events/commands.js';
+import { cutToFit } from '../events/contextFit.js';
 import type { HookOps } from './handler.js';
 import type { Where } from './jobResolver.js';
 import { TranscriptReader } from './transcript.js';
@@ -57,8 +58,8 @@ async function answerCall(adapter: Adapter, call: HookCall, caller: Caller, wher
     case 'prompt': {
       const result = await ops.record({ kind: 'prompt', text: call.text, ...who, ...seen }, where);
       if (!result.gate?.tripped) return NOTHING;
-      return facts.context(
-        'prompt',
+      const say = (text: string) => facts.context('prompt', cutToFit(text, facts.contextLimit, `${ops.recapCommand} context prints it whole`));
+      return say(
         `recap: job ${where.job} needs a summary before any other tool can run ` +
           `(${result.gate.reason ?? 'threshold'}: ${result.gate.unsummarizedTokens} unsummarized tokens, threshold ${result.gate.threshold}). ` +
           `Run ${ops.recapCommand} context in your ${facts.shellTool} tool to see what to summarize and the command to submit it with.`,
@@ -76,7 +77,7 @@ async function answerCall(adapter: Adapter, call: HookCall, caller: Caller, wher
       if (call.qa !== undefined && call.qa !== '') await ops.record({ kind: 'qa', text: call.qa, ...who }, where);
       return NOTHING;
     case 'sessionStart': {
-      const { text: memory, tripped, summaries } = await ops.context({}, where, facts.shellTool);
+      const { text: memory, tripped, summaries } = await ops.context({}, where, facts.shellTool, facts.contextLimit);
       if (!tripped && summaries === 0) return NOTHING;
       return facts.context('sessionStart', memory);
     }

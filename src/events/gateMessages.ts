@@ -1,6 +1,7 @@
 // The words recap says to an agent: why it is blocked and exactly what to do, and the
 // job's memory. Kept well under Claude Code's 10,000-character cut.
 import type { Config } from './config.js';
+import { fits, type ContextLimit } from './contextFit.js';
 import { summaryText, unrolled, type ChainEntry, type JobState, type PendingInteraction, type SummaryTexts } from './jobState.js';
 import { memorySeqs, memoryText } from './memory.js';
 import type { TokenCounter } from './tokens.js';
@@ -80,11 +81,6 @@ export function denySeqs(state: JobState): number[] {
   return dueSummaries(state).map((e) => e.seq);
 }
 
-/** The summaries whose texts contextText shows: the texts to load first. */
-export function contextSeqs(state: JobState, config: Config, count: TokenCounter, recap: string): number[] {
-  return state.gate.tripped ? denySeqs(state) : memorySeqs(state, config.CONTEXT_BUDGET, count, recap);
-}
-
 /** What the agent must summarize now: the interactions, or for a rollup the summaries. */
 function material(state: JobState, texts: SummaryTexts, limit: number): { what: string; blocks: string[]; tokens: number } {
   const gate = state.gate;
@@ -130,12 +126,48 @@ export function denyReason(state: JobState, config: Config, texts: SummaryTexts,
   return [top, header, ...shown].join('\n\n');
 }
 
-/** What the agent needs now: the demand for a summary when tripped, otherwise its memory. */
-export function contextText(state: JobState, config: Config, count: TokenCounter, texts: SummaryTexts, recap: string, shell = 'shell'): string {
-  if (!state.gate.tripped) return memoryText(state, config.CONTEXT_BUDGET, count, texts, recap);
+/** The summaries whose texts contextText shows with this memory budget: the texts to load first. */
+export function contextSeqs(state: JobState, config: Config, count: TokenCounter, recap: string, budget = config.CONTEXT_BUDGET): number[] {
+  return state.gate.tripped ? denySeqs(state) : memorySeqs(state, budget, count, recap);
+}
+
+/**
+ * A smaller memory budget for a memory that came out `length` long, over the agent's limit:
+ * in proportion, with a tenth to spare (counts of tokens and of characters do not scale
+ * exactly together).
+ */
+export function fittedBudget(budget: number, length: number, limit: ContextLimit): number {
+  return Math.max(1, Math.min(budget - 1, Math.floor(((budget * limit.max) / length) * 0.9)));
+}
+
+/**
+ * What the agent needs now: the demand for a summary when tripped, otherwise its memory
+ * within `budget` tokens. With the agent's `limit`, a demand too long to hand over whole
+ * shows the newest interactions cut short (`recap context` in its shell prints it whole);
+ * a memory is made to fit by the caller, with fittedBudget.
+ */
+export function contextText(
+  state: JobState,
+  config: Config,
+  count: TokenCounter,
+  texts: SummaryTexts,
+  recap: string,
+  shell = 'shell',
+  limit?: ContextLimit,
+  budget = config.CONTEXT_BUDGET,
+): string {
+  if (!state.gate.tripped) return memoryText(state, budget, count, texts, recap);
   const { head } = demand(state, config, recap, shell);
-  const { what, blocks, tokens } = material(state, texts, Number.POSITIVE_INFINITY);
-  return [`recap: job ${state.job} needs a summary: ${tripCause(state)}.`, ...head, `${what} (${blocks.length}, ${tokens} tokens):`, ...blocks].join('\n\n');
+  const top = [`recap: job ${state.job} needs a summary: ${tripCause(state)}.`, ...head].join('\n\n');
+  const all = material(state, texts, Number.POSITIVE_INFINITY);
+  const text = [top, `${all.what} (${all.blocks.length}, ${all.tokens} tokens):`, ...all.blocks].join('\n\n');
+  if (fits(text, limit)) return text;
+  // Too long to hand over whole: the newest, each cut short, and where to read them all.
+  const { what, blocks, tokens } = material(state, texts, EXCERPT_CHARS);
+  const { shown, left } = newestWithin(blocks, limit!.max - top.length - 400);
+  const omitted = left > 0 ? `the ${left} oldest not shown, ` : '';
+  const header = `${what} (${blocks.length}, ${tokens} tokens; ${omitted}each cut to ${EXCERPT_CHARS} characters; run ${recap} context in your ${shell} tool to read them whole):`;
+  return [top, header, ...shown].join('\n\n');
 }
 
 export function protectionReason(refusal: string, recap: string): string {

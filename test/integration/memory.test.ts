@@ -270,7 +270,7 @@ describe('bounded memory', () => {
   const note = (i: number) => `## Notes\n${tag(i)} ${FILLER.slice(0, 6 + (i % 13)).join(' ')} (step ${i * 7}).`;
 
   it('recap context and SessionStart stay within CONTEXT_BUDGET over a chain of 1,000 summaries, newest first, saying what is left out', async () => {
-    const h = await setup([...FAST, 'CONTEXT_BUDGET=2000']);
+    const h = await setup([...FAST, 'CONTEXT_BUDGET=1500']);
     for (let i = 1; i <= 1000; i += 1) {
       await h.op({ op: 'record', job: h.job, kind: 'prompt', text: `prompt ${i}: ${prose(1)}` });
       const answer = await h.op<{ accepted: boolean; problems?: string[] }>({ op: 'submit', job: h.job, text: note(i) });
@@ -279,7 +279,7 @@ describe('bounded memory', () => {
     expect(await h.status()).toMatchObject({ tripped: false, summaries: 1000 });
 
     const checkMemory = (memory: string) => {
-      expect(words(memory)).toBeLessThanOrEqual(2000);
+      expect(words(memory)).toBeLessThanOrEqual(1500);
       expect(memory).toContain(tag(1000));
       const shown = memory.match(/^### Summary/gm)?.length ?? 0;
       expect(shown).toBeGreaterThan(10);
@@ -299,6 +299,42 @@ describe('bounded memory', () => {
     const handed = additionalContext(start, 'SessionStart');
     checkMemory(handed);
     expect(handed.trim()).toBe(context.stdout.trim());
+  });
+
+  it('the memory handed to Claude Code stays within its 10,000 characters whatever CONTEXT_BUDGET says, while recap context prints it whole', async () => {
+    const h = await setup([...FAST, 'CONTEXT_BUDGET=50000']);
+    for (let i = 1; i <= 300; i += 1) {
+      await h.record(`prompt ${i}: ${prose(1)}`);
+      const answer = await h.submit(note(i));
+      if (!answer.accepted) expect.fail(`summary ${i} was rejected: ${answer.problems?.join('; ')}`);
+    }
+    const whole = await h.cli(['context']);
+    expect(whole.stdout.length).toBeGreaterThan(20_000);
+    expect(whole.stdout).toContain(tag(1));
+
+    const handed = additionalContext(await h.hook({ session_id: 'sess-new', cwd: h.box.project, hook_event_name: 'SessionStart', source: 'startup' }), 'SessionStart');
+    expect(handed.length).toBeLessThanOrEqual(10_000);
+    expect(handed.length).toBeGreaterThan(5_000);
+    // The newest summaries, and a closing line that says where the rest is: nothing cut mid-way.
+    expect(handed).toContain(tag(300));
+    expect(handed).not.toContain('[recap: cut at');
+    expect(handed.trim().split('\n').at(-1)).toMatch(/^\(\d+ of the 300 summaries are not shown; .* chain lists them all\.\)$/);
+  });
+
+  it('a tripped gate hands Claude Code the demand within 10,000 characters: the newest interactions cut short, and the command that prints them whole', async () => {
+    const h = await setup(['TOKEN_ENCODING=words', 'TOKEN_THRESHOLD=20000', 'CONTEXT_BUDGET=50000']);
+    for (let i = 1; i <= 40; i += 1) await h.record(`prompt-${i} ${prose(40)}`);
+    expect(await h.status()).toMatchObject({ tripped: true });
+    const whole = await h.cli(['context']);
+    expect(whole.stdout.length).toBeGreaterThan(50_000);
+    expect(whole.stdout).toContain('prompt-1 ');
+
+    const handed = additionalContext(await h.hook({ session_id: 'sess-new', cwd: h.box.project, hook_event_name: 'SessionStart', source: 'startup' }), 'SessionStart');
+    expect(handed.length).toBeLessThanOrEqual(10_000);
+    expect(handed).toContain(`recap: job ${h.job} needs a summary`);
+    expect(handed).toContain('prompt-40 ');
+    expect(handed).not.toContain('prompt-1 ');
+    expect(handed).toMatch(/oldest not shown, each cut to \d+ characters; run .*recap context in your Bash tool to read them whole/);
   });
 
   it('with rollups the memory leads with the highest-level rollup, even over newer summaries', async () => {

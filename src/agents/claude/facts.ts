@@ -51,6 +51,9 @@ export const claudeFacts: AgentFacts = {
   notice: systemMessage,
   withNotice: withSystemMessage,
   context: (event, text) => json({ hookSpecificOutput: { hookEventName: event === 'prompt' ? 'UserPromptSubmit' : 'SessionStart', additionalContext: text } }),
+  // Longer context reaches the model as a 2,000-character preview and a file to Read, which a
+  // tripped gate denies (measured on 2.1.330: 10,000 characters pass whole, 10,001 do not).
+  contextLimit: { max: 10_000, unit: 'chars' },
   shellVariables: ['CLAUDECODE', 'CLAUDE_CODE_SESSION_ID'],
   sessionVariable: 'CLAUDE_CODE_SESSION_ID',
   // Both: Claude Code reads CLAUDE_CONFIG_DIR when it is set, and a session started without

@@ -108,6 +108,9 @@ export const codexFacts: AgentFacts = {
   notice: systemMessage,
   withNotice: withSystemMessage,
   context: (event, context) => json({ hookSpecificOutput: { hookEventName: event === 'prompt' ? 'UserPromptSubmit' : 'SessionStart', additionalContext: context } }),
+  // Over 2,500 estimated tokens (UTF-8 bytes / 4) the context is saved to a file and the model
+  // gets a head-and-tail preview.
+  contextLimit: { max: 10_000, unit: 'bytes' },
   // Set by Codex 0.169.0 in every exec_command (CODEX_THREAD_ID for long before).
   shellVariables: ['CODEX_THREAD_ID', 'CODEX_SESSION_ID', 'CODEX_TOOL_CALL_ID'],
   // The hook's session_id: a recap command run where the shell can reach the daemon (no
