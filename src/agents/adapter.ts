@@ -31,9 +31,16 @@ export type ParsedHook =
   /** A payload of an unexpected shape: a tool call is judged as an unknown tool. */
   | { ok: false; event: string; toolCall: boolean; problems: string; session?: string; cwd?: string };
 
-export type InstallOptions = { scope: 'user' | 'project'; project: string; env: NodeJS.ProcessEnv; http?: { url: string; token: string } };
+export type InstallOptions = {
+  scope: 'user' | 'project';
+  project: string;
+  env: NodeJS.ProcessEnv;
+  http?: { url: string; token: string };
+  /** As the agent's plugin, where it has one (`recap install --plugin`). */
+  plugin?: boolean;
+};
 /** Where recap's hooks are now, whether this install changed anything, and what the user should know. */
-export type Installed = { file: string; changed: boolean; mode: 'command' | 'http'; warnings: string[] };
+export type Installed = { file: string; changed: boolean; mode: 'command' | 'http' | 'plugin'; warnings: string[] };
 
 export type Adapter = {
   facts: AgentFacts;
@@ -47,6 +54,8 @@ export type Adapter = {
   wayOutInHook?: boolean;
   /** Whether the agent supports HTTP hooks (`recap install --http`). */
   http?: boolean;
+  /** Whether recap can be installed as the agent's plugin (`recap install --plugin`). */
+  plugin?: boolean;
   install(options: InstallOptions): Installed;
   /** The files recap's entries were removed from. */
   uninstall(options: InstallOptions): string[];

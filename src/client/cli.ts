@@ -186,7 +186,8 @@ export function buildCli(args: string[]): Argv {
         y
           .positional('target', { choices: [...AGENT_NAMES, 'systemd'] as const, demandOption: true })
           .option('scope', { choices: ['user', 'project'] as const, default: 'user' as const, describe: "user settings, or this project's" })
-          .option('http', { type: 'boolean', default: false, describe: "HTTP hooks to the daemon's loopback endpoint instead of commands" }),
+          .option('http', { type: 'boolean', default: false, describe: "HTTP hooks to the daemon's loopback endpoint instead of commands" })
+          .option('plugin', { type: 'boolean', default: false, describe: "as the agent's plugin (Claude Code), instead of hooks in its settings" }),
       async (argv) => {
         if (argv.target === 'systemd') {
           const files = installSystemd(process.env);
@@ -198,20 +199,25 @@ export function buildCli(args: string[]): Argv {
         const adapter = ADAPTERS[argv.target as AgentName];
         const { title } = adapter.facts;
         if (argv.http && !adapter.http) throw new UsageError(`${title} has no HTTP hooks; install recap's command hooks (leave out --http)`);
+        if (argv.plugin && argv.http) throw new UsageError('--plugin and --http are two ways to install recap: choose one');
+        if (argv.plugin && !adapter.plugin) throw new UsageError(`recap has no plugin for ${title}; install its hooks (leave out --plugin)`);
         const http = argv.http ? await call<{ url: string; tokenFile: string }>('http', {}) : undefined;
         const installed = adapter.install({
           scope: argv.scope,
           project: projectHere(),
           env: process.env,
           ...(http ? { http: { url: http.url, token: readFileSync(http.tokenFile, 'utf8').trim() } } : {}),
+          ...(argv.plugin ? { plugin: true } : {}),
         });
         const { warnings, ...shown } = installed;
         for (const warning of warnings) process.stderr.write(`recap: warning: ${warning}\n`);
         output(argv, shown, () =>
           process.stdout.write(
-            installed.changed
-              ? `recap's ${installed.mode} hooks are in ${installed.file}; new ${title} sessions use them\n`
-              : `recap's ${installed.mode} hooks were already in ${installed.file}; nothing changed\n`,
+            installed.mode === 'plugin'
+              ? `recap's ${title} plugin is ${installed.changed ? 'installed' : 'already installed; nothing changed'} (enabled in ${installed.file}); new ${title} sessions use it\n`
+              : installed.changed
+                ? `recap's ${installed.mode} hooks are in ${installed.file}; new ${title} sessions use them\n`
+                : `recap's ${installed.mode} hooks were already in ${installed.file}; nothing changed\n`,
           ),
         );
       },

@@ -60,7 +60,7 @@ export function protectedPaths(env: NodeJS.ProcessEnv): string[] {
 
 /**
  * What wires recap in and what runs it, which the agent may read but not change: every
- * agent's user settings, recap's installed code (bin/, dist/), its systemd units, and the
+ * agent's user settings, recap's installed code (bin/, dist/, claude-plugin/), its systemd units, and the
  * Node that the hook and the launcher name. A project's own settings files are added per
  * project (projectReadOnlyPaths).
  */
@@ -74,6 +74,7 @@ export function readOnlyPaths(env: NodeJS.ProcessEnv): string[] {
     ...SHELL_STARTUP.map((file) => join(home, file)),
     join(PACKAGE_ROOT, 'bin'),
     join(PACKAGE_ROOT, 'dist'),
+    join(PACKAGE_ROOT, 'claude-plugin'),
     join(units, 'recap.service'),
     join(units, 'recap.socket'),
     process.execPath,

@@ -7,8 +7,8 @@ import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 
 import { delimiter, dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jobIdFor } from '../../src/common/jobs.js';
-import { assertClaudeRuns, runClaude, type ClaudeResult } from '../helpers/claudeCli.js';
-import { freePort, RECAP, removeSandbox, runCli, sandbox, startDaemon, type DaemonProcess, type Sandbox } from '../helpers/daemon.js';
+import { assertClaudeRuns, CLAUDE, runClaude, type ClaudeResult } from '../helpers/claudeCli.js';
+import { freePort, RECAP, removeSandbox, ROOT, runCli, sandbox, startDaemon, type DaemonProcess, type Sandbox } from '../helpers/daemon.js';
 import { answer, bash, MockAnthropic, read, type RecordedRequest } from '../helpers/mockAnthropic.js';
 import { goodSummary } from '../helpers/text.js';
 
@@ -41,7 +41,7 @@ describe('the Claude Code CLI', () => {
   });
 });
 
-describe.each([{ mode: 'command' as const }, { mode: 'http' as const }])("the real Claude Code with recap's $mode hooks", ({ mode }) => {
+describe.each([{ mode: 'command' as const }, { mode: 'http' as const }, { mode: 'plugin' as const }])("the real Claude Code with recap's $mode hooks", ({ mode }) => {
   let box: Sandbox;
   let daemon: DaemonProcess;
   let mock: MockAnthropic;
@@ -59,13 +59,15 @@ describe.each([{ mode: 'command' as const }, { mode: 'http' as const }])("the re
     const binDir = join(base.dir, 'bin');
     mkdirSync(binDir);
     symlinkSync(RECAP, join(binDir, 'recap'));
+    // `claude` too: `recap install claude --plugin` runs Claude Code's own plugin commands.
+    symlinkSync(CLAUDE, join(binDir, 'claude'));
     const path = [binDir, dirname(process.execPath), process.env.PATH].join(delimiter);
     const env = { ...base.env, PATH: path, RECAP_CONFIG: config, RECAP_HTTP_PORT: String(await freePort()) };
     box = { ...base, config, env };
     job = jobIdFor(box.project);
 
     daemon = await startDaemon(box);
-    const installed = await runCli(box, ['install', 'claude', ...(mode === 'http' ? ['--http'] : []), '--json']);
+    const installed = await runCli(box, ['install', 'claude', ...(mode === 'command' ? [] : [`--${mode}`]), '--json']);
     expect(installed.code, installed.stderr).toBe(0);
     mock = await MockAnthropic.start();
     claudeEnv = {
@@ -86,6 +88,16 @@ describe.each([{ mode: 'command' as const }, { mode: 'http' as const }])("the re
 
   it("installs recap's hooks into the sandbox's user settings", () => {
     const settings = JSON.parse(readFileSync(join(box.dir, '.claude', 'settings.json'), 'utf8'));
+    if (mode === 'plugin') {
+      // Enabled from the package's own marketplace folder, offline; no hooks in the settings.
+      expect(settings).toMatchObject({
+        enabledPlugins: { 'recap@recap-local': true },
+        extraKnownMarketplaces: { 'recap-local': { source: { source: 'directory', path: join(ROOT, 'claude-plugin') } } },
+      });
+      expect(settings.hooks).toBeUndefined();
+      expect(readFileSync(join(box.dir, '.claude', 'plugins', 'data', 'recap-recap-local', 'node'), 'utf8')).toBe(process.execPath);
+      return;
+    }
     const first = (event: string) => settings.hooks[event][0].hooks[0];
     const expected = mode === 'http' ? { type: 'http', url: `http://127.0.0.1:${box.env.RECAP_HTTP_PORT}/hooks/claude` } : { type: 'command' };
     for (const event of ['PreToolUse', 'UserPromptSubmit', 'PostToolUse']) expect(first(event)).toMatchObject(expected);
@@ -178,6 +190,28 @@ describe.each([{ mode: 'command' as const }, { mode: 'http' as const }])("the re
       // It is the summary that came back, not a transcript of the first session.
       expectNotIn(body, PROMPT_SENTENCE.trim(), where);
       expect(second.json.result).toBe('I have the summary.');
+    },
+    TEST_MS,
+  );
+
+  it.runIf(mode === 'plugin')(
+    "runs the plugin's /recap:status in a session, and recap uninstall claude removes the plugin",
+    async () => {
+      mock.script(answer('The gate is open.'));
+      const run = await runClaude(box.project, claudeEnv, '/recap:status', mock);
+      const first = requestsOf(mock, run.json.session_id).find((r) => r.kind === 'turn');
+      expect(first, mock.describe()).toBeDefined();
+      // The command ran `recap status` through the plugin's bin/ and handed its output over.
+      expectIn(first!.raw, `job ${job}: gate open`, "the command's request", mock.describe());
+      expectIn(first!.raw, 'summaries: 1', "the command's request");
+
+      const removed = await runCli(box, ['uninstall', 'claude']);
+      expect(removed.code, removed.stderr).toBe(0);
+      const settings = JSON.parse(readFileSync(join(box.dir, '.claude', 'settings.json'), 'utf8'));
+      expect(settings.enabledPlugins?.['recap@recap-local']).toBeUndefined();
+      expect(settings.extraKnownMarketplaces?.['recap-local']).toBeUndefined();
+      const doctor = await runCli(box, ['doctor', '--json']);
+      expect(JSON.stringify(JSON.parse(doctor.stdout))).not.toContain('claude plugin');
     },
     TEST_MS,
   );

@@ -1,20 +1,71 @@
 // `recap doctor` for Claude Code: recap's hooks in its settings, each one able to run and
-// fail closed, and a Claude Code new enough to honour that.
+// fail closed, or its plugin, loadable from this recap's folder; never both; and a Claude
+// Code new enough to fail closed.
 import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Check } from '../../client/checks.js';
 import { httpTokenFile } from '../../common/paths.js';
-import { claudeVersion, claudeVersionWarning, FAIL_CLOSED_SINCE, readSettings, settingsFiles, type Scope } from './install.js';
+import { claudeVersion, claudeVersionWarning, FAIL_CLOSED_SINCE, failsClosed, readSettings, settingsFiles, type Scope } from './install.js';
+import { MARKETPLACE_DIR, PLUGIN_ID, pluginDataDir, pluginIn, pluginSettingsFile } from './plugin.js';
 import { hookCommandWords, RECAP_EVENTS, recapHooksIn, type HookEntry } from './settings.js';
 
-/** Recap's hooks in Claude Code and the Claude Code that runs them; nothing when neither is here. */
+/** Recap's hooks or plugin in Claude Code and the Claude Code that runs them; nothing when neither is here. */
 export function claudeDoctor(project: string, env: NodeJS.ProcessEnv): Check[] {
-  const hooks = hookChecks(project, env);
-  return hooks.length > 0 ? [...hooks, ...claudeCheck(env)] : [];
+  const version = claudeVersion(env);
+  const honoured = version === undefined || failsClosed(version);
+  const { checks: hooks, files } = hookChecks(project, env, honoured);
+  const plugin = pluginChecks(project, env);
+  const both =
+    files.length > 0 && plugin.scopes.length > 0
+      ? [
+          {
+            name: 'claude hooks',
+            ok: false,
+            detail: `recap is in Claude Code twice, as hooks in ${files.join(', ')} and as its plugin (${plugin.scopes.join(', ')} scope): every hook runs twice`,
+            fix: 'keep one: recap install claude (settings hooks) or recap install claude --plugin',
+          },
+        ]
+      : [];
+  const found = [...hooks, ...plugin.checks, ...both];
+  return found.length > 0 ? [...found, ...claudeCheck(version)] : [];
+}
+
+/** recap's plugin where a settings file enables it: its marketplace folder must be this recap's, and there. */
+function pluginChecks(project: string, env: NodeJS.ProcessEnv): { checks: Check[]; scopes: Scope[] } {
+  const checks: Check[] = [];
+  const scopes: Scope[] = [];
+  for (const scope of ['user', 'project'] as Scope[]) {
+    const file = pluginSettingsFile(scope, project, env);
+    let plugin: ReturnType<typeof pluginIn>;
+    try {
+      plugin = pluginIn(file);
+    } catch {
+      continue; // hookChecks reports a broken settings file.
+    }
+    if (!plugin.enabled) continue;
+    scopes.push(scope);
+    const reinstall = `recap install claude --plugin${scope === 'project' ? ' --scope project' : ''}`;
+    if (plugin.folder === undefined || !existsSync(plugin.folder)) {
+      const where = plugin.folder === undefined ? 'no marketplace folder is known for it' : `its folder ${plugin.folder} is gone (recap moved or was removed)`;
+      checks.push({
+        name: 'claude plugin',
+        ok: false,
+        detail: `${PLUGIN_ID} is enabled in ${file}, but ${where}: Claude Code fails to load it and recap's gate is off`,
+        fix: reinstall,
+      });
+    } else if (plugin.folder !== MARKETPLACE_DIR) {
+      checks.push({ name: 'claude plugin', ok: false, detail: `${PLUGIN_ID} runs from ${plugin.folder}, another recap than this one (${MARKETPLACE_DIR})`, fix: reinstall });
+    } else if (!existsSync(join(pluginDataDir(env), 'node'))) {
+      checks.push({ name: 'claude plugin', ok: false, detail: `${PLUGIN_ID}'s hook runs the node on PATH, not the Node recap was installed with`, fix: reinstall });
+    } else {
+      checks.push({ name: 'claude plugin', ok: true, detail: `${PLUGIN_ID} from ${plugin.folder}, enabled in ${file}` });
+    }
+  }
+  return { checks, scopes };
 }
 
 /** A Claude Code older than FAIL_CLOSED_SINCE runs the tool when recap's hook fails. */
-function claudeCheck(env: NodeJS.ProcessEnv): Check[] {
-  const version = claudeVersion(env);
+function claudeCheck(version: string | undefined): Check[] {
   if (version === undefined) return [];
   const warning = claudeVersionWarning(version);
   return [
@@ -29,7 +80,8 @@ function claudeCheck(env: NodeJS.ProcessEnv): Check[] {
   ];
 }
 
-function hookChecks(project: string, env: NodeJS.ProcessEnv): Check[] {
+/** `honoured`: whether this Claude Code honours onFailure (claudeCheck speaks of one that does not). */
+function hookChecks(project: string, env: NodeJS.ProcessEnv, honoured: boolean): { checks: Check[]; files: string[] } {
   const found: { file: string; event: string; hook: HookEntry }[] = [];
   const checks: Check[] = [];
   for (const scope of ['user', 'project'] as Scope[]) {
@@ -42,20 +94,23 @@ function hookChecks(project: string, env: NodeJS.ProcessEnv): Check[] {
       }
     }
   }
-  if (found.length === 0) return checks;
+  if (found.length === 0) return { checks, files: [] };
   const missing = RECAP_EVENTS.map((e) => e.event).filter((event) => !found.some((f) => f.event === event));
   const broken = found.flatMap(({ file, event, hook }) => {
-    const problem = hookProblem(event, hook, env);
+    const problem = hookProblem(event, hook, env, honoured);
     return problem ? [`${event} in ${file}: ${problem}`] : [];
   });
   const modes = [...new Set(found.map((f) => f.hook.type))].join(' and ');
   const where = [...new Set(found.map((f) => f.file))].join(', ');
   const ok = missing.length === 0 && broken.length === 0;
   const detail = ok ? `${modes} hooks in ${where}` : [...missing.map((e) => `no ${e} hook`), ...broken].join('; ');
-  return [...checks, { name: 'claude hooks', ok, detail, ...(ok ? {} : { fix: 'recap install claude (add --http for HTTP hooks)' }) }];
+  return {
+    checks: [...checks, { name: 'claude hooks', ok, detail, ...(ok ? {} : { fix: 'recap install claude (add --http for HTTP hooks)' }) }],
+    files: [...new Set(found.map((f) => f.file))],
+  };
 }
 
-function hookProblem(event: string, hook: HookEntry, env: NodeJS.ProcessEnv): string | undefined {
+function hookProblem(event: string, hook: HookEntry, env: NodeJS.ProcessEnv, honoured: boolean): string | undefined {
   if (hook.type === 'command') {
     const words = hookCommandWords(hook.command);
     const missing = words.find((w) => !existsSync(w));
@@ -63,7 +118,7 @@ function hookProblem(event: string, hook: HookEntry, env: NodeJS.ProcessEnv): st
     // `#!/usr/bin/env node` finds Node on PATH: a node written early on PATH switches the hook off.
     if (words.length < 2 || !words[0]!.startsWith('/')) return 'the command does not name node by absolute path; run recap install claude again';
   }
-  if (event === 'PreToolUse' && hook.onFailure !== 'block') return 'no onFailure: "block", so a failing hook lets the tool run; run recap install claude again';
+  if (event === 'PreToolUse' && honoured && hook.onFailure !== 'block') return 'no onFailure: "block", so a failing hook lets the tool run; run recap install claude again';
   if (hook.type === 'command') return undefined;
   const tokenFile = httpTokenFile(env);
   if (!existsSync(tokenFile)) return `no token file ${tokenFile}`;

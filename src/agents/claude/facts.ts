@@ -57,8 +57,10 @@ export const claudeFacts: AgentFacts = {
   shellVariables: ['CLAUDECODE', 'CLAUDE_CODE_SESSION_ID'],
   sessionVariable: 'CLAUDE_CODE_SESSION_ID',
   // Both: Claude Code reads CLAUDE_CONFIG_DIR when it is set, and a session started without
-  // it reads ~/.claude. Its shell snapshots hold functions it copies into every Bash call.
-  settingsFiles: (env, home) => claudeDirs(env, home).flatMap((dir) => [join(dir, 'settings.json'), join(dir, 'settings.local.json'), join(dir, 'shell-snapshots')]),
+  // it reads ~/.claude. Its shell snapshots hold functions it copies into every Bash call;
+  // plugins/ says where recap's plugin is loaded from and which Node its hook runs.
+  settingsFiles: (env, home) =>
+    claudeDirs(env, home).flatMap((dir) => [join(dir, 'settings.json'), join(dir, 'settings.local.json'), join(dir, 'shell-snapshots'), join(dir, 'plugins')]),
   projectSettingsFiles: (project) => [join(project, '.claude', 'settings.json'), join(project, '.claude', 'settings.local.json')],
   settingsNames: [{ path: /\/\.claude\/settings(\.local)?\.json$/, mentioned: [/\.claude\b/, /settings(\.local)?\.json/], what: "Claude Code's settings" }],
 };

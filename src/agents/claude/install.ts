@@ -71,21 +71,34 @@ function updateAll(changes: Change[]): boolean[] {
   return planned.map((p) => p.write);
 }
 
+/** Changes one settings file, written only when it changed; whether it did. */
+export const editSettings = (file: string, change: (s: Settings) => Settings): boolean => updateAll([{ file, change }])[0] ?? false;
+
 export type Installed = { file: string; mode: 'command' | 'http'; changed: boolean };
 
-export function installCommandHooks(scope: Scope, project: string, env: NodeJS.ProcessEnv): Installed {
+/**
+ * `failClosed`: whether to write `onFailure: "block"` on the gate's hook, which only a
+ * Claude Code of FAIL_CLOSED_SINCE or newer honours.
+ */
+export function installCommandHooks(scope: Scope, project: string, env: NodeJS.ProcessEnv, failClosed = true): Installed {
   const { shared, local } = settingsFiles(scope, project, env);
-  const changes: Change[] = [{ file: shared, change: (s) => withRecap(s, () => commandHook(RECAP_HOOK_BIN)) }];
+  const changes: Change[] = [{ file: shared, change: (s) => withRecap(s, () => commandHook(RECAP_HOOK_BIN), failClosed) }];
   if (local !== shared && existsSync(local)) changes.push({ file: local, change: withoutRecap });
   const [changed = false] = updateAll(changes);
   return { file: shared, mode: 'command', changed };
 }
 
-/** HTTP hooks, except SessionStart, which Claude Code only runs as a command. */
-export function installHttpHooks(scope: Scope, project: string, env: NodeJS.ProcessEnv, url: string, token: string): Installed {
+/**
+ * Events whose hook stays a command: Claude Code skips HTTP hooks on SessionStart, and
+ * PostCompact's is not on any gate's path.
+ */
+const COMMAND_ONLY = new Set(['SessionStart', 'PostCompact']);
+
+/** HTTP hooks, but for the events in COMMAND_ONLY. */
+export function installHttpHooks(scope: Scope, project: string, env: NodeJS.ProcessEnv, url: string, token: string, failClosed = true): Installed {
   const { shared, local } = settingsFiles(scope, project, env);
-  const entryFor = (event: string) => (event === 'SessionStart' ? commandHook(RECAP_HOOK_BIN) : httpHook(url, token));
-  const changes: Change[] = [{ file: local, change: (s) => withRecap(s, entryFor), mode: 0o600 }];
+  const entryFor = (event: string) => (COMMAND_ONLY.has(event) ? commandHook(RECAP_HOOK_BIN) : httpHook(url, token));
+  const changes: Change[] = [{ file: local, change: (s) => withRecap(s, entryFor, failClosed), mode: 0o600 }];
   if (local !== shared && existsSync(shared)) changes.push({ file: shared, change: withoutRecap });
   const [changed = false] = updateAll(changes);
   return { file: local, mode: 'http', changed };

@@ -20,6 +20,8 @@ export const RECAP_EVENTS: readonly { event: string; matcher?: string; failClose
   { event: 'PostToolUse', matcher: 'AskUserQuestion' },
   { event: 'UserPromptSubmit' },
   { event: 'SessionStart' },
+  // Claude Code's own summary of a compacted conversation, kept for the audit.
+  { event: 'PostCompact' },
 ];
 
 const TIMEOUT_SECONDS = 10;
@@ -47,14 +49,17 @@ export function httpHook(url: string, token: string): HookEntry {
 /** Settings without any recap hook; groups and events that only recap's hooks filled are dropped. */
 export const withoutRecap = (settings: Settings): Settings => withoutRecapHooks(settings, isRecapHook);
 
-/** Settings with recap's hooks: `entryFor` gives the entry for each event (or none). */
-export function withRecap(settings: Settings, entryFor: (event: string) => HookEntry | undefined): Settings {
+/**
+ * Settings with recap's hooks: `entryFor` gives the entry for each event (or none);
+ * `failClosed` puts `onFailure: "block"` on the gate's hook.
+ */
+export function withRecap(settings: Settings, entryFor: (event: string) => HookEntry | undefined, failClosed = true): Settings {
   const base = withoutRecap(settings);
   const hooks: Record<string, unknown> = { ...(base.hooks ?? {}) };
-  for (const { event, matcher, failClosed } of RECAP_EVENTS) {
+  for (const { event, matcher, failClosed: blocks } of RECAP_EVENTS) {
     const found = entryFor(event);
     if (!found) continue;
-    const entry: HookEntry = failClosed ? { ...found, onFailure: 'block' } : found;
+    const entry: HookEntry = failClosed && blocks ? { ...found, onFailure: 'block' } : found;
     const groups = Array.isArray(hooks[event]) ? (hooks[event] as unknown[]) : [];
     hooks[event] = [...groups, { ...(matcher !== undefined ? { matcher } : {}), hooks: [entry] }];
   }
