@@ -6,7 +6,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, sandbox, type Sandbox } from '../helpers/daemon.js';
+import { ROOT, runCli, sandbox, type Sandbox } from '../helpers/daemon.js';
 import {
   expectAllowed,
   expectDenied,
@@ -51,6 +51,21 @@ describe('on an open gate', () => {
     ['Bash into a shell snapshot', () => toolCall(attack, 'Bash', { command: 'cat /tmp/fn.sh >> ~/.claude/shell-snapshots/snapshot-bash-1.sh' })],
     ['Bash appending to ~/.zshrc', () => toolCall(attack, 'Bash', { command: "echo 'recap() { :; }' >> ~/.zshrc" })],
   ])("%s is denied: a shell function could take the launcher's name", async (_name, call) => {
+    expect(expectDenied(await runHook(box.env, call()))).toMatch(/wires recap in|recap/);
+    await expectStillWorking(attack);
+  });
+
+  it.each([
+    [
+      "Write the Node recap's Claude Code plugin runs its hook with",
+      () => toolCall(attack, 'Write', { file_path: join(box.dir, '.claude', 'plugins', 'data', 'recap-recap-local', 'node'), content: '/tmp/shim\n' }),
+    ],
+    ["Bash repointing recap's marketplace", () => toolCall(attack, 'Bash', { command: "sed -i 's#claude-plugin#evil#' ~/.claude/plugins/known_marketplaces.json" })],
+    [
+      "Edit the plugin's hooks.json in recap's package",
+      () => toolCall(attack, 'Edit', { file_path: join(ROOT, 'claude-plugin', 'plugins', 'recap', 'hooks', 'hooks.json'), old_string: 'PreToolUse', new_string: 'Nope' }),
+    ],
+  ])('%s is denied: the plugin would run something else, or nothing', async (_name, call) => {
     expect(expectDenied(await runHook(box.env, call()))).toMatch(/wires recap in|recap/);
     await expectStillWorking(attack);
   });

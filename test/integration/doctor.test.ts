@@ -184,6 +184,53 @@ describe('recap doctor with a daemon running', () => {
     expect(current.stdout).toMatch(/^ok\s+claude code\s+2\.1\.330/m);
   });
 
+  it('with an old Claude Code on PATH, recap install claude writes no onFailure it would ignore, and doctor says the gate fails open', async () => {
+    const bin = join(box.dir, 'old-claude');
+    mkdirSync(bin, { recursive: true });
+    writeFileSync(join(bin, 'claude'), "#!/bin/sh\necho '2.1.294 (Claude Code)'\n", { mode: 0o755 });
+    const env = { PATH: `${bin}:${box.env.PATH ?? ''}` };
+    const installed = await runCli(box, ['install', 'claude'], { env });
+    expect(installed.code, installed.stderr).toBe(0);
+    expect(installed.stderr).toContain('Claude Code 2.1.294 ignores onFailure: "block"');
+    expect(readFileSync(settingsFile(box), 'utf8')).not.toContain('onFailure');
+    const result = await runCli(box, ['doctor'], { env });
+    expect(result.code).toBe(1);
+    expect(failure(result.stdout, 'claude code').line).toContain('the gate fails open');
+    expect(result.stdout).toMatch(/^ok\s+claude hooks/m);
+  });
+
+  /** recap's plugin as `claude plugin install` enables it, from `folder`, in the user settings. */
+  const enablePlugin = (folder: string) => {
+    const settings = JSON.parse(readFileSync(settingsFile(box), 'utf8'));
+    settings.enabledPlugins = { 'recap@recap-local': true };
+    settings.extraKnownMarketplaces = { 'recap-local': { source: { source: 'directory', path: folder } } };
+    writeFileSync(settingsFile(box), JSON.stringify(settings));
+    const data = join(box.dir, '.claude', 'plugins', 'data', 'recap-recap-local');
+    mkdirSync(data, { recursive: true });
+    writeFileSync(join(data, 'node'), process.execPath);
+  };
+
+  it('with recap both in the settings hooks and enabled as the plugin: FAIL, every hook would run twice', async () => {
+    enablePlugin(join(ROOT, 'claude-plugin'));
+    const result = await runCli(box, ['doctor']);
+    expect(result.code).toBe(1);
+    const { line, fix } = failure(result.stdout, 'claude hooks');
+    expect(line).toContain('recap is in Claude Code twice');
+    expect(line).toContain('every hook runs twice');
+    expect(fix).toBe('keep one: recap install claude (settings hooks) or recap install claude --plugin');
+    expect(result.stdout).toMatch(/^ok\s+claude plugin\s+recap@recap-local from /m);
+  });
+
+  it("with the plugin's folder moved away: FAIL claude plugin, Claude Code cannot load it", async () => {
+    expect((await runCli(box, ['uninstall', 'claude'])).code).toBe(0);
+    enablePlugin(join(box.dir, 'old-global-root', 'recap', 'claude-plugin'));
+    const result = await runCli(box, ['doctor']);
+    expect(result.code).toBe(1);
+    const { line, fix } = failure(result.stdout, 'claude plugin');
+    expect(line).toContain('is gone (recap moved or was removed): Claude Code fails to load it');
+    expect(fix).toBe('recap install claude --plugin');
+  });
+
   it('with a settings file that is not JSON: FAIL hooks naming the file', async () => {
     writeFileSync(settingsFile(box), '{ "hooks": ');
     const result = await runCli(box, ['doctor']);

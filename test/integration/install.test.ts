@@ -3,7 +3,7 @@
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync, chmodSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { hookCommandWords, recapHooksIn, type Settings } from '../../src/agents/claude/settings.js';
+import { hookCommandWords, RECAP_EVENTS, recapHooksIn, type Settings } from '../../src/agents/claude/settings.js';
 import { freePort, removeSandbox, ROOT, runCli, sandbox, startDaemon, type DaemonProcess, type Sandbox } from '../helpers/daemon.js';
 
 const HOOK_BIN = join(ROOT, 'bin', 'recap-hook.cjs');
@@ -63,7 +63,7 @@ describe('recap install claude', () => {
     removeSandbox(box);
   });
 
-  it('adds four command hooks to the user settings and keeps every other key and hook', async () => {
+  it('adds its command hooks to the user settings and keeps every other key and hook', async () => {
     box = sandbox();
     const file = userSettingsFile(box);
     writeJson(file, existingSettings());
@@ -105,7 +105,7 @@ describe('recap install claude', () => {
         expect(existsSync(executable), executable).toBe(true);
       }
     }
-    expect(recapHooksIn(after)).toHaveLength(4);
+    expect(recapHooksIn(after)).toHaveLength(RECAP_EVENTS.length);
   });
 
   it('creates the settings file when there is none', async () => {
@@ -113,7 +113,7 @@ describe('recap install claude', () => {
     const result = await runCli(box, ['install', 'claude', '--json']);
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toEqual({ file: userSettingsFile(box), mode: 'command', changed: true });
-    expect(recapHooksIn(readJson(userSettingsFile(box))).map((f) => f.event)).toEqual(['PreToolUse', 'PostToolUse', 'UserPromptSubmit', 'SessionStart']);
+    expect(recapHooksIn(readJson(userSettingsFile(box))).map((f) => f.event)).toEqual(['PreToolUse', 'PostToolUse', 'UserPromptSubmit', 'SessionStart', 'PostCompact']);
   });
 
   it('installing twice changes nothing, and says so', async () => {
@@ -141,7 +141,7 @@ describe('recap install claude', () => {
     expect(result.stdout).toContain(projectSettingsFile(box));
     const after = readJson(projectSettingsFile(box));
     expect(after.permissions).toEqual({ allow: ['Bash(make:*)'] });
-    expect(recapHooksIn(after)).toHaveLength(4);
+    expect(recapHooksIn(after)).toHaveLength(RECAP_EVENTS.length);
     expect(existsSync(userSettingsFile(box))).toBe(false);
     expect(existsSync(projectLocalFile(box))).toBe(false);
   });
@@ -151,7 +151,7 @@ describe('recap install claude', () => {
     const sub = join(box.project, 'src', 'deep');
     mkdirSync(sub, { recursive: true });
     expect((await runCli(box, ['install', 'claude', '--scope', 'project'], { cwd: sub })).code).toBe(0);
-    expect(recapHooksIn(readJson(projectSettingsFile(box)))).toHaveLength(4);
+    expect(recapHooksIn(readJson(projectSettingsFile(box)))).toHaveLength(RECAP_EVENTS.length);
     expect(existsSync(join(sub, '.claude'))).toBe(false);
   });
 
@@ -180,7 +180,7 @@ describe('recap install claude', () => {
       expect(recapGroup(after, event)!.hooks, event).toEqual([{ type: 'http', url, headers: { Authorization: `Bearer ${token.trim()}` }, timeout: 10, ...failure }]);
     }
     expect(recapGroup(after, 'SessionStart')!.hooks).toEqual([{ type: 'command', command: `${process.execPath} ${HOOK_BIN} claude`, timeout: 10 }]);
-    expect(recapHooksIn(after)).toHaveLength(4);
+    expect(recapHooksIn(after)).toHaveLength(RECAP_EVENTS.length);
 
     // The header written is one the endpoint accepts.
     const hook = recapGroup(after, 'UserPromptSubmit')!.hooks[0] as { url: string; headers: Record<string, string> };
@@ -209,7 +209,7 @@ describe('recap install claude', () => {
 
     // First command hooks in the shared file, then the switch to HTTP.
     expect((await runCli(box, ['install', 'claude', '--scope', 'project'])).code).toBe(0);
-    expect(recapHooksIn(readJson(shared))).toHaveLength(4);
+    expect(recapHooksIn(readJson(shared))).toHaveLength(RECAP_EVENTS.length);
     const result = await runCli(box, ['install', 'claude', '--scope', 'project', '--http']);
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
@@ -229,6 +229,7 @@ describe('recap install claude', () => {
       ['PostToolUse', 'http'],
       ['UserPromptSubmit', 'http'],
       ['SessionStart', 'command'],
+      ['PostCompact', 'command'],
     ]);
     for (const { event, hook } of recapHooksIn(after)) {
       const failure = event === 'PreToolUse' ? { onFailure: 'block' } : {};
@@ -240,7 +241,7 @@ describe('recap install claude', () => {
     expect((await runCli(box, ['install', 'claude', '--scope', 'project'])).code).toBe(0);
     expect(recapHooksIn(readJson(local))).toEqual([]);
     expect(readJson(local)).toEqual({ permissions: { allow: ['Bash(ls:*)'] }, env: { LOCAL_ONLY: '1' } });
-    expect(recapHooksIn(readJson(shared))).toHaveLength(4);
+    expect(recapHooksIn(readJson(shared))).toHaveLength(RECAP_EVENTS.length);
   });
 });
 
@@ -262,7 +263,7 @@ describe('recap install claude and the installed Claude Code version', () => {
     expect(result.code).toBe(0);
     expect(result.stderr).toContain('Claude Code 2.1.294 ignores onFailure: "block"');
     expect(result.stderr).toContain('update Claude Code to 2.1.295 or newer');
-    expect(recapHooksIn(readJson(userSettingsFile(box)))).toHaveLength(4);
+    expect(recapHooksIn(readJson(userSettingsFile(box)))).toHaveLength(RECAP_EVENTS.length);
   });
 
   it('says nothing for a Claude Code that honours onFailure, nor when claude is not on PATH', async () => {

@@ -1,6 +1,9 @@
 // recap's entries in Claude Code's settings: added beside everything else, found again,
 // removed without touching anything that is not recap's.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { ROOT } from '../helpers/daemon.js';
 import {
   commandHook,
   hookCommandWords,
@@ -19,7 +22,7 @@ const URL = 'http://127.0.0.1:47654/hooks/claude';
 const TOKEN = 'c2VjcmV0LXRva2Vu';
 
 const commands = () => commandHook(HOOK_BIN);
-const http = (event: string): HookEntry => (event === 'SessionStart' ? commandHook(HOOK_BIN) : httpHook(URL, TOKEN));
+const http = (event: string): HookEntry => (event === 'SessionStart' || event === 'PostCompact' ? commandHook(HOOK_BIN) : httpHook(URL, TOKEN));
 
 /** A user's own settings, with hooks of their own in every place recap also writes to. */
 function userSettings(): Settings {
@@ -130,7 +133,7 @@ describe('isRecapHook', () => {
 });
 
 describe('withRecap', () => {
-  it('adds PreToolUse (*), PostToolUse (AskUserQuestion), UserPromptSubmit and SessionStart to empty settings', () => {
+  it('adds PreToolUse (*), PostToolUse (AskUserQuestion), UserPromptSubmit, SessionStart and PostCompact to empty settings', () => {
     const hook = commands();
     expect(withRecap({}, commands)).toEqual({
       hooks: {
@@ -138,9 +141,14 @@ describe('withRecap', () => {
         PostToolUse: [{ matcher: 'AskUserQuestion', hooks: [hook] }],
         UserPromptSubmit: [{ hooks: [hook] }],
         SessionStart: [{ hooks: [hook] }],
+        PostCompact: [{ hooks: [hook] }],
       },
     });
-    expect(RECAP_EVENTS.map((e) => e.event)).toEqual(['PreToolUse', 'PostToolUse', 'UserPromptSubmit', 'SessionStart']);
+    expect(RECAP_EVENTS.map((e) => e.event)).toEqual(['PreToolUse', 'PostToolUse', 'UserPromptSubmit', 'SessionStart', 'PostCompact']);
+  });
+
+  it('writes no onFailure when the Claude Code in use would ignore it', () => {
+    expect(recapHooksIn(withRecap({}, commands, false)).every(({ hook }) => hook.onFailure === undefined)).toBe(true);
   });
 
   it('keeps every other key and every other hook exactly, and does not change its input', () => {
@@ -167,7 +175,7 @@ describe('withRecap', () => {
     const twice = withRecap(clone(once), commands);
     expect(twice).toEqual(once);
     expect(JSON.stringify(twice)).toBe(JSON.stringify(once));
-    expect(recapHooksIn(twice)).toHaveLength(4);
+    expect(recapHooksIn(twice)).toHaveLength(RECAP_EVENTS.length);
   });
 
   it('switching from command to http hooks replaces them, leaving one recap hook per event', () => {
@@ -178,6 +186,7 @@ describe('withRecap', () => {
       ['PostToolUse', 'http'],
       ['SessionStart', 'command'],
       ['UserPromptSubmit', 'http'],
+      ['PostCompact', 'command'],
     ]);
     expect(withRecap(viaHttp, http)).toEqual(viaHttp);
     expect(withoutRecap(viaHttp)).toEqual(userSettings());
@@ -308,7 +317,7 @@ describe('recapHooksIn', () => {
 
   it('lists each event with its recap hook, command or http', () => {
     expect(recapHooksIn(withRecap(userSettings(), commands))).toEqual(
-      ['PreToolUse', 'PostToolUse', 'SessionStart', 'UserPromptSubmit'].map((event) => ({
+      ['PreToolUse', 'PostToolUse', 'SessionStart', 'UserPromptSubmit', 'PostCompact'].map((event) => ({
         event,
         hook: event === 'PreToolUse' ? { ...commands(), onFailure: 'block' } : commands(),
       })),
@@ -319,6 +328,7 @@ describe('recapHooksIn', () => {
       { event: 'PostToolUse', hook: httpHook(URL, TOKEN) },
       { event: 'UserPromptSubmit', hook: httpHook(URL, TOKEN) },
       { event: 'SessionStart', hook: commands() },
+      { event: 'PostCompact', hook: commands() },
     ]);
     expect(httpHook(URL, TOKEN)).toEqual({ type: 'http', url: URL, headers: { Authorization: `Bearer ${TOKEN}` }, timeout: 10 });
   });
@@ -326,5 +336,26 @@ describe('recapHooksIn', () => {
   it('finds recap hooks wherever they are, including in a group shared with other hooks', () => {
     const settings: Settings = { hooks: { Stop: [{ hooks: [{ type: 'command', command: 'x' }, commands()] }] } };
     expect(recapHooksIn(settings)).toEqual([{ event: 'Stop', hook: commands() }]);
+  });
+});
+
+describe("recap's Claude Code plugin in the package", () => {
+  const plugin = join(ROOT, 'claude-plugin', 'plugins', 'recap');
+  const read = (file: string) => JSON.parse(readFileSync(join(plugin, file), 'utf8')) as Record<string, unknown>;
+
+  it('hooks the same events as the settings install, with the same matchers, and fails closed only on PreToolUse', () => {
+    const hooks = (read('hooks/hooks.json') as { hooks: Record<string, { matcher?: string; hooks: HookEntry[] }[]> }).hooks;
+    expect(Object.keys(hooks).sort()).toEqual(RECAP_EVENTS.map((e) => e.event).sort());
+    for (const { event, matcher, failClosed } of RECAP_EVENTS) {
+      const [group, ...more] = hooks[event]!;
+      expect(more).toEqual([]);
+      expect(group!.matcher).toBe(matcher);
+      expect(group!.hooks).toEqual([{ type: 'command', command: 'sh "${CLAUDE_PLUGIN_ROOT}/hooks/recap-hook.sh"', timeout: 10, ...(failClosed ? { onFailure: 'block' } : {}) }]);
+    }
+  });
+
+  it("has the package's version", () => {
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
+    expect(read('.claude-plugin/plugin.json').version).toBe(pkg.version);
   });
 });
