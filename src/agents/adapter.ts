@@ -13,6 +13,12 @@ export type HookCall =
   | { kind: 'tool'; call: ToolCall }
   /** A tool that ran; `qa` when it was a question with the user's answer. */
   | { kind: 'toolUsed'; qa?: string }
+  /**
+   * A turn the agent or its harness made, not the user (a task's notification, a timer's
+   * wakeup, the agent's own compaction summary): recorded as its own kind, counted only
+   * when COUNT_KINDS names it.
+   */
+  | { kind: 'machine'; as: string; text: string }
   | { kind: 'sessionStart' };
 
 /** Who makes the call and where: the same for every event of an agent. */

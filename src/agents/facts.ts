@@ -10,8 +10,8 @@ import type { ToolCall } from '../events/toolCall.js';
 /** What recap-hook prints and the exit code it ends with. */
 export type HookAnswer = { stdout: string; exitCode: number };
 
-/** recap's own names for the hook events it acts on. */
-export type EventKind = 'prompt' | 'tool' | 'toolUsed' | 'sessionStart';
+/** recap's own names for the hook events it acts on; `record` only records what the agent did. */
+export type EventKind = 'prompt' | 'tool' | 'toolUsed' | 'sessionStart' | 'record';
 
 export type AgentFacts = {
   /** The name `recap install <name>` and `recap-hook <name>` take. */
@@ -37,6 +37,8 @@ export type AgentFacts = {
    * and gate messages are made to fit, whatever CONTEXT_BUDGET says.
    */
   contextLimit?: ContextLimit;
+  /** The context window of one of the agent's models in tokens, where the agent's own reports say it. */
+  contextWindow?(model: string): number | undefined;
   /** The variables the agent sets in its shell tool, which mark a command run by the agent. */
   shellVariables: readonly string[];
   /**

@@ -180,6 +180,16 @@ export function buildCli(args: string[]): Argv {
       },
     )
     .command(
+      'statusline',
+      "a status-line command for Claude Code: the gate of the session's job (recap 312/500, or recap: summary needed)",
+      (y) => y.option('with', { type: 'string', describe: "your own status-line command, run first on the same input; its line comes before recap's" }),
+      async (argv) => {
+        const { statusline } = await import('./statusline.js');
+        const input = process.stdin.isTTY ? '' : await readInput(undefined, 'status');
+        process.stdout.write(`${await statusline(input, argv.with, process.env)}\n`);
+      },
+    )
+    .command(
       'install <target>',
       `add recap's hooks to an agent (${AGENT_NAMES.join(', ')}) or its user units to systemd (systemd)`,
       (y) =>

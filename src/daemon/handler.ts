@@ -37,6 +37,8 @@ export const VERSION = '0.1.0';
 
 /** How many times withTexts reads summary texts for a state that keeps moving on. */
 const TEXT_ATTEMPTS = 5;
+/** How many sessions' model windows are kept. */
+const MAX_WINDOWS = 10_000;
 /** How many times a memory is rendered again to fit an agent's limit before it is cut. */
 const CONTEXT_FIT_ATTEMPTS = 4;
 
@@ -114,6 +116,7 @@ export class Handler {
     check: (r) => this.checkTool(r),
     submit: (r) => this.submit(r),
     status: (r) => this.status(r),
+    statusline: (r) => this.statusline(r),
     context: (r) => this.context(r),
     chain: (r) => this.chain(r),
     hook: (r) => answerHook(ADAPTERS[r.agent], r.payload, this, this.deps.log),
@@ -186,7 +189,7 @@ export class Handler {
     const ctx = await this.prepare(where.project);
     const command = {
       type: 'RecordInteraction' as const,
-      ...defined({ kind: r.kind, text: r.text, session: r.session, agent: r.agent, contextTokens: r.contextTokens }),
+      ...defined({ kind: r.kind, text: r.text, session: r.session, agent: r.agent, contextTokens: r.contextTokens, contextWindow: r.contextWindow }),
       job: where.job,
       now: this.now(),
     };
@@ -230,6 +233,24 @@ export class Handler {
       await this.commit(where, ctx, decision.events);
       return decision.answer;
     });
+  }
+
+  /** The windows of the sessions' models, as their status lines told them; the newest sessions kept. */
+  private readonly windows = new Map<string, number>();
+
+  /** The window of the session's model in tokens, if its status line told it. */
+  windowOf(session: string | undefined): number | undefined {
+    return session === undefined ? undefined : this.windows.get(session);
+  }
+
+  async statusline(r: RequestOf<'statusline'>) {
+    const { contextWindow, ...rest } = r;
+    if (r.session !== undefined && contextWindow !== undefined) {
+      this.windows.delete(r.session);
+      if (this.windows.size >= MAX_WINDOWS) this.windows.delete(this.windows.keys().next().value!);
+      this.windows.set(r.session, contextWindow);
+    }
+    return this.status(rest);
   }
 
   async status(r: RequestOf<'status'>) {
@@ -427,7 +448,7 @@ export class Handler {
   }
 }
 
-export type HookOps = Pick<Handler, 'where' | 'record' | 'check' | 'context' | 'usage' | 'submit' | 'status' | 'chain' | 'recapCommand' | 'recapPaths'>;
+export type HookOps = Pick<Handler, 'where' | 'record' | 'check' | 'context' | 'windowOf' | 'usage' | 'submit' | 'status' | 'chain' | 'recapCommand' | 'recapPaths'>;
 
 /** A tool call to check, in recap's terms, with the fields the job is found by. */
 export type ToolCheck = Omit<RequestOf<'check'>, 'tool' | 'input' | 'from'> & { call: ToolCall; shellTool?: string };

@@ -10,7 +10,7 @@ import { CommandRefused } from '../events/commands.js';
 import { cutToFit } from '../events/contextFit.js';
 import type { HookOps } from './handler.js';
 import type { Where } from './jobResolver.js';
-import { TranscriptReader } from './transcript.js';
+import { TranscriptReader, type MachineTurn } from './transcript.js';
 import { wayOutInHook } from './wayOutInHook.js';
 
 export type { HookAnswer };
@@ -41,9 +41,9 @@ export async function answerHook(adapter: Adapter, payload: unknown, ops: HookOp
   }
   const { call, caller } = parsed;
   const where = ops.where({ ...(caller.session !== undefined ? { session: caller.session } : {}), cwd: caller.cwd });
-  const seen = await observe(adapter, caller, where, ops, log);
+  const { machine, ...seen } = await observe(adapter, caller, where, ops, log);
   try {
-    return await answerCall(adapter, call, caller, where, ops, seen);
+    return await answerCall(adapter, asMachine(call, machine), caller, where, ops, seen);
   } catch (error) {
     if (!(error instanceof CommandRefused)) throw error;
     // A refusal is never an allow for a tool call; a prompt or a session start goes on.
@@ -51,7 +51,14 @@ export async function answerHook(adapter: Adapter, payload: unknown, ops: HookOp
   }
 }
 
-async function answerCall(adapter: Adapter, call: HookCall, caller: Caller, where: Where, ops: HookOps, seen: { contextTokens?: number }): Promise<HookAnswer> {
+async function answerCall(
+  adapter: Adapter,
+  call: HookCall,
+  caller: Caller,
+  where: Where,
+  ops: HookOps,
+  seen: { contextTokens?: number; contextWindow?: number },
+): Promise<HookAnswer> {
   const { facts } = adapter;
   const who = { ...(caller.session !== undefined ? { session: caller.session } : {}), ...(caller.agent !== undefined ? { agent: caller.agent } : {}) };
   switch (call.kind) {
@@ -76,6 +83,9 @@ async function answerCall(adapter: Adapter, call: HookCall, caller: Caller, wher
     case 'toolUsed':
       if (call.qa !== undefined && call.qa !== '') await ops.record({ kind: 'qa', text: call.qa, ...who }, where);
       return NOTHING;
+    case 'machine':
+      if (call.text.trim() !== '') await ops.record({ kind: call.as, text: call.text, ...who }, where);
+      return NOTHING;
     case 'sessionStart': {
       const { text: memory, tripped, summaries } = await ops.context({}, where, facts.shellTool, facts.contextLimit);
       if (!tripped && summaries === 0) return NOTHING;
@@ -84,13 +94,27 @@ async function answerCall(adapter: Adapter, call: HookCall, caller: Caller, wher
   }
 }
 
+/** A prompt the transcript already shows as a turn the agent's harness made is recorded as that turn's kind. */
+function asMachine(call: HookCall, machine: MachineTurn[]): HookCall {
+  if (call.kind !== 'prompt') return call;
+  const turn = machine.find((m) => m.text.trim() === call.text.trim());
+  return turn === undefined ? call : { kind: 'machine', as: turn.kind, text: call.text };
+}
+
 /**
- * The transcript's news: the model's usage is recorded, the context use is handed on. It
- * is secondary to the hook's answer: whatever goes wrong here, the answer is the same.
+ * The transcript's news: the model's usage is recorded, the context use and the turns the
+ * agent's harness made are handed on. It is secondary to the hook's answer: whatever goes
+ * wrong here, the answer is the same.
  */
-async function observe(adapter: Adapter, caller: Caller, where: Where, ops: HookOps, log: Logger): Promise<{ contextTokens?: number }> {
+async function observe(
+  adapter: Adapter,
+  caller: Caller,
+  where: Where,
+  ops: HookOps,
+  log: Logger,
+): Promise<{ contextTokens?: number; contextWindow?: number; machine: MachineTurn[] }> {
   const path = caller.transcript;
-  if (path === undefined || !path.endsWith('.jsonl') || adapter.transcriptUsage === undefined) return {};
+  if (path === undefined || !path.endsWith('.jsonl') || adapter.transcriptUsage === undefined) return { machine: [] };
   let reader = readers.get(adapter);
   if (reader === undefined) {
     reader = new TranscriptReader(adapter.transcriptUsage);
@@ -99,10 +123,13 @@ async function observe(adapter: Adapter, caller: Caller, where: Where, ops: Hook
   try {
     const news = await reader.read(path);
     await ops.usage(where, caller.session ?? 'unknown', news.usage);
-    return news.contextTokens !== undefined ? { contextTokens: news.contextTokens } : {};
+    if (news.contextTokens === undefined) return { machine: news.machine };
+    // The window the session's status line told, else the one the agent reports for the model.
+    const window = ops.windowOf(caller.session) ?? (news.model !== undefined ? adapter.facts.contextWindow?.(news.model) : undefined);
+    return { machine: news.machine, contextTokens: news.contextTokens, ...(window !== undefined ? { contextWindow: window } : {}) };
   } catch (error) {
     log.warn({ err: error, transcript: path }, 'the transcript could not be used; the call is judged without it');
-    return {};
+    return { machine: [] };
   }
 }
 

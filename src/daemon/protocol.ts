@@ -32,6 +32,7 @@ export const requestSchemas = {
     text: z.string(),
     agent: optionalText,
     contextTokens: z.number().int().min(0).optional(),
+    contextWindow: z.number().int().min(1).optional(),
   }),
   check: z.object({
     job: job.optional(),
@@ -42,6 +43,8 @@ export const requestSchemas = {
     session: optionalText,
     agent: optionalText,
     contextTokens: z.number().int().min(0).optional(),
+    /** The window of the model in use, when the agent tells it; CONTEXT_WINDOW otherwise. */
+    contextWindow: z.number().int().min(1).optional(),
     cwd: z.string().max(4096).optional(),
     project,
   }),
@@ -56,6 +59,8 @@ export const requestSchemas = {
   trip: z.object({ ...where, note: z.string().max(1000).optional() }),
   report: z.object({ job: job.optional(), since: z.number().optional() }),
   status: z.object(where),
+  /** `recap statusline`: the job's gate, and the window of the session's model, which the agent tells only its status line. */
+  statusline: z.object({ ...where, contextWindow: z.number().int().min(1).optional() }),
   context: z.object(where),
   chain: z.object(where),
   hook: z.object({ agent: z.enum(AGENT_NAMES as [AgentName, ...AgentName[]], `agent must be one of: ${AGENT_NAMES.join(', ')}`), payload: z.unknown() }),
@@ -114,6 +119,7 @@ export type Responses = {
   check: CheckAnswer;
   submit: SubmitAnswer;
   status: StatusAnswer;
+  statusline: StatusAnswer;
   context: { text: string; tripped: boolean; summaries: number };
   chain: { entries: (SummaryAccepted['data'] & { seq: number })[] };
   hook: HookAnswer;
@@ -177,7 +183,7 @@ function envelopeOf(raw: unknown): { id: string | number; op: string } | undefin
  */
 const fastPaths: { [O in Op]?: (r: Fields) => RequestOf<O> | undefined } = {
   check(r) {
-    const { job, tool, input, session, agent, contextTokens, cwd, project, from = 'claude' } = r;
+    const { job, tool, input, session, agent, contextTokens, contextWindow, cwd, project, from = 'claude' } = r;
     const valid =
       isAgentName(from) &&
       absentOr(job, isJob(job)) &&
@@ -185,9 +191,10 @@ const fastPaths: { [O in Op]?: (r: Fields) => RequestOf<O> | undefined } = {
       absentOr(session, isText(session, 0, 256)) &&
       absentOr(agent, isText(agent, 0, 256)) &&
       absentOr(contextTokens, Number.isSafeInteger(contextTokens) && (contextTokens as number) >= 0) &&
+      absentOr(contextWindow, Number.isSafeInteger(contextWindow) && (contextWindow as number) >= 1) &&
       absentOr(cwd, isText(cwd, 0, 4096)) &&
       absentOr(project, isText(project, 0, 4096) && project.startsWith('/'));
-    return valid ? ({ job, tool, input, session, agent, contextTokens, cwd, project, from } as RequestOf<'check'>) : undefined;
+    return valid ? ({ job, tool, input, session, agent, contextTokens, contextWindow, cwd, project, from } as RequestOf<'check'>) : undefined;
   },
   hook(r) {
     return isAgentName(r.agent) && r.payload !== undefined ? { agent: r.agent, payload: r.payload } : undefined;

@@ -18,18 +18,28 @@ const READ_DEADLINE_MS = 1000;
 const MAX_TRANSCRIPTS = 10_000;
 const NEWLINE = 0x0a;
 
-export type TranscriptNews = { usage: UsageEntry[]; contextTokens?: number };
+/** A turn the agent's harness wrote as if the user had (a task's notification, a timer's wakeup), with its own interaction kind. */
+export type MachineTurn = { text: string; kind: string };
+
+export type TranscriptNews = {
+  usage: UsageEntry[];
+  /** The main agent's context use at its last response, and the model that gave it. */
+  contextTokens?: number;
+  model?: string;
+  machine: MachineTurn[];
+};
 
 /**
- * What one line of an agent's transcript says: a model response's usage, and the context
- * it used when it is the main agent's; undefined for any other line.
+ * What one line of an agent's transcript says: a model response's usage, the context it used
+ * and its model when it is the main agent's, or a turn its harness made; undefined for any
+ * other line.
  */
-export type LineUsage = (value: unknown) => { usage: UsageEntry; context?: number } | undefined;
+export type LineUsage = (value: unknown) => { usage?: UsageEntry; context?: number; model?: string; machine?: MachineTurn } | undefined;
 
 /** Where a transcript's next read starts, and what it last said. */
-type Place = { offset: number; context?: number; dev: number; ino: number; skipping: boolean };
+type Place = { offset: number; context?: number; model?: string; dev: number; ino: number; skipping: boolean };
 
-const NOTHING_NEW: TranscriptNews = { usage: [] };
+const NOTHING_NEW: TranscriptNews = { usage: [], machine: [] };
 
 export class TranscriptReader {
   private readonly places = new Map<string, Place>();
@@ -83,17 +93,20 @@ export class TranscriptReader {
       consumed = end + 1;
     }
     const usage: UsageEntry[] = [];
-    let context = known?.context;
+    const machine: MachineTurn[] = [];
+    let { context, model } = known ?? {};
     if (end >= start && end !== -1) {
       for (const line of bytes.subarray(start, end).toString('utf8').split('\n')) {
         const found = this.usageOfLine(line);
         if (!found) continue;
-        usage.push(found.usage);
-        if (found.context !== undefined) context = found.context;
+        if (found.usage !== undefined) usage.push(found.usage);
+        if (found.machine !== undefined) machine.push(found.machine);
+        if (found.context !== undefined) ({ context, model } = found);
       }
     }
-    this.remember(path, { offset: from + consumed, ...(context !== undefined ? { context } : {}), dev: stats.dev, ino: stats.ino, skipping });
-    return { usage, ...(context !== undefined ? { contextTokens: context } : {}) };
+    const said = { ...(context !== undefined ? { context } : {}), ...(model !== undefined ? { model } : {}) };
+    this.remember(path, { offset: from + consumed, ...said, dev: stats.dev, ino: stats.ino, skipping });
+    return { usage, machine, ...(context !== undefined ? { contextTokens: context } : {}), ...(model !== undefined ? { model } : {}) };
   }
 
   private usageOfLine(line: string): ReturnType<LineUsage> {

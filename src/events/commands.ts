@@ -11,6 +11,8 @@ export type RecordInteraction = {
   agent?: string;
   /** The agent's context use in tokens, when its transcript tells. */
   contextTokens?: number;
+  /** The window of the agent's model in tokens, when it is known; CONTEXT_WINDOW otherwise. */
+  contextWindow?: number;
   now: Time;
 };
 
@@ -23,6 +25,7 @@ export type CheckTool = {
   /** The agent's working folder, for tool paths given relative to it. */
   cwd?: string;
   contextTokens?: number;
+  contextWindow?: number;
   now: Time;
 };
 

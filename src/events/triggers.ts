@@ -5,8 +5,8 @@ import type { Config } from './config.js';
 import type { GateTripped } from './events.js';
 import { countedInteractions, type JobState } from './jobState.js';
 
-/** What a hook saw of the agent with this command. */
-export type Observation = { contextTokens?: number | undefined; session?: string | undefined };
+/** What a hook saw of the agent with this command: its context use and, when known, its model's window. */
+export type Observation = { contextTokens?: number | undefined; contextWindow?: number | undefined; session?: string | undefined };
 
 /** The trip an open gate takes now, if any; `added` is an interaction being recorded with it. */
 export function tripFor(state: JobState, config: Config, now: number, seen: Observation, added?: { tokens: number; counted: boolean }): GateTripped | undefined {
@@ -26,9 +26,11 @@ export function tripFor(state: JobState, config: Config, now: number, seen: Obse
 
   const { contextTokens, session } = seen;
   if (config.TRIGGER_CONTEXT_PERCENT > 0 && contextTokens !== undefined && session !== undefined && !state.contextSessions.includes(session)) {
+    // The window of the model in use (1,000,000 tokens for some, 200,000 for others), else the configured one.
+    const window = seen.contextWindow ?? config.CONTEXT_WINDOW;
     // Compared in integers: 570 / 1000 * 100 is 56.99999999999999 in floating point.
-    if (contextTokens * 100 >= config.TRIGGER_CONTEXT_PERCENT * config.CONTEXT_WINDOW) {
-      const percent = Math.floor((contextTokens * 100) / config.CONTEXT_WINDOW);
+    if (contextTokens * 100 >= config.TRIGGER_CONTEXT_PERCENT * window) {
+      const percent = Math.floor((contextTokens * 100) / window);
       return trip({ reason: 'context', limit: config.TRIGGER_CONTEXT_PERCENT, measured: percent, session });
     }
   }

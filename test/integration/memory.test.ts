@@ -658,3 +658,113 @@ describe('topics', () => {
     expect(text.split('\n')[0]).toBe(`recap: the memory of job ${h.job}: 1 summaries in its chain.`);
   });
 });
+
+describe("Claude Code's own turns, its compaction and its model's window", () => {
+  const FAST = ['TOKEN_ENCODING=words', 'TOKEN_THRESHOLD=100000'];
+  const prompt = (h: Harness, text: string, extra: Record<string, unknown> = {}) =>
+    h.hook({ session_id: 'sess-1', cwd: h.box.project, hook_event_name: 'UserPromptSubmit', prompt: text, ...extra });
+  const recorded = async (h: Harness) => {
+    const events = await h.op<{ events: { type: string; data: { kind?: string; text?: string; counted?: boolean } }[] }>({
+      op: 'events',
+      job: h.job,
+      types: ['InteractionRecorded'],
+    });
+    return events.events.map((e) => ({ kind: e.data.kind, counted: e.data.counted, text: e.data.text }));
+  };
+
+  it("a background task's notification is recorded as task-notification and not counted; the user's prompts are", async () => {
+    const h = await setup(FAST);
+    await prompt(h, 'Run the tests in the background and tell me when they finish.');
+    const before = (await h.status()).unsummarizedTokens;
+    const notification = '<task-notification>\n<task-id>b1</task-id>\n<status>completed</status>\n<summary>Background command "npm test" completed</summary>\n</task-notification>';
+    expect(await prompt(h, notification)).toEqual(NOTHING);
+    expect((await h.status()).unsummarizedTokens).toBe(before);
+    expect(await recorded(h)).toEqual([
+      { kind: 'prompt', counted: true, text: 'Run the tests in the background and tell me when they finish.' },
+      { kind: 'task-notification', counted: false, text: notification },
+    ]);
+  });
+
+  it('a /loop wakeup, which repeats what the /loop asked for, is recorded as loop-wakeup; the same words in another session are a prompt', async () => {
+    const h = await setup(FAST);
+    await prompt(h, '/loop 5m check the build');
+    await prompt(h, 'check the build');
+    await prompt(h, 'check the build', { session_id: 'sess-2' });
+    expect((await recorded(h)).map(({ kind, counted }) => [kind, counted])).toEqual([
+      ['prompt', true],
+      ['loop-wakeup', false],
+      ['prompt', true],
+    ]);
+  });
+
+  it("a prompt the transcript already shows with a machine turnOrigin is recorded as that turn's kind", async () => {
+    const h = await setup(FAST);
+    const transcript = join(h.box.dir, 'sess-1.jsonl');
+    writeFileSync(
+      transcript,
+      `${JSON.stringify({ type: 'user', turnOrigin: 'scheduled', wakeupSource: 'loop_wakeup', isMeta: true, message: { role: 'user', content: 'look at the queue' } })}\n`,
+    );
+    await prompt(h, 'look at the queue', { transcript_path: transcript });
+    appendFileSync(transcript, `${JSON.stringify({ type: 'user', turnOrigin: 'human', message: { role: 'user', content: 'look at the logs' } })}\n`);
+    await prompt(h, 'look at the logs', { transcript_path: transcript });
+    expect((await recorded(h)).map(({ kind, counted }) => [kind, counted])).toEqual([
+      ['loop-wakeup', false],
+      ['prompt', true],
+    ]);
+  });
+
+  it("PostCompact's compaction summary is recorded as compact-summary, uncounted, and SessionStart after a compaction hands the memory back", async () => {
+    const h = await setup([...FAST, 'REQUIRED_SECTIONS=("Notes")', 'MIN_TOKENS_PER_SECTION=1', 'SUMMARY_MIN_TOKENS=1']);
+    await prompt(h, 'first prompt of the session');
+    expect(await h.submit('## Notes\nThe parser reads quoted values and reports each mistake with its line.')).toMatchObject({ accepted: true });
+    const summary = '<analysis>the user wants a parser</analysis>\n<summary>1. Primary Request: a parser.</summary>';
+    expect(await h.hook({ session_id: 'sess-1', cwd: h.box.project, hook_event_name: 'PostCompact', trigger: 'auto', compact_summary: summary })).toEqual(NOTHING);
+    expect((await recorded(h)).at(-1)).toEqual({ kind: 'compact-summary', counted: false, text: summary });
+    expect((await h.status()).unsummarizedTokens).toBe(0);
+
+    const memory = additionalContext(
+      await h.hook({ session_id: 'sess-1', cwd: h.box.project, hook_event_name: 'SessionStart', source: 'compact', model: 'claude-opus-5-5' }),
+      'SessionStart',
+    );
+    expect(memory).toContain(`recap: the memory of job ${h.job}: 1 summaries in its chain.`);
+    expect(memory).toContain('The parser reads quoted values');
+  });
+
+  it('TRIGGER_CONTEXT_PERCENT uses the window of the model in use: 1,000,000 for claude-opus-5-5, 200,000 for claude-sonnet-4-5, or what the status line told', async () => {
+    const h = await setup([...FAST, 'TRIGGER_CONTEXT_PERCENT=50']);
+    const readIn = async (session: string, model: string) => {
+      const transcript = join(h.box.dir, `${session}.jsonl`);
+      writeFileSync(transcript, `${assistant(`msg-${session}`, `req-${session}`, [100, 10, 0, 300_000], { model })}\n`);
+      return h.hook(preToolUse(h, 'Read', { file_path: 'src/a.ts' }, { session_id: session, transcript_path: transcript }));
+    };
+    // 300,100 tokens: 30% of the default model's 1,000,000.
+    expect(await readIn('opus', 'claude-opus-5-5')).toEqual(NOTHING);
+    expect(await h.status()).toMatchObject({ tripped: false });
+
+    // The status line says this session's model has 400,000: 75%.
+    const line = await runCli(h.box, ['statusline'], { input: JSON.stringify({ session_id: 'told', cwd: h.box.project, context_window: { context_window_size: 400_000 } }) });
+    expect(line.stdout).toMatch(/^recap \d+\/100000\n$/);
+    expect(deniedReason(await readIn('told', 'claude-opus-5-5'))).toMatch(/context/);
+    expect(await h.status()).toMatchObject({ tripped: true, reason: 'context' });
+    expect((await runCli(h.box, ['statusline'], { input: JSON.stringify({ session_id: 'told', cwd: h.box.project }) })).stdout).toBe('recap: summary needed\n');
+  });
+
+  it('the 200,000-token window of claude-sonnet-4-5 trips at the same context use', async () => {
+    const h = await setup([...FAST, 'TRIGGER_CONTEXT_PERCENT=50']);
+    const transcript = join(h.box.dir, 'sonnet.jsonl');
+    writeFileSync(transcript, `${assistant('msg-1', 'req-1', [100, 10, 0, 150_000], { model: 'claude-sonnet-4-5' })}\n`);
+    const answer = await h.hook(preToolUse(h, 'Read', { file_path: 'src/a.ts' }, { session_id: 'sonnet', transcript_path: transcript }));
+    expect(deniedReason(answer)).toMatch(/context/);
+  });
+
+  it('recap statusline puts the user’s own status line first, and says so when no daemon runs', async () => {
+    const h = await setup(FAST);
+    const input = JSON.stringify({ session_id: 'sess-1', cwd: h.box.project });
+    const composed = await runCli(h.box, ['statusline', '--with', 'echo "main * $(cat | head -c 1)"'], { input });
+    expect(composed.code).toBe(0);
+    expect(composed.stdout).toMatch(/^main \* \{ \| recap 0\/100000\n$/);
+    await h.daemon.stop();
+    const down = await runCli(h.box, ['statusline'], { input });
+    expect(down).toMatchObject({ code: 0, stdout: 'recap: not running\n' });
+  });
+});

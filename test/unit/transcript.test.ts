@@ -30,7 +30,7 @@ describe('the transcript reader', () => {
     const whole = line('c', 77);
     writeFileSync(path, whole.slice(0, 20));
     const reader = new TranscriptReader(usageOf);
-    expect(await reader.read(path)).toEqual({ usage: [] });
+    expect(await reader.read(path)).toEqual({ usage: [], machine: [] });
     appendFileSync(path, whole.slice(20));
     expect(await reader.read(path)).toMatchObject({ usage: [{ key: 'c:r-c', input: 77 }], contextTokens: 77 });
     expect(keys(await reader.read(path))).toEqual([]);
@@ -40,7 +40,7 @@ describe('the transcript reader', () => {
     const fifo = join(dir, 'fifo.jsonl');
     execFileSync('mkfifo', [fifo]);
     const reader = new TranscriptReader(usageOf);
-    for (const path of [fifo, dir, '/dev/zero', join(dir, 'missing.jsonl')]) expect(await reader.read(path)).toEqual({ usage: [] });
+    for (const path of [fifo, dir, '/dev/zero', join(dir, 'missing.jsonl')]) expect(await reader.read(path)).toEqual({ usage: [], machine: [] });
   });
 
   it.each([null, [], 42, 'x', true, { type: 'assistant', message: null }, { type: 'assistant', message: { id: 'i', usage: 5 } }])(

@@ -39,12 +39,32 @@ export function claudeToolCall(name: string, input: unknown): ToolCall {
   return call;
 }
 
+/**
+ * The kinds recap records Claude Code's own turns under: not the user's words, so not
+ * counted unless COUNT_KINDS names them. UserPromptSubmit fires for a finished background
+ * task's notification and a `/loop` wakeup too; PostCompact carries Claude's own summary.
+ */
+export const MACHINE_KINDS = { taskNotification: 'task-notification', loopWakeup: 'loop-wakeup', compactSummary: 'compact-summary' } as const;
+
+/**
+ * A Claude model's window as Claude Code 2.1.330 reports it: 1,000,000 tokens for the
+ * fifth generation (its default, and the sonnet and haiku aliases) and for a `[1m]` model,
+ * 200,000 for the earlier ones (claude-sonnet-4-5). A status line reports the exact window
+ * (`recap statusline`), which wins over this.
+ */
+export function claudeContextWindow(model: string): number | undefined {
+  if (/\[1m\]$/i.test(model)) return 1_000_000;
+  const generation = /^claude-(?:opus|sonnet|haiku)-(\d+)/.exec(model)?.[1];
+  if (generation === undefined) return undefined;
+  return Number(generation) >= 5 ? 1_000_000 : 200_000;
+}
+
 const claudeDirs = (env: NodeJS.ProcessEnv, home: string) => [...new Set([join(home, '.claude'), ...(env.CLAUDE_CONFIG_DIR ? [env.CLAUDE_CONFIG_DIR] : [])])];
 
 export const claudeFacts: AgentFacts = {
   name: 'claude',
   title: 'Claude Code',
-  events: { UserPromptSubmit: 'prompt', PreToolUse: 'tool', PostToolUse: 'toolUsed', SessionStart: 'sessionStart' },
+  events: { UserPromptSubmit: 'prompt', PreToolUse: 'tool', PostToolUse: 'toolUsed', SessionStart: 'sessionStart', PostCompact: 'record' },
   shellTool: 'Bash',
   toolCall: claudeToolCall,
   deny: (reason) => json({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: reason } }),
@@ -54,6 +74,7 @@ export const claudeFacts: AgentFacts = {
   // Longer context reaches the model as a 2,000-character preview and a file to Read, which a
   // tripped gate denies (measured on 2.1.330: 10,000 characters pass whole, 10,001 do not).
   contextLimit: { max: 10_000, unit: 'chars' },
+  contextWindow: claudeContextWindow,
   shellVariables: ['CLAUDECODE', 'CLAUDE_CODE_SESSION_ID'],
   sessionVariable: 'CLAUDE_CODE_SESSION_ID',
   // Both: Claude Code reads CLAUDE_CONFIG_DIR when it is set, and a session started without
