@@ -30,15 +30,18 @@ export function submitSeqs(state: JobState): number[] {
 }
 
 /**
- * What a summary is checked against: the window's interactions and the job's newest
+ * What a summary is checked against: the window's counted interactions (all of them when
+ * none counts) and the job's newest
  * summaries; for a rollup, the summaries it rolls up (it is grounded in them and must not
  * paste them), which are also the newest.
  */
 function evidenceFor(state: JobState, texts: SummaryTexts): Evidence {
   const seqs = submitSeqs(state);
   if (dueRollup(state)) return { material: seqs.map((seq) => summaryText(texts, seq)), what: 'summaries rolled up', earlier: [] };
+  // The user's own interactions: a task's notification or a compaction summary is noise to name.
+  const counted = state.pending.filter((p) => p.counted);
   return {
-    material: state.pending.map((p) => p.text),
+    material: (counted.length > 0 ? counted : state.pending).map((p) => p.text),
     what: 'interactions',
     earlier: seqs.map((seq) => ({ seq, text: summaryText(texts, seq) })),
   };

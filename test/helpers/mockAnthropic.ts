@@ -9,8 +9,12 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { readBody } from './requestBody.js';
 
-/** One scripted model turn: call a tool with this input, or answer with text and end the turn. */
-export type Turn = { tool: string; input: Record<string, unknown> } | { text: string };
+/**
+ * One scripted model turn: call a tool with this input, or answer with text and end the turn;
+ * `contextTokens`, the input tokens it reports (100 otherwise), drives Claude Code's context
+ * accounting and its auto-compaction.
+ */
+export type Turn = ({ tool: string; input: Record<string, unknown> } | { text: string }) & { contextTokens?: number };
 /**
  * A turn decided when its request arrives, from what the model was shown (the deny reason
  * of the last tool result, say); it may act first, as a user at the keyboard would.
@@ -37,7 +41,7 @@ export type RecordedRequest = {
   /** The parsed JSON body, if it was JSON. */
   body?: MessagesBody;
   /** What the mock made of it. */
-  kind: 'turn' | 'side' | 'count_tokens' | 'other';
+  kind: 'turn' | 'side' | 'compaction' | 'count_tokens' | 'other';
   /** For `turn`: the index of the scripted turn it was answered with (-1 when the script had run out). */
   turn?: number;
   /** The Claude Code session the request belongs to (its x-claude-code-session-id header). */
@@ -47,6 +51,14 @@ export type RecordedRequest = {
 export type ToolResult = { toolUseId: string; text: string; isError: boolean; request: number };
 
 const SIDE_ANSWER = 'Scripted session';
+/** Claude's summary of a compacted conversation, as its compaction request asks for it. */
+export const COMPACTION_ANSWER = '<analysis>The scripted session so far.</analysis>\n<summary>1. Primary Request: the scripted work, compacted by the mock.</summary>';
+
+/** A compaction request: its last user message asks for a detailed summary of the conversation. */
+function isCompaction(body: MessagesBody): boolean {
+  const last = body.messages?.filter((m) => m.role === 'user').at(-1);
+  return last !== undefined && /create a detailed summary of the conversation/i.test(contentText(last.content));
+}
 const EXHAUSTED_ANSWER = 'The mock model has no scripted turn left.';
 
 /** The text of a message content: a string, or the text of its text blocks (nested too). */
@@ -211,6 +223,11 @@ export class MockAnthropic {
       if (req.method === 'POST' && path === '/v1/messages') {
         const body = request.body ?? {};
         const offersTools = Array.isArray(body.tools) && body.tools.length > 0;
+        if (isCompaction(body)) {
+          request.kind = 'compaction';
+          this.record(request);
+          return this.respond(res, body, request.n, { text: COMPACTION_ANSWER });
+        }
         if (!offersTools) {
           request.kind = 'side';
           this.record(request);
@@ -258,7 +275,7 @@ export class MockAnthropic {
   private respond(res: ServerResponse, body: MessagesBody, n: number, turn: Turn, toolUseId?: string): void {
     const model = body.model ?? 'claude-mock';
     const id = `msg_mock_${n}`;
-    const usage = { input_tokens: 100, output_tokens: 20, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
+    const usage = { input_tokens: turn.contextTokens ?? 100, output_tokens: 20, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
     const block = 'tool' in turn ? { type: 'tool_use', id: toolUseId!, name: turn.tool, input: turn.input } : { type: 'text', text: turn.text };
     const stopReason = 'tool' in turn ? 'tool_use' : 'end_turn';
     if (body.stream !== true) {
@@ -282,7 +299,7 @@ export class MockAnthropic {
       send('content_block_delta', { index: 0, delta: { type: 'text_delta', text: turn.text } });
     }
     send('content_block_stop', { index: 0 });
-    send('message_delta', { delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: usage.output_tokens } });
+    send('message_delta', { delta: { stop_reason: stopReason, stop_sequence: null }, usage });
     send('message_stop', {});
     res.end();
   }
