@@ -244,14 +244,16 @@ describe('recap-hook qwen with the real daemon', () => {
   });
 
   describe('answers that could pass 1 MiB', () => {
-    it('a SessionStart on a gate tripped by a 2 MB prompt hands over the demand cut to fit, not dropped', async () => {
+    it('a SessionStart on a gate tripped by a 2 MB prompt hands over the demand made to fit, not dropped', async () => {
       const huge = `Please read all of this. ${'The configuration reader must report every error with its line. '.repeat(32_000)}`;
       expect(huge.length).toBeGreaterThan(2_000_000);
       context(await hook(prompt(huge)), 'UserPromptSubmit');
       const told = context(await hook(fixture('SessionStart', { session_id: 'qwen-third-session' })), 'SessionStart');
       expect(told).toContain(`recap: job ${attack.job} needs a summary`);
       expect(told).toContain(`${launcher} submit <<'EOF'`);
-      expect(told).toMatch(/\[recap cut the last \d+ characters to fit Qwen Code's hook output limit\]$/);
+      expect(told.length).toBeLessThanOrEqual(100_000);
+      expect(told).toMatch(/each cut to \d+ characters; run .* context in your run_shell_command tool to read them whole/);
+      expect(told).not.toContain('[recap cut the last');
     });
   });
 });

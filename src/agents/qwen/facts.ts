@@ -111,9 +111,9 @@ export const qwenFacts: AgentFacts = {
     const shown = /[<>]/.test(text) ? `${ESCAPED_NOTE}\n\n${text}` : text;
     return json({ hookSpecificOutput: { hookEventName: event === 'prompt' ? 'UserPromptSubmit' : 'SessionStart', additionalContext: fitted(shown) } });
   },
-  // Its hook output is cut at 1 MiB and a cut answer is dropped whole; JSON escaping can
-  // double a text's bytes.
-  contextLimit: { max: 500_000, unit: 'bytes' },
+  // Under QWEN_TEXT_MAX with room for the note on < and >: the daemon makes the memory and a
+  // demand fit, so fitted() never has to cut them.
+  contextLimit: { max: QWEN_TEXT_MAX - 1000, unit: 'chars' },
   // Verified by running `env` through run_shell_command (test/e2e/qwen.test.ts).
   shellVariables: ['QWEN_CODE', 'QWEN_CODE_SESSION_ID'],
   sessionVariable: 'QWEN_CODE_SESSION_ID',
