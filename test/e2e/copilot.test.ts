@@ -228,7 +228,7 @@ describe("the real GitHub Copilot CLI with recap's hooks file", () => {
   );
 
   it(
-    "recap-hook gone or crashing at load lets calls run (recap removed: gate off), where a plain missing command would deny every call",
+    'recap-hook gone or crashing at load lets calls run (recap removed: gate off), where a plain missing command would deny every call',
     async () => {
       const gone = join(box.dir, 'gone', 'recap-hook.cjs');
       const broken = join(box.dir, 'broken', 'recap-hook.cjs');

@@ -62,7 +62,8 @@ function findRecap(project: string, env: NodeJS.ProcessEnv): { found: Found[]; u
       for (const hit of recapEntriesIn(readJson(file))) found.push({ file, repo, ...hit });
     } catch (error) {
       // Only a file of recap's own is recap's to complain about.
-      if (file === hooksFilePath(repo ? 'project' : 'user', project, env)) unreadable.push({ name: NAME, ok: false, detail: (error as Error).message, fix: `repair or remove ${file}` });
+      if (file === hooksFilePath(repo ? 'project' : 'user', project, env))
+        unreadable.push({ name: NAME, ok: false, detail: (error as Error).message, fix: `repair or remove ${file}` });
     }
   }
   return { found, unreadable };
@@ -114,7 +115,8 @@ function entryProblem({ event, entry, matcher }: Found): string | undefined {
   if (paths.hook !== RECAP_HOOK_BIN) return `it runs another recap (${paths.hook}), not this one (${RECAP_HOOK_BIN})`;
   const timeout = entry.timeoutSec ?? 30;
   // Copilot CLI lets the call run when a hook times out: recap-hook's own deadline must come first.
-  if (typeof timeout !== 'number' || timeout <= HOOK_DEADLINE_SECONDS) return `its timeoutSec (${JSON.stringify(timeout)}) does not leave recap-hook its ${HOOK_DEADLINE_SECONDS} s`;
+  if (typeof timeout !== 'number' || timeout <= HOOK_DEADLINE_SECONDS)
+    return `its timeoutSec (${JSON.stringify(timeout)}) does not leave recap-hook its ${HOOK_DEADLINE_SECONDS} s`;
   if (event === 'PreToolUse' && !matchesAll(matcher)) return `its matcher ${JSON.stringify(matcher)} leaves some tools unchecked`;
   return undefined;
 }

@@ -132,7 +132,11 @@ export const copilotFacts: AgentFacts = {
       what: "GitHub Copilot CLI's hooks and settings",
     },
     { path: /\/\.copilot\/installed-plugins(?:\/|$)/, mentioned: [/\.copilot\b/, /installed-plugins/], what: "GitHub Copilot CLI's plugins, whose hooks run outside the gate" },
-    { path: /\/\.github\/(?:hooks(?:\/|$)|copilot\/settings(?:\.local)?\.json$)/, mentioned: [/\.github\b/, /\bhooks\b|copilot\/settings/], what: "a repository's GitHub Copilot CLI hooks and settings" },
+    {
+      path: /\/\.github\/(?:hooks(?:\/|$)|copilot\/settings(?:\.local)?\.json$)/,
+      mentioned: [/\.github\b/, /\bhooks\b|copilot\/settings/],
+      what: "a repository's GitHub Copilot CLI hooks and settings",
+    },
     // The copilot command's own plugin subcommands (copilot plugin install DIR) name no file.
     { path: /(?!)/, mentioned: [/\bcopilot\b/, /\bplugins?\b/], what: "GitHub Copilot CLI's plugins, whose hooks run outside the gate" },
   ],

@@ -37,7 +37,8 @@ export function readJson(file: string): unknown {
 
 export function readHooksFile(file: string): HooksFile {
   const parsed = readJson(file) ?? {};
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new InstallError(`${file} does not hold a JSON object; fix it or move it aside (recap changed nothing)`);
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
+    throw new InstallError(`${file} does not hold a JSON object; fix it or move it aside (recap changed nothing)`);
   const hooks = (parsed as HooksFile).hooks;
   if (hooks !== undefined && (hooks === null || typeof hooks !== 'object' || Array.isArray(hooks))) {
     throw new InstallError(`"hooks" in ${file} is not an object; fix it or move it aside (recap changed nothing)`);

@@ -30,10 +30,7 @@ export function folderTrusted(folder: string, env: NodeJS.ProcessEnv): boolean {
 }
 
 /** The repository's settings files that may hold disableAllHooks. */
-export const repoSettingsFiles = (project: string): string[] => [
-  join(project, '.github', 'copilot', 'settings.json'),
-  join(project, '.github', 'copilot', 'settings.local.json'),
-];
+export const repoSettingsFiles = (project: string): string[] => [join(project, '.github', 'copilot', 'settings.json'), join(project, '.github', 'copilot', 'settings.local.json')];
 
 /** The repository settings file that says "disableAllHooks": true, if one does, and whether the folder is trusted (so that it applies). */
 export function hooksDisabledBy(project: string, env: NodeJS.ProcessEnv): { file: string; trusted: boolean } | undefined {
