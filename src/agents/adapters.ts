@@ -3,6 +3,7 @@
 import type { Adapter } from './adapter.js';
 import { claude } from './claude/index.js';
 import { codex } from './codex/index.js';
+import { copilot } from './copilot/index.js';
 import { gemini } from './gemini/index.js';
 import type { AgentName } from './known.js';
 import { qwen } from './qwen/index.js';
@@ -12,4 +13,5 @@ export const ADAPTERS: Record<AgentName, Adapter> = {
   codex,
   gemini,
   qwen,
+  copilot,
 };

@@ -3,6 +3,7 @@
 // claude/ and one line here and one in adapters.ts.
 import { claudeFacts } from './claude/facts.js';
 import { codexFacts } from './codex/facts.js';
+import { copilotFacts } from './copilot/facts.js';
 import type { AgentFacts } from './facts.js';
 import { geminiFacts } from './gemini/facts.js';
 import { qwenFacts } from './qwen/facts.js';
@@ -12,6 +13,7 @@ export const AGENT_FACTS = {
   codex: codexFacts,
   gemini: geminiFacts,
   qwen: qwenFacts,
+  copilot: copilotFacts,
 } as const satisfies Record<string, AgentFacts>;
 
 export type AgentName = keyof typeof AGENT_FACTS;

@@ -1,9 +1,9 @@
-// A tripped (or open) gate to attack through Codex CLI's, Gemini CLI's or Qwen Code's own
+// A tripped (or open) gate to attack through Codex CLI's, Gemini CLI's, Qwen Code's or Copilot CLI's own
 // payload shapes: the real daemon, the real `bin/recap-hook.cjs <agent>`, payloads built on
 // the fixtures the real CLIs sent (test/fixtures/agents), and the proof, in that agent's own
 // terms, that the way out still works. Codex and Gemini CLI have the way out answered by the
 // hook (wayOutInHook.ts): the submit is a deny whose reason is recap's output. Qwen Code runs
-// it in its shell, as Claude Code does (gateAttack.ts).
+// it in its shell, as Claude Code does (gateAttack.ts), and so does Copilot CLI.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -13,8 +13,8 @@ import { RECAP, removeSandbox, sandbox, startDaemon, type DaemonProcess, type Sa
 import { ATTACK_THRESHOLD, filledIn, HOOK, submitCommandIn, TRIP_PROMPTS, type HookRun } from './gateAttack.js';
 import { FIXTURES } from './hookRecorder.js';
 
-export type AgentName = 'codex' | 'gemini' | 'qwen';
-export const AGENTS: readonly AgentName[] = ['codex', 'gemini', 'qwen'];
+export type AgentName = 'codex' | 'gemini' | 'qwen' | 'copilot';
+export const AGENTS: readonly AgentName[] = ['codex', 'gemini', 'qwen', 'copilot'];
 
 type Profile = {
   /** The agent's event for a tool call, and the fixture a tool call is built on. */
@@ -72,6 +72,18 @@ export const PROFILES: Record<AgentName, Profile> = {
     ordinary: (project) => ['read_file', { file_path: join(project, 'README.md') }],
     wayOutInHook: false,
     sessionVariable: 'QWEN_CODE_SESSION_ID',
+  },
+  copilot: {
+    toolEvent: 'PreToolUse',
+    toolFixture: 'PreToolUse-Bash',
+    promptEvent: 'UserPromptSubmit',
+    promptFixture: 'UserPromptSubmit',
+    promptFields: (prompt) => ({ prompt }),
+    shellTool: 'Bash',
+    shellInput: (command) => ({ command, description: 'Run a command' }),
+    ordinary: (project) => ['Read', { path: join(project, 'README.md') }],
+    wayOutInHook: false,
+    sessionVariable: 'COPILOT_AGENT_SESSION_ID',
   },
 };
 
@@ -160,6 +172,13 @@ export function deniedAs(agent: AgentName, run: HookRun): string {
     expect(typeof answer.reason).toBe('string');
     expect((answer.reason as string).trim()).not.toBe('');
     return answer.reason as string;
+  }
+  if (agent === 'copilot') {
+    // Top level, which Copilot CLI reads under both of its dialects.
+    expect(Object.keys(answer).sort()).toEqual(['permissionDecision', 'permissionDecisionReason']);
+    expect(answer.permissionDecision).toBe('deny');
+    expect((answer.permissionDecisionReason as string).trim()).not.toBe('');
+    return answer.permissionDecisionReason as string;
   }
   expect(Object.keys(answer)).toEqual(['hookSpecificOutput']);
   const specific = answer.hookSpecificOutput as Record<string, unknown>;
