@@ -5,6 +5,7 @@ import { claude } from './claude/index.js';
 import { codex } from './codex/index.js';
 import { gemini } from './gemini/index.js';
 import type { AgentName } from './known.js';
+import { opencode } from './opencode/index.js';
 import { qwen } from './qwen/index.js';
 
 export const ADAPTERS: Record<AgentName, Adapter> = {
@@ -12,4 +13,5 @@ export const ADAPTERS: Record<AgentName, Adapter> = {
   codex,
   gemini,
   qwen,
+  opencode,
 };

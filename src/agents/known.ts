@@ -5,6 +5,7 @@ import { claudeFacts } from './claude/facts.js';
 import { codexFacts } from './codex/facts.js';
 import type { AgentFacts } from './facts.js';
 import { geminiFacts } from './gemini/facts.js';
+import { opencodeFacts } from './opencode/facts.js';
 import { qwenFacts } from './qwen/facts.js';
 
 export const AGENT_FACTS = {
@@ -12,6 +13,7 @@ export const AGENT_FACTS = {
   codex: codexFacts,
   gemini: geminiFacts,
   qwen: qwenFacts,
+  opencode: opencodeFacts,
 } as const satisfies Record<string, AgentFacts>;
 
 export type AgentName = keyof typeof AGENT_FACTS;
