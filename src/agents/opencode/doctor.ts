@@ -36,12 +36,12 @@ export function opencodeDoctor(project: string, env: NodeJS.ProcessEnv): Check[]
 
 function pluginCheck(file: string, project: string, env: NodeJS.ProcessEnv): Check {
   if (!isRecapPlugin(file)) return { name: NAME, ok: false, detail: `${file} is not recap's plugin`, fix: `move ${file} aside, then: ${FIX}` };
-  const stale = staleness(file, env);
-  if (stale !== undefined) return { name: NAME, ok: false, detail: `${file}: ${stale}`, fix: FIX };
   const loaded = load(file, project);
   if ('error' in loaded) return { name: NAME, ok: false, detail: `${file} does not load (${loaded.error}), and opencode skips such a plugin without a word`, fix: FIX };
   const missing = PLUGIN_HOOKS.filter((hook) => !loaded.hooks.includes(hook));
   if (missing.length > 0) return { name: NAME, ok: false, detail: `${file} loads but hands opencode no ${missing.join(', ')} hook`, fix: FIX };
+  const stale = staleness(file, env);
+  if (stale !== undefined) return { name: NAME, ok: false, detail: `${file}: ${stale}`, fix: FIX };
   return { name: NAME, ok: true, detail: `${file} loads and hands opencode its ${PLUGIN_HOOKS.join(', ')} hooks, in every project` };
 }
 
