@@ -6,6 +6,7 @@ import { codex } from './codex/index.js';
 import { copilot } from './copilot/index.js';
 import { gemini } from './gemini/index.js';
 import type { AgentName } from './known.js';
+import { opencode } from './opencode/index.js';
 import { qwen } from './qwen/index.js';
 
 export const ADAPTERS: Record<AgentName, Adapter> = {
@@ -14,4 +15,5 @@ export const ADAPTERS: Record<AgentName, Adapter> = {
   gemini,
   qwen,
   copilot,
+  opencode,
 };

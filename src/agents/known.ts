@@ -6,6 +6,7 @@ import { codexFacts } from './codex/facts.js';
 import { copilotFacts } from './copilot/facts.js';
 import type { AgentFacts } from './facts.js';
 import { geminiFacts } from './gemini/facts.js';
+import { opencodeFacts } from './opencode/facts.js';
 import { qwenFacts } from './qwen/facts.js';
 
 export const AGENT_FACTS = {
@@ -14,6 +15,7 @@ export const AGENT_FACTS = {
   gemini: geminiFacts,
   qwen: qwenFacts,
   copilot: copilotFacts,
+  opencode: opencodeFacts,
 } as const satisfies Record<string, AgentFacts>;
 
 export type AgentName = keyof typeof AGENT_FACTS;

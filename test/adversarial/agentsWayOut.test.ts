@@ -194,6 +194,7 @@ describe.each(AGENTS)('the way out through %s', (agent: AgentName) => {
       gemini: ['PreToolUse', 'PostToolUse', 'UserPromptSubmit'],
       qwen: ['BeforeTool', 'BeforeAgent', 'PermissionRequest'],
       copilot: ['BeforeTool', 'BeforeAgent', 'PostToolUse', 'preToolUse'],
+      opencode: ['PreToolUse', 'UserPromptSubmit', 'BeforeTool'],
     }[agent];
     for (const event of [...foreign, 'Stop', 'SessionEnd', 'PreToolUseX', 'pretooluse', '']) {
       const run = await hook(a, agentPayload(a, event, { tool_name: PROFILES[agent].shellTool, tool_input: { command: `rm -rf ${a.box.data}` }, prompt: TRIP_PROMPTS[0] }));

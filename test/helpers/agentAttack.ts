@@ -1,9 +1,9 @@
-// A tripped (or open) gate to attack through Codex CLI's, Gemini CLI's, Qwen Code's or Copilot CLI's own
+// A tripped (or open) gate to attack through Codex CLI's, Gemini CLI's, Qwen Code's, Copilot CLI's or opencode's own
 // payload shapes: the real daemon, the real `bin/recap-hook.cjs <agent>`, payloads built on
 // the fixtures the real CLIs sent (test/fixtures/agents), and the proof, in that agent's own
 // terms, that the way out still works. Codex and Gemini CLI have the way out answered by the
 // hook (wayOutInHook.ts): the submit is a deny whose reason is recap's output. Qwen Code runs
-// it in its shell, as Claude Code does (gateAttack.ts), and so does Copilot CLI.
+// it in its shell, as Claude Code does (gateAttack.ts), and so do Copilot CLI and opencode.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -13,8 +13,8 @@ import { RECAP, removeSandbox, sandbox, startDaemon, type DaemonProcess, type Sa
 import { ATTACK_THRESHOLD, filledIn, HOOK, submitCommandIn, TRIP_PROMPTS, type HookRun } from './gateAttack.js';
 import { FIXTURES } from './hookRecorder.js';
 
-export type AgentName = 'codex' | 'gemini' | 'qwen' | 'copilot';
-export const AGENTS: readonly AgentName[] = ['codex', 'gemini', 'qwen', 'copilot'];
+export type AgentName = 'codex' | 'gemini' | 'qwen' | 'copilot' | 'opencode';
+export const AGENTS: readonly AgentName[] = ['codex', 'gemini', 'qwen', 'copilot', 'opencode'];
 
 type Profile = {
   /** The agent's event for a tool call, and the fixture a tool call is built on. */
@@ -84,6 +84,19 @@ export const PROFILES: Record<AgentName, Profile> = {
     ordinary: (project) => ['Read', { path: join(project, 'README.md') }],
     wayOutInHook: false,
     sessionVariable: 'COPILOT_AGENT_SESSION_ID',
+  },
+  // recap's plugin sends these (src/agents/opencode/facts.ts); the fixtures are what it sent from real hooks.
+  opencode: {
+    toolEvent: 'tool_execute_before',
+    toolFixture: 'tool_execute_before-bash',
+    promptEvent: 'chat_message',
+    promptFixture: 'chat_message',
+    promptFields: (prompt) => ({ prompt }),
+    shellTool: 'bash',
+    shellInput: (command, dir) => ({ command, description: 'run it', ...(dir !== undefined ? { workdir: dir } : {}) }),
+    ordinary: (project) => ['read', { filePath: join(project, 'README.md') }],
+    wayOutInHook: false,
+    sessionVariable: 'RECAP_OPENCODE_SESSION_ID',
   },
 };
 
@@ -166,6 +179,12 @@ export function deniedAs(agent: AgentName, run: HookRun): string {
   expect(run.exitCode, `the hook exited ${run.exitCode}: ${run.stderr}`).toBe(0);
   expect(run.stdout.trim().startsWith('{'), `the hook allowed the call (stdout: ${JSON.stringify(run.stdout)}, stderr: ${run.stderr})`).toBe(true);
   const answer = JSON.parse(run.stdout) as Record<string, unknown>;
+  if (agent === 'opencode') {
+    // recap's plugin throws `deny`, which the model reads whole.
+    expect(Object.keys(answer)).toEqual(['deny']);
+    expect((answer.deny as string).trim()).not.toBe('');
+    return answer.deny as string;
+  }
   if (agent === 'gemini') {
     expect(Object.keys(answer).sort()).toEqual(['decision', 'reason']);
     expect(answer.decision).toBe('deny');
