@@ -224,7 +224,7 @@ export function buildCli(args: string[]): Argv {
         output(argv, shown, () =>
           process.stdout.write(
             installed.mode === 'plugin'
-              ? `recap's ${title} plugin is ${installed.changed ? 'installed' : 'already installed; nothing changed'} (enabled in ${installed.file}); new ${title} sessions use it\n`
+              ? `recap's ${title} plugin ${installed.changed ? 'is installed' : 'was already installed; nothing changed'} (${installed.file}); new ${title} sessions use it\n`
               : installed.changed
                 ? `recap's ${installed.mode} hooks are in ${installed.file}; new ${title} sessions use them\n`
                 : `recap's ${installed.mode} hooks were already in ${installed.file}; nothing changed\n`,

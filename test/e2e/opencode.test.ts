@@ -92,7 +92,7 @@ describe("the real opencode with recap's plugin", () => {
     const installed = await runCli(box, ['install', 'opencode', '--json']);
     expect(installed.code, installed.stderr).toBe(0);
     plugin = join(box.env.XDG_CONFIG_HOME!, 'opencode', 'plugins', 'recap.js');
-    expect(JSON.parse(installed.stdout)).toEqual({ file: plugin, mode: 'command', changed: true });
+    expect(JSON.parse(installed.stdout)).toEqual({ file: plugin, mode: 'plugin', changed: true });
     mock = await MockOpenAIChat.start();
     configureOpencode(box.env, mock);
   });

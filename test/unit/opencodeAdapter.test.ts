@@ -178,7 +178,7 @@ describe("recap's plugin file", () => {
   it('installs once, idempotently; refuses a file not its own and a project scope; uninstalls only its own', () => {
     const file = pluginFile(env);
     expect(file).toBe(join(home, 'cfg', 'opencode', 'plugins', 'recap.js'));
-    expect(installPlugin(options())).toEqual({ file, changed: true, mode: 'command', warnings: [] });
+    expect(installPlugin(options())).toEqual({ file, changed: true, mode: 'plugin', warnings: [] });
     expect(installPlugin(options())).toMatchObject({ changed: false });
     expect(readdirSync(join(home, 'cfg', 'opencode', 'plugins'))).toEqual(['recap.js']);
     expect(() => installPlugin({ ...options(), scope: 'project' })).toThrow(/without --scope project/);

@@ -18,11 +18,11 @@ import {
   RECAP_EVENTS,
   recapHooksIn,
   timeoutMs,
-  withoutComments,
   withoutRecap,
   withRecap,
   type Settings,
 } from '../../src/agents/qwen/settings.js';
+import { withoutComments } from '../../src/agents/jsonComments.js';
 import { usageOf } from '../../src/agents/qwen/transcript.js';
 import { AGENT_SHELL_VARIABLES, sessionFromEnv } from '../../src/agents/known.js';
 import { projectReadOnlyPaths, readOnlyPaths } from '../../src/daemon/recapPaths.js';

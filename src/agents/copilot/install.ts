@@ -6,7 +6,7 @@ import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { RECAP_HOOK_BIN } from '../../common/bins.js';
 import { UserError } from '../../common/errors.js';
-import { withoutComments } from '../qwen/settings.js';
+import { withoutComments } from '../jsonComments.js';
 import { copilotHome } from './facts.js';
 import { hasHooks, recapCommand, recapEntry, RECAP_EVENTS, withoutRecap, type HooksFile } from './hooksFile.js';
 

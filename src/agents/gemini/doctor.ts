@@ -8,6 +8,7 @@ import { accessSync, existsSync, constants as fs, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { Check } from '../../client/checks.js';
+import { withoutComments } from '../jsonComments.js';
 import { commandTarget, EXTENSION_NAME, extensionPaths, HOOK_NAME, hookEnvironment, LOADERS, RECAP_EVENTS, runsRecapHook, TIMEOUT_MS, type ExtensionPaths } from './extension.js';
 import { geminiDir } from './facts.js';
 import { isRecapExtension, namesakes, readManifest } from './install.js';
@@ -85,33 +86,12 @@ function settingsFiles(project: string, env: NodeJS.ProcessEnv, home: string): s
 function readSettings(file: string): Read {
   if (!existsSync(file)) return { ok: true, value: {} };
   try {
-    const value = JSON.parse(withoutComments(readFileSync(file, 'utf8'))) as unknown;
+    const value = JSON.parse(withoutComments(readFileSync(file, 'utf8')).json) as unknown;
     if (value === null || typeof value !== 'object' || Array.isArray(value)) return { ok: false, problem: `${file} does not hold a JSON object` };
     return { ok: true, value: value as Settings };
   } catch (error) {
     return { ok: false, problem: `cannot read ${file}: ${(error as Error).message.replace(/\s+/g, ' ')}` };
   }
-}
-
-/** Gemini CLI's settings take `//` and `/* *\/` comments, as strip-json-comments does. */
-export function withoutComments(text: string): string {
-  let out = '';
-  for (let i = 0; i < text.length; i += 1) {
-    const c = text[i]!;
-    if (c === '"') {
-      const start = i;
-      for (i += 1; i < text.length && text[i] !== '"'; i += 1) if (text[i] === '\\') i += 1;
-      out += text.slice(start, i + 1);
-    } else if (c === '/' && text[i + 1] === '/') {
-      while (i < text.length && text[i] !== '\n') i += 1;
-      out += '\n';
-    } else if (c === '/' && text[i + 1] === '*') {
-      const end = text.indexOf('*/', i + 2);
-      i = end === -1 ? text.length : end + 1;
-      out += ' ';
-    } else out += c;
-  }
-  return out;
 }
 
 const objectAt = (value: unknown, ...keys: string[]): Record<string, unknown> | undefined => {

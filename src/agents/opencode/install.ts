@@ -70,13 +70,13 @@ export function installPlugin({ scope, env }: InstallOptions): Installed {
   const warnings: string[] = [];
   if (pluginsOff(env))
     warnings.push(`OPENCODE_PURE=${env.OPENCODE_PURE} is set here: opencode started with it (or with --pure) loads no plugins, recap's neither, and gates nothing`);
-  if (existsSync(file) && readFileSync(file, 'utf8') === text) return { file, changed: false, mode: 'command', warnings };
+  if (existsSync(file) && readFileSync(file, 'utf8') === text) return { file, changed: false, mode: 'plugin', warnings };
   mkdirSync(dirname(file), { recursive: true });
   // Through a rename: opencode never loads half a plugin.
   const temporary = join(dirname(file), `.recap-${process.pid}.tmp`);
   writeFileSync(temporary, text, { mode: 0o644 });
   renameSync(temporary, file);
-  return { file, changed: true, mode: 'command', warnings };
+  return { file, changed: true, mode: 'plugin', warnings };
 }
 
 export function uninstallPlugin({ scope, env }: InstallOptions): string[] {

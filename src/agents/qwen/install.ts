@@ -6,7 +6,8 @@ import { dirname, join, resolve } from 'node:path';
 import { RECAP_HOOK_BIN } from '../../common/bins.js';
 import { UserError } from '../../common/errors.js';
 import { hookEnvironment } from '../hookEnvironment.js';
-import { commandHook, withoutComments, withoutRecap, withRecap, type Settings } from './settings.js';
+import { withoutComments } from '../jsonComments.js';
+import { commandHook, withoutRecap, withRecap, type Settings } from './settings.js';
 
 export type Scope = 'user' | 'project';
 

@@ -5,7 +5,8 @@ import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { dirname, isAbsolute, join, normalize, relative, resolve, sep } from 'node:path';
 import { systemSettingsFiles } from './facts.js';
 import { qwenHome, readSettings, settingsFile } from './install.js';
-import { withoutComments, type Settings } from './settings.js';
+import { withoutComments } from '../jsonComments.js';
+import type { Settings } from './settings.js';
 
 /** A settings file's object, or undefined when it is missing or unreadable (doctor says so elsewhere). */
 function tryRead(file: string): Settings | undefined {
