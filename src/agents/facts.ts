@@ -10,8 +10,8 @@ import type { ToolCall } from '../events/toolCall.js';
 /** What recap-hook prints and the exit code it ends with. */
 export type HookAnswer = { stdout: string; exitCode: number };
 
-/** recap's own names for the hook events it acts on; `record` only records what the agent did. */
-export type EventKind = 'prompt' | 'tool' | 'toolUsed' | 'sessionStart' | 'record';
+/** recap's own names for the hook events it acts on; `compaction` records the agent's own summary of its compacted conversation. */
+export type EventKind = 'prompt' | 'tool' | 'toolUsed' | 'sessionStart' | 'compaction';
 
 export type AgentFacts = {
   /** The name `recap install <name>` and `recap-hook <name>` take. */
@@ -59,7 +59,7 @@ export const NOTHING: HookAnswer = { stdout: '', exitCode: 0 };
 
 export const json = (value: unknown): HookAnswer => ({ stdout: JSON.stringify(value), exitCode: 0 });
 
-/** A notice as `{"systemMessage": ...}`, shown to the user, which all four agents take. */
+/** A notice as `{"systemMessage": ...}`, shown to the user, which the agents with command hooks take. */
 export const systemMessage = (text: string): HookAnswer => (text === '' ? NOTHING : json({ systemMessage: text }));
 
 /** The answer with a `systemMessage` beside what it says, unless it has one or is no JSON object. */

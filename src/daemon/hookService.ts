@@ -7,7 +7,6 @@ import type { Logger } from 'pino';
 import type { Adapter, Caller, HookCall } from '../agents/adapter.js';
 import { NOTHING, type HookAnswer } from '../agents/facts.js';
 import { CommandRefused } from '../events/commands.js';
-import { cutToFit } from '../events/contextFit.js';
 import type { HookOps } from './handler.js';
 import type { Where } from './jobResolver.js';
 import { TranscriptReader, type MachineTurn } from './transcript.js';
@@ -65,8 +64,8 @@ async function answerCall(
     case 'prompt': {
       const result = await ops.record({ kind: 'prompt', text: call.text, ...who, ...seen }, where);
       if (!result.gate?.tripped) return NOTHING;
-      const say = (text: string) => facts.context('prompt', cutToFit(text, facts.contextLimit, `${ops.recapCommand} context prints it whole`));
-      return say(
+      return facts.context(
+        'prompt',
         `recap: job ${where.job} needs a summary before any other tool can run ` +
           `(${result.gate.reason ?? 'threshold'}: ${result.gate.unsummarizedTokens} unsummarized tokens, threshold ${result.gate.threshold}). ` +
           `Run ${ops.recapCommand} context in your ${facts.shellTool} tool to see what to summarize and the command to submit it with.`,

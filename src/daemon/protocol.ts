@@ -43,7 +43,7 @@ export const requestSchemas = {
     session: optionalText,
     agent: optionalText,
     contextTokens: z.number().int().min(0).optional(),
-    /** The window of the model in use, when the agent tells it; CONTEXT_WINDOW otherwise. */
+    /** The window of the model in use, when the agent tells it: used unless CONTEXT_WINDOW is set. */
     contextWindow: z.number().int().min(1).optional(),
     cwd: z.string().max(4096).optional(),
     project,

@@ -11,7 +11,7 @@ export type RecordInteraction = {
   agent?: string;
   /** The agent's context use in tokens, when its transcript tells. */
   contextTokens?: number;
-  /** The window of the agent's model in tokens, when it is known; CONTEXT_WINDOW otherwise. */
+  /** The window of the agent's model in tokens, when it is known: used unless CONTEXT_WINDOW is set. */
   contextWindow?: number;
   now: Time;
 };

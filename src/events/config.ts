@@ -43,7 +43,8 @@ const fields = {
   TRIGGER_MAX_INTERACTIONS: count.default(0),
   /** 0: off. */
   TRIGGER_CONTEXT_PERCENT: z.number().int().min(0).max(100).default(0),
-  CONTEXT_WINDOW: positiveInt.default(200_000),
+  // 0: the window of the model in use, as the agent tells it (200,000 when it does not).
+  CONTEXT_WINDOW: z.number().int().min(0).default(0),
   CONTEXT_BUDGET: positiveInt.default(2000),
 };
 

@@ -15,7 +15,9 @@ type Order =
   /** A list with no item the old one did not have is stricter. */
   | 'fewer'
   /** One value is stricter than every other. */
-  | { strictest: unknown };
+  | { strictest: unknown }
+  /** A smaller number is stricter; 0 stands for a value known only at run time, at most `zeroAtMost`. */
+  | { lowerZeroAtMost: number };
 
 /**
  * Every key recap knows how to order. A key not here (including one added later) has no
@@ -36,8 +38,9 @@ const ORDERS: Record<string, Order> = {
   ROLLUP_MAX_TOKENS: 'lower',
   TRIGGER_MAX_INTERACTIONS: 'lowerNotOff',
   TRIGGER_CONTEXT_PERCENT: 'lowerNotOff',
-  // A smaller window makes the same context use a larger share of it.
-  CONTEXT_WINDOW: 'lower',
+  // A smaller window makes the same context use a larger share of it. 0 takes the window of
+  // the model in use, which may be as small as 200,000: only a window no larger is stricter.
+  CONTEXT_WINDOW: { lowerZeroAtMost: 200_000 },
   // PROFILE, TOKEN_ENCODING, TOKEN_WORD_RATIO, JOB_SCOPE, CONTEXT_BUDGET: no safe direction
   // (a profile changes the sections; an encoding or ratio counts summaries differently too;
   // a session scope starts every session's count at zero).
@@ -54,7 +57,12 @@ export function direction(key: string, from: unknown, to: unknown): Direction {
 }
 
 function stricter(order: Order, from: unknown, to: unknown): boolean {
-  if (typeof order === 'object') return sameValue(to, order.strictest);
+  if (typeof order === 'object' && 'strictest' in order) return sameValue(to, order.strictest);
+  if (typeof order === 'object') {
+    if (typeof from !== 'number' || typeof to !== 'number') return false;
+    // 0 may be as large as any window: going to it is weaker; coming from it, only a window no larger than its least is stricter.
+    return to !== 0 && to <= (from === 0 ? order.lowerZeroAtMost : from);
+  }
   if (order === 'more' || order === 'fewer') {
     if (!Array.isArray(from) || !Array.isArray(to)) return false;
     const [small, large] = order === 'more' ? [from, to] : [to, from];

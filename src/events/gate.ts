@@ -88,6 +88,8 @@ function toolVerdict(command: CheckTool, ctx: DecideContext): ToolVerdict {
   const call = command.call;
   if (call.kind === 'shell') {
     if (typeof call.command !== 'string') return { allowed: false, why: `the ${call.name} call has no command` };
+    if (call.typedIntoSession)
+      return { allowed: false, why: `input typed into a running shell (${call.name}) is never recap's way out: run the command as a new call of the shell tool` };
     const verdict = classifyBash(call.command, ctx.recapPaths);
     return verdict.allowed ? { allowed: true } : { allowed: false, why: verdict.why };
   }

@@ -1,7 +1,8 @@
 // The words recap says to an agent: why it is blocked and exactly what to do, and the
-// job's memory. Kept well under Claude Code's 10,000-character cut.
+// job's memory. A deny reason stays under REASON_BUDGET; context handed to an agent fits
+// the limit its adapter declares (AgentFacts.contextLimit).
 import type { Config } from './config.js';
-import { fits, type ContextLimit } from './contextFit.js';
+import { fits, lengthIn, type ContextLimit } from './contextFit.js';
 import { summaryText, unrolled, type ChainEntry, type JobState, type PendingInteraction, type SummaryTexts } from './jobState.js';
 import { memorySeqs, memoryText } from './memory.js';
 import type { TokenCounter } from './tokens.js';
@@ -58,14 +59,15 @@ function renderSummary(e: ChainEntry, texts: SummaryTexts, limit: number): strin
 }
 
 /** The newest blocks that fit `budget` characters, oldest first, and how many were left out. */
-function newestWithin(blocks: string[], budget: number): { shown: string[]; left: number } {
+function newestWithin(blocks: string[], budget: number, measure: (text: string) => number = (text) => text.length): { shown: string[]; left: number } {
   const shown: string[] = [];
   let used = 0;
   for (let i = blocks.length - 1; i >= 0; i -= 1) {
     const block = blocks[i]!;
-    if (used + block.length > budget) break;
+    const size = measure(block);
+    if (used + size > budget) break;
     shown.unshift(block);
-    used += block.length + 2;
+    used += size + 2;
   }
   return { shown, left: blocks.length - shown.length };
 }
@@ -164,7 +166,9 @@ export function contextText(
   if (fits(text, limit)) return text;
   // Too long to hand over whole: the newest, each cut short, and where to read them all.
   const { what, blocks, tokens } = material(state, texts, EXCERPT_CHARS);
-  const { shown, left } = newestWithin(blocks, limit!.max - top.length - 400);
+  // Measured as the agent measures: bytes count more than characters in most languages.
+  const measure = (text: string) => lengthIn(text, limit!.unit);
+  const { shown, left } = newestWithin(blocks, limit!.max - measure(top) - 400, measure);
   const omitted = left > 0 ? `the ${left} oldest not shown, ` : '';
   const header = `${what} (${blocks.length}, ${tokens} tokens; ${omitted}each cut to ${EXCERPT_CHARS} characters; run ${recap} context in your ${shell} tool to read them whole):`;
   return [top, header, ...shown].join('\n\n');

@@ -15,6 +15,12 @@ export type ToolCall = {
   kind: ToolKind;
   /** A shell tool's command line. */
   command?: string;
+  /**
+   * The command line is input typed into a shell session already running (Copilot CLI's
+   * write_bash): the protection rules read it as a command line, but it is never the way
+   * out, since the program that reads it may be anything the session started.
+   */
+  typedIntoSession?: true;
   /** The folder a shell command or a relative path is taken from, when the call names one. */
   dir?: string;
   /** The files and folders the call names (a patch's files, parsed out of its text). */

@@ -5,6 +5,9 @@ import type { Config } from './config.js';
 import type { GateTripped } from './events.js';
 import { countedInteractions, type JobState } from './jobState.js';
 
+/** The window assumed when neither the user nor the agent says one. */
+const DEFAULT_CONTEXT_WINDOW = 200_000;
+
 /** What a hook saw of the agent with this command: its context use and, when known, its model's window. */
 export type Observation = { contextTokens?: number | undefined; contextWindow?: number | undefined; session?: string | undefined };
 
@@ -26,8 +29,9 @@ export function tripFor(state: JobState, config: Config, now: number, seen: Obse
 
   const { contextTokens, session } = seen;
   if (config.TRIGGER_CONTEXT_PERCENT > 0 && contextTokens !== undefined && session !== undefined && !state.contextSessions.includes(session)) {
-    // The window of the model in use (1,000,000 tokens for some, 200,000 for others), else the configured one.
-    const window = seen.contextWindow ?? config.CONTEXT_WINDOW;
+    // The user's CONTEXT_WINDOW, else the window of the model in use (1,000,000 tokens for
+    // some, 200,000 for others) as the agent tells it.
+    const window = config.CONTEXT_WINDOW > 0 ? config.CONTEXT_WINDOW : (seen.contextWindow ?? DEFAULT_CONTEXT_WINDOW);
     // Compared in integers: 570 / 1000 * 100 is 56.99999999999999 in floating point.
     if (contextTokens * 100 >= config.TRIGGER_CONTEXT_PERCENT * window) {
       const percent = Math.floor((contextTokens * 100) / window);

@@ -186,6 +186,14 @@ describe('GitHub Copilot CLI on a tripped gate: every attack is denied in its fo
     await wayOutOpen(a);
   });
 
+  it('the way out typed into a running shell (write_bash) is denied: the program reading it could run anything', async () => {
+    for (const input of [`${launcherOf(a)} status\n`, `${launcherOf(a)} status --job touch_pwned\n`]) {
+      const reason = gateDenied(a, await hook(a, agentTool(a, 'write_bash', { shellId: '0', input })));
+      expect(reason).toContain("input typed into a running shell (write_bash) is never recap's way out");
+    }
+    await wayOutOpen(a);
+  });
+
   it("a subagent's tool calls are denied like the main thread's; its prompt counts nothing and never blocks", async () => {
     const subagent = { session_id: 'sub-0001', agent_id: 'sub-0001', agent_type: 'task', parent_agent_id: a.session };
     gateDenied(a, await hook(a, agentShell(a, 'echo hi > x.txt', undefined, subagent)));

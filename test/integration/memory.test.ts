@@ -749,6 +749,14 @@ describe("Claude Code's own turns, its compaction and its model's window", () =>
     expect((await runCli(h.box, ['statusline'], { input: JSON.stringify({ session_id: 'told', cwd: h.box.project }) })).stdout).toBe('recap: summary needed\n');
   });
 
+  it("a CONTEXT_WINDOW the user set wins over the model's window", async () => {
+    const h = await setup([...FAST, 'TRIGGER_CONTEXT_PERCENT=50', 'CONTEXT_WINDOW=400000']);
+    const transcript = join(h.box.dir, 'opus.jsonl');
+    writeFileSync(transcript, `${assistant('msg-1', 'req-1', [100, 10, 0, 300_000], { model: 'claude-opus-5-5' })}\n`);
+    const answer = await h.hook(preToolUse(h, 'Read', { file_path: 'src/a.ts' }, { session_id: 'opus', transcript_path: transcript }));
+    expect(deniedReason(answer)).toMatch(/context/);
+  });
+
   it('the 200,000-token window of claude-sonnet-4-5 trips at the same context use', async () => {
     const h = await setup([...FAST, 'TRIGGER_CONTEXT_PERCENT=50']);
     const transcript = join(h.box.dir, 'sonnet.jsonl');

@@ -350,7 +350,9 @@ describe("recap's Claude Code plugin in the package", () => {
       const [group, ...more] = hooks[event]!;
       expect(more).toEqual([]);
       expect(group!.matcher).toBe(matcher);
-      expect(group!.hooks).toEqual([{ type: 'command', command: 'sh "${CLAUDE_PLUGIN_ROOT}/hooks/recap-hook.sh"', timeout: 10, ...(failClosed ? { onFailure: 'block' } : {}) }]);
+      expect(group!.hooks).toEqual([
+        { type: 'command', command: '/bin/sh "${CLAUDE_PLUGIN_ROOT}/hooks/recap-hook.sh"', timeout: 10, ...(failClosed ? { onFailure: 'block' } : {}) },
+      ]);
     }
   });
 

@@ -33,6 +33,7 @@ describe('direction: stricter or weaker, per key', () => {
     ['TRIGGER_MAX_INTERACTIONS', 10, 'stricter'],
     ['TRIGGER_CONTEXT_PERCENT', 50, 'stricter'],
     ['CONTEXT_WINDOW', 100_000, 'stricter'],
+    ['CONTEXT_WINDOW', 200_000, 'stricter'],
     ['CONTEXT_WINDOW', 1_000_000, 'weaker'],
   ];
   for (const [key, to, expected] of cases) {
@@ -46,6 +47,12 @@ describe('direction: stricter or weaker, per key', () => {
     expect(direction('ROLLUP_EVERY', 3, 5)).toBe('weaker');
     expect(direction('ROLLUP_EVERY', 3, 2)).toBe('stricter');
     expect(direction('SECTION_MAX_TOKENS', 400, 0)).toBe('weaker');
+  });
+
+  it("given a CONTEXT_WINDOW set, when a file goes back to 0 (the model's own, perhaps 1,000,000), then it is weaker", () => {
+    expect(direction('CONTEXT_WINDOW', 150_000, 0)).toBe('weaker');
+    expect(direction('CONTEXT_WINDOW', 150_000, 120_000)).toBe('stricter');
+    expect(direction('CONTEXT_WINDOW', 150_000, 180_000)).toBe('weaker');
   });
 
   it('given ON_DAEMON_DOWN=closed, when a file says open, then it is weaker', () => {

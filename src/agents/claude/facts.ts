@@ -64,7 +64,7 @@ const claudeDirs = (env: NodeJS.ProcessEnv, home: string) => [...new Set([join(h
 export const claudeFacts: AgentFacts = {
   name: 'claude',
   title: 'Claude Code',
-  events: { UserPromptSubmit: 'prompt', PreToolUse: 'tool', PostToolUse: 'toolUsed', SessionStart: 'sessionStart', PostCompact: 'record' },
+  events: { UserPromptSubmit: 'prompt', PreToolUse: 'tool', PostToolUse: 'toolUsed', SessionStart: 'sessionStart', PostCompact: 'compaction' },
   shellTool: 'Bash',
   toolCall: claudeToolCall,
   deny: (reason) => json({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: reason } }),
@@ -83,5 +83,10 @@ export const claudeFacts: AgentFacts = {
   settingsFiles: (env, home) =>
     claudeDirs(env, home).flatMap((dir) => [join(dir, 'settings.json'), join(dir, 'settings.local.json'), join(dir, 'shell-snapshots'), join(dir, 'plugins')]),
   projectSettingsFiles: (project) => [join(project, '.claude', 'settings.json'), join(project, '.claude', 'settings.local.json')],
-  settingsNames: [{ path: /\/\.claude\/settings(\.local)?\.json$/, mentioned: [/\.claude\b/, /settings(\.local)?\.json/], what: "Claude Code's settings" }],
+  settingsNames: [
+    { path: /\/\.claude\/settings(\.local)?\.json$/, mentioned: [/\.claude\b/, /settings(\.local)?\.json/], what: "Claude Code's settings" },
+    // `claude plugin disable --all`, `claude plugin marketplace remove ...`: its own commands
+    // change which plugins load, recap's among them, and name no file.
+    { path: /(?!)/, mentioned: [/\bclaude\b/, /\bplugins?\b/], what: "Claude Code's plugins, one of which runs recap's hooks" },
+  ],
 };

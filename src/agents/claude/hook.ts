@@ -26,7 +26,7 @@ function callOf(name: string, data: Payload): HookCall {
   switch (claudeFacts.events[name]) {
     case 'prompt':
       return promptCall(data.prompt ?? '', data.session_id);
-    case 'record':
+    case 'compaction':
       return { kind: 'machine', as: MACHINE_KINDS.compactSummary, text: data.compact_summary ?? '' };
     case 'tool':
       return { kind: 'tool', call: claudeFacts.toolCall(data.tool_name, data.tool_input) };

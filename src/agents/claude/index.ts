@@ -8,6 +8,9 @@ import { claudeVersion, claudeVersionWarning, failsClosed, installCommandHooks, 
 import { installPlugin, uninstallPlugin } from './plugin.js';
 import { usageOf } from './transcript.js';
 
+/** onFailure only where it is honoured; without `claude` on PATH it is written, as newer versions want it. */
+const failClosed = (version: string | undefined) => version === undefined || failsClosed(version);
+
 export const claude: Adapter = {
   facts: claudeFacts,
   parse: parseClaudeHook,
@@ -18,14 +21,14 @@ export const claude: Adapter = {
     const version = claudeVersion(env);
     const warning = claudeVersionWarning(version);
     const warnings = warning ? [warning] : [];
+    // The new way in first, then the old one out: a failure leaves the gate where it was.
     if (plugin) {
+      const installed = installPlugin(scope, project, env);
       uninstallHooks(scope, project, env);
-      return { ...installPlugin(scope, project, env), mode: 'plugin', warnings };
+      return { ...installed, mode: 'plugin', warnings };
     }
+    const installed = http ? installHttpHooks(scope, project, env, http.url, http.token, failClosed(version)) : installCommandHooks(scope, project, env, failClosed(version));
     uninstallPlugin(scope, project, env);
-    // onFailure only where it is honoured; without `claude` on PATH it is written, as newer versions want it.
-    const failClosed = version === undefined || failsClosed(version);
-    const installed = http ? installHttpHooks(scope, project, env, http.url, http.token, failClosed) : installCommandHooks(scope, project, env, failClosed);
     return { ...installed, warnings };
   },
   uninstall: ({ scope, project, env }) => [...new Set([...uninstallHooks(scope, project, env), ...uninstallPlugin(scope, project, env)])],

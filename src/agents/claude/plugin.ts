@@ -79,9 +79,12 @@ export function uninstallPlugin(scope: Scope, project: string, env: NodeJS.Proce
   const file = pluginSettingsFile(scope, project, env);
   const { enabled, folder } = pluginIn(file);
   if (!enabled && folder === undefined) return [];
+  // The marketplace is one for every scope: it stays while another scope still loads the plugin from it.
+  const other = pluginIn(pluginSettingsFile(scope === 'user' ? 'project' : 'user', project, env));
+  const keepMarketplace = other.enabled && other.folder !== undefined;
   try {
     if (enabled) claude(['plugin', 'uninstall', PLUGIN_ID, '--scope', scope], project, env);
-    if (folder !== undefined) claude(['plugin', 'marketplace', 'remove', MARKETPLACE], project, env);
+    if (folder !== undefined && !keepMarketplace) claude(['plugin', 'marketplace', 'remove', MARKETPLACE], project, env);
   } catch (error) {
     // Without Claude Code there is no plugin to run, but its entries would come back with it.
     if (!(error instanceof NoClaude)) throw error;

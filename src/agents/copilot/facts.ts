@@ -9,7 +9,7 @@ import { json, NOTHING, type AgentFacts, type HookAnswer } from '../facts.js';
 const KINDS: Readonly<Record<string, ToolKind>> = {
   Bash: 'shell',
   bash: 'shell',
-  // Input typed into a running shell session runs as a command line all the same.
+  // Input typed into a running shell session is read as a command line, and is never the way out.
   write_bash: 'shell',
   Read: 'read',
   view: 'read',
@@ -40,8 +40,10 @@ export function copilotToolCall(name: string, input: unknown): ToolCall {
   const kind = KINDS[name] ?? 'other';
   const call: ToolCall = { name, kind, paths: pathsOf(input), input };
   if (kind === 'shell') {
-    const command = field(input, name === 'write_bash' ? 'input' : 'command');
+    const typed = name === 'write_bash';
+    const command = field(input, typed ? 'input' : 'command');
     if (typeof command === 'string') call.command = command;
+    if (typed) call.typedIntoSession = true;
   }
   // glob's pattern, and grep's file filter, are globs under its first path (else the folder).
   const glob = kind === 'search' ? field(input, /^glob$/i.test(name) ? 'pattern' : 'glob') : undefined;

@@ -23,24 +23,36 @@ export type HooksFile = { version?: unknown; hooks?: Record<string, unknown>; [k
 const quote = (text: string) => `'${text.replaceAll("'", "'\\''")}'`;
 
 /**
+ * What the command prints when recap-hook was killed by a signal before it answered: a deny,
+ * since a kill (the agent's `pkill -9 node`, say) must not be an allow. The user's way out
+ * is denied too while that goes on; `recap doctor` finds the cause.
+ */
+const KILLED = JSON.stringify({
+  permissionDecision: 'deny',
+  permissionDecisionReason: 'recap: recap-hook was killed before it answered, so this call is denied. If this goes on, ask the user to run: recap doctor',
+});
+
+/**
  * `recap-hook copilot` run by this Node, both by absolute path. When either is gone (recap
  * uninstalled with npm, moved, an upgrade half done, Node replaced) the command prints
  * nothing and exits 0: the call runs unchecked, where a missing command would have every
- * call denied, the user's way out of Copilot CLI included. Any exit of recap-hook's own
- * (a crash at load, a kill) becomes 0 the same way: recap-hook says deny on stdout.
+ * call denied, the user's way out of Copilot CLI included. recap-hook says deny on stdout and
+ * exits 0; any other exit of its own (a crash at load) stays an exit 0, and a kill by a
+ * signal (128 and up) prints a deny.
  */
 export function recapCommand(hookBin: string, node = process.execPath): string {
-  return `h=${quote(hookBin)}; n=${quote(node)}; [ -f "$h" ] && [ -x "$n" ] || exit 0; "$n" "$h" copilot; exit 0`;
+  return `h=${quote(hookBin)}; n=${quote(node)}; [ -f "$h" ] && [ -x "$n" ] || exit 0; "$n" "$h" copilot; [ $? -lt 128 ] || printf '%s' ${quote(KILLED)}; exit 0`;
 }
 
 const UNQUOTED = (q: string) => q.slice(1, -1).replaceAll("'\\''", "'");
-const COMMAND = /^h=('(?:[^']|'\\'')*'); n=('(?:[^']|'\\'')*'); \[ -f "\$h" \] && \[ -x "\$n" \] \|\| exit 0; "\$n" "\$h" copilot; exit 0$/;
+const TAIL = `; [ $? -lt 128 ] || printf '%s' ${quote(KILLED)}; exit 0`;
+const COMMAND = /^h=('(?:[^']|'\\'')*'); n=('(?:[^']|'\\'')*'); \[ -f "\$h" \] && \[ -x "\$n" \] \|\| exit 0; "\$n" "\$h" copilot(.*)$/s;
 
 /** The recap-hook bundle and the Node a command of recap's names, or undefined for any other command. */
 export function commandPaths(command: unknown): { hook: string; node: string } | undefined {
   if (typeof command !== 'string') return undefined;
   const match = COMMAND.exec(command);
-  return match ? { hook: UNQUOTED(match[1]!), node: UNQUOTED(match[2]!) } : undefined;
+  return match && match[3] === TAIL ? { hook: UNQUOTED(match[1]!), node: UNQUOTED(match[2]!) } : undefined;
 }
 
 /** Any command that runs recap-hook for copilot, recap's own form or one written by hand. */

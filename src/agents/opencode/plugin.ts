@@ -42,6 +42,9 @@ const MAX_FRAME = 64 * 1024 * 1024;
 const TITLE_PROMPT = 'You are a title generator';
 
 type Answer = { stdout: string; exitCode: number };
+/** recap-hook ran and was killed or got stuck: unlike a recap-hook that is gone, that is no allow. */
+class Unanswered extends Error {}
+
 /** What recap's answer says (facts.ts): deny the call, add context, tell the user. */
 type Said = { deny?: string; context?: string; systemMessage?: string };
 type Part = { type?: unknown; text?: unknown; synthetic?: unknown; id?: unknown };
@@ -112,16 +115,17 @@ function viaHook(payload: object): Promise<Answer> {
     let stdout = '';
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`recap-hook gave no answer within ${HOOK_MS / 1000} s`));
+      reject(new Unanswered(`recap-hook gave no answer within ${HOOK_MS / 1000} s`));
     }, HOOK_MS);
     child.stdout.setEncoding('utf8').on('data', (text: string) => (stdout += text));
     child.once('error', (error) => {
       clearTimeout(timer);
       reject(new Error(`recap-hook could not run: ${error.message}`));
     });
-    child.once('close', (code) => {
+    child.once('close', (code, signal) => {
       clearTimeout(timer);
-      resolve({ stdout, exitCode: code ?? 1 });
+      if (signal !== null) reject(new Unanswered(`recap-hook was killed (${signal}) before it answered`));
+      else resolve({ stdout, exitCode: code ?? 1 });
     });
     // recap-hook stops reading a payload over its limit (and denies it): the rest of the write fails.
     child.stdin.on('error', () => undefined);
@@ -143,9 +147,13 @@ function read(answer: Answer): Said | undefined {
   }
 }
 
-/** The daemon's answer, else recap-hook's; undefined (with why) when neither could give one. */
-async function ask(payload: object): Promise<{ said: Said } | { said: undefined; why: string }> {
+/**
+ * The daemon's answer, else recap-hook's; undefined (with why) when neither could give one,
+ * and `stopped` when recap-hook ran but was killed or stuck.
+ */
+async function ask(payload: object): Promise<{ said: Said } | { said: undefined; why: string; stopped: boolean }> {
   const problems: string[] = [];
+  let stopped = false;
   for (const way of [overSocket, viaHook]) {
     try {
       const said = read(await way(payload));
@@ -153,9 +161,25 @@ async function ask(payload: object): Promise<{ said: Said } | { said: undefined;
       problems.push('an answer recap does not know');
     } catch (error) {
       problems.push((error as Error).message);
+      stopped = error instanceof Unanswered;
     }
   }
-  return { said: undefined, why: problems.join('; ') };
+  return { said: undefined, why: problems.join('; '), stopped };
+}
+
+/**
+ * A deny that asks for a summary (the gate's, or recap-hook's from the daemon's last verdict):
+ * the session's job is tripped. Other denies (recap's files are off limits) say nothing of the gate.
+ */
+const GATE_DENY = /needs a summary|last knew job \S+ as tripped/;
+
+/** The most sessions remembered; the oldest are forgotten first. */
+const MAX_SESSIONS = 10_000;
+
+function remember<K, V>(map: Map<K, V>, key: K, value: V): void {
+  map.delete(key);
+  if (map.size >= MAX_SESSIONS) map.delete(map.keys().next().value as K);
+  map.set(key, value);
 }
 
 const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -183,7 +207,7 @@ export const RecapPlugin = async ({ directory, client }: Context) => {
 
   const stateOf = (root: string): SessionState => {
     let state = sessions.get(root);
-    if (state === undefined) sessions.set(root, (state = { tripped: false }));
+    if (state === undefined) remember(sessions, root, (state = { tripped: false }));
     return state;
   };
 
@@ -191,7 +215,7 @@ export const RecapPlugin = async ({ directory, client }: Context) => {
   const rootOf = async (session: string): Promise<string> => {
     let current = session;
     for (let depth = 0; depth < 32; depth += 1) {
-      if (!parents.has(current)) parents.set(current, await parentOf(current));
+      if (!parents.has(current)) remember(parents, current, await parentOf(current));
       const parent = parents.get(current);
       if (parent === undefined) return current;
       current = parent;
@@ -235,9 +259,10 @@ export const RecapPlugin = async ({ directory, client }: Context) => {
     const state = stateOf(root);
     const asked = await ask(payload(SETTINGS.events.tool, session, root, { tool_name: tool, ...(typeof callID === 'string' ? { call_id: callID } : {}), tool_input: args }));
     if (asked.said === undefined) {
-      if (state.tripped && !isWayOut(tool, args)) {
+      if ((state.tripped || asked.stopped) && !isWayOut(tool, args)) {
+        const why = asked.stopped ? 'recap-hook ran but was stopped before it answered' : "recap last knew this session's job as tripped";
         return (
-          `recap: neither recap's daemon nor recap-hook answered (${asked.why}), and recap last knew this session's job as tripped, ` +
+          `recap: neither recap's daemon nor recap-hook answered (${asked.why}), and ${why}, ` +
           `so every tool but the way out is denied: submit the summary with the ${SETTINGS.launcher} submit command recap named. ` +
           'If this goes on, ask the user to run: recap doctor'
         );
@@ -247,16 +272,18 @@ export const RecapPlugin = async ({ directory, client }: Context) => {
     }
     const { said } = asked;
     if (said.systemMessage !== undefined) tell(said.systemMessage);
-    const denied = said.deny !== undefined;
+    // The gate as the answers tell it: a deny that asks for a summary means tripped, a call
+    // that runs (the way out aside, which runs either way) means open.
+    const tripped = said.deny !== undefined ? GATE_DENY.test(said.deny) || state.tripped : isWayOut(tool, args) ? state.tripped : false;
     // The gate changed (tripped, or opened by a summary): the memory is asked for again.
-    if (denied !== state.tripped) Object.assign(state, { tripped: denied, memory: undefined });
+    if (tripped !== state.tripped) Object.assign(state, { tripped, memory: undefined });
     return said.deny;
   };
 
   return {
     event: async ({ event }: { event?: { type?: unknown; properties?: { info?: { id?: unknown; parentID?: unknown } } } }) => {
       const info = event?.type === 'session.created' ? event.properties?.info : undefined;
-      if (typeof info?.id === 'string') parents.set(info.id, typeof info.parentID === 'string' ? info.parentID : undefined);
+      if (typeof info?.id === 'string') remember(parents, info.id, typeof info.parentID === 'string' ? info.parentID : undefined);
     },
 
     'chat.message': async (input: { sessionID?: unknown }, output: { parts?: unknown }) => {
