@@ -1,6 +1,8 @@
 // recap's entries in Claude Code's settings: added beside everything else, found again,
 // removed without touching anything that is not recap's.
-import { readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from '../helpers/daemon.js';
@@ -359,5 +361,22 @@ describe("recap's Claude Code plugin in the package", () => {
   it("has the package's version", () => {
     const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
     expect(read('.claude-plugin/plugin.json').version).toBe(pkg.version);
+  });
+
+  it('runs recap-hook with the Node install wrote down, and without one fails saying what the user must run', () => {
+    const script = join(plugin, 'hooks', 'recap-hook.sh');
+    const data = mkdtempSync(join(tmpdir(), 'recap-plugin-data-'));
+    try {
+      const missing = spawnSync('/bin/sh', [script], { env: { PATH: '/nonexistent', CLAUDE_PLUGIN_DATA: data }, input: '', encoding: 'utf8' });
+      expect(missing.status).toBe(1);
+      expect(missing.stderr).toContain('ask the user to run: recap install claude --plugin');
+      writeFileSync(join(data, 'node'), process.execPath);
+      // An empty PATH: no dirname, cat or node is looked up. recap-hook answers bad input with a deny.
+      const ran = spawnSync('/bin/sh', [script], { env: { PATH: '/nonexistent', CLAUDE_PLUGIN_DATA: data }, input: 'not json', encoding: 'utf8' });
+      expect(ran.status, ran.stderr).toBe(0);
+      expect(ran.stdout).toContain('"permissionDecision":"deny"');
+    } finally {
+      rmSync(data, { recursive: true, force: true });
+    }
   });
 });
