@@ -47,6 +47,12 @@ export function strings(input: unknown, keys: readonly string[]): string[] {
   return keys.map((k) => field(input, k)).filter((v): v is string => typeof v === 'string' && v !== '');
 }
 
+/** The texts of a question tool's `questions: [{question}]`, as the user will read them. */
+export function questionsOf(input: unknown): string[] {
+  const questions = field(input, 'questions');
+  return Array.isArray(questions) ? questions.map((q) => field(q, 'question')).filter((q): q is string => typeof q === 'string') : [];
+}
+
 /**
  * What Codex's patch parser trims off each line (Rust's char::is_whitespace: the Unicode
  * White_Space characters), and U+FEFF besides: trimming more can only name more files.

@@ -1,7 +1,7 @@
 // Claude Code as recap-hook sees it: its events, its tools in recap's terms, its answers.
 // Verified against Claude Code 2.1.330 (shared/claude-code-hooks.md).
 import { join } from 'node:path';
-import { field, strings, type ToolCall, type ToolKind } from '../../events/toolCall.js';
+import { field, strings, questionsOf, type ToolCall, type ToolKind } from '../../events/toolCall.js';
 import { json, systemMessage, withSystemMessage, type AgentFacts } from '../facts.js';
 
 const KINDS: Readonly<Record<string, ToolKind>> = {
@@ -33,8 +33,7 @@ export function claudeToolCall(name: string, input: unknown): ToolCall {
   const pattern = field(input, 'pattern');
   if (name === 'Glob' && typeof pattern === 'string') call.glob = pattern;
   if (kind === 'question') {
-    const questions = field(input, 'questions');
-    call.questions = Array.isArray(questions) ? questions.map((q) => field(q, 'question')).filter((q): q is string => typeof q === 'string') : [];
+    call.questions = questionsOf(input);
   }
   return call;
 }

@@ -1,7 +1,7 @@
 // Codex CLI as recap-hook sees it: its events, its tools in recap's terms, its answers.
 // Verified against codex-cli 0.169.0 (shared/agents/codex.md, test/fixtures/agents/codex).
 import { isAbsolute, join } from 'node:path';
-import { field, patchPaths, type ToolCall, type ToolKind } from '../../events/toolCall.js';
+import { field, patchPaths, questionsOf, type ToolCall, type ToolKind } from '../../events/toolCall.js';
 import { json, systemMessage, withSystemMessage, type AgentFacts } from '../facts.js';
 
 /**
@@ -67,8 +67,7 @@ export function codexToolCall(name: string, input: unknown): ToolCall {
       break;
     }
     case 'question': {
-      const questions = field(input, 'questions');
-      call.questions = Array.isArray(questions) ? questions.map((q) => field(q, 'question')).filter((q): q is string => typeof q === 'string') : [];
+      call.questions = questionsOf(input);
       break;
     }
     default:

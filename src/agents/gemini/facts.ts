@@ -1,7 +1,7 @@
 // Gemini CLI as recap-hook sees it: its events, its tools in recap's terms, its answers.
 // Verified against Gemini CLI 0.61.0 (shared/agents/gemini.md).
 import { join } from 'node:path';
-import { field, strings, type ToolCall, type ToolKind } from '../../events/toolCall.js';
+import { field, strings, questionsOf, type ToolCall, type ToolKind } from '../../events/toolCall.js';
 import { json, systemMessage, withSystemMessage, type AgentFacts } from '../facts.js';
 
 const KINDS: Readonly<Record<string, ToolKind>> = {
@@ -44,8 +44,7 @@ export function geminiToolCall(name: string, input: unknown): ToolCall {
   const glob = name === 'glob' ? field(input, 'pattern') : name === 'grep_search' || name === 'search_file_content' ? field(input, 'include_pattern') : undefined;
   if (typeof glob === 'string' && glob !== '') call.glob = glob;
   if (kind === 'question') {
-    const questions = field(input, 'questions');
-    call.questions = Array.isArray(questions) ? questions.map((q) => field(q, 'question')).filter((q): q is string => typeof q === 'string') : [];
+    call.questions = questionsOf(input);
   }
   return call;
 }

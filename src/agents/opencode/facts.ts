@@ -8,7 +8,7 @@
 // prompt) and acts on the answer: a deny is thrown (the model reads the message as the tool's
 // result), a context is added to the prompt or, for the memory, to the system prompt.
 import { isAbsolute, join } from 'node:path';
-import { field, patchPaths, strings, type ToolCall, type ToolKind } from '../../events/toolCall.js';
+import { field, patchPaths, strings, questionsOf, type ToolCall, type ToolKind } from '../../events/toolCall.js';
 import { json, systemMessage, withSystemMessage, type AgentFacts } from '../facts.js';
 
 /**
@@ -73,8 +73,7 @@ export function opencodeToolCall(name: string, input: unknown): ToolCall {
       break;
     }
     case 'question': {
-      const questions = field(input, 'questions');
-      call.questions = Array.isArray(questions) ? questions.map((q) => field(q, 'question')).filter((q): q is string => typeof q === 'string') : [];
+      call.questions = questionsOf(input);
       break;
     }
     default:

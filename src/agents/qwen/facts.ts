@@ -1,7 +1,7 @@
 // Qwen Code as recap-hook sees it: its events, its tools in recap's terms, its answers.
 // Verified against Qwen Code 0.24.4 (shared/agents/qwen.md, test/fixtures/agents/qwen).
 import { isAbsolute, join } from 'node:path';
-import { field, strings, type ToolCall, type ToolKind } from '../../events/toolCall.js';
+import { field, strings, questionsOf, type ToolCall, type ToolKind } from '../../events/toolCall.js';
 import { json, systemMessage, withSystemMessage, type AgentFacts } from '../facts.js';
 
 const KINDS: Readonly<Record<string, ToolKind>> = {
@@ -45,8 +45,7 @@ export function qwenToolCall(name: string, input: unknown): ToolCall {
   const glob = name === 'glob' ? field(input, 'pattern') : name === 'grep_search' ? field(input, 'glob') : undefined;
   if (typeof glob === 'string' && glob !== '') call.glob = glob;
   if (kind === 'question') {
-    const questions = field(input, 'questions');
-    call.questions = Array.isArray(questions) ? questions.map((q) => field(q, 'question')).filter((q): q is string => typeof q === 'string') : [];
+    call.questions = questionsOf(input);
   }
   return call;
 }
