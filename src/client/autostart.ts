@@ -21,8 +21,10 @@ export async function connectOrStart(env: NodeJS.ProcessEnv = process.env, deadl
   } catch (error) {
     if (!(error instanceof DaemonUnavailable)) throw error;
   }
-  refuseSecondDaemon(env);
-  const started = startDaemon(env);
+  let why = whyUnreachable(env);
+  if (why && !why.starting) throw new DaemonUnreachable(why.message);
+  // A daemon that holds the log and will listen here is waited for, not doubled.
+  let started = why ? undefined : startDaemon(env);
   const deadline = Date.now() + deadlineMs;
   for (let delay = 10; ; delay = Math.min(delay * 2, 200)) {
     try {
@@ -30,12 +32,18 @@ export async function connectOrStart(env: NodeJS.ProcessEnv = process.env, deadl
     } catch (error) {
       if (!(error instanceof DaemonUnavailable)) throw error;
     }
-    const code = started.code();
-    if (code !== undefined) {
-      const said = started.said();
-      throw new DaemonStartFailed(`the recap daemon exited at start (code ${code})${said ? `: ${said}` : ''}; its log is ${daemonLogFile(env)}`);
+    const code = started?.code();
+    if (started && code !== undefined) {
+      // Another command started one at the same moment, and it took the lock: wait for it.
+      why = whyUnreachable(env);
+      if (why?.starting) started = undefined;
+      else {
+        const said = started.said();
+        throw new DaemonStartFailed(`the recap daemon exited at start (code ${code})${said ? `: ${said}` : ''}; its log is ${daemonLogFile(env)}`);
+      }
     }
     if (Date.now() > deadline) {
+      if (why) throw new DaemonUnreachable(why.message);
       throw new DaemonStartFailed(`the recap daemon did not open ${path} within ${deadlineMs / 1000} s; its log is ${daemonLogFile(env)}`);
     }
     await new Promise((resolve) => setTimeout(resolve, delay));
@@ -43,26 +51,31 @@ export async function connectOrStart(env: NodeJS.ProcessEnv = process.env, deadl
 }
 
 /**
- * Nobody answers on the socket: before starting a daemon, make sure none runs on this data
- * folder (it would fail on the log's lock, and the user would be told "not running").
+ * Nobody answers on this shell's socket: whether a daemon runs on this data folder all the
+ * same (found by its lock and pid file), and what to tell the user. `starting`: it holds the
+ * log and says it listens on this very socket, so it may be loading its log; otherwise no
+ * wait helps. Undefined when no daemon runs here: one may be started.
  */
-export function refuseSecondDaemon(env: NodeJS.ProcessEnv): void {
+export function whyUnreachable(env: NodeJS.ProcessEnv): { message: string; starting: boolean } | undefined {
   const path = socketPath(env);
   const taken = notASocket(path);
-  if (taken) throw new DaemonUnreachable(`${path} is ${taken}, not recap's socket: something else took the path; move it aside, or point RECAP_SOCKET elsewhere`);
+  if (taken) return { message: `${path} is ${taken}, not recap's socket: something else took the path; move it aside, or point RECAP_SOCKET elsewhere`, starting: false };
   const holder = runningDaemon(env);
-  if (!holder) return;
+  if (!holder) return undefined;
   const where = holder.record?.socket;
-  if (where === path) {
-    throw new DaemonUnreachable(
-      `the recap daemon (${describeHolder(holder)}) runs on ${dataDir(env)} but does not answer on its socket (the file was removed or replaced); recap restart starts it anew`,
-    );
+  if (where === undefined || where === path) {
+    return {
+      message: `the recap daemon (${describeHolder(holder)}) runs on ${dataDir(env)} but does not answer on ${path}: it is still starting, or its socket file was removed; recap restart starts it anew`,
+      starting: true,
+    };
   }
-  throw new DaemonUnreachable(
-    `a recap daemon runs on ${dataDir(env)} (${describeHolder(holder)}), but this shell looks for it on ${path}` +
-      `${where ? ` (its XDG_RUNTIME_DIR or RECAP_SOCKET differs from this shell's): set RECAP_SOCKET=${where} here, or` : ':'} ` +
+  return {
+    message:
+      `a recap daemon runs on ${dataDir(env)} (${describeHolder(holder)}), but this shell looks for it on ${path} ` +
+      `(its XDG_RUNTIME_DIR or RECAP_SOCKET differs from this shell's): set RECAP_SOCKET=${where} here, or ` +
       `recap restart moves it to ${path}; a second daemon on the same data folder cannot start (the event log is locked)`,
-  );
+    starting: false,
+  };
 }
 
 /** What stands at `path` if it is not a socket: "a regular file", "a folder"; undefined for a socket or nothing. */

@@ -6,7 +6,7 @@ import { dirname } from 'node:path';
 import { RECAP_BIN } from '../common/bins.js';
 import { dataDir, eventLogDir, httpTokenFile, projectConfigPath, socketPath, userConfigPath } from '../common/paths.js';
 import { clearStaleSocket } from '../daemon/staleSocket.js';
-import { DaemonUnreachable, refuseSecondDaemon } from './autostart.js';
+import { whyUnreachable } from './autostart.js';
 import { combine, readLayer } from '../daemon/configService.js';
 import { isRecapFolder } from '../daemon/recapPaths.js';
 import { ADAPTERS } from '../agents/adapters.js';
@@ -37,13 +37,8 @@ async function daemonCheck(env: NodeJS.ProcessEnv): Promise<Check> {
     client.close();
     return { name: 'daemon', ok: true, detail: `running, version ${version}, on ${path}` };
   } catch (error) {
-    let detail = (error as Error).message;
-    try {
-      refuseSecondDaemon(env);
-    } catch (unreachable) {
-      // A daemon runs on this data folder, listening elsewhere: that, not "nobody listens".
-      if (unreachable instanceof DaemonUnreachable) detail = unreachable.message;
-    }
+    // A daemon that runs on this data folder but not here is said as that, not "nobody listens".
+    const detail = whyUnreachable(env)?.message ?? (error as Error).message;
     return {
       name: 'daemon',
       ok: false,

@@ -6,7 +6,7 @@ import { describeHolder, isAlive, lockHolder, runningDaemon, type Holder } from 
 import { UserError } from '../common/errors.js';
 import { dataDir, eventLogDir, socketPath } from '../common/paths.js';
 import type { DaemonInfo } from '../daemon/protocol.js';
-import { connectOrStart, DaemonUnreachable, refuseSecondDaemon } from './autostart.js';
+import { connectOrStart, whyUnreachable } from './autostart.js';
 import { Client, DaemonUnavailable, NoAnswer, RemoteError } from './socketClient.js';
 
 type Env = NodeJS.ProcessEnv;
@@ -52,13 +52,8 @@ export async function daemonState(env: Env = process.env): Promise<DaemonState> 
     }
   }
   const base = { running: false as const, socket: socketPath(env), dataDir: dataDir(env) };
-  try {
-    refuseSecondDaemon(env);
-  } catch (error) {
-    if (error instanceof DaemonUnreachable) return { ...base, problem: error.message };
-    throw error;
-  }
-  return base;
+  const why = whyUnreachable(env);
+  return why ? { ...base, problem: why.message } : base;
 }
 
 /** What `recap stop` did: the daemon it stopped, and how it reached it. */
@@ -100,7 +95,8 @@ export async function restartDaemon(env: Env = process.env): Promise<{ stopped: 
 export async function reloadDaemon(env: Env = process.env): Promise<{ file: string; problems: string[] } | undefined> {
   const client = await reach(env);
   if (client) return ask(client, 'reload');
-  refuseSecondDaemon(env);
+  const why = whyUnreachable(env);
+  if (why) throw new UserError(why.message);
   return undefined;
 }
 

@@ -37,15 +37,25 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
     if (error instanceof LogUnreadable) throw new DaemonStartError(error.message);
     throw error;
   }
-  // Once the log is ours (a second daemon must not rewrite it), before any answer names it:
-  // the way out runs this launcher, not whatever PATH finds.
+  const started = Date.now();
+  const where = inheritedSocket(env) ?? { path: socketPath(env) };
+  const closeStore = async () => {
+    await store.close();
+    removePidFile(process.pid, env);
+  };
   try {
+    // Who holds this data folder and where it will listen, as soon as the log is ours: a
+    // CLI that finds nobody on the socket yet waits for this daemon rather than start
+    // another, and one whose shell looks elsewhere (another XDG_RUNTIME_DIR) is told where.
+    writePidFile({ pid: process.pid, socket: 'path' in where ? where.path : socketPath(env), version: VERSION, started }, env);
+    // Once the log is ours (a second daemon must not rewrite it), before any answer names
+    // it: the way out runs this launcher, not whatever PATH finds.
     writeLauncher(env);
   } catch (error) {
-    await store.close();
+    await closeStore();
     const { code, path } = error as NodeJS.ErrnoException;
     throw new DaemonStartError(
-      `recap's launcher ${path ?? 'in the data folder'} could not be written (${code ?? (error as Error).message}); make ${dataDir(env)} writable by you, then start again`,
+      `recap's ${path ?? 'files in the data folder'} could not be written (${code ?? (error as Error).message}); make ${dataDir(env)} writable by you, then start again`,
     );
   }
   const load = async () => {
@@ -57,7 +67,7 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
   try {
     projection = await load();
   } catch (error) {
-    await store.close();
+    await closeStore();
     if (error instanceof UndecodableEvent || error instanceof UnknownEventVersion) {
       throw new DaemonStartError(`${error.message}; the log at ${logDir} cannot be replayed`);
     }
@@ -70,7 +80,6 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
 
   const config = new ConfigService(userConfigPath(env), env, projection.appliedConfig.get(USER_SCOPE), (dir) => projection.approvedConfig.get(dir));
   for (const problem of config.problems) log.error({ problem }, `config problem, keeping the last good configuration: ${problem}`);
-  const started = Date.now();
   const reload = () => {
     const problems = config.reload();
     for (const problem of problems) log.error({ problem }, `config problem, keeping the last good configuration: ${problem}`);
@@ -80,7 +89,6 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
     });
   };
   let stop: (why: string) => void = () => undefined;
-  const where = inheritedSocket(env) ?? { path: socketPath(env) };
   const lifecycle: Lifecycle = {
     info: () => ({
       pid: process.pid,
@@ -143,15 +151,12 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
     try {
       await clearStaleSocket(where.path);
     } catch (error) {
-      await store.close();
+      await closeStore();
       if (error instanceof SocketInUse) throw new DaemonStartError(error.message);
       throw error;
     }
   }
   await server.listen(where);
-  // Who holds this data folder and where it listens: a CLI that cannot reach this socket
-  // (another XDG_RUNTIME_DIR) finds the daemon here instead of starting a second one.
-  writePidFile({ pid: process.pid, socket: 'path' in where ? where.path : socketPath(env), version: VERSION, started }, env);
   // After listen: the socket's folder exists (0700).
   await handler.seedVerdicts();
   // `recap install claude --http` made a token: the endpoint is wanted.
@@ -169,8 +174,7 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
 
   await stopped;
   await Promise.all([server.close(), endpoint?.close()]);
-  await store.close();
-  removePidFile(process.pid, env);
+  await closeStore();
   log.info('recap daemon stopped');
 }
 

@@ -221,6 +221,19 @@ describe('a daemon that runs but cannot be reached from this shell', () => {
 });
 
 describe('a second daemon on the same data folder', () => {
+  it('commands that find no daemon at the same moment all get the one that starts; none fails on its lock', async () => {
+    const box = newBox();
+    const results = await Promise.all(Array.from({ length: 6 }, () => runCli(box, ['status', '--json'])));
+    for (const result of results) expect(result.code, result.stderr).toBe(0);
+    const lines = readFileSync(join(box.data, 'recapd.log'), 'utf8')
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as { msg: string; pid: number });
+    const ready = lines.filter((l) => l.msg === 'recap daemon ready');
+    expect(ready).toHaveLength(1);
+    strays.push(ready[0]!.pid);
+  });
+
   it('refuses to start, naming the PID and socket of the one that holds the log', async () => {
     const box = newBox();
     const first = await start(box);
