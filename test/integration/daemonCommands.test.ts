@@ -3,21 +3,45 @@
 // said to be so and no second one is started; a second daemon names the PID that holds the
 // log, and recap restart takes over from it; errors that are not the log's do not say so.
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { freePort, launchDaemon, RawClient, RECAP, runCli, trackedSandboxes, type DaemonProcess, type Sandbox } from '../helpers/daemon.js';
 
-const { newBox, start } = trackedSandboxes(afterEach);
+const tracked = trackedSandboxes(afterEach);
+const { start } = tracked;
 
 const mode = (path: string) => statSync(path).mode & 0o777;
 const pidFile = (box: Sandbox) => join(box.data, 'recapd.pid');
 
-/** Stops a daemon the CLI started (not a child of this test): by its PID, once the test is done. */
-const strays: number[] = [];
+/**
+ * Every daemon of a sandbox, the ones the CLI started in the background too (not children of
+ * this test): the processes whose environment names its data folder. A daemon a command
+ * spawned while another was starting may still be loading when the test ends.
+ */
+function daemonsOf(box: Sandbox): number[] {
+  return readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .filter((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').includes(`RECAP_DATA_DIR=${box.data}`);
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
+
+// Registered after trackedSandboxes' own: runs before it removes the folders.
+const boxes: Sandbox[] = [];
+const newBox = (): Sandbox => {
+  const box = tracked.newBox();
+  boxes.push(box);
+  return box;
+};
 afterEach(() => {
-  for (const pid of strays.splice(0)) {
+  for (const pid of boxes.splice(0).flatMap(daemonsOf)) {
     try {
       process.kill(pid, 'SIGKILL');
     } catch {
@@ -122,7 +146,6 @@ describe('recap stop, restart and reload', () => {
     const { stopped, now } = JSON.parse(restarted.stdout);
     expect(stopped).toEqual({ stopped: true, pid: daemon.child.pid, by: 'socket', systemd: false });
     await expectStopped(daemon);
-    strays.push(now.pid);
     expect(now.pid).not.toBe(daemon.child.pid);
     expect(now.eventLog.events).toBeGreaterThanOrEqual(2);
     const status = JSON.parse((await runCli(box, ['status', '--json'])).stdout);
@@ -190,7 +213,6 @@ describe('a daemon that runs but cannot be reached from this shell', () => {
     const restarted = await runCli(box, ['restart', '--json'], { env: { RECAP_SOCKET: elsewhere } });
     expect(restarted.code, restarted.stderr).toBe(0);
     const { stopped, now } = JSON.parse(restarted.stdout);
-    strays.push(now.pid);
     expect(stopped).toMatchObject({ stopped: true, pid: daemon.child.pid, by: 'signal' });
     await expectStopped(daemon);
     expect(now.socket).toBe(elsewhere);
@@ -231,7 +253,6 @@ describe('a second daemon on the same data folder', () => {
       .map((l) => JSON.parse(l) as { msg: string; pid: number });
     const ready = lines.filter((l) => l.msg === 'recap daemon ready');
     expect(ready).toHaveLength(1);
-    strays.push(ready[0]!.pid);
   });
 
   it('refuses to start, naming the PID and socket of the one that holds the log', async () => {
@@ -257,7 +278,6 @@ describe('a second daemon on the same data folder', () => {
     const restarted = await runCli(box, ['restart', '--json']);
     expect(restarted.code, restarted.stderr).toBe(0);
     const { stopped, now } = JSON.parse(restarted.stdout);
-    strays.push(now.pid);
     expect(stopped).toMatchObject({ stopped: true, pid: first.child.pid, by: 'signal' });
     await expectStopped(first);
     expect(now.socket).toBe(box.socket);
