@@ -9,12 +9,13 @@ import { refuseInAgentShell } from './agentShell.js';
 import { auditCommands } from './auditCommands.js';
 import { configCommands } from './configCommands.js';
 import { connectOrStart } from './autostart.js';
-import { printChecks, runDoctor } from './doctor.js';
+import { fixDoctor, printChecks, printFixed, runDoctor } from './doctor.js';
 import { ADAPTERS } from '../agents/adapters.js';
 import { AGENT_NAMES, sessionFromEnv, type AgentName } from '../agents/known.js';
-import { installSystemd } from './installSystemd.js';
+import { installSystemd, uninstallSystemd } from './installSystemd.js';
 import { printChain, printReport, printStatus, printSubmit } from './output.js';
 import { parseTime } from './time.js';
+import type { Stopped } from './lifecycle.js';
 
 type Global = { json: boolean; job?: string | undefined; debug: boolean };
 
@@ -24,7 +25,7 @@ export class UsageError extends UserError {}
 const EXIT_DENIED = 2;
 
 /** Commands that change recap's setup or gate: the user's, never run from an agent's shell. */
-const SETUP_COMMANDS = new Set(['install', 'uninstall', 'trip', 'import']);
+const SETUP_COMMANDS = new Set(['install', 'uninstall', 'trip', 'import', 'stop', 'restart', 'reload']);
 
 /**
  * What the daemon needs to find the job (it alone resolves it, as the hook's is): an
@@ -32,17 +33,51 @@ const SETUP_COMMANDS = new Set(['install', 'uninstall', 'trip', 'import']);
  * shell tool sets its session variable, CLAUDE_CODE_SESSION_ID for one), whose job stays the one it started with;
  * else the project of this folder, as for a user at a terminal.
  */
-function target(argv: Global): { job?: string; session?: string; cwd: string } {
+function target(argv: Global): { job?: string; session?: string; cwd?: string } {
   const job = argv.job ?? nonEmpty(process.env.RECAP_JOB);
   const session = sessionFromEnv(process.env);
-  return { ...(job !== undefined ? { job } : {}), ...(session !== undefined && session.length <= 256 ? { session } : {}), cwd: process.cwd() };
+  // A named job needs no folder: it still works in a folder removed under the shell.
+  const cwd = job !== undefined ? currentFolder() : here();
+  return { ...(job !== undefined ? { job } : {}), ...(session !== undefined && session.length <= 256 ? { session } : {}), ...(cwd !== undefined ? { cwd } : {}) };
+}
+
+/** The current folder, or undefined when it was removed under this shell. */
+function currentFolder(): string | undefined {
+  try {
+    return process.cwd();
+  } catch {
+    return undefined;
+  }
+}
+
+function here(): string {
+  const folder = currentFolder();
+  if (folder === undefined) throw new UsageError('the current folder no longer exists (it was removed); cd to a folder that does, or give --job');
+  return folder;
 }
 
 const nonEmpty = (value: string | undefined) => (value === undefined || value === '' ? undefined : value);
 
+/**
+ * Whether `recap status` has a job to show: a --job, RECAP_JOB or agent session names one;
+ * else this folder's project does, unless the folder is gone (a shell left in a removed
+ * folder), and then the daemon's status is shown instead.
+ */
+function jobResolvable(argv: Global): boolean {
+  if (argv.job !== undefined || nonEmpty(process.env.RECAP_JOB) !== undefined || sessionFromEnv(process.env) !== undefined) return true;
+  return currentFolder() !== undefined;
+}
+
+function describeStop(stopped: Stopped): string {
+  if (!stopped.stopped) return `no recap daemon is running on ${stopped.dataDir}; nothing to stop`;
+  const how = stopped.by === 'signal' ? " (it did not answer on this shell's socket: stopped by its PID)" : '';
+  const again = stopped.systemd ? "; systemd's recap.socket starts it again on the next use (systemctl --user stop recap.socket keeps it stopped)" : '';
+  return `stopped the recap daemon (PID ${stopped.pid})${how}${again}`;
+}
+
 /** The project of this folder: where install, uninstall and doctor look. */
 function projectHere(): string {
-  return projectRoot(process.cwd());
+  return projectRoot(here());
 }
 
 async function call<T>(op: string, fields: Record<string, unknown>): Promise<T> {
@@ -75,7 +110,8 @@ function output(argv: Global, result: unknown, human: () => void): void {
 }
 
 export function buildCli(args: string[]): Argv {
-  const cli = yargs(args)
+  // yargs reads the current folder itself, and throws when it is gone.
+  const cli = yargs(args, currentFolder() ?? '/')
     .scriptName('recap')
     .usage(
       "$0 <command> [options]\n\nKeeps an AI coding agent's conversation legible: counts its interactions, gates its tools until it writes a summary, keeps the summaries in a hash-linked chain.",
@@ -94,11 +130,57 @@ export function buildCli(args: string[]): Argv {
     })
     .command(
       'status',
-      "the job's gate: tripped or not, why, tokens, chain length",
-      (y) => y,
+      "the job's gate: tripped or not, why, tokens, chain length; with --daemon, the daemon's",
+      (y) => y.option('daemon', { type: 'boolean', default: false, describe: 'the daemon instead: PID, version, uptime, socket, data folder, log size' }),
       async (argv) => {
+        if (argv.daemon || !jobResolvable(argv)) {
+          const { daemonState, printDaemonState } = await import('./lifecycle.js');
+          const state = await daemonState();
+          output(argv, state, () => printDaemonState(state));
+          if (!state.running) process.exitCode = 1;
+          return;
+        }
         const result = await call<Parameters<typeof printStatus>[0]>('status', target(argv));
         output(argv, result, () => printStatus(result));
+      },
+    )
+    .command(
+      'stop',
+      'stop the daemon: it answers what is in flight, then closes the log (the next recap command starts it again)',
+      (y) => y,
+      async (argv) => {
+        const { stopDaemon } = await import('./lifecycle.js');
+        const result = await stopDaemon();
+        output(argv, result, () => process.stdout.write(`${describeStop(result)}\n`));
+      },
+    )
+    .command(
+      'restart',
+      'stop the daemon (wherever it listens) and start it for this shell, e.g. after upgrading recap',
+      (y) => y,
+      async (argv) => {
+        const { restartDaemon } = await import('./lifecycle.js');
+        const result = await restartDaemon();
+        output(argv, result, () =>
+          process.stdout.write(
+            `${result.stopped.stopped ? describeStop(result.stopped) : 'no recap daemon was running'}\nstarted the recap daemon (PID ${result.now.pid}, recap ${result.now.version}) on ${result.now.socket}\n`,
+          ),
+        );
+      },
+    )
+    .command(
+      'reload',
+      "make the daemon re-read the user's config (as SIGHUP does)",
+      (y) => y,
+      async (argv) => {
+        const { reloadDaemon } = await import('./lifecycle.js');
+        const result = await reloadDaemon();
+        output(argv, result ?? { reloaded: false }, () => {
+          if (!result) process.stdout.write('no recap daemon is running; it reads the config when it starts\n');
+          else if (result.problems.length === 0) process.stdout.write(`the daemon re-read ${result.file}\n`);
+          else process.stderr.write(`${result.file} has problems; the daemon keeps the last good configuration:\n${result.problems.join('\n')}\n`);
+        });
+        if (result && result.problems.length > 0) process.exitCode = 1;
       },
     )
     .command(
@@ -234,9 +316,23 @@ export function buildCli(args: string[]): Argv {
     )
     .command(
       'uninstall <target>',
-      "remove recap's hooks from an agent's settings, leaving everything else",
-      (y) => y.positional('target', { choices: AGENT_NAMES, demandOption: true }).option('scope', { choices: ['user', 'project'] as const, default: 'user' as const }),
+      "remove recap's hooks from an agent's settings, leaving everything else, or its user units from systemd",
+      (y) =>
+        y
+          .positional('target', { choices: [...AGENT_NAMES, 'systemd'] as const, demandOption: true })
+          .option('scope', { choices: ['user', 'project'] as const, default: 'user' as const }),
       async (argv) => {
+        if (argv.target === 'systemd') {
+          const files = uninstallSystemd(process.env);
+          output(argv, { files }, () =>
+            process.stdout.write(
+              files.length > 0
+                ? `removed ${files.join(' and ')}\nnext: systemctl --user stop recap.socket recap.service && systemctl --user daemon-reload\n`
+                : "recap's systemd units were not installed; nothing changed\n",
+            ),
+          );
+          return;
+        }
         const files = ADAPTERS[argv.target as AgentName].uninstall({ scope: argv.scope, project: projectHere(), env: process.env });
         output(argv, { files }, () =>
           process.stdout.write(files.length > 0 ? `removed recap's hooks from ${files.join(' and ')}\n` : 'recap had no hooks there; nothing changed\n'),
@@ -273,11 +369,16 @@ export function buildCli(args: string[]): Argv {
     )
     .command(
       'doctor',
-      'check the installation: daemon, permissions, config, hooks',
-      (y) => y,
+      'check the installation: daemon, permissions, config, hooks; --fix repairs what it can',
+      (y) =>
+        y.option('fix', { type: 'boolean', default: false, describe: 'fix what recap can itself (permissions, a stale socket, hooks that point nowhere) and say what changed' }),
       async (argv) => {
+        const fixed = argv.fix ? await fixDoctor(projectHere(), process.env) : undefined;
         const checks = await runDoctor(projectHere(), process.env);
-        output(argv, { checks }, () => printChecks(checks));
+        output(argv, { ...(fixed ? { fixed } : {}), checks }, () => {
+          if (fixed) printFixed(fixed);
+          printChecks(checks);
+        });
         if (checks.some((c) => !c.ok)) process.exitCode = 1;
       },
     );
@@ -286,6 +387,7 @@ export function buildCli(args: string[]): Argv {
       // Not `daemon`: hooks start it from the agent's environment when it is down.
       const command = String(argv._[0] ?? '');
       if (SETUP_COMMANDS.has(command)) refuseInAgentShell(command);
+      if (command === 'doctor' && argv.fix === true) refuseInAgentShell('doctor --fix');
     })
     .demandCommand(1, 'name a command; see recap --help')
     .recommendCommands()

@@ -1,7 +1,12 @@
-// `recap doctor`: one line per check of the installation, with the fix for each failure.
-import { existsSync, statSync } from 'node:fs';
+// `recap doctor`: one line per check of the installation, with the fix for each failure;
+// `recap doctor --fix` first repairs what recap can itself, and says what it changed.
+import { spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { dataDir, httpTokenFile, projectConfigPath, socketPath, userConfigPath } from '../common/paths.js';
+import { RECAP_BIN } from '../common/bins.js';
+import { dataDir, eventLogDir, httpTokenFile, projectConfigPath, socketPath, userConfigPath } from '../common/paths.js';
+import { clearStaleSocket } from '../daemon/staleSocket.js';
+import { whyUnreachable } from './autostart.js';
 import { combine, readLayer } from '../daemon/configService.js';
 import { isRecapFolder } from '../daemon/recapPaths.js';
 import { ADAPTERS } from '../agents/adapters.js';
@@ -32,10 +37,12 @@ async function daemonCheck(env: NodeJS.ProcessEnv): Promise<Check> {
     client.close();
     return { name: 'daemon', ok: true, detail: `running, version ${version}, on ${path}` };
   } catch (error) {
+    // A daemon that runs on this data folder but not here is said as that, not "nobody listens".
+    const detail = whyUnreachable(env)?.message ?? (error as Error).message;
     return {
       name: 'daemon',
       ok: false,
-      detail: (error as Error).message,
+      detail,
       fix: 'start it: recap daemon (any recap command also starts it), or systemctl --user enable --now recap.socket',
     };
   }
@@ -51,14 +58,65 @@ function modeCheck(name: string, path: string, wanted: number): Check | undefine
   return { name, ok, detail, ...(ok ? {} : { fix: mine ? `chmod ${wanted.toString(8)} ${path}` : `remove ${path}; recap makes it anew` }) };
 }
 
-function permissionChecks(env: NodeJS.ProcessEnv): Check[] {
+/** recap's own files and folders, each with the mode it must have (no more). */
+function recapModes(env: NodeJS.ProcessEnv): { name: string; path: string; mode: number }[] {
   const socket = socketPath(env);
   return [
-    modeCheck('socket', socket, 0o600),
-    isRecapFolder(dirname(socket)) ? modeCheck('socket folder', dirname(socket), 0o700) : undefined,
-    modeCheck('data', dataDir(env), 0o700),
-    modeCheck('http token', httpTokenFile(env), 0o600),
-  ].filter((c): c is Check => c !== undefined);
+    { name: 'socket', path: socket, mode: 0o600 },
+    ...(isRecapFolder(dirname(socket)) ? [{ name: 'socket folder', path: dirname(socket), mode: 0o700 }] : []),
+    { name: 'data', path: dataDir(env), mode: 0o700 },
+    { name: 'event log', path: eventLogDir(env), mode: 0o700 },
+    { name: 'http token', path: httpTokenFile(env), mode: 0o600 },
+  ];
+}
+
+function permissionChecks(env: NodeJS.ProcessEnv): Check[] {
+  return recapModes(env)
+    .map(({ name, path, mode }) => modeCheck(name, path, mode))
+    .filter((c): c is Check => c !== undefined);
+}
+
+/**
+ * `recap doctor --fix`: what recap can repair without asking, each change said in a line.
+ * Recap's files of the user's that let others in get their mode; a socket file nobody
+ * answers on is removed; an agent whose recap hooks point nowhere (recap moved) is
+ * installed again, as its check's fix says. Anything else stays for the user.
+ */
+export async function fixDoctor(project: string, env: NodeJS.ProcessEnv): Promise<string[]> {
+  const changed: string[] = [];
+  for (const { path, mode } of recapModes(env)) {
+    if (!existsSync(path)) continue;
+    const stat = statSync(path);
+    const now = stat.mode & 0o777;
+    if ((now & ~mode) === 0 || stat.uid !== process.getuid?.()) continue;
+    chmodSync(path, mode);
+    changed.push(`chmod ${mode.toString(8)} ${path} (it was ${now.toString(8).padStart(4, '0')})`);
+  }
+  const socket = socketPath(env);
+  if (existsSync(socket)) {
+    try {
+      await clearStaleSocket(socket);
+      if (!existsSync(socket)) changed.push(`removed ${socket}: a socket nobody answered on, left by a daemon that died`);
+    } catch {
+      // A live daemon's socket, or not a socket at all: the daemon check says which.
+    }
+  }
+  const installs = new Map<string, Check>();
+  for (const check of agentChecks(project, env)) {
+    const install = check.ok ? undefined : /^recap (install [a-z]+(?: --(?:plugin|http)| --scope (?:user|project))*)(?: \(|$)/.exec(check.fix ?? '')?.[1];
+    if (install !== undefined && !installs.has(install)) installs.set(install, check);
+  }
+  for (const [install, check] of installs) {
+    const ran = spawnSync(process.execPath, [RECAP_BIN, ...install.split(' ')], { env, cwd: project, encoding: 'utf8' });
+    const said = `${ran.stdout ?? ''}${ran.stderr ?? ''}`.trim().replace(/\n+/g, '; ');
+    changed.push(ran.status === 0 ? `ran recap ${install}, as the ${check.name} check asked: ${said}` : `recap ${install}, as the ${check.name} check asked, failed: ${said}`);
+  }
+  return changed;
+}
+
+export function printFixed(changed: string[]): void {
+  if (changed.length === 0) process.stdout.write('fixed: nothing recap can fix by itself needed it\n');
+  for (const line of changed) process.stdout.write(`fixed ${line}\n`);
 }
 
 function configCheck(project: string, env: NodeJS.ProcessEnv): Check {
@@ -72,7 +130,7 @@ function configCheck(project: string, env: NodeJS.ProcessEnv): Check {
   }
   const combined = combine(layers);
   if (!combined.ok) problems.push(...combined.problems);
-  if (problems.length > 0) return { name: 'config', ok: false, detail: problems.join('; '), fix: 'correct the line named, then kill -HUP the daemon' };
+  if (problems.length > 0) return { name: 'config', ok: false, detail: problems.join('; '), fix: 'correct the line named, then: recap reload' };
   const present = files.filter((f) => existsSync(f));
   return { name: 'config', ok: true, detail: present.length > 0 ? `valid: ${present.join(', ')}` : 'no config files; the defaults are in force' };
 }

@@ -1,15 +1,19 @@
-// `recap install systemd`: recap's user units, with this installation's paths, where
-// `systemctl --user` finds them.
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
+// `recap install systemd` / `recap uninstall systemd`: recap's user units, with this
+// installation's paths, where `systemctl --user` finds them; and gone again.
+import { lstatSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { RECAP_BIN } from '../common/bins.js';
+import { UserError } from '../common/errors.js';
+import { xdgConfigHome } from '../common/paths.js';
 
 const UNITS = resolve(fileURLToPath(new URL('../../systemd', import.meta.url)));
+const UNIT_NAMES = ['recap.service', 'recap.socket'] as const;
+/** Where `systemctl --user enable` links each unit (its [Install] WantedBy=). */
+const WANTED_BY = { 'recap.service': 'default.target.wants', 'recap.socket': 'sockets.target.wants' } as const;
 
 export function systemdUserDir(env: NodeJS.ProcessEnv): string {
-  return join(env.XDG_CONFIG_HOME ?? join(env.HOME ?? homedir(), '.config'), 'systemd', 'user');
+  return join(xdgConfigHome(env), 'systemd', 'user');
 }
 
 /** The units as shipped, with ExecStart pointing at this Node and this recap. */
@@ -27,4 +31,44 @@ export function installSystemd(env: NodeJS.ProcessEnv): string[] {
     writeFileSync(file, text);
     return file;
   });
+}
+
+/**
+ * Removes recap's units and the links `systemctl --user enable` made to them; the files
+ * removed. A file of that name that is not recap's is left alone, and said so.
+ */
+export function uninstallSystemd(env: NodeJS.ProcessEnv): string[] {
+  const dir = systemdUserDir(env);
+  const removed: string[] = [];
+  for (const name of UNIT_NAMES) {
+    const file = join(dir, name);
+    const text = readIfFile(file);
+    if (text === undefined) continue;
+    if (!text.includes('recap')) throw new UserError(`${file} is not recap's unit; recap left it and removed nothing`);
+  }
+  for (const name of UNIT_NAMES) {
+    for (const file of [join(dir, WANTED_BY[name], name), join(dir, name)]) {
+      if (!exists(file)) continue;
+      rmSync(file, { force: true });
+      removed.push(file);
+    }
+  }
+  return removed;
+}
+
+function exists(path: string): boolean {
+  try {
+    lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function readIfFile(path: string): string | undefined {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return undefined;
+  }
 }

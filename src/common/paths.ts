@@ -1,6 +1,6 @@
 // Where recap keeps its socket, log and config. Node built-ins only: the hook client uses it.
 import { homedir, userInfo } from 'node:os';
-import { join } from 'node:path';
+import { isAbsolute, join } from 'node:path';
 
 type Env = NodeJS.ProcessEnv;
 
@@ -8,16 +8,32 @@ function uid(): number {
   return process.getuid?.() ?? userInfo().uid;
 }
 
+/**
+ * An XDG base folder: the variable's value when it is an absolute path, else undefined. The
+ * XDG spec says a relative (or empty) value is invalid and must be ignored: an empty
+ * XDG_CONFIG_HOME must not put files under the current folder. Every XDG_* read goes here.
+ */
+export function xdgDir(env: Env, name: 'XDG_RUNTIME_DIR' | 'XDG_DATA_HOME' | 'XDG_CONFIG_HOME'): string | undefined {
+  const value = env[name];
+  return value !== undefined && isAbsolute(value) ? value : undefined;
+}
+
+/** The user's config folder (where systemd looks for user units too): $XDG_CONFIG_HOME, else ~/.config. */
+export function xdgConfigHome(env: Env = process.env): string {
+  return xdgDir(env, 'XDG_CONFIG_HOME') ?? join(env.HOME ?? homedir(), '.config');
+}
+
 export function socketPath(env: Env = process.env): string {
   if (env.RECAP_SOCKET) return env.RECAP_SOCKET;
-  if (env.XDG_RUNTIME_DIR) return join(env.XDG_RUNTIME_DIR, 'recap', 'recapd.sock');
+  const runtime = xdgDir(env, 'XDG_RUNTIME_DIR');
+  if (runtime !== undefined) return join(runtime, 'recap', 'recapd.sock');
   return join('/tmp', `recap-${uid()}`, 'recapd.sock');
 }
 
 /** recap's data folder: the event log lives in `log/` inside it, the daemon's log file beside it. */
 export function dataDir(env: Env = process.env): string {
   if (env.RECAP_DATA_DIR) return env.RECAP_DATA_DIR;
-  return join(env.XDG_DATA_HOME || join(homedir(), '.local', 'share'), 'recap');
+  return join(xdgDir(env, 'XDG_DATA_HOME') ?? join(homedir(), '.local', 'share'), 'recap');
 }
 
 export function eventLogDir(env: Env = process.env): string {
@@ -30,7 +46,7 @@ export function daemonLogFile(env: Env = process.env): string {
 
 export function userConfigPath(env: Env = process.env): string {
   if (env.RECAP_CONFIG) return env.RECAP_CONFIG;
-  return join(env.XDG_CONFIG_HOME || join(homedir(), '.config'), 'recap', 'config.conf');
+  return join(xdgDir(env, 'XDG_CONFIG_HOME') ?? join(homedir(), '.config'), 'recap', 'config.conf');
 }
 
 export function projectConfigPath(projectDir: string): string {

@@ -1,12 +1,15 @@
 // The daemon's life: take the log's lock, rebuild the projection, replace a stale socket,
-// listen; on SIGHUP re-read the config; on SIGTERM finish what is in flight and close.
-import { existsSync, mkdirSync } from 'node:fs';
+// listen and say so in a pid file; on SIGHUP (or `recap reload`) re-read the config; on
+// SIGTERM (or `recap stop`) finish what is in flight and close.
+import { existsSync, mkdirSync, readdirSync, readlinkSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { homedir } from 'node:os';
 import { UserError } from '../common/errors.js';
 import { dataDir, eventLogDir, httpPort, httpTokenFile, socketPath, userConfigPath } from '../common/paths.js';
+import { describeHolder, removePidFile, runningDaemon, writePidFile } from '../common/daemonRecord.js';
 import { ConfigService } from './configService.js';
 import { EventStore, LogLocked, LogUnreadable } from './eventStore.js';
-import { Handler } from './handler.js';
+import { Handler, VERSION, type Lifecycle } from './handler.js';
 import { ensureToken, HOOK_PATH, HttpEndpoint } from './httpServer.js';
 import { createLogger } from './logger.js';
 import { UnknownEventVersion } from '../events/upcast.js';
@@ -30,18 +33,29 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
   try {
     store = await EventStore.open(logDir);
   } catch (error) {
-    if (error instanceof LogLocked || error instanceof LogUnreadable) throw new DaemonStartError(error.message);
+    if (error instanceof LogLocked) throw new DaemonStartError(lockedMessage(error, env));
+    if (error instanceof LogUnreadable) throw new DaemonStartError(error.message);
     throw error;
   }
-  // Once the log is ours (a second daemon must not rewrite it), before any answer names it:
-  // the way out runs this launcher, not whatever PATH finds.
+  const started = Date.now();
+  const where = inheritedSocket(env) ?? { path: socketPath(env) };
+  const closeStore = async () => {
+    await store.close();
+    removePidFile(process.pid, env);
+  };
   try {
+    // Who holds this data folder and where it will listen, as soon as the log is ours: a
+    // CLI that finds nobody on the socket yet waits for this daemon rather than start
+    // another, and one whose shell looks elsewhere (another XDG_RUNTIME_DIR) is told where.
+    writePidFile({ pid: process.pid, socket: 'path' in where ? where.path : socketPath(env), version: VERSION, started }, env);
+    // Once the log is ours (a second daemon must not rewrite it), before any answer names
+    // it: the way out runs this launcher, not whatever PATH finds.
     writeLauncher(env);
   } catch (error) {
-    await store.close();
+    await closeStore();
     const { code, path } = error as NodeJS.ErrnoException;
     throw new DaemonStartError(
-      `recap's launcher ${path ?? 'in the data folder'} could not be written (${code ?? (error as Error).message}); make ${dataDir(env)} writable by you, then start again`,
+      `recap's ${path ?? 'files in the data folder'} could not be written (${code ?? (error as Error).message}); make ${dataDir(env)} writable by you, then start again`,
     );
   }
   const load = async () => {
@@ -53,7 +67,7 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
   try {
     projection = await load();
   } catch (error) {
-    await store.close();
+    await closeStore();
     if (error instanceof UndecodableEvent || error instanceof UnknownEventVersion) {
       throw new DaemonStartError(`${error.message}; the log at ${logDir} cannot be replayed`);
     }
@@ -66,6 +80,31 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
 
   const config = new ConfigService(userConfigPath(env), env, projection.appliedConfig.get(USER_SCOPE), (dir) => projection.approvedConfig.get(dir));
   for (const problem of config.problems) log.error({ problem }, `config problem, keeping the last good configuration: ${problem}`);
+  const reload = () => {
+    const problems = config.reload();
+    for (const problem of problems) log.error({ problem }, `config problem, keeping the last good configuration: ${problem}`);
+    return handler.recordUserConfig().then(() => {
+      log.info('configuration re-read');
+      return { file: config.userFile, problems };
+    });
+  };
+  let stop: (why: string) => void = () => undefined;
+  const lifecycle: Lifecycle = {
+    info: () => ({
+      pid: process.pid,
+      version: VERSION,
+      node: process.version,
+      started,
+      socket: 'path' in where ? where.path : `${socketPath(env)} (fd ${where.fd}, from systemd)`,
+      dataDir: dataDir(env),
+      eventLog: { path: logDir, bytes: folderBytes(logDir), events: store.lastSeq },
+      daemonLog: daemonLog(env),
+      config: config.userFile,
+    }),
+    reload,
+    // After the answer is on its way: the stop answers what is in flight, this request too.
+    stop: () => setImmediate(() => stop('recap stop')),
+  };
   type HttpInfo = { url: string; tokenFile: string };
   let http: Promise<HttpInfo> | undefined;
   let endpoint: HttpEndpoint | undefined;
@@ -84,6 +123,7 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
     enableHttp,
     log,
     verdicts,
+    lifecycle,
   });
   async function startHttp(): Promise<HttpInfo> {
     const tokenFile = httpTokenFile(env);
@@ -96,13 +136,9 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
   await handler.recordUserConfig();
 
   // Signals are handled before the daemon says it is ready: a client may send one at once.
-  process.on('SIGHUP', () => {
-    const problems = config.reload();
-    for (const problem of problems) log.error({ problem }, `config problem, keeping the last good configuration: ${problem}`);
-    void handler.recordUserConfig().then(() => log.info('configuration re-read'));
-  });
+  process.on('SIGHUP', () => void reload());
   const stopped = new Promise<void>((resolve) => {
-    const stop = (signal: string) => {
+    stop = (signal: string) => {
       log.info({ signal }, 'shutting down: finishing requests in flight');
       resolve();
     };
@@ -111,12 +147,11 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
   });
 
   const server = new SocketServer(handler, log, limitsFrom(env));
-  const where = inheritedSocket(env) ?? { path: socketPath(env) };
   if ('path' in where) {
     try {
       await clearStaleSocket(where.path);
     } catch (error) {
-      await store.close();
+      await closeStore();
       if (error instanceof SocketInUse) throw new DaemonStartError(error.message);
       throw error;
     }
@@ -139,8 +174,40 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
 
   await stopped;
   await Promise.all([server.close(), endpoint?.close()]);
-  await store.close();
+  await closeStore();
   log.info('recap daemon stopped');
+}
+
+/** The lock is taken: by which process, and how to end it. */
+function lockedMessage(error: LogLocked, env: NodeJS.ProcessEnv): string {
+  const holder = runningDaemon(env);
+  if (!holder) return `${error.message}; stop it, then start again`;
+  return `${error.message}: ${describeHolder(holder)}; stop it with recap stop (kill ${holder.pid} if it cannot be reached), or take over with recap restart`;
+}
+
+/** The event log's size on disk: its folder's files (LevelDB keeps no subfolders). */
+function folderBytes(dir: string): number {
+  let bytes = 0;
+  for (const name of readdirSync(dir)) {
+    try {
+      bytes += statSync(join(dir, name)).size;
+    } catch {
+      // A table compacted away between the listing and the stat.
+    }
+  }
+  return bytes;
+}
+
+/** Where this daemon's own log goes: the file its stderr is (started by the CLI), or systemd's journal. */
+function daemonLog(env: NodeJS.ProcessEnv): { file: string; bytes: number } | { stream: string } {
+  try {
+    const target = readlinkSync('/proc/self/fd/2');
+    const stat = target.startsWith('/') ? statSync(target) : undefined;
+    if (stat?.isFile()) return { file: target, bytes: stat.size };
+  } catch {
+    // No /proc: say what is known.
+  }
+  return { stream: env.JOURNAL_STREAM ? 'the systemd journal: journalctl --user -u recap' : 'the stderr of whoever started it' };
 }
 
 const DEFAULT_SNAPSHOT_EVERY = 10_000;

@@ -2,6 +2,7 @@
 // caller can fold its events into the projection without waiting; the write itself joins
 // the next synced batch (group commit): every command that arrives while a batch is being
 // synced is written, and acknowledged, together in the batch after it.
+import { mkdirSync } from 'node:fs';
 import { EventEmitter } from 'eventemitter3';
 import { Level } from 'level';
 import { CURRENT_VERSION, type RecapEvent, type StoredEvent } from '../events/events.js';
@@ -67,6 +68,20 @@ export class LogUnreadable extends Error {
   }
 }
 
+/**
+ * LevelDB failed to write or read: the one kind of failure that may be reported as "the
+ * event log could not be written". Level's own errors carry a LEVEL_* code.
+ */
+export class StorageFailed extends Error {
+  constructor(cause: Error) {
+    super(cause.message, { cause });
+  }
+
+  static is(error: unknown): boolean {
+    return error instanceof StorageFailed || /^LEVEL_/.test(String((error as { code?: unknown } | null)?.code ?? ''));
+  }
+}
+
 export type Appended = { stored: StoredEvent[]; durable: Promise<void> };
 
 export class EventStore extends EventEmitter<{ failed: [error: Error] }> {
@@ -90,6 +105,13 @@ export class EventStore extends EventEmitter<{ failed: [error: Error] }> {
   }
 
   static async open(path: string): Promise<EventStore> {
+    // recap's folders are 0700 whoever makes them first (the daemon, or recap import):
+    // LevelDB would make the folder with the umask's mode.
+    try {
+      mkdirSync(path, { recursive: true, mode: 0o700 });
+    } catch (error) {
+      throw new LogUnreadable(path, (error as Error).message);
+    }
     const db = new Level<Uint8Array, Uint8Array>(path, { keyEncoding: 'view', valueEncoding: 'view' });
     try {
       await db.open();
@@ -170,8 +192,9 @@ export class EventStore extends EventEmitter<{ failed: [error: Error] }> {
         // Which snapshots are in the log is no longer sure: listed again when next needed.
         this.snapshotsInLog = undefined;
         this.nextSeq = (await lastSeq(this.db).catch(() => this.nextSeq - 1)) + 1;
-        for (const w of failed) w.reject(error as Error);
-        this.emit('failed', error as Error);
+        const failure = new StorageFailed(error as Error);
+        for (const w of failed) w.reject(failure);
+        this.emit('failed', failure);
       }
     }
     this.flushing = false;

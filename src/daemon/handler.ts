@@ -23,7 +23,7 @@ import { usageReport } from './report.js';
 import type { ConfigService, Effective } from './configService.js';
 import { ALLOW_COMMAND, NO_FILE_HASH, sameValues } from './configService.js';
 import { projectConfigPath } from '../common/paths.js';
-import type { EventStore } from './eventStore.js';
+import { StorageFailed, type EventStore } from './eventStore.js';
 import type { Projection } from './projection.js';
 import { USER_SCOPE } from './projection.js';
 import { encodeSnapshot } from './snapshot.js';
@@ -62,6 +62,16 @@ export type HandlerDeps = {
   now?: () => number;
   /** The file hooks fall back on when the daemon cannot answer: told of every trip and clear. */
   verdicts?: VerdictFile;
+  lifecycle: Lifecycle;
+};
+
+/** The daemon process itself, for `recap status --daemon`, `recap stop` and `recap reload`. */
+export type Lifecycle = {
+  info: () => ResponseOf<'daemon'>;
+  /** Re-reads the user's config (as SIGHUP does): its file and its problems. */
+  reload: () => Promise<ResponseOf<'reload'>>;
+  /** Shuts down once the requests in flight, this one included, are answered. */
+  stop: () => void;
 };
 
 /** What a command is decided with: the job's configuration and its token counter. */
@@ -101,7 +111,7 @@ export class Handler {
       if (error instanceof CommandRefused) return failure(id, 'refused', error.message);
       if (error instanceof ProtocolError) return failure(id, error.code, error.message);
       this.deps.log.error({ err: error, op }, 'request failed');
-      return failure(id, 'storage', `the event log could not be written (${(error as Error).message}); nothing was recorded, try again`);
+      return unexpected(id, op, error);
     }
   }
 
@@ -130,6 +140,12 @@ export class Handler {
     stats: async () => ({ lastSeq: this.deps.store.lastSeq, syncs: this.deps.store.syncs, memory: process.memoryUsage() }),
     report: (r) => this.report(r),
     config: (r) => this.configOp(r),
+    daemon: async () => this.deps.lifecycle.info(),
+    reload: () => this.deps.lifecycle.reload(),
+    stop: async () => {
+      this.deps.lifecycle.stop();
+      return { pid: process.pid };
+    },
   };
 
   /**
@@ -478,6 +494,25 @@ function configApplied(effective: Effective, now: number, job?: string): RecapEv
 
 function failure(id: string | number | null, code: ProtocolError['code'], message: string): Response {
   return { id, error: { code, message } };
+}
+
+/**
+ * An error no rule foresaw, said as what it is: only LevelDB's failures are the event log's;
+ * a system call that failed (a port taken, a file refused) names the call; anything else is
+ * a bug of recap's, logged with its stack.
+ */
+function unexpected(id: string | number, op: Op, error: unknown): Response {
+  const message = error instanceof Error ? error.message : String(error);
+  if (StorageFailed.is(error)) return failure(id, 'storage', `the event log could not be written (${message}); nothing was recorded, try again`);
+  const { syscall, code } = error as NodeJS.ErrnoException;
+  if (typeof syscall === 'string' && typeof code === 'string') {
+    return failure(id, 'system', `the recap daemon could not ${syscall} for ${op} (${code}: ${message}); see its log (recap status --daemon names it)`);
+  }
+  return failure(
+    id,
+    'internal',
+    `the recap daemon failed on ${op} with an internal error (${message}); this is recap's bug, not your input: it is logged with its stack in the daemon's log (recap status --daemon names it). Try again; if it keeps failing, recap restart`,
+  );
 }
 
 /** Drops the optional fields a request left out, so commands carry no `undefined`. */

@@ -88,6 +88,10 @@ export const requestSchemas = {
       .regex(/^[0-9a-f]{64}$/, 'hash is a sha256 in hex')
       .optional(),
   }),
+  /** The daemon itself: `recap status --daemon`, `recap reload`, `recap stop` (and restart). */
+  daemon: z.object({}),
+  reload: z.object({}),
+  stop: z.object({}),
 } as const;
 
 export type Op = keyof typeof requestSchemas;
@@ -133,6 +137,24 @@ export type Responses = {
   config:
     | { file: string; userFile: string; values: Config; sources: Record<string, string>; problems: string[]; pending?: PendingConfig }
     | { file: string; hash: string; changes: KeyChange[]; already: boolean };
+  daemon: DaemonInfo;
+  reload: { file: string; problems: string[] };
+  stop: { pid: number };
+};
+
+/** `recap status --daemon`: the process, where it listens and keeps its files, how big its log is. */
+export type DaemonInfo = {
+  pid: number;
+  version: string;
+  node: string;
+  /** When it started, ms since the epoch. */
+  started: number;
+  socket: string;
+  dataDir: string;
+  eventLog: { path: string; bytes: number; events: number };
+  /** Its own log: a file (started by the CLI), or where it goes instead. */
+  daemonLog: { file: string; bytes: number } | { stream: string };
+  config: string;
 };
 export type ResponseOf<O extends Op> = Responses[O];
 
@@ -214,7 +236,7 @@ function absentOr(value: unknown, valid: boolean): boolean {
   return value === undefined || valid;
 }
 
-export type ErrorCode = 'bad_request' | 'unknown_op' | 'refused' | 'invalid_frame' | 'frame_too_large' | 'storage' | 'shutting_down' | 'busy' | 'internal';
+export type ErrorCode = 'bad_request' | 'unknown_op' | 'refused' | 'invalid_frame' | 'frame_too_large' | 'storage' | 'system' | 'shutting_down' | 'busy' | 'internal';
 
 export type Response = { id: string | number | null; result: unknown } | { id: string | number | null; error: { code: ErrorCode; message: string } };
 

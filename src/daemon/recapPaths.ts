@@ -3,7 +3,7 @@
 import { existsSync, mkdirSync, readFileSync, realpathSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, delimiter, dirname, join } from 'node:path';
-import { dataDir, launcherPath, socketPath, userConfigPath } from '../common/paths.js';
+import { dataDir, launcherPath, socketPath, userConfigPath, xdgConfigHome } from '../common/paths.js';
 import { PACKAGE_ROOT, RECAP_BIN } from '../common/bins.js';
 import type { ProtectedState } from '../events/protection.js';
 import { AGENT_FACTS, AGENT_SHELL_VARIABLES } from '../agents/known.js';
@@ -66,7 +66,7 @@ export function protectedPaths(env: NodeJS.ProcessEnv): string[] {
  */
 export function readOnlyPaths(env: NodeJS.ProcessEnv): string[] {
   const home = env.HOME ?? homedir();
-  const units = join(env.XDG_CONFIG_HOME ?? join(home, '.config'), 'systemd', 'user');
+  const units = join(xdgConfigHome({ ...env, HOME: home }), 'systemd', 'user');
   return withReal([
     ...Object.values(AGENT_FACTS).flatMap((agent) => agent.settingsFiles(env, home)),
     // The shell's start-up files: an agent's shell tool runs their functions (Claude Code

@@ -337,7 +337,7 @@ function setupSubcommand(command: string): string | undefined {
   const tokenized = tokenize(command);
   if (!tokenized.ok) {
     // Unreadable as shell: judge the raw text, erring on the side of refusing.
-    return /\brecap(?:\.js)?['"]?\s+(?:\S+\s+)*?['"]?(install|uninstall|daemon|trip|import|stop|restart|reload)\b/.exec(command)?.[1];
+    return /\brecap(?:\.js)?['"]?\s+(?:\S+\s+)*?['"]?(install|uninstall|daemon|trip|import|stop|restart|reload|doctor\s+--fix)\b/.exec(command)?.[1];
   }
   // Any setup word after a recap command word, up to the end of that simple command: the
   // CLI takes its options anywhere (recap --json uninstall claude).
@@ -347,6 +347,8 @@ function setupSubcommand(command: string): string | undefined {
     if (at < 0) continue;
     const rest = words.slice(at + 1);
     const setup = rest.find((w) => SETUP_SUBCOMMANDS.has(w));
+    // doctor only reads; doctor --fix changes recap's files and the agents' settings.
+    if (rest.includes('doctor') && rest.includes('--fix')) return 'doctor --fix';
     // config show and config check only read; config allow and the rest change the setup.
     if (setup === 'config' && ['show', 'check'].includes(rest[rest.indexOf('config') + 1] ?? '')) continue;
     if (setup) return setup === 'config' ? `config ${rest[rest.indexOf('config') + 1] ?? ''}`.trim() : setup;

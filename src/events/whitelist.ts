@@ -11,7 +11,7 @@ const READ_ONLY_OPTIONS: Options = new Map([
   ['--job', true],
 ]);
 const READ_ONLY: ReadonlyMap<string, Options> = new Map([
-  ['status', READ_ONLY_OPTIONS],
+  ['status', new Map([...READ_ONLY_OPTIONS, ['--daemon', false]])],
   ['context', READ_ONLY_OPTIONS],
   ['chain', READ_ONLY_OPTIONS],
 ]);

@@ -1,9 +1,9 @@
 // `recap doctor` through the real CLI: one line per check, a fix for each failure, exit 1
 // when anything fails, and it never starts a daemon itself.
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { removeSandbox, ROOT, runCli, sandbox, type DaemonProcess, type Sandbox, closeSandbox, sandboxWithDaemon } from '../helpers/daemon.js';
+import { removeSandbox, ROOT, runCli, sandbox, type DaemonProcess, type Sandbox, closeSandbox, sandboxWithDaemon, trackedSandboxes } from '../helpers/daemon.js';
 import { AGENT_NAMES } from '../../src/agents/known.js';
 
 type Check = { name: string; ok: boolean; detail: string; fix?: string };
@@ -274,5 +274,73 @@ describe('recap doctor with no daemon', () => {
     expect(daemon.ok).toBe(false);
     expect(daemon.fix).toMatch(/recap daemon/);
     expect(checks.filter((c) => !c.ok).map((c) => c.name)).toEqual(['daemon']);
+  });
+});
+
+describe('recap doctor --fix', () => {
+  const { newBox, start } = trackedSandboxes(afterEach);
+
+  it("gives recap's folders that let others in their 0700 again, saying each", async () => {
+    const box = newBox();
+    await start(box);
+    expect((await runCli(box, ['install', 'claude'])).code).toBe(0);
+    const folders = [box.data, join(box.data, 'log'), join(box.dir, 'run', 'recap')];
+    for (const folder of folders) chmodSync(folder, 0o755);
+    expect((await runCli(box, ['doctor'])).code).toBe(1);
+
+    const result = await runCli(box, ['doctor', '--fix']);
+    expect(result.code, result.stdout).toBe(0);
+    for (const folder of folders) {
+      expect(result.stdout).toContain(`fixed chmod 700 ${folder} (it was 0755)\n`);
+      expect(statSync(folder).mode & 0o777).toBe(0o700);
+    }
+    const again = await runCli(box, ['doctor', '--fix', '--json']);
+    expect(JSON.parse(again.stdout)).toMatchObject({ fixed: [] });
+  });
+
+  it('removes a stale socket left by a daemon that was killed', async () => {
+    const box = newBox();
+    const daemon = await start(box);
+    await daemon.stop('SIGKILL');
+    expect(existsSync(box.socket)).toBe(true);
+    const result = await runCli(box, ['doctor', '--fix']);
+    expect(result.stdout).toContain(`fixed removed ${box.socket}: a socket nobody answered on, left by a daemon that died\n`);
+    expect(existsSync(box.socket)).toBe(false);
+  });
+
+  it('leaves the socket of a live daemon alone', async () => {
+    const box = newBox();
+    await start(box);
+    const result = await runCli(box, ['doctor', '--fix', '--json']);
+    expect(JSON.parse(result.stdout).fixed.filter((l: string) => l.includes('socket'))).toEqual([]);
+    expect(existsSync(box.socket)).toBe(true);
+  });
+
+  it('installs again the hooks of an agent whose hook command points nowhere (recap moved)', async () => {
+    const box = newBox();
+    await start(box);
+    expect((await runCli(box, ['install', 'claude'])).code).toBe(0);
+    const installed = readFileSync(settingsFile(box), 'utf8');
+    const moved = installed.replaceAll(join(ROOT, 'bin'), '/old/place/bin');
+    expect(moved).not.toBe(installed);
+    writeFileSync(settingsFile(box), moved);
+    expect(failure((await runCli(box, ['doctor'])).stdout, 'claude hooks').line).toContain('/old/place/bin/recap-hook.cjs does not exist');
+
+    const result = await runCli(box, ['doctor', '--fix']);
+    expect(result.code, result.stdout).toBe(0);
+    expect(result.stdout).toContain("fixed ran recap install claude, as the claude hooks check asked: recap's command hooks are in");
+    expect(result.stdout).toMatch(/^ok\s+claude hooks\s/m);
+    expect(readFileSync(settingsFile(box), 'utf8')).not.toContain('/old/place');
+  });
+
+  it('with nothing to fix says so and changes nothing', async () => {
+    const box = newBox();
+    await start(box);
+    expect((await runCli(box, ['install', 'claude'])).code).toBe(0);
+    const before = readFileSync(settingsFile(box), 'utf8');
+    const result = await runCli(box, ['doctor', '--fix']);
+    expect(result.code).toBe(0);
+    expect(result.stdout.split('\n')[0]).toBe('fixed: nothing recap can fix by itself needed it');
+    expect(readFileSync(settingsFile(box), 'utf8')).toBe(before);
   });
 });

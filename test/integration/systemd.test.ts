@@ -3,7 +3,7 @@
 // by socket activation (fd 3). Needs Debian's systemd package (systemd-analyze,
 // systemd-socket-activate); without it these tests fail and say so, they never skip.
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DaemonProcess, RawClient, RECAP, removeSandbox, ROOT, runCli, sandbox, type Sandbox } from '../helpers/daemon.js';
@@ -124,5 +124,60 @@ describe('socket activation', () => {
 
     expect(await daemon.stop('SIGTERM')).toBe(0);
     expect(daemon.lines.some((l) => l.msg === 'recap daemon stopped')).toBe(true);
+  });
+});
+
+describe('recap uninstall systemd', () => {
+  it('removes the units and the links systemctl enable made, and says what to run next', async () => {
+    const box = newBox();
+    const { service, socket } = await installUnits(box);
+    const dir = join(box.env.XDG_CONFIG_HOME!, 'systemd', 'user');
+    // What `systemctl --user enable recap.socket recap.service` leaves behind.
+    const links = [join(dir, 'sockets.target.wants', 'recap.socket'), join(dir, 'default.target.wants', 'recap.service')];
+    mkdirSync(join(dir, 'sockets.target.wants'));
+    mkdirSync(join(dir, 'default.target.wants'));
+    symlinkSync(socket, links[0]!);
+    symlinkSync(service, links[1]!);
+    writeFileSync(join(dir, 'other.service'), '[Service]\nExecStart=/bin/true\n');
+
+    const result = await runCli(box, ['uninstall', 'systemd']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain(`removed ${links[1]} and ${service} and ${links[0]} and ${socket}\n`);
+    expect(result.stdout).toContain('next: systemctl --user stop recap.socket recap.service && systemctl --user daemon-reload');
+    for (const file of [service, socket, ...links]) expect(existsSync(file), file).toBe(false);
+    expect(existsSync(join(dir, 'other.service'))).toBe(true);
+
+    const again = await runCli(box, ['uninstall', 'systemd']);
+    expect(again.stdout).toBe("recap's systemd units were not installed; nothing changed\n");
+  });
+
+  it("leaves a recap.service that is not recap's, and says so", async () => {
+    const box = newBox();
+    const dir = join(box.env.XDG_CONFIG_HOME!, 'systemd', 'user');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'recap.service'), '[Service]\nExecStart=/usr/bin/someone-else\n');
+    const result = await runCli(box, ['uninstall', 'systemd']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(`recap: ${join(dir, 'recap.service')} is not recap's unit; recap left it and removed nothing\n`);
+    expect(existsSync(join(dir, 'recap.service'))).toBe(true);
+  });
+
+  it('is refused in an agent shell', async () => {
+    const box = newBox();
+    await installUnits(box);
+    const result = await runCli(box, ['uninstall', 'systemd'], { env: { CLAUDECODE: '1' } });
+    expect(result.code).toBe(1);
+    expect(existsSync(join(box.env.XDG_CONFIG_HOME!, 'systemd', 'user', 'recap.service'))).toBe(true);
+  });
+});
+
+describe('an empty XDG_CONFIG_HOME', () => {
+  it('is treated as unset: the units go to ~/.config/systemd/user, not ./systemd/user', async () => {
+    const box = newBox();
+    const result = await runCli(box, ['install', 'systemd', '--json'], { env: { XDG_CONFIG_HOME: '' } });
+    expect(result.code, result.stderr).toBe(0);
+    const dir = join(box.env.HOME!, '.config', 'systemd', 'user');
+    expect(JSON.parse(result.stdout)).toEqual({ files: [join(dir, 'recap.service'), join(dir, 'recap.socket')] });
+    expect(existsSync(join(box.project, 'systemd'))).toBe(false);
   });
 });

@@ -24,6 +24,7 @@ describe('classifyBash: the forms a tripped gate lets through', () => {
     ['status --json', 'recap status --json', 'status'],
     ['status --job', 'recap status --job myjob', 'status'],
     ['status --job=', 'recap status --job=myjob', 'status'],
+    ['status --daemon (the daemon, read-only)', 'recap status --daemon --json', 'status'],
     ['context --job', 'recap context --job myjob', 'context'],
     ['context --json --job', 'recap context --json --job myjob', 'context'],
     ['chain', 'recap chain', 'chain'],
@@ -242,6 +243,7 @@ describe('classifyBash: everything else is denied', () => {
 
   it.each([
     ['an unknown option', 'recap status --evil'],
+    ['--daemon on another read-only command', 'recap context --daemon'],
     ['a short option', 'recap status -j x'],
     ['a positional argument', 'recap status extra'],
     ['--json with a value', 'recap status --json=1'],

@@ -10,6 +10,7 @@
 import { isAbsolute, join } from 'node:path';
 import { field, patchPaths, strings, questionsOf, type ToolCall, type ToolKind } from '../../events/toolCall.js';
 import { json, systemMessage, withSystemMessage, type AgentFacts } from '../facts.js';
+import { xdgConfigHome } from '../../common/paths.js';
 
 /**
  * The plugin's event names: word characters only, so recap-hook still finds the event in the
@@ -87,8 +88,7 @@ export function opencodeToolCall(name: string, input: unknown): ToolCall {
 
 /** opencode's global config folder: $XDG_CONFIG_HOME/opencode, else ~/.config/opencode. */
 export function opencodeConfigDir(env: NodeJS.ProcessEnv, home: string): string {
-  const xdg = env.XDG_CONFIG_HOME;
-  return join(xdg !== undefined && isAbsolute(xdg) ? xdg : join(home, '.config'), 'opencode');
+  return join(xdgConfigHome({ ...env, HOME: home }), 'opencode');
 }
 
 /**

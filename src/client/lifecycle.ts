@@ -1,0 +1,157 @@
+// The daemon's life from the command line: `recap stop`, `recap restart`, `recap reload`
+// and `recap status --daemon`. A daemon is reached on its socket; one that runs on this data
+// folder but listens elsewhere is found by its lock and pid file, and stopped by its PID.
+import { readFileSync } from 'node:fs';
+import { describeHolder, isAlive, lockHolder, runningDaemon, type Holder } from '../common/daemonRecord.js';
+import { UserError } from '../common/errors.js';
+import { dataDir, eventLogDir, socketPath } from '../common/paths.js';
+import type { DaemonInfo } from '../daemon/protocol.js';
+import { connectOrStart, whyUnreachable } from './autostart.js';
+import { Client, DaemonUnavailable, NoAnswer, RemoteError } from './socketClient.js';
+
+type Env = NodeJS.ProcessEnv;
+
+/** How long a daemon may take to finish its requests in flight and close its log. */
+const STOP_DEADLINE_MS = 15_000;
+
+/** `recap status --daemon`: the daemon as it is, or why none answers here. */
+export type DaemonState = ({ running: true } & DaemonInfo) | { running: false; socket: string; dataDir: string; problem?: string };
+
+/** Asks the daemon on this shell's socket, starting none; undefined when nobody listens there. */
+async function reach(env: Env): Promise<Client | undefined> {
+  try {
+    return await Client.connect(socketPath(env), 1000);
+  } catch (error) {
+    if (error instanceof DaemonUnavailable) return undefined;
+    throw error;
+  }
+}
+
+async function ask<T>(client: Client, op: string, timeoutMs = 5000): Promise<T> {
+  try {
+    return await client.request<T>(op, {}, timeoutMs);
+  } catch (error) {
+    if (error instanceof NoAnswer) {
+      throw new UserError(`something listens on ${socketPath()} but did not answer as a recap daemon does within ${timeoutMs / 1000} s (${(error as Error).message})`);
+    }
+    throw error;
+  } finally {
+    client.close();
+  }
+}
+
+export async function daemonState(env: Env = process.env): Promise<DaemonState> {
+  const client = await reach(env);
+  if (client) {
+    try {
+      return { running: true, ...(await ask<DaemonInfo>(client, 'daemon')) };
+    } catch (error) {
+      if (!(error instanceof RemoteError && error.code === 'unknown_op')) throw error;
+      // A daemon of an older recap, still running after an upgrade.
+      throw new UserError(`the daemon on ${socketPath(env)} is of an older recap, which cannot tell its status; recap restart starts this recap's`);
+    }
+  }
+  const base = { running: false as const, socket: socketPath(env), dataDir: dataDir(env) };
+  const why = whyUnreachable(env);
+  return why ? { ...base, problem: why.message } : base;
+}
+
+/** What `recap stop` did: the daemon it stopped, and how it reached it. */
+export type Stopped = { stopped: false; dataDir: string } | { stopped: true; pid: number; by: 'socket' | 'signal'; systemd: boolean };
+
+export async function stopDaemon(env: Env = process.env): Promise<Stopped> {
+  const client = await reach(env);
+  if (client) {
+    try {
+      const info = await ask<DaemonInfo>(client, 'daemon');
+      const again = await reach(env);
+      if (again) await ask<{ pid: number }>(again, 'stop');
+      await exited(info.pid, env);
+      return { stopped: true, pid: info.pid, by: 'socket', systemd: info.socket.includes('from systemd') };
+    } catch (error) {
+      // A daemon of an older recap, still running after an upgrade, knows no stop: its PID does.
+      if (!(error instanceof RemoteError && error.code === 'unknown_op')) throw error;
+    }
+  }
+  // Nobody answers here, or not to stop: a daemon may hold this data folder, found by its lock.
+  const holder = runningDaemon(env);
+  if (!holder) return { stopped: false, dataDir: dataDir(env) };
+  if (!isRecapDaemon(holder)) {
+    throw new UserError(`the event log at ${eventLogDir(env)} is held by ${describeHolder(holder)}, which does not look like recap's daemon; recap leaves it alone`);
+  }
+  process.kill(holder.pid, 'SIGTERM');
+  await exited(holder.pid, env);
+  return { stopped: true, pid: holder.pid, by: 'signal', systemd: false };
+}
+
+/** Stops the daemon (wherever it listens), then starts one for this shell: its state after. */
+export async function restartDaemon(env: Env = process.env): Promise<{ stopped: Stopped; now: DaemonInfo }> {
+  const stopped = await stopDaemon(env);
+  const client = await connectOrStart(env);
+  return { stopped, now: await ask<DaemonInfo>(client, 'daemon') };
+}
+
+/** `recap reload`: the daemon re-reads the user's config; undefined when none runs (it reads it when it starts). */
+export async function reloadDaemon(env: Env = process.env): Promise<{ file: string; problems: string[] } | undefined> {
+  const client = await reach(env);
+  if (client) return ask(client, 'reload');
+  const why = whyUnreachable(env);
+  if (why) throw new UserError(why.message);
+  return undefined;
+}
+
+/** A process that wrote recap's pid file, or whose command line is recap's daemon. */
+function isRecapDaemon(holder: Holder): boolean {
+  if (holder.record) return true;
+  try {
+    const words = readFileSync(`/proc/${holder.pid}/cmdline`, 'utf8').split('\0');
+    return words.some((w) => /recap(\.js)?$/.test(w)) && words.includes('daemon');
+  } catch {
+    return false;
+  }
+}
+
+/** Waits until `pid` has exited or let go of the event log. */
+async function exited(pid: number, env: Env): Promise<void> {
+  const deadline = Date.now() + STOP_DEADLINE_MS;
+  for (let pause = 10; isAlive(pid) && lockHolder(eventLogDir(env)) !== null; pause = Math.min(pause * 2, 200)) {
+    if (Date.now() > deadline) throw new UserError(`the recap daemon (PID ${pid}) was asked to stop but still runs after ${STOP_DEADLINE_MS / 1000} s; kill ${pid} ends it`);
+    await new Promise((resume) => setTimeout(resume, pause));
+  }
+}
+
+const BYTE_UNITS = ['B', 'kB', 'MB', 'GB', 'TB'];
+
+function bytes(count: number): string {
+  let value = count;
+  let unit = 0;
+  while (value >= 1000 && unit < BYTE_UNITS.length - 1) {
+    value /= 1000;
+    unit += 1;
+  }
+  return `${unit === 0 ? value : value.toFixed(1)} ${BYTE_UNITS[unit]}`;
+}
+
+function duration(ms: number): string {
+  const minutes = Math.floor(ms / 60_000);
+  if (minutes < 1) return `${Math.floor(ms / 1000)}s`;
+  const [d, h, m] = [Math.floor(minutes / 1440), Math.floor((minutes % 1440) / 60), minutes % 60];
+  return [d ? `${d}d` : '', h ? `${h}h` : '', `${m}m`].filter(Boolean).join(' ');
+}
+
+export function printDaemonState(state: DaemonState, now = Date.now()): void {
+  const line = (label: string, value: string) => process.stdout.write(`${label.padEnd(13)}${value}\n`);
+  if (!state.running) {
+    line('recap daemon', state.problem ? 'running, but not reachable from this shell' : 'not running (any recap command starts it)');
+    line('socket', state.socket);
+    line('data folder', state.dataDir);
+    if (state.problem) process.stdout.write(`${state.problem}\n`);
+    return;
+  }
+  line('recap daemon', `running, PID ${state.pid}, recap ${state.version} (Node ${state.node}), up ${duration(now - state.started)}`);
+  line('socket', state.socket);
+  line('data folder', state.dataDir);
+  line('event log', `${state.eventLog.events} events, ${bytes(state.eventLog.bytes)} (${state.eventLog.path})`);
+  line('daemon log', 'file' in state.daemonLog ? `${state.daemonLog.file} (${bytes(state.daemonLog.bytes)})` : state.daemonLog.stream);
+  line('config', state.config);
+}
