@@ -1,4 +1,4 @@
-// The audit commands: recap log, replay, verify, export and import.
+// The audit commands: recap log (and log -f), show, jobs, replay, verify, export and import.
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import type { Argv } from 'yargs';
@@ -8,10 +8,23 @@ import { eventLogDir, socketPath } from '../common/paths.js';
 import { connectOrStart } from './autostart.js';
 import { RemoteError } from './socketClient.js';
 import { progress } from './progress.js';
-import { type BadTime, parseTime } from './time.js';
+import { EVENT_TYPES } from '../events/events.js';
+import type { JobRow } from '../daemon/protocol.js';
+import { nearNames } from '../daemon/nearNames.js';
+import { localIso, localTime, timeFlag } from './time.js';
 
 type Line = { seq: number; type: string; version: number; time: string | null; data: Record<string, unknown> };
 type Common = { json: boolean; job?: string | undefined };
+
+/** The job a read command is about: --job, else RECAP_JOB; none means every job. */
+export function jobOf(argv: Common): { job?: string } {
+  const job = argv.job ?? (process.env.RECAP_JOB || undefined);
+  return job !== undefined ? { job } : {};
+}
+
+/** How long the daemon holds a `recap log -f` page that finds nothing new, and the events per page. */
+const FOLLOW_WAIT_MS = 10_000;
+const FOLLOW_PAGE = 500;
 
 /** Events per page: about a megabyte and a half of JSON, a few milliseconds of the daemon's time. */
 const PAGE = 2500;
@@ -304,15 +317,6 @@ function writeAll(fd: number, bytes: Buffer): void {
   }
 }
 
-function time(text: string | undefined, flag: string): number | undefined {
-  if (text === undefined) return undefined;
-  try {
-    return parseTime(text);
-  } catch (error) {
-    throw new UserError(`${flag}: ${(error as BadTime).message}`);
-  }
-}
-
 function gist(line: Line): string {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a display of whatever fields the event has; each case reads its own.
   const d = line.data as Record<string, any>;
@@ -340,57 +344,167 @@ function gist(line: Line): string {
 
 const write = (fd: number, text: string) => writeAll(fd, Buffer.from(text));
 
+/** One line of `recap log`: local time with its offset, sequence, job, type, gist. */
+const logLine = (l: Line) => `${localIso(l.time)}  #${l.seq}  ${String(l.data.job ?? '-')}  ${l.type}  ${gist(l)}`;
+
+/**
+ * `recap log -f`: every matching event, then each new one as it is stored. The daemon holds
+ * a page that finds nothing new until an event comes (or FOLLOW_WAIT_MS pass), so the
+ * client never polls on a timer; it ends with the daemon or Ctrl-C.
+ */
+async function follow(query: Record<string, unknown>, print: (events: Line[]) => void): Promise<void> {
+  const client = await connectOrStart();
+  try {
+    for (let from = 1; ;) {
+      const page = await client.request<{ events: Line[]; next: number | null }>(
+        'events',
+        { ...query, fromSeq: from, limit: FOLLOW_PAGE, wait: FOLLOW_WAIT_MS },
+        FOLLOW_WAIT_MS + PAGE_TIMEOUT_MS,
+      );
+      print(page.events);
+      if (page.next === null) return;
+      from = page.next;
+    }
+  } finally {
+    client.close();
+  }
+}
+
+/** `recap show N`: the event's fields one a line, long texts (a prompt, a summary) whole below. */
+function printEvent(line: Line): void {
+  write(1, `event #${line.seq}: ${line.type} (version ${line.version})\n`);
+  write(1, `time: ${localIso(line.time)}\n`);
+  const blocks: [string, string][] = [];
+  for (const [key, value] of Object.entries(line.data)) {
+    if (key === 'time') continue;
+    if (typeof value === 'string' && (value.includes('\n') || key === 'text')) blocks.push([key, value]);
+    else write(1, `${key}: ${typeof value === 'string' ? value : JSON.stringify(value)}\n`);
+  }
+  for (const [key, value] of blocks) write(1, `${key}:\n${value.endsWith('\n') ? value : `${value}\n`}`);
+}
+
+const SORTS = {
+  activity: (a: JobRow, b: JobRow) => (b.lastActivity ?? 0) - (a.lastActivity ?? 0),
+  name: (a: JobRow, b: JobRow) => a.job.localeCompare(b.job),
+  tokens: (a: JobRow, b: JobRow) => b.unsummarizedTokens - a.unsummarizedTokens,
+  summaries: (a: JobRow, b: JobRow) => b.summaries - a.summaries,
+} as const;
+
+function printJobs(jobs: JobRow[]): void {
+  if (jobs.length === 0) return void write(1, 'no jobs yet: recap counts a job from its first event\n');
+  const head = ['job', 'gate', 'unsummarized', 'summaries', 'last activity', 'agents'];
+  const rows = jobs.map((j) => [
+    j.job,
+    j.tripped ? `TRIPPED (${j.reason ?? 'threshold'})` : 'open',
+    `${j.unsummarizedTokens} tokens`,
+    String(j.summaries),
+    j.lastActivity === null ? '-' : localTime(j.lastActivity),
+    j.agents.length > 0 ? j.agents.join(', ') : '-',
+  ]);
+  const widths = head.map((h, c) => Math.max(h.length, ...rows.map((r) => r[c]!.length)));
+  for (const row of [head, ...rows]) write(1, `${row.map((cell, c) => (c === row.length - 1 ? cell : cell.padEnd(widths[c]!))).join('  ')}\n`);
+}
+
 export function auditCommands(y: Argv<Common>): Argv<Common> {
   return y
     .command(
       'log',
-      'the event timeline, oldest first (JSON Lines with --json)',
+      'the event timeline, oldest first; -f follows it',
       (a) =>
         a
-          .option('type', { type: 'string', array: true, describe: 'only these event types' })
-          .option('since', { type: 'string', describe: 'from this time (ISO, HH:MM, or 10m/2h/3d ago)' })
-          .option('until', { type: 'string', describe: 'up to this time' }),
+          .option('type', { type: 'string', array: true, choices: EVENT_TYPES, describe: 'only these event types' })
+          .option('since', { type: 'string', describe: 'from this time (HH:MM, ISO 8601, or 10m/2h/3d ago)' })
+          .option('until', { type: 'string', describe: 'up to this time' })
+          .option('follow', { type: 'boolean', alias: 'f', default: false, describe: 'then print new events as they come' }),
       async (argv) => {
         const query = {
-          ...(argv.job !== undefined ? { job: argv.job } : {}),
+          ...jobOf(argv),
           ...(argv.type ? { types: argv.type } : {}),
-          ...(argv.since !== undefined ? { since: time(argv.since, '--since') } : {}),
-          ...(argv.until !== undefined ? { until: time(argv.until, '--until') } : {}),
+          ...(argv.since !== undefined ? { since: timeFlag(argv.since, '--since', argv.json) } : {}),
+          ...(argv.until !== undefined ? { until: timeFlag(argv.until, '--until', argv.json) } : {}),
         };
+        if (argv.follow) {
+          return follow(query, (events) => {
+            const text = events.map((l) => (argv.json ? JSON.stringify(l) : logLine(l))).join('\n');
+            if (text) write(1, `${text}\n`);
+          });
+        }
         for await (const page of eventPages(query)) {
           if (argv.json) {
             writeAll(1, page.lines());
             continue;
           }
-          const text = page
-            .events()
-            .map((l) => `${(l.time ?? '-').replace(/\.\d+Z$/, 'Z')}  #${l.seq}  ${String(l.data.job ?? '-')}  ${l.type}  ${gist(l)}`)
-            .join('\n');
+          const text = page.events().map(logLine).join('\n');
           if (text) write(1, `${text}\n`);
         }
       },
     )
     .command(
+      'show <seq>',
+      'one event whole (a summary with its text)',
+      (a) => a.positional('seq', { type: 'string', demandOption: true, describe: 'the sequence number (#N or N), as recap log shows it' }),
+      async (argv) => {
+        if (!/^#?\d+$/.test(argv.seq) || Number(argv.seq.replace('#', '')) < 1)
+          throw new UserError(`recap show takes a sequence number such as 12 or #12, not ${JSON.stringify(argv.seq)}`);
+        const seq = Number(argv.seq.replace('#', ''));
+        const client = await connectOrStart();
+        try {
+          const page = await client.request<{ events: Line[]; lastSeq: number }>('events', { fromSeq: seq, limit: 1 });
+          const line = page.events[0];
+          if (line?.seq !== seq) throw new UserError(`there is no event #${seq}: the log holds events #1 to #${page.lastSeq}`);
+          const { job } = jobOf(argv);
+          if (job !== undefined && line.data.job !== job) throw new UserError(`event #${seq} is not of job ${job} (it is of ${String(line.data.job ?? 'no job')})`);
+          if (argv.json) write(1, `${JSON.stringify(line, null, 2)}\n`);
+          else printEvent(line);
+        } finally {
+          client.close();
+        }
+      },
+    )
+    .command(
+      'jobs',
+      'every job: gate, tokens, summaries, activity, agents',
+      (a) => a.option('sort', { choices: Object.keys(SORTS) as (keyof typeof SORTS)[], default: 'activity' as const, describe: 'order (activity: newest first)' }),
+      async (argv) => {
+        const client = await connectOrStart();
+        try {
+          const all = (await client.request<{ jobs: JobRow[] }>('jobs', {})).jobs;
+          const { job } = jobOf(argv);
+          // With --job, that job's row alone (as every command reads --job).
+          const jobs = job === undefined ? all : all.filter((j) => j.job === job);
+          if (job !== undefined && jobs.length === 0) {
+            const near = nearNames(
+              job,
+              all.map((j) => j.job),
+            );
+            throw new UserError(`job ${JSON.stringify(job)} has no events${near.length > 0 ? `; jobs with near names: ${near.join(', ')}` : ''}`);
+          }
+          jobs.sort(SORTS[argv.sort]);
+          if (argv.json) {
+            const utc = jobs.map((j) => ({ ...j, lastActivity: j.lastActivity === null ? null : new Date(j.lastActivity).toISOString() }));
+            write(1, `${JSON.stringify({ jobs: utc }, null, 2)}\n`);
+          } else printJobs(jobs);
+        } finally {
+          client.close();
+        }
+      },
+    )
+    .command(
       'replay',
-      'the gate and chain as they were at a moment: why was the agent blocked at 14:02?',
+      'the gates and chains as they were at a moment',
       (a) => a.option('at', { type: 'string', demandOption: true, describe: 'a sequence number (#N or N) or a time (ISO, HH:MM, 10m ago)' }),
       async (argv) => {
-        const at = /^#?\d+$/.test(argv.at) ? { atSeq: Number(argv.at.replace('#', '')) } : { atTime: time(argv.at, '--at') };
+        const at = /^#?\d+$/.test(argv.at) ? { atSeq: Number(argv.at.replace('#', '')) } : { atTime: timeFlag(argv.at, '--at', argv.json) };
         const shown = progress('replay');
         const client = await connectOrStart();
         try {
-          const result = await client.request<{ seq: number; jobs: Record<string, unknown>[] }>(
-            'replay',
-            { ...at, ...(argv.job !== undefined ? { job: argv.job } : {}) },
-            60_000,
-            shown.update,
-          );
+          const result = await client.request<{ seq: number; jobs: Record<string, unknown>[] }>('replay', { ...at, ...jobOf(argv) }, 60_000, shown.update);
           shown.done();
           if (argv.json) return void write(1, `${JSON.stringify(result, null, 2)}\n`);
-          write(1, `at #${result.seq}${at.atTime !== undefined ? ` (${new Date(at.atTime).toISOString()})` : ''}\n`);
+          write(1, `at #${result.seq}${at.atTime !== undefined ? ` (${localTime(at.atTime)})` : ''}\n`);
           if (result.jobs.length === 0) write(1, 'no job had any event yet\n');
           for (const j of result.jobs) {
-            write(1, `job ${j.job}: gate ${j.tripped ? `TRIPPED since ${j.since}: ${j.cause}` : 'open'}\n`);
+            write(1, `job ${j.job}: gate ${j.tripped ? `TRIPPED since ${localIso(j.since as string)}: ${j.cause}` : 'open'}\n`);
             write(
               1,
               `  unsummarized: ${j.unsummarizedTokens} tokens, ${j.unsummarizedInteractions} interactions; ${j.summaries} summaries; ${j.denials} tool calls denied; ${j.rejections} summaries rejected\n`,
@@ -403,21 +517,22 @@ export function auditCommands(y: Argv<Common>): Argv<Common> {
     )
     .command(
       'verify',
-      "recompute every summary's hash and link, and compare a full replay with the live state",
+      'check every hash and link, and a full replay',
       (a) => a,
       async (argv) => {
+        const job = jobOf(argv);
         const shown = progress('verify');
         const client = await connectOrStart();
         try {
           const result = await client.request<{ ok: boolean; events: number; summaries: number; jobs: number; problems: { seq?: number; job?: string; what: string }[] }>(
             'verify',
-            {},
+            job,
             60_000,
             shown.update,
           );
           shown.done();
           if (argv.json) write(1, `${JSON.stringify(result, null, 2)}\n`);
-          else if (result.ok) write(1, `intact: ${result.events} events, ${result.summaries} summaries in ${result.jobs} jobs\n`);
+          else if (result.ok) write(1, `intact: ${result.events} events, ${result.summaries} summaries in ${job.job !== undefined ? `job ${job.job}` : `${result.jobs} jobs`}\n`);
           else {
             write(1, `BROKEN: ${result.problems.length} problems in ${result.events} events\n`);
             for (const p of result.problems) write(2, `${p.job ? `job ${p.job}, ` : ''}${p.seq !== undefined ? `#${p.seq}: ` : ''}${p.what}\n`);
@@ -430,7 +545,7 @@ export function auditCommands(y: Argv<Common>): Argv<Common> {
     )
     .command(
       'export',
-      'every event as JSON Lines (see the README for the format)',
+      'every event as JSON Lines (format in the README)',
       (a) => a.option('out', { type: 'string', describe: 'write to this file instead of stdout' }),
       async (argv) => {
         const fd = argv.out !== undefined ? openSync(argv.out, 'w', 0o600) : 1;
@@ -438,7 +553,7 @@ export function auditCommands(y: Argv<Common>): Argv<Common> {
         try {
           const { exportHeader } = await import('../daemon/exportFormat.js');
           write(fd, `${exportHeader()}\n`);
-          const query = { raw: true, ...(argv.job !== undefined ? { job: argv.job } : {}) };
+          const query = { raw: true, ...jobOf(argv) };
           for await (const page of eventPages(query, shown.update)) writeAll(fd, page.lines());
         } finally {
           shown.done();
@@ -448,7 +563,7 @@ export function auditCommands(y: Argv<Common>): Argv<Common> {
     )
     .command(
       'import <file>',
-      'rebuild a log from an export, into an empty data folder (the daemon must be stopped)',
+      'rebuild a log from an export (daemon stopped)',
       (a) => a.positional('file', { type: 'string', demandOption: true }),
       async (argv) => {
         const { importLog } = await import('../daemon/importLog.js');

@@ -6,7 +6,7 @@ import { hideBin } from 'yargs/helpers';
 import { UserError } from '../common/errors.js';
 import { projectRoot } from '../common/jobs.js';
 import { refuseInAgentShell } from './agentShell.js';
-import { auditCommands } from './auditCommands.js';
+import { auditCommands, jobOf } from './auditCommands.js';
 import { configCommands } from './configCommands.js';
 import { connectOrStart } from './autostart.js';
 import { fixDoctor, printChecks, printFixed, runDoctor } from './doctor.js';
@@ -14,7 +14,8 @@ import { ADAPTERS } from '../agents/adapters.js';
 import { AGENT_NAMES, sessionFromEnv, type AgentName } from '../agents/known.js';
 import { installSystemd, uninstallSystemd } from './installSystemd.js';
 import { printChain, printReport, printStatus, printSubmit } from './output.js';
-import { parseTime } from './time.js';
+import { BadTime, timeFlag } from './time.js';
+import { RemoteError } from './socketClient.js';
 import type { Stopped } from './lifecycle.js';
 
 type Global = { json: boolean; job?: string | undefined; debug: boolean };
@@ -26,6 +27,9 @@ const EXIT_DENIED = 2;
 
 /** Commands that change recap's setup or gate: the user's, never run from an agent's shell. */
 const SETUP_COMMANDS = new Set(['install', 'uninstall', 'trip', 'import', 'stop', 'restart', 'reload']);
+
+/** Commands that are about no one job: a --job given to them is refused, not silently ignored. */
+const JOBLESS_COMMANDS = new Set(['install', 'uninstall', 'import', 'completion']);
 
 /**
  * What the daemon needs to find the job (it alone resolves it, as the hook's is): an
@@ -83,7 +87,11 @@ function projectHere(): string {
 async function call<T>(op: string, fields: Record<string, unknown>): Promise<T> {
   const client = await connectOrStart();
   try {
-    return await client.request<T>(op, fields);
+    const result = await client.request<T>(op, fields);
+    // The daemon's word on the request, such as a job named that has no events.
+    const notice = (result as { notice?: unknown } | null)?.notice;
+    if (typeof notice === 'string') process.stderr.write(`recap: ${notice}\n`);
+    return result;
   } finally {
     client.close();
   }
@@ -113,13 +121,12 @@ export function buildCli(args: string[]): Argv {
   // yargs reads the current folder itself, and throws when it is gone.
   const cli = yargs(args, currentFolder() ?? '/')
     .scriptName('recap')
-    .usage(
-      "$0 <command> [options]\n\nKeeps an AI coding agent's conversation legible: counts its interactions, gates its tools until it writes a summary, keeps the summaries in a hash-linked chain.",
-    )
+    .usage("$0 <command> [options]: holds an agent's tools until it writes a summary")
     .option('json', { type: 'boolean', default: false, describe: 'machine-readable output' })
-    .option('job', { type: 'string', describe: "the job (default: RECAP_JOB, else the agent session's job, else the project folder's)" })
+    .option('job', { type: 'string', describe: "the job (default: RECAP_JOB, the session's, the folder's)" })
     .option('debug', { type: 'boolean', default: false, describe: 'show stack traces of unexpected errors' })
-    .command('daemon', 'run the daemon in the foreground', {}, async () => {
+    // What systemd and autostart run, not a user's command: left out of --help.
+    .command('daemon', false, {}, async () => {
       const { runDaemon, DaemonStartError } = await import('../daemon/daemon.js');
       try {
         await runDaemon();
@@ -130,7 +137,7 @@ export function buildCli(args: string[]): Argv {
     })
     .command(
       'status',
-      "the job's gate: tripped or not, why, tokens, chain length; with --daemon, the daemon's",
+      "the job's gate: open or tripped, tokens, summaries; --daemon: the daemon's",
       (y) => y.option('daemon', { type: 'boolean', default: false, describe: 'the daemon instead: PID, version, uptime, socket, data folder, log size' }),
       async (argv) => {
         if (argv.daemon || !jobResolvable(argv)) {
@@ -185,7 +192,7 @@ export function buildCli(args: string[]): Argv {
     )
     .command(
       'record',
-      'record an interaction (for agents without hooks, and scripts)',
+      'record an interaction (for scripts and agents)',
       (y) =>
         y.option('kind', { type: 'string', default: 'prompt', describe: 'prompt, qa, or another kind' }).option('text', { type: 'string', describe: 'the text (default: stdin)' }),
       async (argv) => {
@@ -199,7 +206,7 @@ export function buildCli(args: string[]): Argv {
     )
     .command(
       'check',
-      'ask the gate about a tool call (exit 2 when denied)',
+      'ask the gate about a tool call (exit 2: denied)',
       (y) =>
         y
           .option('tool', { type: 'string', demandOption: true, describe: "the tool's name as the agent calls it, e.g. Bash or Read" })
@@ -223,7 +230,7 @@ export function buildCli(args: string[]): Argv {
     )
     .command(
       'submit [stdin]',
-      'submit a summary (stdin by default); on rejection print every problem (exit 2)',
+      'submit a summary (stdin or --file; 2: rejected)',
       (y) =>
         y
           .positional('stdin', { type: 'string', describe: '- reads the summary from stdin (the default)' })
@@ -245,7 +252,7 @@ export function buildCli(args: string[]): Argv {
     )
     .command(
       'context',
-      'what the agent needs now: the summary to write, or the memory',
+      'what the agent needs: the summary due, or memory',
       (y) => y,
       async (argv) => {
         const result = await call<{ text: string }>('context', target(argv));
@@ -263,7 +270,8 @@ export function buildCli(args: string[]): Argv {
     )
     .command(
       'statusline',
-      "a status-line command for Claude Code: the gate of the session's job (recap 312/500, or recap: summary needed)",
+      // Installed into the agent's settings, not typed: left out of --help.
+      false,
       (y) => y.option('with', { type: 'string', describe: "your own status-line command, run first on the same input; its line comes before recap's" }),
       async (argv) => {
         const { statusline } = await import('./statusline.js');
@@ -273,7 +281,7 @@ export function buildCli(args: string[]): Argv {
     )
     .command(
       'install <target>',
-      `add recap's hooks to an agent (${AGENT_NAMES.join(', ')}) or its user units to systemd (systemd)`,
+      "add recap's hooks to an agent, or systemd units",
       (y) =>
         y
           .positional('target', { choices: [...AGENT_NAMES, 'systemd'] as const, demandOption: true })
@@ -316,7 +324,7 @@ export function buildCli(args: string[]): Argv {
     )
     .command(
       'uninstall <target>',
-      "remove recap's hooks from an agent's settings, leaving everything else, or its user units from systemd",
+      "remove recap's hooks from an agent, or its units from systemd",
       (y) =>
         y
           .positional('target', { choices: [...AGENT_NAMES, 'systemd'] as const, demandOption: true })
@@ -341,7 +349,7 @@ export function buildCli(args: string[]): Argv {
     )
     .command(
       'trip',
-      'trip the gate now: the agent must summarize before anything else',
+      'trip the gate now: the agent must summarize first',
       (y) => y.option('reason', { type: 'string', describe: 'why, in your words; the agent is told' }),
       async (argv) => {
         const result = await call<{ already: boolean; gate: Parameters<typeof printStatus>[0] }>('trip', {
@@ -356,12 +364,12 @@ export function buildCli(args: string[]): Argv {
     )
     .command(
       'report',
-      'where the tokens went: per job and agent, interactions, summaries, denials and model usage',
-      (y) => y.option('since', { type: 'string', describe: 'from this time (ISO, HH:MM, or 10m/2h/3d ago)' }),
+      'where the tokens went, per job and agent',
+      (y) => y.option('since', { type: 'string', describe: 'from this time (HH:MM, ISO 8601, or 10m/2h/3d ago)' }),
       async (argv) => {
-        const since = argv.since === undefined ? undefined : parseTime(argv.since);
+        const since = argv.since === undefined ? undefined : timeFlag(argv.since, '--since', argv.json);
         const result = await call<{ jobs: Parameters<typeof printReport>[0] }>('report', {
-          ...(argv.job !== undefined ? { job: argv.job } : {}),
+          ...jobOf(argv),
           ...(since !== undefined ? { since } : {}),
         });
         output(argv, result, () => printReport(result.jobs));
@@ -369,7 +377,7 @@ export function buildCli(args: string[]): Argv {
     )
     .command(
       'doctor',
-      'check the installation: daemon, permissions, config, hooks; --fix repairs what it can',
+      'check the installation: daemon, files, config, hooks; --fix repairs',
       (y) =>
         y.option('fix', { type: 'boolean', default: false, describe: 'fix what recap can itself (permissions, a stale socket, hooks that point nowhere) and say what changed' }),
       async (argv) => {
@@ -382,25 +390,72 @@ export function buildCli(args: string[]): Argv {
         if (checks.some((c) => !c.ok)) process.exitCode = 1;
       },
     );
-  return configCommands(auditCommands(cli))
-    .middleware((argv) => {
-      // Not `daemon`: hooks start it from the agent's environment when it is down.
-      const command = String(argv._[0] ?? '');
-      if (SETUP_COMMANDS.has(command)) refuseInAgentShell(command);
-      if (command === 'doctor' && argv.fix === true) refuseInAgentShell('doctor --fix');
-    })
-    .demandCommand(1, 'name a command; see recap --help')
-    .recommendCommands()
-    .strict()
-    .help()
-    .version(false)
-    .fail((message, error) => {
-      throw error ?? new UsageError(`${message}; see recap --help`);
-    });
+  return (
+    configCommands(auditCommands(cli))
+      .middleware((argv) => {
+        // Not `daemon`: hooks start it from the agent's environment when it is down.
+        const command = String(argv._[0] ?? '');
+        if (SETUP_COMMANDS.has(command)) refuseInAgentShell(command);
+        if (command === 'doctor' && argv.fix === true) refuseInAgentShell('doctor --fix');
+        if (JOBLESS_COMMANDS.has(command) && argv.job !== undefined) throw new UsageError(`recap ${command} is not about a job: leave out --job`);
+      })
+      .command(
+        'completion <shell>',
+        'shell completion script (bash, zsh, fish)',
+        (y) => y.positional('shell', { choices: ['bash', 'zsh', 'fish'] as const, demandOption: true }),
+        (argv) => completionScript(argv.shell),
+      )
+      .demandCommand(1, 'name a command')
+      .recommendCommands()
+      .strict()
+      .help()
+      .version('version', "recap's version", packageVersion())
+      // At most 100 columns, so --help fits one screen (one line a command) and stays readable.
+      .wrap(Math.min(100, process.stdout.columns || 80))
+      .fail((message, error) => {
+        throw error ?? new UsageError(`${message}; see recap --help`);
+      })
+  );
+}
+
+/** recap's version, from its package.json (read only when yargs is built, a few microseconds). */
+function packageVersion(): string {
+  try {
+    return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+  } catch {
+    return 'unknown';
+  }
+}
+
+/**
+ * Prints yargs's completion script for `shell`. yargs picks the script by $SHELL when an
+ * instance is made, so one is made with the shell asked for; the script asks `recap
+ * --get-yargs-completions` for the words, which every build of the CLI answers.
+ */
+function completionScript(shell: 'bash' | 'zsh' | 'fish'): void {
+  const saved = process.env.SHELL;
+  process.env.SHELL = `/bin/${shell}`;
+  try {
+    // Its typings leave out the second argument (the command named in the script's comment).
+    (yargs([]).scriptName('recap').showCompletionScript as (name: string, command: string) => void)('recap', `completion ${shell}`);
+  } finally {
+    if (saved === undefined) delete process.env.SHELL;
+    else process.env.SHELL = saved;
+  }
+}
+
+/** The code a failure has in `--json`'s `{"error": {"code", "message"}}`. */
+function errorCode(error: unknown): string {
+  if (error instanceof RemoteError) return error.code;
+  if (error instanceof UsageError || error instanceof BadTime) return 'usage';
+  if (error instanceof UserError) return error.name.replace(/([a-z])([A-Z])/g, '$1_$2').toLowerCase();
+  return 'internal';
 }
 
 export async function main(argv = hideBin(process.argv)): Promise<void> {
   const debug = argv.includes('--debug');
+  // Decided before parsing: a failure to parse is reported as JSON too.
+  const json = argv.some((a) => a === '--json' || a === '--json=true');
   // A reader that stops early (recap log | head) is not an error.
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
     if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
@@ -409,7 +464,11 @@ export async function main(argv = hideBin(process.argv)): Promise<void> {
     await buildCli(argv).parseAsync();
   } catch (error) {
     process.exitCode = 1;
-    if (error instanceof UserError) {
+    if (json) {
+      const message = error instanceof UserError ? error.message : ((error as Error).message ?? String(error));
+      process.stdout.write(`${JSON.stringify({ error: { code: errorCode(error), message } })}\n`);
+      if (debug && !(error instanceof UserError)) process.stderr.write(`${(error as Error).stack ?? String(error)}\n`);
+    } else if (error instanceof UserError) {
       process.stderr.write(`recap: ${error.message}\n`);
     } else if (debug) {
       process.stderr.write(`${(error as Error).stack ?? String(error)}\n`);

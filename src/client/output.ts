@@ -3,6 +3,7 @@ import type { GateStatus } from '../events/gate.js';
 import type { AgentRow, JobReport } from '../daemon/report.js';
 import type { PendingConfig } from '../daemon/configService.js';
 import { pendingLines } from './configCommands.js';
+import { localTime } from './time.js';
 
 type Status = GateStatus & { configProblems?: string[]; configPending?: PendingConfig };
 
@@ -35,7 +36,7 @@ export function printChain(result: { entries: Entry[] }): void {
     return;
   }
   result.entries.forEach((e, i) => {
-    write(`${i + 1}. ${new Date(e.time).toISOString()}  level ${e.level}  ${e.tokens} tokens  through #${e.coversThrough}  ${e.hash.slice(0, 12)}`);
+    write(`${i + 1}. ${localTime(e.time)}  level ${e.level}  ${e.tokens} tokens  through #${e.coversThrough}  ${e.hash.slice(0, 12)}`);
   });
 }
 

@@ -70,9 +70,12 @@ export async function eventsPage(
   limit: number,
   filter: EventFilter,
   raw: boolean,
+  follow = false,
 ): Promise<{ events: EventLine[]; next: number | null; lastSeq: number }> {
   const events: EventLine[] = [];
   let scanned = 0;
+  /** Where a follower goes on from at the end of the log: after the last event read, which is on disk. */
+  let resume = fromSeq;
   const unfiltered = filter.job === undefined && filter.types === undefined && filter.since === undefined && filter.until === undefined;
   const batches = store.readBatches(fromSeq, MAX_SEQ, { raw, limit: unfiltered ? Math.min(limit, SCAN_LIMIT) : SCAN_LIMIT });
   try {
@@ -80,6 +83,7 @@ export async function eventsPage(
       for (const event of batch) {
         const seq = event.seq;
         scanned += 1;
+        resume = seq + 1;
         if (unfiltered || matches(event, filter)) events.push(eventLine(event));
         if (events.length >= limit || scanned >= SCAN_LIMIT) {
           return { events, next: seq < store.lastSeq ? seq + 1 : null, lastSeq: store.lastSeq };
@@ -89,7 +93,7 @@ export async function eventsPage(
   } finally {
     await batches.return(undefined);
   }
-  return { events, next: null, lastSeq: store.lastSeq };
+  return { events, next: follow ? resume : null, lastSeq: store.lastSeq };
 }
 
 /** The projection as it was right after event `atSeq`, or at time `atTime` (the last event not after it). */
@@ -114,7 +118,7 @@ export type Verification = { ok: boolean; events: number; summaries: number; job
  * Recomputes every summary's hash and link, checks the sequence has no holes, replays the
  * whole log from nothing and compares the result with the daemon's live projection.
  */
-export async function verifyLog(store: EventStore, live: () => Projection, progress?: Progress): Promise<Verification> {
+export async function verifyLog(store: EventStore, live: () => Projection, progress?: Progress, job?: string): Promise<Verification> {
   const problems: Problem[] = [];
   const replayed = new Projection();
   let events = 0;
@@ -124,7 +128,9 @@ export async function verifyLog(store: EventStore, live: () => Projection, progr
     if (event.seq !== replayed.lastSeq + 1) {
       problems.push({ seq: event.seq, what: `events #${replayed.lastSeq + 1} to #${event.seq - 1} are missing from the log` });
     }
-    if (event.type === 'SummaryAccepted') {
+    // With a job, its events and summaries are counted and its problems told; the log's own (holes) always are.
+    const mine = job === undefined || (event.data as { job?: string }).job === job;
+    if (event.type === 'SummaryAccepted' && mine) {
       summaries += 1;
       const { job, topic, hash, prevHash } = event.data;
       if (recomputeHash(event.data) !== hash) {
@@ -136,7 +142,7 @@ export async function verifyLog(store: EventStore, live: () => Projection, progr
         problems.push({ seq: event.seq, job, what: `the link is broken: previous hash ${prevHash.slice(0, 12)}, but the entry before it has ${expected.slice(0, 12)}` });
     }
     replayed.apply(event);
-    events += 1;
+    if (mine) events += 1;
     if (progress && events % 10_000 === 0) progress(events);
   };
 
@@ -148,8 +154,8 @@ export async function verifyLog(store: EventStore, live: () => Projection, progr
       }
       const current = live();
       if (current.lastSeq <= replayed.lastSeq) {
-        problems.push(...compare(replayed, current));
-        return { ok: problems.length === 0, events, summaries, jobs: replayed.jobs.size, problems };
+        problems.push(...compare(replayed, current, job));
+        return { ok: problems.length === 0, events, summaries, jobs: job === undefined ? replayed.jobs.size : 1, problems };
       }
       await store.flushed();
     }
@@ -158,14 +164,14 @@ export async function verifyLog(store: EventStore, live: () => Projection, progr
     if (!(error instanceof UndecodableEvent)) throw error;
     problems.push({ seq: error.seq, what: error.message });
   }
-  return { ok: false, events, summaries, jobs: replayed.jobs.size, problems };
+  return { ok: false, events, summaries, jobs: job === undefined ? replayed.jobs.size : 1, problems };
 }
 
 const FIELDS: (keyof JobState)[] = ['gate', 'unsummarizedTokens', 'pending', 'chain', 'denials', 'rejections'];
 
-function compare(replayed: Projection, live: Projection): Problem[] {
+function compare(replayed: Projection, live: Projection, only?: string): Problem[] {
   const problems: Problem[] = [];
-  const jobs = new Set([...replayed.jobs.keys(), ...live.jobs.keys()]);
+  const jobs = only !== undefined ? [only] : new Set([...replayed.jobs.keys(), ...live.jobs.keys()]);
   for (const job of jobs) {
     const a = replayed.view(job);
     const b = live.view(job);

@@ -173,6 +173,8 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
   void handler.counter(config.user().config);
 
   await stopped;
+  // Requests waiting for new events (recap log -f) answer now, so closing need not wait for them.
+  handler.close();
   await Promise.all([server.close(), endpoint?.close()]);
   await closeStore();
   log.info('recap daemon stopped');

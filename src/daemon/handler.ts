@@ -30,7 +30,8 @@ import { encodeSnapshot } from './snapshot.js';
 import { JobResolver, type JobFields, type Where } from './jobResolver.js';
 import { protectionFor } from './recapPaths.js';
 import { SummaryTextCache } from './summaryTexts.js';
-import { parseRequest, ProtocolError, type Op, type PastStatus, type RequestOf, type Response, type ResponseOf } from './protocol.js';
+import { parseRequest, ProtocolError, type JobRow, type Op, type PastStatus, type RequestOf, type Response, type ResponseOf } from './protocol.js';
+import { nearNames } from './nearNames.js';
 import type { TrippedVerdict, VerdictFile } from './verdicts.js';
 
 export const VERSION = '0.1.0';
@@ -125,20 +126,23 @@ export class Handler {
     record: (r) => this.record(r),
     check: (r) => this.checkTool(r),
     submit: (r) => this.submit(r),
-    status: (r) => this.status(r),
+    // A job named that has no events is never silently a new one: the gate's reads answer
+    // (scripts and agents ask about a job before its first event) and say so; the audit's fail.
+    status: (r) => this.noted(r.job, () => this.status(r)),
     statusline: (r) => this.statusline(r),
-    context: (r) => this.context(r),
-    chain: (r) => this.chain(r),
+    context: (r) => this.noted(r.job, () => this.context(r)),
+    chain: (r) => this.noted(r.job, () => this.chain(r)),
     hook: (r) => answerHook(ADAPTERS[r.agent], r.payload, this, this.deps.log),
     http: () => this.deps.enableHttp(),
-    events: (r) => eventsPage(this.deps.store, r.fromSeq, r.limit, defined({ job: r.job, types: r.types, since: r.since, until: r.until }), r.raw),
-    replay: (r, progress) => this.replay(r, progress),
-    verify: (_r, progress) => verifyLog(this.deps.store, this.deps.projection, progress),
+    events: (r) => this.known(r.job, () => this.events(r)),
+    jobs: async () => ({ jobs: [...this.deps.projection().jobs.values()].map(jobRow) }),
+    replay: (r, progress) => this.known(r.job, () => this.replay(r, progress)),
+    verify: (r, progress) => this.known(r.job, () => verifyLog(this.deps.store, this.deps.projection, progress, r.job)),
     trip: (r) => this.trip(r),
     // For benchmarks and load tests: how many events, how many synced batches wrote them,
     // and the daemon's memory (process.memoryUsage, in bytes).
     stats: async () => ({ lastSeq: this.deps.store.lastSeq, syncs: this.deps.store.syncs, memory: process.memoryUsage() }),
-    report: (r) => this.report(r),
+    report: (r) => this.known(r.job, () => this.report(r)),
     config: (r) => this.configOp(r),
     daemon: async () => this.deps.lifecycle.info(),
     reload: () => this.deps.lifecycle.reload(),
@@ -171,6 +175,72 @@ export class Handler {
     config.approvalsChanged();
     await this.settled({ job, project });
     return { file, hash, changes, already };
+  }
+
+  /** Runs `read` when `job` is not given or has events; else fails, saying so. */
+  private async known<T>(job: string | undefined, read: () => Promise<T>): Promise<T> {
+    // Its events may be on their way to the log still.
+    if (job !== undefined) await this.deps.store.flushed();
+    const unknown = this.unknownJob(job);
+    if (unknown !== undefined) throw new ProtocolError('unknown_job', unknown);
+    return read();
+  }
+
+  /** `read`'s answer, with a notice when `job` has no events. */
+  private async noted<T extends object>(job: string | undefined, read: () => Promise<T>): Promise<T & { notice?: string }> {
+    const answer = await read();
+    const notice = this.unknownJob(job);
+    return notice === undefined ? answer : { ...answer, notice };
+  }
+
+  /** What to say of a job named that has no events (the jobs of near names), if it has none. */
+  private unknownJob(job: string | undefined): string | undefined {
+    const jobs = this.deps.projection().jobs;
+    if (job === undefined || jobs.has(job)) return undefined;
+    const near = nearNames(job, jobs.keys());
+    const hint = near.length > 0 ? `jobs with near names: ${near.join(', ')}` : jobs.size > 0 ? 'recap jobs lists every job' : 'no job has any event yet';
+    return `job ${JSON.stringify(job)} has no events; ${hint}`;
+  }
+
+  /** Resolves the waiting `recap log -f` pages (on new events, or at shutdown). */
+  private appendWaiters: (() => void)[] = [];
+  /** Appends made durable so far: a page that raced one is read again rather than waiting. */
+  private appends = 0;
+  private closing = false;
+
+  /** A page of events; with `wait`, a page that finds nothing new waits for new events up to that long. */
+  private async events(r: RequestOf<'events'>): Promise<ResponseOf<'events'>> {
+    const filter = defined({ job: r.job, types: r.types, since: r.since, until: r.until });
+    const deadline = Date.now() + r.wait;
+    let fromSeq = r.fromSeq;
+    for (;;) {
+      const appends = this.appends;
+      const page = await eventsPage(this.deps.store, fromSeq, r.limit, filter, r.raw, r.wait > 0);
+      const left = deadline - Date.now();
+      if (page.events.length > 0 || page.next === null || left <= 0 || this.closing) return page;
+      fromSeq = page.next;
+      if (appends !== this.appends) continue;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(done, left);
+        function done() {
+          clearTimeout(timer);
+          resolve();
+        }
+        this.appendWaiters.push(done);
+      });
+    }
+  }
+
+  /** Lets the requests that wait for events answer now: the daemon is stopping. */
+  close(): void {
+    this.closing = true;
+    this.wakeWaiters();
+  }
+
+  private wakeWaiters(): void {
+    const waiters = this.appendWaiters;
+    this.appendWaiters = [];
+    for (const wake of waiters) wake();
   }
 
   private async report(r: RequestOf<'report'>) {
@@ -404,6 +474,8 @@ export class Handler {
     });
     const snapshot = after?.();
     await durable;
+    this.appends += 1;
+    if (this.appendWaiters.length > 0) this.wakeWaiters();
     return { events: stored, after: snapshot };
   }
 
@@ -468,6 +540,20 @@ export type HookOps = Pick<Handler, 'where' | 'record' | 'check' | 'context' | '
 
 /** A tool call to check, in recap's terms, with the fields the job is found by. */
 export type ToolCheck = Omit<RequestOf<'check'>, 'tool' | 'input' | 'from'> & { call: ToolCall; shellTool?: string };
+
+/** A job as `recap jobs` lists it. */
+function jobRow(state: JobState): JobRow {
+  return {
+    job: state.job,
+    tripped: state.gate.tripped,
+    ...(state.gate.tripped ? { reason: state.gate.reason } : {}),
+    unsummarizedTokens: state.unsummarizedTokens,
+    unsummarizedInteractions: state.pending.length,
+    summaries: state.chain.length,
+    lastActivity: state.lastActivity > 0 ? state.lastActivity : null,
+    agents: state.agents,
+  };
+}
 
 /** A job as it was at a past moment: `recap replay`'s answer. */
 function pastStatus(state: JobState): PastStatus {

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { HookAnswer } from '../agents/facts.js';
 import { AGENT_NAMES, isAgentName, type AgentName } from '../agents/known.js';
 import type { Config } from '../events/config.js';
-import type { SummaryAccepted } from '../events/events.js';
+import { EVENT_TYPES, type EventType, type SummaryAccepted } from '../events/events.js';
 import type { CheckAnswer, GateStatus, SubmitAnswer } from '../events/gate.js';
 import type { EventLine, Verification } from './audit.js';
 import type { PendingConfig } from './configService.js';
@@ -69,15 +69,22 @@ export const requestSchemas = {
     fromSeq: z.number().int().min(1).default(1),
     limit: z.number().int().min(1).max(10_000).default(1000),
     job: job.optional(),
-    types: z.array(z.string().max(64)).max(32).optional(),
+    types: z
+      .array(z.enum(EVENT_TYPES as [EventType, ...EventType[]], `types are: ${EVENT_TYPES.join(', ')}`))
+      .max(32)
+      .optional(),
     since: z.number().optional(),
     until: z.number().optional(),
     raw: z.boolean().default(false),
+    /** `recap log -f`: when nothing matches yet, wait up to this long for new events before answering. */
+    wait: z.number().int().min(0).max(60_000).default(0),
   }),
+  /** `recap jobs`: every job the log knows. */
+  jobs: z.object({}),
   replay: z
     .object({ job: job.optional(), atSeq: z.number().int().min(0).optional(), atTime: z.number().optional() })
     .refine((r) => (r.atSeq === undefined) !== (r.atTime === undefined), 'give exactly one of atSeq and atTime'),
-  verify: z.object({}),
+  verify: z.object({ job: job.optional() }),
   stats: z.object({}),
   /** `recap config show` (allow: false) and `recap config allow`: a project's configuration and its approval. */
   config: z.object({
@@ -116,19 +123,33 @@ export type PastStatus = {
   lastSummary?: { seq: number; time: string; hash: string | undefined };
 };
 
+/** A job as `recap jobs` lists it; times in milliseconds. */
+export type JobRow = {
+  job: string;
+  tripped: boolean;
+  reason?: string;
+  unsummarizedTokens: number;
+  unsummarizedInteractions: number;
+  summaries: number;
+  lastActivity: number | null;
+  agents: string[];
+};
+
 /** What each op answers, beside what it is asked (requestSchemas). */
 export type Responses = {
   ping: { version: string };
   record: { seq: number | undefined; tokens: number; gate: GateStatus | undefined };
   check: CheckAnswer;
   submit: SubmitAnswer;
-  status: StatusAnswer;
+  /** `notice`: the job named has no events (status, context and chain answer all the same). */
+  status: StatusAnswer & { notice?: string };
   statusline: StatusAnswer;
-  context: { text: string; tripped: boolean; summaries: number };
-  chain: { entries: (SummaryAccepted['data'] & { seq: number })[] };
+  context: { text: string; tripped: boolean; summaries: number; notice?: string };
+  chain: { entries: (SummaryAccepted['data'] & { seq: number })[]; notice?: string };
   hook: HookAnswer;
   http: { url: string; tokenFile: string };
   events: { events: EventLine[]; next: number | null; lastSeq: number };
+  jobs: { jobs: JobRow[] };
   replay: { seq: number; jobs: PastStatus[] };
   verify: Verification;
   trip: { tripped: true; already: boolean; gate: GateStatus };
@@ -236,7 +257,8 @@ function absentOr(value: unknown, valid: boolean): boolean {
   return value === undefined || valid;
 }
 
-export type ErrorCode = 'bad_request' | 'unknown_op' | 'refused' | 'invalid_frame' | 'frame_too_large' | 'storage' | 'system' | 'shutting_down' | 'busy' | 'internal';
+export type ErrorCode =
+  'bad_request' | 'unknown_op' | 'refused' | 'invalid_frame' | 'frame_too_large' | 'storage' | 'system' | 'shutting_down' | 'busy' | 'internal' | 'unknown_job';
 
 export type Response = { id: string | number | null; result: unknown } | { id: string | number | null; error: { code: ErrorCode; message: string } };
 

@@ -53,6 +53,10 @@ export type JobState = {
   contextSessions: string[];
   /** Transcript messages whose usage is recorded (message id and request id). */
   usageSeen: Record<string, true>;
+  /** The time of the job's newest event (0 before any): `recap jobs` sorts and shows it. */
+  lastActivity: Time;
+  /** The agents that have acted in the job, by name, sorted. */
+  agents: string[];
 };
 
 export function initialJobState(job: string): JobState {
@@ -66,6 +70,8 @@ export function initialJobState(job: string): JobState {
     rejections: 0,
     contextSessions: [],
     usageSeen: {},
+    lastActivity: 0,
+    agents: [],
   };
 }
 
@@ -90,6 +96,9 @@ export function countedInteractions(state: JobState): number {
  * it: replaying a long log must not copy the pending list on every event.
  */
 export function evolve(state: JobState, event: StoredEvent): JobState {
+  if (event.data.time > state.lastActivity) state.lastActivity = event.data.time;
+  const agent = (event.data as { agent?: string }).agent;
+  if (agent !== undefined && !state.agents.includes(agent)) state.agents = [...state.agents, agent].sort();
   switch (event.type) {
     case 'InteractionRecorded': {
       const { kind, text, tokens, counted, time } = event.data;

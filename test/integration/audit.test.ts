@@ -51,7 +51,8 @@ describe('recap log', () => {
     await runCli(box, ['record', '--text', 'another job', '--job', 'other']);
 
     const human = (await runCli(box, ['log'])).stdout.trim().split('\n');
-    expect(human.some((l) => /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ  #\d+  \S+  GateTripped  threshold: \d+ unsummarized, limit 500$/.test(l))).toBe(true);
+    // Local time with its offset; --json keeps UTC.
+    expect(human.some((l) => /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d [+-]\d\d:\d\d  #\d+  \S+  GateTripped  threshold: \d+ unsummarized, limit 500$/.test(l))).toBe(true);
     expect(human.some((l) => /  SummaryAccepted  level 0, \d+ tokens, through #\d+, [0-9a-f]{12}$/.test(l))).toBe(true);
 
     const all = jsonLines((await runCli(box, ['log', '--json'])).stdout);
@@ -103,7 +104,7 @@ describe('recap replay', () => {
     expect(beforeTrip.jobs[0]).toMatchObject({ tripped: false, summaries: 0 });
 
     const atTrip = await runCli(box, ['replay', '--at', `#${accepted.seq - 1}`]);
-    expect(atTrip.stdout).toMatch(/gate TRIPPED since \S+: \d+ unsummarized tokens reached the threshold of 500/);
+    expect(atTrip.stdout).toMatch(/gate TRIPPED since \d{4}-\d\d-\d\d \d\d:\d\d:\d\d [+-]\d\d:\d\d: \d+ unsummarized tokens reached the threshold of 500/);
     expect(atTrip.stdout).toContain('1 tool calls denied; 1 summaries rejected');
 
     const byTime = JSON.parse((await runCli(box, ['replay', '--at', accepted.time, '--json'])).stdout);
