@@ -104,6 +104,12 @@ function hookSection(r) {
         figure(`recap-hook ${agent} / node -e 0`, a.ratio, 'x', { target: `<= ${r.target}x`, met: a.ratio <= r.target, baseline: 'node -e 0 = 1x' }),
       ]),
       figure('bash + jq hook / node -e 0', r.shellRatio, 'x', { baseline: r.shellSkipped ? `skipped: ${r.shellSkipped}` : 'node -e 0 = 1x' }),
+      ...(r.cli
+        ? [
+            figure('recap status', r.cli.medianMs, 'ms', { baseline: `node -e 0: ${r.medianMs.nodeE0} ms` }),
+            figure('recap status / node -e 0', r.cli.ratio, 'x', { target: `<= ${r.cli.target}x`, met: r.cli.ratio <= r.cli.target, baseline: 'node -e 0 = 1x' }),
+          ]
+        : []),
     ],
   };
 }
