@@ -137,7 +137,7 @@ export function buildCli(args: string[]): Argv {
     })
     .command(
       'status',
-      "the job's gate: open or tripped, tokens, summaries; --daemon: the daemon's",
+      "the job's gate and tokens; --daemon: the daemon",
       (y) => y.option('daemon', { type: 'boolean', default: false, describe: 'the daemon instead: PID, version, uptime, socket, data folder, log size' }),
       async (argv) => {
         if (argv.daemon || !jobResolvable(argv)) {
@@ -153,7 +153,7 @@ export function buildCli(args: string[]): Argv {
     )
     .command(
       'stop',
-      'stop the daemon: it answers what is in flight, then closes the log (the next recap command starts it again)',
+      'stop the daemon, once it has answered what is in flight',
       (y) => y,
       async (argv) => {
         const { stopDaemon } = await import('./lifecycle.js');
@@ -163,7 +163,7 @@ export function buildCli(args: string[]): Argv {
     )
     .command(
       'restart',
-      'stop the daemon (wherever it listens) and start it for this shell, e.g. after upgrading recap',
+      'stop the daemon and start it again (after an upgrade)',
       (y) => y,
       async (argv) => {
         const { restartDaemon } = await import('./lifecycle.js');
@@ -177,7 +177,7 @@ export function buildCli(args: string[]): Argv {
     )
     .command(
       'reload',
-      "make the daemon re-read the user's config (as SIGHUP does)",
+      'make the daemon re-read the config (as SIGHUP does)',
       (y) => y,
       async (argv) => {
         const { reloadDaemon } = await import('./lifecycle.js');
@@ -324,7 +324,7 @@ export function buildCli(args: string[]): Argv {
     )
     .command(
       'uninstall <target>',
-      "remove recap's hooks from an agent, or its units from systemd",
+      "remove recap's hooks from an agent, or systemd units",
       (y) =>
         y
           .positional('target', { choices: [...AGENT_NAMES, 'systemd'] as const, demandOption: true })
@@ -377,7 +377,7 @@ export function buildCli(args: string[]): Argv {
     )
     .command(
       'doctor',
-      'check the installation: daemon, files, config, hooks; --fix repairs',
+      'check the installation; --fix repairs what it can',
       (y) =>
         y.option('fix', { type: 'boolean', default: false, describe: 'fix what recap can itself (permissions, a stale socket, hooks that point nowhere) and say what changed' }),
       async (argv) => {

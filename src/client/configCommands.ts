@@ -72,7 +72,7 @@ async function confirm(question: string): Promise<boolean> {
 }
 
 export function configCommands(y: Argv<Common>): Argv<Common> {
-  return y.command('config', 'the configuration in force; validate a file; approve a changed project config', (c) =>
+  return y.command('config', 'show, check or approve the configuration', (c) =>
     c
       .command(
         'show',
