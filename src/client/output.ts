@@ -12,11 +12,21 @@ type SubmitResult = { accepted: true; entry: Entry & { job: string } } | { accep
 
 const write = (line: string) => process.stdout.write(`${line}\n`);
 
+/** An ISO time as the user reads it: their own zone, named. */
+export function localTime(iso: string): string {
+  const at = new Date(iso);
+  const pad = (n: number) => String(n).padStart(2, '0');
+  const zone = new Intl.DateTimeFormat(undefined, { timeZoneName: 'short' }).formatToParts(at).find((p) => p.type === 'timeZoneName')?.value ?? '';
+  return `${at.getFullYear()}-${pad(at.getMonth() + 1)}-${pad(at.getDate())} ${pad(at.getHours())}:${pad(at.getMinutes())} ${zone}`.trim();
+}
+
 export function printStatus(status: Status): void {
   const gate = status.tripped ? `TRIPPED (${status.reason ?? 'threshold'}): submit a summary; recap context shows what to write` : 'open';
   write(`job ${status.job}: gate ${gate}`);
   write(`unsummarized: ${status.unsummarizedTokens} of ${status.threshold} tokens, ${status.unsummarizedInteractions} interactions`);
   write(`summaries: ${status.summaries}`);
+  if (status.pausedUntil) write(`paused by you until ${localTime(status.pausedUntil)}: nothing counts and the gate denies nothing (recap resume ends it)`);
+  if (status.lastNotice) write(`last notice to you in the agent: ${status.lastNotice.kind === 'tripped' ? 'the gate tripped' : 'a summary was accepted'}, ${localTime(status.lastNotice.time)}`);
   for (const problem of status.configProblems ?? []) process.stderr.write(`config problem (the last good configuration is in force): ${problem}\n`);
   if (status.configPending) for (const line of pendingLines(status.configPending)) write(line);
 }

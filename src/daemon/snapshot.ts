@@ -16,7 +16,7 @@ const OPTIONS = { useRecords: true, mapsAsObjects: true, moreTypes: false } as c
 const unpackr = new Packr(OPTIONS);
 
 /** Bumped whenever JobState changes shape: an older snapshot is then ignored and the log replayed. */
-export const SNAPSHOT_FORMAT = 4;
+export const SNAPSHOT_FORMAT = 5;
 
 type SnapshotRecord = {
   format: number;
@@ -88,7 +88,9 @@ function isJobState(value: unknown): value is JobState {
     // Added with the context trigger and usage: a snapshot from before them is replayed instead.
     Array.isArray(job.contextSessions) &&
     typeof job.usageSeen === 'object' &&
-    job.usageSeen !== null
+    job.usageSeen !== null &&
+    // Added with the user's switches (format 5).
+    Array.isArray(job.disabledSessions)
   );
 }
 
