@@ -5,6 +5,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Check } from '../../client/checks.js';
 import { httpTokenFile } from '../../common/paths.js';
+import { httpPort, httpPortFile, keptPort } from '../../common/httpPort.js';
 import { claudeVersion, claudeVersionWarning, FAIL_CLOSED_SINCE, failsClosed, readSettings, settingsFiles, type Scope } from './install.js';
 import { MARKETPLACE_DIR, PLUGIN_ID, pluginDataDir, pluginIn, pluginSettingsFile } from './plugin.js';
 import { hookCommandWords, RECAP_EVENTS, recapHooksIn, type HookEntry } from './settings.js';
@@ -123,5 +124,9 @@ function hookProblem(event: string, hook: HookEntry, env: NodeJS.ProcessEnv, hon
   const tokenFile = httpTokenFile(env);
   if (!existsSync(tokenFile)) return `no token file ${tokenFile}`;
   const token = readFileSync(tokenFile, 'utf8').trim();
-  return hook.headers.Authorization === `Bearer ${token}` ? undefined : `its token is not the one in ${tokenFile}`;
+  if (hook.headers.Authorization !== `Bearer ${token}`) return `its token is not the one in ${tokenFile}`;
+  // The daemon listens on this user's kept port (or RECAP_HTTP_PORT): a hook to another goes nowhere, or to someone else.
+  const port = httpPort(env) ?? keptPort(httpPortFile(env));
+  const named = Number(/:(\d+)\//.exec(hook.url)?.[1]);
+  return port === undefined || named === port ? undefined : `its port ${named} is not the daemon's (${port}); run recap install claude --http again`;
 }
