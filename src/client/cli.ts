@@ -261,7 +261,9 @@ export function buildCli(args: string[]): Argv {
           if (argv.cancel) {
             process.stdout.write(result.already ? 'the gate was not tripped; nothing changed\n' : 'trip cancelled: the gate is open\n');
             if (!result.already && result.gate.unsummarizedTokens >= result.gate.threshold) {
-              process.stdout.write(`the ${result.gate.unsummarizedTokens} unsummarized tokens are still over the threshold: it trips again at the next call; recap pause 1h holds it off\n`);
+              process.stdout.write(
+                `the ${result.gate.unsummarizedTokens} unsummarized tokens are still over the threshold: it trips again at the next call; recap pause 1h holds it off\n`,
+              );
             }
           } else if (result.already) process.stdout.write('the gate was already tripped\n');
           printStatus(result.gate);
@@ -281,7 +283,9 @@ export function buildCli(args: string[]): Argv {
         }
         const result = await call<{ until: number; extended: boolean; gate: Parameters<typeof printStatus>[0] }>('pause', { ...target(argv), until: Date.now() + ms });
         output(argv, result, () => {
-          process.stdout.write(`${result.extended ? 'pause moved' : 'paused'}: until ${localTime(new Date(result.until).toISOString())} nothing counts and the gate denies nothing\n`);
+          process.stdout.write(
+            `${result.extended ? 'pause moved' : 'paused'}: until ${localTime(new Date(result.until).toISOString())} nothing counts and the gate denies nothing\n`,
+          );
           printStatus(result.gate);
         });
       },

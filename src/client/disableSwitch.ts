@@ -30,7 +30,10 @@ export function judgeDisable(chain: readonly Proc[]): Switch {
   const agent = chain[agentAt];
   if (agent === undefined) return { off: false, why: `${IGNORED} recap could not find the agent among the processes above its hook` };
   if (!asked(agent)) {
-    return { off: false, why: `${IGNORED} it was not in the agent's environment when it started (a settings or .env file set it); set it in your shell before you start the agent` };
+    return {
+      off: false,
+      why: `${IGNORED} it was not in the agent's environment when it started (a settings or .env file set it); set it in your shell before you start the agent`,
+    };
   }
   // The topmost process that had it from its start; its parent set it.
   let origin = agentAt;
@@ -42,7 +45,10 @@ export function judgeDisable(chain: readonly Proc[]): Switch {
   }
   // An orphan adopted by init (or a user manager) has no shell of the user's above it to vouch.
   if (setter === undefined || setter.pid === 1 || setter.comm === 'systemd') {
-    return { off: false, why: `${IGNORED} the process that set it is gone (process ${chain[origin]!.pid} was left to ${setter?.comm ?? 'nobody'}); set it in your shell before you start the agent` };
+    return {
+      off: false,
+      why: `${IGNORED} the process that set it is gone (process ${chain[origin]!.pid} was left to ${setter?.comm ?? 'nobody'}); set it in your shell before you start the agent`,
+    };
   }
   return { off: true };
 }
@@ -52,7 +58,7 @@ const asked = (p: Proc) => disableAsked(Object.fromEntries(p.env));
 /** The hook's ancestors from /proc, its parent first, each with its environment at start. */
 export function processChain(from = process.ppid, limit = 64): Proc[] {
   const chain: Proc[] = [];
-  for (let pid = from; pid > 0 && chain.length < limit; ) {
+  for (let pid = from; pid > 0 && chain.length < limit;) {
     const proc = readProc(pid);
     if (proc === undefined) break;
     chain.push(proc);

@@ -26,7 +26,8 @@ export function printStatus(status: Status): void {
   write(`unsummarized: ${status.unsummarizedTokens} of ${status.threshold} tokens, ${status.unsummarizedInteractions} interactions`);
   write(`summaries: ${status.summaries}`);
   if (status.pausedUntil) write(`paused by you until ${localTime(status.pausedUntil)}: nothing counts and the gate denies nothing (recap resume ends it)`);
-  if (status.lastNotice) write(`last notice to you in the agent: ${status.lastNotice.kind === 'tripped' ? 'the gate tripped' : 'a summary was accepted'}, ${localTime(status.lastNotice.time)}`);
+  if (status.lastNotice)
+    write(`last notice to you in the agent: ${status.lastNotice.kind === 'tripped' ? 'the gate tripped' : 'a summary was accepted'}, ${localTime(status.lastNotice.time)}`);
   for (const problem of status.configProblems ?? []) process.stderr.write(`config problem (the last good configuration is in force): ${problem}\n`);
   if (status.configPending) for (const line of pendingLines(status.configPending)) write(line);
 }

@@ -4,7 +4,19 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { projectConfigPath } from '../common/paths.js';
-import { allowedValues, BANDS, CONFIG_KEYS, configProblems, configSchema, DEFAULT_CONFIG, LIST_KEYS, NUMBER_KEYS, valueProblems, type Config, type ConfigKey } from '../events/config.js';
+import {
+  allowedValues,
+  BANDS,
+  CONFIG_KEYS,
+  configProblems,
+  configSchema,
+  DEFAULT_CONFIG,
+  LIST_KEYS,
+  NUMBER_KEYS,
+  valueProblems,
+  type Config,
+  type ConfigKey,
+} from '../events/config.js';
 import { canonicalJson } from '../events/canonical.js';
 import { parseConfigFile } from '../common/configFile.js';
 import { configChanges, guardedValues, type KeyChange } from '../events/configPolicy.js';
@@ -14,7 +26,6 @@ type Env = Record<string, string | undefined>;
 export type Layer = { values: Record<string, unknown>; sources: Record<string, string> };
 export type Effective = { config: Config; sources: Record<string, string> };
 type Resolved = { ok: true; layer: Layer } | { ok: false; problems: string[] };
-
 
 const EMPTY_LAYER: Layer = { values: {}, sources: {} };
 const KNOWN_KEYS: ReadonlySet<string> = new Set(CONFIG_KEYS);

@@ -137,7 +137,10 @@ describe('notices to the user', () => {
 describe('<private> text', () => {
   it('is neither stored nor counted', async () => {
     const attack = await openGate(newBox(), start);
-    const run = await runHook(attack.box.env, payload(attack, 'UserPromptSubmit', { prompt: 'connect with <private>the key sk-live-123456 and my home address</private> as before' }));
+    const run = await runHook(
+      attack.box.env,
+      payload(attack, 'UserPromptSubmit', { prompt: 'connect with <private>the key sk-live-123456 and my home address</private> as before' }),
+    );
     expect(run.exitCode).toBe(0);
     const recorded = await eventsOf(attack.box, 'InteractionRecorded');
     expect(recorded.map((e) => e.text)).toEqual(['connect with  as before']);

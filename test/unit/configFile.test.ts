@@ -444,7 +444,7 @@ describe('readLayer and combine', () => {
     ]);
   });
 
-  it('given a file with a mistake of every kind, when checked, then every problem comes at once, in line order, in recap\'s words', () => {
+  it("given a file with a mistake of every kind, when checked, then every problem comes at once, in line order, in recap's words", () => {
     writeFileSync(file, ['TOKEN_THRESHOLD=0', 'this is not config', 'TOKEN_TRESHOLD=400', 'ON_DAEMON_DOWN=maybe', 'CONTEXT_BUDGET=lots', 'TRIGGER_CONTEXT_PERCENT=150'].join('\n'));
     const problems = checkConfigFiles([file], {});
     expect(problems).toHaveLength(6);
@@ -453,7 +453,7 @@ describe('readLayer and combine', () => {
     expect(problems.join('\n')).not.toMatch(/Too (small|big)|Invalid|expected (number|string)/);
   });
 
-  it('given a band whose ends two files set, when checked, then the problem is found with the files\' own', () => {
+  it("given a band whose ends two files set, when checked, then the problem is found with the files' own", () => {
     const projectFile = join(dir, 'project.conf');
     writeFileSync(file, 'SUMMARY_MIN_TOKENS=800\nJOB_SCOPE=team');
     writeFileSync(projectFile, '\nSUMMARY_MAX_TOKENS=300');
@@ -596,7 +596,3 @@ describe('ConfigService', () => {
     expect(new ConfigService(userFile, {}).user().config.TOKEN_THRESHOLD).toBe(500);
   });
 });
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}

@@ -14,12 +14,16 @@ const trip = { type: 'TripGate' as const, job: JOB, now: T0 };
 
 describe('recap trip and trip --cancel', () => {
   it('given nothing to summarize, when the user trips the gate, then it is refused and nothing is stored', () => {
-    given([]).when(trip).thenRefused(/nothing to summarize/);
+    given([])
+      .when(trip)
+      .thenRefused(/nothing to summarize/);
   });
 
   it('given a tripped gate, when the user cancels it, then the gate opens and the interactions stay unsummarized', () => {
     const before = [interactionRecorded(600), gateTripped(600)];
-    const decision = given(before).when(cancel).then([{ type: 'TripCancelled', data: { job: JOB, reason: 'threshold', time: T0 } }]);
+    const decision = given(before)
+      .when(cancel)
+      .then([{ type: 'TripCancelled', data: { job: JOB, reason: 'threshold', time: T0 } }]);
     expect(decision.answer).toEqual({ cancelled: true });
     const after = stateFrom([...before, ...decision.events]);
     expect(after.gate.tripped).toBe(false);
@@ -29,7 +33,11 @@ describe('recap trip and trip --cancel', () => {
   });
 
   it('given an open gate, when the user cancels, then nothing happens', () => {
-    expect(given([interactionRecorded(5)]).when(cancel).then([]).answer).toEqual({ cancelled: false });
+    expect(
+      given([interactionRecorded(5)])
+        .when(cancel)
+        .then([]).answer,
+    ).toEqual({ cancelled: false });
   });
 
   it('given nothing pending and a context trigger, when a check reports a full context, then the gate does not trip', () => {
@@ -72,7 +80,9 @@ describe('recap pause and resume', () => {
     given([])
       .when({ type: 'PauseGate', job: JOB, until: T0 + HOUR, now: T0 })
       .then([{ type: 'GatePaused', data: { job: JOB, until: T0 + HOUR, time: T0 } }]);
-    given([]).when({ type: 'PauseGate', job: JOB, until: T0, now: T0 }).thenRefused(/must end in the future/);
+    given([])
+      .when({ type: 'PauseGate', job: JOB, until: T0, now: T0 })
+      .thenRefused(/must end in the future/);
   });
 
   it('given a pause, when the user resumes, then GateResumed is stored and the status shows no pause; without one, nothing', () => {
@@ -88,9 +98,7 @@ describe('recap pause and resume', () => {
 
 describe('<private> text in a prompt', () => {
   it('is neither stored nor counted', () => {
-    const { events } = given([])
-      .when(record('deploy to staging <private>password hunter2 and the rest</private> tomorrow'))
-      .decision();
+    const { events } = given([]).when(record('deploy to staging <private>password hunter2 and the rest</private> tomorrow')).decision();
     expect(events).toEqual([{ type: 'InteractionRecorded', data: expect.objectContaining({ text: 'deploy to staging  tomorrow', tokens: 4 }) }]);
     expect(JSON.stringify(events)).not.toContain('hunter2');
   });
@@ -123,5 +131,4 @@ describe('notices to the user', () => {
     expect(events.map((e) => e.type)).toEqual(['SummaryAccepted']);
     expect(owedNotice(stateFrom([...before, ...events]))?.text).toBe('recap: a summary of job demo-0badc0de was accepted (1 in its chain); the gate is open');
   });
-
 });

@@ -115,8 +115,10 @@ function hookChecks(project: string, env: NodeJS.ProcessEnv, honoured: boolean):
 /** `committed`: the hook is in the project's shared settings.json, which names no path of this machine. */
 function hookProblem(event: string, hook: HookEntry, env: NodeJS.ProcessEnv, honoured: boolean, committed: boolean): string | undefined {
   if (hook.type === 'command' && committed) {
-    if (hook.command !== PORTABLE_COMMAND) return `the command names a path of this machine (${hook.command}) in a file teammates share; run recap install claude --scope project again`;
-    if (onPath('recap-hook', env) === undefined) return 'recap-hook is not on PATH, so Claude Code cannot run it here: install recap (npm install -g recap, or npm link in its clone)';
+    if (hook.command !== PORTABLE_COMMAND)
+      return `the command names a path of this machine (${hook.command}) in a file teammates share; run recap install claude --scope project again`;
+    if (onPath('recap-hook', env) === undefined)
+      return 'recap-hook is not on PATH, so Claude Code cannot run it here: install recap (npm install -g recap, or npm link in its clone)';
   } else if (hook.type === 'command') {
     const words = hookCommandWords(hook.command);
     const missing = words.find((w) => !existsSync(w));
