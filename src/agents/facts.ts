@@ -72,3 +72,9 @@ export function withSystemMessage(answer: HookAnswer, text: string): HookAnswer 
     return answer; // Plain text: left as it is.
   }
 }
+
+/** The answer with a notice for the user where the agent's format has room for it; the same answer where it has none. */
+export function withNotice(facts: AgentFacts, answer: HookAnswer, text: string): HookAnswer {
+  if (answer.stdout === '' && answer.exitCode === 0) return facts.notice(text);
+  return facts.withNotice?.(answer, text) ?? answer;
+}

@@ -14,7 +14,7 @@ import { ADAPTERS } from '../agents/adapters.js';
 import { AGENT_NAMES, sessionFromEnv, type AgentName } from '../agents/known.js';
 import { installSystemd, uninstallSystemd } from './installSystemd.js';
 import { printChain, printReport, printStatus, printSubmit } from './output.js';
-import { BadTime, timeFlag } from './time.js';
+import { BadTime, localTime, parseDuration, timeFlag } from './time.js';
 import { RemoteError } from './socketClient.js';
 import type { Stopped } from './lifecycle.js';
 
@@ -26,7 +26,7 @@ export class UsageError extends UserError {}
 const EXIT_DENIED = 2;
 
 /** Commands that change recap's setup or gate: the user's, never run from an agent's shell. */
-const SETUP_COMMANDS = new Set(['install', 'uninstall', 'trip', 'import', 'stop', 'restart', 'reload']);
+const SETUP_COMMANDS = new Set(['install', 'uninstall', 'trip', 'import', 'stop', 'restart', 'reload', 'pause', 'resume']);
 
 /** Commands that are about no one job: a --job given to them is refused, not silently ignored. */
 const JOBLESS_COMMANDS = new Set(['install', 'uninstall', 'import', 'completion']);
@@ -349,15 +349,59 @@ export function buildCli(args: string[]): Argv {
     )
     .command(
       'trip',
-      'trip the gate now: the agent must summarize first',
-      (y) => y.option('reason', { type: 'string', describe: 'why, in your words; the agent is told' }),
+      'trip the gate now; --cancel opens it again',
+      (y) =>
+        y
+          .option('reason', { type: 'string', describe: 'why, in your words; the agent is told' })
+          .option('cancel', { type: 'boolean', describe: 'open a tripped gate without a summary; what is unsummarized stays so' })
+          .conflicts('cancel', 'reason'),
       async (argv) => {
-        const result = await call<{ already: boolean; gate: Parameters<typeof printStatus>[0] }>('trip', {
+        const result = await call<{ tripped: boolean; already: boolean; gate: Parameters<typeof printStatus>[0] }>('trip', {
           ...target(argv),
           ...(argv.reason !== undefined ? { note: argv.reason } : {}),
+          ...(argv.cancel ? { cancel: true } : {}),
         });
         output(argv, result, () => {
-          if (result.already) process.stdout.write('the gate was already tripped\n');
+          if (argv.cancel) {
+            process.stdout.write(result.already ? 'the gate was not tripped; nothing changed\n' : 'trip cancelled: the gate is open\n');
+            if (!result.already && result.gate.unsummarizedTokens >= result.gate.threshold) {
+              process.stdout.write(
+                `the ${result.gate.unsummarizedTokens} unsummarized tokens are still over the threshold: it trips again at the next call; recap pause 1h holds it off\n`,
+              );
+            }
+          } else if (result.already) process.stdout.write('the gate was already tripped\n');
+          printStatus(result.gate);
+        });
+      },
+    )
+    .command(
+      'pause <duration>',
+      "pause the job's gate for a while (30m, 2h, 1d): nothing counts, the gate denies nothing",
+      (y) => y.positional('duration', { type: 'string', demandOption: true, describe: 'how long: 90s, 30m, 2h or 1d' }),
+      async (argv) => {
+        let ms: number;
+        try {
+          ms = parseDuration(argv.duration);
+        } catch (error) {
+          throw new UsageError((error as Error).message);
+        }
+        const result = await call<{ until: number; extended: boolean; gate: Parameters<typeof printStatus>[0] }>('pause', { ...target(argv), until: Date.now() + ms });
+        output(argv, result, () => {
+          process.stdout.write(
+            `${result.extended ? 'pause moved' : 'paused'}: until ${localTime(result.until)} nothing counts and the gate denies nothing\n`,
+          );
+          printStatus(result.gate);
+        });
+      },
+    )
+    .command(
+      'resume',
+      "end a pause of the job's gate now",
+      (y) => y,
+      async (argv) => {
+        const result = await call<{ resumed: boolean; gate: Parameters<typeof printStatus>[0] }>('resume', target(argv));
+        output(argv, result, () => {
+          process.stdout.write(result.resumed ? 'resumed: interactions count and the gate works again\n' : 'the gate was not paused; nothing changed\n');
           printStatus(result.gate);
         });
       },

@@ -7,7 +7,7 @@ import type { Argv } from 'yargs';
 import { refuseInAgentShell } from './agentShell.js';
 import { projectRoot } from '../common/jobs.js';
 import { projectConfigPath, userConfigPath } from '../common/paths.js';
-import { combine, readLayer, type PendingConfig } from '../daemon/configService.js';
+import { checkConfigFiles, type PendingConfig } from '../daemon/configService.js';
 import type { KeyChange } from '../events/configPolicy.js';
 import { connectOrStart } from './autostart.js';
 
@@ -91,7 +91,7 @@ export function configCommands(y: Argv<Common>): Argv<Common> {
       )
       .command(
         'check [file]',
-        "validate a config file (default: the user config and this project's); exit 1 naming file:line: key on problems",
+        "validate a config file without applying it (default: the user config and this project's): every problem at once, each as file:line: KEY: what it allows; exit 1 on any",
         (a) => a.positional('file', { type: 'string', describe: 'the file to check' }),
         (argv) => {
           const files = argv.file !== undefined ? [resolve(argv.file)] : [userConfigPath(), projectConfigPath(projectRoot(process.cwd()))];
@@ -100,15 +100,8 @@ export function configCommands(y: Argv<Common>): Argv<Common> {
             process.exitCode = 1;
             return;
           }
-          const layers = [];
-          const problems: string[] = [];
-          for (const file of files) {
-            const read = readLayer(file, process.env);
-            if (read.ok) layers.push(read.layer);
-            else problems.push(...read.problems);
-          }
-          const combined = problems.length === 0 ? combine(layers) : undefined;
-          if (combined && !combined.ok) problems.push(...combined.problems);
+          // Read here, never sent to the daemon: checking applies nothing.
+          const problems = checkConfigFiles(files, process.env);
           if (argv.json) write(JSON.stringify({ files, ok: problems.length === 0, problems }, null, 2));
           else if (problems.length === 0) write(`ok: ${files.filter((f) => existsSync(f)).join(', ') || 'no config files; the defaults apply'}`);
           for (const problem of problems) process.stderr.write(`${problem}\n`);

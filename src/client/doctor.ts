@@ -7,7 +7,7 @@ import { RECAP_BIN } from '../common/bins.js';
 import { dataDir, eventLogDir, httpTokenFile, projectConfigPath, socketPath, userConfigPath } from '../common/paths.js';
 import { clearStaleSocket } from '../daemon/staleSocket.js';
 import { whyUnreachable } from './autostart.js';
-import { combine, readLayer } from '../daemon/configService.js';
+import { checkConfigFiles } from '../daemon/configService.js';
 import { isRecapFolder } from '../daemon/recapPaths.js';
 import { ADAPTERS } from '../agents/adapters.js';
 import type { Check } from './checks.js';
@@ -121,15 +121,7 @@ export function printFixed(changed: string[]): void {
 
 function configCheck(project: string, env: NodeJS.ProcessEnv): Check {
   const files = [userConfigPath(env), projectConfigPath(project)];
-  const layers = [];
-  const problems: string[] = [];
-  for (const file of files) {
-    const read = readLayer(file, env);
-    if (read.ok) layers.push(read.layer);
-    else problems.push(...read.problems);
-  }
-  const combined = combine(layers);
-  if (!combined.ok) problems.push(...combined.problems);
+  const problems = checkConfigFiles(files, env);
   if (problems.length > 0) return { name: 'config', ok: false, detail: problems.join('; '), fix: 'correct the line named, then: recap reload' };
   const present = files.filter((f) => existsSync(f));
   return { name: 'config', ok: true, detail: present.length > 0 ? `valid: ${present.join(', ')}` : 'no config files; the defaults are in force' };

@@ -9,7 +9,8 @@ import { socketPath } from '../common/paths.js';
 import { truncatedPrompt } from '../common/truncatedPrompt.js';
 import { Client, DaemonBusy, DaemonUnavailable, NoAnswer } from './socketClient.js';
 import { AGENT_FACTS, AGENT_NAMES, isAgentName } from '../agents/known.js';
-import type { AgentFacts, HookAnswer } from '../agents/facts.js';
+import { NOTHING, withNotice, type AgentFacts, type HookAnswer } from '../agents/facts.js';
+import { disableSwitch } from './disableSwitch.js';
 
 /** How long stdin may stay silent; a payload still arriving (64 MiB takes a while) may go on until STDIN_TOTAL_MS. */
 const STDIN_DEADLINE_MS = 2000;
@@ -189,6 +190,10 @@ async function main(): Promise<void> {
     return;
   }
   facts = AGENT_FACTS[agent];
+  // RECAP_DISABLE=1 from the user's own shell lets every call through; set by anyone else it
+  // is ignored, and the user is told why on every answer.
+  const switched = disableSwitch();
+  off = switched?.off === true;
   // Connecting while stdin is read saves the milliseconds each takes.
   const reading = readInput();
   const connecting = connect();
@@ -200,12 +205,13 @@ async function main(): Promise<void> {
     const event = eventIn(input.head);
     const rebuilt = input.prefix !== undefined && event !== undefined && facts.events[event] === 'prompt' ? truncatedPrompt(input.prefix) : undefined;
     if (rebuilt === undefined) {
-      finish(refusal(eventIn(input.head), input.why, input.advice));
+      finish(off ? NOTHING : refusal(eventIn(input.head), input.why, input.advice));
       return;
     }
     payload = rebuilt;
     note = `recap: this prompt is over ${describeBytes(MAX_HOOK_PAYLOAD)}; its first ${describeBytes(MAX_HOOK_PAYLOAD)} were counted`;
   } else payload = input.payload;
+  if (switched?.off === false) note = note === undefined ? `recap: ${switched.why}` : `${note}; ${switched.why}`;
   current = payload;
   setTimeout(() => void daemonDown(payload, `no answer within ${TOTAL_DEADLINE_MS / 1000} s`), remaining()).unref();
   let client: Client;
@@ -218,7 +224,7 @@ async function main(): Promise<void> {
     return;
   }
   try {
-    const answer = await client.request<Answer>('hook', { agent, payload }, remaining());
+    const answer = await client.request<Answer>('hook', { agent, payload, ...(off ? { off } : {}) }, remaining());
     // An answer of another shape is no answer: printing it could crash into silence.
     if (typeof answer?.stdout !== 'string' || !Number.isInteger(answer.exitCode)) throw new Error('the daemon answered in a shape recap-hook does not know');
     finish(note !== undefined ? withNote(answer, note) : answer);
@@ -234,6 +240,7 @@ async function main(): Promise<void> {
 
 /** Answers from the fallback as daemonFailed says: a tool call is denied. */
 async function daemonFailed(payload: Record<string, unknown>, why: string): Promise<void> {
+  if (off) return finish(NOTHING);
   try {
     finish((await fallback()).daemonFailed(facts, payload, why));
   } catch {
@@ -243,15 +250,18 @@ async function daemonFailed(payload: Record<string, unknown>, why: string): Prom
 
 /** The answer with a note for the user, where the agent's answer has room for one. */
 function withNote(answer: Answer, note: string): Answer {
-  if (answer.stdout === '') return facts.notice(note);
-  return facts.withNotice?.(answer, note) ?? answer;
+  return withNotice(facts, answer, note);
 }
+
+/** The user switched recap off (RECAP_DISABLE=1): whatever happens, the call goes through. */
+let off = false;
 
 /** The payload being answered, for the answer of a crash or a stop. */
 let current: Record<string, unknown> | undefined;
 
 /** Answers from the verdict file and ON_DAEMON_DOWN: the daemon did not answer. */
 async function daemonDown(payload: Record<string, unknown> | undefined, why: string): Promise<void> {
+  if (off) return finish(NOTHING);
   let answer: Answer;
   try {
     if (payload === undefined) throw new Error('no payload was read');

@@ -3,7 +3,7 @@ import type { GateStatus } from '../events/gate.js';
 import type { AgentRow, JobReport } from '../daemon/report.js';
 import type { PendingConfig } from '../daemon/configService.js';
 import { pendingLines } from './configCommands.js';
-import { localTime } from './time.js';
+import { localIso, localTime } from './time.js';
 
 type Status = GateStatus & { configProblems?: string[]; configPending?: PendingConfig };
 
@@ -18,6 +18,9 @@ export function printStatus(status: Status): void {
   write(`job ${status.job}: gate ${gate}`);
   write(`unsummarized: ${status.unsummarizedTokens} of ${status.threshold} tokens, ${status.unsummarizedInteractions} interactions`);
   write(`summaries: ${status.summaries}`);
+  if (status.pausedUntil) write(`paused by you until ${localIso(status.pausedUntil)}: nothing counts and the gate denies nothing (recap resume ends it)`);
+  if (status.lastNotice)
+    write(`last notice to you in the agent: ${status.lastNotice.kind === 'tripped' ? 'the gate tripped' : 'a summary was accepted'}, ${localIso(status.lastNotice.time)}`);
   for (const problem of status.configProblems ?? []) process.stderr.write(`config problem (the last good configuration is in force): ${problem}\n`);
   if (status.configPending) for (const line of pendingLines(status.configPending)) write(line);
 }

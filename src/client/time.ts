@@ -88,3 +88,11 @@ export function timeFlag(text: string, flag: string, json: boolean): number {
     throw error;
   }
 }
+
+/** A span the user gives for how long (recap pause 2h): 90s, 30m, 2h or 1d, in milliseconds. */
+export function parseDuration(text: string): number {
+  const span = SPAN.exec(text);
+  const ms = span ? Number(span[1]) * UNIT_MS[span[2] as keyof typeof UNIT_MS] : 0;
+  if (ms <= 0) throw new BadTime(`cannot read the duration ${JSON.stringify(text)}: give a number and a unit, such as 90s, 30m, 2h or 1d`);
+  return ms;
+}

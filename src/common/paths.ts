@@ -58,14 +58,6 @@ export function httpTokenFile(env: Env = process.env): string {
   return join(dataDir(env), 'http-token');
 }
 
-export const DEFAULT_HTTP_PORT = 47_654;
-
-/** The HTTP hook endpoint's loopback port: RECAP_HTTP_PORT, else the default. */
-export function httpPort(env: Env = process.env): number {
-  const port = Number(env.RECAP_HTTP_PORT);
-  return Number.isInteger(port) && port >= 0 && port < 65_536 && env.RECAP_HTTP_PORT !== '' && env.RECAP_HTTP_PORT !== undefined ? port : DEFAULT_HTTP_PORT;
-}
-
 /**
  * The launcher the daemon keeps in its protected data folder: the one name of recap a
  * whitelisted command may use, since no file the agent can write shadows it.

@@ -4,7 +4,19 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { projectConfigPath } from '../common/paths.js';
-import { CONFIG_KEYS, configSchema, DEFAULT_CONFIG, LIST_KEYS, NUMBER_KEYS, type Config } from '../events/config.js';
+import {
+  allowedValues,
+  BANDS,
+  CONFIG_KEYS,
+  configProblems,
+  configSchema,
+  DEFAULT_CONFIG,
+  LIST_KEYS,
+  NUMBER_KEYS,
+  valueProblems,
+  type Config,
+  type ConfigKey,
+} from '../events/config.js';
 import { canonicalJson } from '../events/canonical.js';
 import { parseConfigFile } from '../common/configFile.js';
 import { configChanges, guardedValues, type KeyChange } from '../events/configPolicy.js';
@@ -21,7 +33,7 @@ const KNOWN_KEYS: ReadonlySet<string> = new Set(CONFIG_KEYS);
 /** Reads one config file into typed values; a missing file is an empty layer. */
 export function readLayer(file: string, env: Env): Resolved {
   const read = readConfigFile(file, env);
-  return read.ok ? { ok: true, layer: read.layer } : read;
+  return read.problems.length === 0 ? { ok: true, layer: read.layer } : { ok: false, problems: read.problems };
 }
 
 /** sha256 of a config file's bytes, hex; a missing file hashes as an empty one. */
@@ -31,40 +43,52 @@ export function contentHash(bytes: Uint8Array): string {
 
 export const NO_FILE_HASH = contentHash(new Uint8Array());
 
-/** A config file's layer and the hash of the very bytes it was read from. */
-export function readConfigFile(file: string, env: Env): (Resolved & { ok: false }) | { ok: true; layer: Layer; hash: string } {
-  if (!existsSync(file)) return { ok: true, layer: EMPTY_LAYER, hash: NO_FILE_HASH };
+/**
+ * A config file's good values, every problem it has (all at once: its syntax, unknown keys,
+ * each bad value with what the key allows, and the bands it sets), and the hash of the very
+ * bytes it was read from.
+ */
+export function readConfigFile(file: string, env: Env): { layer: Layer; hash: string; problems: string[] } {
+  if (!existsSync(file)) return { layer: EMPTY_LAYER, hash: NO_FILE_HASH, problems: [] };
   let bytes: Buffer;
   try {
     bytes = readFileSync(file);
   } catch (error) {
-    return { ok: false, problems: [`${file}: cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'}); fix its permissions`] };
+    return { layer: EMPTY_LAYER, hash: NO_FILE_HASH, problems: [`${file}: cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'}); fix its permissions`] };
   }
   const parsed = parseConfigFile(bytes.toString('utf8'), env);
-  const problems = parsed.errors.map((e) => `${file}:${e.line}: ${e.key ? `${e.key}: ` : ''}${e.reason}`);
+  const problems = parsed.errors.map((e) => ({ line: e.line, text: `${file}:${e.line}: ${e.key ? `${e.key}: ` : ''}${e.reason}` }));
   const layer: Layer = { values: {}, sources: {} };
   for (const [key, { value, line, fromEnv }] of parsed.assignments) {
     const where = `${file}:${line}`;
     if (!KNOWN_KEYS.has(key)) {
-      problems.push(`${where}: ${key}: unknown key; known keys are ${CONFIG_KEYS.join(', ')}`);
+      problems.push({ line, text: `${where}: ${key}: unknown key; known keys are ${CONFIG_KEYS.join(', ')}` });
       continue;
     }
-    const typed = typedValue(key, value);
+    const typed = typedValue(key as ConfigKey, value);
     if (typeof typed === 'object' && typed !== null && 'problem' in typed) {
-      problems.push(`${where}: ${key}: ${typed.problem}`);
+      problems.push({ line, text: `${where}: ${key}: ${typed.problem}` });
       continue;
     }
     layer.values[key] = typed;
     layer.sources[key] = fromEnv ? `env ${key} via ${where}` : where;
   }
-  return problems.length > 0 ? { ok: false, problems } : { ok: true, layer, hash: contentHash(bytes) };
+  // Each value against what its key allows, in the same round (the bands are combine's: their
+  // two ends may come from two files).
+  for (const { key, message } of valueProblems(layer.values)) {
+    const line = Number(/:(\d+)$/.exec(layer.sources[key] ?? '')?.[1] ?? 0);
+    problems.push({ line, text: `${layer.sources[key] ?? file}: ${key}: ${message}` });
+    delete layer.values[key];
+    delete layer.sources[key];
+  }
+  return { layer, hash: contentHash(bytes), problems: problems.sort((a, b) => a.line - b.line).map((p) => p.text) };
 }
 
-function typedValue(key: string, value: string | string[]): unknown {
+function typedValue(key: ConfigKey, value: string | string[]): unknown {
   if (LIST_KEYS.has(key)) return Array.isArray(value) ? value : value === '' ? [] : [value];
-  if (Array.isArray(value)) return { problem: 'takes one value, not a list' };
+  if (Array.isArray(value)) return { problem: `takes one value, not a list; it must be ${allowedValues(key)}` };
   if (NUMBER_KEYS.has(key)) {
-    return /^-?\d+(?:\.\d+)?$/.test(value) ? Number(value) : { problem: `must be a number, got ${JSON.stringify(value)}` };
+    return /^-?\d+(?:\.\d+)?$/.test(value) ? Number(value) : { problem: `must be ${allowedValues(key)}; got ${JSON.stringify(value)}` };
   }
   return value;
 }
@@ -77,25 +101,32 @@ export function combine(layers: Layer[]): { ok: true; effective: Effective } | {
     Object.assign(values, layer.values);
     Object.assign(sources, layer.sources);
   }
-  const result = configSchema.safeParse(values);
-  if (result.success) return { ok: true, effective: { config: result.data, sources } };
+  const problems = configProblems(values);
+  if (problems.length === 0) return { ok: true, effective: { config: configSchema.parse(values), sources } };
   return {
     ok: false,
-    problems: result.error.issues.map((issue) => {
-      const key = blamedKey(String(issue.path[0] ?? ''), sources);
-      return `${sources[key] ?? 'config'}: ${key}: ${issue.message}`;
+    problems: problems.map(({ key, message }) => {
+      const blamed = blamedKey(key, sources);
+      return `${sources[blamed] ?? 'config'}: ${blamed}: ${message}`;
     }),
   };
 }
 
-const BANDS = [
-  ['SUMMARY_MIN_TOKENS', 'SUMMARY_MAX_TOKENS'],
-  ['ROLLUP_MIN_TOKENS', 'ROLLUP_MAX_TOKENS'],
-];
+/**
+ * Every problem of these config files at once, without applying anything: each file's own,
+ * then what their good values make together (a band whose ends two files set).
+ */
+export function checkConfigFiles(files: string[], env: Env): string[] {
+  const reads = files.map((file) => readConfigFile(file, env));
+  const problems = reads.flatMap((r) => r.problems);
+  const together = combine(reads.map((r) => r.layer));
+  if (!together.ok) problems.push(...together.problems.filter((p) => !problems.includes(p)));
+  return problems;
+}
 
 /** A problem between a band's two ends is blamed on the end a file set. */
 function blamedKey(key: string, sources: Record<string, string>): string {
-  const band = BANDS.find((b) => b.includes(key));
+  const band = BANDS.find((b) => (b as readonly string[]).includes(key));
   if (!band || sources[key] !== 'default') return key;
   return band.find((k) => sources[k] !== 'default') ?? key;
 }
@@ -245,9 +276,8 @@ export class ConfigService {
   }
 
   private loadUser(): void {
-    const read = readLayer(this.userFile, this.env);
-    const combined = read.ok ? combine([read.layer]) : read;
-    this.settle(this.userFile, combined.ok && read.ok ? read.layer : undefined, combined.ok ? [] : combined.problems, (layer) => {
+    const read = readConfigFile(this.userFile, this.env);
+    this.settle(this.userFile, read, [read.layer], (layer) => {
       this.userLayer = layer;
     });
   }
@@ -255,18 +285,18 @@ export class ConfigService {
   private loadProject(projectDir: string): void {
     const file = projectConfigPath(projectDir);
     const read = readConfigFile(file, this.env);
-    const combined = read.ok ? combine([this.userLayer, read.layer]) : read;
     if (!this.projectFiles.has(projectDir)) this.projectFiles.set(projectDir, NO_FILE);
-    this.settle(file, combined.ok && read.ok ? read.layer : undefined, combined.ok ? [] : combined.problems, (layer) => {
-      if (read.ok) this.projectFiles.set(projectDir, { layer, hash: read.hash });
-    });
+    this.settle(file, read, [this.userLayer, read.layer], (layer) => this.projectFiles.set(projectDir, { layer, hash: read.hash }));
   }
 
-  private settle(file: string, layer: Layer | undefined, problems: string[], keep: (layer: Layer) => void): void {
+  /** Keeps a file's layer when it has no problem at all, else its problems (every one, file's and bands'). */
+  private settle(file: string, read: { layer: Layer; problems: string[] }, layers: Layer[], keep: (layer: Layer) => void): void {
     // A file read again may change any project's configuration (the user's underlies them all).
     this.combined.clear();
-    if (layer) {
-      keep(layer);
+    const combined = combine(layers);
+    const problems = [...read.problems, ...(combined.ok ? [] : combined.problems)];
+    if (problems.length === 0) {
+      keep(read.layer);
       this.problemsByFile.delete(file);
     } else {
       this.problemsByFile.set(file, problems);

@@ -5,14 +5,16 @@ import { existsSync, mkdirSync, readdirSync, readlinkSync, statSync } from 'node
 import { join } from 'node:path';
 import { homedir } from 'node:os';
 import { UserError } from '../common/errors.js';
-import { dataDir, eventLogDir, httpPort, httpTokenFile, socketPath, userConfigPath } from '../common/paths.js';
+import { dataDir, eventLogDir, httpTokenFile, socketPath, userConfigPath } from '../common/paths.js';
+import { httpPort, httpPortFile, keepPort, keptPort } from '../common/httpPort.js';
 import { describeHolder, removePidFile, runningDaemon, writePidFile } from '../common/daemonRecord.js';
 import { ConfigService } from './configService.js';
 import { EventStore, LogLocked, LogUnreadable } from './eventStore.js';
 import { Handler, VERSION, type Lifecycle } from './handler.js';
-import { ensureToken, HOOK_PATH, HttpEndpoint } from './httpServer.js';
+import { ensureToken, HOOK_PATH, HttpEndpoint, PortBusy } from './httpServer.js';
 import { createLogger } from './logger.js';
 import { UnknownEventVersion } from '../events/upcast.js';
+import { CommandRefused } from '../events/commands.js';
 import { UndecodableEvent } from './codec.js';
 import { type Projection, USER_SCOPE } from './projection.js';
 import { loadProjection } from './snapshot.js';
@@ -108,7 +110,12 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
   type HttpInfo = { url: string; tokenFile: string };
   let http: Promise<HttpInfo> | undefined;
   let endpoint: HttpEndpoint | undefined;
-  const enableHttp = (): Promise<HttpInfo> => (http ??= startHttp());
+  /** `choose`: a kept port that is taken now gives way to a free one (at install, which rewrites the hooks' URL). */
+  const enableHttp = (choose = true): Promise<HttpInfo> =>
+    (http ??= startHttp(choose).catch((error: unknown) => {
+      http = undefined;
+      throw error;
+    }));
   const verdicts = new VerdictFile(verdictPath(socketPath(env)), log);
   const handler: Handler = new Handler({
     store,
@@ -125,10 +132,27 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
     verdicts,
     lifecycle,
   });
-  async function startHttp(): Promise<HttpInfo> {
+  /**
+   * The endpoint on this user's own port: RECAP_HTTP_PORT when set, else the one kept beside
+   * the token, else a free one the system picks (then kept), so two users never share one.
+   */
+  async function startHttp(choose: boolean): Promise<HttpInfo> {
     const tokenFile = httpTokenFile(env);
-    endpoint = new HttpEndpoint(handler, ensureToken(tokenFile), log, recapPaths(env));
-    const port = await endpoint.listen(httpPort(env));
+    const portFile = httpPortFile(env);
+    const asked = httpPort(env);
+    const kept = keptPort(portFile);
+    const server = new HttpEndpoint(handler, ensureToken(tokenFile), log, recapPaths(env));
+    let port: number;
+    try {
+      port = await server.listen(asked ?? kept ?? 0);
+    } catch (error) {
+      if (!(error instanceof PortBusy)) throw error;
+      if (asked !== undefined) throw new CommandRefused(`${error.message}; set RECAP_HTTP_PORT to a free port, or unset it and recap chooses one`);
+      if (!choose) throw new CommandRefused(`${error.message}; run recap install claude --http again: it chooses a free port and rewrites the hooks`);
+      port = await server.listen(0);
+    }
+    if (asked === undefined) keepPort(portFile, port);
+    endpoint = server;
     const url = `http://127.0.0.1:${port}${HOOK_PATH}`;
     log.info({ url }, 'HTTP hook endpoint listening');
     return { url, tokenFile };
@@ -162,10 +186,11 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
   // `recap install claude --http` made a token: the endpoint is wanted.
   if (existsSync(httpTokenFile(env))) {
     try {
-      await enableHttp();
+      // The hooks already name the kept port: a taken one is reported, never silently moved.
+      await enableHttp(false);
     } catch (error) {
-      http = undefined;
-      log.error({ err: error }, `the HTTP hook endpoint could not start on port ${httpPort(env)}; set RECAP_HTTP_PORT to a free port`);
+      if (error instanceof CommandRefused) log.error(`the HTTP hook endpoint could not start: ${error.message}`);
+      else log.error({ err: error }, 'the HTTP hook endpoint could not start');
     }
   }
   log.info({ socket: 'path' in where ? where.path : `fd ${where.fd}`, log: logDir, events: store.lastSeq }, 'recap daemon ready');

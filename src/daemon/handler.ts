@@ -1,7 +1,7 @@
 // The one place requests are answered, for the socket and the HTTP endpoint alike:
 // validate, decide on the job's state, append the events, answer once they are durable.
 import type { Logger } from 'pino';
-import { CommandRefused, type CheckTool } from '../events/commands.js';
+import { CommandRefused, type CheckTool, type PauseGate, type ResumeGate } from '../events/commands.js';
 import type { Config } from '../events/config.js';
 import type { RecapEvent, SessionBound } from '../events/events.js';
 import type { UsageEntry } from '../events/commands.js';
@@ -11,6 +11,7 @@ import { cutToFit, fits, lengthIn, type ContextLimit } from '../events/contextFi
 import { fittedBudget, contextSeqs, contextText, denySeqs, summaryTemplate, tripCause } from '../events/gateMessages.js';
 import { NO_TEXTS, type JobState, type SummaryTexts } from '../events/jobState.js';
 import type { ProtectedState } from '../events/protection.js';
+import { owedNotice, type Notice } from '../events/notices.js';
 import { submitSeqs } from '../events/summaries.js';
 import { tokenCounter, type TokenCounter } from '../events/tokens.js';
 import { recapWord } from '../events/whitelist.js';
@@ -132,13 +133,15 @@ export class Handler {
     statusline: (r) => this.statusline(r),
     context: (r) => this.noted(r.job, () => this.context(r)),
     chain: (r) => this.noted(r.job, () => this.chain(r)),
-    hook: (r) => answerHook(ADAPTERS[r.agent], r.payload, this, this.deps.log),
+    hook: (r) => answerHook(ADAPTERS[r.agent], r.payload, this, this.deps.log, r.off === true),
     http: () => this.deps.enableHttp(),
     events: (r) => this.known(r.job, () => this.events(r)),
     jobs: async () => ({ jobs: [...this.deps.projection().jobs.values()].map(jobRow) }),
     replay: (r, progress) => this.known(r.job, () => this.replay(r, progress)),
     verify: (r, progress) => this.known(r.job, () => verifyLog(this.deps.store, this.deps.projection, progress, r.job)),
     trip: (r) => this.trip(r),
+    pause: (r) => this.switchGate(r, (job, now) => ({ type: 'PauseGate', job, until: r.until, now })),
+    resume: (r) => this.switchGate(r, (job, now) => ({ type: 'ResumeGate', job, now })),
     // For benchmarks and load tests: how many events, how many synced batches wrote them,
     // and the daemon's memory (process.memoryUsage, in bytes).
     stats: async () => ({ lastSeq: this.deps.store.lastSeq, syncs: this.deps.store.syncs, memory: process.memoryUsage() }),
@@ -251,9 +254,43 @@ export class Handler {
   async trip(r: RequestOf<'trip'>) {
     const where = this.where(r);
     const ctx = await this.prepare(where.project);
-    const decision = decide({ type: 'TripGate', job: where.job, ...defined({ note: r.note }), now: this.now() }, this.state(where.job), ctx.decide);
+    const now = this.now();
+    if (r.cancel) {
+      const cancelled = decide({ type: 'CancelTrip', job: where.job, now }, this.state(where.job), ctx.decide);
+      await this.commit(where, ctx, cancelled.events);
+      return { tripped: false, already: !cancelled.answer.cancelled, gate: gateStatus(this.state(where.job), ctx.decide.config, now) };
+    }
+    const decision = decide({ type: 'TripGate', job: where.job, ...defined({ note: r.note }), now }, this.state(where.job), ctx.decide);
     await this.commit(where, ctx, decision.events);
-    return { ...decision.answer, gate: gateStatus(this.state(where.job), ctx.decide.config) };
+    return { ...decision.answer, gate: gateStatus(this.state(where.job), ctx.decide.config, now) };
+  }
+
+  /** `recap pause` and `recap resume`: the user's switch on a job's gate. */
+  private async switchGate<C extends PauseGate | ResumeGate>(r: JobFields, command: (job: string, now: number) => C) {
+    const where = this.where(r);
+    const ctx = await this.prepare(where.project);
+    const now = this.now();
+    const decision = decide(command(where.job, now), this.state(where.job), ctx.decide);
+    await this.commit(where, ctx, decision.events);
+    return { ...decision.answer, gate: gateStatus(this.state(where.job), ctx.decide.config, now) };
+  }
+
+  /** The notice the user is owed about the job's gate (notices.ts), if any. */
+  owedNotice(where: Where): Notice | undefined {
+    return owedNotice(this.state(where.job));
+  }
+
+  /** The user was shown the notice in the agent's UI. */
+  async noticeShown(where: Where, notice: Notice, who: { session?: string; agent: string }): Promise<void> {
+    const { kind, seq: about, text } = notice;
+    await this.append([{ type: 'NoticeShown', data: { job: where.job, about, kind, text, ...who, time: this.now() } }]);
+  }
+
+  /** A hook of a session recap is switched off for (RECAP_DISABLE=1); whether it is the session's first. */
+  async switchedOff(where: Where, session: string | undefined, agent: string): Promise<boolean> {
+    if (this.state(where.job).disabledSessions.includes(session ?? '')) return false;
+    await this.append([{ type: 'RecapDisabled', data: { job: where.job, ...(session !== undefined ? { session } : {}), agent, time: this.now() } }]);
+    return true;
   }
 
   /** The model's token use read from a transcript, each message once. */
@@ -345,7 +382,7 @@ export class Handler {
     const problems = this.deps.config.problems;
     const pending = where.project !== undefined ? this.deps.config.pending(where.project) : undefined;
     return {
-      ...gateStatus(this.state(where.job), config),
+      ...gateStatus(this.state(where.job), config, this.now()),
       ...(problems.length > 0 ? { configProblems: problems } : {}),
       ...(pending ? { configPending: { ...pending, command: ALLOW_COMMAND } } : {}),
     };
@@ -536,7 +573,10 @@ export class Handler {
   }
 }
 
-export type HookOps = Pick<Handler, 'where' | 'record' | 'check' | 'context' | 'windowOf' | 'usage' | 'submit' | 'status' | 'chain' | 'recapCommand' | 'recapPaths'>;
+export type HookOps = Pick<
+  Handler,
+  'where' | 'record' | 'check' | 'context' | 'windowOf' | 'usage' | 'submit' | 'status' | 'chain' | 'recapCommand' | 'recapPaths' | 'owedNotice' | 'noticeShown' | 'switchedOff'
+>;
 
 /** A tool call to check, in recap's terms, with the fields the job is found by. */
 export type ToolCheck = Omit<RequestOf<'check'>, 'tool' | 'input' | 'from'> & { call: ToolCall; shellTool?: string };

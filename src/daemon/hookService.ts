@@ -5,7 +5,7 @@
 // answer and a warning.
 import type { Logger } from 'pino';
 import type { Adapter, Caller, HookCall } from '../agents/adapter.js';
-import { NOTHING, type HookAnswer } from '../agents/facts.js';
+import { NOTHING, withNotice, type HookAnswer } from '../agents/facts.js';
 import { CommandRefused } from '../events/commands.js';
 import type { HookOps } from './handler.js';
 import type { Where } from './jobResolver.js';
@@ -16,9 +16,19 @@ export type { HookAnswer };
 
 const readers = new Map<Adapter, TranscriptReader>();
 
-export async function answerHook(adapter: Adapter, payload: unknown, ops: HookOps, log: Logger): Promise<HookAnswer> {
+/**
+ * `off`: the hook found RECAP_DISABLE=1 set by the user (src/client/disableSwitch.ts): the
+ * call goes through unrecorded, and the session's first call says so.
+ */
+export async function answerHook(adapter: Adapter, payload: unknown, ops: HookOps, log: Logger, off = false): Promise<HookAnswer> {
   const { facts } = adapter;
   const parsed = adapter.parse(payload);
+  if (off) {
+    if (!parsed.ok || parsed.call === undefined) return NOTHING;
+    const where = ops.where({ ...(parsed.caller.session !== undefined ? { session: parsed.caller.session } : {}), cwd: parsed.caller.cwd });
+    const first = await ops.switchedOff(where, parsed.caller.session, facts.name);
+    return first ? facts.notice(`recap is off in this shell (RECAP_DISABLE=1): nothing is counted or gated until ${facts.title} starts without it`) : NOTHING;
+  }
   if (!parsed.ok) {
     // Silence is an allow: a tool call recap cannot read is judged as an unknown tool.
     const { event, problems } = parsed;
@@ -41,13 +51,28 @@ export async function answerHook(adapter: Adapter, payload: unknown, ops: HookOp
   const { call, caller } = parsed;
   const where = ops.where({ ...(caller.session !== undefined ? { session: caller.session } : {}), cwd: caller.cwd });
   const { machine, ...seen } = await observe(adapter, caller, where, ops, log);
+  let answer: HookAnswer;
   try {
-    return await answerCall(adapter, asMachine(call, machine), caller, where, ops, seen);
+    answer = await answerCall(adapter, asMachine(call, machine), caller, where, ops, seen);
   } catch (error) {
     if (!(error instanceof CommandRefused)) throw error;
     // A refusal is never an allow for a tool call; a prompt or a session start goes on.
     return call.kind === 'tool' ? facts.deny(`recap: ${error.message}`) : NOTHING;
   }
+  return withOwedNotice(adapter, answer, where, caller, ops);
+}
+
+/**
+ * The gate's last move (a trip, an accepted summary) told to the user in one line, on the
+ * first answer that has room for it, and recorded as shown.
+ */
+async function withOwedNotice(adapter: Adapter, answer: HookAnswer, where: Where, caller: Caller, ops: HookOps): Promise<HookAnswer> {
+  const notice = ops.owedNotice(where);
+  if (notice === undefined) return answer;
+  const told = withNotice(adapter.facts, answer, notice.text);
+  if (told === answer) return answer;
+  await ops.noticeShown(where, notice, { ...(caller.session !== undefined ? { session: caller.session } : {}), agent: adapter.facts.name });
+  return told;
 }
 
 async function answerCall(

@@ -34,6 +34,9 @@ export function ensureToken(file: string): string {
 
 const digest = (value: string) => hash('sha256', value, 'buffer');
 
+/** The port the endpoint wanted is another program's: said as such, with what to do. */
+export class PortBusy extends Error {}
+
 export class HttpEndpoint {
   private readonly server: Server;
   private readonly expected: Buffer;
@@ -61,11 +64,14 @@ export class HttpEndpoint {
     this.server.keepAliveTimeout = 30_000;
   }
 
+  /** Listens on 127.0.0.1; a port another program holds is a PortBusy. */
   listen(port: number): Promise<number> {
     return new Promise((resolve, reject) => {
-      this.server.once('error', reject);
+      this.server.once('error', (error: NodeJS.ErrnoException) =>
+        reject(error.code === 'EADDRINUSE' ? new PortBusy(`port ${port} on 127.0.0.1 is taken by another program (another user's recap, perhaps)`) : error),
+      );
       this.server.listen({ port, host: '127.0.0.1' }, () => {
-        this.server.off('error', reject);
+        this.server.removeAllListeners('error');
         resolve((this.server.address() as AddressInfo).port);
       });
     });

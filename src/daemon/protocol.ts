@@ -56,14 +56,22 @@ export const requestSchemas = {
       .regex(/^[\w.-]{1,64}$/, 'a topic is a word of letters, digits, dots and dashes')
       .optional(),
   }),
-  trip: z.object({ ...where, note: z.string().max(1000).optional() }),
+  trip: z.object({ ...where, note: z.string().max(1000).optional(), cancel: z.boolean().default(false) }),
+  /** `recap pause`: until when (ms since the epoch); `recap resume` ends it. */
+  pause: z.object({ ...where, until: z.number().int().positive() }),
+  resume: z.object(where),
   report: z.object({ job: job.optional(), since: z.number().optional() }),
   status: z.object(where),
   /** `recap statusline`: the job's gate, and the window of the session's model, which the agent tells only its status line. */
   statusline: z.object({ ...where, contextWindow: z.number().int().min(1).optional() }),
   context: z.object(where),
   chain: z.object(where),
-  hook: z.object({ agent: z.enum(AGENT_NAMES as [AgentName, ...AgentName[]], `agent must be one of: ${AGENT_NAMES.join(', ')}`), payload: z.unknown() }),
+  hook: z.object({
+    agent: z.enum(AGENT_NAMES as [AgentName, ...AgentName[]], `agent must be one of: ${AGENT_NAMES.join(', ')}`),
+    payload: z.unknown(),
+    /** The user switched recap off for the agent's shell (RECAP_DISABLE=1, checked by recap-hook). */
+    off: z.boolean().optional(),
+  }),
   http: z.object({}),
   events: z.object({
     fromSeq: z.number().int().min(1).default(1),
@@ -152,7 +160,9 @@ export type Responses = {
   jobs: { jobs: JobRow[] };
   replay: { seq: number; jobs: PastStatus[] };
   verify: Verification;
-  trip: { tripped: true; already: boolean; gate: GateStatus };
+  trip: { tripped: boolean; already: boolean; gate: GateStatus };
+  pause: { until: number; extended: boolean; gate: GateStatus };
+  resume: { resumed: boolean; gate: GateStatus };
   stats: { lastSeq: number; syncs: number; memory: NodeJS.MemoryUsage };
   report: { jobs: JobReport[] };
   config:
@@ -240,7 +250,9 @@ const fastPaths: { [O in Op]?: (r: Fields) => RequestOf<O> | undefined } = {
     return valid ? ({ job, tool, input, session, agent, contextTokens, contextWindow, cwd, project, from } as RequestOf<'check'>) : undefined;
   },
   hook(r) {
-    return isAgentName(r.agent) && r.payload !== undefined ? { agent: r.agent, payload: r.payload } : undefined;
+    if (!isAgentName(r.agent) || r.payload === undefined) return undefined;
+    if (r.off === undefined) return { agent: r.agent, payload: r.payload };
+    return typeof r.off === 'boolean' ? { agent: r.agent, payload: r.payload, off: r.off } : undefined;
   },
 };
 

@@ -89,9 +89,10 @@ function isJobState(value: unknown): value is JobState {
     Array.isArray(job.contextSessions) &&
     typeof job.usageSeen === 'object' &&
     job.usageSeen !== null &&
-    // Added with `recap jobs` (format 5).
+    // Added with `recap jobs` and the user's switches (format 5).
     typeof job.lastActivity === 'number' &&
-    Array.isArray(job.agents)
+    Array.isArray(job.agents) &&
+    Array.isArray(job.disabledSessions)
   );
 }
 

@@ -37,7 +37,13 @@ export type UsageEntry = { key: string; agent: string; model?: string; input: nu
 
 export type RecordUsage = { type: 'RecordUsage'; job: string; session: string; entries: UsageEntry[]; now: Time };
 
-export type Command = RecordInteraction | CheckTool | SubmitSummary | TripGate | RecordUsage;
+export type CancelTrip = { type: 'CancelTrip'; job: string; now: Time };
+
+export type PauseGate = { type: 'PauseGate'; job: string; until: Time; now: Time };
+
+export type ResumeGate = { type: 'ResumeGate'; job: string; now: Time };
+
+export type Command = RecordInteraction | CheckTool | SubmitSummary | TripGate | RecordUsage | CancelTrip | PauseGate | ResumeGate;
 
 /** A command the domain refuses: a user's mistake, reported as such. */
 export class CommandRefused extends Error {

@@ -48,16 +48,19 @@ const fields = {
   CONTEXT_BUDGET: positiveInt.default(2000),
 };
 
+/** Pairs of keys whose first must not exceed the second. */
+export const BANDS = [
+  ['SUMMARY_MIN_TOKENS', 'SUMMARY_MAX_TOKENS'],
+  ['ROLLUP_MIN_TOKENS', 'ROLLUP_MAX_TOKENS'],
+] as const;
+
 export const configSchema = z
   .object(fields)
   .strict()
-  .refine((c) => c.SUMMARY_MIN_TOKENS <= c.SUMMARY_MAX_TOKENS, {
-    message: 'SUMMARY_MIN_TOKENS must not exceed SUMMARY_MAX_TOKENS',
-    path: ['SUMMARY_MIN_TOKENS'],
-  })
-  .refine((c) => c.ROLLUP_MIN_TOKENS <= c.ROLLUP_MAX_TOKENS, {
-    message: 'ROLLUP_MIN_TOKENS must not exceed ROLLUP_MAX_TOKENS',
-    path: ['ROLLUP_MIN_TOKENS'],
+  .superRefine((c, ctx) => {
+    for (const [low, high] of BANDS) {
+      if (c[low] > c[high]) ctx.addIssue({ code: 'custom', path: [low], message: `${low} (${c[low]}) must not exceed ${high} (${c[high]})` });
+    }
   })
   .transform((c) => ({ ...c, REQUIRED_SECTIONS: c.REQUIRED_SECTIONS ?? [...PROFILES[c.PROFILE]] }));
 
@@ -74,3 +77,70 @@ export const NUMBER_KEYS: ReadonlySet<string> = new Set(
 );
 
 export const DEFAULT_CONFIG: Config = configSchema.parse({});
+
+/** A problem with one key's value, in recap's words: what it must be, and what it was. */
+export type KeyProblem = { key: string; message: string };
+
+/**
+ * Every problem of a set of values at once: each key checked on its own (saying the values
+ * it allows), then, when each is good, the bands between them. Unknown keys are the reader's
+ * to report (it knows their lines); here they are passed over.
+ */
+export function configProblems(values: Record<string, unknown>): KeyProblem[] {
+  const problems = valueProblems(values);
+  if (problems.length > 0) return problems;
+  const parsed = configSchema.safeParse(values);
+  return parsed.success ? [] : parsed.error.issues.map((issue) => ({ key: String(issue.path[0] ?? ''), message: issue.message }));
+}
+
+/** Each key's value against what the key allows, on its own. */
+export function valueProblems(values: Record<string, unknown>): KeyProblem[] {
+  const problems: KeyProblem[] = [];
+  for (const [key, value] of Object.entries(values)) {
+    if (!Object.hasOwn(fields, key)) continue;
+    if (!fields[key as ConfigKey].safeParse(value).success) problems.push({ key, message: `must be ${allowedValues(key as ConfigKey)}; got ${spell(value)}` });
+  }
+  return problems;
+}
+
+const spell = (value: unknown) => (Array.isArray(value) ? `(${value.map((v) => JSON.stringify(v)).join(' ')})` : JSON.stringify(value));
+
+const allowedCache = new Map<ConfigKey, string>();
+
+/** What a key allows, read from its schema (so the words never drift from the rule). */
+export function allowedValues(key: ConfigKey): string {
+  let text = allowedCache.get(key);
+  if (text === undefined) {
+    text = describeSchema(z.toJSONSchema(fields[key], { io: 'input', unrepresentable: 'any' }) as JsonSchema);
+    allowedCache.set(key, text);
+  }
+  return text;
+}
+
+type JsonSchema = {
+  type?: string;
+  enum?: unknown[];
+  minimum?: number;
+  maximum?: number;
+  exclusiveMinimum?: number;
+  minItems?: number;
+  pattern?: string;
+  items?: JsonSchema;
+};
+
+function describeSchema(schema: JsonSchema): string {
+  if (schema.enum) return `one of ${schema.enum.join(', ')}`;
+  if (schema.type === 'integer' || schema.type === 'number') {
+    const kind = schema.type === 'integer' ? 'a whole number' : 'a number';
+    const max = schema.maximum !== undefined && schema.maximum < Number.MAX_SAFE_INTEGER ? schema.maximum : undefined;
+    if (schema.exclusiveMinimum !== undefined) return `${kind} above ${schema.exclusiveMinimum}${max !== undefined ? ` and at most ${max}` : ''}`;
+    if (schema.minimum !== undefined && max !== undefined) return `${kind} from ${schema.minimum} to ${max}`;
+    if (schema.minimum !== undefined) return `${kind}, ${schema.minimum} or more`;
+    return kind;
+  }
+  if (schema.type === 'array') {
+    const items = schema.items?.pattern !== undefined ? 'lower-case words' : 'words';
+    return `a list of ${items}${schema.minItems === 1 ? ', at least one' : ''}, as KEY=("a" "b")`;
+  }
+  return 'a word';
+}

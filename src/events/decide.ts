@@ -1,9 +1,10 @@
 // The domain's one entry: a command and a job's state in, the answer and the events to
 // store out. Each command's rules are in its own module; this only dispatches, and the
 // compiler checks that every command has its decider.
-import type { CheckTool, Command, RecordInteraction, RecordUsage, SubmitSummary, TripGate } from './commands.js';
+import type { CancelTrip, CheckTool, Command, PauseGate, RecordInteraction, RecordUsage, ResumeGate, SubmitSummary, TripGate } from './commands.js';
 import { checkTool, recordInteraction, submitSummary, tripGate, type CheckAnswer, type DecideContext, type Decision, type SubmitAnswer } from './gate.js';
 import type { JobState } from './jobState.js';
+import { cancelTrip, pauseGate, resumeGate, type CancelAnswer, type PauseAnswer, type ResumeAnswer } from './switches.js';
 import { recordUsage } from './usage.js';
 
 /** What each command answers. */
@@ -17,7 +18,13 @@ export type AnswerOf<C extends Command> = C extends RecordInteraction
         ? { tripped: true; already: boolean }
         : C extends RecordUsage
           ? { recorded: number }
-          : never;
+          : C extends CancelTrip
+            ? CancelAnswer
+            : C extends PauseGate
+              ? PauseAnswer
+              : C extends ResumeGate
+                ? ResumeAnswer
+                : never;
 
 export function decide<C extends Command>(command: C, state: JobState, ctx: DecideContext): Decision<AnswerOf<C>> {
   return decideAny(command, state, ctx) as Decision<AnswerOf<C>>;
@@ -35,6 +42,12 @@ function decideAny(command: Command, state: JobState, ctx: DecideContext): Decis
       return tripGate(command, state);
     case 'RecordUsage':
       return recordUsage(command, state);
+    case 'CancelTrip':
+      return cancelTrip(command, state);
+    case 'PauseGate':
+      return pauseGate(command, state);
+    case 'ResumeGate':
+      return resumeGate(command, state);
     default: {
       const unknown: never = command;
       throw new Error(`no decider for ${JSON.stringify(unknown)}`);

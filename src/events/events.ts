@@ -18,6 +18,8 @@ export type InteractionRecorded = {
     tokens: number;
     /** Whether the kind counted toward the threshold under the configuration in force. */
     counted: boolean;
+    /** Recorded while the user had paused the gate: not counted, whatever its kind. */
+    paused?: true;
     session?: string;
     agent?: string;
     time: Time;
@@ -143,7 +145,45 @@ export type SessionBound = {
   };
 };
 
-export type RecapEvent = InteractionRecorded | UsageRecorded | GateTripped | ToolDenied | SummaryRejected | SummaryAccepted | ConfigApplied | SessionBound | ConfigApproved;
+/** The user cancelled a trip (`recap trip --cancel`): the gate is open, the interactions stay unsummarized. */
+export type TripCancelled = { type: 'TripCancelled'; data: { job: string; reason: TripReason; time: Time } };
+
+/**
+ * The user paused the job's gate (`recap pause 2h`): until `until` nothing it records counts
+ * and nothing is denied by the gate (recap's own files stay off limits).
+ */
+export type GatePaused = { type: 'GatePaused'; data: { job: string; until: Time; time: Time } };
+
+/** The user resumed a paused gate before its time (`recap resume`). */
+export type GateResumed = { type: 'GateResumed'; data: { job: string; time: Time } };
+
+/** What a notice to the user was about: the gate tripping, or a summary accepted. */
+export type NoticeKind = 'tripped' | 'accepted';
+
+/** The user was shown one line in the agent's own UI about the event `about` (its sequence number). */
+export type NoticeShown = {
+  type: 'NoticeShown';
+  data: { job: string; about: number; kind: NoticeKind; text: string; session?: string; agent?: string; time: Time };
+};
+
+/** A session's hooks found RECAP_DISABLE=1 in the user's own shell: recap let everything through, uncounted. */
+export type RecapDisabled = { type: 'RecapDisabled'; data: { job: string; session?: string; agent: string; time: Time } };
+
+export type RecapEvent =
+  | InteractionRecorded
+  | UsageRecorded
+  | GateTripped
+  | ToolDenied
+  | SummaryRejected
+  | SummaryAccepted
+  | ConfigApplied
+  | SessionBound
+  | ConfigApproved
+  | TripCancelled
+  | GatePaused
+  | GateResumed
+  | NoticeShown
+  | RecapDisabled;
 
 export type EventType = RecapEvent['type'];
 
@@ -157,6 +197,11 @@ export const EVENT_TYPES: readonly EventType[] = [
   'UsageRecorded',
   'SessionBound',
   'ConfigApproved',
+  'TripCancelled',
+  'GatePaused',
+  'GateResumed',
+  'NoticeShown',
+  'RecapDisabled',
 ];
 
 /** The schema version written for each event type today. */
@@ -170,6 +215,11 @@ export const CURRENT_VERSION: Record<EventType, number> = {
   UsageRecorded: 1,
   SessionBound: 1,
   ConfigApproved: 1,
+  TripCancelled: 1,
+  GatePaused: 1,
+  GateResumed: 1,
+  NoticeShown: 1,
+  RecapDisabled: 1,
 };
 
 /** An event as it sits in the log: its global sequence number and schema version. */

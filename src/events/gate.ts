@@ -5,7 +5,8 @@ import { CommandRefused } from './commands.js';
 import type { Config } from './config.js';
 import type { DenialCause, RecapEvent } from './events.js';
 import { denyReason, protectionReason } from './gateMessages.js';
-import { evolve, NO_TEXTS, type JobState, type SummaryTexts } from './jobState.js';
+import { evolve, isPaused, NO_TEXTS, type JobState, type SummaryTexts } from './jobState.js';
+import { withoutPrivate } from './privateText.js';
 import { protectionRefusal, RUNS_RECAP, type ProtectedState } from './protection.js';
 import type { TokenCounter } from './tokens.js';
 import { tripFor } from './triggers.js';
@@ -33,12 +34,16 @@ export type CheckAnswer = { allow: true } | { allow: false; reason: string };
 
 export function recordInteraction(command: RecordInteraction, state: JobState, ctx: DecideContext): Decision<{ tokens: number }> {
   if (command.text.trim() === '') throw new CommandRefused('the interaction text is empty; give the text to record');
-  const { job, kind, text, now } = command;
+  const { job, kind, now } = command;
+  // What the user marked private is neither stored nor counted; a text all private is not recorded.
+  const text = withoutPrivate(command.text);
+  if (text.trim() === '') return { answer: { tokens: 0 }, events: [] };
   const tokens = ctx.count(text);
-  const counted = ctx.config.COUNT_KINDS.includes(kind);
+  const paused = isPaused(state, now);
+  const counted = !paused && ctx.config.COUNT_KINDS.includes(kind);
   const recorded: RecapEvent = {
     type: 'InteractionRecorded',
-    data: { job, kind, text, tokens, counted, ...defined({ session: command.session, agent: command.agent }), time: now },
+    data: { job, kind, text, tokens, counted, ...(paused ? { paused: true as const } : {}), ...defined({ session: command.session, agent: command.agent }), time: now },
   };
   const tripped = tripFor(state, ctx.config, now, command, { tokens, counted });
   return { answer: { tokens }, events: tripped ? [recorded, tripped] : [recorded] };
@@ -50,6 +55,8 @@ export function checkTool(command: CheckTool, state: JobState, ctx: DecideContex
   // same, by the gate, whose answer shows the exact way out.
   const gateAnswers = refusal?.startsWith(RUNS_RECAP) === true && state.gate.tripped;
   if (refusal && !gateAnswers) return { answer: { allow: false, reason: protectionReason(refusal, recapWord(ctx.recapPaths)) }, events: [toolDenied(command, 'protected')] };
+  // The user paused the gate: it neither trips nor denies (recap's own files stay off limits, above).
+  if (isPaused(state, command.now)) return { answer: { allow: true }, events: [] };
   // An open gate can trip here too: a lowered threshold, the agent's context use.
   const tripped = tripFor(state, ctx.config, command.now, command);
   const events: RecapEvent[] = tripped ? [tripped] : [];
@@ -61,10 +68,14 @@ export function checkTool(command: CheckTool, state: JobState, ctx: DecideContex
   return { answer: { allow: false, reason: denyReason(current, ctx.config, ctx.texts ?? NO_TEXTS, verdict.why, recapWord(ctx.recapPaths), ctx.shellTool) }, events };
 }
 
-/** `recap trip`: the user asks for a summary now. A tripped gate stays as it is. */
+/**
+ * `recap trip`: the user asks for a summary now. A tripped gate stays as it is; with nothing
+ * to summarize there is no trip (it could only be left by `recap trip --cancel`).
+ */
 export function tripGate(command: TripGate, state: JobState): Decision<{ tripped: true; already: boolean }> {
   if (state.gate.tripped) return { answer: { tripped: true, already: true }, events: [] };
   const { job, now } = command;
+  if (state.pending.length === 0) throw new CommandRefused(`job ${job} has nothing to summarize (no interaction since its last summary), so the gate stays open`);
   return {
     answer: { tripped: true, already: false },
     events: [
@@ -114,10 +125,16 @@ export type GateStatus = {
   unsummarizedInteractions: number;
   threshold: number;
   summaries: number;
+  /** ISO time the user's pause ends, while it holds. */
+  pausedUntil?: string;
+  /** The last notice the user was shown in the agent's UI: what it was about, and when (ISO). */
+  lastNotice?: { kind: string; time: string };
 };
 
-export function gateStatus(state: JobState, config: Config): GateStatus {
+export function gateStatus(state: JobState, config: Config, now?: number): GateStatus {
   return {
+    ...(now !== undefined && isPaused(state, now) ? { pausedUntil: new Date(state.pausedUntil!).toISOString() } : {}),
+    ...(state.lastNotice ? { lastNotice: { kind: state.lastNotice.kind, time: new Date(state.lastNotice.time).toISOString() } } : {}),
     job: state.job,
     tripped: state.gate.tripped,
     ...(state.gate.tripped ? { reason: state.gate.reason } : {}),

@@ -1,6 +1,6 @@
 // A job's state as the events have made it: what is not yet summarized, the gate, the chain.
 import { GENESIS_HASH } from './chain.js';
-import type { GateTripped, StoredEvent, SummaryAccepted, Time } from './events.js';
+import type { GateTripped, NoticeKind, StoredEvent, SummaryAccepted, Time } from './events.js';
 
 export type PendingInteraction = {
   seq: number;
@@ -57,6 +57,14 @@ export type JobState = {
   lastActivity: Time;
   /** The agents that have acted in the job, by name, sorted. */
   agents: string[];
+  /** Until when the user paused the gate (`recap pause`); a time past is no pause. */
+  pausedUntil?: Time;
+  /** The gate's last move that the user has not yet been shown a notice of: its event's sequence number. */
+  noticeOwed?: { kind: NoticeKind; seq: number };
+  /** The last notice the user was shown, and when. */
+  lastNotice?: { kind: NoticeKind; time: Time };
+  /** Sessions ('' for calls without one) whose hooks found recap switched off (RECAP_DISABLE=1) and said so. */
+  disabledSessions: string[];
 };
 
 export function initialJobState(job: string): JobState {
@@ -72,7 +80,13 @@ export function initialJobState(job: string): JobState {
     usageSeen: {},
     lastActivity: 0,
     agents: [],
+    disabledSessions: [],
   };
+}
+
+/** Whether the user's pause holds at `now`. */
+export function isPaused(state: JobState, now: Time): boolean {
+  return state.pausedUntil !== undefined && now < state.pausedUntil;
 }
 
 /** The newest entry's hash on a topic's chain (the job's main chain without a topic). */
@@ -110,6 +124,7 @@ export function evolve(state: JobState, event: StoredEvent): JobState {
       const { job: _job, time, session, ...gate } = event.data;
       state.gate = { tripped: true, ...gate, since: time };
       if (gate.reason === 'context' && session !== undefined) state.contextSessions.push(session);
+      state.noticeOwed = { kind: 'tripped', seq: event.seq };
       return state;
     }
     case 'ToolDenied':
@@ -127,6 +142,27 @@ export function evolve(state: JobState, event: StoredEvent): JobState {
       state.pending = state.pending.filter((p) => p.seq > covered);
       state.unsummarizedTokens = state.pending.reduce((sum, p) => (p.counted ? sum + p.tokens : sum), 0);
       state.gate = { tripped: false };
+      state.noticeOwed = { kind: 'accepted', seq: event.seq };
+      return state;
+    }
+    case 'TripCancelled':
+      state.gate = { tripped: false };
+      // The user cancelled it: no notice is owed for a trip they undid themselves.
+      delete state.noticeOwed;
+      return state;
+    case 'GatePaused':
+      state.pausedUntil = event.data.until;
+      return state;
+    case 'GateResumed':
+      delete state.pausedUntil;
+      return state;
+    case 'NoticeShown':
+      if (state.noticeOwed?.seq === event.data.about) delete state.noticeOwed;
+      state.lastNotice = { kind: event.data.kind, time: event.data.time };
+      return state;
+    case 'RecapDisabled': {
+      const session = event.data.session ?? '';
+      if (!state.disabledSessions.includes(session)) state.disabledSessions.push(session);
       return state;
     }
     case 'UsageRecorded':

@@ -35,7 +35,7 @@ export type ProtectedState = {
 export type SettingsName = { path: RegExp; mentioned: readonly RegExp[]; what: string };
 
 /** recap subcommands that change its setup: named in the refusal so the agent knows why. */
-const SETUP_SUBCOMMANDS = new Set(['install', 'uninstall', 'daemon', 'trip', 'import', 'config', 'stop', 'restart', 'reload']);
+const SETUP_SUBCOMMANDS = new Set(['install', 'uninstall', 'daemon', 'trip', 'import', 'config', 'stop', 'restart', 'reload', 'pause', 'resume']);
 
 /**
  * How a refusal for running recap outside the whitelist begins: on a tripped gate the gate's
@@ -178,6 +178,8 @@ function bashRefusal(command: string, cwd: string | undefined, state: ProtectedS
     if (why) return why;
     if (state.shellVariables?.some((name) => new RegExp(`\\b${name}\\b`).test(command)))
       return "the command changes the variables that mark the agent's shell, which recap's setup commands look for";
+    // The user's off switch is theirs: an agent that starts another agent (or anything) with it set is refused.
+    if (/\bRECAP_DISABLE\b/.test(command)) return "the command sets RECAP_DISABLE, the user's own switch to turn recap off in their shell";
   }
   const risk = mightRunRecap(command, recapPaths);
   if (risk) return `${RUNS_RECAP}${risk}`;
@@ -337,7 +339,7 @@ function setupSubcommand(command: string): string | undefined {
   const tokenized = tokenize(command);
   if (!tokenized.ok) {
     // Unreadable as shell: judge the raw text, erring on the side of refusing.
-    return /\brecap(?:\.js)?['"]?\s+(?:\S+\s+)*?['"]?(install|uninstall|daemon|trip|import|stop|restart|reload|doctor\s+--fix)\b/.exec(command)?.[1];
+    return /\brecap(?:\.js)?['"]?\s+(?:\S+\s+)*?['"]?(install|uninstall|daemon|trip|import|stop|restart|reload|pause|resume|doctor\s+--fix)\b/.exec(command)?.[1];
   }
   // Any setup word after a recap command word, up to the end of that simple command: the
   // CLI takes its options anywhere (recap --json uninstall claude).

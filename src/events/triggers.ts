@@ -3,7 +3,7 @@
 // a user's hand. Rollups trip it when a summary is accepted (summaries.ts).
 import type { Config } from './config.js';
 import type { GateTripped } from './events.js';
-import { countedInteractions, type JobState } from './jobState.js';
+import { countedInteractions, isPaused, type JobState } from './jobState.js';
 
 /** The window assumed when neither the user nor the agent says one. */
 const DEFAULT_CONTEXT_WINDOW = 200_000;
@@ -13,7 +13,9 @@ export type Observation = { contextTokens?: number | undefined; contextWindow?: 
 
 /** The trip an open gate takes now, if any; `added` is an interaction being recorded with it. */
 export function tripFor(state: JobState, config: Config, now: number, seen: Observation, added?: { tokens: number; counted: boolean }): GateTripped | undefined {
-  if (state.gate.tripped) return undefined;
+  if (state.gate.tripped || isPaused(state, now)) return undefined;
+  // Nothing to summarize is never a trip: no summary could be written to leave it.
+  if (state.pending.length === 0 && added === undefined) return undefined;
   const job = state.job;
   const tokens = state.unsummarizedTokens + (added?.counted ? added.tokens : 0);
   const trip = (data: Omit<GateTripped['data'], 'job' | 'unsummarizedTokens' | 'time'>): GateTripped => ({

@@ -395,7 +395,7 @@ describe('recap config allow: the user approves, the approved values apply, a la
     await agentWrites(attack, 'mkdir -p .recap && printf "# mine\\nTOKEN_THRESHOLD=lots\\n" > .recap/config.conf');
     const allowed = await runCli(attack.box, ['config', 'allow']);
     expect(allowed.code).toBe(1);
-    expect(allowed.stderr).toContain(`${configFile(attack)}:2: TOKEN_THRESHOLD: must be a number`);
+    expect(allowed.stderr).toContain(`${configFile(attack)}:2: TOKEN_THRESHOLD: must be a whole number`);
     expect(allowed.stderr).toContain('then run recap config allow again');
     await expectStillGated(attack);
     await expectWayOutOpen(attack);
@@ -432,13 +432,32 @@ describe('recap config check and show', () => {
     writeFileSync(bad, '# x\nTOKEN_THRESHOLD=lots\nTOKEN_TRESHOLD=5\n');
     const failed = await runCli(box, ['config', 'check', bad]);
     expect(failed.code).toBe(1);
-    expect(failed.stderr).toContain(`${bad}:2: TOKEN_THRESHOLD: must be a number, got "lots"`);
+    expect(failed.stderr).toContain(`${bad}:2: TOKEN_THRESHOLD: must be a whole number, 1 or more; got "lots"`);
     expect(failed.stderr).toContain(`${bad}:3: TOKEN_TRESHOLD: unknown key`);
     const good = join(box.dir, 'good.conf');
     writeFileSync(good, 'TOKEN_THRESHOLD=100\n');
     const passed = await runCli(box, ['config', 'check', good]);
     expect(passed.code, passed.stderr).toBe(0);
     expect(passed.stdout).toContain(`ok: ${good}`);
+  });
+
+  it('check reports every problem of a file in one round, with the values each key allows, and applies nothing', async () => {
+    const box = newBox();
+    writeFileSync(box.config, 'TOKEN_THRESHOLD=321\n');
+    await start(box);
+    const bad = join(box.dir, 'bad.conf');
+    writeFileSync(bad, 'TOKEN_THRESHOLD=0\nJOB_SCOPE=team\nSUMMARY_MIN_TOKENS=900\nSUMMARY_MAX_TOKENS=300\nTOKEN_ENCODING=bogus\n');
+    const failed = await runCli(box, ['config', 'check', bad, '--json']);
+    expect(failed.code).toBe(1);
+    expect(JSON.parse(failed.stdout).problems).toEqual([
+      `${bad}:1: TOKEN_THRESHOLD: must be a whole number, 1 or more; got 0`,
+      `${bad}:2: JOB_SCOPE: must be one of project, session; got "team"`,
+      `${bad}:5: TOKEN_ENCODING: must be one of o200k_base, cl100k_base, words; got "bogus"`,
+      `${bad}:3: SUMMARY_MIN_TOKENS: SUMMARY_MIN_TOKENS (900) must not exceed SUMMARY_MAX_TOKENS (300)`,
+    ]);
+    // The daemon's configuration is the user's file, as before the check.
+    const status = await runCli(box, ['status', '--json']);
+    expect(JSON.parse(status.stdout).threshold).toBe(321);
   });
 
   it('show gives each value with its source', async () => {

@@ -106,7 +106,8 @@ describe('on an open gate', () => {
     expect(ran.exitCode).not.toBe(0);
     expect(ran.stderr).toContain("recap uninstall is the user's to run, and this shell is an agent's (CLAUDE_CODE_SESSION_ID is set)");
     expect(ran.stderr).toContain("recap trip is the user's to run");
-    // The user, at their own terminal, still can.
+    // The user, at their own terminal, still can (with something to summarize).
+    expect((await runCli(box, ['record', '--text', 'tidy the build scripts'])).code).toBe(0);
     const user = await runCli(box, ['trip', '--reason', 'the user asked']);
     expect(user.code, user.stderr).toBe(0);
     await proveWayOut(attack);

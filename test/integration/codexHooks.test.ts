@@ -138,7 +138,10 @@ describe('recap-hook codex against the daemon', () => {
     });
 
     it('submits a good summary itself: accepted, the gate opens, and the next call runs', async () => {
-      const reason = denied(await runHook(box, bash(dir, `${launcher(box)} submit <<'EOF'\n${goodSummary()}\nEOF`)));
+      const answer = output(await runHook(box, bash(dir, `${launcher(box)} submit <<'EOF'\n${goodSummary()}\nEOF`)));
+      // The same answer tells the user the summary was accepted.
+      expect(answer.systemMessage).toMatch(/^recap: a summary of job .* was accepted \(1 in its chain\); the gate is open$/);
+      const reason = answer.hookSpecificOutput!.permissionDecisionReason!;
       expect(reason.startsWith(RAN)).toBe(true);
       expect(reason).toMatch(/Summary accepted: \d+ tokens, covering every interaction up to event #\d+\. The gate is open/);
       expect(await status(box, job)).toMatchObject({ tripped: false, summaries: 1, unsummarizedInteractions: 0 });

@@ -103,7 +103,7 @@ describe('recap doctor with a daemon running', () => {
     const result = await runCli(box, ['doctor']);
     expect(result.code).toBe(1);
     const { line, fix } = failure(result.stdout, 'config');
-    expect(line).toContain(`${box.config}:2: TOKEN_THRESHOLD: must be a number, got "lots"`);
+    expect(line).toContain(`${box.config}:2: TOKEN_THRESHOLD: must be a whole number, 1 or more; got "lots"`);
     expect(fix).toBeDefined();
     expect(checkLines(result.stdout).filter((l) => l.startsWith('FAIL'))).toEqual([line]);
   });

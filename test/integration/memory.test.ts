@@ -58,6 +58,9 @@ afterEach(async () => {
 });
 
 /** A sandbox whose config file holds `lines`, its daemon, and ways to talk to it about the project's job. */
+/** The one line a hook answer shows the user (a notice), if it has one. */
+const noticeIn = (answer: { stdout: string }): string | undefined => (answer.stdout === '' ? undefined : (JSON.parse(answer.stdout) as { systemMessage?: string }).systemMessage);
+
 async function setup(lines: string[]) {
   const box = sandbox();
   boxes.push(box);
@@ -469,6 +472,8 @@ describe('triggers', () => {
 
   it("TRIGGER_CONTEXT_PERCENT trips once per session when the main chain's context use reaches the share of CONTEXT_WINDOW", async () => {
     const h = await setup(['TOKEN_ENCODING=words', 'TOKEN_THRESHOLD=100000', 'TRIGGER_CONTEXT_PERCENT=50', 'CONTEXT_WINDOW=1000']);
+    // Something to summarize: with nothing, no trigger trips the gate.
+    await h.op({ op: 'record', job: h.job, kind: 'prompt', text: 'start the parser work' });
     const dir = join(h.box.dir, 'transcripts');
     mkdirSync(dir);
     const transcript = join(dir, 'sess-1.jsonl');
@@ -496,12 +501,13 @@ describe('triggers', () => {
 
     // Summarized, the same session does not trip it again, however full its context.
     expect(await h.submit(goodSummary())).toMatchObject({ accepted: true });
-    expect(await read()).toEqual(NOTHING);
+    expect(noticeIn(await read())).toMatch(/was accepted .*; the gate is open$/);
     appendFileSync(transcript, `${assistant('msg_3', 'req_3', [100, 20, 300, 400])}\n`);
     expect(await read()).toEqual(NOTHING);
     expect(await h.status()).toMatchObject({ tripped: false });
 
-    // Another session does.
+    // Another session does, once there is something new to summarize.
+    await h.op({ op: 'record', job: h.job, kind: 'prompt', text: 'now the tests' });
     const other = join(dir, 'sess-2.jsonl');
     writeFileSync(other, `${assistant('msg_9', 'req_9', [100, 20, 200, 300])}\n`);
     expect(deniedReason(await read('sess-2', other))).toContain('context use reached 60%');
@@ -510,6 +516,7 @@ describe('triggers', () => {
 
   it('a context use of exactly TRIGGER_CONTEXT_PERCENT trips the gate whatever the rounding', async () => {
     const h = await setup(['TOKEN_ENCODING=words', 'TOKEN_THRESHOLD=100000', 'TRIGGER_CONTEXT_PERCENT=57', 'CONTEXT_WINDOW=1000']);
+    await h.op({ op: 'record', job: h.job, kind: 'prompt', text: 'start the parser work' });
     const transcript = join(h.box.dir, 'sess-1.jsonl');
     writeFileSync(transcript, `${assistant('msg_1', 'req_1', [70, 20, 200, 300])}\n`); // 570 of 1000
     const answer = await h.hook(preToolUse(h, 'Read', { file_path: 'src/a.ts' }, { transcript_path: transcript }));
@@ -577,7 +584,8 @@ describe('usage and report', () => {
     }
     const since = new Date(Date.now()).toISOString();
     appendFileSync(transcript, `${assistant('msg_3', 'req_3', [1, 2, 3, 4])}\n`);
-    expect(await h.hook({ ...base, hook_event_name: 'UserPromptSubmit', prompt: 'one more thing' })).toEqual(NOTHING);
+    // The first hook answer after the summary tells the user it was accepted.
+    expect(noticeIn(await h.hook({ ...base, hook_event_name: 'UserPromptSubmit', prompt: 'one more thing' }))).toMatch(/was accepted/);
     const recent = await h.json<{ jobs: JobReport[] }>(['report', '--since', since]);
     expect(recent.jobs).toEqual([
       {
@@ -596,12 +604,13 @@ describe('usage and report', () => {
     // Claude Code keeps a subagent's turns in a transcript of its own, each line marked with its agentId.
     const transcript = join(dir, 'agent-a1.jsonl');
     writeFileSync(transcript, `${assistant('msg_sub', 'req_sub', [7, 3, 11, 13], { isSidechain: true, agentId: 'a1' })}\n`);
+    await h.op({ op: 'record', job: h.job, kind: 'prompt', text: 'look around', agent: 'a1' });
     await h.op({ op: 'trip', job: h.job });
     const subagent = { session_id: 'sess-1', transcript_path: transcript, agent_id: 'a1', agent_type: 'Explore' };
     deniedReason(await h.hook(preToolUse(h, 'Read', { file_path: 'a.ts' }, subagent)));
 
     const { jobs } = await h.json<{ jobs: JobReport[] }>(['report']);
-    expect(jobs[0]!.agents).toEqual([{ agent: 'a1', interactions: 0, countedTokens: 0, denials: 1, input: 7, output: 3, cacheCreation: 11, cacheRead: 13 }]);
+    expect(jobs[0]!.agents).toEqual([{ agent: 'a1', interactions: 1, countedTokens: words('look around'), denials: 1, input: 7, output: 3, cacheCreation: 11, cacheRead: 13 }]);
   });
 });
 
@@ -718,7 +727,8 @@ describe("Claude Code's own turns, its compaction and its model's window", () =>
     await prompt(h, 'first prompt of the session');
     expect(await h.submit('## Notes\nThe parser reads quoted values and reports each mistake with its line.')).toMatchObject({ accepted: true });
     const summary = '<analysis>the user wants a parser</analysis>\n<summary>1. Primary Request: a parser.</summary>';
-    expect(await h.hook({ session_id: 'sess-1', cwd: h.box.project, hook_event_name: 'PostCompact', trigger: 'auto', compact_summary: summary })).toEqual(NOTHING);
+    const compacted = await h.hook({ session_id: 'sess-1', cwd: h.box.project, hook_event_name: 'PostCompact', trigger: 'auto', compact_summary: summary });
+    expect(noticeIn(compacted)).toMatch(/was accepted/);
     expect((await recorded(h)).at(-1)).toEqual({ kind: 'compact-summary', counted: false, text: summary });
     expect((await h.status()).unsummarizedTokens).toBe(0);
 
@@ -732,6 +742,7 @@ describe("Claude Code's own turns, its compaction and its model's window", () =>
 
   it('TRIGGER_CONTEXT_PERCENT uses the window of the model in use: 1,000,000 for claude-opus-5-5, 200,000 for claude-sonnet-4-5, or what the status line told', async () => {
     const h = await setup([...FAST, 'TRIGGER_CONTEXT_PERCENT=50']);
+    await prompt(h, 'start the parser work');
     const readIn = async (session: string, model: string) => {
       const transcript = join(h.box.dir, `${session}.jsonl`);
       writeFileSync(transcript, `${assistant(`msg-${session}`, `req-${session}`, [100, 10, 0, 300_000], { model })}\n`);
@@ -751,6 +762,7 @@ describe("Claude Code's own turns, its compaction and its model's window", () =>
 
   it("a CONTEXT_WINDOW the user set wins over the model's window", async () => {
     const h = await setup([...FAST, 'TRIGGER_CONTEXT_PERCENT=50', 'CONTEXT_WINDOW=400000']);
+    await prompt(h, 'start the parser work');
     const transcript = join(h.box.dir, 'opus.jsonl');
     writeFileSync(transcript, `${assistant('msg-1', 'req-1', [100, 10, 0, 300_000], { model: 'claude-opus-5-5' })}\n`);
     const answer = await h.hook(preToolUse(h, 'Read', { file_path: 'src/a.ts' }, { session_id: 'opus', transcript_path: transcript }));
@@ -759,6 +771,7 @@ describe("Claude Code's own turns, its compaction and its model's window", () =>
 
   it('the 200,000-token window of claude-sonnet-4-5 trips at the same context use', async () => {
     const h = await setup([...FAST, 'TRIGGER_CONTEXT_PERCENT=50']);
+    await prompt(h, 'start the parser work');
     const transcript = join(h.box.dir, 'sonnet.jsonl');
     writeFileSync(transcript, `${assistant('msg-1', 'req-1', [100, 10, 0, 150_000], { model: 'claude-sonnet-4-5' })}\n`);
     const answer = await h.hook(preToolUse(h, 'Read', { file_path: 'src/a.ts' }, { session_id: 'sonnet', transcript_path: transcript }));

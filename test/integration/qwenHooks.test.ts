@@ -233,6 +233,8 @@ describe('recap-hook qwen with the real daemon', () => {
       expect(ran.exitCode, `${ran.stdout}\n${ran.stderr}`).toBe(0);
       expect(ran.stdout).toMatch(/^accepted: /);
       expect(await status()).toMatchObject({ tripped: false, summaries: 1 });
+      // The next call runs, and its answer tells the user the summary was accepted.
+      expect(output(await hook(fixture('PreToolUse-write_file')))).toEqual({ systemMessage: expect.stringMatching(/was accepted \(1 in its chain\); the gate is open$/) });
       expectNothing(await hook(fixture('PreToolUse-write_file')));
     });
 

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseConfigFile, type ParsedConfigFile } from '../../src/common/configFile.js';
-import { combine, ConfigService, readLayer } from '../../src/daemon/configService.js';
+import { checkConfigFiles, combine, ConfigService, readLayer } from '../../src/daemon/configService.js';
 import { DEFAULT_CONFIG } from '../../src/events/config.js';
 
 type Env = Record<string, string | undefined>;
@@ -392,17 +392,17 @@ describe('readLayer and combine', () => {
     expect(problems[0]).toMatch(/unknown key/);
   });
 
-  it("given 'TOKEN_THRESHOLD=abc', when read, then the problem says it must be a number", () => {
+  it("given 'TOKEN_THRESHOLD=abc', when read, then the problem says what the key allows and what it got", () => {
     const problems = problemsOf('# c\nTOKEN_THRESHOLD=abc');
-    expect(problems).toEqual([`${file}:2: TOKEN_THRESHOLD: must be a number, got "abc"`]);
+    expect(problems).toEqual([`${file}:2: TOKEN_THRESHOLD: must be a whole number, 1 or more; got "abc"`]);
   });
 
   it('given an empty number, when read, then it must be a number', () => {
-    expect(problemsOf('SUMMARY_MIN_TOKENS=')[0]).toMatch(/SUMMARY_MIN_TOKENS: must be a number/);
+    expect(problemsOf('SUMMARY_MIN_TOKENS=')[0]).toMatch(/SUMMARY_MIN_TOKENS: must be a whole number, 1 or more; got ""/);
   });
 
   it('given a list for a single-valued key, when read, then it is a problem', () => {
-    expect(problemsOf('TOKEN_THRESHOLD=(1 2)')).toEqual([`${file}:1: TOKEN_THRESHOLD: takes one value, not a list`]);
+    expect(problemsOf('TOKEN_THRESHOLD=(1 2)')).toEqual([`${file}:1: TOKEN_THRESHOLD: takes one value, not a list; it must be a whole number, 1 or more`]);
   });
 
   it('given a syntax error, when read, then the problem names file:line: and the key', () => {
@@ -410,57 +410,57 @@ describe('readLayer and combine', () => {
     expect(problemsOf('this is not config')).toEqual([`${file}:1: expected KEY=value, KEY=("a" "b") or a # comment`]);
   });
 
-  it('given TOKEN_THRESHOLD=0, when combined, then the out-of-range problem names file:line and the key', () => {
-    const layer = layerOf('\n\nTOKEN_THRESHOLD=0\n');
-    const combined = combine([layer]);
-    expect(combined.ok).toBe(false);
-    if (combined.ok) return;
-    expect(combined.problems).toHaveLength(1);
-    expect(combined.problems[0]).toMatch(new RegExp(`^${escapeRegExp(file)}:3: TOKEN_THRESHOLD: `));
+  it('given TOKEN_THRESHOLD=0, when read, then the out-of-range problem names file:line, the key and the values it allows', () => {
+    expect(problemsOf('\n\nTOKEN_THRESHOLD=0\n')).toEqual([`${file}:3: TOKEN_THRESHOLD: must be a whole number, 1 or more; got 0`]);
   });
 
-  it('given a fractional threshold, when combined, then it is a problem', () => {
-    const combined = combine([layerOf('TOKEN_THRESHOLD=2.5')]);
-    expect(combined.ok).toBe(false);
-    if (!combined.ok) expect(combined.problems[0]).toContain(`${file}:1: TOKEN_THRESHOLD`);
+  it('given a fractional threshold, when read, then it is a problem', () => {
+    expect(problemsOf('TOKEN_THRESHOLD=2.5')).toEqual([`${file}:1: TOKEN_THRESHOLD: must be a whole number, 1 or more; got 2.5`]);
   });
 
-  it('given SUMMARY_MIN_TOKENS greater than SUMMARY_MAX_TOKENS, when combined, then it is a problem naming the file', () => {
+  it('given SUMMARY_MIN_TOKENS greater than SUMMARY_MAX_TOKENS, when combined, then it is a problem naming the file and both values', () => {
     const combined = combine([layerOf('SUMMARY_MIN_TOKENS=800\nSUMMARY_MAX_TOKENS=300\n')]);
     expect(combined.ok).toBe(false);
     if (combined.ok) return;
-    expect(combined.problems).toEqual([`${file}:1: SUMMARY_MIN_TOKENS: SUMMARY_MIN_TOKENS must not exceed SUMMARY_MAX_TOKENS`]);
+    expect(combined.problems).toEqual([`${file}:1: SUMMARY_MIN_TOKENS: SUMMARY_MIN_TOKENS (800) must not exceed SUMMARY_MAX_TOKENS (300)`]);
   });
 
   it('given only SUMMARY_MAX_TOKENS below the default minimum, when combined, then the problem names file:line and SUMMARY_MAX_TOKENS', () => {
     const combined = combine([layerOf('# band\nSUMMARY_MAX_TOKENS=100\n')]);
     expect(combined.ok).toBe(false);
     if (combined.ok) return;
-    expect(combined.problems).toHaveLength(1);
-    expect(combined.problems[0]).toContain(`${file}:2: SUMMARY_MAX_TOKENS`);
+    expect(combined.problems).toEqual([`${file}:2: SUMMARY_MAX_TOKENS: SUMMARY_MIN_TOKENS (200) must not exceed SUMMARY_MAX_TOKENS (100)`]);
   });
 
-  it('given only SUMMARY_MAX_TOKENS below the default minimum, when combined, then it is rejected (even though the wording is wrong)', () => {
-    const combined = combine([layerOf('# band\nSUMMARY_MAX_TOKENS=100\n')]);
-    expect(combined.ok).toBe(false);
+  it('given TOKEN_ENCODING=bogus, when read, then the problem lists the encodings allowed', () => {
+    expect(problemsOf('# enc\nTOKEN_ENCODING=bogus')).toEqual([`${file}:2: TOKEN_ENCODING: must be one of o200k_base, cl100k_base, words; got "bogus"`]);
   });
 
-  it('given TOKEN_ENCODING=bogus, when combined, then it is a problem naming file:line and the key', () => {
-    const combined = combine([layerOf('# enc\nTOKEN_ENCODING=bogus')]);
-    expect(combined.ok).toBe(false);
-    if (combined.ok) return;
-    expect(combined.problems).toHaveLength(1);
-    expect(combined.problems[0]).toContain(`${file}:2: TOKEN_ENCODING: `);
+  it('given an empty REQUIRED_SECTIONS, a bad COUNT_KINDS word and an unknown scope, when read, then each is a problem, in one round', () => {
+    expect(problemsOf('REQUIRED_SECTIONS=()\nCOUNT_KINDS=(prompt "Not A Kind")\nJOB_SCOPE=team')).toEqual([
+      `${file}:1: REQUIRED_SECTIONS: must be a list of words, at least one, as KEY=("a" "b"); got ()`,
+      `${file}:2: COUNT_KINDS: must be a list of lower-case words, as KEY=("a" "b"); got ("prompt" "Not A Kind")`,
+      `${file}:3: JOB_SCOPE: must be one of project, session; got "team"`,
+    ]);
   });
 
-  it('given an empty REQUIRED_SECTIONS or a bad COUNT_KINDS word, when combined, then each is a problem', () => {
-    const combined = combine([layerOf('REQUIRED_SECTIONS=()\nCOUNT_KINDS=(prompt "Not A Kind")\nJOB_SCOPE=team')]);
-    expect(combined.ok).toBe(false);
-    if (combined.ok) return;
-    expect(combined.problems).toHaveLength(3);
-    expect(combined.problems.some((p) => p.startsWith(`${file}:1: REQUIRED_SECTIONS: `))).toBe(true);
-    expect(combined.problems.some((p) => p.startsWith(`${file}:2: COUNT_KINDS: `))).toBe(true);
-    expect(combined.problems.some((p) => p.startsWith(`${file}:3: JOB_SCOPE: `))).toBe(true);
+  it("given a file with a mistake of every kind, when checked, then every problem comes at once, in line order, in recap's words", () => {
+    writeFileSync(file, ['TOKEN_THRESHOLD=0', 'this is not config', 'TOKEN_TRESHOLD=400', 'ON_DAEMON_DOWN=maybe', 'CONTEXT_BUDGET=lots', 'TRIGGER_CONTEXT_PERCENT=150'].join('\n'));
+    const problems = checkConfigFiles([file], {});
+    expect(problems).toHaveLength(6);
+    expect(problems.map((p) => p.slice(file.length).split(':')[1])).toEqual(['1', '2', '3', '4', '5', '6']);
+    expect(problems[5]).toBe(`${file}:6: TRIGGER_CONTEXT_PERCENT: must be a whole number from 0 to 100; got 150`);
+    expect(problems.join('\n')).not.toMatch(/Too (small|big)|Invalid|expected (number|string)/);
+  });
+
+  it("given a band whose ends two files set, when checked, then the problem is found with the files' own", () => {
+    const projectFile = join(dir, 'project.conf');
+    writeFileSync(file, 'SUMMARY_MIN_TOKENS=800\nJOB_SCOPE=team');
+    writeFileSync(projectFile, '\nSUMMARY_MAX_TOKENS=300');
+    expect(checkConfigFiles([file, projectFile], {})).toEqual([
+      `${file}:2: JOB_SCOPE: must be one of project, session; got "team"`,
+      `${file}:1: SUMMARY_MIN_TOKENS: SUMMARY_MIN_TOKENS (800) must not exceed SUMMARY_MAX_TOKENS (300)`,
+    ]);
   });
 
   it('given two layers, when combined, then the later layer overrides and its sources win', () => {
@@ -596,7 +596,3 @@ describe('ConfigService', () => {
     expect(new ConfigService(userFile, {}).user().config.TOKEN_THRESHOLD).toBe(500);
   });
 });
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}

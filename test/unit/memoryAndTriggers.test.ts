@@ -174,9 +174,10 @@ describe('other triggers', () => {
   });
 
   it('given an open gate, when a user trips it, then it trips for manual with the note; a tripped gate stays as it is', () => {
-    const open = tripGate({ type: 'TripGate', job: JOB, note: 'wrap up', now: T0 }, stateFrom([]));
-    expect(open.events).toEqual([{ type: 'GateTripped', data: { job: JOB, reason: 'manual', unsummarizedTokens: 0, limit: 0, note: 'wrap up', time: T0 } }]);
-    expect(tripGate({ type: 'TripGate', job: JOB, now: T0 }, stateFrom(open.events))).toEqual({ answer: { tripped: true, already: true }, events: [] });
+    const before = [interactionRecorded(12)];
+    const open = tripGate({ type: 'TripGate', job: JOB, note: 'wrap up', now: T0 }, stateFrom(before));
+    expect(open.events).toEqual([{ type: 'GateTripped', data: { job: JOB, reason: 'manual', unsummarizedTokens: 12, limit: 0, note: 'wrap up', time: T0 } }]);
+    expect(tripGate({ type: 'TripGate', job: JOB, now: T0 }, stateFrom([...before, ...open.events]))).toEqual({ answer: { tripped: true, already: true }, events: [] });
   });
 });
 

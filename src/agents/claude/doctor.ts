@@ -1,13 +1,14 @@
 // `recap doctor` for Claude Code: recap's hooks in its settings, each one able to run and
 // fail closed, or its plugin, loadable from this recap's folder; never both; and a Claude
 // Code new enough to fail closed.
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { accessSync, constants, existsSync, readFileSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
 import type { Check } from '../../client/checks.js';
 import { httpTokenFile } from '../../common/paths.js';
+import { httpPort, httpPortFile, keptPort } from '../../common/httpPort.js';
 import { claudeVersion, claudeVersionWarning, FAIL_CLOSED_SINCE, failsClosed, readSettings, settingsFiles, type Scope } from './install.js';
 import { MARKETPLACE_DIR, PLUGIN_ID, pluginDataDir, pluginIn, pluginSettingsFile } from './plugin.js';
-import { hookCommandWords, RECAP_EVENTS, recapHooksIn, type HookEntry } from './settings.js';
+import { hookCommandWords, PORTABLE_COMMAND, RECAP_EVENTS, recapHooksIn, type HookEntry } from './settings.js';
 
 /** Recap's hooks or plugin in Claude Code and the Claude Code that runs them; nothing when neither is here. */
 export function claudeDoctor(project: string, env: NodeJS.ProcessEnv): Check[] {
@@ -96,8 +97,9 @@ function hookChecks(project: string, env: NodeJS.ProcessEnv, honoured: boolean):
   }
   if (found.length === 0) return { checks, files: [] };
   const missing = RECAP_EVENTS.map((e) => e.event).filter((event) => !found.some((f) => f.event === event));
+  const committed = settingsFiles('project', project, env).shared;
   const broken = found.flatMap(({ file, event, hook }) => {
-    const problem = hookProblem(event, hook, env, honoured);
+    const problem = hookProblem(event, hook, env, honoured, file === committed);
     return problem ? [`${event} in ${file}: ${problem}`] : [];
   });
   const modes = [...new Set(found.map((f) => f.hook.type))].join(' and ');
@@ -110,8 +112,14 @@ function hookChecks(project: string, env: NodeJS.ProcessEnv, honoured: boolean):
   };
 }
 
-function hookProblem(event: string, hook: HookEntry, env: NodeJS.ProcessEnv, honoured: boolean): string | undefined {
-  if (hook.type === 'command') {
+/** `committed`: the hook is in the project's shared settings.json, which names no path of this machine. */
+function hookProblem(event: string, hook: HookEntry, env: NodeJS.ProcessEnv, honoured: boolean, committed: boolean): string | undefined {
+  if (hook.type === 'command' && committed) {
+    if (hook.command !== PORTABLE_COMMAND)
+      return `the command names a path of this machine (${hook.command}) in a file teammates share; run recap install claude --scope project again`;
+    if (onPath('recap-hook', env) === undefined)
+      return 'recap-hook is not on PATH, so Claude Code cannot run it here: install recap (npm install -g recap, or npm link in its clone)';
+  } else if (hook.type === 'command') {
     const words = hookCommandWords(hook.command);
     const missing = words.find((w) => !existsSync(w));
     if (missing) return `${missing} does not exist`;
@@ -123,5 +131,23 @@ function hookProblem(event: string, hook: HookEntry, env: NodeJS.ProcessEnv, hon
   const tokenFile = httpTokenFile(env);
   if (!existsSync(tokenFile)) return `no token file ${tokenFile}`;
   const token = readFileSync(tokenFile, 'utf8').trim();
-  return hook.headers.Authorization === `Bearer ${token}` ? undefined : `its token is not the one in ${tokenFile}`;
+  if (hook.headers.Authorization !== `Bearer ${token}`) return `its token is not the one in ${tokenFile}`;
+  // The daemon listens on this user's kept port (or RECAP_HTTP_PORT): a hook to another goes nowhere, or to someone else.
+  const port = httpPort(env) ?? keptPort(httpPortFile(env));
+  const named = Number(/:(\d+)\//.exec(hook.url)?.[1]);
+  return port === undefined || named === port ? undefined : `its port ${named} is not the daemon's (${port}); run recap install claude --http again`;
+}
+
+/** Where PATH finds an executable `name`, as the shell running the hook would. */
+function onPath(name: string, env: NodeJS.ProcessEnv): string | undefined {
+  for (const dir of (env.PATH ?? '').split(delimiter)) {
+    const candidate = join(dir || '.', name);
+    try {
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // Not here: the next folder.
+    }
+  }
+  return undefined;
 }

@@ -6,7 +6,7 @@ import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { RECAP_HOOK_BIN } from '../../common/bins.js';
 import { UserError } from '../../common/errors.js';
-import { commandHook, httpHook, withoutRecap, withRecap, type Settings } from './settings.js';
+import { commandHook, httpHook, portableCommandHook, withoutRecap, withRecap, type Settings } from './settings.js';
 
 export type Scope = 'user' | 'project';
 
@@ -82,7 +82,9 @@ export type Installed = { file: string; mode: 'command' | 'http'; changed: boole
  */
 export function installCommandHooks(scope: Scope, project: string, env: NodeJS.ProcessEnv, failClosed = true): Installed {
   const { shared, local } = settingsFiles(scope, project, env);
-  const changes: Change[] = [{ file: shared, change: (s) => withRecap(s, () => commandHook(RECAP_HOOK_BIN), failClosed) }];
+  // A project's settings.json is committed: it takes the bin's name, which works on a teammate's machine too.
+  const hook = scope === 'project' ? portableCommandHook() : commandHook(RECAP_HOOK_BIN);
+  const changes: Change[] = [{ file: shared, change: (s) => withRecap(s, () => hook, failClosed) }];
   if (local !== shared && existsSync(local)) changes.push({ file: local, change: withoutRecap });
   const [changed = false] = updateAll(changes);
   return { file: shared, mode: 'command', changed };

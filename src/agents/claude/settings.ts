@@ -39,6 +39,16 @@ export function commandHook(hookBin: string, node = process.execPath): HookEntry
   return { type: 'command', command: recapHookCommand('claude', hookBin, node), timeout: TIMEOUT_SECONDS };
 }
 
+/**
+ * The hook as a project's shared settings.json has it: a file meant to be committed names no
+ * path of this machine, only the bin on PATH that every install of recap puts there.
+ */
+export const PORTABLE_COMMAND = 'recap-hook claude';
+
+export function portableCommandHook(): HookEntry {
+  return { type: 'command', command: PORTABLE_COMMAND, timeout: TIMEOUT_SECONDS };
+}
+
 /** The executable words of a command hook: [node, bundle] for new installs, [bundle] for old ones. */
 export const hookCommandWords = (command: string): string[] => commandWords(command, 'claude');
 
