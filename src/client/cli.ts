@@ -387,9 +387,7 @@ export function buildCli(args: string[]): Argv {
         }
         const result = await call<{ until: number; extended: boolean; gate: Parameters<typeof printStatus>[0] }>('pause', { ...target(argv), until: Date.now() + ms });
         output(argv, result, () => {
-          process.stdout.write(
-            `${result.extended ? 'pause moved' : 'paused'}: until ${localTime(result.until)} nothing counts and the gate denies nothing\n`,
-          );
+          process.stdout.write(`${result.extended ? 'pause moved' : 'paused'}: until ${localTime(result.until)} nothing counts and the gate denies nothing\n`);
           printStatus(result.gate);
         });
       },

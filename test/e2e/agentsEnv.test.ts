@@ -66,6 +66,8 @@ describe("the real Qwen Code with recap's hooks, a project .env naming another r
     daemon = await startDaemon(box, unset);
     const installed = await runCli(box, ['install', 'qwen'], { env: unset });
     expect(installed.code, installed.stderr).toBe(0);
+    // A trip needs something to summarize.
+    expect((await runCli(box, ['record', '--kind', 'prompt', '--text', 'start the work'], { env: unset })).code).toBe(0);
     const tripped = await runCli(box, ['trip'], { env: unset });
     expect(tripped.code, tripped.stderr).toBe(0);
     mkdirSync(join(box.project, 'src'));

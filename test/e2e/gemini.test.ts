@@ -217,6 +217,8 @@ describe("the real Gemini CLI with recap's extension", () => {
       const untrusted = join(box.dir, 'untrusted');
       mkdirSync(join(untrusted, '.git'), { recursive: true });
       writeFileSync(join(box.dir, '.gemini', 'trustedFolders.json'), `${JSON.stringify({ [realpathSync(untrusted)]: 'DO_NOT_TRUST' })}\n`);
+      // A trip needs something to summarize.
+      expect((await runCli(box, ['record', '--kind', 'prompt', '--text', 'work in the untrusted folder'], { cwd: untrusted })).code).toBe(0);
       const tripped = await runCli(box, ['trip', '--reason', 'testing an untrusted folder'], { cwd: untrusted });
       expect(tripped.code, tripped.stderr).toBe(0);
       const otherJob = jobIdFor(realpathSync(untrusted));
@@ -252,6 +254,7 @@ describe("the real Gemini CLI with recap's extension", () => {
       writeFileSync(evil, "process.stdout.write('{}'); process.exit(0);\n");
       const fake = join(box.dir, 'fake');
       writeFileSync(join(project, '.env'), `NODE_OPTIONS=--require ${evil}\nRECAP_SOCKET=${fake}/recapd.sock\nRECAP_DATA_DIR=${fake}/data\n`);
+      expect((await runCli(box, ['record', '--kind', 'prompt', '--text', 'work in the project'], { cwd: project })).code).toBe(0);
       const tripped = await runCli(box, ['trip', '--reason', 'testing a project .env'], { cwd: project });
       expect(tripped.code, tripped.stderr).toBe(0);
       mock.script(shell('echo dotenv > dotenv.txt'), answer('Done.'));

@@ -178,7 +178,9 @@ export const hook = (a: AgentAttack, input: unknown, env: NodeJS.ProcessEnv = {}
 export function deniedAs(agent: AgentName, run: HookRun): string {
   expect(run.exitCode, `the hook exited ${run.exitCode}: ${run.stderr}`).toBe(0);
   expect(run.stdout.trim().startsWith('{'), `the hook allowed the call (stdout: ${JSON.stringify(run.stdout)}, stderr: ${run.stderr})`).toBe(true);
-  const answer = JSON.parse(run.stdout) as Record<string, unknown>;
+  const { systemMessage, ...answer } = JSON.parse(run.stdout) as Record<string, unknown>;
+  // A notice for the user (the gate tripped, a summary was accepted) may ride beside a deny.
+  if (systemMessage !== undefined) expect(typeof systemMessage === 'string' && systemMessage.startsWith('recap')).toBe(true);
   if (agent === 'opencode') {
     // recap's plugin throws `deny`, which the model reads whole.
     expect(Object.keys(answer)).toEqual(['deny']);

@@ -75,7 +75,7 @@ describe('the HTTP hook port', () => {
       `the HTTP hook endpoint could not start: port ${port} on 127.0.0.1 is taken by another program (another user's recap, perhaps); run recap install claude --http again: it chooses a free port and rewrites the hooks`,
     );
     const doctor = await runCli(box, ['doctor']);
-    expect(doctor.stdout).not.toContain('event log');
+    expect(doctor.stdout).not.toContain('event log could not be written');
 
     const moved = await install(box);
     expect(moved.code, moved.stderr).toBe(0);
@@ -94,9 +94,13 @@ describe('the HTTP hook port', () => {
     await start(box, { RECAP_HTTP_PORT: String(port) });
     const failed = await install(box);
     expect(failed.code).toBe(1);
-    expect(failed.stderr).toBe(
-      `recap: port ${port} on 127.0.0.1 is taken by another program (another user's recap, perhaps); set RECAP_HTTP_PORT to a free port, or unset it and recap chooses one\n`,
-    );
+    // With --json the failure is one JSON object on stdout.
+    expect(JSON.parse(failed.stdout)).toEqual({
+      error: {
+        code: 'refused',
+        message: `port ${port} on 127.0.0.1 is taken by another program (another user's recap, perhaps); set RECAP_HTTP_PORT to a free port, or unset it and recap chooses one`,
+      },
+    });
     expect(() => readFileSync(join(box.dir, '.claude', 'settings.json'))).toThrow();
   });
 });

@@ -345,12 +345,14 @@ describe('a settings file that is not valid JSON', () => {
       writeFileSync(file, BROKEN);
       const result = await runCli(box, args);
       expect(result.code).toBe(1);
-      expect(result.stdout).toBe('');
-      expect(result.stderr).toMatch(/^recap: cannot read /);
-      expect(result.stderr).toContain(`cannot read ${file}: `);
-      expect(result.stderr).toContain('is not valid JSON');
-      expect(result.stderr).toContain('fix it or move it aside (recap changed nothing)');
-      expect(result.stderr).not.toMatch(/^\s+at /m);
+      // With --json the failure is one JSON object on stdout; else one line on stderr.
+      const said = args.includes('--json') ? `recap: ${(JSON.parse(result.stdout) as { error: { message: string } }).error.message}` : result.stderr;
+      expect(args.includes('--json') ? result.stderr : result.stdout).toBe('');
+      expect(said).toMatch(/^recap: cannot read /);
+      expect(said).toContain(`cannot read ${file}: `);
+      expect(said).toContain('is not valid JSON');
+      expect(said).toContain('fix it or move it aside (recap changed nothing)');
+      expect(said).not.toMatch(/^\s+at /m);
       expect(readFileSync(file, 'utf8')).toBe(BROKEN);
     },
   );

@@ -87,7 +87,7 @@ describe('recap pause and resume', () => {
 
     const paused = await runCli(box, ['pause', '2h']);
     expect(paused.code, paused.stderr).toBe(0);
-    expect(paused.stdout).toMatch(/^paused: until \d{4}-\d\d-\d\d \d\d:\d\d /);
+    expect(paused.stdout).toMatch(/^paused: until \d{4}-\d\d-\d\d \d\d:\d\d:\d\d /);
     expect(paused.stdout).toContain('paused by you until');
     const before = (await status(box)).unsummarizedTokens;
     expect((await runHook(box.env, payload(attack, 'UserPromptSubmit', { prompt: 'a long paste '.repeat(200) }))).exitCode).toBe(0);

@@ -154,6 +154,8 @@ describe('the gate bypass corpus, through the real daemon', () => {
     client = await RawClient.connect(box.socket);
     // The hook op works out the job from the payload's cwd: trip that one too.
     for (const name of [job, jobIdFor(box.project)]) {
+      // A trip needs something to summarize.
+      await call(client, 'record', { job: name, kind: 'prompt', text: 'the work before the corpus' });
       const tripped = await call(client, 'trip', { job: name, note: 'bypass corpus' });
       expect(tripped.result).toMatchObject({ tripped: true });
     }
