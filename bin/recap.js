@@ -10,7 +10,7 @@ if (args.length === 1 && args[0] === 'daemon' && bundleIsCurrent()) await daemon
 else await cli();
 
 async function cli() {
-  const { main } = await import('../dist/client/cli.js');
+  const { main } = await import('../dist/client/main.js');
   await main();
 }
 

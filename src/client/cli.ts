@@ -2,26 +2,20 @@
 // Exit codes: 0 success or allowed, 2 denied or rejected, 1 anything else.
 import { readFileSync } from 'node:fs';
 import yargs, { type Argv } from 'yargs';
-import { hideBin } from 'yargs/helpers';
-import { UserError } from '../common/errors.js';
 import { projectRoot } from '../common/jobs.js';
 import { refuseInAgentShell } from './agentShell.js';
 import { auditCommands, jobOf } from './auditCommands.js';
 import { configCommands } from './configCommands.js';
-import { connectOrStart } from './autostart.js';
 import { fixDoctor, printChecks, printFixed, runDoctor } from './doctor.js';
 import { ADAPTERS } from '../agents/adapters.js';
-import { AGENT_NAMES, sessionFromEnv, type AgentName } from '../agents/known.js';
+import { AGENT_NAMES, type AgentName } from '../agents/known.js';
 import { installSystemd, uninstallSystemd } from './installSystemd.js';
-import { printChain, printReport, printStatus, printSubmit } from './output.js';
-import { BadTime, localTime, parseDuration, timeFlag } from './time.js';
-import { RemoteError } from './socketClient.js';
+import { printReport, printStatus, printSubmit } from './output.js';
+import { call, chain, context, currentFolder, here, output, status, target, UsageError } from './jobCommands.js';
+import { localTime, parseDuration, timeFlag } from './time.js';
 import type { Stopped } from './lifecycle.js';
 
-type Global = { json: boolean; job?: string | undefined; debug: boolean };
-
-/** A failure the user can act on: printed as one line, no stack. */
-export class UsageError extends UserError {}
+export { UsageError };
 
 const EXIT_DENIED = 2;
 
@@ -30,47 +24,6 @@ const SETUP_COMMANDS = new Set(['install', 'uninstall', 'trip', 'import', 'stop'
 
 /** Commands that are about no one job: a --job given to them is refused, not silently ignored. */
 const JOBLESS_COMMANDS = new Set(['install', 'uninstall', 'import', 'completion']);
-
-/**
- * What the daemon needs to find the job (it alone resolves it, as the hook's is): an
- * explicit --job or RECAP_JOB wins; else the agent session the command runs in (an agent's
- * shell tool sets its session variable, CLAUDE_CODE_SESSION_ID for one), whose job stays the one it started with;
- * else the project of this folder, as for a user at a terminal.
- */
-function target(argv: Global): { job?: string; session?: string; cwd?: string } {
-  const job = argv.job ?? nonEmpty(process.env.RECAP_JOB);
-  const session = sessionFromEnv(process.env);
-  // A named job needs no folder: it still works in a folder removed under the shell.
-  const cwd = job !== undefined ? currentFolder() : here();
-  return { ...(job !== undefined ? { job } : {}), ...(session !== undefined && session.length <= 256 ? { session } : {}), ...(cwd !== undefined ? { cwd } : {}) };
-}
-
-/** The current folder, or undefined when it was removed under this shell. */
-function currentFolder(): string | undefined {
-  try {
-    return process.cwd();
-  } catch {
-    return undefined;
-  }
-}
-
-function here(): string {
-  const folder = currentFolder();
-  if (folder === undefined) throw new UsageError('the current folder no longer exists (it was removed); cd to a folder that does, or give --job');
-  return folder;
-}
-
-const nonEmpty = (value: string | undefined) => (value === undefined || value === '' ? undefined : value);
-
-/**
- * Whether `recap status` has a job to show: a --job, RECAP_JOB or agent session names one;
- * else this folder's project does, unless the folder is gone (a shell left in a removed
- * folder), and then the daemon's status is shown instead.
- */
-function jobResolvable(argv: Global): boolean {
-  if (argv.job !== undefined || nonEmpty(process.env.RECAP_JOB) !== undefined || sessionFromEnv(process.env) !== undefined) return true;
-  return currentFolder() !== undefined;
-}
 
 function describeStop(stopped: Stopped): string {
   if (!stopped.stopped) return `no recap daemon is running on ${stopped.dataDir}; nothing to stop`;
@@ -82,19 +35,6 @@ function describeStop(stopped: Stopped): string {
 /** The project of this folder: where install, uninstall and doctor look. */
 function projectHere(): string {
   return projectRoot(here());
-}
-
-async function call<T>(op: string, fields: Record<string, unknown>): Promise<T> {
-  const client = await connectOrStart();
-  try {
-    const result = await client.request<T>(op, fields);
-    // The daemon's word on the request, such as a job named that has no events.
-    const notice = (result as { notice?: unknown } | null)?.notice;
-    if (typeof notice === 'string') process.stderr.write(`recap: ${notice}\n`);
-    return result;
-  } finally {
-    client.close();
-  }
 }
 
 async function readInput(file: string | undefined, what: string): Promise<string> {
@@ -110,11 +50,6 @@ async function readInput(file: string | undefined, what: string): Promise<string
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks).toString('utf8');
-}
-
-function output(argv: Global, result: unknown, human: () => void): void {
-  if (argv.json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
-  else human();
 }
 
 export function buildCli(args: string[]): Argv {
@@ -139,17 +74,7 @@ export function buildCli(args: string[]): Argv {
       'status',
       "the job's gate and tokens; --daemon: the daemon",
       (y) => y.option('daemon', { type: 'boolean', default: false, describe: 'the daemon instead: PID, version, uptime, socket, data folder, log size' }),
-      async (argv) => {
-        if (argv.daemon || !jobResolvable(argv)) {
-          const { daemonState, printDaemonState } = await import('./lifecycle.js');
-          const state = await daemonState();
-          output(argv, state, () => printDaemonState(state));
-          if (!state.running) process.exitCode = 1;
-          return;
-        }
-        const result = await call<Parameters<typeof printStatus>[0]>('status', target(argv));
-        output(argv, result, () => printStatus(result));
-      },
+      (argv) => status(argv),
     )
     .command(
       'stop',
@@ -254,19 +179,13 @@ export function buildCli(args: string[]): Argv {
       'context',
       'what the agent needs: the summary due, or memory',
       (y) => y,
-      async (argv) => {
-        const result = await call<{ text: string }>('context', target(argv));
-        output(argv, result, () => process.stdout.write(`${result.text}\n`));
-      },
+      (argv) => context(argv),
     )
     .command(
       'chain',
       "list the job's summaries",
       (y) => y,
-      async (argv) => {
-        const result = await call<Parameters<typeof printChain>[0]>('chain', target(argv));
-        output(argv, result, () => printChain(result));
-      },
+      (argv) => chain(argv),
     )
     .command(
       'statusline',
@@ -486,36 +405,7 @@ function completionScript(shell: 'bash' | 'zsh' | 'fish'): void {
   }
 }
 
-/** The code a failure has in `--json`'s `{"error": {"code", "message"}}`. */
-function errorCode(error: unknown): string {
-  if (error instanceof RemoteError) return error.code;
-  if (error instanceof UsageError || error instanceof BadTime) return 'usage';
-  if (error instanceof UserError) return error.name.replace(/([a-z])([A-Z])/g, '$1_$2').toLowerCase();
-  return 'internal';
-}
-
-export async function main(argv = hideBin(process.argv)): Promise<void> {
-  const debug = argv.includes('--debug');
-  // Decided before parsing: a failure to parse is reported as JSON too.
-  const json = argv.some((a) => a === '--json' || a === '--json=true');
-  // A reader that stops early (recap log | head) is not an error.
-  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-  });
-  try {
-    await buildCli(argv).parseAsync();
-  } catch (error) {
-    process.exitCode = 1;
-    if (json) {
-      const message = error instanceof UserError ? error.message : ((error as Error).message ?? String(error));
-      process.stdout.write(`${JSON.stringify({ error: { code: errorCode(error), message } })}\n`);
-      if (debug && !(error instanceof UserError)) process.stderr.write(`${(error as Error).stack ?? String(error)}\n`);
-    } else if (error instanceof UserError) {
-      process.stderr.write(`recap: ${error.message}\n`);
-    } else if (debug) {
-      process.stderr.write(`${(error as Error).stack ?? String(error)}\n`);
-    } else {
-      process.stderr.write(`recap: ${(error as Error).message ?? String(error)} (run with --debug for details)\n`);
-    }
-  }
+/** Parses `args` and runs the command they name (main.ts reports a failure). */
+export async function runCli(args: string[]): Promise<void> {
+  await buildCli(args).parseAsync();
 }

@@ -10,6 +10,7 @@ import { projectConfigPath, userConfigPath } from '../common/paths.js';
 import { checkConfigFiles, type PendingConfig } from '../daemon/configService.js';
 import type { KeyChange } from '../events/configPolicy.js';
 import { connectOrStart } from './autostart.js';
+import { pendingLines, spelled } from './output.js';
 
 type Common = { json: boolean; job?: string | undefined };
 
@@ -41,25 +42,8 @@ async function configOp<T>(fields: Record<string, unknown>): Promise<T> {
   }
 }
 
-/** A value as config.conf spells it. */
-export function spelled(value: unknown): string {
-  if (value === undefined) return '(unset)';
-  if (Array.isArray(value)) return `(${value.map((v) => JSON.stringify(v)).join(' ')})`;
-  return String(value);
-}
-
 function changeLine(c: KeyChange): string {
   return `  ${c.key}: ${spelled(c.from)} -> ${spelled(c.to)} (${c.direction === 'stricter' ? 'stricter' : 'weakens the gate'})`;
-}
-
-/** The lines `recap status` and `recap config show` print for a change that waits. */
-export function pendingLines(pending: PendingConfig): string[] {
-  return [
-    `config change waits for approval: ${pending.file} would weaken the gate; the values in force stay until you approve it (its stricter values already apply):`,
-    ...pending.held.map((h) => `  ${h.key}: in force ${spelled(h.from)}, the file asks for ${spelled(h.to)}`),
-    ...(pending.neverApproved ? ['  (a project config file written before recap asked for approval needs it once)'] : []),
-    'approve it yourself, in your own terminal (never through the agent): recap config allow',
-  ];
 }
 
 async function confirm(question: string): Promise<boolean> {

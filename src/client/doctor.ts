@@ -13,7 +13,7 @@ import { ADAPTERS } from '../agents/adapters.js';
 import type { Check } from './checks.js';
 import { Client } from './socketClient.js';
 import type { PendingConfig } from '../daemon/configService.js';
-import { spelled } from './configCommands.js';
+import { spelled } from './output.js';
 
 export { printChecks, type Check } from './checks.js';
 

@@ -2,7 +2,6 @@
 import type { GateStatus } from '../events/gate.js';
 import type { AgentRow, JobReport } from '../daemon/report.js';
 import type { PendingConfig } from '../daemon/configService.js';
-import { pendingLines } from './configCommands.js';
 import { localIso, localTime } from './time.js';
 
 type Status = GateStatus & { configProblems?: string[]; configPending?: PendingConfig };
@@ -12,6 +11,23 @@ type Entry = { level: number; tokens: number; coversThrough: number; hash: strin
 type SubmitResult = { accepted: true; entry: Entry & { job: string } } | { accepted: false; problems: string[] };
 
 const write = (line: string) => process.stdout.write(`${line}\n`);
+
+/** A value as config.conf spells it. */
+export function spelled(value: unknown): string {
+  if (value === undefined) return '(unset)';
+  if (Array.isArray(value)) return `(${value.map((v) => JSON.stringify(v)).join(' ')})`;
+  return String(value);
+}
+
+/** The lines `recap status` and `recap config show` print for a change that waits. */
+export function pendingLines(pending: PendingConfig): string[] {
+  return [
+    `config change waits for approval: ${pending.file} would weaken the gate; the values in force stay until you approve it (its stricter values already apply):`,
+    ...pending.held.map((h) => `  ${h.key}: in force ${spelled(h.from)}, the file asks for ${spelled(h.to)}`),
+    ...(pending.neverApproved ? ['  (a project config file written before recap asked for approval needs it once)'] : []),
+    'approve it yourself, in your own terminal (never through the agent): recap config allow',
+  ];
+}
 
 export function printStatus(status: Status): void {
   const gate = status.tripped ? `TRIPPED (${status.reason ?? 'threshold'}): submit a summary; recap context shows what to write` : 'open';

@@ -1,0 +1,93 @@
+// What the CLI's commands share, and the commands that only ask the daemon about a job
+// (status, context, chain). Kept apart from cli.ts so main.ts can run these without
+// loading yargs and the rest of the CLI: nothing here may import either.
+import { UserError } from '../common/errors.js';
+import { sessionFromEnv } from '../agents/known.js';
+import { connectOrStart } from './autostart.js';
+import { printChain, printStatus } from './output.js';
+
+export type Global = { json: boolean; job?: string | undefined; debug: boolean };
+
+/** A failure the user can act on: printed as one line, no stack. */
+export class UsageError extends UserError {}
+
+/**
+ * What the daemon needs to find the job (it alone resolves it, as the hook's is): an
+ * explicit --job or RECAP_JOB wins; else the agent session the command runs in (an agent's
+ * shell tool sets its session variable, CLAUDE_CODE_SESSION_ID for one), whose job stays the one it started with;
+ * else the project of this folder, as for a user at a terminal.
+ */
+export function target(argv: Global): { job?: string; session?: string; cwd?: string } {
+  const job = argv.job ?? nonEmpty(process.env.RECAP_JOB);
+  const session = sessionFromEnv(process.env);
+  // A named job needs no folder: it still works in a folder removed under the shell.
+  const cwd = job !== undefined ? currentFolder() : here();
+  return { ...(job !== undefined ? { job } : {}), ...(session !== undefined && session.length <= 256 ? { session } : {}), ...(cwd !== undefined ? { cwd } : {}) };
+}
+
+/** The current folder, or undefined when it was removed under this shell. */
+export function currentFolder(): string | undefined {
+  try {
+    return process.cwd();
+  } catch {
+    return undefined;
+  }
+}
+
+export function here(): string {
+  const folder = currentFolder();
+  if (folder === undefined) throw new UsageError('the current folder no longer exists (it was removed); cd to a folder that does, or give --job');
+  return folder;
+}
+
+const nonEmpty = (value: string | undefined) => (value === undefined || value === '' ? undefined : value);
+
+/**
+ * Whether `recap status` has a job to show: a --job, RECAP_JOB or agent session names one;
+ * else this folder's project does, unless the folder is gone (a shell left in a removed
+ * folder), and then the daemon's status is shown instead.
+ */
+function jobResolvable(argv: Global): boolean {
+  if (argv.job !== undefined || nonEmpty(process.env.RECAP_JOB) !== undefined || sessionFromEnv(process.env) !== undefined) return true;
+  return currentFolder() !== undefined;
+}
+
+export async function call<T>(op: string, fields: Record<string, unknown>): Promise<T> {
+  const client = await connectOrStart();
+  try {
+    const result = await client.request<T>(op, fields);
+    // The daemon's word on the request, such as a job named that has no events.
+    const notice = (result as { notice?: unknown } | null)?.notice;
+    if (typeof notice === 'string') process.stderr.write(`recap: ${notice}\n`);
+    return result;
+  } finally {
+    client.close();
+  }
+}
+
+export function output(argv: Global, result: unknown, human: () => void): void {
+  if (argv.json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+  else human();
+}
+
+export async function status(argv: Global & { daemon: boolean }): Promise<void> {
+  if (argv.daemon || !jobResolvable(argv)) {
+    const { daemonState, printDaemonState } = await import('./lifecycle.js');
+    const state = await daemonState();
+    output(argv, state, () => printDaemonState(state));
+    if (!state.running) process.exitCode = 1;
+    return;
+  }
+  const result = await call<Parameters<typeof printStatus>[0]>('status', target(argv));
+  output(argv, result, () => printStatus(result));
+}
+
+export async function context(argv: Global): Promise<void> {
+  const result = await call<{ text: string }>('context', target(argv));
+  output(argv, result, () => process.stdout.write(`${result.text}\n`));
+}
+
+export async function chain(argv: Global): Promise<void> {
+  const result = await call<Parameters<typeof printChain>[0]>('chain', target(argv));
+  output(argv, result, () => printChain(result));
+}
