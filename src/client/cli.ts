@@ -1,15 +1,15 @@
 // The `recap` command line: a thin client of the daemon's ops, plus `recap daemon`.
-// Exit codes: 0 success or allowed, 2 denied or rejected, 1 anything else.
+// Exit codes: 0 success or allowed, 2 denied or rejected, 1 anything else. main.ts runs the
+// plain forms of status, context and chain without it. The agents' adapters (and zod with
+// them), doctor and the systemd units are imported by the few commands that use them: loaded
+// up front, they would more than double every command's start-up.
 import { readFileSync } from 'node:fs';
 import yargs, { type Argv } from 'yargs';
 import { projectRoot } from '../common/jobs.js';
 import { refuseInAgentShell } from './agentShell.js';
 import { auditCommands, jobOf } from './auditCommands.js';
 import { configCommands } from './configCommands.js';
-import { fixDoctor, printChecks, printFixed, runDoctor } from './doctor.js';
-import { ADAPTERS } from '../agents/adapters.js';
 import { AGENT_NAMES, type AgentName } from '../agents/known.js';
-import { installSystemd, uninstallSystemd } from './installSystemd.js';
 import { printReport, printStatus, printSubmit } from './output.js';
 import { call, chain, context, currentFolder, here, output, status, target, UsageError } from './jobCommands.js';
 import { localTime, parseDuration, timeFlag } from './time.js';
@@ -209,12 +209,14 @@ export function buildCli(args: string[]): Argv {
           .option('plugin', { type: 'boolean', default: false, describe: "as the agent's plugin (Claude Code), instead of hooks in its settings" }),
       async (argv) => {
         if (argv.target === 'systemd') {
+          const { installSystemd } = await import('./installSystemd.js');
           const files = installSystemd(process.env);
           output(argv, { files }, () => {
             process.stdout.write(`wrote ${files.join(' and ')}\nnext: systemctl --user daemon-reload && systemctl --user enable --now recap.socket\n`);
           });
           return;
         }
+        const { ADAPTERS } = await import('../agents/adapters.js');
         const adapter = ADAPTERS[argv.target as AgentName];
         const { title } = adapter.facts;
         if (argv.http && !adapter.http) throw new UsageError(`${title} has no HTTP hooks; install recap's command hooks (leave out --http)`);
@@ -250,6 +252,7 @@ export function buildCli(args: string[]): Argv {
           .option('scope', { choices: ['user', 'project'] as const, default: 'user' as const }),
       async (argv) => {
         if (argv.target === 'systemd') {
+          const { uninstallSystemd } = await import('./installSystemd.js');
           const files = uninstallSystemd(process.env);
           output(argv, { files }, () =>
             process.stdout.write(
@@ -260,6 +263,7 @@ export function buildCli(args: string[]): Argv {
           );
           return;
         }
+        const { ADAPTERS } = await import('../agents/adapters.js');
         const files = ADAPTERS[argv.target as AgentName].uninstall({ scope: argv.scope, project: projectHere(), env: process.env });
         output(argv, { files }, () =>
           process.stdout.write(files.length > 0 ? `removed recap's hooks from ${files.join(' and ')}\n` : 'recap had no hooks there; nothing changed\n'),
@@ -342,6 +346,7 @@ export function buildCli(args: string[]): Argv {
       (y) =>
         y.option('fix', { type: 'boolean', default: false, describe: 'fix what recap can itself (permissions, a stale socket, hooks that point nowhere) and say what changed' }),
       async (argv) => {
+        const { fixDoctor, printChecks, printFixed, runDoctor } = await import('./doctor.js');
         const fixed = argv.fix ? await fixDoctor(projectHere(), process.env) : undefined;
         const checks = await runDoctor(projectHere(), process.env);
         output(argv, { ...(fixed ? { fixed } : {}), checks }, () => {

@@ -7,7 +7,7 @@ import type { Argv } from 'yargs';
 import { refuseInAgentShell } from './agentShell.js';
 import { projectRoot } from '../common/jobs.js';
 import { projectConfigPath, userConfigPath } from '../common/paths.js';
-import { checkConfigFiles, type PendingConfig } from '../daemon/configService.js';
+import type { PendingConfig } from '../daemon/configService.js';
 import type { KeyChange } from '../events/configPolicy.js';
 import { connectOrStart } from './autostart.js';
 import { pendingLines, spelled } from './output.js';
@@ -77,7 +77,7 @@ export function configCommands(y: Argv<Common>): Argv<Common> {
         'check [file]',
         "validate a config file without applying it (default: the user config and this project's): every problem at once, each as file:line: KEY: what it allows; exit 1 on any",
         (a) => a.positional('file', { type: 'string', describe: 'the file to check' }),
-        (argv) => {
+        async (argv) => {
           const files = argv.file !== undefined ? [resolve(argv.file)] : [userConfigPath(), projectConfigPath(projectRoot(process.cwd()))];
           if (argv.file !== undefined && !existsSync(files[0]!)) {
             process.stderr.write(`recap: ${files[0]} does not exist; name a config file to check\n`);
@@ -85,6 +85,8 @@ export function configCommands(y: Argv<Common>): Argv<Common> {
             return;
           }
           // Read here, never sent to the daemon: checking applies nothing.
+          // The config's schema (zod) is loaded by this command alone.
+          const { checkConfigFiles } = await import('../daemon/configService.js');
           const problems = checkConfigFiles(files, process.env);
           if (argv.json) write(JSON.stringify({ files, ok: problems.length === 0, problems }, null, 2));
           else if (problems.length === 0) write(`ok: ${files.filter((f) => existsSync(f)).join(', ') || 'no config files; the defaults apply'}`);
