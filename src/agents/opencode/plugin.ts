@@ -42,6 +42,15 @@ const MAX_FRAME = 64 * 1024 * 1024;
 const TITLE_PROMPT = 'You are a title generator';
 
 type Answer = { stdout: string; exitCode: number };
+/** The daemon took the call and did not answer in time: stopped or flooded, not gone. */
+class Stalled extends Error {}
+
+/**
+ * recap-hook's own deadline after the daemon stalled: it would wait for the same daemon, so it
+ * is given just long enough to try once more and answer from the daemon's last verdicts.
+ */
+const HOOK_MS_AFTER_STALL = 1500;
+
 /** recap-hook ran and was killed or got stuck: unlike a recap-hook that is gone, that is no allow. */
 class Unanswered extends Error {}
 
@@ -85,7 +94,7 @@ function overSocket(payload: object): Promise<Answer> {
       if (error) reject(error);
       else resolve(answer!);
     };
-    const timer = setTimeout(() => done(new Error(`the daemon gave no answer within ${SOCKET_MS / 1000} s`)), SOCKET_MS);
+    const timer = setTimeout(() => done(new Stalled(`the daemon gave no answer within ${SOCKET_MS / 1000} s`)), SOCKET_MS);
     socket.on('connect', () => socket.write(Buffer.concat([head, body])));
     socket.on('data', (chunk: Buffer) => {
       pending = Buffer.concat([pending, chunk]);
@@ -109,9 +118,10 @@ function overSocket(payload: object): Promise<Answer> {
 }
 
 /** `recap-hook opencode`, run by the Node recap was installed with, the payload on its stdin. */
-function viaHook(payload: object): Promise<Answer> {
+function viaHook(payload: object, stalled = false): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const child = spawn(SETTINGS.node, [SETTINGS.hookBin, 'opencode'], { env: { ...process.env, ...SETTINGS.environment }, stdio: ['pipe', 'pipe', 'ignore'] });
+    const deadline = stalled ? { RECAP_HOOK_DEADLINE_MS: String(HOOK_MS_AFTER_STALL) } : {};
+    const child = spawn(SETTINGS.node, [SETTINGS.hookBin, 'opencode'], { env: { ...process.env, ...SETTINGS.environment, ...deadline }, stdio: ['pipe', 'pipe', 'ignore'] });
     let stdout = '';
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
@@ -153,14 +163,16 @@ function read(answer: Answer): Said | undefined {
  */
 async function ask(payload: object): Promise<{ said: Said } | { said: undefined; why: string; stopped: boolean }> {
   const problems: string[] = [];
+  let stalled = false;
   let stopped = false;
-  for (const way of [overSocket, viaHook]) {
+  for (const way of [overSocket, (p: object) => viaHook(p, stalled)]) {
     try {
       const said = read(await way(payload));
       if (said !== undefined) return { said };
       problems.push('an answer recap does not know');
     } catch (error) {
       problems.push((error as Error).message);
+      stalled ||= error instanceof Stalled;
       stopped = error instanceof Unanswered;
     }
   }
