@@ -203,6 +203,12 @@ function replaySection(p) {
         baseline: `2 s later (token encoding loaded): ${row.settledRssMb} MB`,
       }),
       figure(`${k(row.events)} events: export`, row.exportPerSecond, 'events/s'),
+      figure(`${k(row.events)} events: replay --at, slowest moment`, row.replayAtMaxMs, 'ms', {
+        ...(atLargest ? { target: `< ${t.replayAtMs} ms`, met: below(row.replayAtMaxMs, t.replayAtMs) } : onlyAt(`< ${t.replayAtMs} ms`)),
+        baseline:
+          `full replay: ${row.replayAtFullMs?.toLocaleString('en')} ms; median of ${row.replayAtMoments} moments ${row.replayAtMedianMs} ms; ` +
+          `the daemon's share (in-process): max ${row.projectionAtMaxMs} ms, median ${row.projectionAtMedianMs} ms, full replay ${row.projectionAtFullMs?.toLocaleString('en')} ms; ${row.snapshotsKept} snapshots kept`,
+      }),
     ];
   });
   if (!p.rows.some((row) => row.events === largest)) {
@@ -213,7 +219,9 @@ function replaySection(p) {
     method:
       `Event logs of ${p.rows.map((row) => k(row.events)).join(', ')} events made by the real decider (50 jobs: prompts, checks, denials, summaries). ` +
       'Replay: the projection rebuilt from LevelDB in one process. Start-up: from spawning `recap daemon` to its "ready" line, with the latest snapshot, and without one as the baseline. ' +
-      'RSS from /proc at "ready". Export: `recap export` of the whole log.',
+      'RSS from /proc at "ready". Export: `recap export` of the whole log. ' +
+      'replay --at: `recap replay --at` (CLI start-up included) through the daemon at the moments farthest from a snapshot (just before a few kept ones, the last event, one by time), from the nearest snapshot; ' +
+      'the baseline is the same command at the last event on the same log without snapshots (a full replay). The in-process figures are the projection at the same moments, without the CLI.',
     figures,
   };
 }

@@ -7,6 +7,7 @@ import { headHash, type JobState } from '../events/jobState.js';
 import { MAX_SEQ, UndecodableEvent } from './codec.js';
 import type { EventStore } from './eventStore.js';
 import { Projection } from './projection.js';
+import { snapshotBefore } from './snapshot.js';
 
 export type EventFilter = { job?: string; types?: string[]; since?: number; until?: number };
 
@@ -96,10 +97,13 @@ export async function eventsPage(
   return { events, next: follow ? resume : null, lastSeq: store.lastSeq };
 }
 
-/** The projection as it was right after event `atSeq`, or at time `atTime` (the last event not after it). */
+/**
+ * The projection as it was right after event `at.seq`, or at `at.time` (before the first event
+ * after it): from the nearest snapshot before the moment, plus the events up to it.
+ */
 export async function projectionAt(store: EventStore, at: { seq?: number; time?: number }, progress?: Progress): Promise<Projection> {
-  const projection = new Projection();
-  for await (const batch of store.readBatches(1, at.seq)) {
+  const projection = (await snapshotBefore(store, at)) ?? new Projection();
+  for await (const batch of store.readBatches(projection.lastSeq + 1, at.seq)) {
     for (const event of batch) {
       const time = (event.data as { time?: number }).time;
       if (at.time !== undefined && time !== undefined && time > at.time) return projection;

@@ -33,7 +33,7 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
 
   let store: EventStore;
   try {
-    store = await EventStore.open(logDir);
+    store = await EventStore.open(logDir, { snapshotSpacing: SNAPSHOT_SPACING_IN_SNAPSHOTS * snapshotEvery(env) });
   } catch (error) {
     if (error instanceof LogLocked) throw new DaemonStartError(lockedMessage(error, env));
     if (error instanceof LogUnreadable) throw new DaemonStartError(error.message);
@@ -238,6 +238,8 @@ function daemonLog(env: NodeJS.ProcessEnv): { file: string; bytes: number } | { 
 }
 
 const DEFAULT_SNAPSHOT_EVERY = 10_000;
+/** Old snapshots are kept one in this many: `recap replay --at` then starts at most about 2x that many snapshots' events before any moment. */
+const SNAPSHOT_SPACING_IN_SNAPSHOTS = 2;
 
 function snapshotEvery(env: NodeJS.ProcessEnv): number {
   const every = Number(env.RECAP_SNAPSHOT_EVERY);

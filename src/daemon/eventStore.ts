@@ -24,7 +24,13 @@ const SNAPSHOT_KEY_BYTES = SNAPSHOT_PREFIX.length + 8;
 const SNAPSHOT_PIECE = 1024 * 1024;
 /** Pieces of a snapshot read from LevelDB at a time. */
 const SNAPSHOT_READ_AHEAD = 4;
+/** The newest snapshots, always kept: start-up falls back to the one before if the newest does not decode. */
 const SNAPSHOTS_KEPT = 2;
+/**
+ * Older snapshots are thinned to the first of each window of this many sequence numbers, so
+ * `recap replay --at` any moment starts at most about two windows before it.
+ */
+export const DEFAULT_SNAPSHOT_SPACING = 20_000;
 /** Events per read batch, and the bytes LevelDB may gather for one (it stops at either). */
 const READ_BATCH = 1000;
 const READ_AHEAD_BYTES = 1024 * 1024;
@@ -100,11 +106,12 @@ export class EventStore extends EventEmitter<{ failed: [error: Error] }> {
   private constructor(
     private readonly db: Level<Uint8Array, Uint8Array>,
     private nextSeq: number,
+    private readonly snapshotSpacing: number,
   ) {
     super();
   }
 
-  static async open(path: string): Promise<EventStore> {
+  static async open(path: string, { snapshotSpacing = DEFAULT_SNAPSHOT_SPACING } = {}): Promise<EventStore> {
     // recap's folders are 0700 whoever makes them first (the daemon, or recap import):
     // LevelDB would make the folder with the umask's mode.
     try {
@@ -120,7 +127,7 @@ export class EventStore extends EventEmitter<{ failed: [error: Error] }> {
       if (cause?.code === 'LEVEL_LOCKED') throw new LogLocked(path);
       throw new LogUnreadable(path, (error as { cause?: Error }).cause?.message ?? (error as Error).message);
     }
-    return new EventStore(db, (await lastSeq(db)) + 1);
+    return new EventStore(db, (await lastSeq(db)) + 1, snapshotSpacing);
   }
 
   get lastSeq(): number {
@@ -178,7 +185,7 @@ export class EventStore extends EventEmitter<{ failed: [error: Error] }> {
           ops.push(...snapshotPuts(seq, bytes));
           const kept = (this.snapshotsInLog ??= await this.listSnapshots());
           kept.push({ seq, pieces: Math.max(1, Math.ceil(bytes.length / SNAPSHOT_PIECE)) });
-          for (const old of kept.splice(0, Math.max(0, kept.length - SNAPSHOTS_KEPT))) {
+          for (const old of this.thin(kept)) {
             for (let piece = 0; piece < old.pieces; piece += 1) ops.push({ type: 'del', key: snapshotKey(old.seq, piece) });
           }
         }
@@ -304,6 +311,39 @@ export class EventStore extends EventEmitter<{ failed: [error: Error] }> {
     } finally {
       await iterator.close();
     }
+  }
+
+  /**
+   * Takes out of `kept` (oldest first) the snapshots to delete: of those older than the
+   * newest SNAPSHOTS_KEPT, all but the first in each window of `snapshotSpacing` sequence
+   * numbers. Which survive depends only on their numbers, so the spacing holds across restarts.
+   */
+  private thin(kept: SnapshotInLog[]): SnapshotInLog[] {
+    const dropped: SnapshotInLog[] = [];
+    let window = -1;
+    const survivors = kept.filter((snapshot, i) => {
+      const mine = Math.floor(snapshot.seq / this.snapshotSpacing);
+      if (i >= kept.length - SNAPSHOTS_KEPT || mine !== window) {
+        window = mine;
+        return true;
+      }
+      dropped.push(snapshot);
+      return false;
+    });
+    kept.splice(0, kept.length, ...survivors);
+    return dropped;
+  }
+
+  /** The sequence numbers of the snapshots in the log, oldest first. */
+  async snapshotSeqs(): Promise<number[]> {
+    return (await this.listSnapshots()).map((s) => s.seq);
+  }
+
+  /** The snapshot at `seq`, whole; undefined when it is not there or a piece is missing. */
+  async snapshotAt(seq: number): Promise<Uint8Array | undefined> {
+    const entries = await this.db.iterator({ gte: snapshotKey(seq), lt: snapshotKey(seq + 1), fillCache: false }).all();
+    if (entries.length === 0 || !entries.every(([key], i) => snapshotPiece(key) === i)) return undefined;
+    return entries.length === 1 ? entries[0]![1] : Buffer.concat(entries.map(([, value]) => value));
   }
 
   private async listSnapshots(): Promise<SnapshotInLog[]> {

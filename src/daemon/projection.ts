@@ -18,6 +18,11 @@ export class Projection {
   /** The newest approval of each project's config file (`recap config allow`), by project folder. */
   readonly approvedConfig = new Map<string, ApprovedConfig>();
   lastSeq = 0;
+  /**
+   * The latest time of the events folded in (a clock may go back, so not always the last
+   * event's): `recap replay --at` a time may start from a snapshot only if this is not after it.
+   */
+  latestTime = Number.NEGATIVE_INFINITY;
 
   /** The job a session is bound to, if it has been seen. */
   sessionJob(session: string): SessionBinding | undefined {
@@ -40,6 +45,8 @@ export class Projection {
 
   apply(event: StoredEvent): void {
     this.lastSeq = event.seq;
+    const time = (event.data as { time?: number }).time;
+    if (time !== undefined && time > this.latestTime) this.latestTime = time;
     if (event.type === 'ConfigApplied') {
       this.appliedConfig.set(event.data.job ?? USER_SCOPE, event.data.values);
       return;

@@ -15,12 +15,14 @@ import { Projection, type ApprovedConfig } from './projection.js';
 const OPTIONS = { useRecords: true, mapsAsObjects: true, moreTypes: false } as const;
 const unpackr = new Packr(OPTIONS);
 
-/** Bumped whenever JobState changes shape: an older snapshot is then ignored and the log replayed. */
-export const SNAPSHOT_FORMAT = 5;
+/** Bumped whenever the record or JobState changes shape: an older snapshot is then ignored and the log replayed. */
+export const SNAPSHOT_FORMAT = 6;
 
 type SnapshotRecord = {
   format: number;
   seq: number;
+  /** Projection.latestTime (format 6). */
+  latestTime: number;
   jobs: JobState[];
   appliedConfig: [string, Record<string, unknown>][];
   /** Sessions and their jobs (format 4). */
@@ -32,6 +34,7 @@ export function encodeSnapshot(projection: Projection): Buffer {
   const record: SnapshotRecord = {
     format: SNAPSHOT_FORMAT,
     seq: projection.lastSeq,
+    latestTime: projection.latestTime,
     jobs: [...projection.jobs.values()],
     appliedConfig: [...projection.appliedConfig.entries()],
     sessions: [...projection.sessions.entries()],
@@ -54,6 +57,7 @@ export function decodeSnapshot(bytes: Uint8Array): Projection | undefined {
     typeof record !== 'object' ||
     record.format !== SNAPSHOT_FORMAT ||
     !Number.isSafeInteger(record.seq) ||
+    typeof record.latestTime !== 'number' ||
     !Array.isArray(record.jobs) ||
     !Array.isArray(record.appliedConfig) ||
     !Array.isArray(record.sessions) ||
@@ -64,6 +68,7 @@ export function decodeSnapshot(bytes: Uint8Array): Projection | undefined {
   }
   const projection = new Projection();
   projection.lastSeq = record.seq;
+  projection.latestTime = record.latestTime;
   for (const job of record.jobs) projection.jobs.set(job.job, job);
   for (const [scope, values] of record.appliedConfig) projection.appliedConfig.set(scope, values);
   for (const [session, binding] of record.sessions) projection.sessions.set(session, binding);
@@ -117,4 +122,38 @@ export async function loadProjection(store: EventStore, skipped: (seq: number, w
   const projection = new Projection();
   await projection.applyBatches(store.readBatches());
   return { projection };
+}
+
+/**
+ * The newest snapshot that decodes and is not after a moment: at or before event `seq`, and
+ * with no event later than `time` folded in, so that folding the events after it up to the
+ * moment gives what a replay from the first event gives. Undefined when there is none.
+ */
+export async function snapshotBefore(store: EventStore, at: { seq?: number; time?: number }): Promise<Projection | undefined> {
+  const last = Math.min(at.seq ?? store.lastSeq, store.lastSeq);
+  const seqs = (await store.snapshotSeqs()).filter((seq) => seq <= last).reverse();
+  const later = at.time === undefined ? new Set<number>() : await laterThan(store, seqs, at.time);
+  for (const seq of seqs) {
+    if (later.has(seq)) continue;
+    const bytes = await store.snapshotAt(seq);
+    const projection = bytes && decodeSnapshot(bytes);
+    if (!projection || projection.lastSeq !== seq) continue;
+    if (at.time !== undefined && projection.latestTime > at.time) continue;
+    return projection;
+  }
+  return undefined;
+}
+
+/**
+ * Of these snapshots, those whose own last event is later than `time`: they are passed over
+ * without being read (that event's time is a lower bound of their latest).
+ */
+async function laterThan(store: EventStore, seqs: number[], time: number): Promise<Set<number>> {
+  try {
+    const events = await store.get(seqs);
+    return new Set(events.filter((e) => ((e.data as { time?: number }).time ?? Number.NEGATIVE_INFINITY) > time).map((e) => e.seq));
+  } catch {
+    // An event that does not decode: each snapshot is read and judged by its own latest time.
+    return new Set();
+  }
 }
