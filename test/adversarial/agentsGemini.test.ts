@@ -17,6 +17,7 @@ import {
   deniedAs,
   endAgentAttack,
   expectEveryDenied,
+  fakeAttack,
   hook,
   launcherOf,
   proveAgentWayOut,
@@ -28,8 +29,7 @@ import {
   type Case,
 } from '../helpers/agentAttack.js';
 
-/** A stand-in for naming the cases before the sandbox exists. */
-const FAKE = { agent: 'gemini', session: 's', box: { dir: '/x', project: '/x/p', data: '/x/d', config: '/x/c', socket: '/x/s/recap/recapd.sock' } } as AgentAttack;
+const FAKE = fakeAttack('gemini');
 
 /** Files the agent may not change: recap's own, and what wires it into Gemini CLI. */
 function writeTargets(a: AgentAttack): [string, string][] {

@@ -16,6 +16,7 @@ import {
   deniedAs,
   endAgentAttack,
   expectEveryDenied,
+  fakeAttack,
   gateDenied,
   hook,
   launcherOf,
@@ -28,7 +29,7 @@ import {
   type Case,
 } from '../helpers/agentAttack.js';
 
-const FAKE = { agent: 'opencode', session: 's', box: { dir: '/x', project: '/x/p', data: '/x/d', config: '/x/c', socket: '/x/s/recap/recapd.sock' } } as AgentAttack;
+const FAKE = fakeAttack('opencode');
 
 /** Files the agent may not change: recap's own, and whatever loads code into opencode. */
 function writeTargets(a: AgentAttack): [string, string][] {

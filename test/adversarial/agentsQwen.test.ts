@@ -21,6 +21,7 @@ import {
   deniedAs,
   endAgentAttack,
   expectEveryDenied,
+  fakeAttack,
   gateDenied,
   hook,
   launcherOf,
@@ -33,8 +34,7 @@ import {
   type Case,
 } from '../helpers/agentAttack.js';
 
-/** A stand-in for naming the cases before the sandbox exists. */
-const FAKE = { agent: 'qwen', session: 's', box: { dir: '/x', project: '/x/p', data: '/x/d', config: '/x/c', socket: '/x/s/recap/recapd.sock' } } as AgentAttack;
+const FAKE = fakeAttack('qwen');
 
 /** Files the agent may not change: recap's own, and what wires it into Qwen Code. */
 function writeTargets(a: AgentAttack): [string, string][] {

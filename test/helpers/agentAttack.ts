@@ -13,6 +13,11 @@ import { RECAP, removeSandbox, sandbox, startDaemon, type DaemonProcess, type Sa
 import { ATTACK_THRESHOLD, filledIn, HOOK, submitCommandIn, TRIP_PROMPTS, type HookRun } from './gateAttack.js';
 import { FIXTURES } from './hookRecorder.js';
 
+/** A stand-in for an agent's attack, for naming the cases of it.each before the sandbox exists. */
+export function fakeAttack(agent: AgentName): AgentAttack {
+  return { agent, session: 's', box: { dir: '/x', project: '/x/p', data: '/x/d', config: '/x/c', socket: '/x/s/recap/recapd.sock' } } as AgentAttack;
+}
+
 export type AgentName = 'codex' | 'gemini' | 'qwen' | 'copilot' | 'opencode';
 export const AGENTS: readonly AgentName[] = ['codex', 'gemini', 'qwen', 'copilot', 'opencode'];
 
