@@ -1,10 +1,12 @@
 #!/usr/bin/env node
-// Benchmark: the wall time of `recap-hook <agent>` answering a tool call against a live
-// daemon, for every agent recap speaks to (each with its own payload shape), next to a
-// bare `node -e 0` and to a minimal shell hook (bash reading the payload with jq and
-// printing a deny, as a shell prototype of the hook does), all fed Claude Code's payload;
-// and a CLI command, `recap status`, against the same `node -e 0`. Runs are interleaved, each command going first in turn, so all three see the same
-// machine load; the figures are medians.
+// Benchmark: the wall time of the hook command an agent runs, answering a tool call against
+// a live daemon, for every agent recap speaks to with command hooks (each with its own payload
+// shape): the launcher every install writes (`/bin/sh bin/recap-hook.sh NODE AGENT`: sh and
+// curl, no Node), and recap-hook itself, which the launcher hands a call to when the daemon
+// cannot take it; next to a bare `node -e 0` and to a minimal shell hook (bash reading the
+// payload with jq and printing a deny, as a shell prototype of the hook does); and a CLI
+// command, `recap status`, against the same `node -e 0`. Runs are interleaved, each command
+// going first in turn, so all see the same machine load; the figures are medians.
 //   node bench/hook.mjs [--runs N] [--json]
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -13,7 +15,10 @@ import { join } from 'node:path';
 import { benchEnv, ROOT as root, startDaemon, stopDaemon } from './daemon.mjs';
 const args = process.argv.slice(2);
 const runs = Number(args[args.indexOf('--runs') + 1]) || 40;
-const TARGET_RATIO = 1.15;
+/** The launcher against `node -e 0` (issue 16: a `sh` + `curl` call measures about 0.13x here). */
+const TARGET_RATIO = 0.2;
+/** recap-hook, the launcher's fallback, against `node -e 0`: Node's start-up and little more. */
+const FALLBACK_TARGET_RATIO = 1.15;
 /** `recap status` against `node -e 0`: the CLI's target (issue 16 asks for it). */
 const CLI_TARGET_RATIO = 1.5;
 const WARM_UP_RUNS = 5;
@@ -67,8 +72,11 @@ const AGENT_PAYLOADS = {
 const { AGENT_NAMES } = await import(join(root, 'dist', 'agents', 'known.js'));
 const agents = AGENT_NAMES.filter((name) => AGENT_PAYLOADS[name] !== undefined);
 const hookOf = (agent) => `recapHook_${agent}`;
+const launcherOf = (agent) => `launcher_${agent}`;
+const LAUNCHER = join(root, 'bin', 'recap-hook.sh');
 const commands = {
   nodeE0: [process.execPath, ['-e', '0'], payload],
+  ...Object.fromEntries(agents.map((agent) => [launcherOf(agent), ['/bin/sh', [LAUNCHER, process.execPath, agent], AGENT_PAYLOADS[agent]]])),
   ...Object.fromEntries(agents.map((agent) => [hookOf(agent), [process.execPath, [join(root, 'bin', 'recap-hook.cjs'), agent], AGENT_PAYLOADS[agent]]])),
   ...(hasJq ? { shellJq: [shellHook, [], payload] } : {}),
   // A CLI command's own cost: `recap status` of the project's job, answered by the daemon.
@@ -76,6 +84,12 @@ const commands = {
 };
 const times = Object.fromEntries(Object.keys(commands).map((k) => [k, []]));
 try {
+  // The launcher must answer from the daemon, not hand the call to recap-hook: given a Node
+  // that does not exist, it still answers.
+  for (const agent of agents) {
+    const result = spawnSync('/bin/sh', [LAUNCHER, '/nonexistent/node', agent], { input: AGENT_PAYLOADS[agent], env });
+    if (result.status !== 0) throw new Error(`the launcher did not answer ${agent} from the daemon (exit ${result.status}): ${result.stderr}`);
+  }
   // Warm the file cache and the daemon first (its first few answers take tens of ms, as a
   // long-running daemon's do not); check that the shell hook denies.
   for (let i = 0; i < WARM_UP_RUNS; i += 1) {
@@ -112,17 +126,28 @@ const p95 = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
   return +s[Math.min(s.length - 1, Math.floor(s.length * 0.95))].toFixed(1);
 };
-const perAgent = Object.fromEntries(agents.map((agent) => [agent, { medianMs: medianMs[hookOf(agent)], p95Ms: p95(times[hookOf(agent)]), ratio: ratioOf(hookOf(agent)) }]));
+const perAgent = Object.fromEntries(
+  agents.map((agent) => [
+    agent,
+    {
+      medianMs: medianMs[launcherOf(agent)],
+      p95Ms: p95(times[launcherOf(agent)]),
+      ratio: ratioOf(launcherOf(agent)),
+      fallback: { medianMs: medianMs[hookOf(agent)], p95Ms: p95(times[hookOf(agent)]), ratio: ratioOf(hookOf(agent)) },
+    },
+  ]),
+);
 const result = {
   runs,
-  medianMs: { nodeE0: medianMs.nodeE0, recapHook: medianMs[hookOf('claude')], shellJq: medianMs.shellJq ?? null },
-  ratio: ratioOf(hookOf('claude')),
+  medianMs: { nodeE0: medianMs.nodeE0, launcher: medianMs[launcherOf('claude')], recapHook: medianMs[hookOf('claude')], shellJq: medianMs.shellJq ?? null },
+  ratio: ratioOf(launcherOf('claude')),
   agents: perAgent,
   shellRatio: ratioOf('shellJq'),
   cli: { medianMs: medianMs.cliStatus, ratio: ratioOf('cliStatus'), target: CLI_TARGET_RATIO },
   ...(hasJq ? {} : { shellSkipped: SHELL_SKIPPED }),
   target: TARGET_RATIO,
-  met: agents.every((agent) => perAgent[agent].ratio <= TARGET_RATIO),
+  fallbackTarget: FALLBACK_TARGET_RATIO,
+  met: agents.every((agent) => perAgent[agent].ratio <= TARGET_RATIO && (!hasJq || perAgent[agent].medianMs < medianMs.shellJq)),
 };
 if (args.includes('--json')) console.log(JSON.stringify(result));
 else {
@@ -131,7 +156,11 @@ else {
   console.log(`  node -e 0            ${r.medianMs.nodeE0} ms`);
   console.log(`  bash + jq (shell)    ${hasJq ? `${r.medianMs.shellJq} ms   ratio ${r.shellRatio}` : `skipped: ${SHELL_SKIPPED}`}`);
   for (const [agent, a] of Object.entries(r.agents)) {
-    console.log(`  recap-hook ${agent.padEnd(9)} ${a.medianMs} ms (p95 ${a.p95Ms})   ratio ${a.ratio} (target <= ${TARGET_RATIO}) ${a.ratio <= TARGET_RATIO ? 'met' : 'NOT met'}`);
+    console.log(`  launcher ${agent.padEnd(11)} ${a.medianMs} ms (p95 ${a.p95Ms})   ratio ${a.ratio} (target <= ${TARGET_RATIO}) ${a.ratio <= TARGET_RATIO ? 'met' : 'NOT met'}`);
+    const f = a.fallback;
+    console.log(
+      `  recap-hook ${agent.padEnd(9)} ${f.medianMs} ms (p95 ${f.p95Ms})   ratio ${f.ratio} (fallback, target <= ${FALLBACK_TARGET_RATIO}) ${f.ratio <= FALLBACK_TARGET_RATIO ? 'met' : 'NOT met'}`,
+    );
   }
   console.log(`  recap status         ${r.cli.medianMs} ms   ratio ${r.cli.ratio} (target <= ${CLI_TARGET_RATIO}) ${r.cli.ratio <= CLI_TARGET_RATIO ? 'met' : 'NOT met'}`);
 }

@@ -78,3 +78,13 @@ export function withNotice(facts: AgentFacts, answer: HookAnswer, text: string):
   if (answer.stdout === '' && answer.exitCode === 0) return facts.notice(text);
   return facts.withNotice?.(answer, text) ?? answer;
 }
+
+/**
+ * The answer to a call recap cannot judge (unreadable, too large, unanswered). A tool call
+ * (or a call of no known event) is denied, since silence would let it run; a prompt or a
+ * session start is never blocked (the user must not be silenced), the user is told instead.
+ */
+export function refusal(facts: AgentFacts, event: string | undefined, why: string, advice: string): HookAnswer {
+  if (event === undefined || facts.events[event] === 'tool') return facts.deny(`recap: ${why}, so this tool call was denied: ${advice}.`);
+  return facts.notice(`recap: ${why}; this ${event} was not checked: ${advice}.`);
+}

@@ -1,29 +1,57 @@
 // recap's hook command and its place in a hooks object shaped as Claude Code, Codex and Qwen
 // Code all shape theirs (`{"hooks": {"<Event>": [{"matcher": ..., "hooks": [handler]}]}}`):
 // the command written, recognised again, read back, and removed without touching the rest.
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 
-const shellQuote = (path: string) => (/^[\w@%+=:,./-]+$/.test(path) ? path : `'${path.replaceAll("'", "'\\''")}'`);
+export const shellQuote = (path: string) => (/^[\w@%+=:,./-]+$/.test(path) ? path : `'${path.replaceAll("'", "'\\''")}'`);
+
+/** bin/recap-hook.sh, beside the recap-hook bundle: the launcher every installed hook command runs. */
+export const launcherOf = (hookBin: string): string => join(dirname(hookBin), 'recap-hook.sh');
 
 /**
- * The bundle run by this Node, both by absolute path: with `#!/usr/bin/env node` a `node`
- * written into a folder early on PATH would switch every hook off.
+ * The launcher, run by /bin/sh (no execute bit, no `#!` looked up), handed the Node that runs
+ * recap-hook when the daemon cannot answer it: both by absolute path, since a `node` written
+ * into a folder early on PATH would switch every hook off.
  */
 export function recapHookCommand(agent: string, hookBin: string, node = process.execPath): string {
-  return `${shellQuote(node)} ${shellQuote(hookBin)} ${agent}`;
+  return `/bin/sh ${shellQuote(launcherOf(hookBin))} ${shellQuote(node)} ${agent}`;
 }
 
-/** Whether a command runs recap-hook for `agent`: alone, as older installs wrote it, or after the Node that runs it. */
+const WORD = `(?:'(?:[^']|'\\\\'')*'|"[^"]*"|\\S+)`;
+
+/**
+ * Whether a command runs recap-hook for `agent`: through the launcher, or, as older installs
+ * wrote it, the bundle alone or after the Node that runs it.
+ */
 export function runsRecapHook(command: unknown, agent: string): command is string {
-  return typeof command === 'string' && new RegExp(`(?:^|/|['"])recap-hook(?:\\.c?js)?['"]? ${agent}$`).test(command);
+  return (
+    typeof command === 'string' &&
+    (new RegExp(`(?:^|/|['"])recap-hook(?:\\.c?js)?['"]? ${agent}$`).test(command) || new RegExp(`(?:^|/|['"])recap-hook\\.sh['"]? ${WORD} ${agent}$`).test(command))
+  );
 }
 
-/** The executable words of recap's command: [node, bundle] for new installs, [bundle] for old ones. */
+/** The executable words of recap's command: [/bin/sh, launcher, node] now, [node, bundle] or [bundle] for older installs. */
 export function commandWords(command: string, agent: string): string[] {
   const words: string[] = [];
   for (const match of command.replace(new RegExp(` ${agent}$`), '').matchAll(/'((?:[^']|'\\'')*)'|"([^"]*)"|(\S+)/g)) {
     words.push((match[1]?.replaceAll("'\\''", "'") ?? match[2] ?? match[3])!);
   }
   return words;
+}
+
+/**
+ * What is wrong with recap's command as written: a file it names is gone, or it does not name
+ * Node by absolute path (`#!/usr/bin/env node` finds Node on PATH: a node written early on PATH
+ * would switch the hook off).
+ */
+export function commandProblem(command: string, agent: string): string | undefined {
+  const words = commandWords(command, agent);
+  const missing = words.find((w) => !existsSync(w));
+  if (missing) return `${missing} does not exist`;
+  const node = words[0] === '/bin/sh' ? words[2] : words[0];
+  if (words.length < 2 || node === undefined || !node.startsWith('/')) return `the command does not name node by absolute path; run recap install ${agent} again`;
+  return undefined;
 }
 
 export type HooksObject = Record<string, unknown> & { hooks?: Record<string, unknown> };

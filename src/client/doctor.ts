@@ -1,10 +1,10 @@
 // `recap doctor`: one line per check of the installation, with the fix for each failure;
 // `recap doctor --fix` first repairs what recap can itself, and says what it changed.
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { RECAP_BIN } from '../common/bins.js';
-import { dataDir, eventLogDir, httpTokenFile, projectConfigPath, socketPath, userConfigPath } from '../common/paths.js';
+import { CURL, RECAP_BIN } from '../common/bins.js';
+import { dataDir, eventLogDir, httpTokenFile, launcherSocketPath, projectConfigPath, socketPath, userConfigPath } from '../common/paths.js';
 import { clearStaleSocket } from '../daemon/staleSocket.js';
 import { whyUnreachable } from './autostart.js';
 import { checkConfigFiles } from '../daemon/configService.js';
@@ -20,7 +20,16 @@ export { printChecks, type Check } from './checks.js';
 const MIN_NODE = [20, 19];
 
 export async function runDoctor(project: string, env: NodeJS.ProcessEnv): Promise<Check[]> {
-  return [nodeCheck(), await daemonCheck(env), ...permissionChecks(env), configCheck(project, env), ...(await approvalCheck(project, env)), ...agentChecks(project, env)];
+  const daemon = await daemonCheck(env);
+  return [
+    nodeCheck(),
+    daemon,
+    launcherCheck(env, daemon.ok),
+    ...permissionChecks(env),
+    configCheck(project, env),
+    ...(await approvalCheck(project, env)),
+    ...agentChecks(project, env),
+  ];
 }
 
 function nodeCheck(): Check {
@@ -45,6 +54,29 @@ async function daemonCheck(env: NodeJS.ProcessEnv): Promise<Check> {
       detail,
       fix: 'start it: recap daemon (any recap command also starts it), or systemctl --user enable --now recap.socket',
     };
+  }
+}
+
+/**
+ * The hook launcher (bin/recap-hook.sh) answers a call with curl from the daemon's launcher
+ * socket; without either it hands every call to recap-hook, which works but starts Node each
+ * time.
+ */
+function launcherCheck(env: NodeJS.ProcessEnv, daemonUp: boolean): Check {
+  const name = 'hook launcher';
+  const socket = launcherSocketPath(socketPath(env));
+  if (!existsSync(CURL)) return { name, ok: true, detail: `no ${CURL}: every hook call starts Node (tens of ms); install curl for hooks that answer in a few ms` };
+  if (daemonUp && !isSocket(socket)) {
+    return { name, ok: false, detail: `the daemon has no launcher socket ${socket} (an older daemon, or the file was removed): every hook call starts Node`, fix: 'recap restart' };
+  }
+  return { name, ok: true, detail: `${CURL} and ${socket}` };
+}
+
+function isSocket(path: string): boolean {
+  try {
+    return lstatSync(path).isSocket();
+  } catch {
+    return false;
   }
 }
 

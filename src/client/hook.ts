@@ -1,4 +1,5 @@
-// recap-hook <agent>: the hook an agent runs on every event. It reads one JSON object
+// recap-hook <agent>: the hook an agent runs on every event (through bin/recap-hook.sh, which
+// answers from the daemon with curl and hands a call here when it cannot). It reads one JSON object
 // from stdin (with a deadline), forwards it to the daemon, prints the answer and exits with
 // its code. Node built-ins only, so it starts as fast as Node can; it never hangs past its
 // deadline and never prints a stack trace into the agent. scripts/bundle-hook.mjs builds it
@@ -9,7 +10,7 @@ import { socketPath } from '../common/paths.js';
 import { truncatedPrompt } from '../common/truncatedPrompt.js';
 import { Client, DaemonBusy, DaemonUnavailable, NoAnswer } from './socketClient.js';
 import { AGENT_FACTS, AGENT_NAMES, isAgentName } from '../agents/known.js';
-import { NOTHING, withNotice, type AgentFacts, type HookAnswer } from '../agents/facts.js';
+import { NOTHING, refusal, withNotice, type AgentFacts, type HookAnswer } from '../agents/facts.js';
 import { disableSwitch } from './disableSwitch.js';
 
 /** How long stdin may stay silent; a payload still arriving (64 MiB takes a while) may go on until STDIN_TOTAL_MS. */
@@ -167,18 +168,6 @@ function eventIn(head: string): string | undefined {
   return /"hook_event_name"\s*:\s*"(\w+)"/.exec(head)?.[1];
 }
 
-/**
- * The answer to a call recap cannot judge. A tool call (or a call of no known event) is
- * denied, since silence would let it run; a prompt or a session start is never blocked
- * (the user must not be silenced), the user is told instead.
- */
-function refusal(event: string | undefined, why: string, advice: string): Answer {
-  if (event === undefined || facts.events[event] === 'tool') {
-    return facts.deny(`recap: ${why}, so this tool call was denied: ${advice}.`);
-  }
-  return facts.notice(`recap: ${why}; this ${event} was not checked: ${advice}.`);
-}
-
 /** Loaded only when the daemon does not answer: the usual path neither parses nor runs it. */
 const fallback = () => import('./hookFallback.js');
 
@@ -194,6 +183,12 @@ async function main(): Promise<void> {
   // is ignored, and the user is told why on every answer.
   const switched = disableSwitch();
   off = switched?.off === true;
+  // The launcher (bin/recap-hook.sh) reached the daemon, then its curl failed: stdin is spent.
+  if (process.argv[3] === '--lost') {
+    const why = `recap's hook launcher lost this call when its connection to the daemon failed (${process.argv[4] ?? 'no detail'})`;
+    finish(off ? NOTHING : refusal(facts, undefined, why, 'try again; if it keeps happening, run `recap doctor`'));
+    return;
+  }
   // Connecting while stdin is read saves the milliseconds each takes.
   const reading = readInput();
   const connecting = connect();
@@ -205,7 +200,7 @@ async function main(): Promise<void> {
     const event = eventIn(input.head);
     const rebuilt = input.prefix !== undefined && event !== undefined && facts.events[event] === 'prompt' ? truncatedPrompt(input.prefix) : undefined;
     if (rebuilt === undefined) {
-      finish(off ? NOTHING : refusal(eventIn(input.head), input.why, input.advice));
+      finish(off ? NOTHING : refusal(facts, eventIn(input.head), input.why, input.advice));
       return;
     }
     payload = rebuilt;
@@ -269,7 +264,7 @@ async function daemonDown(payload: Record<string, unknown> | undefined, why: str
   } catch (error) {
     // Not even the fallback can answer: refuse a tool call, never a prompt.
     const event = typeof payload?.hook_event_name === 'string' ? payload.hook_event_name : undefined;
-    answer = refusal(event, `recap-hook failed (${why}; ${(error as Error).message})`, 'reinstall recap (npm install -g recap) if this persists');
+    answer = refusal(facts, event, `recap-hook failed (${why}; ${(error as Error).message})`, 'reinstall recap (npm install -g recap) if this persists');
   }
   finish(answer);
 }

@@ -30,6 +30,16 @@ export function socketPath(env: Env = process.env): string {
   return join('/tmp', `recap-${uid()}`, 'recapd.sock');
 }
 
+/**
+ * The socket where the daemon speaks HTTP to recap's hook launcher (bin/recap-hook.sh), beside
+ * the main one: `recapd.sock` gives `recapd.http.sock`. A socket of its own, not the main one
+ * told apart by its first bytes: a daemon of an older recap then simply has none, and the
+ * launcher hands every call to recap-hook instead of meeting a protocol it does not speak.
+ */
+export function launcherSocketPath(socket: string): string {
+  return `${socket.replace(/\.sock$/, '')}.http.sock`;
+}
+
 /** recap's data folder: the event log lives in `log/` inside it, the daemon's log file beside it. */
 export function dataDir(env: Env = process.env): string {
   if (env.RECAP_DATA_DIR) return env.RECAP_DATA_DIR;

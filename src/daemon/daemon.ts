@@ -5,7 +5,7 @@ import { existsSync, mkdirSync, readdirSync, readlinkSync, statSync } from 'node
 import { join } from 'node:path';
 import { homedir } from 'node:os';
 import { UserError } from '../common/errors.js';
-import { dataDir, eventLogDir, httpTokenFile, socketPath, userConfigPath } from '../common/paths.js';
+import { dataDir, eventLogDir, httpTokenFile, launcherSocketPath, socketPath, userConfigPath } from '../common/paths.js';
 import { httpPort, httpPortFile, keepPort, keptPort } from '../common/httpPort.js';
 import { describeHolder, removePidFile, runningDaemon, writePidFile } from '../common/daemonRecord.js';
 import { ConfigService } from './configService.js';
@@ -19,6 +19,7 @@ import { UndecodableEvent } from './codec.js';
 import { type Projection, USER_SCOPE } from './projection.js';
 import { loadProjection } from './snapshot.js';
 import { protectedPaths, readOnlyPaths, recapPaths, shadowDirs, writeLauncher } from './recapPaths.js';
+import { LauncherEndpoint } from './launcherEndpoint.js';
 import { limitsFrom, SocketServer, type Listen } from './socketServer.js';
 import { clearStaleSocket, SocketInUse } from './staleSocket.js';
 import { VerdictFile, verdictPath } from './verdicts.js';
@@ -183,6 +184,12 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
   await server.listen(where);
   // After listen: the socket's folder exists (0700).
   await handler.seedVerdicts();
+  // The hook launcher's socket: without it hooks still work, each starting recap-hook.
+  const launcher = new LauncherEndpoint(handler, log);
+  const launcherSocket = launcherSocketPath(socketPath(env));
+  await launcher.listen(launcherSocket).catch((error: unknown) => {
+    log.warn({ err: error, socket: launcherSocket }, "the hook launcher's socket could not be made: every hook call starts recap-hook instead");
+  });
   // `recap install claude --http` made a token: the endpoint is wanted.
   if (existsSync(httpTokenFile(env))) {
     try {
@@ -200,7 +207,7 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
   await stopped;
   // Requests waiting for new events (recap log -f) answer now, so closing need not wait for them.
   handler.close();
-  await Promise.all([server.close(), endpoint?.close()]);
+  await Promise.all([server.close(), endpoint?.close(), launcher.close()]);
   await closeStore();
   log.info('recap daemon stopped');
 }

@@ -11,17 +11,14 @@ import type { Handler } from './handler.js';
 import { describeBytes, MAX_HOOK_PAYLOAD } from '../common/frames.js';
 import { parseJson } from '../common/json.js';
 import { truncatedPrompt } from '../common/truncatedPrompt.js';
+import { eventIn, HEAD_BYTES, MAX_HELD_BYTES, readBody } from './hookBody.js';
 import { classifyBash } from '../events/whitelist.js';
 import { claudeFacts } from '../agents/claude/facts.js';
 
 export const HOOK_PATH = '/hooks/claude';
 const MAX_BODY = MAX_HOOK_PAYLOAD;
-/** The first bytes of a body kept when it is not used whole: enough to name its event. */
-const HEAD_BYTES = 64 * 1024;
 /** Inside the 10 s timeout `recap install --http` gives the hook: past it, the answer is made here. */
 const ANSWER_DEADLINE_MS = 8000;
-/** Bytes of request bodies held at once across all requests, as the socket server bounds its frames. */
-const MAX_HELD_BYTES = 2 * MAX_HOOK_PAYLOAD + 32 * 1024 * 1024;
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
 
 /** The endpoint's token, made on first use and kept in a file only the user can read. */
@@ -181,64 +178,4 @@ function withNote(json: string, note: string | undefined): string {
     // Not an object: left as it is.
   }
   return json;
-}
-
-/** The event a body is for, when its first bytes name it. */
-function eventIn(head: string): string | undefined {
-  return /"hook_event_name"\s*:\s*"(\w+)"/.exec(head)?.[1];
-}
-
-type Body = { kind: 'whole'; text: string } | { kind: 'oversized'; head: string; prefix: string } | { kind: 'busy'; head: string } | { kind: 'failed'; why: string };
-
-/**
- * The body, up to MAX_BODY; past it (or past what all requests together may hold) only its
- * first bytes, to name the event refused.
- */
-function readBody(req: IncomingMessage, held: { bytes: number }): Promise<Body> {
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let released = false;
-    const release = () => {
-      if (!released) held.bytes -= size;
-      released = true;
-    };
-    const settle = (body: Body) => {
-      release();
-      resolve(body);
-    };
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      held.bytes += chunk.length;
-      if (held.bytes > MAX_HELD_BYTES && size <= MAX_BODY) {
-        const head = Buffer.concat(chunks).subarray(0, HEAD_BYTES).toString('utf8');
-        chunks.length = 0;
-        req.removeAllListeners('data');
-        req.removeAllListeners('end');
-        release();
-        req.on('data', () => undefined);
-        req.once('end', () => resolve({ kind: 'busy', head }));
-        return;
-      }
-      if (size > MAX_BODY) {
-        // The first MAX_BODY bytes are kept (a prompt is counted as far as them); the rest
-        // is read and dropped: an answer sent while the client is still writing can be lost
-        // to a reset, and a lost answer is an allow.
-        const kept = chunk.subarray(0, chunk.length - (size - MAX_BODY));
-        const prefix = Buffer.concat([...chunks, kept]).toString('utf8');
-        chunks.length = 0;
-        req.removeAllListeners('data');
-        req.removeAllListeners('end');
-        req.on('data', () => undefined);
-        req.once('end', () => settle({ kind: 'oversized', head: prefix.slice(0, HEAD_BYTES), prefix }));
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.once('end', () => {
-      const text = Buffer.concat(chunks, size).toString('utf8');
-      settle({ kind: 'whole', text });
-    });
-    req.once('error', (error) => settle({ kind: 'failed', why: `the request could not be read (${error.message})` }));
-  });
 }

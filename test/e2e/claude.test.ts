@@ -102,7 +102,7 @@ describe.each([{ mode: 'command' as const }, { mode: 'http' as const }, { mode: 
     const expected = mode === 'http' ? { type: 'http', url: `http://127.0.0.1:${box.env.RECAP_HTTP_PORT}/hooks/claude` } : { type: 'command' };
     for (const event of ['PreToolUse', 'UserPromptSubmit', 'PostToolUse']) expect(first(event)).toMatchObject(expected);
     // Claude Code runs SessionStart hooks only as commands.
-    expect(first('SessionStart')).toMatchObject({ type: 'command', command: expect.stringMatching(/recap-hook\.cjs claude$/) });
+    expect(first('SessionStart')).toMatchObject({ type: 'command', command: expect.stringMatching(/^\/bin\/sh \S*\/bin\/recap-hook\.sh \S+ claude$/) });
   });
 
   it(

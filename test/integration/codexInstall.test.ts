@@ -10,8 +10,7 @@ import { codexHooksList, type ListedHook } from '../helpers/codexHooksList.js';
 import { removeSandbox, ROOT, runCli, sandbox, type Sandbox } from '../helpers/daemon.js';
 
 const TEST_MS = 90_000;
-const HOOK_BIN = join(ROOT, 'bin', 'recap-hook.cjs');
-const RECAP_COMMAND = `${process.execPath} ${HOOK_BIN} codex`;
+const RECAP_COMMAND = `/bin/sh ${join(ROOT, 'bin', 'recap-hook.sh')} ${process.execPath} codex`;
 
 const AUDIT = { type: 'command', command: '/usr/local/bin/audit-bash', timeout: 5 };
 const userHooks = () => ({

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { removeSandbox, ROOT, runCli, sandbox, type DaemonProcess, type Sandbox, closeSandbox, sandboxWithDaemon, trackedSandboxes } from '../helpers/daemon.js';
 import { AGENT_NAMES } from '../../src/agents/known.js';
+import { launcherSocketPath } from '../../src/common/paths.js';
 
 type Check = { name: string; ok: boolean; detail: string; fix?: string };
 
@@ -47,7 +48,7 @@ describe('recap doctor with a daemon running', () => {
     const lines = result.stdout.trimEnd().split('\n');
     for (const line of lines) expect(line).toMatch(/^ok\s/);
     const names = lines.map((l) => l.slice(6, 19).trim());
-    expect(names).toEqual(expect.arrayContaining(['node', 'daemon', 'socket', 'data', 'config', 'claude hooks']));
+    expect(names).toEqual(expect.arrayContaining(['node', 'daemon', 'hook launcher', 'socket', 'data', 'config', 'claude hooks']));
     expect(result.stdout).toMatch(/^ok\s+daemon\s+running, version \d+\.\d+\.\d+, on /m);
     expect(result.stdout).toContain(box.socket);
     expect(result.stdout).toMatch(new RegExp(`^ok\\s+config\\s+valid: ${box.config.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`, 'm'));
@@ -119,12 +120,12 @@ describe('recap doctor with a daemon running', () => {
   });
 
   it('with a hook command pointing to a missing executable: FAIL hooks naming it', async () => {
-    const missing = join(box.dir, 'gone', 'recap-hook.cjs');
+    const missing = join(box.dir, 'gone', 'recap-hook.sh');
     const text = readFileSync(settingsFile(box), 'utf8');
-    const real = join(ROOT, 'bin', 'recap-hook.cjs');
-    expect(text).toContain(`${real} claude`);
-    writeFileSync(settingsFile(box), text.replaceAll(`${real} claude`, `${missing} claude`));
-    // (The hook command is `<node> <bundle> claude`: the bundle is the missing one here.)
+    const real = join(ROOT, 'bin', 'recap-hook.sh');
+    expect(text).toContain(`/bin/sh ${real} ${process.execPath} claude`);
+    writeFileSync(settingsFile(box), text.replaceAll(real, missing));
+    // (The hook command is `/bin/sh <launcher> <node> claude`: the launcher is the missing one here.)
     const result = await runCli(box, ['doctor']);
     expect(result.code).toBe(1);
     const { line, fix } = failure(result.stdout, 'claude hooks');
@@ -137,10 +138,10 @@ describe('recap doctor with a daemon running', () => {
   });
 
   it('with a missing executable whose path has spaces (single-quoted): FAIL hooks naming the path', async () => {
-    const missing = join(box.dir, 'my tools', 'recap-hook.cjs');
-    const real = join(ROOT, 'bin', 'recap-hook.cjs');
+    const missing = join(box.dir, 'my tools', 'recap-hook.sh');
+    const real = join(ROOT, 'bin', 'recap-hook.sh');
     const text = readFileSync(settingsFile(box), 'utf8');
-    writeFileSync(settingsFile(box), text.replaceAll(`${real} claude`, `'${missing}' claude`));
+    writeFileSync(settingsFile(box), text.replaceAll(real, `'${missing}'`));
     const result = await runCli(box, ['doctor']);
     expect(result.code).toBe(1);
     expect(failure(result.stdout, 'claude hooks').line).toContain(`${missing} does not exist`);
@@ -148,9 +149,10 @@ describe('recap doctor with a daemon running', () => {
 
   it('with an older install whose hook command lets PATH find node: FAIL hooks saying so', async () => {
     const real = join(ROOT, 'bin', 'recap-hook.cjs');
+    const launched = `/bin/sh ${join(ROOT, 'bin', 'recap-hook.sh')} ${process.execPath} claude`;
     const text = readFileSync(settingsFile(box), 'utf8');
-    expect(text).toContain(`${process.execPath} ${real} claude`);
-    writeFileSync(settingsFile(box), text.replaceAll(`${process.execPath} ${real} claude`, `${real} claude`));
+    expect(text).toContain(launched);
+    writeFileSync(settingsFile(box), text.replaceAll(launched, `${real} claude`));
     const result = await runCli(box, ['doctor']);
     expect(result.code).toBe(1);
     const { line, fix } = failure(result.stdout, 'claude hooks');
@@ -324,7 +326,7 @@ describe('recap doctor --fix', () => {
     const moved = installed.replaceAll(join(ROOT, 'bin'), '/old/place/bin');
     expect(moved).not.toBe(installed);
     writeFileSync(settingsFile(box), moved);
-    expect(failure((await runCli(box, ['doctor'])).stdout, 'claude hooks').line).toContain('/old/place/bin/recap-hook.cjs does not exist');
+    expect(failure((await runCli(box, ['doctor'])).stdout, 'claude hooks').line).toContain('/old/place/bin/recap-hook.sh does not exist');
 
     const result = await runCli(box, ['doctor', '--fix']);
     expect(result.code, result.stdout).toBe(0);
@@ -342,5 +344,22 @@ describe('recap doctor --fix', () => {
     expect(result.code).toBe(0);
     expect(result.stdout.split('\n')[0]).toBe('fixed: nothing recap can fix by itself needed it');
     expect(readFileSync(settingsFile(box), 'utf8')).toBe(before);
+  });
+});
+
+describe('recap doctor and the hook launcher', () => {
+  const { newBox, start } = trackedSandboxes(afterEach);
+
+  it('fails when the daemon has no launcher socket (hooks then start Node each call), with recap restart as the fix', async () => {
+    const box = newBox();
+    await start(box);
+    expect((await runCli(box, ['install', 'claude'])).code).toBe(0);
+    expect((await runCli(box, ['doctor'])).stdout).toMatch(/^ok\s+hook launcher\s+\/usr\/bin\/curl and /m);
+    rmSync(launcherSocketPath(box.socket));
+    const result = await runCli(box, ['doctor']);
+    expect(result.code).toBe(1);
+    const { line, fix } = failure(result.stdout, 'hook launcher');
+    expect(line).toContain(`the daemon has no launcher socket ${launcherSocketPath(box.socket)}`);
+    expect(fix).toBe('recap restart');
   });
 });

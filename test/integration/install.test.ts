@@ -1,7 +1,7 @@
 // `recap install claude` and `recap uninstall claude` through the real CLI, on settings
 // files in a sandboxed HOME: recap's hooks go in and out, everything else stays.
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync, chmodSync } from 'node:fs';
-import { isAbsolute, join } from 'node:path';
+import { dirname, isAbsolute, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { hookCommandWords, RECAP_EVENTS, recapHooksIn, type Settings } from '../../src/agents/claude/settings.js';
 import { freePort, removeSandbox, ROOT, runCli, sandbox, startDaemon, type DaemonProcess, type Sandbox } from '../helpers/daemon.js';
@@ -95,12 +95,13 @@ describe('recap install claude', () => {
       // Only the gate's own event fails closed; a failure on the user's prompt must not drop it.
       const failure = event === 'PreToolUse' ? { onFailure: 'block' } : {};
       expect(hook).toEqual({ type: 'command', command: expect.stringMatching(/ claude$/), timeout: 10, ...failure });
-      // Node by absolute path, then the bundle: no PATH lookup a written `node` could shadow.
-      const [node, bundle, ...rest] = hookCommandWords(hook.command as string);
+      // sh, the launcher beside the bundle, Node: all by absolute path, no PATH lookup a written `node` could shadow.
+      const [sh, launcher, node, ...rest] = hookCommandWords(hook.command as string);
       expect(rest).toEqual([]);
+      expect(sh).toBe('/bin/sh');
+      expect(launcher).toBe(join(dirname(HOOK_BIN), 'recap-hook.sh'));
       expect(node).toBe(process.execPath);
-      expect(bundle).toBe(HOOK_BIN);
-      for (const executable of [node!, bundle!]) {
+      for (const executable of [sh!, launcher!, node!]) {
         expect(isAbsolute(executable), executable).toBe(true);
         expect(existsSync(executable), executable).toBe(true);
       }
@@ -179,7 +180,9 @@ describe('recap install claude', () => {
       const failure = event === 'PreToolUse' ? { onFailure: 'block' } : {};
       expect(recapGroup(after, event)!.hooks, event).toEqual([{ type: 'http', url, headers: { Authorization: `Bearer ${token.trim()}` }, timeout: 10, ...failure }]);
     }
-    expect(recapGroup(after, 'SessionStart')!.hooks).toEqual([{ type: 'command', command: `${process.execPath} ${HOOK_BIN} claude`, timeout: 10 }]);
+    expect(recapGroup(after, 'SessionStart')!.hooks).toEqual([
+      { type: 'command', command: `/bin/sh ${join(dirname(HOOK_BIN), 'recap-hook.sh')} ${process.execPath} claude`, timeout: 10 },
+    ]);
     expect(recapHooksIn(after)).toHaveLength(RECAP_EVENTS.length);
 
     // The header written is one the endpoint accepts.

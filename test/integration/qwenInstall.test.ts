@@ -9,7 +9,8 @@ import { recapHooksIn, type Settings } from '../../src/agents/qwen/settings.js';
 import { removeSandbox, ROOT, runCli, sandbox, type Sandbox } from '../helpers/daemon.js';
 
 const HOOK_BIN = join(ROOT, 'bin', 'recap-hook.cjs');
-const COMMAND = `${process.execPath} ${HOOK_BIN} qwen`;
+const LAUNCHER = join(ROOT, 'bin', 'recap-hook.sh');
+const COMMAND = `/bin/sh ${LAUNCHER} ${process.execPath} qwen`;
 
 /** Settings a Qwen Code user already has: other keys, other hooks on recap's events and on others. */
 function existingSettings(): Settings {
@@ -310,8 +311,8 @@ describe("recap doctor's Qwen Code lines", () => {
 
   it('a hook naming a bundle that is gone: FAIL naming it', async () => {
     expect((await runCli(box, ['install', 'qwen'])).code).toBe(0);
-    const gone = join(box.dir, 'gone', 'recap-hook.cjs');
-    writeFileSync(userFile(box), readFileSync(userFile(box), 'utf8').replaceAll(`${HOOK_BIN} qwen`, `${gone} qwen`));
+    const gone = join(box.dir, 'gone', 'recap-hook.sh');
+    writeFileSync(userFile(box), readFileSync(userFile(box), 'utf8').replaceAll(LAUNCHER, gone));
     const check = await hooksCheck();
     expect(check.ok).toBe(false);
     expect(check.detail).toContain(`PreToolUse in ${userFile(box)}: ${gone} does not exist`);

@@ -52,26 +52,29 @@ const clone = <T>(value: T): T => structuredClone(value);
 
 describe('isRecapHook', () => {
   it('recognises the command hook recap writes, for a plain path', () => {
-    expect(commandHook(HOOK_BIN)).toEqual({ type: 'command', command: `${process.execPath} ${HOOK_BIN} claude`, timeout: 10 });
+    expect(commandHook(HOOK_BIN)).toEqual({ type: 'command', command: `/bin/sh /opt/recap/bin/recap-hook.sh ${process.execPath} claude`, timeout: 10 });
     expect(isRecapHook(commandHook(HOOK_BIN))).toBe(true);
   });
 
   it('recognises the command hook for a path with spaces, which recap single-quotes', () => {
     const hook = commandHook('/home/ann/My Tools/recap/bin/recap-hook.cjs', '/usr/bin/node');
-    expect(hook.type === 'command' && hook.command).toBe("/usr/bin/node '/home/ann/My Tools/recap/bin/recap-hook.cjs' claude");
+    expect(hook.type === 'command' && hook.command).toBe("/bin/sh '/home/ann/My Tools/recap/bin/recap-hook.sh' /usr/bin/node claude");
     expect(isRecapHook(hook)).toBe(true);
   });
 
   it("recognises the command hook for a path holding a single quote (quoted as '\\'')", () => {
     const hook = commandHook("/home/o'brien/recap/bin/recap-hook.cjs", "/home/o'brien/.nvm/node");
-    expect(hook.type === 'command' && hook.command).toBe("'/home/o'\\''brien/.nvm/node' '/home/o'\\''brien/recap/bin/recap-hook.cjs' claude");
-    expect(hookCommandWords(hook.type === 'command' ? hook.command : '')).toEqual(["/home/o'brien/.nvm/node", "/home/o'brien/recap/bin/recap-hook.cjs"]);
+    expect(hook.type === 'command' && hook.command).toBe("/bin/sh '/home/o'\\''brien/recap/bin/recap-hook.sh' '/home/o'\\''brien/.nvm/node' claude");
+    expect(hookCommandWords(hook.type === 'command' ? hook.command : '')).toEqual(['/bin/sh', "/home/o'brien/recap/bin/recap-hook.sh", "/home/o'brien/.nvm/node"]);
     expect(isRecapHook(hook)).toBe(true);
   });
 
   it('recognises a double-quoted path with spaces and the bare recap-hook on the PATH', () => {
     expect(isRecapHook({ type: 'command', command: '"/opt/my tools/recap-hook.cjs" claude' })).toBe(true);
     expect(isRecapHook({ type: 'command', command: 'recap-hook claude' })).toBe(true);
+    // As recap wrote it before the launcher: Node and the bundle.
+    expect(isRecapHook({ type: 'command', command: "/usr/bin/node '/opt/my tools/recap-hook.cjs' claude" })).toBe(true);
+    expect(isRecapHook({ type: 'command', command: "/bin/sh '/opt/my tools/recap-hook.sh' /usr/bin/node codex" })).toBe(false);
     expect(isRecapHook({ type: 'command', command: '/usr/lib/node_modules/recap/bin/recap-hook.js claude' })).toBe(true);
   });
 

@@ -249,9 +249,13 @@ describe("recap's entries in Qwen Code's settings", () => {
   });
 
   it('the entry runs the bundle with an absolute Node, names itself recap, and outlasts recap-hook', () => {
-    expect(entry).toEqual({ type: 'command', name: 'recap', command: '/usr/bin/node /opt/recap/bin/recap-hook.cjs qwen', timeout: 20 });
+    expect(entry).toEqual({ type: 'command', name: 'recap', command: '/bin/sh /opt/recap/bin/recap-hook.sh /usr/bin/node qwen', timeout: 20 });
     expect(timeoutMs(entry.timeout)).toBeGreaterThan(8000);
-    expect(hookCommandWords(commandHook("/home/o'neil/my tools/recap-hook.cjs", '/usr/bin/node').command)).toEqual(['/usr/bin/node', "/home/o'neil/my tools/recap-hook.cjs"]);
+    expect(hookCommandWords(commandHook("/home/o'neil/my tools/recap-hook.cjs", '/usr/bin/node').command)).toEqual([
+      '/bin/sh',
+      "/home/o'neil/my tools/recap-hook.sh",
+      '/usr/bin/node',
+    ]);
   });
 
   it("adds one group per event after the user's own, keeps everything else, and is idempotent", () => {

@@ -1,6 +1,7 @@
 // `recap doctor` for Claude Code: recap's hooks in its settings, each one able to run and
 // fail closed, or its plugin, loadable from this recap's folder; never both; and a Claude
 // Code new enough to fail closed.
+import { commandProblem } from '../hookCommand.js';
 import { accessSync, constants, existsSync, readFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import type { Check } from '../../client/checks.js';
@@ -8,7 +9,7 @@ import { httpTokenFile } from '../../common/paths.js';
 import { httpPort, httpPortFile, keptPort } from '../../common/httpPort.js';
 import { claudeVersion, claudeVersionWarning, FAIL_CLOSED_SINCE, failsClosed, readSettings, settingsFiles, type Scope } from './install.js';
 import { MARKETPLACE_DIR, PLUGIN_ID, pluginDataDir, pluginIn, pluginSettingsFile } from './plugin.js';
-import { hookCommandWords, PORTABLE_COMMAND, RECAP_EVENTS, recapHooksIn, type HookEntry } from './settings.js';
+import { PORTABLE_COMMAND, RECAP_EVENTS, recapHooksIn, type HookEntry } from './settings.js';
 
 /** Recap's hooks or plugin in Claude Code and the Claude Code that runs them; nothing when neither is here. */
 export function claudeDoctor(project: string, env: NodeJS.ProcessEnv): Check[] {
@@ -120,11 +121,8 @@ function hookProblem(event: string, hook: HookEntry, env: NodeJS.ProcessEnv, hon
     if (onPath('recap-hook', env) === undefined)
       return 'recap-hook is not on PATH, so Claude Code cannot run it here: install recap (npm install -g recap, or npm link in its clone)';
   } else if (hook.type === 'command') {
-    const words = hookCommandWords(hook.command);
-    const missing = words.find((w) => !existsSync(w));
-    if (missing) return `${missing} does not exist`;
-    // `#!/usr/bin/env node` finds Node on PATH: a node written early on PATH switches the hook off.
-    if (words.length < 2 || !words[0]!.startsWith('/')) return 'the command does not name node by absolute path; run recap install claude again';
+    const problem = commandProblem(hook.command, 'claude');
+    if (problem) return problem;
   }
   if (event === 'PreToolUse' && honoured && hook.onFailure !== 'block') return 'no onFailure: "block", so a failing hook lets the tool run; run recap install claude again';
   if (hook.type === 'command') return undefined;

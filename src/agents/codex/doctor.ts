@@ -1,10 +1,11 @@
 // `recap doctor` for Codex CLI: recap's hooks in a hooks.json, each able to run, and each
 // trusted in the user's config.toml with the hash Codex computes now. An untrusted or
 // modified hook is skipped by `codex exec` without a word, so this is where it shows.
+import { commandProblem } from '../hookCommand.js';
 import { existsSync } from 'node:fs';
 import type { Check } from '../../client/checks.js';
 import type { TomlDocument } from './toml.js';
-import { commandWords, places, RECAP_EVENTS, TIMEOUT_SECONDS, type Place } from './hooksFile.js';
+import { places, RECAP_EVENTS, TIMEOUT_SECONDS, type Place } from './hooksFile.js';
 import { codexHome, configFile, hooksFile, readConfig, readHooksFile, setupProblems, type Scope } from './install.js';
 import { trustKey } from './trust.js';
 import { placeHash, trustStates } from './trustEntries.js';
@@ -47,10 +48,8 @@ function hooksCheck(found: { file: string; place: Place }[]): Check {
 
 function hookProblem(place: Place): string | undefined {
   const entry = place.entry as { command: string; timeout?: unknown; additionalContextLimit?: unknown };
-  const words = commandWords(entry.command);
-  const missing = words.find((w) => !existsSync(w));
-  if (missing) return `${missing} does not exist`;
-  if (words.length < 2 || !words[0]!.startsWith('/')) return 'the command does not name node by absolute path';
+  const problem = commandProblem(entry.command, 'codex');
+  if (problem) return problem;
   if (typeof entry.timeout !== 'number' || entry.timeout < TIMEOUT_SECONDS) {
     return `its timeout (${String(entry.timeout ?? 600)} s) is under the ${TIMEOUT_SECONDS} s that lets recap-hook answer first (Codex runs the call when a hook times out)`;
   }

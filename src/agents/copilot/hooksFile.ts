@@ -32,8 +32,11 @@ const KILLED = JSON.stringify({
   permissionDecisionReason: 'recap: recap-hook was killed before it answered, so this call is denied. If this goes on, ask the user to run: recap doctor',
 });
 
+/** recap's launcher (bin/recap-hook.sh, beside the bundle `h`), handed the Node `n`; older installs ran `"$n" "$h"`. */
+const LAUNCH = '/bin/sh "${h%/*}/recap-hook.sh" "$n"';
+
 /**
- * `recap-hook copilot` run by this Node, both by absolute path. When either is gone (recap
+ * `recap-hook copilot` through recap's launcher, with this Node, all by absolute path. When either is gone (recap
  * uninstalled with npm, moved, an upgrade half done, Node replaced) the command prints
  * nothing and exits 0: the call runs unchecked, where a missing command would have every
  * call denied, the user's way out of Copilot CLI included. recap-hook says deny on stdout and
@@ -41,12 +44,13 @@ const KILLED = JSON.stringify({
  * signal (128 and up) prints a deny.
  */
 export function recapCommand(hookBin: string, node = process.execPath): string {
-  return `h=${quote(hookBin)}; n=${quote(node)}; [ -f "$h" ] && [ -x "$n" ] || exit 0; "$n" "$h" copilot; [ $? -lt 128 ] || printf '%s' ${quote(KILLED)}; exit 0`;
+  return `h=${quote(hookBin)}; n=${quote(node)}; [ -f "$h" ] && [ -x "$n" ] || exit 0; ${LAUNCH} copilot; [ $? -lt 128 ] || printf '%s' ${quote(KILLED)}; exit 0`;
 }
 
 const UNQUOTED = (q: string) => q.slice(1, -1).replaceAll("'\\''", "'");
 const TAIL = `; [ $? -lt 128 ] || printf '%s' ${quote(KILLED)}; exit 0`;
-const COMMAND = /^h=('(?:[^']|'\\'')*'); n=('(?:[^']|'\\'')*'); \[ -f "\$h" \] && \[ -x "\$n" \] \|\| exit 0; "\$n" "\$h" copilot(.*)$/s;
+const COMMAND =
+  /^h=('(?:[^']|'\\'')*'); n=('(?:[^']|'\\'')*'); \[ -f "\$h" \] && \[ -x "\$n" \] \|\| exit 0; (?:"\$n" "\$h"|\/bin\/sh "\$\{h%\/\*\}\/recap-hook\.sh" "\$n") copilot(.*)$/s;
 
 /** The recap-hook bundle and the Node a command of recap's names, or undefined for any other command. */
 export function commandPaths(command: unknown): { hook: string; node: string } | undefined {

@@ -9,6 +9,7 @@ import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { Check } from '../../client/checks.js';
 import { withoutComments } from '../jsonComments.js';
+import { launcherOf } from '../hookCommand.js';
 import { commandTarget, EXTENSION_NAME, extensionPaths, HOOK_NAME, hookEnvironment, LOADERS, RECAP_EVENTS, runsRecapHook, TIMEOUT_MS, type ExtensionPaths } from './extension.js';
 import { geminiDir } from './facts.js';
 import { isRecapExtension, namesakes, readManifest } from './install.js';
@@ -49,7 +50,7 @@ function extensionCheck(paths: ExtensionPaths, environment: Record<string, strin
     const entry = entries.find((h) => h?.name === HOOK_NAME && typeof h.command === 'string' && commandTarget(h.command) !== undefined);
     if (!entry) return [`no ${event} hook`];
     const target = commandTarget(entry.command as string)!;
-    const missing = [target.node, target.hookBin].find((file) => !existsSync(file));
+    const missing = [target.node, target.hookBin, launcherOf(target.hookBin)].find((file) => !existsSync(file));
     if (missing) return [`${event}: ${missing} does not exist, so the hook only warns and recap checks nothing`];
     if (!executable(target.node)) return [`${event}: ${target.node} is not executable, so the hook only warns and recap checks nothing`];
     if (typeof entry.timeout !== 'number' || entry.timeout < TIMEOUT_MS) return [`${event}: a timeout under ${TIMEOUT_MS} ms can let a call through before recap answers`];

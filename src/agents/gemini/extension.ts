@@ -3,6 +3,7 @@
 // An extension's hooks run in untrusted folders too, where settings hooks do not.
 import { join } from 'node:path';
 import { geminiDir } from './facts.js';
+import { launcherOf } from '../hookCommand.js';
 
 export const EXTENSION_NAME = 'recap';
 /** How recap knows the folder is its own: no user writes this description. */
@@ -41,29 +42,36 @@ const shellQuote = (text: string) => `'${text.replaceAll("'", "'\\''")}'`;
 /**
  * The command every hook runs. A missing command would deny every tool call and block every
  * prompt (Gemini CLI reads exit 127 as a deny), so the command line always exists: it runs
- * the bundle with this Node, both by absolute path, while both are there, and otherwise says
- * so and lets the call go on (what Gemini CLI does with a hook that times out anyway).
+ * recap's launcher (bin/recap-hook.sh, beside the bundle) with this Node, all by absolute path,
+ * while the bundle and Node are there, and otherwise says so and lets the call go on (what
+ * Gemini CLI does with a hook that times out anyway).
  */
 export function hookCommand(hookBin: string, node: string, extensionDir: string): string {
   const gone = {
     systemMessage:
       `recap: its hook (${node} ${hookBin}) is gone, so recap checks nothing here. ` + `Run recap install gemini again, or remove ${extensionDir} if recap is uninstalled.`,
   };
-  return `[ -f ${shellQuote(hookBin)} ] && [ -x ${shellQuote(node)} ] && exec ${shellQuote(node)} ${shellQuote(hookBin)} gemini; printf '%s\\n' ${shellQuote(JSON.stringify(gone))}`;
+  const launcher = launcherOf(hookBin);
+  return `[ -f ${shellQuote(hookBin)} ] && [ -x ${shellQuote(node)} ] && exec /bin/sh ${shellQuote(launcher)} ${shellQuote(node)} gemini; printf '%s\\n' ${shellQuote(JSON.stringify(gone))}`;
 }
 
-/** The Node and the bundle a recap hook command runs, or undefined when it is none of recap's. */
+/** The Node and the bundle a recap hook command runs (through the launcher, or directly as older installs did), or undefined when it is none of recap's. */
 export function commandTarget(command: string): { node: string; hookBin: string } | undefined {
   const word = `'((?:[^']|'\\\\'')*)'`;
+  const unquote = (text: string) => text.replaceAll("'\\''", "'");
+  const launched = new RegExp(`^\\[ -f ${word} \\] && \\[ -x ${word} \\] && exec /bin/sh ${word} ${word} gemini;`).exec(command);
+  if (launched) {
+    const [hookBin, node, launcher, launchedNode] = launched.slice(1, 5).map((w) => unquote(w!));
+    return launcher === launcherOf(hookBin!) && launchedNode === node ? { node: node!, hookBin: hookBin! } : undefined;
+  }
   const match = new RegExp(`exec ${word} ${word} gemini;`).exec(command);
   if (!match) return undefined;
-  const unquote = (text: string) => text.replaceAll("'\\''", "'");
   return { node: unquote(match[1]!), hookBin: unquote(match[2]!) };
 }
 
 /** A command that runs recap-hook for gemini, in any form (recap's own, or written by hand into settings). */
 export function runsRecapHook(command: unknown): boolean {
-  return typeof command === 'string' && /recap-hook(?:\.c?js)?['"]?\s+(?:--agent\s+)?gemini\b/.test(command);
+  return typeof command === 'string' && (commandTarget(command) !== undefined || /recap-hook(?:\.c?js)?['"]?\s+(?:--agent\s+)?gemini\b/.test(command));
 }
 
 // The environment the extension's hooks run with (the project's .env reaches them): shared

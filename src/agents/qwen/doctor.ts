@@ -1,11 +1,11 @@
 // `recap doctor` for Qwen Code: recap's hooks in its settings, each one able to run in time,
 // in a folder whose hooks Qwen Code loads, with no setting that turns hooks off.
+import { commandProblem } from '../hookCommand.js';
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import type { Check } from '../../client/checks.js';
 import { hookEnvironment } from '../hookEnvironment.js';
 import { readSettings, settingsFile, type Scope } from './install.js';
-import { HOOK_DEADLINE_MS, hookCommandWords, matchesAll, RECAP_EVENTS, recapHooksIn, timeoutMs, type HookEntry } from './settings.js';
+import { HOOK_DEADLINE_MS, matchesAll, RECAP_EVENTS, recapHooksIn, timeoutMs, type HookEntry } from './settings.js';
 import { hooksDisabledBy, projectSettingsLoad } from './trust.js';
 
 const NAME = 'qwen hooks';
@@ -61,11 +61,8 @@ export function qwenDoctor(project: string, env: NodeJS.ProcessEnv): Check[] {
 }
 
 function hookProblem(event: string, matcher: unknown, hook: HookEntry, pinned: Record<string, string>): string | undefined {
-  const words = hookCommandWords(hook.command);
-  const absent = words.find((w) => !existsSync(w));
-  if (absent) return `${absent} does not exist`;
-  // `#!/usr/bin/env node` finds Node on PATH: a node written early on PATH switches the hook off.
-  if (words.length < 2 || !words[0]!.startsWith('/')) return 'the command does not name node by absolute path; run recap install qwen again';
+  const problem = commandProblem(hook.command, 'qwen');
+  if (problem) return problem;
   const ms = timeoutMs(hook.timeout);
   // Qwen Code lets the call through when a hook times out: recap-hook's own deadline must come first.
   if (ms === undefined || ms <= HOOK_DEADLINE_MS)

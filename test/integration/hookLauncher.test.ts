@@ -1,0 +1,264 @@
+// bin/recap-hook.sh, the launcher every installed hook command runs: `/bin/sh recap-hook.sh
+// NODE AGENT` posts the payload to the daemon with curl and prints its answer. Against a real
+// daemon, for every agent with command hooks: it answers exactly as recap-hook does, without
+// starting Node (the Node it is handed does not exist); it hands the call to recap-hook, stdin
+// unread, when the daemon cannot take it; and no curl, id or node on PATH, ~/.curlrc, payload
+// or stalled daemon turns a deny into an allow.
+import { spawn } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { dirname, join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { launcherSocketPath } from '../../src/common/paths.js';
+import { ROOT, runCli, trackedSandboxes, type Sandbox } from '../helpers/daemon.js';
+import { prose } from '../helpers/text.js';
+
+const LAUNCHER = join(ROOT, 'bin', 'recap-hook.sh');
+const HOOK = join(ROOT, 'bin', 'recap-hook.cjs');
+/** A Node that is not there: an answer that comes anyway came from the daemon, through curl. */
+const NO_NODE = '/nonexistent/bin/node';
+const HANG_LIMIT_MS = 15_000;
+
+type Run = { code: number | null; stdout: string; stderr: string; hung: boolean };
+type RunOptions = { cwd: string; env?: NodeJS.ProcessEnv; endStdin?: boolean };
+
+function run(box: Sandbox, command: string, args: string[], input: string, options: RunOptions): Promise<Run> {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { cwd: options.cwd, env: { ...box.env, ...options.env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.stdin.on('error', () => undefined);
+    const timer = setTimeout(() => child.kill('SIGKILL'), HANG_LIMIT_MS);
+    child.once('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr, hung: signal === 'SIGKILL' });
+    });
+    child.stdin.write(input);
+    if (options.endStdin ?? true) child.stdin.end();
+  });
+}
+
+const launcher = (box: Sandbox, agent: string, input: string, options: RunOptions & { node?: string }) =>
+  run(box, '/bin/sh', [LAUNCHER, options.node ?? NO_NODE, agent], input, options);
+const recapHook = (box: Sandbox, agent: string, input: string, options: RunOptions) => run(box, process.execPath, [HOOK, agent], input, options);
+
+/**
+ * The launcher's answer, after checking that recap-hook gives the same one. Answers carry
+ * one-time notices (a session told once that its gate tripped), so the two are compared on
+ * the calls after the first.
+ */
+async function sameAsRecapHook(box: Sandbox, agent: string, input: string, options: RunOptions): Promise<Run> {
+  const first = await launcher(box, agent, input, options);
+  const byNode = await recapHook(box, agent, input, options);
+  expect(await launcher(box, agent, input, options)).toEqual({ ...byNode, stderr: '' });
+  return first;
+}
+
+/** Each agent's prompt, file read and shell call, in the shape its hooks send. */
+type Shapes = { prompt: (cwd: string, text: string) => string; read: (cwd: string, file: string) => string; shell: (cwd: string, command: string) => string };
+const base = (cwd: string, event: string) => ({ session_id: `launcher-${cwd.split('/').pop()}`, transcript_path: join(cwd, 't.jsonl'), cwd, hook_event_name: event });
+const json = (value: object) => JSON.stringify(value);
+const AGENTS: Record<string, Shapes> = {
+  claude: {
+    prompt: (cwd, prompt) => json({ ...base(cwd, 'UserPromptSubmit'), prompt }),
+    read: (cwd, file_path) => json({ ...base(cwd, 'PreToolUse'), tool_name: 'Read', tool_input: { file_path }, tool_use_id: 'toolu_1' }),
+    shell: (cwd, command) => json({ ...base(cwd, 'PreToolUse'), tool_name: 'Bash', tool_input: { command, description: 'run' }, tool_use_id: 'toolu_2' }),
+  },
+  codex: {
+    prompt: (cwd, prompt) => json({ ...base(cwd, 'UserPromptSubmit'), turn_id: 't1', prompt }),
+    read: (cwd, file) => json({ ...base(cwd, 'PreToolUse'), turn_id: 't1', tool_name: 'Bash', tool_input: { command: `cat ${file}` }, tool_use_id: 'call_1' }),
+    shell: (cwd, command) => json({ ...base(cwd, 'PreToolUse'), turn_id: 't1', tool_name: 'Bash', tool_input: { command }, tool_use_id: 'call_2' }),
+  },
+  gemini: {
+    prompt: (cwd, prompt) => json({ ...base(cwd, 'BeforeAgent'), prompt }),
+    read: (cwd, file_path) => json({ ...base(cwd, 'BeforeTool'), tool_name: 'read_file', tool_input: { file_path } }),
+    shell: (cwd, command) => json({ ...base(cwd, 'BeforeTool'), tool_name: 'run_shell_command', tool_input: { command } }),
+  },
+  qwen: {
+    prompt: (cwd, prompt) => json({ ...base(cwd, 'UserPromptSubmit'), prompt }),
+    read: (cwd, file_path) => json({ ...base(cwd, 'PreToolUse'), tool_name: 'read_file', tool_input: { file_path }, tool_use_id: 'toolu_1' }),
+    shell: (cwd, command) => json({ ...base(cwd, 'PreToolUse'), tool_name: 'run_shell_command', tool_input: { command }, tool_use_id: 'toolu_2' }),
+  },
+  copilot: {
+    prompt: (cwd, prompt) => json({ ...base(cwd, 'UserPromptSubmit'), prompt }),
+    read: (cwd, path) => json({ ...base(cwd, 'PreToolUse'), tool_name: 'view', tool_input: { path } }),
+    shell: (cwd, command) => json({ ...base(cwd, 'PreToolUse'), tool_name: 'bash', tool_input: { command, description: 'run' } }),
+  },
+};
+
+const { newBox, start } = trackedSandboxes(afterEach);
+
+function projectIn(box: Sandbox, name: string): string {
+  const cwd = join(box.dir, name);
+  mkdirSync(join(cwd, '.git'), { recursive: true });
+  return cwd;
+}
+
+/** The text of a deny in any agent's format: the reason, wherever the agent wants it. */
+function denial(stdout: string): string | undefined {
+  if (stdout === '') return undefined;
+  const answer = JSON.parse(stdout) as Record<string, unknown>;
+  const specific = answer.hookSpecificOutput as Record<string, unknown> | undefined;
+  const reason = specific?.permissionDecisionReason ?? answer.permissionDecisionReason ?? answer.reason;
+  const denied = specific?.permissionDecision === 'deny' || answer.permissionDecision === 'deny' || answer.decision === 'deny' || answer.decision === 'block';
+  return denied ? String(reason) : undefined;
+}
+
+/** A command of the way out the deny names (`<recap> status`, by the path recap names). */
+const wayOutIn = (reason: string) => `${/Meanwhile only (\S+) status/.exec(reason)![1]!} status`;
+
+describe('the hook launcher, with the daemon running', () => {
+  it.each(Object.keys(AGENTS))('answers %s exactly as recap-hook does, without starting Node', async (agent) => {
+    const shapes = AGENTS[agent]!;
+    const box = newBox();
+    await start(box);
+    const cwd = projectIn(box, `p-${agent}`);
+    const file = join(cwd, 'a.ts');
+
+    // An open gate: the read is let through, by the daemon (no Node to hand it to).
+    const open = await sameAsRecapHook(box, agent, shapes.read(cwd, file), { cwd });
+    expect(open).toMatchObject({ code: 0, hung: false });
+    expect(denial(open.stdout)).toBeUndefined();
+
+    // The prompt is counted through the launcher, and trips the gate.
+    expect((await launcher(box, agent, shapes.prompt(cwd, prose(30)), { cwd })).code).toBe(0);
+    const status = await runCli(box, ['status', '--json'], { cwd });
+    expect(JSON.parse(status.stdout)).toMatchObject({ tripped: true, reason: 'threshold' });
+
+    const denied = await sameAsRecapHook(box, agent, shapes.read(cwd, file), { cwd });
+    expect(denial(denied.stdout)).toContain('recap submit');
+
+    // The way out the deny names passes, as it does through recap-hook.
+    const wayOut = shapes.shell(cwd, wayOutIn(denial(denied.stdout)!));
+    const out = await sameAsRecapHook(box, agent, wayOut, { cwd });
+    expect(out.code).toBe(0);
+    // Codex and Gemini CLI get its output in the hook's answer (recap runs it there, see wayOutInHook).
+    const reason = denial(out.stdout);
+    if (reason !== undefined) expect(reason).toMatch(/^recap ran this command for you/);
+  });
+
+  it('refuses what it cannot judge as recap-hook does: a tool call is denied, a prompt only noted', async () => {
+    const box = newBox();
+    await start(box);
+    const cwd = projectIn(box, 'unreadable');
+    for (const input of ['not json', '[1, 2]', '', '{"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"comm']) {
+      const answer = await sameAsRecapHook(box, 'claude', input, { cwd });
+      expect(denial(answer.stdout), JSON.stringify(input)).toMatch(/^recap: the hook (input is not (one complete JSON|a JSON) object|got no input), so this tool call was denied/);
+    }
+    const cutPrompt = '{"hook_event_name": "UserPromptSubmit", "prompt": "cut sh';
+    const noted = await sameAsRecapHook(box, 'claude', cutPrompt, { cwd });
+    expect(JSON.parse(noted.stdout)).toEqual({ systemMessage: expect.stringContaining('UserPromptSubmit was not checked') });
+  });
+
+  it('denies a tool call over 64 MiB and counts a prompt that large as far as the limit, the daemon staying up', async () => {
+    const box = newBox();
+    await start(box);
+    const cwd = projectIn(box, 'huge');
+    const huge = 'x'.repeat(65 * 1024 * 1024);
+    const write = await launcher(box, 'claude', json({ ...base(cwd, 'PreToolUse'), tool_name: 'Write', tool_input: { file_path: join(cwd, 'a'), content: huge } }), { cwd });
+    expect(denial(write.stdout)).toContain('over 64 MiB');
+    const prompt = await launcher(box, 'claude', AGENTS.claude!.prompt(cwd, `${prose(30)} ${huge}`), { cwd });
+    expect(prompt.code).toBe(0);
+    const status = JSON.parse((await runCli(box, ['status', '--json'], { cwd })).stdout) as { tripped: boolean };
+    expect(status.tripped).toBe(true);
+    expect(denial((await launcher(box, 'claude', AGENTS.claude!.read(cwd, join(cwd, 'a')), { cwd })).stdout)).toContain('recap submit');
+  });
+
+  it('ignores a curl, id or node early on PATH and ~/.curlrc: a tripped job stays denied', async () => {
+    const box = newBox();
+    await start(box);
+    const cwd = projectIn(box, 'shims');
+    expect((await runCli(box, ['record', '--kind', 'prompt'], { cwd, input: prose(30) })).code).toBe(0);
+    const shims = join(box.dir, 'bin-shims');
+    mkdirSync(shims);
+    for (const name of ['curl', 'id', 'node']) {
+      writeFileSync(join(shims, name), '#!/bin/sh\ncat >/dev/null\nprintf "0\\n\\n200"\n');
+      chmodSync(join(shims, name), 0o755);
+    }
+    // A curlrc that would send the request elsewhere and throw the answer away.
+    writeFileSync(join(box.dir, '.curlrc'), 'unix-socket = /nonexistent.sock\noutput = /dev/null\nwrite-out = "0\\n\\n200"\n');
+    const env = { PATH: `${shims}:${box.env.PATH}`, HOME: box.dir, CURL_HOME: box.dir };
+    const answer = await launcher(box, 'claude', AGENTS.claude!.read(cwd, join(cwd, 'a.ts')), { cwd, env });
+    expect(denial(answer.stdout)).toContain('recap submit');
+  });
+
+  it('hands RECAP_DISABLE to recap-hook, which judges whether the user set it', async () => {
+    const box = newBox();
+    await start(box);
+    const cwd = projectIn(box, 'disable');
+    expect((await runCli(box, ['record', '--kind', 'prompt'], { cwd, input: prose(30) })).code).toBe(0);
+    const read = AGENTS.claude!.read(cwd, join(cwd, 'a.ts'));
+    // Handed to the missing Node: the launcher did not answer it itself.
+    expect((await launcher(box, 'claude', read, { cwd, env: { RECAP_DISABLE: '1' } })).code).toBe(127);
+    // Set by this test, not by the user's shell before the agent: ignored by recap-hook.
+    const answer = await launcher(box, 'claude', read, { cwd, env: { RECAP_DISABLE: '1' }, node: process.execPath });
+    expect(denial(answer.stdout)).toContain('recap submit');
+  });
+
+  it('hands the call to recap-hook, stdin unread, when the daemon is stopped: its verdict file keeps the tripped job denied, the way out open', async () => {
+    const box = newBox();
+    const daemon = await start(box);
+    const cwd = projectIn(box, 'stalled');
+    expect((await runCli(box, ['record', '--kind', 'prompt'], { cwd, input: prose(30) })).code).toBe(0);
+    const denied = await launcher(box, 'claude', AGENTS.claude!.read(cwd, join(cwd, 'a.ts')), { cwd });
+    const wayOut = AGENTS.claude!.shell(cwd, wayOutIn(denial(denied.stdout)!));
+    daemon.child.kill('SIGSTOP');
+    try {
+      const options = { cwd, node: process.execPath, env: { RECAP_HOOK_DEADLINE_MS: '800' } };
+      const answer = await launcher(box, 'claude', AGENTS.claude!.read(cwd, join(cwd, 'a.ts')), options);
+      expect(answer.hung).toBe(false);
+      expect(denial(answer.stdout)).toMatch(/^recap: the daemon is not answering .*it last knew job \S+ as tripped/s);
+      const out = await launcher(box, 'claude', wayOut, options);
+      expect(denial(out.stdout)).toBeUndefined();
+      expect(JSON.parse(out.stdout)).toEqual({ systemMessage: expect.stringContaining('the recap command was let through') });
+    } finally {
+      daemon.child.kill('SIGCONT');
+    }
+  });
+
+  it('denies, never allows, a call whose payload was sent when the connection then fails', async () => {
+    const box = newBox();
+    const cwd = projectIn(box, 'lost');
+    // A daemon that dies once it has read the call: it takes the body, then drops the connection.
+    mkdirSync(dirname(box.socket), { recursive: true });
+    const server = createServer((req) => req.on('data', () => req.socket.destroy()));
+    await new Promise<void>((resolve) => server.listen(launcherSocketPath(box.socket), resolve));
+    try {
+      const answer = await launcher(box, 'claude', AGENTS.claude!.read(cwd, join(cwd, 'a.ts')), { cwd, node: process.execPath });
+      expect(denial(answer.stdout)).toMatch(/^recap: recap's hook launcher lost this call when its connection to the daemon failed \(curl exit 52/);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});
+
+describe('the hook launcher, with no daemon that speaks to it', () => {
+  it('hands the call to recap-hook with stdin unread when no daemon runs: it starts one, which counts the prompt', async () => {
+    const box = newBox();
+    const cwd = projectIn(box, 'autostart');
+    expect(existsSync(box.socket)).toBe(false);
+    const prompt = await launcher(box, 'claude', AGENTS.claude!.prompt(cwd, prose(30)), { cwd, node: process.execPath });
+    try {
+      expect(prompt.code).toBe(0);
+      const status = JSON.parse((await runCli(box, ['status', '--json'], { cwd })).stdout) as { tripped: boolean };
+      expect(status.tripped).toBe(true);
+    } finally {
+      await runCli(box, ['stop']);
+    }
+  });
+
+  it('hands the call to recap-hook when the daemon has no launcher socket (an older recap)', async () => {
+    const box = newBox();
+    await start(box);
+    const cwd = projectIn(box, 'older');
+    expect((await runCli(box, ['record', '--kind', 'prompt'], { cwd, input: prose(30) })).code).toBe(0);
+    rmSync(launcherSocketPath(box.socket));
+    const read = AGENTS.claude!.read(cwd, join(cwd, 'a.ts'));
+    // Handed to the missing Node: proof it did not answer itself.
+    expect((await launcher(box, 'claude', read, { cwd })).code).toBe(127);
+    const answer = await launcher(box, 'claude', read, { cwd, node: process.execPath });
+    expect(denial(answer.stdout)).toContain('recap submit');
+  });
+});
