@@ -1,11 +1,13 @@
 #!/usr/bin/env node
-// Benchmark: checks over the socket (1 client, and 64 clients pipelining), durable records
+// Benchmark: checks over the socket (1 client; 64 clients with one request in flight each, the
+// shape hooks send; 64 clients keeping 4 in flight each, pipelining), durable records
 // (1 and 64 concurrent writers, with fsyncs per record), the HTTP hook round trip with
 // keep-alive, and token counting (MB/s, and the words x 1.3 estimate's error).
 //   node bench/service.mjs [--quick] [--json] [--only=checks,records,http,tokens] [--cpu-prof=DIR]
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { connect as netConnect, createServer } from 'node:net';
-import { tmpdir } from 'node:os';
+import { execFileSync } from 'node:child_process';
+import { availableParallelism, setPriority, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { benchEnv, ROOT as root, startDaemon, stopDaemon } from './daemon.mjs';
 
@@ -14,7 +16,7 @@ const { FrameReader, framesOf } = await import(join(root, 'dist', 'common', 'fra
 const { tokenCounter } = await import(join(root, 'dist', 'events', 'tokens.js'));
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
-const TARGETS = { checksPerSecond64: 30_000, checkP99Ms64: 2, recordsPerSecond64: 5_000, recordsPerFsync64: 8, httpP99Ms: 2 };
+const TARGETS = { checkP99Ms64: 2, checksPerSecond64Pipelined: 150_000, recordsPerSecond64: 5_000, recordsPerFsync64: 8, httpP99Ms: 2 };
 
 const percentile = (xs, p) => {
   const s = Float64Array.from(xs).sort();
@@ -37,6 +39,33 @@ const env = benchEnv(dir, { RECAP_HTTP_PORT: String(await freePort()) });
 const profDir = args.find((a) => a.startsWith('--cpu-prof='))?.slice('--cpu-prof='.length);
 const nodeArgs = profDir ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : [];
 const daemon = await startDaemon(env, nodeArgs);
+const apart = keepApart();
+
+/**
+ * The machine's cores are shared by the daemon and this load generator: left to the
+ * scheduler, the generator's bursts preempt the daemon mid-request and its p99 measures
+ * that. So the daemon (all its threads) gets CPU 0 and this process the others, with
+ * `taskset -a` where there is one; else the generator lowers its own priority. Says which.
+ */
+function keepApart() {
+  const cpus = availableParallelism();
+  if (cpus >= 2) {
+    const mine = cpus === 2 ? '1' : `1-${cpus - 1}`;
+    try {
+      execFileSync('taskset', ['-a', '-cp', '0', String(daemon.pid)], { stdio: 'ignore' });
+      execFileSync('taskset', ['-a', '-cp', mine, String(process.pid)], { stdio: 'ignore' });
+      return `daemon pinned to CPU 0, load generator to CPU ${mine} (taskset -a)`;
+    } catch {
+      // No taskset (not Linux, or not installed): fall through to priorities.
+    }
+  }
+  try {
+    setPriority(process.pid, 10);
+    return `not pinned (${cpus} CPU${cpus === 1 ? '' : 's'}${cpus >= 2 ? ', no taskset' : ''}); load generator at lower priority (nice 10)`;
+  } catch {
+    return 'not kept apart: no taskset and no priority change allowed';
+  }
+}
 
 const checkFields = { job: 'bench', tool: 'Read', input: { file_path: join(dir, 'project', 'a.ts') } };
 
@@ -213,7 +242,9 @@ const results = {};
 if (runs('checks')) {
   await drive(64, 4, 20_000, 'check', checkFields); // warm-up (see WARM_UP)
   results.checks1 = await drive(1, 1, 3000 * n, 'check', checkFields);
-  results.checks64 = await drive(64, 4, 20_000 * n, 'check', checkFields);
+  results.checks64 = await drive(64, 1, 20_000 * n, 'check', checkFields);
+  results.checks64Pipelined = await drive(64, 4, 40_000 * n, 'check', checkFields);
+  results.apart = apart;
 }
 
 if (runs('records')) {
@@ -284,8 +315,13 @@ else {
   if (r.checks1) console.log(`checks, 1 client:        ${r.checks1.perSecond}/s  p50 ${r.checks1.p50Ms} ms  p99 ${r.checks1.p99Ms} ms  (${cost(r.checks1)})`);
   if (r.checks64)
     console.log(
-      `checks, 64 clients:      ${r.checks64.perSecond}/s  p50 ${r.checks64.p50Ms} ms  p99 ${r.checks64.p99Ms} ms  (target >= ${TARGETS.checksPerSecond64}/s, p99 < ${TARGETS.checkP99Ms64} ms; ${cost(r.checks64)})`,
+      `checks, 64 clients x 1: ${r.checks64.perSecond}/s  p50 ${r.checks64.p50Ms} ms  p99 ${r.checks64.p99Ms} ms  (target p99 < ${TARGETS.checkP99Ms64} ms; ${cost(r.checks64)})`,
     );
+  if (r.checks64Pipelined)
+    console.log(
+      `checks, 64 clients x 4: ${r.checks64Pipelined.perSecond}/s  p50 ${r.checks64Pipelined.p50Ms} ms  p99 ${r.checks64Pipelined.p99Ms} ms  (target >= ${TARGETS.checksPerSecond64Pipelined}/s; ${cost(r.checks64Pipelined)})`,
+    );
+  if (r.apart) console.log(`                         ${r.apart}`);
   if (r.records1) console.log(`durable records, 1:      ${r.records1.perSecond}/s  ${r.records1.recordsPerFsync} records per fsync`);
   if (r.records64)
     console.log(

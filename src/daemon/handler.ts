@@ -330,9 +330,9 @@ export class Handler {
   }
 
   async check(r: ToolCheck, where = this.where(r)) {
-    const ctx = await this.prepare(where.project);
     const { shellTool, ...fields } = r;
-    if (shellTool !== undefined) ctx.decide = { ...ctx.decide, shellTool };
+    // Every tool call asks: once the token counter is loaded, its context is made at once.
+    const ctx = this.preparedNow(where.project, shellTool) ?? (await this.prepareCheck(where.project, shellTool));
     const command = { type: 'CheckTool' as const, ...defined(fields), job: where.job, now: this.now() };
     const state = this.state(where.job);
     // On an open gate nothing is read: the common case costs no extra turn.
@@ -342,7 +342,9 @@ export class Handler {
 
   private async decideCheck(command: CheckTool, where: Where, state: JobState, ctx: Prepared, texts: SummaryTexts) {
     const decision = decide(command, state, texts === NO_TEXTS ? ctx.decide : { ...ctx.decide, texts });
-    await this.commit(where, ctx, decision.events);
+    // A check that stores nothing (an open gate, a known session) waits for no write at all.
+    const committed = this.commit(where, ctx, decision.events);
+    if (committed !== NOTHING_TO_COMMIT) await committed;
     return decision.answer;
   }
 
@@ -444,9 +446,12 @@ export class Handler {
    * record. Nothing awaits before the append, so the events go on top of the state they
    * were decided on.
    */
-  private commit<T>(where: Where, ctx: Prepared, events: RecapEvent[], after?: () => T) {
+  private commit<T>(where: Where, ctx: Prepared, events: RecapEvent[], after?: () => T): Promise<Committed<T>> {
     const bound = this.binding(where.bind);
-    const appended = this.append([...bound, ...this.configEvents(where.job, ctx.effective), ...events], after);
+    const all = [...bound, ...this.configEvents(where.job, ctx.effective), ...events];
+    // Nothing to store: no append, no turn (an empty append made nothing durable either).
+    if (all.length === 0 && after === undefined) return NOTHING_TO_COMMIT as Promise<Committed<T>>;
+    const appended = this.append(all, after);
     const gateMoved = events.some((e) => e.type === 'GateTripped' || e.type === 'SummaryAccepted');
     // The common case (nothing for the verdict file) takes no extra turn: every check is here.
     if (!gateMoved && bound.length === 0) return appended;
@@ -498,7 +503,7 @@ export class Handler {
    * Appends, folds the events in at once (with a snapshot of the projection in the same
    * batch every `snapshotEvery` events), and resolves when they are durable.
    */
-  private async append<T>(events: RecapEvent[], after?: () => T): Promise<{ events: { type: string; seq: number }[]; after: T | undefined }> {
+  private async append<T>(events: RecapEvent[], after?: () => T): Promise<Committed<T>> {
     const projection = this.deps.projection();
     const every = this.deps.snapshotEvery;
     const { stored, durable } = this.deps.store.append(events, (numbered) => {
@@ -532,6 +537,30 @@ export class Handler {
       decide: { config: effective.config, count, recapPaths: this.deps.recapPaths, protected: this.protectedFor(project) },
       effective,
     };
+  }
+
+  /**
+   * Checks' contexts, made once per configuration (Effective objects are replaced, not
+   * changed, when a file changes), project and shell tool: a check then allocates none.
+   */
+  private readonly checkContexts = new WeakMap<Effective, Map<string, Prepared>>();
+
+  /** A check's context, if its token counter is loaded (else undefined: use prepareCheck). */
+  private preparedNow(project: string | undefined, shellTool: string | undefined): Prepared | undefined {
+    const effective = this.deps.config.forProject(project);
+    return this.checkContexts.get(effective)?.get(`${project ?? ''}\0${shellTool ?? ''}`);
+  }
+
+  private async prepareCheck(project: string | undefined, shellTool: string | undefined): Promise<Prepared> {
+    const ctx = await this.prepare(project);
+    if (shellTool !== undefined) ctx.decide = { ...ctx.decide, shellTool };
+    // Kept only if the configuration did not change meanwhile.
+    if (this.deps.config.forProject(project) !== ctx.effective) return ctx;
+    let byKey = this.checkContexts.get(ctx.effective);
+    if (byKey === undefined) this.checkContexts.set(ctx.effective, (byKey = new Map()));
+    if (byKey.size >= 10_000) byKey.clear();
+    byKey.set(`${project ?? ''}\0${shellTool ?? ''}`, ctx);
+    return ctx;
   }
 
   /** recap's files as a project's calls see them, made once per project: every check asks. */
@@ -579,6 +608,10 @@ export type HookOps = Pick<
 >;
 
 /** A tool call to check, in recap's terms, with the fields the job is found by. */
+type Committed<T> = { events: { type: string; seq: number }[]; after: T | undefined };
+/** What commit returns when there is nothing to store: compared by identity. */
+const NOTHING_TO_COMMIT: Promise<Committed<never>> = Promise.resolve({ events: [], after: undefined });
+
 export type ToolCheck = Omit<RequestOf<'check'>, 'tool' | 'input' | 'from'> & { call: ToolCall; shellTool?: string };
 
 /** A job as `recap jobs` lists it. */

@@ -237,15 +237,28 @@ export class SocketServer {
       answered = this.bulk.then(run, run);
       this.bulk = answered.catch(() => undefined);
     } else answered = run();
-    answered
-      .then((response) => connection.send(response))
-      .catch((error: unknown) => this.log.error({ err: error }, 'handler failed'))
-      .finally(() => {
-        this.inFlight -= 1;
-        connection.inFlight -= 1;
-        connection.lastActive = Date.now();
-        if (this.inFlight === 0) this.drained?.();
-      });
+    // One reaction per request, not a then/catch/finally chain of three promises: every check comes here.
+    const finished = () => {
+      this.inFlight -= 1;
+      connection.inFlight -= 1;
+      connection.lastActive = Date.now();
+      if (this.inFlight === 0) this.drained?.();
+    };
+    const failed = (error: unknown) => this.log.error({ err: error }, 'handler failed');
+    void answered.then(
+      (response) => {
+        try {
+          connection.send(response);
+        } catch (error) {
+          failed(error);
+        }
+        finished();
+      },
+      (error: unknown) => {
+        failed(error);
+        finished();
+      },
+    );
   }
 }
 

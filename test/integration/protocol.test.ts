@@ -106,3 +106,47 @@ describe('the socket protocol', () => {
     client.close();
   });
 });
+
+describe('checks with the prepared context (made on the first check, reused after)', () => {
+  let box: Sandbox;
+  let daemon: DaemonProcess;
+
+  beforeAll(async () => ({ box, daemon } = await sandboxWithDaemon()));
+  afterAll(() => closeSandbox(box, daemon));
+
+  // Allowed, denied (recap's own socket), shell calls by two agents' shell tools, on an open
+  // gate and on a tripped one: the answers of a fresh daemon's first round (no context made
+  // yet) and of later rounds (contexts reused) must be the same bytes.
+  const round = (job: string, tag: string) => [
+    { id: `${tag}-read`, op: 'check', job, tool: 'Read', input: { file_path: '/x' } },
+    { id: `${tag}-socket`, op: 'check', job, tool: 'Write', input: { file_path: box.socket, content: 'x' } },
+    { id: `${tag}-bash`, op: 'check', job, tool: 'Bash', input: { command: `rm -rf ${box.data}` } },
+    { id: `${tag}-ls`, op: 'check', job, tool: 'Bash', input: { command: 'ls' } },
+    { id: `${tag}-gemini`, op: 'check', job, from: 'gemini', tool: 'run_shell_command', input: { command: 'ls' } },
+    { id: `${tag}-codex`, op: 'check', job, from: 'codex', tool: 'shell', input: { command: ['ls'] } },
+  ];
+  const answersOf = async (job: string, tag: string) => {
+    const client = await RawClient.connect(box.socket);
+    const requests = round(job, tag);
+    for (const r of requests) client.send(r);
+    const answers = await client.received(requests.length);
+    client.close();
+    return new Map(answers.map((a) => [String(a.id).slice(tag.length), JSON.stringify({ ...a, id: undefined })]));
+  };
+
+  it('answers a check the same on the first call and on every later one, open gate and tripped', async () => {
+    const first = await answersOf('cached', 'a');
+    for (const tag of ['b', 'c']) expect(await answersOf('cached', tag)).toEqual(first);
+    expect(JSON.parse(first.get('-read')!)).toMatchObject({ result: { allow: true } });
+    expect(JSON.parse(first.get('-socket')!)).toMatchObject({ result: { allow: false } });
+
+    const client = await RawClient.connect(box.socket);
+    expect(await client.request({ id: 'prompt', op: 'record', job: 'cached', kind: 'prompt', text: 'a prompt' })).toMatchObject({ result: { seq: expect.any(Number) } });
+    client.frames.length = 0;
+    expect(await client.request({ id: 'trip', op: 'trip', job: 'cached' })).toMatchObject({ result: { tripped: true } });
+    client.close();
+    const tripped = await answersOf('cached', 'd');
+    expect(JSON.parse(tripped.get('-read')!)).toMatchObject({ result: { allow: false } });
+    expect(await answersOf('cached', 'e')).toEqual(tripped);
+  });
+});
