@@ -3,7 +3,7 @@
 import { existsSync, mkdirSync, readFileSync, realpathSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, delimiter, dirname, join } from 'node:path';
-import { dataDir, launcherPath, socketPath, userConfigPath, xdgConfigHome } from '../common/paths.js';
+import { dataDir, launcherPath, launcherSocketPath, socketPath, userConfigPath, xdgConfigHome } from '../common/paths.js';
 import { PACKAGE_ROOT, RECAP_BIN } from '../common/bins.js';
 import type { ProtectedState } from '../events/protection.js';
 import { AGENT_FACTS, AGENT_SHELL_VARIABLES } from '../agents/known.js';
@@ -50,12 +50,13 @@ function realpathOr(path: string): string {
 const withReal = (paths: string[]) => [...new Set(paths.flatMap((p) => [p, realpathOr(p)]))];
 
 /**
- * recap's own files, off limits to the agent: the data folder, the socket and the user
- * config, with their folders when those are recap's own (not, say, a shared /tmp).
+ * recap's own files, off limits to the agent: the data folder, the sockets (the hook
+ * launcher's beside the daemon's) and the user config, with their folders when those are
+ * recap's own (not, say, a shared /tmp).
  */
 export function protectedPaths(env: NodeJS.ProcessEnv): string[] {
   const withOwnFolder = (file: string) => (isRecapFolder(dirname(file)) ? [file, dirname(file)] : [file]);
-  return [dataDir(env), ...withOwnFolder(socketPath(env)), ...withOwnFolder(userConfigPath(env))];
+  return [dataDir(env), ...withOwnFolder(socketPath(env)), launcherSocketPath(socketPath(env)), ...withOwnFolder(userConfigPath(env))];
 }
 
 /**

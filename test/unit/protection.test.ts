@@ -29,8 +29,14 @@ const when = (tool: string, input: unknown, cwd: string | undefined = CWD) => pr
 const bash = (command: string) => when('Bash', { command });
 
 describe("given recap's protected paths", () => {
-  it('then they are the data folder, the socket and its folder, the user config and its folder, the project .recap', () => {
-    expect(PROTECTED.paths).toEqual([DATA, SOCKET, '/run/user/1000/recap', USER_CONFIG, `${HOME}/.config/recap`, `${PROJECT}/.recap`]);
+  it("then they are the data folder, the socket and its folder, the hook launcher's socket, the user config and its folder, the project .recap", () => {
+    expect(PROTECTED.paths).toEqual([DATA, SOCKET, '/run/user/1000/recap', '/run/user/1000/recap/recapd.http.sock', USER_CONFIG, `${HOME}/.config/recap`, `${PROJECT}/.recap`]);
+  });
+
+  it("then a socket outside a folder of recap's own still has the launcher's socket beside it protected", () => {
+    const paths = protectedPaths({ ...ENV, RECAP_SOCKET: '/tmp/shared/my.sock' });
+    expect(paths).toEqual(expect.arrayContaining(['/tmp/shared/my.sock', '/tmp/shared/my.http.sock']));
+    expect(paths).not.toContain('/tmp/shared');
   });
 
   describe('when a file tool names one of them', () => {
