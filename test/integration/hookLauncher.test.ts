@@ -249,6 +249,23 @@ describe('the hook launcher, with no daemon that speaks to it', () => {
     }
   });
 
+  it('hands the call to recap-hook, stdin unread, when a killed daemon left its launcher socket behind', async () => {
+    const box = newBox();
+    const daemon = await start(box);
+    const cwd = projectIn(box, 'killed');
+    expect((await runCli(box, ['record', '--kind', 'prompt'], { cwd, input: prose(30) })).code).toBe(0);
+    await daemon.stop('SIGKILL');
+    expect(existsSync(launcherSocketPath(box.socket))).toBe(true);
+    const read = AGENTS.claude!.read(cwd, join(cwd, 'a.ts'));
+    // recap-hook starts a daemon again, which still knows the job as tripped.
+    const answer = await launcher(box, 'claude', read, { cwd, node: process.execPath });
+    try {
+      expect(denial(answer.stdout)).toContain('recap submit');
+    } finally {
+      await runCli(box, ['stop']);
+    }
+  });
+
   it('hands the call to recap-hook when the daemon has no launcher socket (an older recap)', async () => {
     const box = newBox();
     await start(box);
