@@ -1,8 +1,9 @@
 // The endpoint of recap's hook launcher (bin/recap-hook.sh): HTTP on a Unix socket of its own
 // beside the main one, so that a hook call costs a `sh` and a `curl`, not a Node start. The
 // launcher POSTs the agent's payload to /hook/v1/<agent> and prints what comes back; it hands
-// the call to recap-hook only when it could not connect (stdin still unread), so everything
-// recap-hook would decide from the payload is decided here, the same way: an input that cannot
+// the call to recap-hook only while stdin is unread (no connection, or a daemon too stuck to
+// say 100 Continue), so everything recap-hook would decide from the payload is decided here,
+// the same way: an input that cannot
 // be judged is refused (a tool call denied, a prompt let through with a notice), a prompt over
 // the size limit is counted as far as it goes, and a daemon that fails or is too slow answers
 // as recap-hook does when the daemon answers with an error (the way out still passes).
@@ -37,7 +38,7 @@ export class LauncherEndpoint {
   ) {
     this.server = createServer((req, res) => {
       this.serve(req, res).catch((error: unknown) => {
-        // A bug, not the request's fault: a call of no known event is denied, never let through.
+        // A bug, not the request's fault: the connection drops, and the launcher denies the call (--lost).
         this.log.error({ err: error }, 'a launcher hook request failed');
         if (!res.headersSent) res.destroy();
       });
