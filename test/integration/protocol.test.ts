@@ -1,7 +1,10 @@
 // The socket protocol against the real daemon: pipelining, many clients, bad frames.
+import { writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { DEFAULT_MAX_FRAME } from '../../src/common/frames.js';
+import { jobIdFor } from '../../src/common/jobs.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { closeSandbox, lengthPrefixed, RawClient, sandboxWithDaemon, type DaemonProcess, type Sandbox } from '../helpers/daemon.js';
+import { closeSandbox, lengthPrefixed, RawClient, sandbox, sandboxWithDaemon, startDaemon, type DaemonProcess, type Sandbox } from '../helpers/daemon.js';
 import { prose } from '../helpers/text.js';
 
 describe('the socket protocol', () => {
@@ -148,5 +151,40 @@ describe('checks with the prepared context (made on the first check, reused afte
     const tripped = await answersOf('cached', 'd');
     expect(JSON.parse(tripped.get('-read')!)).toMatchObject({ result: { allow: false } });
     expect(await answersOf('cached', 'e')).toEqual(tripped);
+  });
+});
+
+// The check op names each of its request's fields when it hands them to the check (not by a
+// spread: see Handler.checkTool): every one must still reach it.
+describe("a check request's fields, each of which reaches the check", () => {
+  let box: Sandbox;
+  let daemon: DaemonProcess;
+
+  beforeAll(async () => {
+    box = sandbox();
+    writeFileSync(box.config, 'TOKEN_ENCODING=words\nTRIGGER_CONTEXT_PERCENT=50\n');
+    daemon = await startDaemon(box);
+  });
+  afterAll(() => closeSandbox(box, daemon));
+
+  it('finds the job by project and session, resolves paths by cwd, trips by contextTokens of contextWindow, and records session and agent', async () => {
+    const client = await RawClient.connect(box.socket);
+    const job = jobIdFor(box.project);
+    const who = { project: box.project, session: 'sess-1', agent: 'claude-code' };
+    expect(await client.request({ id: 'prompt', op: 'record', job, kind: 'prompt', text: 'start the parser work' })).toMatchObject({ result: { seq: expect.any(Number) } });
+    // A path relative to cwd: the socket itself, one of recap's files.
+    const socketByCwd = { id: 'cwd', op: 'check', ...who, cwd: dirname(box.socket), tool: 'Write', input: { file_path: 'recapd.sock', content: 'x' } };
+    expect(await client.request(socketByCwd)).toMatchObject({ result: { allow: false } });
+    expect(await client.request({ id: 'under', op: 'check', ...who, contextTokens: 400, contextWindow: 1000, tool: 'Read', input: { file_path: '/x' } })).toMatchObject({
+      result: { allow: true },
+    });
+    const over = await client.request({ id: 'over', op: 'check', ...who, contextTokens: 600, contextWindow: 1000, tool: 'Read', input: { file_path: '/x' } });
+    expect(over).toMatchObject({ result: { allow: false, reason: expect.stringContaining('context use reached 60%') } });
+    const page = await client.request({ id: 'events', op: 'events', job });
+    const events = (page.result as { events: { type: string; data: Record<string, unknown> }[] }).events;
+    expect(events.map((e) => e.type)).toEqual(['InteractionRecorded', 'SessionBound', 'ToolDenied', 'GateTripped', 'ToolDenied']);
+    for (const denied of events.filter((e) => e.type === 'ToolDenied')) expect(denied.data).toMatchObject({ job, session: 'sess-1', agent: 'claude-code' });
+    expect(events.find((e) => e.type === 'SessionBound')!.data).toMatchObject({ session: 'sess-1', job });
+    client.close();
   });
 });
