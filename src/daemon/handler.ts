@@ -355,7 +355,8 @@ export class Handler {
   }
 
   private async decideCheck(command: CheckTool, where: Where, state: JobState, ctx: Prepared, texts: SummaryTexts) {
-    const decision = decide(command, state, texts === NO_TEXTS ? ctx.decide : { ...ctx.decide, texts });
+    // Object.assign, not `{ ...ctx.decide, texts }` (see checkTool): every check on a tripped gate is here.
+    const decision = decide(command, state, texts === NO_TEXTS ? ctx.decide : Object.assign({}, ctx.decide, { texts }));
     // A check that stores nothing (an open gate, a known session) waits for no write at all.
     const committed = this.commit(where, ctx, decision.events);
     if (committed !== NOTHING_TO_COMMIT) await committed;

@@ -25,7 +25,7 @@ export async function answerHook(adapter: Adapter, payload: unknown, ops: HookOp
   const parsed = adapter.parse(payload);
   if (off) {
     if (!parsed.ok || parsed.call === undefined) return NOTHING;
-    const where = ops.where({ ...(parsed.caller.session !== undefined ? { session: parsed.caller.session } : {}), cwd: parsed.caller.cwd });
+    const where = ops.where({ session: parsed.caller.session, cwd: parsed.caller.cwd });
     const first = await ops.switchedOff(where, parsed.caller.session, facts.name);
     return first ? facts.notice(`recap is off in this shell (RECAP_DISABLE=1): nothing is counted or gated until ${facts.title} starts without it`) : NOTHING;
   }
@@ -49,7 +49,8 @@ export async function answerHook(adapter: Adapter, payload: unknown, ops: HookOp
     return NOTHING;
   }
   const { call, caller } = parsed;
-  const where = ops.where({ ...(caller.session !== undefined ? { session: caller.session } : {}), cwd: caller.cwd });
+  // Not `{ ...(session ? { session } : {}), cwd }`: see whoOf.
+  const where = ops.where({ session: caller.session, cwd: caller.cwd });
   const { machine, ...seen } = await observe(adapter, caller, where, ops, log);
   let answer: HookAnswer;
   try {
@@ -84,7 +85,7 @@ async function answerCall(
   seen: { contextTokens?: number; contextWindow?: number },
 ): Promise<HookAnswer> {
   const { facts } = adapter;
-  const who = { ...(caller.session !== undefined ? { session: caller.session } : {}), ...(caller.agent !== undefined ? { agent: caller.agent } : {}) };
+  const who = whoOf(caller);
   switch (call.kind) {
     case 'prompt': {
       const result = await ops.record({ kind: 'prompt', text: call.text, ...who, ...seen }, where);
@@ -155,6 +156,18 @@ async function observe(
     log.warn({ err: error, transcript: path }, 'the transcript could not be used; the call is judged without it');
     return { machine: [] };
   }
+}
+
+/**
+ * The call's session and agent, those it has. Made field by field: on Node 20's V8 an object
+ * that begins with a spread and gets more properties survives two scavenges (Handler.checkTool
+ * says more), and every hook call makes this one.
+ */
+function whoOf(caller: Caller): { session?: string; agent?: string } {
+  const who: { session?: string; agent?: string } = {};
+  if (caller.session !== undefined) who.session = caller.session;
+  if (caller.agent !== undefined) who.agent = caller.agent;
+  return who;
 }
 
 /** The name an unreadable tool call is checked under: no whitelist or rule knows it. */

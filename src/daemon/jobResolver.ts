@@ -61,9 +61,10 @@ export class JobResolver {
   }
 
   private bindingOf(session: string, binding: SessionBinding, cwd: string, now: Time): Where {
-    const where = { job: binding.job, project: binding.project };
     // Until the binding is in the log, every call of the session carries it (the first one stored wins).
-    return this.projection().sessionJob(session) !== undefined ? where : { ...where, bind: sessionBound(session, binding, cwd, now) };
+    // Two literals, not `{ ...where, bind }`: on Node 20's V8 that object would outlive the young generation.
+    if (this.projection().sessionJob(session) !== undefined) return { job: binding.job, project: binding.project };
+    return { job: binding.job, project: binding.project, bind: sessionBound(session, binding, cwd, now) };
   }
 
   private projectOf(cwd: string): string {
