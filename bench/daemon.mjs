@@ -17,9 +17,12 @@ export function benchEnv(dir, extra = {}) {
   };
 }
 
-/** Spawns `recap daemon` and resolves once it says it is ready; `nodeArgs` go to node. */
-export async function startDaemon(env, nodeArgs = []) {
-  const child = spawn(process.execPath, [...nodeArgs, join(ROOT, 'bin', 'recap.js'), 'daemon'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+/**
+ * Spawns `recap daemon` and resolves once it says it is ready; `nodeArgs` go to node. With
+ * `stdout: 'pipe'` its standard output can be read (where V8's --trace-gc writes).
+ */
+export async function startDaemon(env, nodeArgs = [], { stdout = 'ignore' } = {}) {
+  const child = spawn(process.execPath, [...nodeArgs, join(ROOT, 'bin', 'recap.js'), 'daemon'], { env, stdio: ['ignore', stdout, 'pipe'] });
   await new Promise((ready, fail) => {
     let log = '';
     child.stderr.on('data', (chunk) => {

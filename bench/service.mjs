@@ -3,7 +3,7 @@
 // shape hooks send; 64 clients keeping 4 in flight each, pipelining), durable records
 // (1 and 64 concurrent writers, with fsyncs per record), the HTTP hook round trip with
 // keep-alive, and token counting (MB/s, and the words x 1.3 estimate's error).
-//   node bench/service.mjs [--quick] [--json] [--only=checks,records,http,tokens] [--cpu-prof=DIR]
+//   node bench/service.mjs [--quick] [--json] [--only=checks,records,http,tokens] [--cpu-prof=DIR] [--trace-gc]
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { connect as netConnect, createServer } from 'node:net';
 import { execFileSync } from 'node:child_process';
@@ -38,7 +38,14 @@ const env = benchEnv(dir, { RECAP_HTTP_PORT: String(await freePort()) });
 // --cpu-prof=DIR: the daemon writes a CPU profile there when it stops.
 const profDir = args.find((a) => a.startsWith('--cpu-prof='))?.slice('--cpu-prof='.length);
 const nodeArgs = profDir ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : [];
-const daemon = await startDaemon(env, nodeArgs);
+// --trace-gc: the daemon traces its garbage collections, and each checks row says what ran
+// during it (a check that leaves garbage in the old generation shows as a heap that grows
+// and a mark-compact).
+const traceGc = args.includes('--trace-gc');
+const spawnedAt = performance.now();
+const daemon = await startDaemon(env, traceGc ? [...nodeArgs, '--trace-gc'] : nodeArgs, traceGc ? { stdout: 'pipe' } : {});
+let gcTrace = '';
+if (traceGc) daemon.stdout.on('data', (chunk) => (gcTrace += chunk));
 const apart = keepApart();
 
 /**
@@ -163,6 +170,23 @@ async function drive(clients, depth, total, op, fields) {
   };
 }
 
+/**
+ * The daemon's collections between two moments of this process (performance.now()), read
+ * once it has exited (its trace is buffered). Its times count from its own start, a few ms
+ * after the spawn: close enough for phases of seconds.
+ */
+function gcDuring(from, to) {
+  const pattern = /\s(\d+) ms: (Scavenge|Mark-Compact)[^,]*?-> ([\d.]+) \([\d.]+\) MB, ([\d.]+) \//;
+  const gcs = gcTrace
+    .split('\n')
+    .map((line) => pattern.exec(line))
+    .filter((m) => m && Number(m[1]) >= from - spawnedAt && Number(m[1]) < to - spawnedAt)
+    .map((m) => ({ scavenge: m[2] === 'Scavenge', heapMb: Number(m[3]), ms: Number(m[4]) }));
+  const of = (list) => ({ count: list.length, maxMs: Math.max(0, ...list.map((g) => g.ms)) });
+  const heaps = gcs.map((g) => g.heapMb);
+  return { scavenges: of(gcs.filter((g) => g.scavenge)), markCompacts: of(gcs.filter((g) => !g.scavenge)), heapMb: [Math.min(...heaps), Math.max(...heaps)] };
+}
+
 async function ask(op, fields = {}) {
   const c = await Client.connect(env.RECAP_SOCKET);
   const answer = await c.request(op, fields);
@@ -242,8 +266,12 @@ const results = {};
 if (runs('checks')) {
   await drive(64, 4, 20_000, 'check', checkFields); // warm-up (see WARM_UP)
   results.checks1 = await drive(1, 1, 3000 * n, 'check', checkFields);
+  const phases = [performance.now()];
   results.checks64 = await drive(64, 1, 20_000 * n, 'check', checkFields);
+  phases.push(performance.now());
   results.checks64Pipelined = await drive(64, 4, 40_000 * n, 'check', checkFields);
+  phases.push(performance.now());
+  results.checkPhases = phases;
   results.apart = apart;
 }
 
@@ -281,6 +309,12 @@ if (runs('http')) {
 
 await stopDaemon(daemon);
 rmSync(dir, { recursive: true, force: true });
+if (traceGc && results.checkPhases) {
+  const [start, middle, end] = results.checkPhases;
+  results.checks64.gc = gcDuring(start, middle);
+  results.checks64Pipelined.gc = gcDuring(middle, end);
+}
+delete results.checkPhases;
 
 // Token counting: throughput and the prototype's words x 1.3 estimate against exact counts.
 if (runs('tokens')) {
@@ -322,6 +356,13 @@ else {
       `checks, 64 clients x 4: ${r.checks64Pipelined.perSecond}/s  p50 ${r.checks64Pipelined.p50Ms} ms  p99 ${r.checks64Pipelined.p99Ms} ms  (target >= ${TARGETS.checksPerSecond64Pipelined}/s; ${cost(r.checks64Pipelined)})`,
     );
   if (r.apart) console.log(`                         ${r.apart}`);
+  const gc = (name, g) =>
+    g &&
+    console.log(
+      `GC during ${name}: ${g.scavenges.count} scavenges (longest ${g.scavenges.maxMs} ms), ${g.markCompacts.count} mark-compacts (longest ${g.markCompacts.maxMs} ms), heap after each ${g.heapMb[0]}-${g.heapMb[1]} MB`,
+    );
+  gc('64 x 1', r.checks64?.gc);
+  gc('64 x 4', r.checks64Pipelined?.gc);
   if (r.records1) console.log(`durable records, 1:      ${r.records1.perSecond}/s  ${r.records1.recordsPerFsync} records per fsync`);
   if (r.records64)
     console.log(
