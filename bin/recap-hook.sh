@@ -44,16 +44,22 @@ answer=$(/usr/bin/curl -q --silent --noproxy '*' --unix-socket "$launcher" \
   -X POST -T - -H 'Expect: 100-continue' -H 'Content-Type: application/json' -H "X-Recap-Deadline-Ms: $((wait * 4 / 5))" \
   -w '\n%{http_code} %{size_upload}' "http://recap/hook/v1/$agent" 2>/dev/null)
 status=$?
-# 7: nobody accepted the connection. Nothing sent (the daemon stalled before taking it): stdin is unread.
+# 7: nobody accepted the connection, and stdin is unread.
 if [ "$status" -eq 7 ]; then exec "$node" "$hook" "$agent"; fi
-if [ "$status" -ne 0 ] && [ "${answer##* }" = 0 ]; then RECAP_HOOK_DEADLINE_MS=$((ms - wait)) exec "$node" "$hook" "$agent"; fi
 
-# The answer is the exit code on its first line, then what to print; curl added the HTTP status.
-http=${answer##*
+# curl's own last line: the HTTP status and the bytes it sent. Above it, the daemon's answer:
+# the exit code on its first line, then what to print.
+tail=${answer##*
 }
-http=${http% *}
 answer=${answer%
 *}
+http=${tail% *}
+sent=${tail#* }
+# Nothing sent: the daemon never took the payload (stopped, stuck, or unable to take this
+# call) and stdin is unread; recap-hook has the rest of the time.
+if [ "$sent" = 0 ] && { [ "$status" -ne 0 ] || [ "$http" != 200 ]; }; then
+  RECAP_HOOK_DEADLINE_MS=$((ms - wait)) exec "$node" "$hook" "$agent"
+fi
 code=${answer%%
 *}
 case $status/$http/$code in

@@ -3,8 +3,20 @@
 // environment, every variable the user has not set.
 import { dataDir, socketPath, userConfigPath } from '../common/paths.js';
 
-/** Variables that load code into a process before it runs: none has a say in recap-hook. */
-export const LOADERS = ['NODE_OPTIONS', 'LD_PRELOAD', 'LD_AUDIT', 'BASH_ENV', 'DYLD_INSERT_LIBRARIES'];
+/** Variables that load code into a process (Node, curl) before it runs: none has a say in recap's hook. */
+export const LOADERS = [
+  'NODE_OPTIONS',
+  'LD_PRELOAD',
+  'LD_AUDIT',
+  'LD_LIBRARY_PATH',
+  'BASH_ENV',
+  'DYLD_INSERT_LIBRARIES',
+  // OpenSSL's config can load a module of its own: Node and libcurl both read it at start.
+  'OPENSSL_CONF',
+  'OPENSSL_MODULES',
+  'OPENSSL_ENGINES',
+  'GCONV_PATH',
+];
 
 /**
  * Code loaded before recap-hook (NODE_OPTIONS, LD_PRELOAD, BASH_ENV) could answer for it, and

@@ -9,6 +9,11 @@ const MAX_BODY = MAX_HOOK_PAYLOAD;
 export const HEAD_BYTES = 64 * 1024;
 /** Bytes of request bodies held at once across all requests of an endpoint, as the socket server bounds its frames. */
 export const MAX_HELD_BYTES = 2 * MAX_HOOK_PAYLOAD + 32 * 1024 * 1024;
+/**
+ * A body up to this size is read whatever the others hold: the endpoints' connection limits
+ * bound what that adds up to, and a hook's usual payload never meets "busy".
+ */
+export const ALWAYS_READ_BYTES = 1024 * 1024;
 
 /** The event a body is for, when its first bytes name it. */
 export function eventIn(head: string): string | undefined {
@@ -37,8 +42,11 @@ export function readBody(req: IncomingMessage, held: { bytes: number }): Promise
     req.on('data', (chunk: Buffer) => {
       size += chunk.length;
       held.bytes += chunk.length;
-      if (held.bytes > MAX_HELD_BYTES && size <= MAX_BODY) {
-        const head = Buffer.concat(chunks).subarray(0, HEAD_BYTES).toString('utf8');
+      // A small body is always read whole (the way out, a prompt): only large ones wait for room.
+      if (held.bytes > MAX_HELD_BYTES && size > ALWAYS_READ_BYTES && size <= MAX_BODY) {
+        const head = Buffer.concat([...chunks, chunk])
+          .subarray(0, HEAD_BYTES)
+          .toString('utf8');
         chunks.length = 0;
         req.removeAllListeners('data');
         req.removeAllListeners('end');

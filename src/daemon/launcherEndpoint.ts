@@ -13,7 +13,7 @@ import type { Logger } from 'pino';
 import { describeBytes, MAX_HOOK_PAYLOAD } from '../common/frames.js';
 import { parseJson } from '../common/json.js';
 import { truncatedPrompt } from '../common/truncatedPrompt.js';
-import { AGENT_FACTS, isAgentName } from '../agents/known.js';
+import { AGENT_FACTS, isAgentName, type AgentName } from '../agents/known.js';
 import { refusal, withNotice, type AgentFacts, type HookAnswer } from '../agents/facts.js';
 import { daemonFailed } from '../client/hookFallback.js';
 import type { Handler } from './handler.js';
@@ -26,6 +26,18 @@ export const LAUNCHER_PATH = /^\/hook\/v1\/([a-z]+)$/;
  * (X-Recap-Deadline-Ms, four fifths of the time it waits), within these bounds.
  */
 const ANSWER_DEADLINE_MS = { default: 4000, min: 50, max: 6500 };
+/** Hook calls in flight at once; each holds a connection for a few milliseconds. */
+const MAX_CONNECTIONS = 256;
+
+/** The agent a request is for, when it is one this endpoint answers. */
+function agentOf(req: IncomingMessage): AgentName | undefined {
+  const agent = LAUNCHER_PATH.exec(req.url ?? '')?.[1];
+  return req.method === 'POST' && agent !== undefined && isAgentName(agent) ? agent : undefined;
+}
+
+function notFound(res: ServerResponse): void {
+  res.writeHead(404, { 'content-type': 'text/plain', connection: 'close' }).end('POST /hook/v1/<agent> is the only endpoint here\n');
+}
 
 export class LauncherEndpoint {
   private readonly server: Server;
@@ -36,15 +48,26 @@ export class LauncherEndpoint {
     private readonly handler: Handler,
     private readonly log: Logger,
   ) {
-    this.server = createServer((req, res) => {
-      this.serve(req, res).catch((error: unknown) => {
-        // A bug, not the request's fault: the connection drops, and the launcher denies the call (--lost).
-        this.log.error({ err: error }, 'a launcher hook request failed');
-        if (!res.headersSent) res.destroy();
-      });
+    // A hook's connection lives for one call: one that sends no request soon goes, and past
+    // MAX_CONNECTIONS new ones are closed at once (the launcher, its payload unsent, then hands
+    // the call to recap-hook), so a flood here cannot use up the daemon's descriptors.
+    this.server = createServer({ requestTimeout: 10_000, headersTimeout: 2_000, keepAliveTimeout: 1_000, connectionsCheckingInterval: 500 }, (req, res) => this.answer(req, res));
+    this.server.maxConnections = MAX_CONNECTIONS;
+    // The launcher sends its payload only after 100 Continue: a request this endpoint cannot
+    // take is refused before, and the launcher hands it to recap-hook with stdin unread.
+    this.server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
+      if (agentOf(req) === undefined) return notFound(res);
+      res.writeContinue();
+      this.answer(req, res);
     });
-    this.server.requestTimeout = 10_000;
-    this.server.headersTimeout = 5_000;
+  }
+
+  private answer(req: IncomingMessage, res: ServerResponse): void {
+    this.serve(req, res).catch((error: unknown) => {
+      // A bug, not the request's fault: the connection drops, and the launcher denies the call (--lost).
+      this.log.error({ err: error }, 'a launcher hook request failed');
+      if (!res.headersSent) res.destroy();
+    });
   }
 
   /**
@@ -75,11 +98,8 @@ export class LauncherEndpoint {
   }
 
   private async serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const agent = LAUNCHER_PATH.exec(req.url ?? '')?.[1];
-    if (req.method !== 'POST' || agent === undefined || !isAgentName(agent)) {
-      res.writeHead(404, { 'content-type': 'text/plain' }).end(`POST /hook/v1/<agent> is the only endpoint here\n`);
-      return;
-    }
+    const agent = agentOf(req);
+    if (agent === undefined) return notFound(res);
     const facts = AGENT_FACTS[agent];
     const answer = (a: HookAnswer) => reply(res, a);
     const body = await readBody(req, this.held);

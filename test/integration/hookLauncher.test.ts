@@ -6,7 +6,8 @@
 // or stalled daemon turns a deny into an allow.
 import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
+import { createServer, type ServerResponse } from 'node:http';
+import { connect, type Socket } from 'node:net';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { launcherSocketPath } from '../../src/common/paths.js';
@@ -228,6 +229,51 @@ describe('the hook launcher, with the daemon running', () => {
     try {
       const answer = await launcher(box, 'claude', AGENTS.claude!.read(cwd, join(cwd, 'a.ts')), { cwd, node: process.execPath });
       expect(denial(answer.stdout)).toMatch(/^recap: recap's hook launcher lost this call when its connection to the daemon failed \(curl exit 52/);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});
+
+describe('the hook launcher against a flood or a daemon that cannot take the call', () => {
+  it('answers while hundreds of idle connections hold its socket, and the daemon stays reachable', async () => {
+    const box = newBox();
+    await start(box);
+    const cwd = projectIn(box, 'flood');
+    expect((await runCli(box, ['record', '--kind', 'prompt'], { cwd, input: prose(30) })).code).toBe(0);
+    const idle = await Promise.all(
+      Array.from(
+        { length: 300 },
+        () =>
+          new Promise<Socket>((resolve, reject) => {
+            const socket = connect(launcherSocketPath(box.socket), () => resolve(socket));
+            socket.once('error', reject);
+          }),
+      ),
+    );
+    try {
+      const answer = await launcher(box, 'claude', AGENTS.claude!.read(cwd, join(cwd, 'a.ts')), { cwd, node: process.execPath });
+      expect(denial(answer.stdout)).toContain('recap submit');
+      expect((await runCli(box, ['status', '--json'], { cwd })).code).toBe(0);
+    } finally {
+      for (const socket of idle) socket.destroy();
+    }
+  });
+
+  it('hands the call to recap-hook, stdin unread, when the daemon refuses it before the payload is sent', async () => {
+    const box = newBox();
+    await start(box);
+    const cwd = projectIn(box, 'refused');
+    expect((await runCli(box, ['record', '--kind', 'prompt'], { cwd, input: prose(30) })).code).toBe(0);
+    // In the daemon's place on the launcher socket: a server that knows no agent (as a daemon older than the launcher would not know a newer one).
+    const path = launcherSocketPath(box.socket);
+    rmSync(path);
+    const server = createServer();
+    server.on('checkContinue', (_req, res: ServerResponse) => res.writeHead(404, { connection: 'close' }).end());
+    await new Promise<void>((resolve) => server.listen(path, resolve));
+    try {
+      const answer = await launcher(box, 'claude', AGENTS.claude!.read(cwd, join(cwd, 'a.ts')), { cwd, node: process.execPath });
+      expect(denial(answer.stdout)).toContain('recap submit');
     } finally {
       await new Promise((resolve) => server.close(resolve));
     }

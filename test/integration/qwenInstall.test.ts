@@ -76,8 +76,13 @@ describe('recap install qwen', () => {
       NODE_OPTIONS: '',
       LD_PRELOAD: '',
       LD_AUDIT: '',
+      LD_LIBRARY_PATH: '',
       BASH_ENV: '',
       DYLD_INSERT_LIBRARIES: '',
+      OPENSSL_CONF: '',
+      OPENSSL_MODULES: '',
+      OPENSSL_ENGINES: '',
+      GCONV_PATH: '',
     };
     const entry = { type: 'command', name: 'recap', command: COMMAND, timeout: 20, env };
     expect(recapHooksIn(after)).toEqual([

@@ -254,8 +254,13 @@ describe("the environment the extension's hooks run with", () => {
       NODE_OPTIONS: '',
       LD_PRELOAD: '',
       LD_AUDIT: '',
+      LD_LIBRARY_PATH: '',
       BASH_ENV: '',
       DYLD_INSERT_LIBRARIES: '',
+      OPENSSL_CONF: '',
+      OPENSSL_MODULES: '',
+      OPENSSL_ENGINES: '',
+      GCONV_PATH: '',
     });
   });
 });
