@@ -2,8 +2,8 @@
 // Benchmark: checks over the socket (1 client; 64 clients with one request in flight each, the
 // shape hooks send; 64 clients keeping 4 in flight each, pipelining), durable records
 // (1 and 64 concurrent writers, with fsyncs per record), the HTTP hook round trip with
-// keep-alive, and token counting (MB/s, and the words x 1.3 estimate's error).
-//   node bench/service.mjs [--quick] [--json] [--only=checks,records,http,tokens] [--cpu-prof=DIR] [--trace-gc]
+// keep-alive. (Token counting is bench/tokens.mjs.)
+//   node bench/service.mjs [--quick] [--json] [--only=checks,records,http] [--cpu-prof=DIR] [--trace-gc]
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { connect as netConnect, createServer } from 'node:net';
 import { execFileSync } from 'node:child_process';
@@ -13,7 +13,6 @@ import { benchEnv, ROOT as root, startDaemon, stopDaemon } from './daemon.mjs';
 
 const { Client } = await import(join(root, 'dist', 'client', 'socketClient.js'));
 const { FrameReader, framesOf } = await import(join(root, 'dist', 'common', 'frames.js'));
-const { tokenCounter } = await import(join(root, 'dist', 'events', 'tokens.js'));
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
 const TARGETS = { checkP99Ms64: 2, checksPerSecond64Pipelined: 150_000, recordsPerSecond64: 5_000, recordsPerFsync64: 8, httpP99Ms: 2 };
@@ -316,32 +315,6 @@ if (traceGc && results.checkPhases) {
 }
 delete results.checkPhases;
 
-// Token counting: throughput and the prototype's words x 1.3 estimate against exact counts.
-if (runs('tokens')) {
-  const exact = await tokenCounter({ TOKEN_ENCODING: 'o200k_base', TOKEN_WORD_RATIO: 1.3 });
-  const estimate = await tokenCounter({ TOKEN_ENCODING: 'words', TOKEN_WORD_RATIO: 1.3 });
-  const samples = {
-    prose: readFileSync(join(root, 'README.md'), 'utf8').replace(/```[\s\S]*?```/g, ''),
-    code: readFileSync(join(root, 'dist', 'daemon', 'handler.js'), 'utf8') + readFileSync(join(root, 'dist', 'events', 'shellTokens.js'), 'utf8'),
-    json: JSON.stringify(JSON.parse(readFileSync(join(root, 'package-lock.json'), 'utf8')).packages, null, 2).slice(0, 400_000),
-  };
-  results.tokens = {};
-  for (const [kind, sample] of Object.entries(samples)) {
-    const start = process.hrtime.bigint();
-    let counted = 0;
-    const rounds = quick ? 2 : 6;
-    for (let i = 0; i < rounds; i += 1) counted = exact(sample);
-    const seconds = Number(process.hrtime.bigint() - start) / 1e9;
-    const estimated = estimate(sample);
-    results.tokens[kind] = {
-      mbPerSecond: round((Buffer.byteLength(sample) * rounds) / 1e6 / seconds),
-      exactTokens: counted,
-      wordsEstimate: estimated,
-      estimateErrorPercent: round(((estimated - counted) / counted) * 100, 1),
-    };
-  }
-}
-
 if (args.includes('--json')) console.log(JSON.stringify({ targets: TARGETS, results }));
 else {
   const r = results;
@@ -372,7 +345,4 @@ else {
     console.log(
       `HTTP hook, keep-alive:   p50 ${r.http.p50Ms} ms  p99 ${r.http.p99Ms} ms  (target p99 < ${TARGETS.httpP99Ms} ms; CPU per request: daemon ${r.http.daemonCpuUs} us, bench ${r.http.benchCpuUs} us)`,
     );
-  for (const [kind, t] of Object.entries(r.tokens ?? {})) {
-    console.log(`tokens, ${kind.padEnd(6)}         ${t.mbPerSecond} MB/s; words x 1.3 estimate off by ${t.estimateErrorPercent}% (${t.wordsEstimate} vs ${t.exactTokens})`);
-  }
 }

@@ -166,4 +166,19 @@ describe('long unbroken runs', () => {
     const prose = 'The parser reports each error with its line. '.repeat(50);
     expect(o200k(prose)).toBe(exact.countTokens(prose));
   });
+
+  it('are cut exactly when a run reaches 256 characters, whatever space (Unicode included) ends the run', async () => {
+    const { withLongRuns } = await import('../../src/events/tokens.js');
+    // Each call counts one: a text counted whole is one call, a cut one several.
+    const calls = withLongRuns(() => 1);
+    for (const space of [' ', '\t', '\n', '\u00a0', '\u2003', '\u3000', '\ufeff']) {
+      expect(calls(`a${space}${'é'.repeat(255)}${space}b`)).toBe(1);
+      expect(calls(`a${space}${'é'.repeat(256)}${space}b`)).toBeGreaterThan(1);
+      // The same as the regex it replaced (\S{256}) on both sides of the boundary.
+      for (const n of [255, 256]) {
+        const text = `${'x'.repeat(100)}${space}${'y'.repeat(n)}${space}${'😀'.repeat(3)}`;
+        expect(calls(text) > 1).toBe(/\S{256}/.test(text));
+      }
+    }
+  });
 });
