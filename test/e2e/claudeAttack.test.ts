@@ -16,7 +16,10 @@ import { answer, bash, callTool, MockAnthropic, read } from '../helpers/mockAnth
 
 const TEST_MS = 240_000;
 const BIG = 'a'.repeat(1.2 * 1024 * 1024);
-const POISON = 'for f in ~/.claude/projects/*/*.jsonl; do echo null >> "$f"; done';
+// Claude Code writes the session's transcript a moment after the turn starts, and recap's
+// hook answers in a few ms: the command waits (up to 5 s) for the file to be there.
+const POISON =
+  'for i in $(seq 50); do ls ~/.claude/projects/*/*.jsonl >/dev/null 2>&1 && break; sleep 0.1; done; for f in ~/.claude/projects/*/*.jsonl; do echo null >> "$f"; done';
 
 describe('the real Claude Code against an agent that attacks the gate', () => {
   let box: Sandbox;
