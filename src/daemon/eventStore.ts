@@ -90,7 +90,11 @@ export class StorageFailed extends Error {
 
 export type Appended = { stored: StoredEvent[]; durable: Promise<void> };
 
-export class EventStore extends EventEmitter<{ failed: [error: Error] }> {
+/**
+ * `appended`: events numbered and folded, told as soon as they are (before they are on disk),
+ * for those who follow the log live: the audit page and telemetry.
+ */
+export class EventStore extends EventEmitter<{ failed: [error: Error]; appended: [stored: StoredEvent[]] }> {
   private queue: Waiting[] = [];
   private flushing = false;
   private idle: Promise<void> = Promise.resolve();
@@ -144,6 +148,7 @@ export class EventStore extends EventEmitter<{ failed: [error: Error] }> {
     const stored = events.map((e) => ({ ...e, seq: this.nextSeq++, version: CURRENT_VERSION[e.type] }) as StoredEvent);
     const snapshot = fold?.(stored);
     const durable = this.enqueue(stored, snapshot ? { seq: stored.at(-1)!.seq, bytes: snapshot } : undefined);
+    this.emit('appended', stored);
     return { stored, durable };
   }
 

@@ -18,7 +18,8 @@ import { recapWord } from '../events/whitelist.js';
 import { eventsPage, projectionAt, verifyLog } from './audit.js';
 import { answerHook } from './hookService.js';
 import { ADAPTERS } from '../agents/adapters.js';
-import { AGENT_FACTS } from '../agents/known.js';
+import { AGENT_FACTS, type AgentName } from '../agents/known.js';
+import type { HookAnswer } from '../agents/facts.js';
 import type { ToolCall } from '../events/toolCall.js';
 import { usageReport } from './report.js';
 import type { ConfigService, Effective } from './configService.js';
@@ -60,6 +61,10 @@ export type HandlerDeps = {
   snapshotEvery: number;
   /** Starts the HTTP hook endpoint (making its token) if it is not running; its URL. */
   enableHttp: () => Promise<{ url: string; tokenFile: string }>;
+  /** Starts the audit page's server if it is not running; the URL to open, with its token. */
+  enableUi?: () => Promise<{ url: string }>;
+  /** Told of every hook answered, with how long the daemon took: telemetry's latency figure. */
+  hookAnswered?: (agent: AgentName, ms: number, answer: HookAnswer) => void;
   log: Logger;
   now?: () => number;
   /** The file hooks fall back on when the daemon cannot answer: told of every trip and clear. */
@@ -133,8 +138,12 @@ export class Handler {
     statusline: (r) => this.statusline(r),
     context: (r) => this.noted(r.job, () => this.context(r)),
     chain: (r) => this.noted(r.job, () => this.chain(r)),
-    hook: (r) => answerHook(ADAPTERS[r.agent], r.payload, this, this.deps.log, r.off === true),
+    hook: (r) => this.hook(r),
     http: () => this.deps.enableHttp(),
+    ui: () => {
+      if (!this.deps.enableUi) throw new CommandRefused('this daemon serves no audit page');
+      return this.deps.enableUi();
+    },
     events: (r) => this.known(r.job, () => this.events(r)),
     jobs: async () => ({ jobs: [...this.deps.projection().jobs.values()].map(jobRow) }),
     replay: (r, progress) => this.known(r.job, () => this.replay(r, progress)),
@@ -154,6 +163,15 @@ export class Handler {
       return { pid: process.pid };
     },
   };
+
+  private async hook(r: RequestOf<'hook'>): Promise<HookAnswer> {
+    const told = this.deps.hookAnswered;
+    if (!told) return answerHook(ADAPTERS[r.agent], r.payload, this, this.deps.log, r.off === true);
+    const started = performance.now();
+    const answer = await answerHook(ADAPTERS[r.agent], r.payload, this, this.deps.log, r.off === true);
+    told(r.agent, performance.now() - started, answer);
+    return answer;
+  }
 
   /**
    * A project's configuration in force, each value's source and the change waiting for

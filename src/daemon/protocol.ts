@@ -73,6 +73,8 @@ export const requestSchemas = {
     off: z.boolean().optional(),
   }),
   http: z.object({}),
+  /** `recap ui`: the audit page's URL, its server started if it is not running. */
+  ui: z.object({}),
   events: z.object({
     fromSeq: z.number().int().min(1).default(1),
     limit: z.number().int().min(1).max(10_000).default(1000),
@@ -156,6 +158,7 @@ export type Responses = {
   chain: { entries: (SummaryAccepted['data'] & { seq: number })[]; notice?: string };
   hook: HookAnswer;
   http: { url: string; tokenFile: string };
+  ui: { url: string };
   events: { events: EventLine[]; next: number | null; lastSeq: number };
   jobs: { jobs: JobRow[] };
   replay: { seq: number; jobs: PastStatus[] };
