@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import yargs, { type Argv } from 'yargs';
 import { projectRoot } from '../common/jobs.js';
 import { refuseInAgentShell } from './agentShell.js';
+import { uiCommand } from './uiCommand.js';
 import { auditCommands, jobOf } from './auditCommands.js';
 import { configCommands } from './configCommands.js';
 import { AGENT_NAMES, type AgentName } from '../agents/known.js';
@@ -357,7 +358,7 @@ export function buildCli(args: string[]): Argv {
       },
     );
   return (
-    configCommands(auditCommands(cli))
+    configCommands(uiCommand(auditCommands(cli)))
       .middleware((argv) => {
         // Not `daemon`: hooks start it from the agent's environment when it is down.
         const command = String(argv._[0] ?? '');

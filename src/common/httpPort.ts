@@ -11,9 +11,22 @@ export function httpPortFile(env: Env = process.env): string {
   return join(dataDir(env), 'http-port');
 }
 
+/** The audit page's port (`recap ui`), kept the same way so its address stays the same. */
+export function uiPortFile(env: Env = process.env): string {
+  return join(dataDir(env), 'ui-port');
+}
+
 /** The port RECAP_HTTP_PORT asks for, if it names one; else the kept one (or a free one) is used. */
 export function httpPort(env: Env = process.env): number | undefined {
-  const text = env.RECAP_HTTP_PORT;
+  return portIn(env.RECAP_HTTP_PORT);
+}
+
+/** The port RECAP_UI_PORT asks the audit page to use, if it names one. */
+export function uiPort(env: Env = process.env): number | undefined {
+  return portIn(env.RECAP_UI_PORT);
+}
+
+function portIn(text: string | undefined): number | undefined {
   const port = Number(text);
   return text !== undefined && text !== '' && Number.isInteger(port) && port > 0 && port < 65_536 ? port : undefined;
 }

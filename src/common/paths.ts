@@ -68,6 +68,11 @@ export function httpTokenFile(env: Env = process.env): string {
   return join(dataDir(env), 'http-token');
 }
 
+/** The audit page's token (`recap ui`): kept, so a browser's cookie outlives a daemon restart. */
+export function uiTokenFile(env: Env = process.env): string {
+  return join(dataDir(env), 'ui-token');
+}
+
 /**
  * The launcher the daemon keeps in its protected data folder: the one name of recap a
  * whitelisted command may use, since no file the agent can write shadows it.

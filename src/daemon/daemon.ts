@@ -5,8 +5,8 @@ import { existsSync, mkdirSync, readdirSync, readlinkSync, statSync } from 'node
 import { join } from 'node:path';
 import { homedir } from 'node:os';
 import { UserError } from '../common/errors.js';
-import { dataDir, eventLogDir, httpTokenFile, launcherSocketPath, socketPath, userConfigPath } from '../common/paths.js';
-import { httpPort, httpPortFile, keepPort, keptPort } from '../common/httpPort.js';
+import { dataDir, eventLogDir, httpTokenFile, launcherSocketPath, socketPath, uiTokenFile, userConfigPath } from '../common/paths.js';
+import { httpPort, httpPortFile, keepPort, keptPort, uiPort, uiPortFile } from '../common/httpPort.js';
 import { describeHolder, removePidFile, runningDaemon, writePidFile } from '../common/daemonRecord.js';
 import { ConfigService } from './configService.js';
 import { EventStore, LogLocked, LogUnreadable } from './eventStore.js';
@@ -20,6 +20,8 @@ import { type Projection, USER_SCOPE } from './projection.js';
 import { loadProjection } from './snapshot.js';
 import { protectedPaths, readOnlyPaths, recapPaths, shadowDirs, writeLauncher } from './recapPaths.js';
 import { LauncherEndpoint } from './launcherEndpoint.js';
+import { UiApi } from './uiApi.js';
+import { UiServer } from './uiServer.js';
 import { limitsFrom, SocketServer, type Listen } from './socketServer.js';
 import { clearStaleSocket, SocketInUse } from './staleSocket.js';
 import { VerdictFile, verdictPath } from './verdicts.js';
@@ -76,9 +78,12 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
     }
     throw error;
   }
+  let uiApi: UiApi | undefined;
   store.on('failed', (error) => {
     log.error({ err: error }, 'a write to the event log failed; rebuilding the projection from the log');
     void load().then((rebuilt) => (projection = rebuilt));
+    // The audit page's index saw events the log does not have.
+    uiApi?.index.reset();
   });
 
   const config = new ConfigService(userConfigPath(env), env, projection.appliedConfig.get(USER_SCOPE), (dir) => projection.approvedConfig.get(dir));
@@ -129,6 +134,7 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
     home: env.HOME ?? homedir(),
     snapshotEvery: snapshotEvery(env),
     enableHttp,
+    enableUi: () => enableUi(),
     log,
     verdicts,
     lifecycle,
@@ -157,6 +163,36 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
     const url = `http://127.0.0.1:${port}${HOOK_PATH}`;
     log.info({ url }, 'HTTP hook endpoint listening');
     return { url, tokenFile };
+  }
+  let ui: Promise<UiServer> | undefined;
+  let uiServer: UiServer | undefined;
+  const enableUi = async () => {
+    const server = await (ui ??= startUi().catch((error: unknown) => {
+      ui = undefined;
+      throw error;
+    }));
+    // The page's data is read from memory once the log is indexed: `recap ui` waits for it,
+    // so the page opens at once.
+    await uiApi!.ready();
+    return { url: server.url() };
+  };
+  /** The audit page's server, on the port RECAP_UI_PORT names, else the kept one, else a free one (then kept). */
+  async function startUi(): Promise<UiServer> {
+    uiApi = new UiApi(handler, () => projection, store);
+    const server = new UiServer(uiApi, ensureToken(uiTokenFile(env)), UI_ASSETS, log);
+    const asked = uiPort(env);
+    let port: number;
+    try {
+      port = await server.listen(asked ?? keptPort(uiPortFile(env)) ?? 0);
+    } catch (error) {
+      if (!(error instanceof PortBusy)) throw error;
+      if (asked !== undefined) throw new CommandRefused(`${error.message}; set RECAP_UI_PORT to a free port, or unset it and recap chooses one`);
+      port = await server.listen(0);
+    }
+    if (asked === undefined) keepPort(uiPortFile(env), port);
+    uiServer = server;
+    log.info({ url: `http://127.0.0.1:${port}/` }, 'audit page listening');
+    return server;
   }
   await handler.recordUserConfig();
 
@@ -207,7 +243,8 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
   await stopped;
   // Requests waiting for new events (recap log -f) answer now, so closing need not wait for them.
   handler.close();
-  await Promise.all([server.close(), endpoint?.close(), launcher.close()]);
+  uiApi?.index.stop();
+  await Promise.all([server.close(), endpoint?.close(), launcher.close(), uiServer?.close()]);
   await closeStore();
   log.info('recap daemon stopped');
 }
@@ -243,6 +280,9 @@ function daemonLog(env: NodeJS.ProcessEnv): { file: string; bytes: number } | { 
   }
   return { stream: env.JOURNAL_STREAM ? 'the systemd journal: journalctl --user -u recap' : 'the stderr of whoever started it' };
 }
+
+/** The audit page's bundle: dist/ui, from dist/daemon (where both daemon.js and its bundle are). */
+const UI_ASSETS = new URL('../ui/', import.meta.url);
 
 const DEFAULT_SNAPSHOT_EVERY = 10_000;
 /** Old snapshots are kept one in this many: `recap replay --at` then starts at most about 2x that many snapshots' events before any moment. */

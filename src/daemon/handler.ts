@@ -664,7 +664,7 @@ function jobRow(state: JobState): JobRow {
 }
 
 /** A job as it was at a past moment: `recap replay`'s answer. */
-function pastStatus(state: JobState): PastStatus {
+export function pastStatus(state: JobState): PastStatus {
   const last = state.chain.at(-1);
   return {
     job: state.job,

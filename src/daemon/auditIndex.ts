@@ -1,0 +1,307 @@
+// What the audit page draws, kept per job in compact arrays: the token meter at each move,
+// every trip, summary and denial, and the model's usage per hour. Built from the whole log
+// the first time the page is opened, then kept up to date from the appends, so a job's
+// page is served from memory whatever the log's size.
+import type { StoredEvent } from '../events/events.js';
+import { Meter } from '../events/meter.js';
+import type { EventStore } from './eventStore.js';
+
+export type Trip = { seq: number; time: number; reason: string; unsummarizedTokens: number; limit: number };
+export type SummaryMark = { seq: number; time: number; level: number; topic?: string; tokens: number; before: number; after: number };
+export type DenialMark = { time: number; seq: number; tool: string; count: number };
+export type UsagePoint = { time: number; input: number; output: number; cacheCreation: number; cacheRead: number };
+export type UsageSeries = { agent: string; model: string; points: UsagePoint[] };
+
+export type JobView = {
+  span: { first: number; last: number } | null;
+  meter: { t: number[]; v: number[] };
+  trips: Trip[];
+  summaries: SummaryMark[];
+  denials: DenialMark[];
+};
+
+const HOUR = 3_600_000;
+export const BUCKETS = { hour: HOUR, day: 24 * HOUR } as const;
+export type Bucket = keyof typeof BUCKETS;
+
+/** Times, values and sequence numbers, growing by doubling: a million points are 24 MB, not a million objects. */
+class Points {
+  t = new Float64Array(256);
+  v = new Float64Array(256);
+  s = new Float64Array(256);
+  n = 0;
+
+  push(time: number, value: number, seq: number): void {
+    if (this.n === this.t.length) {
+      this.t = grown(this.t);
+      this.v = grown(this.v);
+      this.s = grown(this.s);
+    }
+    this.t[this.n] = time;
+    this.v[this.n] = value;
+    this.s[this.n] = seq;
+    this.n += 1;
+  }
+
+  /** The first index whose time is at or after `time`. */
+  indexAt(time: number): number {
+    let lo = 0;
+    let hi = this.n;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.t[mid]! < time) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+}
+
+function grown(array: Float64Array): Float64Array<ArrayBuffer> {
+  const bigger = new Float64Array(array.length * 2);
+  bigger.set(array);
+  return bigger;
+}
+
+class Track {
+  readonly meter = new Meter();
+  readonly points = new Points();
+  readonly trips: Trip[] = [];
+  readonly summaries: SummaryMark[] = [];
+  /** Denials' times and sequence numbers, and their tools. */
+  readonly denials = new Points();
+  readonly denialTools: string[] = [];
+  /** agent \t model → hour → [input, output, cacheCreation, cacheRead]. */
+  readonly usage = new Map<string, Map<number, number[]>>();
+  first = Number.POSITIVE_INFINITY;
+  /**
+   * The latest time seen: a clock that goes back does not take the meter back in time (the
+   * series must be in time order); its events are drawn at this time instead.
+   */
+  last = Number.NEGATIVE_INFINITY;
+
+  apply(event: StoredEvent, time: number): void {
+    const before = this.meter.value;
+    if (this.meter.apply(event)) this.points.push(time, this.meter.value, event.seq);
+    switch (event.type) {
+      case 'GateTripped': {
+        const { reason, unsummarizedTokens, limit } = event.data;
+        this.trips.push({ seq: event.seq, time, reason, unsummarizedTokens, limit });
+        return;
+      }
+      case 'SummaryAccepted': {
+        const { level, topic, tokens } = event.data;
+        this.summaries.push({ seq: event.seq, time, level, ...(topic !== undefined ? { topic } : {}), tokens, before, after: this.meter.value });
+        return;
+      }
+      case 'ToolDenied':
+        this.denials.push(time, 1, event.seq);
+        this.denialTools.push(event.data.tool);
+        return;
+      case 'UsageRecorded': {
+        const { agent, model, input, output, cacheCreation, cacheRead } = event.data;
+        const key = `${agent}\t${model ?? 'unknown'}`;
+        let hours = this.usage.get(key);
+        if (!hours) this.usage.set(key, (hours = new Map()));
+        const hour = time - (time % HOUR);
+        const sums = hours.get(hour) ?? [0, 0, 0, 0];
+        sums[0]! += input;
+        sums[1]! += output;
+        sums[2]! += cacheCreation;
+        sums[3]! += cacheRead;
+        hours.set(hour, sums);
+        return;
+      }
+      default:
+        return;
+    }
+  }
+}
+
+export class AuditIndex {
+  private readonly tracks = new Map<string, Track>();
+  private building: Promise<void> | undefined;
+  private readonly listeners = new Set<(jobs: Set<string>) => void>();
+  private readonly follow = (stored: StoredEvent[]) => this.onAppended(stored);
+  private buffered: StoredEvent[] | undefined;
+
+  constructor(private readonly store: EventStore) {}
+
+  /**
+   * Resolves once the whole log is in. Appends are followed from the start of the scan (held
+   * until it ends), so none falls between the scan and the live updates.
+   */
+  ready(): Promise<void> {
+    return (this.building ??= this.build().catch((error: unknown) => {
+      this.stop();
+      throw error;
+    }));
+  }
+
+  /** Told the jobs that changed after each append. */
+  onChange(listener: (jobs: Set<string>) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Forgets everything (a failed write took back events it had seen); built again when next asked. */
+  reset(): void {
+    this.stop();
+    this.tracks.clear();
+    this.building = undefined;
+  }
+
+  stop(): void {
+    this.store.off('appended', this.follow);
+    this.buffered = undefined;
+  }
+
+  private async build(): Promise<void> {
+    this.buffered = [];
+    this.store.on('appended', this.follow);
+    const upTo = this.store.lastSeq;
+    // Everything up to `upTo` is readable once written.
+    await this.store.flushed();
+    for await (const batch of this.store.readBatches(1, upTo)) {
+      for (const event of batch) this.apply(event);
+    }
+    const held = this.buffered ?? [];
+    this.buffered = undefined;
+    this.onAppended(held);
+  }
+
+  private onAppended(stored: StoredEvent[]): void {
+    if (this.buffered) {
+      this.buffered.push(...stored);
+      return;
+    }
+    const changed = new Set<string>();
+    for (const event of stored) {
+      const job = this.apply(event);
+      if (job !== undefined) changed.add(job);
+    }
+    if (changed.size > 0) for (const listener of this.listeners) listener(changed);
+  }
+
+  private apply(event: StoredEvent): string | undefined {
+    const job = (event.data as { job?: string }).job;
+    if (job === undefined || event.type === 'ConfigApplied') return undefined;
+    let track = this.tracks.get(job);
+    if (!track) this.tracks.set(job, (track = new Track()));
+    const time = Math.max(event.data.time, track.last);
+    if (time < track.first) track.first = time;
+    track.last = time;
+    track.apply(event, time);
+    return job;
+  }
+
+  /**
+   * The job between `from` and `to` as at most about 4 points per pixel of `width` (the
+   * first, lowest, highest and last of each pixel's span, so every peak and drop shows),
+   * with every trip and summary, and denials merged per pixel.
+   */
+  view(job: string, range: { from?: number; to?: number }, width: number): JobView {
+    const track = this.tracks.get(job);
+    if (!track || track.last === Number.NEGATIVE_INFINITY) return { span: null, meter: { t: [], v: [] }, trips: [], summaries: [], denials: [] };
+    const from = range.from ?? track.first;
+    const to = Math.max(range.to ?? track.last, from);
+    const inRange = <T extends { time: number }>(marks: T[]) => marks.filter((m) => m.time >= from && m.time <= to);
+    return {
+      span: { first: track.first, last: track.last },
+      meter: downsample(track.points, from, to, width),
+      trips: inRange(track.trips),
+      summaries: inRange(track.summaries),
+      denials: denialMarks(track, from, to, width),
+    };
+  }
+
+  /** The model's tokens per agent and model, summed per hour or day; every job's, or one's. */
+  usage(job: string | undefined, bucket: Bucket): UsageSeries[] {
+    const size = BUCKETS[bucket];
+    const merged = new Map<string, Map<number, number[]>>();
+    for (const [id, track] of this.tracks) {
+      if (job !== undefined && id !== job) continue;
+      for (const [key, hours] of track.usage) {
+        let out = merged.get(key);
+        if (!out) merged.set(key, (out = new Map()));
+        for (const [hour, sums] of hours) {
+          const at = hour - (hour % size);
+          const into = out.get(at) ?? [0, 0, 0, 0];
+          for (let i = 0; i < 4; i += 1) into[i]! += sums[i]!;
+          out.set(at, into);
+        }
+      }
+    }
+    return [...merged].map(([key, buckets]) => {
+      const [agent = '', model = ''] = key.split('\t');
+      const points = [...buckets]
+        .sort(([a], [b]) => a - b)
+        .map(([time, [input = 0, output = 0, cacheCreation = 0, cacheRead = 0]]) => ({ time, input, output, cacheCreation, cacheRead }));
+      return { agent, model, points };
+    });
+  }
+
+  /**
+   * Where a scan for the job's events from `time` on may start: after the last meter move or
+   * denial before it (the job's times only go forward here). Undefined for a job not seen.
+   */
+  firstSeqAt(job: string, time: number): number | undefined {
+    const track = this.tracks.get(job);
+    if (!track) return undefined;
+    const before = (points: Points) => {
+      const i = points.indexAt(time);
+      return i > 0 ? points.s[i - 1]! : 0;
+    };
+    return Math.max(before(track.points), before(track.denials)) + 1;
+  }
+}
+
+function downsample(points: Points, from: number, to: number, width: number): { t: number[]; v: number[] } {
+  const t: number[] = [];
+  const v: number[] = [];
+  const start = points.indexAt(from);
+  const end = points.indexAt(to + 1);
+  // The meter's level as the range opens: the last point before it.
+  if (start > 0) {
+    t.push(from);
+    v.push(points.v[start - 1]!);
+  }
+  const span = Math.max(to - from, 1) / Math.max(width, 1);
+  let i = start;
+  while (i < end) {
+    const bucketEnd = from + (Math.floor((points.t[i]! - from) / span) + 1) * span;
+    let j = i;
+    let lo = i;
+    let hi = i;
+    while (j + 1 < end && points.t[j + 1]! < bucketEnd) {
+      j += 1;
+      if (points.v[j]! < points.v[lo]!) lo = j;
+      if (points.v[j]! > points.v[hi]!) hi = j;
+    }
+    // First, lowest, highest, last, in time order, each once.
+    for (const k of [...new Set([i, lo, hi, j])].sort((a, b) => a - b)) {
+      t.push(points.t[k]!);
+      v.push(points.v[k]!);
+    }
+    i = j + 1;
+  }
+  return { t, v };
+}
+
+function denialMarks(track: Track, from: number, to: number, width: number): DenialMark[] {
+  const { denials, denialTools } = track;
+  const marks: DenialMark[] = [];
+  const span = Math.max(to - from, 1) / Math.max(width, 1);
+  let bucket = Number.NaN;
+  for (let i = denials.indexAt(from); i < denials.n && denials.t[i]! <= to; i += 1) {
+    const time = denials.t[i]!;
+    const at = Math.floor((time - from) / span);
+    const last = marks.at(-1);
+    if (last && at === bucket) {
+      last.count += 1;
+      continue;
+    }
+    bucket = at;
+    marks.push({ time, seq: denials.s[i]!, tool: denialTools[i]!, count: 1 });
+  }
+  return marks;
+}

@@ -1,0 +1,227 @@
+// The audit page's server (`recap ui`) on a real daemon: who it lets in, and that its data
+// tells what the log holds (the meter, trips, summaries, denials, the state at a moment),
+// follows new events live, and stays small on a long job.
+import { request } from 'node:http';
+import { afterEach, describe, expect, it } from 'vitest';
+import { RawClient, runCli, type Sandbox, trackedSandboxes } from '../helpers/daemon.js';
+import { goodSummary, prose } from '../helpers/text.js';
+
+const { newBox, start } = trackedSandboxes(afterEach);
+
+type Answer = { status: number; headers: Record<string, string | string[] | undefined>; body: string };
+
+function get(url: string, options: { headers?: Record<string, string>; method?: string } = {}): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: options.method ?? 'GET', headers: options.headers ?? {} }, (res) => {
+      let body = '';
+      res.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
+      res.once('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+    });
+    req.once('error', reject);
+    req.end();
+  });
+}
+
+/** The page's address from `recap ui`, and the cookie its token becomes. */
+async function openUi(box: Sandbox): Promise<{ url: string; origin: string; cookie: string }> {
+  const shown = await runCli(box, ['ui']);
+  expect(shown.code, shown.stderr).toBe(0);
+  const url = shown.stdout.trim();
+  expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?token=[\w-]{43}$/);
+  const { origin, port, searchParams } = new URL(url);
+  return { url, origin, cookie: `recap_ui_${port}=${searchParams.get('token')}` };
+}
+
+async function api<T>(ui: { origin: string; cookie: string }, path: string): Promise<T> {
+  const answer = await get(`${ui.origin}${path}`, { headers: { cookie: ui.cookie } });
+  expect(answer.status, answer.body).toBe(200);
+  return JSON.parse(answer.body) as T;
+}
+
+type JobData = {
+  threshold: number;
+  now: { unsummarizedTokens: number; summaries: number; denials: number; tripped: boolean };
+  span: { first: number; last: number };
+  meter: { t: number[]; v: number[] };
+  trips: { seq: number; reason: string }[];
+  summaries: { seq: number; time: number; before: number; after: number; level: number }[];
+  denials: { tool: string; count: number }[];
+};
+
+/** Records until the gate trips, has one tool call denied, then writes the summary: `rounds` times. */
+async function rounds(box: Sandbox, job: string, count: number): Promise<void> {
+  for (let round = 0; round < count; round += 1) {
+    for (;;) {
+      const recorded = await runCli(box, ['record', '--job', job, '--json', '--text', prose(12)]);
+      if ((JSON.parse(recorded.stdout) as { gate: { tripped: boolean } }).gate.tripped) break;
+    }
+    expect((await runCli(box, ['check', '--job', job, '--tool', 'Read'])).code).toBe(2);
+    const submitted = await runCli(box, ['submit', '--job', job], { input: goodSummary(undefined, round) });
+    expect(submitted.code, submitted.stderr).toBe(0);
+  }
+}
+
+describe('recap ui: who gets in', () => {
+  it('lets a browser in with the token, as an HttpOnly cookie, and no one without it', async () => {
+    const box = newBox();
+    await start(box);
+    await runCli(box, ['record', '--job', 'j', '--text', 'hello']);
+    const ui = await openUi(box);
+
+    // The token in the address becomes a cookie, and the address loses it.
+    const signIn = await get(ui.url);
+    expect(signIn.status).toBe(303);
+    expect(signIn.headers.location).toBe('/');
+    expect(signIn.headers['set-cookie']).toEqual([`${ui.cookie}; HttpOnly; SameSite=Strict; Path=/`]);
+    expect(signIn.headers['content-security-policy']).toContain("script-src 'self'");
+    expect((await api<{ jobs: { job: string }[] }>(ui, '/api/jobs')).jobs.map((j) => j.job)).toEqual(['j']);
+
+    const page = await get(`${ui.origin}/`);
+    expect(page.status).toBe(401);
+    expect(page.body).toContain('run `recap ui`');
+    const data = await get(`${ui.origin}/api/jobs`);
+    expect(data.status).toBe(401);
+    expect(JSON.parse(data.body)).toEqual({ error: 'not signed in: open the link `recap ui` prints' });
+    expect((await get(`${ui.origin}/?token=${'x'.repeat(43)}`)).status).toBe(401);
+    expect((await get(`${ui.origin}/api/jobs`, { headers: { cookie: `${ui.cookie.split('=')[0]}=wrong` } })).status).toBe(401);
+  });
+
+  it('refuses another Host, another Origin and anything but reading', async () => {
+    const box = newBox();
+    await start(box);
+    await runCli(box, ['record', '--job', 'j', '--text', 'hello']);
+    const ui = await openUi(box);
+    const signedIn = { cookie: ui.cookie };
+    // DNS rebinding: a page of another site resolving its name to 127.0.0.1.
+    expect((await get(`${ui.origin}/api/jobs`, { headers: { ...signedIn, host: 'attacker.example' } })).status).toBe(403);
+    expect((await get(`${ui.origin}/api/jobs`, { headers: { ...signedIn, origin: 'http://attacker.example' } })).status).toBe(403);
+    expect((await get(`${ui.origin}/api/jobs`, { headers: { ...signedIn, origin: ui.origin } })).status).toBe(200);
+    const posted = await get(`${ui.origin}/api/jobs`, { headers: signedIn, method: 'POST' });
+    expect(posted.status).toBe(405);
+    expect(posted.body).toContain('read-only');
+    expect((await get(`${ui.origin}/assets/..%2f..%2fpackage.json`, { headers: signedIn })).status).toBe(404);
+    expect((await get(`${ui.origin}/assets/.hidden.js`, { headers: signedIn })).status).toBe(404);
+  });
+
+  it('keeps its address and token across a restart, so an open page signs in again', async () => {
+    const box = newBox();
+    const daemon = await start(box);
+    await runCli(box, ['record', '--job', 'j', '--text', 'hello']);
+    const before = await openUi(box);
+    expect((await openUi(box)).url).toBe(before.url);
+    await daemon.stop();
+    await start(box);
+    const after = await openUi(box);
+    expect(after.url).toBe(before.url);
+    expect((await api<{ jobs: unknown[] }>(before, '/api/jobs')).jobs).toHaveLength(1);
+  });
+
+  it('says what is wrong with a bad request', async () => {
+    const box = newBox();
+    await start(box);
+    await runCli(box, ['record', '--job', 'j', '--text', 'hello']);
+    const ui = await openUi(box);
+    const ask = async (path: string) => {
+      const answer = await get(`${ui.origin}${path}`, { headers: { cookie: ui.cookie } });
+      return { status: answer.status, error: (JSON.parse(answer.body) as { error: string }).error };
+    };
+    expect(await ask('/api/job?job=nope')).toEqual({ status: 404, error: 'no job "nope" in the log; recap jobs lists them' });
+    expect(await ask('/api/job')).toEqual({ status: 400, error: 'job is missing: /api/...?job=K' });
+    expect(await ask('/api/job/at?job=j')).toEqual({ status: 400, error: 'time is missing: a time in milliseconds since the epoch' });
+    expect(await ask('/api/job?job=j&from=soon')).toEqual({ status: 400, error: 'from is not a number: "soon"' });
+    expect(await ask('/api/usage?bucket=year')).toEqual({ status: 400, error: 'bucket is one of: hour, day' });
+  });
+});
+
+describe('recap ui: what the page is shown', () => {
+  it('draws the meter as the log tells it: a trip, a denial and a drop to zero for each summary', async () => {
+    const box = newBox();
+    await start(box);
+    await rounds(box, 'j', 3);
+    await runCli(box, ['record', '--job', 'j', '--text', prose(3)]);
+    const ui = await openUi(box);
+    const job = await api<JobData>(ui, '/api/job?job=j');
+    const status = JSON.parse((await runCli(box, ['status', '--job', 'j', '--json'])).stdout) as { unsummarizedTokens: number };
+
+    expect(job.threshold).toBe(500);
+    expect(job.trips.map((t) => t.reason)).toEqual(['threshold', 'threshold', 'threshold']);
+    expect(job.summaries).toHaveLength(3);
+    for (const summary of job.summaries) {
+      expect(summary.before).toBeGreaterThanOrEqual(500);
+      expect(summary.after).toBe(0);
+    }
+    expect(job.denials.map((d) => d.tool)).toEqual(['Read', 'Read', 'Read']);
+    // The meter ends where the gate is, and never shows more than was reached.
+    expect(job.meter.v.at(-1)).toBe(status.unsummarizedTokens);
+    expect(job.now).toMatchObject({ unsummarizedTokens: status.unsummarizedTokens, summaries: 3, denials: 3, tripped: false });
+    expect(job.meter.t).toEqual([...job.meter.t].sort((a, b) => a - b));
+
+    // The slider's answer is `recap replay --at` that moment.
+    const second = job.summaries[1]!;
+    const at = await api<{ seq: number; status: unknown }>(ui, `/api/job/at?job=j&time=${second.time}`);
+    const replayed = JSON.parse((await runCli(box, ['replay', '--job', 'j', '--json', '--at', new Date(second.time).toISOString()])).stdout) as {
+      seq: number;
+      jobs: unknown[];
+    };
+    expect(at).toEqual({ seq: replayed.seq, status: replayed.jobs[0] });
+
+    // Hover: the interactions and the denial around the first trip.
+    const trip = job.trips[0]!;
+    const tripTime = job.summaries[0]!.time;
+    const moments = await api<{ events: { type: string; seq: number; text?: string }[] }>(ui, `/api/job/moments?job=j&from=${job.span.first}&to=${tripTime}`);
+    expect(moments.events.map((e) => e.type)).toContain('ToolDenied');
+    expect(moments.events.some((e) => e.seq === trip.seq && e.type === 'GateTripped')).toBe(true);
+    expect(moments.events.find((e) => e.type === 'InteractionRecorded')?.text).toMatch(/…$/);
+  });
+
+  it('follows the log live: a record made through the socket is told on /api/live', async () => {
+    const box = newBox();
+    await start(box);
+    await runCli(box, ['record', '--job', 'j', '--text', 'hello']);
+    const ui = await openUi(box);
+    const live = await new Promise<import('node:http').IncomingMessage>((resolve, reject) => {
+      request(`${ui.origin}/api/live`, { headers: { cookie: ui.cookie } }, resolve)
+        .once('error', reject)
+        .end();
+    });
+    expect(live.headers['content-type']).toBe('text/event-stream');
+    let seen = '';
+    const told = new Promise<string>((resolve) => {
+      live.setEncoding('utf8').on('data', (chunk: string) => {
+        seen += chunk;
+        const match = /event: change\ndata: (.*)\n\n/.exec(seen);
+        if (match) resolve(match[1]!);
+      });
+    });
+    const client = await RawClient.connect(box.socket);
+    await client.request({ id: 1, op: 'record', job: 'other', kind: 'prompt', text: 'a new job appears' });
+    expect(JSON.parse(await told)).toMatchObject({ jobs: ['other'] });
+    expect((await api<{ jobs: { job: string }[] }>(ui, '/api/jobs')).jobs.map((j) => j.job).sort()).toEqual(['j', 'other']);
+    client.close();
+    live.destroy();
+  });
+
+  it('sends a long job downsampled to the width asked, every peak and trip kept', async () => {
+    const box = newBox();
+    await start(box);
+    const client = await RawClient.connect(box.socket);
+    const replies = [];
+    for (let i = 0; i < 400; i += 1) replies.push(client.request({ id: i, op: 'record', job: 'long', kind: 'prompt', text: `note ${i} ${'word '.repeat(i % 7)}` }));
+    await Promise.all(replies);
+    client.close();
+    const status = JSON.parse((await runCli(box, ['status', '--job', 'long', '--json'])).stdout) as { unsummarizedTokens: number };
+    const ui = await openUi(box);
+    const small = await api<JobData>(ui, '/api/job?job=long&width=10');
+    // At most the first, lowest, highest and last point of each of the 10 pixels.
+    expect(small.meter.v.length).toBeLessThanOrEqual(40);
+    expect(small.meter.v.at(-1)).toBe(status.unsummarizedTokens);
+    expect(Math.max(...small.meter.v)).toBe(status.unsummarizedTokens);
+    expect(small.trips).toHaveLength(1);
+    // A window opens at the meter's level then: the first point is where the meter was.
+    const wide = await api<JobData>(ui, '/api/job?job=long&width=8000');
+    const at = wide.meter.t.findIndex((t) => t > wide.meter.t[0]!);
+    const windowed = await api<JobData>(ui, `/api/job?job=long&width=8000&from=${wide.meter.t[at]!}`);
+    expect(windowed.meter.t[0]).toBe(wide.meter.t[at]);
+    expect(windowed.meter.v[0]).toBe(wide.meter.v[at - 1]);
+  });
+});
