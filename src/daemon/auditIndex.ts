@@ -13,7 +13,10 @@ export type UsagePoint = { time: number; input: number; output: number; cacheCre
 export type UsageSeries = { agent: string; model: string; points: UsagePoint[] };
 
 export type JobView = {
+  /** The job's first and last event; null for a job with none here. */
   span: { first: number; last: number } | null;
+  /** The range shown (what was asked, within the job's span). */
+  range: { from: number; to: number } | null;
   meter: { t: number[]; v: number[] };
   trips: Trip[];
   summaries: SummaryMark[];
@@ -195,18 +198,19 @@ export class AuditIndex {
   }
 
   /**
-   * The job between `from` and `to` as at most about 4 points per pixel of `width` (the
+   * The job between `from` and `to` (or over its `last` milliseconds) as at most about 4 points per pixel of `width` (the
    * first, lowest, highest and last of each pixel's span, so every peak and drop shows),
    * with every trip and summary, and denials merged per pixel.
    */
-  view(job: string, range: { from?: number; to?: number }, width: number): JobView {
+  view(job: string, range: { from?: number; to?: number; last?: number }, width: number): JobView {
     const track = this.tracks.get(job);
-    if (!track || track.last === Number.NEGATIVE_INFINITY) return { span: null, meter: { t: [], v: [] }, trips: [], summaries: [], denials: [] };
-    const from = range.from ?? track.first;
+    if (!track || track.last === Number.NEGATIVE_INFINITY) return { span: null, range: null, meter: { t: [], v: [] }, trips: [], summaries: [], denials: [] };
+    const from = range.from ?? (range.last !== undefined ? Math.max(track.last - range.last, track.first) : track.first);
     const to = Math.max(range.to ?? track.last, from);
     const inRange = <T extends { time: number }>(marks: T[]) => marks.filter((m) => m.time >= from && m.time <= to);
     return {
       span: { first: track.first, last: track.last },
+      range: { from, to },
       meter: downsample(track.points, from, to, width),
       trips: inRange(track.trips),
       summaries: inRange(track.summaries),

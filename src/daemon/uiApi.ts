@@ -2,12 +2,12 @@
 // answers as `recap jobs`, `replay --at`, `chain`, `verify`) and, for what the page draws,
 // from the audit index. Read-only: nothing here appends an event.
 import type { StoredEvent } from '../events/events.js';
-import { eventsPage } from './audit.js';
-import { AuditIndex, BUCKETS, type Bucket } from './auditIndex.js';
+import { eventsPage, type Verification } from './audit.js';
+import { AuditIndex, BUCKETS, type Bucket, type JobView, type UsageSeries } from './auditIndex.js';
 import type { EventStore } from './eventStore.js';
 import { pastStatus, type Handler } from './handler.js';
 import type { Projection } from './projection.js';
-import type { Op, RequestOf, ResponseOf } from './protocol.js';
+import type { JobRow, Op, PastStatus, RequestOf, ResponseOf } from './protocol.js';
 import { UiRequestError } from './uiServer.js';
 
 const DEFAULT_WIDTH = 1200;
@@ -28,6 +28,17 @@ export type Moment = {
   level?: number;
   text?: string;
 };
+
+/** What each /api path answers: the page's side of the contract (ui/src/api.ts). */
+export type JobsAnswer = { lastSeq: number; jobs: (JobRow & { threshold: number; denials: number })[] };
+export type JobAnswer = JobView & { job: string; lastSeq: number; threshold: number; now: PastStatus };
+export type AtAnswer = { seq: number; status: PastStatus | undefined };
+export type MomentsAnswer = { events: Moment[]; more: boolean };
+export type ChainAnswer = { entries: ResponseOf<'chain'>['entries'] };
+export type VerifyAnswer = Verification;
+export type UsageAnswer = { series: UsageSeries[] };
+/** /api/live's `change` event: the log's last sequence number and the jobs that changed. */
+export type LiveChange = { lastSeq: number; jobs: string[] };
 
 export class UiApi {
   readonly index: AuditIndex;
@@ -79,7 +90,7 @@ export class UiApi {
     }
   }
 
-  private async jobs() {
+  private async jobs(): Promise<JobsAnswer> {
     const lastSeq = this.store.lastSeq;
     const { jobs } = await this.op('jobs', {});
     const rows = await Promise.all(
@@ -91,9 +102,10 @@ export class UiApi {
     return { lastSeq, jobs: rows };
   }
 
-  private async job(job: string, query: URLSearchParams) {
+  private async job(job: string, query: URLSearchParams): Promise<JobAnswer> {
     const from = optionalNumber(query, 'from');
     const to = optionalNumber(query, 'to');
+    const last = optionalNumber(query, 'last');
     const width = Math.min(Math.max(Math.round(optionalNumber(query, 'width') ?? DEFAULT_WIDTH), 1), MAX_WIDTH);
     const { threshold } = await this.op('status', { job });
     return {
@@ -101,17 +113,17 @@ export class UiApi {
       lastSeq: this.store.lastSeq,
       threshold,
       now: pastStatus(this.projection().view(job)),
-      ...this.index.view(job, { ...(from !== undefined ? { from } : {}), ...(to !== undefined ? { to } : {}) }, width),
+      ...this.index.view(job, { ...(from !== undefined ? { from } : {}), ...(to !== undefined ? { to } : {}), ...(last !== undefined ? { last } : {}) }, width),
     };
   }
 
-  private async at(job: string, time: number) {
+  private async at(job: string, time: number): Promise<AtAnswer> {
     const { seq, jobs } = await this.op('replay', { job, atTime: time });
     return { seq, status: jobs[0] };
   }
 
   /** What happened in the job between two moments: the page's hover. */
-  private async moments(job: string, from: number, to: number): Promise<{ events: Moment[]; more: boolean }> {
+  private async moments(job: string, from: number, to: number): Promise<MomentsAnswer> {
     if (to < from) throw new UiRequestError(400, 'to is before from');
     const start = this.index.firstSeqAt(job, from);
     if (start === undefined) return { events: [], more: false };

@@ -9,7 +9,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { PortBusy } from './httpServer.js';
-import type { UiApi } from './uiApi.js';
+import type { LiveChange, UiApi } from './uiApi.js';
 
 const LOOPBACK_HOSTS = ['127.0.0.1', 'localhost'];
 /** Changes are told at most this often on /api/live. */
@@ -164,7 +164,8 @@ export class UiServer {
       timer = undefined;
       const jobs = [...pending];
       pending = new Set();
-      res.write(`event: change\ndata: ${JSON.stringify({ lastSeq: this.api.lastSeq(), jobs })}\n\n`);
+      const change: LiveChange = { lastSeq: this.api.lastSeq(), jobs };
+      res.write(`event: change\ndata: ${JSON.stringify(change)}\n\n`);
     };
     const unsubscribe = this.api.onChange((jobs) => {
       for (const job of jobs) pending.add(job);

@@ -3,8 +3,9 @@
 // follows new events live, and stays small on a long job.
 import { request } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { RawClient, runCli, type Sandbox, trackedSandboxes } from '../helpers/daemon.js';
-import { goodSummary, prose } from '../helpers/text.js';
+import { RawClient, runCli, trackedSandboxes } from '../helpers/daemon.js';
+import { prose } from '../helpers/text.js';
+import { openUi, rounds } from '../helpers/uiPage.js';
 
 const { newBox, start } = trackedSandboxes(afterEach);
 
@@ -22,16 +23,6 @@ function get(url: string, options: { headers?: Record<string, string>; method?: 
   });
 }
 
-/** The page's address from `recap ui`, and the cookie its token becomes. */
-async function openUi(box: Sandbox): Promise<{ url: string; origin: string; cookie: string }> {
-  const shown = await runCli(box, ['ui']);
-  expect(shown.code, shown.stderr).toBe(0);
-  const url = shown.stdout.trim();
-  expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?token=[\w-]{43}$/);
-  const { origin, port, searchParams } = new URL(url);
-  return { url, origin, cookie: `recap_ui_${port}=${searchParams.get('token')}` };
-}
-
 async function api<T>(ui: { origin: string; cookie: string }, path: string): Promise<T> {
   const answer = await get(`${ui.origin}${path}`, { headers: { cookie: ui.cookie } });
   expect(answer.status, answer.body).toBe(200);
@@ -47,19 +38,6 @@ type JobData = {
   summaries: { seq: number; time: number; before: number; after: number; level: number }[];
   denials: { tool: string; count: number }[];
 };
-
-/** Records until the gate trips, has one tool call denied, then writes the summary: `rounds` times. */
-async function rounds(box: Sandbox, job: string, count: number): Promise<void> {
-  for (let round = 0; round < count; round += 1) {
-    for (;;) {
-      const recorded = await runCli(box, ['record', '--job', job, '--json', '--text', prose(12)]);
-      if ((JSON.parse(recorded.stdout) as { gate: { tripped: boolean } }).gate.tripped) break;
-    }
-    expect((await runCli(box, ['check', '--job', job, '--tool', 'Read'])).code).toBe(2);
-    const submitted = await runCli(box, ['submit', '--job', job], { input: goodSummary(undefined, round) });
-    expect(submitted.code, submitted.stderr).toBe(0);
-  }
-}
 
 describe('recap ui: who gets in', () => {
   it('lets a browser in with the token, as an HttpOnly cookie, and no one without it', async () => {

@@ -1,0 +1,138 @@
+// The audit page in real headless Chromium (Debian's chromium, driven by playwright-core)
+// against a real daemon: who gets in, what a scripted job's meter shows, that new events
+// appear without a reload, and that a tampered summary shows as a broken link. Every page
+// is also checked for console errors, which is where a CSP violation would show.
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { Level } from 'level';
+import { pack, unpack } from 'msgpackr';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { RawClient, ROOT, type Sandbox, trackedSandboxes } from '../helpers/daemon.js';
+import { openUi, rounds } from '../helpers/uiPage.js';
+
+const CHROMIUM = process.env.RECAP_CHROMIUM ?? '/usr/bin/chromium';
+const { newBox, start } = trackedSandboxes(afterEach);
+let browser: Browser;
+
+beforeAll(async () => {
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+});
+afterAll(async () => {
+  await browser?.close();
+});
+
+/** A fresh browser (no cookie yet) on `url`, with every console error and page error kept. */
+async function visit(url: string): Promise<{ page: Page; problems: string[]; status: number | undefined }> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const page = await context.newPage();
+  const problems: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error' || message.type() === 'warning') problems.push(message.text());
+  });
+  page.on('pageerror', (error) => problems.push(error.message));
+  const response = await page.goto(url);
+  return { page, problems, status: response?.status() };
+}
+
+/** Signed in with `recap ui`'s link, then on one job's page. */
+async function jobPage(box: Sandbox, job: string) {
+  const ui = await openUi(box);
+  const visited = await visit(ui.url);
+  await visited.page.goto(`${ui.origin}/#/job/${encodeURIComponent(job)}`);
+  await visited.page.locator('figure.meter[data-points]').waitFor();
+  return { ...visited, ui };
+}
+
+describe('the audit page in a browser', () => {
+  it('opens with the token from recap ui, and shows nothing without it', async () => {
+    const box = newBox();
+    await start(box);
+    const client = await RawClient.connect(box.socket);
+    await client.request({ id: 1, op: 'record', job: 'j', kind: 'prompt', text: 'hello' });
+    client.close();
+    const ui = await openUi(box);
+
+    const refused = await visit(`${ui.origin}/`);
+    expect(refused.status).toBe(401);
+    expect(await refused.page.textContent('body')).toContain('recap ui');
+    const wrong = await visit(`${ui.origin}/?token=${'x'.repeat(43)}`);
+    expect(wrong.status).toBe(401);
+
+    const { page, problems } = await visit(ui.url);
+    // The token left the address bar, and the cookie it became is out of the page's reach.
+    expect(new URL(page.url()).search).toBe('');
+    await expect.poll(() => page.locator('tr[data-job="j"]').count()).toBe(1);
+    expect(await page.evaluate('document.cookie')).toBe('');
+    expect(problems).toEqual([]);
+  });
+
+  it("draws a scripted job's meter: a trip, a denial and a drop for each summary, the chain verified", async () => {
+    const box = newBox();
+    await start(box);
+    await rounds(box, 'j', 3);
+    const { page, problems } = await jobPage(box, 'j');
+
+    const meter = page.locator('figure.meter');
+    expect(await meter.getAttribute('data-trips')).toBe('3');
+    expect(await meter.getAttribute('data-drops')).toBe('3');
+    expect(await meter.getAttribute('data-denials')).toBe('3');
+    await page.locator('[data-verify="ok"]').waitFor();
+    expect(await page.locator('.chain-list > li[data-seq]').count()).toBe(3);
+
+    // The slider answers from the keyboard: the state at the job's first moment.
+    await page.locator('#at').focus();
+    await page.keyboard.press('Home');
+    await expect.poll(() => page.locator('output[for="at"]').textContent()).toMatch(/after event #\d+/);
+
+    mkdirSync(join(ROOT, 'test-results'), { recursive: true });
+    await page.screenshot({ path: join(ROOT, 'test-results', 'audit-job-page.png'), fullPage: true });
+    expect(problems).toEqual([]);
+  });
+
+  it('shows a new event within a second, without a reload', async () => {
+    const box = newBox();
+    await start(box);
+    const client = await RawClient.connect(box.socket);
+    await client.request({ id: 1, op: 'record', job: 'j', kind: 'prompt', text: 'hello' });
+    const { page, ui, problems } = await jobPage(box, 'j');
+    const points = Number(await page.locator('figure.meter').getAttribute('data-points'));
+
+    await client.request({ id: 2, op: 'record', job: 'j', kind: 'prompt', text: 'one more thing to remember' });
+    await page.locator(`figure.meter:not([data-points="${points}"])`).waitFor({ timeout: 1000 });
+    expect(Number(await page.locator('figure.meter').getAttribute('data-points'))).toBeGreaterThan(points);
+
+    await page.goto(`${ui.origin}/#/`);
+    await page.locator('tr[data-job="j"]').waitFor();
+    await client.request({ id: 3, op: 'record', job: 'another', kind: 'prompt', text: 'a new job' });
+    await page.locator('tr[data-job="another"]').waitFor({ timeout: 1000 });
+    client.close();
+    expect(problems).toEqual([]);
+  });
+
+  it('shows a tampered summary as the broken link', async () => {
+    const box = newBox();
+    const daemon = await start(box);
+    await rounds(box, 'j', 2);
+    await daemon.stop();
+    const db = new Level<Buffer, Buffer>(join(box.data, 'log'), { keyEncoding: 'buffer', valueEncoding: 'buffer' });
+    let tampered = 0;
+    for (const [key, value] of await db.iterator().all()) {
+      if (key.length !== 8) continue;
+      const event = unpack(value) as { type: string; data: { text: string } };
+      if (event.type !== 'SummaryAccepted') continue;
+      event.data.text = event.data.text.replace(/\.$/m, '!');
+      tampered = Number(key.readBigUInt64BE(0));
+      await db.put(key, pack(event));
+      break;
+    }
+    await db.close();
+    await start(box);
+
+    const { page } = await jobPage(box, 'j');
+    const verdict = page.locator('[data-verify="broken"]');
+    await verdict.waitFor();
+    expect(await verdict.textContent()).toContain(`#${tampered}: the summary does not match its hash`);
+    expect(await page.locator('li[data-broken="true"]').getAttribute('data-seq')).toBe(String(tampered));
+  });
+});

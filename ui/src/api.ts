@@ -1,0 +1,41 @@
+// The daemon's /api: what each path answers (types from the server's own definitions, so the
+// two cannot drift) and one way to ask, with the server's message on failure.
+import type { LiveChange } from '../../src/daemon/uiApi.js';
+
+export type { AtAnswer, ChainAnswer, JobAnswer, JobsAnswer, LiveChange, Moment, MomentsAnswer, UsageAnswer, VerifyAnswer } from '../../src/daemon/uiApi.js';
+export type { SummaryMark, Trip, UsageSeries } from '../../src/daemon/auditIndex.js';
+
+/** A refusal or failure from the daemon, with what it says to do. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export async function get<T>(path: string, params: Record<string, string | number | undefined> = {}): Promise<T> {
+  const url = new URL(path, location.origin);
+  for (const [name, value] of Object.entries(params)) if (value !== undefined) url.searchParams.set(name, String(value));
+  let response: Response;
+  try {
+    response = await fetch(url, { headers: { accept: 'application/json' } });
+  } catch {
+    throw new ApiError(0, 'recap daemon is not answering: is it running? (recap status --daemon; recap ui starts it)');
+  }
+  if (!response.ok) {
+    const body = (await response.json().catch(() => ({}))) as { error?: string };
+    throw new ApiError(response.status, body.error ?? `the daemon answered ${response.status}`);
+  }
+  return (await response.json()) as T;
+}
+
+/** Follows /api/live: `changed` for each batch of changed jobs, `state` as the connection comes and goes. */
+export function followLive(changed: (change: LiveChange) => void, state: (live: boolean) => void): () => void {
+  const source = new EventSource('/api/live');
+  source.addEventListener('open', () => state(true));
+  source.addEventListener('error', () => state(false));
+  source.addEventListener('change', (event) => changed(JSON.parse((event as MessageEvent<string>).data) as LiveChange));
+  return () => source.close();
+}

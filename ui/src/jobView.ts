@@ -1,0 +1,153 @@
+// #/job/<name> — one job: where its gate stands now, its token meter over a range the user
+// picks (a preset, or a drag across the chart), what happened under the cursor, its state at
+// any moment on the slider (what `recap replay --at` answers), and its summary chain.
+import { get, type AtAnswer, type JobAnswer, type LiveChange, type MomentsAnswer } from './api.js';
+import { chainSection } from './chainView.js';
+import { debounce, failure, h, tokens, when } from './dom.js';
+import { gate } from './jobsView.js';
+import { MeterChart, meterKey, type Range } from './meterChart.js';
+import { momentList } from './moments.js';
+import type { View } from './view.js';
+
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+/** The range buttons: a window ending at the job's last event, or all of it. */
+const WINDOWS: { label: string; last?: number }[] = [
+  { label: 'All' },
+  { label: '30 days', last: 30 * DAY },
+  { label: '7 days', last: 7 * DAY },
+  { label: '1 day', last: DAY },
+  { label: '1 hour', last: HOUR },
+];
+
+/** What is shown: a window that follows the job's end, or a fixed range the user zoomed to. */
+type Shown = { last?: number } | Range;
+
+export class JobView implements View {
+  private shown: Shown = {};
+  private answer: JobAnswer | undefined;
+  private readonly chart = new MeterChart({ zoom: (range) => void this.load(range), hover: debounce((time, span) => void this.around(time, span), 120) });
+  private readonly status = h('p', { class: 'status', 'data-status': '' });
+  private readonly buttons = h('div', { class: 'toolbar', role: 'group', 'aria-label': 'Range' });
+  private readonly slider = h('input', { type: 'range', id: 'at', min: 0, max: 0, step: 1000 });
+  private readonly atOutput = h('output', { for: 'at', 'aria-live': 'polite' });
+  private readonly moments = h('div', { class: 'moments', 'aria-live': 'polite' });
+  private readonly chain = h('section', { class: 'chain', 'aria-labelledby': 'chain-title' });
+  private closed = false;
+
+  constructor(private readonly job: string) {}
+
+  async show(main: HTMLElement): Promise<void> {
+    document.title = `${this.job} · recap`;
+    this.slider.addEventListener(
+      'input',
+      debounce(() => void this.at(Number(this.slider.value)), 150),
+    );
+    main.append(
+      h('p', { class: 'crumbs' }, h('a', { href: '#/' }, 'Jobs'), ' / '),
+      h('h1', {}, this.job),
+      this.status,
+      this.buttons,
+      this.chart.element,
+      meterKey(),
+      h(
+        'div',
+        { class: 'panels' },
+        h('section', { 'aria-labelledby': 'at-title' }, h('h2', { id: 'at-title' }, h('label', { for: 'at' }, 'State at a moment')), this.slider, this.atOutput),
+        h('section', { 'aria-labelledby': 'moments-title' }, h('h2', { id: 'moments-title' }, 'What happened there'), this.moments),
+      ),
+      this.chain,
+    );
+    this.moments.append(h('p', { class: 'muted' }, 'Hover the chart, or move the slider, to see the interactions, trips, summaries and denials at that moment.'));
+    await this.load(this.shown);
+    void this.loadChain();
+  }
+
+  changed(change: LiveChange): void {
+    if (!change.jobs.includes(this.job)) return;
+    void this.load(this.shown).catch(() => undefined);
+    void this.loadChain();
+  }
+
+  close(): void {
+    this.closed = true;
+    this.chart.close();
+  }
+
+  /** Fetches and draws the meter for `shown`. */
+  private async load(shown: Shown): Promise<void> {
+    const answer = await get<JobAnswer>('/api/job', { job: this.job, width: this.chart.width(), ...shown });
+    if (this.closed) return;
+    this.shown = shown;
+    this.answer = answer;
+    this.drawStatus(answer);
+    this.drawButtons();
+    if (answer.span && answer.range) {
+      this.chart.draw(answer, answer.range);
+      const following = Number(this.slider.max) === 0 || Number(this.slider.value) >= Number(this.slider.max);
+      this.slider.min = String(answer.span.first);
+      this.slider.max = String(answer.span.last);
+      if (following) this.slider.value = this.slider.max;
+    }
+  }
+
+  private drawStatus({ now, threshold }: JobAnswer): void {
+    this.status.replaceChildren(
+      gate(now.tripped, now.reason),
+      ` ${tokens(now.unsummarizedTokens)} of ${tokens(threshold)} tokens unsummarized (${now.unsummarizedInteractions} interactions) · ${now.summaries} summaries · ${now.denials} denials · ${now.rejections} rejected`,
+    );
+  }
+
+  private drawButtons(): void {
+    const fixed = 'from' in this.shown;
+    this.buttons.replaceChildren(
+      ...WINDOWS.map((window) =>
+        h(
+          'button',
+          {
+            type: 'button',
+            'aria-pressed': String(!fixed && (this.shown as { last?: number }).last === window.last),
+            onclick: () => void this.load(window.last === undefined ? {} : { last: window.last }),
+          },
+          window.label,
+        ),
+      ),
+      ...(fixed ? [h('span', { class: 'muted' }, `zoomed to ${when((this.shown as Range).from)} – ${when((this.shown as Range).to)}`)] : []),
+      h('span', { class: 'muted hint' }, 'Drag across the chart to zoom.'),
+    );
+  }
+
+  /** The job's state at `time`, as `recap replay --at` tells it, and what happened around then. */
+  private async at(time: number): Promise<void> {
+    this.chart.mark(time);
+    try {
+      const { seq, status } = await get<AtAnswer>('/api/job/at', { job: this.job, time });
+      if (this.closed) return;
+      this.atOutput.dataset.seq = String(seq);
+      this.atOutput.replaceChildren(
+        h('strong', {}, when(time)),
+        ` (after event #${seq}): `,
+        status ? gate(status.tripped, status.reason) : 'no events yet',
+        status ? ` ${tokens(status.unsummarizedTokens)} tokens unsummarized · ${status.summaries} summaries · ${status.denials} denials` : '',
+      );
+    } catch (error) {
+      this.atOutput.replaceChildren(failure(error));
+    }
+    const range = this.answer?.range;
+    if (range) void this.around(time, ((range.to - range.from) / this.chart.width()) * 3);
+  }
+
+  private async around(time: number, span: number): Promise<void> {
+    try {
+      const answer = await get<MomentsAnswer>('/api/job/moments', { job: this.job, from: Math.floor(time - span), to: Math.ceil(time + span) });
+      if (!this.closed) this.moments.replaceChildren(momentList(answer, time));
+    } catch (error) {
+      this.moments.replaceChildren(failure(error));
+    }
+  }
+
+  private async loadChain(): Promise<void> {
+    const section = await chainSection(this.job);
+    if (!this.closed) this.chain.replaceChildren(...section);
+  }
+}
