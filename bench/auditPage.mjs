@@ -1,0 +1,192 @@
+#!/usr/bin/env node
+// Benchmark: the audit page (`recap ui`) on a log of one job with 1M events over a month,
+// made by the real decider: `recap ui`'s first answer (the daemon indexes the whole log),
+// then the job page's data (the meter downsampled to the screen, with every trip and
+// summary), a zoomed window, the slider's moment, the hover, the jobs table, and the page
+// itself rendered in Chromium when it is installed.
+//   node bench/auditPage.mjs [--quick] [--json]
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { benchEnv, ROOT as root, startDaemon, stopDaemon } from './daemon.mjs';
+
+const dist = (p) => import(join(root, 'dist', p));
+const { EventStore } = await dist('daemon/eventStore.js');
+const { Projection } = await dist('daemon/projection.js');
+const { encodeSnapshot } = await dist('daemon/snapshot.js');
+const { checkTool, recordInteraction, submitSummary } = await dist('events/gate.js');
+const { DEFAULT_CONFIG } = await dist('events/config.js');
+const { wordsCounter } = await dist('events/tokens.js');
+const { CURRENT_VERSION } = await dist('events/events.js');
+const { Client } = await dist('client/socketClient.js');
+
+const args = process.argv.slice(2);
+const quick = args.includes('--quick');
+const SIZE = Number(process.env.RECAP_BENCH_EVENTS) || (quick ? 100_000 : 1_000_000);
+const JOB = 'one-long-job';
+const WIDTH = 1600;
+const RUNS = 5;
+const TARGETS = { jobPageMs: 1000, renderMs: 1000 };
+const CHROMIUM = process.env.RECAP_CHROMIUM ?? '/usr/bin/chromium';
+/** A month of work: one event every ~2.6 s. */
+const STEP_MS = Math.round((30 * 24 * 3600 * 1000) / SIZE);
+
+/** A threshold that trips every few hundred events, as a long working day's would. */
+const THRESHOLD = 20_000;
+const config = { ...DEFAULT_CONFIG, TOKEN_THRESHOLD: THRESHOLD, TOKEN_ENCODING: 'words', TOKEN_WORD_RATIO: 1.3 };
+const ctx = { config, count: wordsCounter(1.3), recapPaths: new Set(), protected: { paths: ['/nonexistent/recap'], home: '/nonexistent' } };
+const PROMPT = 'Please make the parser report every error with its line and key, and keep going after the first one. ';
+/**
+ * The summary of round `n`: a number every few words, so no run of words repeats an earlier
+ * round's (the decider rejects a summary that repeats one), on the prompts' own subject.
+ */
+const summary = (n) =>
+  config.REQUIRED_SECTIONS.map((s, i) => {
+    const k = n * 100 + i * 7;
+    return `## ${s}\n${[0, 1, 2]
+      .map((j) => `Round ${k + j} of the parser work covered ${k + j + 3} errors, ${k + j + 5} lines and ${k + j + 9} keys in ${k + j + 11} files, reported with ${k + j + 13} line numbers after the first one.`)
+      .join(' ')}`;
+  }).join('\n\n');
+
+/** One job's month: prompts until the gate trips, a denied call or two, then a summary; a snapshot at the end. */
+async function makeLog(dir) {
+  const store = await EventStore.open(join(dir, 'log'));
+  const projection = new Projection();
+  let batch = [];
+  let seq = 0;
+  const start = Date.UTC(2026, 9, 1);
+  let rounds = 0;
+  /** Accepted summaries' texts: a submission is checked against the newest. */
+  const texts = new Map();
+  const types = {};
+  for (let i = 0; seq < SIZE; i += 1) {
+    const state = projection.view(JOB);
+    const now = start + i * STEP_MS;
+    const decision = state.gate.tripped
+      ? i % 3 === 0
+        ? submitSummary({ type: 'SubmitSummary', job: JOB, text: summary(rounds), now }, state, { ...ctx, texts })
+        : checkTool({ type: 'CheckTool', job: JOB, call: { name: 'Read', kind: 'read', paths: ['/src/a.ts'], input: { file_path: '/src/a.ts' } }, now }, state, ctx)
+      : recordInteraction({ type: 'RecordInteraction', job: JOB, kind: 'prompt', text: PROMPT.repeat(1 + (i % 5)), now }, state, ctx);
+    for (const event of decision.events) {
+      if (seq >= SIZE) break;
+      seq += 1;
+      const stored = { ...event, seq, version: CURRENT_VERSION[event.type] };
+      projection.apply(stored);
+      batch.push(stored);
+      if (event.type === 'SummaryAccepted') {
+        rounds += 1;
+        texts.set(seq, event.data.text);
+      }
+      types[event.type] = (types[event.type] ?? 0) + 1;
+    }
+    if (batch.length >= 10_000) {
+      await store.writeStored(batch);
+      batch = [];
+    }
+  }
+  await store.writeStored(batch);
+  await store.writeSnapshot(seq, encodeSnapshot(projection));
+  await store.close();
+  process.stderr.write(`events by type: ${JSON.stringify(types)}\n`);
+  return { start, end: start + SIZE * STEP_MS };
+}
+
+function get(url, cookie) {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    request(url, { headers: { cookie } }, (res) => {
+      let bytes = 0;
+      res.on('data', (chunk) => (bytes += chunk.length));
+      res.once('end', () => {
+        if (res.statusCode !== 200) reject(new Error(`${url}: ${res.statusCode}`));
+        else resolve({ ms: performance.now() - started, bytes });
+      });
+    })
+      .once('error', reject)
+      .end();
+  });
+}
+
+/** The median and the slowest of RUNS requests, after one to warm up. */
+async function timed(url, cookie) {
+  await get(url, cookie);
+  const runs = [];
+  for (let i = 0; i < RUNS; i += 1) runs.push(await get(url, cookie));
+  const ms = runs.map((r) => r.ms).sort((a, b) => a - b);
+  return { medianMs: round(ms[Math.floor(ms.length / 2)]), maxMs: round(ms.at(-1)), kb: Math.round(runs[0].bytes / 1024) };
+}
+
+const round = (ms) => Math.round(ms * 10) / 10;
+
+async function rssMb(client) {
+  const stats = await client.request('stats');
+  return Math.round(stats.memory.rss / 2 ** 20);
+}
+
+/** The job page opened in Chromium, from navigation to the meter drawn (the page marks its chart with data-points). */
+async function render(url) {
+  if (!existsSync(CHROMIUM)) return { skipped: `no Chromium at ${CHROMIUM}` };
+  const { chromium } = await import('playwright-core');
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  try {
+    const page = await browser.newPage({ viewport: { width: WIDTH, height: 900 } });
+    // Signed in once (the cookie), then each load timed.
+    await page.goto(url);
+    const runs = [];
+    for (let i = 0; i < RUNS; i += 1) {
+      const started = performance.now();
+      await page.goto(`${new URL(url).origin}/#/job/${encodeURIComponent(JOB)}`);
+      await page.reload();
+      await page.waitForSelector('[data-points]:not([data-points="0"])', { timeout: 30_000 });
+      runs.push(performance.now() - started);
+    }
+    runs.sort((a, b) => a - b);
+    return { medianMs: round(runs[Math.floor(runs.length / 2)]), maxMs: round(runs.at(-1)) };
+  } finally {
+    await browser.close();
+  }
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'recap-bench-ui-'));
+let daemon;
+try {
+  const made = performance.now();
+  const { start, end } = await makeLog(join(dir, 'data'));
+  process.stderr.write(`made a log of ${SIZE.toLocaleString('en')} events in ${Math.round(performance.now() - made)} ms\n`);
+  const env = benchEnv(dir);
+  writeFileSync(env.RECAP_CONFIG, `TOKEN_THRESHOLD=${THRESHOLD}\nTOKEN_ENCODING=words\n`);
+  daemon = await startDaemon(env);
+  const client = await Client.connect(env.RECAP_SOCKET);
+  const rssBefore = await rssMb(client);
+  const indexStarted = performance.now();
+  const { url } = await client.request('ui', {}, 120_000);
+  const indexMs = Math.round(performance.now() - indexStarted);
+  const rssAfter = await rssMb(client);
+  const { origin, port, searchParams } = new URL(url);
+  const cookie = `recap_ui_${port}=${searchParams.get('token')}`;
+  const job = encodeURIComponent(JOB);
+  const middle = Math.round((start + end) / 2);
+  const row = {
+    events: SIZE,
+    indexMs,
+    rssBeforeMb: rssBefore,
+    rssAfterMb: rssAfter,
+    jobPage: await timed(`${origin}/api/job?job=${job}&width=${WIDTH}`, cookie),
+    zoomHour: await timed(`${origin}/api/job?job=${job}&width=${WIDTH}&from=${middle}&to=${middle + 3_600_000}`, cookie),
+    jobs: await timed(`${origin}/api/jobs`, cookie),
+    at: await timed(`${origin}/api/job/at?job=${job}&time=${middle}`, cookie),
+    moments: await timed(`${origin}/api/job/moments?job=${job}&from=${middle}&to=${middle + 60_000}`, cookie),
+    render: await render(url).catch((error) => ({ error: error.message.split('\n')[0] })),
+  };
+  client.close();
+  const result = { targets: TARGETS, rows: [row], loadavg: loadavg() };
+  if (args.includes('--json')) console.log(JSON.stringify(result));
+  else {
+    console.log(`audit page on ${SIZE.toLocaleString('en')} events of one job (targets: job page data < ${TARGETS.jobPageMs} ms, render < ${TARGETS.renderMs} ms)`);
+    console.log(JSON.stringify(row, null, 2));
+  }
+} finally {
+  if (daemon) await stopDaemon(daemon);
+  rmSync(dir, { recursive: true, force: true });
+}
