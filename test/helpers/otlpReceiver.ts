@@ -68,7 +68,10 @@ export function jsonMetrics(request: OtlpRequest): JsonMetric[] {
 }
 
 export function jsonResource(request: OtlpRequest): Record<string, unknown> {
-  const parsed = JSON.parse(request.body.toString('utf8')) as { resourceMetrics?: { resource: { attributes: KeyValue[] } }[]; resourceLogs?: { resource: { attributes: KeyValue[] } }[] };
+  const parsed = JSON.parse(request.body.toString('utf8')) as {
+    resourceMetrics?: { resource: { attributes: KeyValue[] } }[];
+    resourceLogs?: { resource: { attributes: KeyValue[] } }[];
+  };
   return attributes((parsed.resourceMetrics ?? parsed.resourceLogs ?? [])[0]?.resource.attributes);
 }
 

@@ -37,7 +37,8 @@ async function work(box: Sandbox): Promise<{ hookJob: string }> {
   clients.push(client);
   let id = 1;
   const base = { session_id: 'sess-1', transcript_path: '/tmp/transcripts/sess-1.jsonl', cwd: box.project, permission_mode: 'default' };
-  const hook = async (payload: Record<string, unknown>) => (await client.request({ id: id++, op: 'hook', agent: 'claude', payload: { ...base, ...payload } })).result as { stdout: string };
+  const hook = async (payload: Record<string, unknown>) =>
+    (await client.request({ id: id++, op: 'hook', agent: 'claude', payload: { ...base, ...payload } })).result as { stdout: string };
   expect((await hook({ hook_event_name: 'UserPromptSubmit', prompt: SECRET })).stdout).toBe('');
   const hookJob = jobIdFor(box.project);
   expect((await runCli(box, ['trip', '--job', hookJob])).code).toBe(0);

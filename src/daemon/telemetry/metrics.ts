@@ -33,7 +33,7 @@ export function recapMetrics(meter: Meter, unsummarized: () => Iterable<[job: st
   });
   const hookDuration = meter.createHistogram('recap.hook.duration', {
     unit: 'ms',
-    description: "Time the daemon took to answer a hook, by agent and decision (deny or allow)",
+    description: 'Time the daemon took to answer a hook, by agent and decision (deny or allow)',
     advice: { explicitBucketBoundaries: HOOK_BUCKETS_MS },
   });
 
