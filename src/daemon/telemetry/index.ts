@@ -127,7 +127,8 @@ async function logExporter(settings: SignalSettings) {
 /** The SDK's own complaints (a failed export, a timeout) as warnings in the daemon's log, each at most once a minute. */
 function diagToLog(log: Logger) {
   const lastWarned = new Map<string, number>();
-  const warn = (message: string, ...args: unknown[]) => {
+  const warn = (said: string, ...args: unknown[]) => {
+    const message = errorMessage(said);
     const now = Date.now();
     if (now - (lastWarned.get(message) ?? -Infinity) < WARN_EVERY_MS) return;
     lastWarned.set(message, now);
@@ -136,4 +137,15 @@ function diagToLog(log: Logger) {
   };
   const quiet = () => undefined;
   return { error: warn, warn, info: quiet, debug: quiet, verbose: quiet };
+}
+
+/** The SDK's error handler hands an error over as its JSON: its message is what a person reads. */
+function errorMessage(said: string): string {
+  if (!said.startsWith('{')) return said;
+  try {
+    const { message } = JSON.parse(said) as { message?: unknown };
+    return typeof message === 'string' ? `an export failed: ${message}` : said;
+  } catch {
+    return said;
+  }
 }
