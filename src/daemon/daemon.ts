@@ -25,6 +25,7 @@ import { UiServer } from './uiServer.js';
 import { limitsFrom, SocketServer, type Listen } from './socketServer.js';
 import { clearStaleSocket, SocketInUse } from './staleSocket.js';
 import { VerdictFile, verdictPath } from './verdicts.js';
+import { telemetryFrom } from './telemetry/index.js';
 
 /** A start-up failure the user can fix; its message says how. */
 export class DaemonStartError extends UserError {}
@@ -78,6 +79,9 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
     }
     throw error;
   }
+  // Only the events appended from now on: the history was replayed above.
+  const telemetry = await telemetryFrom(env, { log, version: VERSION, unsummarized: () => unsummarizedTokens(projection) });
+  if (telemetry) store.on('appended', (events) => telemetry.appended(events));
   let uiApi: UiApi | undefined;
   store.on('failed', (error) => {
     log.error({ err: error }, 'a write to the event log failed; rebuilding the projection from the log');
@@ -138,6 +142,7 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
     log,
     verdicts,
     lifecycle,
+    ...(telemetry && { hookAnswered: (agent, ms, answer) => telemetry.hookAnswered(agent, ms, answer) }),
   });
   /**
    * The endpoint on this user's own port: RECAP_HTTP_PORT when set, else the one kept beside
@@ -245,6 +250,8 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
   handler.close();
   uiApi?.index.stop();
   await Promise.all([server.close(), endpoint?.close(), launcher.close(), uiServer?.close()]);
+  // What the last requests did is exported before the log closes; a dead collector waits no longer than this.
+  await telemetry?.shutdown(TELEMETRY_DEADLINE_MS);
   await closeStore();
   log.info('recap daemon stopped');
 }
@@ -280,6 +287,13 @@ function daemonLog(env: NodeJS.ProcessEnv): { file: string; bytes: number } | { 
   }
   return { stream: env.JOURNAL_STREAM ? 'the systemd journal: journalctl --user -u recap' : 'the stderr of whoever started it' };
 }
+
+/** Each job's unsummarized tokens, for telemetry's gauge. */
+function* unsummarizedTokens(projection: Projection): Iterable<[string, number]> {
+  for (const [job, state] of projection.jobs) yield [job, state.unsummarizedTokens];
+}
+
+const TELEMETRY_DEADLINE_MS = 2_000;
 
 /** The audit page's bundle: dist/ui, from dist/daemon (where both daemon.js and its bundle are). */
 const UI_ASSETS = new URL('../ui/', import.meta.url);

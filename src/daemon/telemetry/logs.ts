@@ -1,0 +1,30 @@
+// One log record per event appended: its type as the event name, its facts as attributes.
+// The texts people wrote or read (prompts, summaries, notes, notices, a rejected summary's
+// problems) go along only when the user asked for them (OTEL_LOG_USER_PROMPTS=1).
+import type { AttributeValue, LogRecord } from '@opentelemetry/api';
+import type { StoredEvent } from '../../events/events.js';
+
+/** Keys of an event's data that hold text a person wrote or may quote a summary. */
+const TEXT_KEYS: ReadonlySet<string> = new Set(['text', 'note', 'problems']);
+
+/** SeverityNumber.INFO, without loading @opentelemetry/api's values for one number. */
+const INFO = 9;
+
+export function eventRecord(event: StoredEvent, logTexts: boolean): LogRecord {
+  const name = `recap.${event.type}`;
+  const attributes: Record<string, AttributeValue> = { 'event.name': name, seq: event.seq, version: event.version };
+  for (const [key, value] of Object.entries(event.data)) {
+    if (TEXT_KEYS.has(key) && !logTexts) continue;
+    const attribute = attributeOf(value);
+    if (attribute !== undefined) attributes[key] = attribute;
+  }
+  return { eventName: name, timestamp: event.data.time, severityNumber: INFO, severityText: 'INFO', body: event.type, attributes };
+}
+
+/** Scalars and lists of scalars; objects (a config's values, a summary's sections) are left out. */
+function attributeOf(value: unknown): AttributeValue | undefined {
+  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return value;
+  if (Array.isArray(value) && value.every((v) => typeof v === 'string')) return value as string[];
+  if (Array.isArray(value) && value.every((v) => typeof v === 'number')) return value as number[];
+  return undefined;
+}

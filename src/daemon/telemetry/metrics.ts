@@ -1,0 +1,66 @@
+// recap's instruments: what the gate did (trips, denials, summaries) counted from the events
+// appended, the tokens each job has not summarized read from the projection at each export,
+// and how long the daemon took to answer each hook.
+import type { Meter } from '@opentelemetry/api';
+import type { AgentName } from '../../agents/known.js';
+import type { HookAnswer } from '../../agents/facts.js';
+import type { StoredEvent } from '../../events/events.js';
+import { hookDecision } from './hookDecision.js';
+
+export type RecapMetrics = {
+  /** Counts what these new events did (never the history replayed at start). */
+  count(events: readonly StoredEvent[]): void;
+  hookAnswered(agent: AgentName, ms: number, answer: HookAnswer): void;
+};
+
+/** Hook answers take well under a millisecond to a few seconds (a transcript read): buckets for that range. */
+const HOOK_BUCKETS_MS = [0.25, 0.5, 1, 2, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000];
+const SUMMARY_BUCKETS_TOKENS = [100, 250, 500, 1000, 2000, 4000, 8000, 16000];
+
+export function recapMetrics(meter: Meter, unsummarized: () => Iterable<[job: string, tokens: number]>): RecapMetrics {
+  meter
+    .createObservableGauge('recap.tokens.unsummarized', { unit: '{token}', description: 'Tokens recorded in the job since its last accepted summary that count toward the gate' })
+    .addCallback((result) => {
+      for (const [job, tokens] of unsummarized()) result.observe(tokens, { job });
+    });
+  const trips = meter.createCounter('recap.gate.trips', { unit: '{trip}', description: 'Times the gate tripped, by reason' });
+  const denials = meter.createCounter('recap.tool.denials', { unit: '{denial}', description: 'Tool calls denied, by tool and cause (gate or protected)' });
+  const summaries = meter.createCounter('recap.summaries', { unit: '{summary}', description: 'Summaries submitted, by outcome (accepted or rejected)' });
+  const summaryTokens = meter.createHistogram('recap.summary.tokens', {
+    unit: '{token}',
+    description: 'Length of accepted summaries',
+    advice: { explicitBucketBoundaries: SUMMARY_BUCKETS_TOKENS },
+  });
+  const hookDuration = meter.createHistogram('recap.hook.duration', {
+    unit: 'ms',
+    description: 'Time the daemon took to answer a hook, by agent and decision (deny or allow)',
+    advice: { explicitBucketBoundaries: HOOK_BUCKETS_MS },
+  });
+
+  return {
+    count(events) {
+      for (const event of events) {
+        switch (event.type) {
+          case 'GateTripped':
+            trips.add(1, { reason: event.data.reason });
+            break;
+          case 'ToolDenied':
+            denials.add(1, { tool: event.data.tool, cause: event.data.cause });
+            break;
+          case 'SummaryAccepted':
+            summaries.add(1, { outcome: 'accepted' });
+            summaryTokens.record(event.data.tokens);
+            break;
+          case 'SummaryRejected':
+            summaries.add(1, { outcome: 'rejected' });
+            break;
+          default:
+            break;
+        }
+      }
+    },
+    hookAnswered(agent, ms, answer) {
+      hookDuration.record(ms, { agent, decision: hookDecision(answer) });
+    },
+  };
+}
