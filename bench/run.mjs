@@ -19,6 +19,7 @@ const SCRIPTS = {
   service: { file: 'service.mjs', args: quick ? ['--quick'] : [], timeoutS: quick ? 60 : 900 },
   replay: { file: 'replay.mjs', args: quick ? ['--quick'] : [], timeoutS: quick ? 120 : 3600 },
   tokens: { file: 'tokens.mjs', args: quick ? ['--quick'] : [], timeoutS: quick ? 60 : 300 },
+  auditPage: { file: 'auditPage.mjs', args: quick ? ['--quick'] : [], timeoutS: quick ? 120 : 900 },
 };
 
 if (!existsSync(join(root, 'dist', 'daemon')) || !existsSync(join(root, 'bin', 'recap-hook.cjs'))) {
@@ -292,6 +293,42 @@ function replaySection(p) {
   };
 }
 
+function auditPageSection(p) {
+  const t = p.targets;
+  const row = p.rows[0];
+  const k = (n) => (n >= 1e6 ? `${n / 1e6}M` : `${n / 1e3}k`);
+  const rendered = row.render?.medianMs;
+  return {
+    title: 'Audit page (recap ui)',
+    method:
+      `A log of ${k(row.events)} events of one job over a month, made by the real decider (prompts, trips, denials, summaries; snapshots every 10,000 events). ` +
+      "`recap ui`'s first answer, which indexes the whole log; then each /api request over HTTP with the page's cookie, the median of 5 after one to warm up: " +
+      'the job page (the meter downsampled to 1600 pixels, every trip and summary), one hour zoomed, the jobs table, the slider (the state at the middle of the month, `recap replay --at`) and the hover (a minute of events). ' +
+      "Render: the job page loaded in headless Chromium (Debian's, through playwright-core) until its chart is drawn, median of 5. RSS of the daemon from its stats op.",
+    figures: [
+      figure(`${k(row.events)} events: job page data`, row.jobPage?.medianMs, 'ms', {
+        target: `< ${t.jobPageMs} ms`,
+        met: below(row.jobPage?.medianMs, t.jobPageMs),
+        baseline: `${row.jobPage?.kb} KB; at the widest the page may ask (8000 px): ${row.jobPageWidest?.medianMs} ms, ${row.jobPageWidest?.kb} KB`,
+      }),
+      figure(`${k(row.events)} events: job page rendered in Chromium`, rendered, 'ms', {
+        target: `< ${t.renderMs} ms`,
+        met: rendered === undefined ? null : below(rendered, t.renderMs),
+        baseline: row.render?.skipped ?? row.render?.error ?? `slowest of 5: ${row.render?.maxMs} ms`,
+      }),
+      figure('one hour zoomed', row.zoomHour?.medianMs, 'ms', { baseline: `${row.zoomHour?.kb} KB` }),
+      figure('state at a moment (slider)', row.at?.medianMs, 'ms', {
+        target: `< ${t.atMs} ms`,
+        met: below(row.at?.medianMs, t.atMs),
+        baseline: 'recap replay --at answers the same',
+      }),
+      figure('events around a moment (hover)', row.moments?.medianMs, 'ms', {}),
+      figure('jobs table', row.jobs?.medianMs, 'ms', {}),
+      figure('recap ui, first answer (indexes the log)', row.indexMs, 'ms', { baseline: `daemon RSS ${row.rssBeforeMb} MB before, ${row.rssAfterMb} MB after` }),
+    ],
+  };
+}
+
 const started = Date.now();
 const load = { start: loadavg() };
 const raw = {};
@@ -309,6 +346,7 @@ sections.push(raw.hook ? hookSection(raw.hook) : failed('Hook process cost', 'ho
 sections.push(...(raw.service ? serviceSections(raw.service) : [failed('Checks, records, HTTP and tokens', 'service')]));
 sections.push(raw.tokens ? tokensSection(raw.tokens) : failed('Token counting', 'tokens'));
 sections.push(raw.replay ? replaySection(raw.replay) : failed('Replay and start-up', 'replay'));
+sections.push(raw.auditPage ? auditPageSection(raw.auditPage) : failed('Audit page (recap ui)', 'auditPage'));
 
 const results = {
   date: new Date(started).toISOString(),
@@ -352,7 +390,7 @@ function markdown(r) {
     '```',
     '',
     'Each part also runs alone and prints a readable summary: `node bench/hook.mjs [--runs N]`, `node bench/service.mjs [--quick]`, ' +
-      '`node bench/replay.mjs [--quick]`. Every script starts its own daemon on temporary folders and uses no network beyond loopback. ' +
+      '`node bench/replay.mjs [--quick]`, `node bench/auditPage.mjs [--quick]`. Every script starts its own daemon on temporary folders and uses no network beyond loopback. ' +
       'The benchmark is not a test: a missed target is reported here, and only a script that fails makes the run fail.',
     '',
     '## Machine',

@@ -1,7 +1,8 @@
 // One log record per event appended: its type as the event name, its facts as attributes.
 // The texts people wrote or read (prompts, summaries, notes, notices, a rejected summary's
 // problems) go along only when the user asked for them (OTEL_LOG_USER_PROMPTS=1).
-import type { AttributeValue, LogRecord } from '@opentelemetry/api';
+import type { AttributeValue } from '@opentelemetry/api';
+import type { LogRecord } from '@opentelemetry/api-logs';
 import type { StoredEvent } from '../../events/events.js';
 
 /** Keys of an event's data that hold text a person wrote or may quote a summary. */
