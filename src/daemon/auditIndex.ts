@@ -24,6 +24,7 @@ export type JobView = {
 };
 
 const HOUR = 3_600_000;
+const MOMENT_TYPES = new Set(['InteractionRecorded', 'ToolDenied', 'GateTripped', 'SummaryAccepted', 'SummaryRejected']);
 export const BUCKETS = { hour: HOUR, day: 24 * HOUR } as const;
 export type Bucket = keyof typeof BUCKETS;
 
@@ -73,6 +74,8 @@ class Track {
   /** Denials' times and sequence numbers, and their tools. */
   readonly denials = new Points();
   readonly denialTools: string[] = [];
+  /** What the page's hover lists: the job's interactions, denials, trips and summaries, by time. */
+  readonly moments = new Points();
   /** agent \t model → hour → [input, output, cacheCreation, cacheRead]. */
   readonly usage = new Map<string, Map<number, number[]>>();
   first = Number.POSITIVE_INFINITY;
@@ -83,6 +86,7 @@ class Track {
   last = Number.NEGATIVE_INFINITY;
 
   apply(event: StoredEvent, time: number): void {
+    if (MOMENT_TYPES.has(event.type)) this.moments.push(time, 0, event.seq);
     const before = this.meter.value;
     if (this.meter.apply(event)) this.points.push(time, this.meter.value, event.seq);
     switch (event.type) {
@@ -126,8 +130,14 @@ export class AuditIndex {
   private readonly listeners = new Set<(jobs: Set<string>) => void>();
   private readonly follow = (stored: StoredEvent[]) => this.onAppended(stored);
   private buffered: StoredEvent[] | undefined;
+  /** Bumped by each reset: a build of an earlier generation stops. */
+  private generation = 0;
 
-  constructor(private readonly store: EventStore) {}
+  constructor(
+    private readonly store: EventStore,
+    /** Told of a fault in following the log (the index is then built again). */
+    private readonly failed?: (error: Error) => void,
+  ) {}
 
   /**
    * Resolves once the whole log is in. Appends are followed from the start of the scan (held
@@ -146,11 +156,20 @@ export class AuditIndex {
     return () => this.listeners.delete(listener);
   }
 
-  /** Forgets everything (a failed write took back events it had seen); built again when next asked. */
+  /**
+   * Forgets everything (a failed write took back events it had seen) and builds again from
+   * the log at once; then every job counts as changed, so open pages ask again.
+   */
   reset(): void {
     this.stop();
+    const before = new Set(this.tracks.keys());
+    this.generation += 1;
     this.tracks.clear();
     this.building = undefined;
+    void this.ready().then(
+      () => this.tell(new Set([...before, ...this.tracks.keys()])),
+      () => undefined,
+    );
   }
 
   stop(): void {
@@ -159,12 +178,15 @@ export class AuditIndex {
   }
 
   private async build(): Promise<void> {
+    const generation = this.generation;
     this.buffered = [];
     this.store.on('appended', this.follow);
     const upTo = this.store.lastSeq;
     // Everything up to `upTo` is readable once written.
     await this.store.flushed();
     for await (const batch of this.store.readBatches(1, upTo)) {
+      // A reset while this build ran: the next build has it.
+      if (generation !== this.generation) return;
       for (const event of batch) this.apply(event);
     }
     const held = this.buffered ?? [];
@@ -178,11 +200,29 @@ export class AuditIndex {
       return;
     }
     const changed = new Set<string>();
-    for (const event of stored) {
-      const job = this.apply(event);
-      if (job !== undefined) changed.add(job);
+    try {
+      for (const event of stored) {
+        const job = this.apply(event);
+        if (job !== undefined) changed.add(job);
+      }
+    } catch (error) {
+      // Told inside the store's append: a fault here must not fail the command that appended.
+      this.failed?.(error as Error);
+      this.reset();
+      return;
     }
-    if (changed.size > 0) for (const listener of this.listeners) listener(changed);
+    this.tell(changed);
+  }
+
+  private tell(changed: Set<string>): void {
+    if (changed.size === 0) return;
+    for (const listener of this.listeners) {
+      try {
+        listener(changed);
+      } catch (error) {
+        this.failed?.(error as Error);
+      }
+    }
   }
 
   private apply(event: StoredEvent): string | undefined {
@@ -244,18 +284,13 @@ export class AuditIndex {
     });
   }
 
-  /**
-   * Where a scan for the job's events from `time` on may start: after the last meter move or
-   * denial before it (the job's times only go forward here). Undefined for a job not seen.
-   */
-  firstSeqAt(job: string, time: number): number | undefined {
-    const track = this.tracks.get(job);
-    if (!track) return undefined;
-    const before = (points: Points) => {
-      const i = points.indexAt(time);
-      return i > 0 ? points.s[i - 1]! : 0;
-    };
-    return Math.max(before(track.points), before(track.denials)) + 1;
+  /** The sequence numbers of the job's first `limit` moments between `from` and `to`. */
+  momentSeqs(job: string, from: number, to: number, limit: number): number[] {
+    const moments = this.tracks.get(job)?.moments;
+    if (!moments) return [];
+    const seqs: number[] = [];
+    for (let i = moments.indexAt(from); i < moments.n && moments.t[i]! <= to && seqs.length < limit; i += 1) seqs.push(moments.s[i]!);
+    return seqs;
   }
 }
 
@@ -287,6 +322,12 @@ function downsample(points: Points, from: number, to: number, width: number): { 
       v.push(points.v[k]!);
     }
     i = j + 1;
+  }
+  // The meter holds its last level to the end of the range.
+  const level = end > 0 ? points.v[end - 1]! : undefined;
+  if (level !== undefined && (t.length === 0 || t.at(-1)! < to)) {
+    t.push(to);
+    v.push(level);
   }
   return { t, v };
 }

@@ -183,7 +183,12 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
   };
   /** The audit page's server, on the port RECAP_UI_PORT names, else the kept one, else a free one (then kept). */
   async function startUi(): Promise<UiServer> {
-    uiApi = new UiApi(handler, () => projection, store);
+    uiApi = new UiApi(
+      handler,
+      () => projection,
+      store,
+      (error) => log.error({ err: error }, "the audit page's index failed to follow the log; building it again"),
+    );
     const server = new UiServer(uiApi, ensureToken(uiTokenFile(env)), UI_ASSETS, log);
     const asked = uiPort(env);
     let port: number;
@@ -288,10 +293,15 @@ function daemonLog(env: NodeJS.ProcessEnv): { file: string; bytes: number } | { 
   return { stream: env.JOURNAL_STREAM ? 'the systemd journal: journalctl --user -u recap' : 'the stderr of whoever started it' };
 }
 
-/** Each job's unsummarized tokens, for telemetry's gauge. */
-function* unsummarizedTokens(projection: Projection): Iterable<[string, number]> {
-  for (const [job, state] of projection.jobs) yield [job, state.unsummarizedTokens];
+/**
+ * Each job's unsummarized tokens, for telemetry's gauge: the jobs active in the last day (a
+ * gauge of every job ever seen would grow with each session, past what a backend keeps).
+ */
+function* unsummarizedTokens(projection: Projection, now = Date.now()): Iterable<[string, number]> {
+  for (const [job, state] of projection.jobs) if (now - state.lastActivity < GAUGE_ACTIVE_MS) yield [job, state.unsummarizedTokens];
 }
+
+const GAUGE_ACTIVE_MS = 24 * 3_600_000;
 
 const TELEMETRY_DEADLINE_MS = 2_000;
 

@@ -3,7 +3,7 @@
 // is not loopback and any request a browser made (an Origin header), and hands the payload
 // to the same handler as the socket.
 import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
@@ -23,11 +23,19 @@ const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
 
 /** The endpoint's token, made on first use and kept in a file only the user can read. */
 export function ensureToken(file: string): string {
-  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  if (existsSync(file)) {
+    const kept = readFileSync(file, 'utf8').trim();
+    if (kept.length >= MIN_TOKEN_LENGTH) return kept;
+  }
+  // None yet, or one too short to be a secret (an empty or cut file): a new one.
   const token = randomBytes(32).toString('base64url');
-  writeFileSync(file, `${token}\n`, { mode: 0o600, flag: 'wx' });
+  writeFileSync(file, `${token}\n`, { mode: 0o600 });
+  chmodSync(file, 0o600);
   return token;
 }
+
+/** 32 random bytes are 43 characters of base64url; a kept token shorter than this is not one recap made. */
+const MIN_TOKEN_LENGTH = 43;
 
 const digest = (value: string) => hash('sha256', value, 'buffer');
 

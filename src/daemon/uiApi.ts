@@ -1,20 +1,20 @@
-// The audit page's data: each /api path answered from the daemon's own ops (the same
-// answers as `recap jobs`, `replay --at`, `chain`, `verify`) and, for what the page draws,
-// from the audit index. Read-only: nothing here appends an event.
+// The audit page's data: each /api path answered from the daemon's read-only ops (the same
+// answers as `recap jobs`, `replay --at`, `verify`), the projection and the log, and, for
+// what the page draws, from the audit index. Nothing here appends an event: the ops that
+// settle a job's configuration first (status, chain) are not used.
 import type { StoredEvent } from '../events/events.js';
-import { eventsPage, type Verification } from './audit.js';
+import { DEFAULT_CONFIG } from '../events/config.js';
+import type { Verification } from './audit.js';
 import { AuditIndex, BUCKETS, type Bucket, type JobView, type UsageSeries } from './auditIndex.js';
 import type { EventStore } from './eventStore.js';
 import { pastStatus, type Handler } from './handler.js';
-import type { Projection } from './projection.js';
+import { USER_SCOPE, type Projection } from './projection.js';
 import type { JobRow, Op, PastStatus, RequestOf, ResponseOf } from './protocol.js';
-import { UiRequestError } from './uiServer.js';
 
 const DEFAULT_WIDTH = 1200;
 const MAX_WIDTH = 8000;
 const MAX_MOMENTS = 50;
 const MOMENT_TEXT = 160;
-const MOMENT_TYPES = ['InteractionRecorded', 'ToolDenied', 'GateTripped', 'SummaryAccepted', 'SummaryRejected'] as const;
 
 export type Moment = {
   seq: number;
@@ -29,6 +29,16 @@ export type Moment = {
   text?: string;
 };
 
+/** A failure with the status the browser gets and a message that says what to do. */
+export class UiRequestError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
 /** What each /api path answers: the page's side of the contract (ui/src/api.ts). */
 export type JobsAnswer = { lastSeq: number; jobs: (JobRow & { threshold: number; denials: number })[] };
 export type JobAnswer = JobView & { job: string; lastSeq: number; threshold: number; now: PastStatus };
@@ -42,13 +52,17 @@ export type LiveChange = { lastSeq: number; jobs: string[] };
 
 export class UiApi {
   readonly index: AuditIndex;
+  private readonly verified = new Map<string, { seq: number; answer: Promise<VerifyAnswer> }>();
+  private verifying: Promise<unknown> = Promise.resolve();
 
   constructor(
     private readonly handler: Handler,
     private readonly projection: () => Projection,
     private readonly store: EventStore,
+    /** Told of a fault in following the log (the index is built again). */
+    failed?: (error: Error) => void,
   ) {
-    this.index = new AuditIndex(store);
+    this.index = new AuditIndex(store, failed);
   }
 
   ready(): Promise<void> {
@@ -75,9 +89,9 @@ export class UiApi {
       case '/api/job/moments':
         return this.moments(this.knownJob(query), number(query, 'from'), number(query, 'to'));
       case '/api/chain':
-        return { entries: (await this.op('chain', { job: this.knownJob(query) })).entries };
+        return this.chain(this.knownJob(query));
       case '/api/verify':
-        return this.op('verify', { job: this.knownJob(query) });
+        return this.verify(this.knownJob(query));
       case '/api/usage': {
         const bucket = query.get('bucket') ?? 'day';
         if (!Object.hasOwn(BUCKETS, bucket)) throw new UiRequestError(400, `bucket is one of: ${Object.keys(BUCKETS).join(', ')}`);
@@ -93,13 +107,7 @@ export class UiApi {
   private async jobs(): Promise<JobsAnswer> {
     const lastSeq = this.store.lastSeq;
     const { jobs } = await this.op('jobs', {});
-    const rows = await Promise.all(
-      jobs.map(async (row) => {
-        const { threshold } = await this.op('status', { job: row.job });
-        return { ...row, threshold, denials: this.projection().view(row.job).denials };
-      }),
-    );
-    return { lastSeq, jobs: rows };
+    return { lastSeq, jobs: jobs.map((row) => ({ ...row, threshold: this.threshold(row.job), denials: this.projection().view(row.job).denials })) };
   }
 
   private async job(job: string, query: URLSearchParams): Promise<JobAnswer> {
@@ -107,11 +115,10 @@ export class UiApi {
     const to = optionalNumber(query, 'to');
     const last = optionalNumber(query, 'last');
     const width = Math.min(Math.max(Math.round(optionalNumber(query, 'width') ?? DEFAULT_WIDTH), 1), MAX_WIDTH);
-    const { threshold } = await this.op('status', { job });
     return {
       job,
       lastSeq: this.store.lastSeq,
-      threshold,
+      threshold: this.threshold(job),
       now: pastStatus(this.projection().view(job)),
       ...this.index.view(job, { ...(from !== undefined ? { from } : {}), ...(to !== undefined ? { to } : {}), ...(last !== undefined ? { last } : {}) }, width),
     };
@@ -125,11 +132,43 @@ export class UiApi {
   /** What happened in the job between two moments: the page's hover. */
   private async moments(job: string, from: number, to: number): Promise<MomentsAnswer> {
     if (to < from) throw new UiRequestError(400, 'to is before from');
-    const start = this.index.firstSeqAt(job, from);
-    if (start === undefined) return { events: [], more: false };
-    const page = await eventsPage(this.store, start, MAX_MOMENTS + 1, { job, types: [...MOMENT_TYPES], since: from, until: to }, false);
-    const events = page.events.map((line) => moment({ seq: line.seq, type: line.type, data: line.data } as StoredEvent));
+    const seqs = this.index.momentSeqs(job, from, to, MAX_MOMENTS + 1);
+    await this.store.flushed();
+    const events = (await this.store.get(seqs)).map(moment);
     return { events: events.slice(0, MAX_MOMENTS), more: events.length > MAX_MOMENTS };
+  }
+
+  /** The job's accepted summaries, oldest first, whole, as `recap chain` shows them. */
+  private async chain(job: string): Promise<ChainAnswer> {
+    const seqs = this.projection()
+      .view(job)
+      .chain.map((entry) => entry.seq);
+    // The projection names summaries as soon as they are decided: read them once written.
+    await this.store.flushed();
+    const accepted = await this.store.get(seqs);
+    return { entries: accepted.flatMap((event) => (event.type === 'SummaryAccepted' ? [{ ...event.data, seq: event.seq }] : [])) };
+  }
+
+  /**
+   * `recap verify` for the job: a replay of the whole log, so one at a time, and an answer
+   * kept until the log grows (a page that asks again for the same log gets it at once).
+   */
+  private verify(job: string): Promise<VerifyAnswer> {
+    const seq = this.store.lastSeq;
+    const kept = this.verified.get(job);
+    if (kept?.seq === seq) return kept.answer;
+    const answer = this.verifying.then(() => this.op('verify', { job }));
+    this.verifying = answer.catch(() => undefined);
+    this.verified.set(job, { seq, answer });
+    answer.catch(() => this.verified.delete(job));
+    return answer;
+  }
+
+  /** The job's threshold, as its configuration last applied (a project's file, else the user's). */
+  private threshold(job: string): number {
+    const applied = this.projection().appliedConfig;
+    const value = (applied.get(job) ?? applied.get(USER_SCOPE))?.TOKEN_THRESHOLD;
+    return typeof value === 'number' ? value : DEFAULT_CONFIG.TOKEN_THRESHOLD;
   }
 
   private knownJob(query: URLSearchParams): string {

@@ -1,15 +1,17 @@
 // The audit page's server (`recap ui`): the page's files and its read-only JSON, on
 // 127.0.0.1 only. A browser is let in once with the token in the address (`recap ui` prints
-// it), which becomes an HttpOnly cookie, as Jupyter does; every other request needs that
-// cookie, a loopback Host (against DNS rebinding) and, when it names one, the page's own
-// Origin. Nothing served here changes the gate: GET and HEAD are the only methods.
-import { hash, timingSafeEqual } from 'node:crypto';
+// it), which it trades for a session in an HttpOnly cookie, as Jupyter does; every other
+// request needs that cookie, a loopback Host (against DNS rebinding) and, when it names
+// one, the page's own Origin. The session is not the token and lives as long as the daemon:
+// a cookie, which browsers send to every port of 127.0.0.1, gives nothing that outlasts it.
+// Nothing served here changes the gate: GET and HEAD are the only methods.
+import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { PortBusy } from './httpServer.js';
-import type { LiveChange, UiApi } from './uiApi.js';
+import { UiRequestError, type LiveChange, type UiApi } from './uiApi.js';
 
 const LOOPBACK_HOSTS = ['127.0.0.1', 'localhost'];
 /** Changes are told at most this often on /api/live. */
@@ -17,6 +19,8 @@ const LIVE_EVERY_MS = 250;
 /** A comment on /api/live this often keeps proxies and the browser from dropping it. */
 const KEEPALIVE_MS = 15_000;
 const MAX_CONNECTIONS = 64;
+/** Browsers signed in at once; the oldest session ends past this. */
+const MAX_SESSIONS = 32;
 
 const CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
 const TYPES: Record<string, string> = {
@@ -30,19 +34,11 @@ const TYPES: Record<string, string> = {
 
 const digest = (value: string) => hash('sha256', value, 'buffer');
 
-/** A failure with the status the browser gets and a message that says what to do. */
-export class UiRequestError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
 export class UiServer {
   private readonly server: Server;
   private readonly expected: Buffer;
+  /** Digests of the sessions' cookies, oldest first. */
+  private readonly sessions = new Set<string>();
   private port = 0;
 
   constructor(
@@ -106,11 +102,11 @@ export class UiServer {
     const given = url.searchParams.get('token');
     if (url.pathname === '/' && given !== null) {
       if (!this.matches(given)) return text(res, 401, "This link's token is not the audit page's: run `recap ui` for the current link.");
-      res.setHeader('set-cookie', `${this.cookieName}=${this.token}; HttpOnly; SameSite=Strict; Path=/`);
+      res.setHeader('set-cookie', `${this.cookieName}=${this.newSession()}; HttpOnly; SameSite=Strict; Path=/`);
       res.writeHead(303, { location: '/' });
       return void res.end();
     }
-    if (!this.matches(cookie(req.headers.cookie, this.cookieName))) {
+    if (!this.signedIn(cookie(req.headers.cookie, this.cookieName))) {
       if (url.pathname.startsWith('/api/')) return json(res, 401, { error: 'not signed in: open the link `recap ui` prints' });
       return text(res, 401, "recap's audit page needs its token: run `recap ui` and open the link it prints.");
     }
@@ -130,8 +126,20 @@ export class UiServer {
     return undefined;
   }
 
-  private matches(given: string | undefined): boolean {
-    return given !== undefined && timingSafeEqual(digest(given), this.expected);
+  private matches(given: string): boolean {
+    return timingSafeEqual(digest(given), this.expected);
+  }
+
+  private newSession(): string {
+    const session = randomBytes(32).toString('base64url');
+    this.sessions.add(digest(session).toString('hex'));
+    if (this.sessions.size > MAX_SESSIONS) this.sessions.delete(this.sessions.values().next().value!);
+    return session;
+  }
+
+  /** A session this daemon made (looked up by digest: a lookup's timing says nothing of the cookie). */
+  private signedIn(session: string | undefined): boolean {
+    return session !== undefined && this.sessions.has(digest(session).toString('hex'));
   }
 
   private async file(res: ServerResponse, name: string): Promise<void> {
@@ -155,7 +163,18 @@ export class UiServer {
 
   /** Server-sent events: which jobs changed, at most every LIVE_EVERY_MS. */
   private async live(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (req.method === 'HEAD') {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      return void res.end();
+    }
+    let closed = false;
+    const stops: (() => void)[] = [];
+    req.once('close', () => {
+      closed = true;
+      for (const stop of stops) stop();
+    });
     await this.api.ready();
+    if (closed) return;
     res.writeHead(200, { 'content-type': 'text/event-stream', connection: 'keep-alive' });
     res.write(`retry: 1000\n\n`);
     let pending = new Set<string>();
@@ -172,11 +191,11 @@ export class UiServer {
       timer ??= setTimeout(flush, LIVE_EVERY_MS);
     });
     const keepalive = setInterval(() => res.write(': keepalive\n\n'), KEEPALIVE_MS);
-    req.once('close', () => {
-      unsubscribe();
-      clearInterval(keepalive);
-      clearTimeout(timer);
-    });
+    stops.push(
+      unsubscribe,
+      () => clearInterval(keepalive),
+      () => clearTimeout(timer),
+    );
   }
 }
 

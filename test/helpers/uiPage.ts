@@ -1,17 +1,31 @@
 // The audit page's side of a test: its address from `recap ui`, and a job scripted to trip,
 // be denied and be summarized.
+import { request } from 'node:http';
 import { expect } from 'vitest';
 import { runCli, type Sandbox } from './daemon.js';
 import { goodSummary, prose } from './text.js';
 
-/** The page's address from `recap ui`, and the cookie its token becomes. */
+/** The page's address from `recap ui`, and the session cookie a browser gets for it. */
 export async function openUi(box: Sandbox): Promise<{ url: string; origin: string; cookie: string }> {
   const shown = await runCli(box, ['ui']);
   expect(shown.code, shown.stderr).toBe(0);
   const url = shown.stdout.trim();
   expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?token=[\w-]{43}$/);
-  const { origin, port, searchParams } = new URL(url);
-  return { url, origin, cookie: `recap_ui_${port}=${searchParams.get('token')}` };
+  return { url, origin: new URL(url).origin, cookie: await signIn(url) };
+}
+
+/** Follows `recap ui`'s link as a browser does: the cookie (name=value) it is given. */
+export function signIn(url: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    request(url, (res) => {
+      res.resume();
+      const [cookie] = res.headers['set-cookie'] ?? [];
+      if (res.statusCode !== 303 || cookie === undefined) reject(new Error(`signing in answered ${res.statusCode}`));
+      else resolve(cookie.split(';')[0]!);
+    })
+      .once('error', reject)
+      .end();
+  });
 }
 
 /** Records until the gate trips, has one tool call denied, then writes the summary: `count` times. */

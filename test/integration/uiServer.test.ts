@@ -1,7 +1,9 @@
 // The audit page's server (`recap ui`) on a real daemon: who it lets in, and that its data
 // tells what the log holds (the meter, trips, summaries, denials, the state at a moment),
 // follows new events live, and stays small on a long job.
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RawClient, runCli, trackedSandboxes } from '../helpers/daemon.js';
 import { prose } from '../helpers/text.js';
@@ -46,11 +48,14 @@ describe('recap ui: who gets in', () => {
     await runCli(box, ['record', '--job', 'j', '--text', 'hello']);
     const ui = await openUi(box);
 
-    // The token in the address becomes a cookie, and the address loses it.
+    // The token in the address buys a session cookie (not the token), and the address loses it.
     const signIn = await get(ui.url);
     expect(signIn.status).toBe(303);
     expect(signIn.headers.location).toBe('/');
-    expect(signIn.headers['set-cookie']).toEqual([`${ui.cookie}; HttpOnly; SameSite=Strict; Path=/`]);
+    const token = new URL(ui.url).searchParams.get('token')!;
+    const [session] = signIn.headers['set-cookie'] as string[];
+    expect(session).toMatch(/^recap_ui_\d+=[\w-]{43}; HttpOnly; SameSite=Strict; Path=\/$/);
+    expect(session).not.toContain(token);
     expect(signIn.headers['content-security-policy']).toContain("script-src 'self'");
     expect((await api<{ jobs: { job: string }[] }>(ui, '/api/jobs')).jobs.map((j) => j.job)).toEqual(['j']);
 
@@ -62,6 +67,21 @@ describe('recap ui: who gets in', () => {
     expect(JSON.parse(data.body)).toEqual({ error: 'not signed in: open the link `recap ui` prints' });
     expect((await get(`${ui.origin}/?token=${'x'.repeat(43)}`)).status).toBe(401);
     expect((await get(`${ui.origin}/api/jobs`, { headers: { cookie: `${ui.cookie.split('=')[0]}=wrong` } })).status).toBe(401);
+    // The token itself is no cookie: only a session the daemon made is.
+    expect((await get(`${ui.origin}/api/jobs`, { headers: { cookie: `${ui.cookie.split('=')[0]}=${token}` } })).status).toBe(401);
+  });
+
+  it('makes a new token when the kept one is empty, rather than let an empty one in', async () => {
+    const box = newBox();
+    await start(box);
+    await runCli(box, ['record', '--job', 'j', '--text', 'hello']);
+    mkdirSync(box.data, { recursive: true });
+    writeFileSync(join(box.data, 'ui-token'), '\n');
+    const ui = await openUi(box);
+    const port = new URL(ui.url).port;
+    expect((await get(`${ui.origin}/?token=`)).status).toBe(401);
+    expect((await get(`${ui.origin}/api/jobs`, { headers: { cookie: `recap_ui_${port}=` } })).status).toBe(401);
+    expect(readFileSync(join(box.data, 'ui-token'), 'utf8').trim()).toBe(new URL(ui.url).searchParams.get('token'));
   });
 
   it('refuses another Host, another Origin and anything but reading', async () => {
@@ -81,7 +101,7 @@ describe('recap ui: who gets in', () => {
     expect((await get(`${ui.origin}/assets/.hidden.js`, { headers: signedIn })).status).toBe(404);
   });
 
-  it('keeps its address and token across a restart, so an open page signs in again', async () => {
+  it('keeps its address and token across a restart; sessions end with the daemon, the link signs in again', async () => {
     const box = newBox();
     const daemon = await start(box);
     await runCli(box, ['record', '--job', 'j', '--text', 'hello']);
@@ -91,7 +111,8 @@ describe('recap ui: who gets in', () => {
     await start(box);
     const after = await openUi(box);
     expect(after.url).toBe(before.url);
-    expect((await api<{ jobs: unknown[] }>(before, '/api/jobs')).jobs).toHaveLength(1);
+    expect((await get(`${before.origin}/api/jobs`, { headers: { cookie: before.cookie } })).status).toBe(401);
+    expect((await api<{ jobs: unknown[] }>(after, '/api/jobs')).jobs).toHaveLength(1);
   });
 
   it('says what is wrong with a bad request', async () => {
@@ -112,6 +133,26 @@ describe('recap ui: who gets in', () => {
 });
 
 describe('recap ui: what the page is shown', () => {
+  it("appends nothing to the log, and shows a project's own threshold", async () => {
+    const box = newBox();
+    await start(box);
+    // A stricter project file applies at once, without approval.
+    mkdirSync(join(box.project, '.recap'), { recursive: true });
+    writeFileSync(join(box.project, '.recap', 'config.conf'), 'TOKEN_THRESHOLD=400\n');
+    expect((await runCli(box, ['record', '--text', 'hello'], { cwd: box.project })).code).toBe(0);
+    const [row] = (JSON.parse((await runCli(box, ['jobs', '--json'])).stdout) as { jobs: { job: string }[] }).jobs;
+    const job = encodeURIComponent(row!.job);
+    const ui = await openUi(box);
+    const before = (await api<{ lastSeq: number }>(ui, '/api/jobs')).lastSeq;
+    for (const path of ['/api/jobs', `/api/job?job=${job}`, `/api/chain?job=${job}`, `/api/verify?job=${job}`, `/api/job/at?job=${job}&time=${Date.now()}`]) {
+      await api(ui, path);
+    }
+    const page = await api<{ lastSeq: number; threshold: number }>(ui, `/api/job?job=${job}`);
+    expect(page.lastSeq).toBe(before);
+    expect(page.threshold).toBe(400);
+    expect((await api<{ jobs: { threshold: number }[] }>(ui, '/api/jobs')).jobs[0]!.threshold).toBe(400);
+  });
+
   it('draws the meter as the log tells it: a trip, a denial and a drop to zero for each summary', async () => {
     const box = newBox();
     await start(box);

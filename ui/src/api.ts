@@ -31,11 +31,31 @@ export async function get<T>(path: string, params: Record<string, string | numbe
   return (await response.json()) as T;
 }
 
-/** Follows /api/live: `changed` for each batch of changed jobs, `state` as the connection comes and goes. */
-export function followLive(changed: (change: LiveChange) => void, state: (live: boolean) => void): () => void {
+/** One panel's requests: an answer that arrives after a newer request's is dropped (undefined). */
+export class Latest {
+  private asked = 0;
+
+  async get<T>(path: string, params: Record<string, string | number | undefined> = {}): Promise<T | undefined> {
+    const mine = ++this.asked;
+    const answer = await get<T>(path, params);
+    return mine === this.asked ? answer : undefined;
+  }
+}
+
+export type LiveState = 'live' | 'reconnecting' | 'signed-out';
+
+/**
+ * Follows /api/live: `changed` for each batch of changed jobs; `opened` each time the stream
+ * (re)connects, when whatever happened while it was down is asked for again; `state` as the
+ * connection comes and goes. A refusal (the daemon restarted: sessions end with it) is final.
+ */
+export function followLive(handlers: { changed: (change: LiveChange) => void; opened: () => void; state: (state: LiveState) => void }): () => void {
   const source = new EventSource('/api/live');
-  source.addEventListener('open', () => state(true));
-  source.addEventListener('error', () => state(false));
-  source.addEventListener('change', (event) => changed(JSON.parse((event as MessageEvent<string>).data) as LiveChange));
+  source.addEventListener('open', () => {
+    handlers.state('live');
+    handlers.opened();
+  });
+  source.addEventListener('error', () => handlers.state(source.readyState === EventSource.CLOSED ? 'signed-out' : 'reconnecting'));
+  source.addEventListener('change', (event) => handlers.changed(JSON.parse((event as MessageEvent<string>).data) as LiveChange));
   return () => source.close();
 }

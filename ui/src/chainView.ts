@@ -1,23 +1,58 @@
 // A job's summary chain: each summary with its sections, tokens, level, what it covers, its
 // hash and the hash it links to, rollups holding what they roll up; above it, what
-// `recap verify` says of the job, and the first broken link marked where there is one.
-import { get, type ChainAnswer, type VerifyAnswer } from './api.js';
+// `recap verify` says of the job (asked when the page opens and on the button: it replays
+// the whole log), and the first broken link marked where there is one.
+import { Latest, type ChainAnswer, type VerifyAnswer } from './api.js';
 import { failure, h, tokens, when } from './dom.js';
 
 type Entry = ChainAnswer['entries'][number];
 
-export async function chainSection(job: string): Promise<Node[]> {
-  const title = h('h2', { id: 'chain-title' }, 'Summary chain');
-  let chain: ChainAnswer;
-  let verify: VerifyAnswer;
-  try {
-    [chain, verify] = await Promise.all([get<ChainAnswer>('/api/chain', { job }), get<VerifyAnswer>('/api/verify', { job })]);
-  } catch (error) {
-    return [title, failure(error)];
+export class ChainPanel {
+  readonly element = h('section', { class: 'chain', 'aria-labelledby': 'chain-title' });
+  private readonly verdict = h('div', { class: 'verdict-slot' });
+  private readonly list = h('div', {});
+  private readonly chainRequests = new Latest();
+  private readonly verifyRequests = new Latest();
+  private entries: Entry[] = [];
+  private verification: VerifyAnswer | undefined;
+
+  constructor(private readonly job: string) {
+    this.element.append(
+      h('h2', { id: 'chain-title' }, 'Summary chain'),
+      h('div', { class: 'toolbar' }, h('button', { type: 'button', onclick: () => this.load({ verify: true }) }, 'Verify again')),
+      this.verdict,
+      this.list,
+    );
   }
-  const problems = new Map<number, string>();
-  for (const problem of verify.problems) if (problem.seq !== undefined && !problems.has(problem.seq)) problems.set(problem.seq, problem.what);
-  return [title, verdict(verify), tree(chain.entries, problems)];
+
+  /** Reads the chain again, and with `verify` has the daemon verify the job. */
+  load({ verify }: { verify: boolean }): void {
+    void this.chainRequests
+      .get<ChainAnswer>('/api/chain', { job: this.job })
+      .then((answer) => {
+        if (!answer) return;
+        this.entries = answer.entries;
+        this.draw();
+      })
+      .catch((error: unknown) => this.list.replaceChildren(failure(error)));
+    if (!verify) return;
+    this.verdict.replaceChildren(h('p', { class: 'verdict muted' }, 'Verifying: replaying the log…'));
+    void this.verifyRequests
+      .get<VerifyAnswer>('/api/verify', { job: this.job })
+      .then((answer) => {
+        if (!answer) return;
+        this.verification = answer;
+        this.verdict.replaceChildren(verdict(answer));
+        this.draw();
+      })
+      .catch((error: unknown) => this.verdict.replaceChildren(failure(error)));
+  }
+
+  private draw(): void {
+    const problems = new Map<number, string>();
+    for (const problem of this.verification?.problems ?? []) if (problem.seq !== undefined && !problems.has(problem.seq)) problems.set(problem.seq, problem.what);
+    this.list.replaceChildren(tree(this.entries, problems));
+  }
 }
 
 function verdict(verify: VerifyAnswer): HTMLElement {
@@ -37,21 +72,21 @@ function verdict(verify: VerifyAnswer): HTMLElement {
 function tree(entries: Entry[], problems: Map<number, string>): HTMLElement {
   if (entries.length === 0) return h('p', { class: 'muted' }, 'No summary accepted yet.');
   const bySeq = new Map(entries.map((entry) => [entry.seq, entry]));
+  const byHash = new Map(entries.map((entry) => [entry.hash, entry]));
   const rolled = new Set(entries.flatMap((entry) => entry.rolls ?? []));
   const item = (entry: Entry): HTMLElement => {
     const children = (entry.rolls ?? []).map((seq) => bySeq.get(seq)).filter((child): child is Entry => child !== undefined);
     return h(
       'li',
       { 'data-seq': entry.seq, 'data-broken': problems.has(entry.seq) ? 'true' : undefined, class: problems.has(entry.seq) ? 'broken' : undefined },
-      summaryEntry(entry, problems.get(entry.seq), bySeq),
+      summaryEntry(entry, problems.get(entry.seq), byHash.get(entry.prevHash)),
       children.length > 0 ? h('ol', { class: 'rolls', 'aria-label': `Rolled up by #${entry.seq}` }, ...children.map(item)) : null,
     );
   };
   return h('ol', { class: 'chain-list' }, ...entries.filter((entry) => !rolled.has(entry.seq)).map(item));
 }
 
-function summaryEntry(entry: Entry, problem: string | undefined, bySeq: Map<number, Entry>): HTMLElement {
-  const previous = [...bySeq.values()].find((other) => other.hash === entry.prevHash);
+function summaryEntry(entry: Entry, problem: string | undefined, previous: Entry | undefined): HTMLElement {
   return h(
     'details',
     {},

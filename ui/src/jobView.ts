@@ -1,8 +1,9 @@
 // #/job/<name> — one job: where its gate stands now, its token meter over a range the user
-// picks (a preset, or a drag across the chart), what happened under the cursor, its state at
-// any moment on the slider (what `recap replay --at` answers), and its summary chain.
-import { get, type AtAnswer, type JobAnswer, type LiveChange, type MomentsAnswer } from './api.js';
-import { chainSection } from './chainView.js';
+// picks (a preset, zooming in and out, or a drag across the chart), what happened under the
+// cursor, its state at any moment on the slider (what `recap replay --at` answers), and its
+// summary chain.
+import { Latest, type AtAnswer, type JobAnswer, type LiveChange, type MomentsAnswer } from './api.js';
+import { ChainPanel } from './chainView.js';
 import { debounce, failure, h, tokens, when } from './dom.js';
 import { gate } from './jobsView.js';
 import { MeterChart, meterKey, type Range } from './meterChart.js';
@@ -19,6 +20,8 @@ const WINDOWS: { label: string; last?: number }[] = [
   { label: '1 day', last: DAY },
   { label: '1 hour', last: HOUR },
 ];
+/** The narrowest range zooming in goes to. */
+const MIN_RANGE_MS = 60_000;
 
 /** What is shown: a window that follows the job's end, or a fixed range the user zoomed to. */
 type Shown = { last?: number } | Range;
@@ -26,16 +29,21 @@ type Shown = { last?: number } | Range;
 export class JobView implements View {
   private shown: Shown = {};
   private answer: JobAnswer | undefined;
-  private readonly chart = new MeterChart({ zoom: (range) => void this.load(range), hover: debounce((time, span) => void this.around(time, span), 120) });
+  private readonly meterRequests = new Latest();
+  private readonly atRequests = new Latest();
+  private readonly momentRequests = new Latest();
+  private readonly chart = new MeterChart({ zoom: (range) => this.showRange(range), hover: debounce((time, span) => void this.around(time, span), 120) });
   private readonly status = h('p', { class: 'status', 'data-status': '' });
   private readonly buttons = h('div', { class: 'toolbar', role: 'group', 'aria-label': 'Range' });
   private readonly slider = h('input', { type: 'range', id: 'at', min: 0, max: 0, step: 1000 });
   private readonly atOutput = h('output', { for: 'at', 'aria-live': 'polite' });
   private readonly moments = h('div', { class: 'moments', 'aria-live': 'polite' });
-  private readonly chain = h('section', { class: 'chain', 'aria-labelledby': 'chain-title' });
+  private readonly chain: ChainPanel;
   private closed = false;
 
-  constructor(private readonly job: string) {}
+  constructor(private readonly job: string) {
+    this.chain = new ChainPanel(job);
+  }
 
   async show(main: HTMLElement): Promise<void> {
     document.title = `${this.job} · recap`;
@@ -56,17 +64,20 @@ export class JobView implements View {
         h('section', { 'aria-labelledby': 'at-title' }, h('h2', { id: 'at-title' }, h('label', { for: 'at' }, 'State at a moment')), this.slider, this.atOutput),
         h('section', { 'aria-labelledby': 'moments-title' }, h('h2', { id: 'moments-title' }, 'What happened there'), this.moments),
       ),
-      this.chain,
+      this.chain.element,
     );
     this.moments.append(h('p', { class: 'muted' }, 'Hover the chart, or move the slider, to see the interactions, trips, summaries and denials at that moment.'));
-    await this.load(this.shown);
-    void this.loadChain();
+    await this.load();
+    this.chain.load({ verify: true });
   }
 
   changed(change: LiveChange): void {
-    if (!change.jobs.includes(this.job)) return;
-    void this.load(this.shown).catch(() => undefined);
-    void this.loadChain();
+    if (change.jobs.includes(this.job)) this.refresh();
+  }
+
+  refresh(): void {
+    this.showRange(this.shown);
+    this.chain.load({ verify: false });
   }
 
   close(): void {
@@ -74,11 +85,15 @@ export class JobView implements View {
     this.chart.close();
   }
 
-  /** Fetches and draws the meter for `shown`. */
-  private async load(shown: Shown): Promise<void> {
-    const answer = await get<JobAnswer>('/api/job', { job: this.job, width: this.chart.width(), ...shown });
-    if (this.closed) return;
+  /** Shows `shown` from now on, and draws it when the daemon answers (a failure is said in the status line). */
+  private showRange(shown: Shown): void {
     this.shown = shown;
+    void this.load().catch((error: unknown) => this.status.replaceChildren(failure(error)));
+  }
+
+  private async load(): Promise<void> {
+    const answer = await this.meterRequests.get<JobAnswer>('/api/job', { job: this.job, width: this.chart.width(), ...this.shown });
+    if (this.closed || !answer) return;
     this.answer = answer;
     this.drawStatus(answer);
     this.drawButtons();
@@ -99,20 +114,16 @@ export class JobView implements View {
   }
 
   private drawButtons(): void {
-    const fixed = 'from' in this.shown;
+    const range = this.answer?.range;
+    const zoomed = 'from' in this.shown;
+    const button = (label: string, pressed: boolean | undefined, onclick: () => void) =>
+      h('button', { type: 'button', 'aria-pressed': pressed === undefined ? undefined : String(pressed), onclick }, label);
     this.buttons.replaceChildren(
       ...WINDOWS.map((window) =>
-        h(
-          'button',
-          {
-            type: 'button',
-            'aria-pressed': String(!fixed && (this.shown as { last?: number }).last === window.last),
-            onclick: () => void this.load(window.last === undefined ? {} : { last: window.last }),
-          },
-          window.label,
-        ),
+        button(window.label, !zoomed && (this.shown as { last?: number }).last === window.last, () => this.showRange(window.last === undefined ? {} : { last: window.last })),
       ),
-      ...(fixed ? [h('span', { class: 'muted' }, `zoomed to ${when((this.shown as Range).from)} – ${when((this.shown as Range).to)}`)] : []),
+      ...(range ? [button('Zoom in', undefined, () => this.showRange(scaled(range, 0.5))), button('Zoom out', undefined, () => this.showRange(scaled(range, 2)))] : []),
+      ...(zoomed ? [h('span', { class: 'muted' }, `${when((this.shown as Range).from)} – ${when((this.shown as Range).to)}`)] : []),
       h('span', { class: 'muted hint' }, 'Drag across the chart to zoom.'),
     );
   }
@@ -120,9 +131,12 @@ export class JobView implements View {
   /** The job's state at `time`, as `recap replay --at` tells it, and what happened around then. */
   private async at(time: number): Promise<void> {
     this.chart.mark(time);
+    const range = this.answer?.range;
+    if (range) void this.around(time, ((range.to - range.from) / this.chart.width()) * 3);
     try {
-      const { seq, status } = await get<AtAnswer>('/api/job/at', { job: this.job, time });
-      if (this.closed) return;
+      const answer = await this.atRequests.get<AtAnswer>('/api/job/at', { job: this.job, time });
+      if (this.closed || !answer) return;
+      const { seq, status } = answer;
       this.atOutput.dataset.seq = String(seq);
       this.atOutput.replaceChildren(
         h('strong', {}, when(time)),
@@ -133,21 +147,21 @@ export class JobView implements View {
     } catch (error) {
       this.atOutput.replaceChildren(failure(error));
     }
-    const range = this.answer?.range;
-    if (range) void this.around(time, ((range.to - range.from) / this.chart.width()) * 3);
   }
 
   private async around(time: number, span: number): Promise<void> {
     try {
-      const answer = await get<MomentsAnswer>('/api/job/moments', { job: this.job, from: Math.floor(time - span), to: Math.ceil(time + span) });
-      if (!this.closed) this.moments.replaceChildren(momentList(answer, time));
+      const answer = await this.momentRequests.get<MomentsAnswer>('/api/job/moments', { job: this.job, from: Math.floor(time - span), to: Math.ceil(time + span) });
+      if (!this.closed && answer) this.moments.replaceChildren(momentList(answer, time));
     } catch (error) {
       this.moments.replaceChildren(failure(error));
     }
   }
+}
 
-  private async loadChain(): Promise<void> {
-    const section = await chainSection(this.job);
-    if (!this.closed) this.chain.replaceChildren(...section);
-  }
+/** `range` around its middle, `factor` times as long (never under a minute). */
+function scaled(range: Range, factor: number): Range {
+  const middle = (range.from + range.to) / 2;
+  const half = Math.max(((range.to - range.from) * factor) / 2, MIN_RANGE_MS / 2);
+  return { from: Math.floor(middle - half), to: Math.ceil(middle + half) };
 }

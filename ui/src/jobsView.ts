@@ -1,6 +1,6 @@
 // #/ — every job in the log: its gate, its meter against the threshold, summaries, denials,
 // agents and last activity; sortable by any column, redrawn when any job changes.
-import { get, type JobsAnswer, type LiveChange } from './api.js';
+import { Latest, type JobsAnswer, type LiveChange } from './api.js';
 import { h, timeElement, tokens } from './dom.js';
 import type { View } from './view.js';
 
@@ -21,6 +21,7 @@ export class JobsView implements View {
   private sort = { key: 'activity', descending: true };
   private rows: Row[] = [];
   private table: HTMLElement | undefined;
+  private readonly requests = new Latest();
   private closed = false;
 
   async show(main: HTMLElement): Promise<void> {
@@ -30,6 +31,10 @@ export class JobsView implements View {
   }
 
   changed(_change: LiveChange): void {
+    this.refresh();
+  }
+
+  refresh(): void {
     void this.load().catch(() => undefined);
   }
 
@@ -38,8 +43,8 @@ export class JobsView implements View {
   }
 
   private async load(): Promise<void> {
-    const answer = await get<JobsAnswer>('/api/jobs');
-    if (this.closed) return;
+    const answer = await this.requests.get<JobsAnswer>('/api/jobs');
+    if (this.closed || !answer) return;
     this.rows = answer.jobs;
     this.draw();
   }

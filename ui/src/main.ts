@@ -15,9 +15,18 @@ let current: View | undefined;
 
 function viewFor(hash: string): { view: View; nav: string } {
   const job = /^#\/job\/(.+)$/.exec(hash);
-  if (job) return { view: new JobView(decodeURIComponent(job[1]!)), nav: '' };
+  if (job) return { view: new JobView(jobName(job[1]!)), nav: '' };
   if (hash === '#/usage') return { view: new UsageView(), nav: 'usage' };
   return { view: new JobsView(), nav: 'jobs' };
+}
+
+/** The job an address names; one that does not decode is taken as written (the daemon then says it has no such job). */
+function jobName(encoded: string): string {
+  try {
+    return decodeURIComponent(encoded);
+  } catch {
+    return encoded;
+  }
 }
 
 async function route(): Promise<void> {
@@ -41,14 +50,16 @@ window.addEventListener('hashchange', () => {
   void route();
   main.focus({ preventScroll: true });
 });
-followLive(
-  (change) => {
+const LIVE_TEXT = { live: 'live', reconnecting: 'reconnecting', 'signed-out': 'not live: run recap ui and open its new link' };
+followLive({
+  changed: (change) => {
     document.body.dataset.lastSeq = String(change.lastSeq);
     current?.changed(change);
   },
-  (connected) => {
-    live.textContent = connected ? 'live' : 'reconnecting';
-    live.dataset.state = connected ? 'live' : 'down';
+  opened: () => current?.refresh(),
+  state: (state) => {
+    live.textContent = LIVE_TEXT[state];
+    live.dataset.state = state;
   },
-);
+});
 void route();

@@ -1,7 +1,7 @@
 // #/usage — the model's tokens per agent and model over time, as `recap report` counts them:
 // one line per agent and model, per hour or day, and their totals.
 import uPlot from 'uplot';
-import { get, type LiveChange, type UsageAnswer, type UsageSeries } from './api.js';
+import { Latest, type LiveChange, type UsageAnswer, type UsageSeries } from './api.js';
 import { cssColor, h, tokens } from './dom.js';
 import type { View } from './view.js';
 
@@ -13,6 +13,7 @@ export class UsageView implements View {
   private readonly buttons = h('div', { class: 'toolbar', role: 'group', 'aria-label': 'Sum per' });
   private readonly figure = h('figure', { class: 'usage', 'aria-label': 'Model tokens over time' });
   private readonly totals = h('div', { class: 'table-wrap' });
+  private readonly requests = new Latest();
   private closed = false;
 
   async show(main: HTMLElement): Promise<void> {
@@ -28,6 +29,10 @@ export class UsageView implements View {
   }
 
   changed(_change: LiveChange): void {
+    this.refresh();
+  }
+
+  refresh(): void {
     void this.load().catch(() => undefined);
   }
 
@@ -37,8 +42,9 @@ export class UsageView implements View {
   }
 
   private async load(): Promise<void> {
-    const { series } = await get<UsageAnswer>('/api/usage', { bucket: this.bucket });
-    if (this.closed) return;
+    const answer = await this.requests.get<UsageAnswer>('/api/usage', { bucket: this.bucket });
+    if (this.closed || !answer) return;
+    const { series } = answer;
     this.buttons.replaceChildren(
       ...(['hour', 'day'] as const).map((bucket) =>
         h('button', { type: 'button', 'aria-pressed': String(bucket === this.bucket), onclick: () => ((this.bucket = bucket), void this.load()) }, `per ${bucket}`),
