@@ -1,16 +1,15 @@
 // What the audit page draws, kept per job in compact arrays: the token meter at each move,
-// every trip, summary and denial, and the model's usage per hour. Built from the whole log
+// every trip, summary and denial, the moments the hover lists, and the model's usage. Built from the whole log
 // the first time the page is opened, then kept up to date from the appends, so a job's
 // page is served from memory whatever the log's size.
 import type { StoredEvent } from '../events/events.js';
 import { Meter } from '../events/meter.js';
 import type { EventStore } from './eventStore.js';
+import { HourlyUsage, type Bucket, type UsageSeries } from './usageIndex.js';
 
 export type Trip = { seq: number; time: number; reason: string; unsummarizedTokens: number; limit: number };
 export type SummaryMark = { seq: number; time: number; level: number; topic?: string; tokens: number; before: number; after: number };
 export type DenialMark = { time: number; seq: number; tool: string; count: number };
-export type UsagePoint = { time: number; input: number; output: number; cacheCreation: number; cacheRead: number };
-export type UsageSeries = { agent: string; model: string; points: UsagePoint[] };
 
 export type JobView = {
   /** The job's first and last event; null for a job with none here. */
@@ -23,10 +22,7 @@ export type JobView = {
   denials: DenialMark[];
 };
 
-const HOUR = 3_600_000;
 const MOMENT_TYPES = new Set(['InteractionRecorded', 'ToolDenied', 'GateTripped', 'SummaryAccepted', 'SummaryRejected']);
-export const BUCKETS = { hour: HOUR, day: 24 * HOUR } as const;
-export type Bucket = keyof typeof BUCKETS;
 
 /** Times, values and sequence numbers, growing by doubling: a million points are 24 MB, not a million objects. */
 class Points {
@@ -76,8 +72,7 @@ class Track {
   readonly denialTools: string[] = [];
   /** What the page's hover lists: the job's interactions, denials, trips and summaries, by time. */
   readonly moments = new Points();
-  /** agent \t model → hour → [input, output, cacheCreation, cacheRead]. */
-  readonly usage = new Map<string, Map<number, number[]>>();
+  readonly usage = new HourlyUsage();
   first = Number.POSITIVE_INFINITY;
   /**
    * The latest time seen: a clock that goes back does not take the meter back in time (the
@@ -104,20 +99,9 @@ class Track {
         this.denials.push(time, 1, event.seq);
         this.denialTools.push(event.data.tool);
         return;
-      case 'UsageRecorded': {
-        const { agent, model, input, output, cacheCreation, cacheRead } = event.data;
-        const key = `${agent}\t${model ?? 'unknown'}`;
-        let hours = this.usage.get(key);
-        if (!hours) this.usage.set(key, (hours = new Map()));
-        const hour = time - (time % HOUR);
-        const sums = hours.get(hour) ?? [0, 0, 0, 0];
-        sums[0]! += input;
-        sums[1]! += output;
-        sums[2]! += cacheCreation;
-        sums[3]! += cacheRead;
-        hours.set(hour, sums);
+      case 'UsageRecorded':
+        this.usage.add(event.data, time);
         return;
-      }
       default:
         return;
     }
@@ -260,28 +244,11 @@ export class AuditIndex {
 
   /** The model's tokens per agent and model, summed per hour or day; every job's, or one's. */
   usage(job: string | undefined, bucket: Bucket): UsageSeries[] {
-    const size = BUCKETS[bucket];
-    const merged = new Map<string, Map<number, number[]>>();
-    for (const [id, track] of this.tracks) {
-      if (job !== undefined && id !== job) continue;
-      for (const [key, hours] of track.usage) {
-        let out = merged.get(key);
-        if (!out) merged.set(key, (out = new Map()));
-        for (const [hour, sums] of hours) {
-          const at = hour - (hour % size);
-          const into = out.get(at) ?? [0, 0, 0, 0];
-          for (let i = 0; i < 4; i += 1) into[i]! += sums[i]!;
-          out.set(at, into);
-        }
-      }
-    }
-    return [...merged].map(([key, buckets]) => {
-      const [agent = '', model = ''] = key.split('\t');
-      const points = [...buckets]
-        .sort(([a], [b]) => a - b)
-        .map(([time, [input = 0, output = 0, cacheCreation = 0, cacheRead = 0]]) => ({ time, input, output, cacheCreation, cacheRead }));
-      return { agent, model, points };
-    });
+    const tracks = job === undefined ? [...this.tracks.values()] : [this.tracks.get(job)].filter((track) => track !== undefined);
+    return HourlyUsage.series(
+      tracks.map((track) => track.usage),
+      bucket,
+    );
   }
 
   /** The sequence numbers of the job's first `limit` moments between `from` and `to`. */

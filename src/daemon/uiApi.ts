@@ -5,7 +5,8 @@
 import type { StoredEvent } from '../events/events.js';
 import { DEFAULT_CONFIG } from '../events/config.js';
 import type { Verification } from './audit.js';
-import { AuditIndex, BUCKETS, type Bucket, type JobView, type UsageSeries } from './auditIndex.js';
+import { AuditIndex, type JobView } from './auditIndex.js';
+import { BUCKETS, type Bucket, type UsageSeries } from './usageIndex.js';
 import type { EventStore } from './eventStore.js';
 import { pastStatus, type Handler } from './handler.js';
 import { USER_SCOPE, type Projection } from './projection.js';

@@ -64,6 +64,9 @@ describe('the audit page in a browser', () => {
     expect(new URL(page.url()).search).toBe('');
     await expect.poll(() => page.locator('tr[data-job="j"]').count()).toBe(1);
     expect(await page.evaluate('document.cookie')).toBe('');
+    // The usage view, reached from the navigation.
+    await page.click('a[data-nav="usage"]');
+    expect(await page.locator('figure.usage').getAttribute('data-series')).toBe('0');
     expect(problems).toEqual([]);
   });
 

@@ -220,6 +220,37 @@ describe('recap ui: what the page is shown', () => {
     live.destroy();
   });
 
+  it("sums the model's usage per agent and model, per hour and per day", async () => {
+    const box = newBox();
+    // A log with usage in it, as an export holds it: imported into the empty data folder.
+    const hour = Date.UTC(2026, 10, 2, 10);
+    const usage = (seq: number, minutes: number, model: string, input: number) => ({
+      seq,
+      type: 'UsageRecorded',
+      version: 1,
+      time: new Date(hour + minutes * 60_000).toISOString(),
+      data: { job: 'j', session: 's', agent: 'claude', key: `m${seq}`, model, input, output: 10, cacheCreation: 0, cacheRead: 5, time: hour + minutes * 60_000 },
+    });
+    const lines = [{ format: 'recap-events', version: 1 }, usage(1, 5, 'opus', 100), usage(2, 50, 'opus', 200), usage(3, 70, 'opus', 300), usage(4, 80, 'haiku', 40)];
+    const file = join(box.dir, 'usage.jsonl');
+    writeFileSync(file, `${lines.map((line) => JSON.stringify(line)).join('\n')}\n`);
+    const imported = await runCli(box, ['import', file]);
+    expect(imported.code, imported.stderr).toBe(0);
+    await start(box);
+    const ui = await openUi(box);
+    type Series = { agent: string; model: string; points: { time: number; input: number; output: number; cacheRead: number }[] };
+    const hourly = (await api<{ series: Series[] }>(ui, '/api/usage?bucket=hour')).series;
+    expect(hourly.find((s) => s.model === 'opus')!.points).toEqual([
+      { time: hour, input: 300, output: 20, cacheCreation: 0, cacheRead: 10 },
+      { time: hour + 3_600_000, input: 300, output: 10, cacheCreation: 0, cacheRead: 5 },
+    ]);
+    const daily = (await api<{ series: Series[] }>(ui, '/api/usage?bucket=day&job=j')).series;
+    expect(daily.map((s) => [s.agent, s.model, s.points.map((p) => p.input)])).toEqual([
+      ['claude', 'opus', [600]],
+      ['claude', 'haiku', [40]],
+    ]);
+  });
+
   it('sends a long job downsampled to the width asked, every peak and trip kept', async () => {
     const box = newBox();
     await start(box);

@@ -3,7 +3,8 @@
 import type { LiveChange } from '../../src/daemon/uiApi.js';
 
 export type { AtAnswer, ChainAnswer, JobAnswer, JobsAnswer, LiveChange, Moment, MomentsAnswer, UsageAnswer, VerifyAnswer } from '../../src/daemon/uiApi.js';
-export type { SummaryMark, Trip, UsageSeries } from '../../src/daemon/auditIndex.js';
+export type { SummaryMark, Trip } from '../../src/daemon/auditIndex.js';
+export type { UsageSeries } from '../../src/daemon/usageIndex.js';
 
 /** A refusal or failure from the daemon, with what it says to do. */
 export class ApiError extends Error {

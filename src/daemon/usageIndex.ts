@@ -1,0 +1,53 @@
+// The model's tokens per agent and model, summed per hour as UsageRecorded events arrive
+// (one job's), and merged into series per hour or day for the audit page's usage view.
+import type { UsageRecorded } from '../events/events.js';
+
+export type UsagePoint = { time: number; input: number; output: number; cacheCreation: number; cacheRead: number };
+export type UsageSeries = { agent: string; model: string; points: UsagePoint[] };
+
+const HOUR = 3_600_000;
+export const BUCKETS = { hour: HOUR, day: 24 * HOUR } as const;
+export type Bucket = keyof typeof BUCKETS;
+
+export class HourlyUsage {
+  /** agent \t model → hour → [input, output, cacheCreation, cacheRead]. */
+  private readonly sums = new Map<string, Map<number, number[]>>();
+
+  add({ agent, model, input, output, cacheCreation, cacheRead }: UsageRecorded['data'], time: number): void {
+    const key = `${agent}\t${model ?? 'unknown'}`;
+    let hours = this.sums.get(key);
+    if (!hours) this.sums.set(key, (hours = new Map()));
+    const hour = time - (time % HOUR);
+    const sums = hours.get(hour) ?? [0, 0, 0, 0];
+    sums[0]! += input;
+    sums[1]! += output;
+    sums[2]! += cacheCreation;
+    sums[3]! += cacheRead;
+    hours.set(hour, sums);
+  }
+
+  /** Several jobs' usage as one series per agent and model, summed per `bucket`, in time order. */
+  static series(usages: readonly HourlyUsage[], bucket: Bucket): UsageSeries[] {
+    const size = BUCKETS[bucket];
+    const merged = new Map<string, Map<number, number[]>>();
+    for (const usage of usages) {
+      for (const [key, hours] of usage.sums) {
+        let out = merged.get(key);
+        if (!out) merged.set(key, (out = new Map()));
+        for (const [hour, sums] of hours) {
+          const at = hour - (hour % size);
+          const into = out.get(at) ?? [0, 0, 0, 0];
+          for (let i = 0; i < 4; i += 1) into[i]! += sums[i]!;
+          out.set(at, into);
+        }
+      }
+    }
+    return [...merged].map(([key, buckets]) => {
+      const [agent = '', model = ''] = key.split('\t');
+      const points = [...buckets]
+        .sort(([a], [b]) => a - b)
+        .map(([time, [input = 0, output = 0, cacheCreation = 0, cacheRead = 0]]) => ({ time, input, output, cacheCreation, cacheRead }));
+      return { agent, model, points };
+    });
+  }
+}
