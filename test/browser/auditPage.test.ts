@@ -66,7 +66,7 @@ describe('the audit page in a browser', () => {
     expect(await page.evaluate('document.cookie')).toBe('');
     // The usage view, reached from the navigation.
     await page.click('a[data-nav="usage"]');
-    expect(await page.locator('figure.usage').getAttribute('data-series')).toBe('0');
+    await expect.poll(() => page.locator('figure.usage').getAttribute('data-series')).toBe('0');
     expect(problems).toEqual([]);
   });
 
