@@ -131,6 +131,20 @@ async function timed(url, cookie) {
   return { medianMs: round(ms[Math.floor(ms.length / 2)]), maxMs: round(ms.at(-1)), kb: Math.round(runs[0].bytes / 1024) };
 }
 
+/** Follows `recap ui`'s link as a browser does: the session cookie it is given. */
+function signIn(url) {
+  return new Promise((resolve, reject) => {
+    request(url, (res) => {
+      res.resume();
+      const cookie = res.headers['set-cookie']?.[0];
+      if (res.statusCode !== 303 || cookie === undefined) reject(new Error(`signing in answered ${res.statusCode}`));
+      else resolve(cookie.split(';')[0]);
+    })
+      .once('error', reject)
+      .end();
+  });
+}
+
 const round = (ms) => Math.round(ms * 10) / 10;
 
 async function rssMb(client) {
@@ -177,8 +191,8 @@ try {
   const { url } = await client.request('ui', {}, 120_000);
   const indexMs = Math.round(performance.now() - indexStarted);
   const rssAfter = await rssMb(client);
-  const { origin, port, searchParams } = new URL(url);
-  const cookie = `recap_ui_${port}=${searchParams.get('token')}`;
+  const { origin } = new URL(url);
+  const cookie = await signIn(url);
   const job = encodeURIComponent(JOB);
   const middle = Math.round((start + end) / 2);
   const row = {

@@ -11,7 +11,8 @@ import { describeHolder, removePidFile, runningDaemon, writePidFile } from '../c
 import { ConfigService } from './configService.js';
 import { EventStore, LogLocked, LogUnreadable } from './eventStore.js';
 import { Handler, VERSION, type Lifecycle } from './handler.js';
-import { ensureToken, HOOK_PATH, HttpEndpoint, PortBusy } from './httpServer.js';
+import { HOOK_PATH, HttpEndpoint } from './httpServer.js';
+import { ensureToken, PortBusy } from './loopback.js';
 import { createLogger } from './logger.js';
 import { UnknownEventVersion } from '../events/upcast.js';
 import { CommandRefused } from '../events/commands.js';
@@ -79,9 +80,10 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
     }
     throw error;
   }
-  // Only the events appended from now on: the history was replayed above.
+  // Only the events appended from now on (the history was replayed above), once they are on
+  // disk: a failed write takes its events back, and so they are never exported.
   const telemetry = await telemetryFrom(env, { log, version: VERSION, unsummarized: () => unsummarizedTokens(projection) });
-  if (telemetry) store.on('appended', (events) => telemetry.appended(events));
+  if (telemetry) store.on('appended', (events, durable) => void durable.then(() => telemetry.appended(events), () => undefined));
   let uiApi: UiApi | undefined;
   store.on('failed', (error) => {
     log.error({ err: error }, 'a write to the event log failed; rebuilding the projection from the log');

@@ -91,10 +91,10 @@ export class StorageFailed extends Error {
 export type Appended = { stored: StoredEvent[]; durable: Promise<void> };
 
 /**
- * `appended`: events numbered and folded, told as soon as they are (before they are on disk),
- * for those who follow the log live: the audit page and telemetry.
+ * `appended`: events numbered and folded, told as soon as they are (before they are on disk,
+ * which `durable` tells), for those who follow the log live: the audit page and telemetry.
  */
-export class EventStore extends EventEmitter<{ failed: [error: Error]; appended: [stored: StoredEvent[]] }> {
+export class EventStore extends EventEmitter<{ failed: [error: Error]; appended: [stored: StoredEvent[], durable: Promise<void>] }> {
   private queue: Waiting[] = [];
   private flushing = false;
   private idle: Promise<void> = Promise.resolve();
@@ -148,7 +148,7 @@ export class EventStore extends EventEmitter<{ failed: [error: Error]; appended:
     const stored = events.map((e) => ({ ...e, seq: this.nextSeq++, version: CURRENT_VERSION[e.type] }) as StoredEvent);
     const snapshot = fold?.(stored);
     const durable = this.enqueue(stored, snapshot ? { seq: stored.at(-1)!.seq, bytes: snapshot } : undefined);
-    this.emit('appended', stored);
+    this.emit('appended', stored, durable);
     return { stored, durable };
   }
 

@@ -2,12 +2,11 @@
 // listens on 127.0.0.1 only, wants the bearer token from a 0600 file, refuses a Host that
 // is not loopback and any request a browser made (an Origin header), and hands the payload
 // to the same handler as the socket.
-import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import type { Handler } from './handler.js';
+import { digest, listenOnLoopback } from './loopback.js';
 import { describeBytes, MAX_HOOK_PAYLOAD } from '../common/frames.js';
 import { parseJson } from '../common/json.js';
 import { truncatedPrompt } from '../common/truncatedPrompt.js';
@@ -20,27 +19,6 @@ const MAX_BODY = MAX_HOOK_PAYLOAD;
 /** Inside the 10 s timeout `recap install --http` gives the hook: past it, the answer is made here. */
 const ANSWER_DEADLINE_MS = 8000;
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
-
-/** The endpoint's token, made on first use and kept in a file only the user can read. */
-export function ensureToken(file: string): string {
-  if (existsSync(file)) {
-    const kept = readFileSync(file, 'utf8').trim();
-    if (kept.length >= MIN_TOKEN_LENGTH) return kept;
-  }
-  // None yet, or one too short to be a secret (an empty or cut file): a new one.
-  const token = randomBytes(32).toString('base64url');
-  writeFileSync(file, `${token}\n`, { mode: 0o600 });
-  chmodSync(file, 0o600);
-  return token;
-}
-
-/** 32 random bytes are 43 characters of base64url; a kept token shorter than this is not one recap made. */
-const MIN_TOKEN_LENGTH = 43;
-
-const digest = (value: string) => hash('sha256', value, 'buffer');
-
-/** The port the endpoint wanted is another program's: said as such, with what to do. */
-export class PortBusy extends Error {}
 
 export class HttpEndpoint {
   private readonly server: Server;
@@ -71,16 +49,9 @@ export class HttpEndpoint {
 
   /** Listens on 127.0.0.1; a port another program holds is a PortBusy. */
   listen(port: number): Promise<number> {
-    return new Promise((resolve, reject) => {
-      this.server.once('error', (error: NodeJS.ErrnoException) =>
-        reject(error.code === 'EADDRINUSE' ? new PortBusy(`port ${port} on 127.0.0.1 is taken by another program (another user's recap, perhaps)`) : error),
-      );
-      this.server.listen({ port, host: '127.0.0.1' }, () => {
-        this.server.removeAllListeners('error');
-        resolve((this.server.address() as AddressInfo).port);
-      });
-    });
+    return listenOnLoopback(this.server, port);
   }
+
 
   close(): Promise<void> {
     this.server.closeIdleConnections();

@@ -5,12 +5,11 @@
 // one, the page's own Origin. The session is not the token and lives as long as the daemon:
 // a cookie, which browsers send to every port of 127.0.0.1, gives nothing that outlasts it.
 // Nothing served here changes the gate: GET and HEAD are the only methods.
-import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
-import { PortBusy } from './httpServer.js';
+import { digest, listenOnLoopback } from './loopback.js';
 import { UiRequestError, type LiveChange, type UiApi } from './uiApi.js';
 
 const LOOPBACK_HOSTS = ['127.0.0.1', 'localhost'];
@@ -31,8 +30,6 @@ const TYPES: Record<string, string> = {
   '.svg': 'image/svg+xml',
   '.png': 'image/png',
 };
-
-const digest = (value: string) => hash('sha256', value, 'buffer');
 
 export class UiServer {
   private readonly server: Server;
@@ -62,18 +59,11 @@ export class UiServer {
     this.server.requestTimeout = 0; // /api/live stays open
   }
 
-  listen(port: number): Promise<number> {
-    return new Promise((resolve, reject) => {
-      this.server.once('error', (error: NodeJS.ErrnoException) =>
-        reject(error.code === 'EADDRINUSE' ? new PortBusy(`port ${port} on 127.0.0.1 is taken by another program`) : error),
-      );
-      this.server.listen({ port, host: '127.0.0.1' }, () => {
-        this.server.removeAllListeners('error');
-        this.port = (this.server.address() as AddressInfo).port;
-        resolve(this.port);
-      });
-    });
+  async listen(port: number): Promise<number> {
+    this.port = await listenOnLoopback(this.server, port);
+    return this.port;
   }
+
 
   url(): string {
     return `http://127.0.0.1:${this.port}/?token=${this.token}`;

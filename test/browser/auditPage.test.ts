@@ -82,6 +82,12 @@ describe('the audit page in a browser', () => {
     expect(await meter.getAttribute('data-denials')).toBe('3');
     await page.locator('[data-verify="ok"]').waitFor();
     expect(await page.locator('.chain-list > li[data-seq]').count()).toBe(3);
+    // An entry opened from the keyboard shows its hash and the hash it links to.
+    await page.locator('.chain-list > li[data-seq] summary').nth(1).focus();
+    await page.keyboard.press('Enter');
+    const hashes = await page.locator('.chain-list > li[data-seq]').nth(1).locator('dd code').allTextContents();
+    expect(hashes).toHaveLength(2);
+    for (const hash of hashes) expect(hash).toMatch(/^[0-9a-f]{64}$/);
 
     // The slider answers from the keyboard: the state at the job's first moment.
     await page.locator('#at').focus();

@@ -87,7 +87,7 @@ function tree(entries: Entry[], problems: Map<number, string>): HTMLElement {
 }
 
 function summaryEntry(entry: Entry, problem: string | undefined, previous: Entry | undefined): HTMLElement {
-  return h(
+  const details = h(
     'details',
     {},
     h(
@@ -99,6 +99,16 @@ function summaryEntry(entry: Entry, problem: string | undefined, previous: Entry
       ` ${tokens(entry.tokens)} tokens · covers through #${entry.coversThrough} · ${when(entry.time)}`,
       problem ? h('span', { class: 'problem' }, ` — ${problem}`) : null,
     ),
+  );
+  // The body is made when first opened: a long job's chain is thousands of entries.
+  details.addEventListener('toggle', () => {
+    if (details.open && details.childElementCount === 1) details.append(...summaryBody(entry, previous));
+  });
+  return details;
+}
+
+function summaryBody(entry: Entry, previous: Entry | undefined): HTMLElement[] {
+  return [
     h(
       'dl',
       {},
@@ -110,5 +120,5 @@ function summaryEntry(entry: Entry, problem: string | undefined, previous: Entry
       h('dd', {}, h('ul', { class: 'sections' }, ...entry.sections.map((section) => h('li', {}, `${section.heading}: ${tokens(section.tokens)} tokens`)))),
     ),
     h('pre', { class: 'text' }, entry.text),
-  );
+  ];
 }

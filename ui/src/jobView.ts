@@ -77,7 +77,6 @@ export class JobView implements View {
 
   refresh(): void {
     this.showRange(this.shown);
-    this.chain.load({ verify: false });
   }
 
   close(): void {
@@ -94,6 +93,8 @@ export class JobView implements View {
   private async load(): Promise<void> {
     const answer = await this.meterRequests.get<JobAnswer>('/api/job', { job: this.job, width: this.chart.width(), ...this.shown });
     if (this.closed || !answer) return;
+    // The chain is read again only when it grew (a long job's chain is large).
+    if (this.answer && this.answer.now.summaries !== answer.now.summaries) this.chain.load({ verify: false });
     this.answer = answer;
     this.drawStatus(answer);
     this.drawButtons();
