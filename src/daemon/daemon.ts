@@ -83,7 +83,15 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
   // Only the events appended from now on (the history was replayed above), once they are on
   // disk: a failed write takes its events back, and so they are never exported.
   const telemetry = await telemetryFrom(env, { log, version: VERSION, unsummarized: () => unsummarizedTokens(projection) });
-  if (telemetry) store.on('appended', (events, durable) => void durable.then(() => telemetry.appended(events), () => undefined));
+  if (telemetry)
+    store.on(
+      'appended',
+      (events, durable) =>
+        void durable.then(
+          () => telemetry.appended(events),
+          () => undefined,
+        ),
+    );
   let uiApi: UiApi | undefined;
   store.on('failed', (error) => {
     log.error({ err: error }, 'a write to the event log failed; rebuilding the projection from the log');

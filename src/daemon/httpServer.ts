@@ -52,7 +52,6 @@ export class HttpEndpoint {
     return listenOnLoopback(this.server, port);
   }
 
-
   close(): Promise<void> {
     this.server.closeIdleConnections();
     return new Promise((resolve) => this.server.close(() => resolve()));

@@ -64,7 +64,6 @@ export class UiServer {
     return this.port;
   }
 
-
   url(): string {
     return `http://127.0.0.1:${this.port}/?token=${this.token}`;
   }
