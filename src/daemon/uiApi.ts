@@ -45,7 +45,7 @@ export type JobsAnswer = { lastSeq: number; jobs: (JobRow & { threshold: number;
 export type JobAnswer = JobView & { job: string; lastSeq: number; threshold: number; now: PastStatus };
 export type AtAnswer = { seq: number; status: PastStatus | undefined };
 export type MomentsAnswer = { events: Moment[]; more: boolean };
-export type ChainAnswer = { entries: ResponseOf<'chain'>['entries'] };
+export type ChainAnswer = { total: number; entries: ResponseOf<'chain'>['entries'] };
 export type VerifyAnswer = Verification;
 export type UsageAnswer = { series: UsageSeries[] };
 /** /api/live's `change` event: the log's last sequence number and the jobs that changed. */
@@ -90,7 +90,7 @@ export class UiApi {
       case '/api/job/moments':
         return this.moments(this.knownJob(query), number(query, 'from'), number(query, 'to'));
       case '/api/chain':
-        return this.chain(this.knownJob(query));
+        return this.chain(this.knownJob(query), optionalNumber(query, 'last'));
       case '/api/verify':
         return this.verify(this.knownJob(query));
       case '/api/usage': {
@@ -139,15 +139,20 @@ export class UiApi {
     return { events: events.slice(0, MAX_MOMENTS), more: events.length > MAX_MOMENTS };
   }
 
-  /** The job's accepted summaries, oldest first, whole, as `recap chain` shows them. */
-  private async chain(job: string): Promise<ChainAnswer> {
-    const seqs = this.projection()
+  /**
+   * The job's accepted summaries, oldest first, whole, as `recap chain` shows them; with
+   * `last`, only the newest `last` of them (a long job's chain is thousands).
+   */
+  private async chain(job: string, last: number | undefined): Promise<ChainAnswer> {
+    const all = this.projection()
       .view(job)
       .chain.map((entry) => entry.seq);
+    const count = last === undefined ? all.length : Math.max(Math.floor(last), 0);
+    const seqs = all.slice(Math.max(all.length - count, 0));
     // The projection names summaries as soon as they are decided: read them once written.
     await this.store.flushed();
     const accepted = await this.store.get(seqs);
-    return { entries: accepted.flatMap((event) => (event.type === 'SummaryAccepted' ? [{ ...event.data, seq: event.seq }] : [])) };
+    return { total: all.length, entries: accepted.flatMap((event) => (event.type === 'SummaryAccepted' ? [{ ...event.data, seq: event.seq }] : [])) };
   }
 
   /**

@@ -1,6 +1,11 @@
 // An OTLP/HTTP collector for tests: takes every POST on 127.0.0.1, answers 200 as a collector
 // does, and lets a test await the first request (past or future) that holds what it wants.
+// Payloads are read in either encoding: JSON, or protobuf decoded with opentelemetry-proto's
+// definitions as the OpenTelemetry JS project compiled them (protobufjs; a test-only
+// package, otlp-transformer-protobufjs, is an older @opentelemetry/otlp-transformer that
+// shipped them).
 import { createServer, type Server } from 'node:http';
+import { createRequire } from 'node:module';
 
 export type OtlpRequest = { path: string; contentType: string; body: Buffer };
 
@@ -55,29 +60,42 @@ export class OtlpReceiver {
   }
 }
 
-// The OTLP JSON encoding (opentelemetry-proto's ExportMetricsServiceRequest and
-// ExportLogsServiceRequest), the few fields the tests read.
+// An OTLP export request (opentelemetry-proto's ExportMetricsServiceRequest and
+// ExportLogsServiceRequest) in its JSON shape, the few fields the tests read.
 type KeyValue = { key: string; value: { stringValue?: string; intValue?: string | number; doubleValue?: number; boolValue?: boolean } };
 type Point = { attributes?: KeyValue[]; asInt?: string | number; asDouble?: number; count?: string | number; sum?: number };
 export type JsonMetric = { name: string; unit?: string; sum?: { dataPoints: Point[] }; gauge?: { dataPoints: Point[] }; histogram?: { dataPoints: Point[] } };
 export type JsonLogRecord = { eventName?: string; body?: { stringValue?: string }; attributes?: KeyValue[] };
+type Resource = { resource: { attributes: KeyValue[] } };
+type ExportRequest = {
+  resourceMetrics?: (Resource & { scopeMetrics: { metrics: JsonMetric[] }[] })[];
+  resourceLogs?: (Resource & { scopeLogs: { logRecords: JsonLogRecord[] }[] })[];
+};
 
-export function jsonMetrics(request: OtlpRequest): JsonMetric[] {
-  const parsed = JSON.parse(request.body.toString('utf8')) as { resourceMetrics: { scopeMetrics: { metrics: JsonMetric[] }[] }[] };
-  return parsed.resourceMetrics.flatMap((r) => r.scopeMetrics.flatMap((s) => s.metrics));
+type ProtoType = { decode(bytes: Uint8Array): object; toObject(message: object, options: object): unknown };
+type Collector = { metrics: { v1: { ExportMetricsServiceRequest: ProtoType } }; logs: { v1: { ExportLogsServiceRequest: ProtoType } } };
+const collector = (createRequire(import.meta.url)('otlp-transformer-protobufjs/build/src/generated/root.js') as { opentelemetry: { proto: { collector: Collector } } })
+  .opentelemetry.proto.collector;
+
+/** The request as OTLP JSON has it, whichever encoding it came in. */
+export function decoded(request: OtlpRequest): ExportRequest {
+  if (request.contentType.includes('json')) return JSON.parse(request.body.toString('utf8')) as ExportRequest;
+  if (request.contentType !== 'application/x-protobuf') throw new Error(`not an OTLP/HTTP content type: ${request.contentType}`);
+  const type = request.path === '/v1/metrics' ? collector.metrics.v1.ExportMetricsServiceRequest : collector.logs.v1.ExportLogsServiceRequest;
+  return type.toObject(type.decode(request.body), { longs: Number, enums: Number, defaults: false }) as ExportRequest;
 }
 
-export function jsonResource(request: OtlpRequest): Record<string, unknown> {
-  const parsed = JSON.parse(request.body.toString('utf8')) as {
-    resourceMetrics?: { resource: { attributes: KeyValue[] } }[];
-    resourceLogs?: { resource: { attributes: KeyValue[] } }[];
-  };
+export function otlpMetrics(request: OtlpRequest): JsonMetric[] {
+  return (decoded(request).resourceMetrics ?? []).flatMap((r) => r.scopeMetrics.flatMap((s) => s.metrics));
+}
+
+export function otlpResource(request: OtlpRequest): Record<string, unknown> {
+  const parsed = decoded(request);
   return attributes((parsed.resourceMetrics ?? parsed.resourceLogs ?? [])[0]?.resource.attributes);
 }
 
-export function jsonLogRecords(request: OtlpRequest): JsonLogRecord[] {
-  const parsed = JSON.parse(request.body.toString('utf8')) as { resourceLogs: { scopeLogs: { logRecords: JsonLogRecord[] }[] }[] };
-  return parsed.resourceLogs.flatMap((r) => r.scopeLogs.flatMap((s) => s.logRecords));
+export function otlpLogRecords(request: OtlpRequest): JsonLogRecord[] {
+  return (decoded(request).resourceLogs ?? []).flatMap((r) => r.scopeLogs.flatMap((s) => s.logRecords));
 }
 
 /** Attributes as a plain object, numbers as numbers (OTLP JSON may write 64-bit integers as strings). */

@@ -4,7 +4,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { jobIdFor } from '../../src/common/jobs.js';
 import { freePort, RawClient, runCli, type DaemonProcess, type Sandbox, trackedSandboxes } from '../helpers/daemon.js';
-import { jsonLogRecords, jsonMetrics, jsonResource, OtlpReceiver, points, attributes, type JsonMetric, type OtlpRequest } from '../helpers/otlpReceiver.js';
+import { attributes, OtlpReceiver, otlpLogRecords, otlpMetrics, otlpResource, points, type JsonMetric, type OtlpRequest } from '../helpers/otlpReceiver.js';
 import { goodSummary, prose } from '../helpers/text.js';
 
 const { newBox, start } = trackedSandboxes(afterEach);
@@ -52,7 +52,7 @@ const metricNamed = (metrics: JsonMetric[], name: string) => metrics.find((m) =>
 /** The first metrics export that has counted everything `work` did. */
 function allCounted(request: OtlpRequest): boolean {
   if (request.path !== '/v1/metrics') return false;
-  const metrics = jsonMetrics(request);
+  const metrics = otlpMetrics(request);
   const hooks = metricNamed(metrics, 'recap.hook.duration');
   const summaries = metricNamed(metrics, 'recap.summaries');
   const trips = metricNamed(metrics, 'recap.gate.trips');
@@ -73,25 +73,28 @@ async function stopCleanly(box: Sandbox, daemon: DaemonProcess): Promise<void> {
 }
 
 describe('telemetry over OTLP/HTTP', () => {
-  it('exports recap.* metrics with their units and values, and a log record per event without texts (http/json)', async () => {
+  it.each([
+    ['http/json', 'application/json'],
+    ['http/protobuf', 'application/x-protobuf'],
+  ])('exports recap.* metrics with their units and values, and a log record per event without texts (%s)', async (protocol, contentType) => {
     const collector = await receiver();
     const box = newBox();
     const daemon = await start(box, {
       OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
-      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+      OTEL_EXPORTER_OTLP_PROTOCOL: protocol,
       OTEL_METRIC_EXPORT_INTERVAL: '200',
       OTEL_RESOURCE_ATTRIBUTES: 'team=core',
     });
     const said = await daemon.waitForLog((l) => l.msg.startsWith('telemetry: exporting'));
     expect(said.msg).toBe(
-      `telemetry: exporting metrics to ${collector.url}/v1/metrics every 200 ms (http/json) and a log record per event to ${collector.url}/v1/logs (http/json, without texts)`,
+      `telemetry: exporting metrics to ${collector.url}/v1/metrics every 200 ms (${protocol}) and a log record per event to ${collector.url}/v1/logs (${protocol}, without texts)`,
     );
     const { hookJob } = await work(box);
 
     const exported = await collector.waitFor(allCounted);
-    expect(exported.contentType).toBe('application/json');
-    expect(jsonResource(exported)).toMatchObject({ 'service.name': 'recap', team: 'core' });
-    const metrics = jsonMetrics(exported);
+    expect(exported.contentType).toBe(contentType);
+    expect(otlpResource(exported)).toMatchObject({ 'service.name': 'recap', team: 'core' });
+    const metrics = otlpMetrics(exported);
     const read = (name: string) => {
       const metric = metricNamed(metrics, name);
       expect(metric, name).toBeDefined();
@@ -139,10 +142,11 @@ describe('telemetry over OTLP/HTTP', () => {
     );
 
     // The logs: one record per event, with the event's facts and none of its texts.
-    await collector.waitFor((r) => r.path === '/v1/logs' && r.body.includes('recap.ToolDenied') && r.body.includes('"Grep"'));
+    await collector.waitFor((r) => r.path === '/v1/logs' && otlpLogRecords(r).some((record) => attributes(record.attributes).tool === 'Grep'));
     await stopCleanly(box, daemon);
     const logs = collector.requests.filter((r) => r.path === '/v1/logs');
-    const records = logs.flatMap(jsonLogRecords);
+    expect(logs.every((r) => r.contentType === contentType)).toBe(true);
+    const records = logs.flatMap(otlpLogRecords);
     const named = (name: string) => records.filter((r) => r.eventName === name).map((r) => attributes(r.attributes));
     expect(named('recap.GateTripped')).toEqual(
       expect.arrayContaining([expect.objectContaining({ 'event.name': 'recap.GateTripped', job: 'j', reason: 'threshold', seq: expect.any(Number) })]),
@@ -162,14 +166,14 @@ describe('telemetry over OTLP/HTTP', () => {
     const collector = await receiver();
     const box = newBox();
     const daemon = await start(box, { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_METRIC_EXPORT_INTERVAL: '200', OTEL_LOG_USER_PROMPTS: '1' });
-    await work(box);
-    // No decoder of OTLP requests is installed: the protobuf body holds the names as UTF-8.
-    const names = ['recap.gate.trips', 'recap.tool.denials', 'recap.summaries', 'recap.summary.tokens', 'recap.tokens.unsummarized', 'recap.hook.duration'];
-    const metrics = await collector.waitFor((r) => r.path === '/v1/metrics' && names.every((name) => r.body.includes(name)));
+    const { hookJob } = await work(box);
+    const metrics = await collector.waitFor(allCounted);
     expect(metrics.contentType).toBe('application/x-protobuf');
-    const logs = await collector.waitFor((r) => r.path === '/v1/logs' && r.body.includes('AZURE-PELICAN-42'));
-    expect(logs.contentType).toBe('application/x-protobuf');
-    expect(logs.body.includes('recap.InteractionRecorded')).toBe(true);
+    const prompted = await collector.waitFor((r) => r.path === '/v1/logs' && otlpLogRecords(r).some((record) => attributes(record.attributes).text === SECRET));
+    expect(prompted.contentType).toBe('application/x-protobuf');
+    const record = otlpLogRecords(prompted).find((r) => attributes(r.attributes).text === SECRET)!;
+    expect(record.eventName).toBe('recap.InteractionRecorded');
+    expect(attributes(record.attributes)).toMatchObject({ job: hookJob, kind: 'prompt', session: 'sess-1' });
     await stopCleanly(box, daemon);
   });
 

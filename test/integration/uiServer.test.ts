@@ -170,6 +170,10 @@ describe('recap ui: what the page is shown', () => {
       expect(summary.after).toBe(0);
     }
     expect(job.denials.map((d) => d.tool)).toEqual(['Read', 'Read', 'Read']);
+    // The chain, whole or its newest entries only.
+    const chain = await api<{ total: number; entries: { seq: number }[] }>(ui, '/api/chain?job=j');
+    expect(chain.entries.map((e) => e.seq)).toEqual(job.summaries.map((s) => s.seq));
+    expect(await api(ui, '/api/chain?job=j&last=2')).toMatchObject({ total: 3, entries: chain.entries.slice(1) });
     // The meter ends where the gate is, and never shows more than was reached.
     expect(job.meter.v.at(-1)).toBe(status.unsummarizedTokens);
     expect(job.now).toMatchObject({ unsummarizedTokens: status.unsummarizedTokens, summaries: 3, denials: 3, tripped: false });

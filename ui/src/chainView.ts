@@ -7,6 +7,9 @@ import { failure, h, tokens, when } from './dom.js';
 
 type Entry = ChainAnswer['entries'][number];
 
+/** Summaries shown until the user asks for the whole chain. */
+const SHOWN = 50;
+
 export class ChainPanel {
   readonly element = h('section', { class: 'chain', 'aria-labelledby': 'chain-title' });
   private readonly verdict = h('div', { class: 'verdict-slot' });
@@ -14,6 +17,9 @@ export class ChainPanel {
   private readonly chainRequests = new Latest();
   private readonly verifyRequests = new Latest();
   private entries: Entry[] = [];
+  private total = 0;
+  /** All of the chain, once asked for; else its newest SHOWN entries. */
+  private whole = false;
   private verification: VerifyAnswer | undefined;
 
   constructor(private readonly job: string) {
@@ -28,10 +34,11 @@ export class ChainPanel {
   /** Reads the chain again, and with `verify` has the daemon verify the job. */
   load({ verify }: { verify: boolean }): void {
     void this.chainRequests
-      .get<ChainAnswer>('/api/chain', { job: this.job })
+      .get<ChainAnswer>('/api/chain', { job: this.job, last: this.whole ? undefined : SHOWN })
       .then((answer) => {
         if (!answer) return;
         this.entries = answer.entries;
+        this.total = answer.total;
         this.draw();
       })
       .catch((error: unknown) => this.list.replaceChildren(failure(error)));
@@ -48,10 +55,28 @@ export class ChainPanel {
       .catch((error: unknown) => this.verdict.replaceChildren(failure(error)));
   }
 
+  private showAll(): void {
+    this.whole = true;
+    this.load({ verify: false });
+  }
+
   private draw(): void {
     const problems = new Map<number, string>();
     for (const problem of this.verification?.problems ?? []) if (problem.seq !== undefined && !problems.has(problem.seq)) problems.set(problem.seq, problem.what);
-    this.list.replaceChildren(tree(this.entries, problems));
+    const hidden = this.total - this.entries.length;
+    this.list.replaceChildren(
+      ...(hidden > 0
+        ? [
+            h(
+              'p',
+              { class: 'muted' },
+              `The newest ${this.entries.length} of ${this.total} summaries. `,
+              h('button', { type: 'button', onclick: () => this.showAll() }, `Show all ${this.total}`),
+            ),
+          ]
+        : []),
+      tree(this.entries, problems),
+    );
   }
 }
 
