@@ -2,7 +2,7 @@
 // against a real daemon: who gets in, what a scripted job's meter shows, that new events
 // appear without a reload, and that a tampered summary shows as a broken link. Every page
 // is also checked for console errors, which is where a CSP violation would show.
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Level } from 'level';
 import { pack, unpack } from 'msgpackr';
@@ -16,6 +16,7 @@ const { newBox, start } = trackedSandboxes(afterEach);
 let browser: Browser;
 
 beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) throw new Error(`no Chromium at ${CHROMIUM}: install Debian's chromium (apt-get install chromium, as .ci/run does) or set RECAP_CHROMIUM`);
   browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
 });
 afterAll(async () => {
