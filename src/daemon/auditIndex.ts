@@ -24,22 +24,22 @@ export type JobView = {
 
 const MOMENT_TYPES = new Set(['InteractionRecorded', 'ToolDenied', 'GateTripped', 'SummaryAccepted', 'SummaryRejected']);
 
-/** Times, values and sequence numbers, growing by doubling: a million points are 24 MB, not a million objects. */
+/**
+ * Times and one number each (the meter's level, or an event's sequence number), growing by
+ * doubling: a million points are 16 MB, not a million objects.
+ */
 class Points {
   t = new Float64Array(256);
   v = new Float64Array(256);
-  s = new Float64Array(256);
   n = 0;
 
-  push(time: number, value: number, seq: number): void {
+  push(time: number, value: number): void {
     if (this.n === this.t.length) {
       this.t = grown(this.t);
       this.v = grown(this.v);
-      this.s = grown(this.s);
     }
     this.t[this.n] = time;
     this.v[this.n] = value;
-    this.s[this.n] = seq;
     this.n += 1;
   }
 
@@ -64,13 +64,14 @@ function grown(array: Float64Array): Float64Array<ArrayBuffer> {
 
 class Track {
   readonly meter = new Meter();
+  /** The meter's level at each move. */
   readonly points = new Points();
   readonly trips: Trip[] = [];
   readonly summaries: SummaryMark[] = [];
   /** Denials' times and sequence numbers, and their tools. */
   readonly denials = new Points();
   readonly denialTools: string[] = [];
-  /** What the page's hover lists: the job's interactions, denials, trips and summaries, by time. */
+  /** What the page's hover lists, by time and sequence number: interactions, denials, trips, summaries. */
   readonly moments = new Points();
   readonly usage = new HourlyUsage();
   first = Number.POSITIVE_INFINITY;
@@ -81,9 +82,9 @@ class Track {
   last = Number.NEGATIVE_INFINITY;
 
   apply(event: StoredEvent, time: number): void {
-    if (MOMENT_TYPES.has(event.type)) this.moments.push(time, 0, event.seq);
+    if (MOMENT_TYPES.has(event.type)) this.moments.push(time, event.seq);
     const before = this.meter.value;
-    if (this.meter.apply(event)) this.points.push(time, this.meter.value, event.seq);
+    if (this.meter.apply(event)) this.points.push(time, this.meter.value);
     switch (event.type) {
       case 'GateTripped': {
         const { reason, unsummarizedTokens, limit } = event.data;
@@ -96,7 +97,7 @@ class Track {
         return;
       }
       case 'ToolDenied':
-        this.denials.push(time, 1, event.seq);
+        this.denials.push(time, event.seq);
         this.denialTools.push(event.data.tool);
         return;
       case 'UsageRecorded':
@@ -256,7 +257,7 @@ export class AuditIndex {
     const moments = this.tracks.get(job)?.moments;
     if (!moments) return [];
     const seqs: number[] = [];
-    for (let i = moments.indexAt(from); i < moments.n && moments.t[i]! <= to && seqs.length < limit; i += 1) seqs.push(moments.s[i]!);
+    for (let i = moments.indexAt(from); i < moments.n && moments.t[i]! <= to && seqs.length < limit; i += 1) seqs.push(moments.v[i]!);
     return seqs;
   }
 }
@@ -313,7 +314,7 @@ function denialMarks(track: Track, from: number, to: number, width: number): Den
       continue;
     }
     bucket = at;
-    marks.push({ time, seq: denials.s[i]!, tool: denialTools[i]!, count: 1 });
+    marks.push({ time, seq: denials.v[i]!, tool: denialTools[i]!, count: 1 });
   }
   return marks;
 }
