@@ -448,8 +448,14 @@ export class Handler {
   async chain(r: RequestOf<'chain'>) {
     const where = this.where(r);
     await this.settled(where);
-    const accepted = await this.deps.store.get(this.state(where.job).chain.map((e) => e.seq));
-    return { entries: accepted.flatMap((e) => (e.type === 'SummaryAccepted' ? [{ ...e.data, seq: e.seq }] : [])) };
+    return { entries: await this.chainEntries(where.job) };
+  }
+
+  /** The job's accepted summaries as the log holds them, oldest first; with `last`, the newest `last` only. */
+  async chainEntries(job: string, last?: number): Promise<ResponseOf<'chain'>['entries']> {
+    const seqs = this.state(job).chain.map((e) => e.seq);
+    const accepted = await this.deps.store.get(last === undefined ? seqs : seqs.slice(Math.max(seqs.length - last, 0)));
+    return accepted.flatMap((e) => (e.type === 'SummaryAccepted' ? [{ ...e.data, seq: e.seq }] : []));
   }
 
   private state(job: string) {

@@ -144,15 +144,10 @@ export class UiApi {
    * `last`, only the newest `last` of them (a long job's chain is thousands).
    */
   private async chain(job: string, last: number | undefined): Promise<ChainAnswer> {
-    const all = this.projection()
-      .view(job)
-      .chain.map((entry) => entry.seq);
-    const count = last === undefined ? all.length : Math.max(Math.floor(last), 0);
-    const seqs = all.slice(Math.max(all.length - count, 0));
     // The projection names summaries as soon as they are decided: read them once written.
     await this.store.flushed();
-    const accepted = await this.store.get(seqs);
-    return { total: all.length, entries: accepted.flatMap((event) => (event.type === 'SummaryAccepted' ? [{ ...event.data, seq: event.seq }] : [])) };
+    const total = this.projection().view(job).chain.length;
+    return { total, entries: await this.handler.chainEntries(job, last === undefined ? undefined : Math.max(Math.floor(last), 0)) };
   }
 
   /**
