@@ -181,11 +181,13 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
   }
   let ui: Promise<UiServer> | undefined;
   let uiServer: UiServer | undefined;
-  const enableUi = async () => {
-    const server = await (ui ??= startUi().catch((error: unknown) => {
+  const serveUi = () =>
+    (ui ??= startUi().catch((error: unknown) => {
       ui = undefined;
       throw error;
     }));
+  const enableUi = async () => {
+    const server = await serveUi();
     // The page's data is read from memory once the log is indexed: `recap ui` waits for it,
     // so the page opens at once.
     await uiApi!.ready();
@@ -255,6 +257,11 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
       if (error instanceof CommandRefused) log.error(`the HTTP hook endpoint could not start: ${error.message}`);
       else log.error({ err: error }, 'the HTTP hook endpoint could not start');
     }
+  }
+  // The audit page was used before: its server listens again at once, so a page left open
+  // hears that its session ended (the log is indexed only when the page's data is asked for).
+  if (existsSync(uiPortFile(env))) {
+    await serveUi().catch((error: unknown) => log.warn({ err: error }, 'the audit page could not listen again; recap ui will try'));
   }
   log.info({ socket: 'path' in where ? where.path : `fd ${where.fd}`, log: logDir, events: store.lastSeq }, 'recap daemon ready');
   // Load the token encoding now rather than on the first request.
