@@ -10,6 +10,7 @@ import { request } from 'node:http';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { benchEnv, ROOT as root, startDaemon, stopDaemon } from './daemon.mjs';
+import { PROMPT, roundSummary } from './summaries.mjs';
 
 const dist = (p) => import(join(root, 'dist', p));
 const { EventStore } = await dist('daemon/eventStore.js');
@@ -38,23 +39,6 @@ const STEP_MS = Math.round((30 * 24 * 3600 * 1000) / SIZE);
 const THRESHOLD = 20_000;
 const config = { ...DEFAULT_CONFIG, TOKEN_THRESHOLD: THRESHOLD, TOKEN_ENCODING: 'words', TOKEN_WORD_RATIO: 1.3 };
 const ctx = { config, count: wordsCounter(1.3), recapPaths: new Set(), protected: { paths: ['/nonexistent/recap'], home: '/nonexistent' } };
-const PROMPT = 'Please make the parser report every error with its line and key, and keep going after the first one. ';
-/**
- * The summary of round `n`: a number every few words, so no run of words repeats an earlier
- * round's (the decider rejects a summary that repeats one), on the prompts' own subject.
- */
-const summary = (n) =>
-  config.REQUIRED_SECTIONS.map((s, i) => {
-    // Numbers of four or five digits: longer ones would make the text compress like repetition.
-    const k = 1000 + (n % 800) * 100 + i * 7;
-    return `## ${s}\n${[0, 1, 2]
-      .map(
-        (j) =>
-          `Round ${k + j} of the parser work covered ${k + j + 3} errors, ${k + j + 5} lines and ${k + j + 9} keys in ${k + j + 11} files, reported with ${k + j + 13} line numbers after the first one.`,
-      )
-      .join(' ')}`;
-  }).join('\n\n');
-
 /**
  * One job's month: prompts until the gate trips, a denied call or two, then a summary; a
  * snapshot every SNAPSHOT_EVERY events, thinned by the store as the daemon's are.
@@ -81,7 +65,7 @@ async function makeLog(dir) {
     const now = start + i * STEP_MS;
     const decision = state.gate.tripped
       ? i % 3 === 0
-        ? submitSummary({ type: 'SubmitSummary', job: JOB, text: summary(rounds), now }, state, { ...ctx, texts })
+        ? submitSummary({ type: 'SubmitSummary', job: JOB, text: roundSummary(config.REQUIRED_SECTIONS, rounds), now }, state, { ...ctx, texts })
         : checkTool({ type: 'CheckTool', job: JOB, call: { name: 'Read', kind: 'read', paths: ['/src/a.ts'], input: { file_path: '/src/a.ts' } }, now }, state, ctx)
       : recordInteraction({ type: 'RecordInteraction', job: JOB, kind: 'prompt', text: PROMPT.repeat(1 + (i % 5)), now }, state, ctx);
     for (const event of decision.events) {

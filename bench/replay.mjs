@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Level } from 'level';
 import { benchEnv, ROOT as root, startDaemon as spawnDaemon, stopDaemon as stop } from './daemon.mjs';
+import { PROMPT as BASE_PROMPT, roundSummary } from './summaries.mjs';
 
 const dist = (p) => import(join(root, 'dist', p));
 const { EventStore } = await dist('daemon/eventStore.js');
@@ -47,10 +48,7 @@ const SNAPSHOT_EVERY = 10_000;
 
 const config = { ...DEFAULT_CONFIG, TOKEN_ENCODING: 'words', TOKEN_WORD_RATIO: 1.3 };
 const ctx = { config, count: wordsCounter(1.3), recapPaths: new Set(), protected: { paths: ['/nonexistent/recap'], home: '/nonexistent' } };
-const PROMPT = 'Please make the parser report every error with its line and key, and keep going after the first one. '.repeat(3);
-const SUMMARY = config.REQUIRED_SECTIONS.map(
-  (s) => `## ${s}\n${'The parser now reports each problem with its file, line and key; the daemon keeps the last good configuration. '.repeat(4)}`,
-).join('\n\n');
+const PROMPT = BASE_PROMPT.repeat(3);
 
 /**
  * A realistic log: 50 jobs, prompts, checks, denials, summaries; written in synced batches,
@@ -70,13 +68,16 @@ async function makeLog(dir, size) {
     for (const snapshot of snapshots.splice(0)) await store.writeSnapshot(snapshot.seq, snapshot.bytes);
   };
   const now0 = Date.UTC(2026, 10, 1);
+  /** Accepted summaries: how many (each round's text is its own), and their texts (a submission is checked against the newest). */
+  let accepted = 0;
+  const texts = new Map();
   for (let i = 0; seq < size; i += 1) {
     const job = `job-${String(i % 50).padStart(8, '0')}`;
     const state = projection.view(job);
     const now = now0 + i * 10;
     const decision = state.gate.tripped
       ? i % 3 === 0
-        ? submitSummary({ type: 'SubmitSummary', job, text: SUMMARY, now }, state, ctx)
+        ? submitSummary({ type: 'SubmitSummary', job, text: roundSummary(config.REQUIRED_SECTIONS, accepted), now }, state, { ...ctx, texts })
         : checkTool({ type: 'CheckTool', job, call: { name: 'Read', kind: 'read', paths: ['/src/a.ts'], input: { file_path: '/src/a.ts' } }, now }, state, ctx)
       : recordInteraction({ type: 'RecordInteraction', job, kind: 'prompt', text: PROMPT, now }, state, ctx);
     for (const event of decision.events) {
@@ -85,6 +86,10 @@ async function makeLog(dir, size) {
       const stored = { ...event, seq, version: CURRENT_VERSION[event.type] };
       projection.apply(stored);
       batch.push(stored);
+      if (event.type === 'SummaryAccepted') {
+        accepted += 1;
+        texts.set(seq, event.data.text);
+      }
       if (seq % SNAPSHOT_EVERY === 0) snapshots.push({ seq, bytes: encodeSnapshot(projection) });
     }
     if (batch.length >= 10_000) await write();
