@@ -10,16 +10,9 @@ import { request } from 'node:http';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { benchEnv, ROOT as root, startDaemon, stopDaemon } from './daemon.mjs';
-import { PROMPT, roundSummary } from './summaries.mjs';
+import { makeDecidedLog, PROMPT } from './decidedLog.mjs';
 
 const dist = (p) => import(join(root, 'dist', p));
-const { EventStore } = await dist('daemon/eventStore.js');
-const { Projection } = await dist('daemon/projection.js');
-const { encodeSnapshot } = await dist('daemon/snapshot.js');
-const { checkTool, recordInteraction, submitSummary } = await dist('events/gate.js');
-const { DEFAULT_CONFIG } = await dist('events/config.js');
-const { wordsCounter } = await dist('events/tokens.js');
-const { CURRENT_VERSION } = await dist('events/events.js');
 const { Client } = await dist('client/socketClient.js');
 
 const args = process.argv.slice(2);
@@ -37,55 +30,17 @@ const STEP_MS = Math.round((30 * 24 * 3600 * 1000) / SIZE);
 
 /** A threshold that trips every few hundred events, as a long working day's would. */
 const THRESHOLD = 20_000;
-const config = { ...DEFAULT_CONFIG, TOKEN_THRESHOLD: THRESHOLD, TOKEN_ENCODING: 'words', TOKEN_WORD_RATIO: 1.3 };
-const ctx = { config, count: wordsCounter(1.3), recapPaths: new Set(), protected: { paths: ['/nonexistent/recap'], home: '/nonexistent' } };
-/**
- * One job's month: prompts until the gate trips, a denied call or two, then a summary; a
- * snapshot every SNAPSHOT_EVERY events, thinned by the store as the daemon's are.
- */
+/** One job's month, a snapshot every SNAPSHOT_EVERY events. */
 async function makeLog(dir) {
-  const store = await EventStore.open(join(dir, 'log'));
-  const projection = new Projection();
-  let batch = [];
-  let seq = 0;
   const start = Date.UTC(2026, 9, 1);
-  let rounds = 0;
-  /** Accepted summaries' texts: a submission is checked against the newest. */
-  const texts = new Map();
-  const types = {};
-  const snapshots = [];
-  const write = async () => {
-    await store.writeStored(batch);
-    batch = [];
-    // One at a time: the store writes only the newest of the snapshots queued together.
-    for (const snapshot of snapshots.splice(0)) await store.writeSnapshot(snapshot.seq, snapshot.bytes);
-  };
-  for (let i = 0; seq < SIZE; i += 1) {
-    const state = projection.view(JOB);
-    const now = start + i * STEP_MS;
-    const decision = state.gate.tripped
-      ? i % 3 === 0
-        ? submitSummary({ type: 'SubmitSummary', job: JOB, text: roundSummary(config.REQUIRED_SECTIONS, rounds), now }, state, { ...ctx, texts })
-        : checkTool({ type: 'CheckTool', job: JOB, call: { name: 'Read', kind: 'read', paths: ['/src/a.ts'], input: { file_path: '/src/a.ts' } }, now }, state, ctx)
-      : recordInteraction({ type: 'RecordInteraction', job: JOB, kind: 'prompt', text: PROMPT.repeat(1 + (i % 5)), now }, state, ctx);
-    for (const event of decision.events) {
-      if (seq >= SIZE) break;
-      seq += 1;
-      const stored = { ...event, seq, version: CURRENT_VERSION[event.type] };
-      projection.apply(stored);
-      batch.push(stored);
-      if (event.type === 'SummaryAccepted') {
-        rounds += 1;
-        texts.set(seq, event.data.text);
-      }
-      types[event.type] = (types[event.type] ?? 0) + 1;
-      if (seq % SNAPSHOT_EVERY === 0) snapshots.push({ seq, bytes: encodeSnapshot(projection) });
-    }
-    if (batch.length >= 10_000) await write();
-  }
-  await write();
-  if (seq % SNAPSHOT_EVERY !== 0) await store.writeSnapshot(seq, encodeSnapshot(projection));
-  await store.close();
+  const { types } = await makeDecidedLog(join(dir, 'log'), {
+    size: SIZE,
+    snapshotEvery: SNAPSHOT_EVERY,
+    config: { TOKEN_THRESHOLD: THRESHOLD },
+    jobOf: () => JOB,
+    timeOf: (i) => start + i * STEP_MS,
+    promptOf: (i) => PROMPT.repeat(1 + (i % 5)),
+  });
   process.stderr.write(`events by type: ${JSON.stringify(types)}\n`);
   return { start, end: start + SIZE * STEP_MS };
 }

@@ -10,17 +10,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Level } from 'level';
 import { benchEnv, ROOT as root, startDaemon as spawnDaemon, stopDaemon as stop } from './daemon.mjs';
-import { PROMPT as BASE_PROMPT, roundSummary } from './summaries.mjs';
+import { makeDecidedLog, PROMPT as BASE_PROMPT } from './decidedLog.mjs';
 
 const dist = (p) => import(join(root, 'dist', p));
 const { EventStore } = await dist('daemon/eventStore.js');
 const { Projection } = await dist('daemon/projection.js');
-const { encodeSnapshot } = await dist('daemon/snapshot.js');
 const { projectionAt, verifyLog } = await dist('daemon/audit.js');
-const { checkTool, recordInteraction, submitSummary } = await dist('events/gate.js');
 const { DEFAULT_CONFIG } = await dist('events/config.js');
-const { wordsCounter } = await dist('events/tokens.js');
-const { CURRENT_VERSION } = await dist('events/events.js');
 const { Client } = await dist('client/socketClient.js');
 
 const args = process.argv.slice(2);
@@ -46,58 +42,22 @@ const TARGETS = {
 };
 const SNAPSHOT_EVERY = 10_000;
 
-const config = { ...DEFAULT_CONFIG, TOKEN_ENCODING: 'words', TOKEN_WORD_RATIO: 1.3 };
-const ctx = { config, count: wordsCounter(1.3), recapPaths: new Set(), protected: { paths: ['/nonexistent/recap'], home: '/nonexistent' } };
 const PROMPT = BASE_PROMPT.repeat(3);
 
 /**
- * A realistic log: 50 jobs, prompts, checks, denials, summaries; written in synced batches,
- * with a snapshot every SNAPSHOT_EVERY events thinned by the store as the daemon's are.
- * Resolves to the sequence numbers of the snapshots kept.
+ * A realistic log: 50 jobs, prompts, checks, denials, summaries, with a snapshot every
+ * SNAPSHOT_EVERY events. Resolves to the sequence numbers of the snapshots kept.
  */
 async function makeLog(dir, size) {
-  const store = await EventStore.open(join(dir, 'log'));
-  const projection = new Projection();
-  let batch = [];
-  let seq = 0;
-  const snapshots = [];
-  const write = async () => {
-    await store.writeStored(batch);
-    batch = [];
-    // One at a time: the store writes only the newest of the snapshots queued together.
-    for (const snapshot of snapshots.splice(0)) await store.writeSnapshot(snapshot.seq, snapshot.bytes);
-  };
   const now0 = Date.UTC(2026, 10, 1);
-  /** Accepted summaries: how many (each round's text is its own), and their texts (a submission is checked against the newest). */
-  let accepted = 0;
-  const texts = new Map();
-  for (let i = 0; seq < size; i += 1) {
-    const job = `job-${String(i % 50).padStart(8, '0')}`;
-    const state = projection.view(job);
-    const now = now0 + i * 10;
-    const decision = state.gate.tripped
-      ? i % 3 === 0
-        ? submitSummary({ type: 'SubmitSummary', job, text: roundSummary(config.REQUIRED_SECTIONS, accepted), now }, state, { ...ctx, texts })
-        : checkTool({ type: 'CheckTool', job, call: { name: 'Read', kind: 'read', paths: ['/src/a.ts'], input: { file_path: '/src/a.ts' } }, now }, state, ctx)
-      : recordInteraction({ type: 'RecordInteraction', job, kind: 'prompt', text: PROMPT, now }, state, ctx);
-    for (const event of decision.events) {
-      if (seq >= size) break;
-      seq += 1;
-      const stored = { ...event, seq, version: CURRENT_VERSION[event.type] };
-      projection.apply(stored);
-      batch.push(stored);
-      if (event.type === 'SummaryAccepted') {
-        accepted += 1;
-        texts.set(seq, event.data.text);
-      }
-      if (seq % SNAPSHOT_EVERY === 0) snapshots.push({ seq, bytes: encodeSnapshot(projection) });
-    }
-    if (batch.length >= 10_000) await write();
-  }
-  await write();
-  const kept = await store.snapshotSeqs();
-  await store.close();
-  return kept;
+  const { snapshots } = await makeDecidedLog(join(dir, 'log'), {
+    size,
+    snapshotEvery: SNAPSHOT_EVERY,
+    jobOf: (i) => `job-${String(i % 50).padStart(8, '0')}`,
+    timeOf: (i) => now0 + i * 10,
+    promptOf: () => PROMPT,
+  });
+  return snapshots;
 }
 
 /** The time of event `seq`, as `recap replay --at` takes it. */
