@@ -39,6 +39,12 @@ export type AgentFacts = {
   contextLimit?: ContextLimit;
   /** The context window of one of the agent's models in tokens, where the agent's own reports say it. */
   contextWindow?(model: string): number | undefined;
+  /**
+   * How the agent's own process is recognised among a caller's ancestors: its program's file
+   * names (a native binary's, or the script Node runs, without .js) and its npm packages,
+   * as they appear in the paths of its command line.
+   */
+  programs: { names: readonly string[]; packages: readonly string[] };
   /** The variables the agent sets in its shell tool, which mark a command run by the agent. */
   shellVariables: readonly string[];
   /**

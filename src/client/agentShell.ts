@@ -1,13 +1,15 @@
-// recap's setup commands are the user's: they refuse to run in an agent's shell. Claude
-// Code's Bash tool sets these variables; the hook's protection rules are what deny such a
-// command, and this catches a spelling they let through (a script the agent wrote and runs).
+// recap's setup commands are the user's: they refuse to run unless this process comes from
+// the user's own terminal, judged by its ancestry as /proc tells it (src/events/caller.ts),
+// not by its environment, which `env -i` empties. The hook's protection rules deny such
+// commands to the agent's tools; the daemon judges its socket's caller the same way; this
+// catches a spelling they let through before anything is sent or written.
 import { UserError } from '../common/errors.js';
-import { AGENT_SHELL_VARIABLES } from '../agents/known.js';
+import { AGENT_MARKS } from '../agents/marks.js';
+import { processChain } from '../common/processes.js';
+import { judgeCaller } from '../events/caller.js';
 
-/** Throws when `env` is an agent's shell: `command` is the user's to run. */
-export function refuseInAgentShell(command: string, env: NodeJS.ProcessEnv = process.env): void {
-  const marker = AGENT_SHELL_VARIABLES.find((name) => env[name] !== undefined);
-  if (marker !== undefined) {
-    throw new UserError(`recap ${command} is the user's to run, and this shell is an agent's (${marker} is set): run it in your own terminal`);
-  }
+/** Throws when this process is not the user's: `command` is the user's to run. */
+export function refuseInAgentShell(command: string): void {
+  const verdict = judgeCaller([processChain(process.pid)], AGENT_MARKS);
+  if (!verdict.user) throw new UserError(`recap ${command} is the user's to run, from their own terminal, and ${verdict.why}: run it in your own terminal`);
 }

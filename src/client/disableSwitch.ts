@@ -4,9 +4,10 @@
 // the process that set it must not be an agent's shell tool (an agent starting another agent
 // with it). Read from /proc, only when the variable is set. Node built-ins only: recap-hook
 // loads it.
-import { readFileSync } from 'node:fs';
 import { AGENT_SHELL_VARIABLES } from '../agents/known.js';
+import { processChain } from '../common/processes.js';
 
+/** What the switch needs of a process (src/common/processes.ts reads it). */
 export type Proc = { pid: number; ppid: number; comm: string; env: ReadonlyMap<string, string> };
 
 export type Switch = { off: true } | { off: false; why: string };
@@ -55,37 +56,7 @@ export function judgeDisable(chain: readonly Proc[]): Switch {
 
 const asked = (p: Proc) => disableAsked(Object.fromEntries(p.env));
 
-/** The hook's ancestors from /proc, its parent first, each with its environment at start. */
-export function processChain(from = process.ppid, limit = 64): Proc[] {
-  const chain: Proc[] = [];
-  for (let pid = from; pid > 0 && chain.length < limit;) {
-    const proc = readProc(pid);
-    if (proc === undefined) break;
-    chain.push(proc);
-    pid = proc.ppid;
-  }
-  return chain;
-}
-
-function readProc(pid: number): Proc | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // The command name is in parentheses and may hold spaces or parentheses itself.
-    const close = stat.lastIndexOf(')');
-    const comm = stat.slice(stat.indexOf('(') + 1, close);
-    const ppid = Number(stat.slice(close + 2).split(' ')[1]);
-    const env = new Map<string, string>();
-    for (const entry of readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0')) {
-      const at = entry.indexOf('=');
-      if (at > 0) env.set(entry.slice(0, at), entry.slice(at + 1));
-    }
-    return { pid, ppid, comm, env };
-  } catch {
-    return undefined;
-  }
-}
-
 /** The switch as this hook finds it: undefined when RECAP_DISABLE is not set. */
 export function disableSwitch(env: NodeJS.ProcessEnv = process.env): Switch | undefined {
-  return disableAsked(env) ? judgeDisable(processChain()) : undefined;
+  return disableAsked(env) ? judgeDisable(processChain(process.ppid)) : undefined;
 }

@@ -34,7 +34,10 @@ export function printStatus(status: Status): void {
   write(`job ${status.job}: gate ${gate}`);
   write(`unsummarized: ${status.unsummarizedTokens} of ${status.threshold} tokens, ${status.unsummarizedInteractions} interactions`);
   write(`summaries: ${status.summaries}`);
-  if (status.pausedUntil) write(`paused by you until ${localIso(status.pausedUntil)}: nothing counts and the gate denies nothing (recap resume ends it)`);
+  if (status.pausedUntil) {
+    const by = status.pausedBy ? `by you (process ${status.pausedBy.ancestry})` : 'by you';
+    write(`paused ${by} until ${localIso(status.pausedUntil)}: nothing counts and the gate denies nothing (recap resume ends it)`);
+  }
   if (status.lastNotice)
     write(`last notice to you in the agent: ${status.lastNotice.kind === 'tripped' ? 'the gate tripped' : 'a summary was accepted'}, ${localIso(status.lastNotice.time)}`);
   for (const problem of status.configProblems ?? []) process.stderr.write(`config problem (the last good configuration is in force): ${problem}\n`);

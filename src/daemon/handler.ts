@@ -32,7 +32,9 @@ import { encodeSnapshot } from './snapshot.js';
 import { JobResolver, type JobFields, type Where } from './jobResolver.js';
 import { protectionFor } from './recapPaths.js';
 import { SummaryTextCache } from './summaryTexts.js';
-import { parseRequest, ProtocolError, type JobRow, type Op, type PastStatus, type RequestOf, type Response, type ResponseOf } from './protocol.js';
+import type { Caller, CallerVerdict } from '../events/caller.js';
+import { byOf } from '../events/switches.js';
+import { parseRequest, ProtocolError, userCommand, type JobRow, type Op, type PastStatus, type RequestOf, type Response, type ResponseOf } from './protocol.js';
 import { nearNames } from './nearNames.js';
 import type { TrippedVerdict, VerdictFile } from './verdicts.js';
 
@@ -108,12 +110,27 @@ export class Handler {
     return this.jobs.resolve(r, this.now());
   }
 
-  async handle(request: unknown, progress?: (done: number) => void): Promise<Response> {
+  /**
+   * Answers one request. `caller` tells who sent it, asked only for the user's commands
+   * (it costs a look at the kernel's socket table): without it they are refused.
+   */
+  async handle(request: unknown, progress?: (done: number) => void, caller?: () => Promise<CallerVerdict>): Promise<Response> {
     const parsed = parseRequest(request);
     if (!parsed.ok) return failure(parsed.id, parsed.code, parsed.message);
     const { id, op } = parsed;
     try {
-      return { id, result: await this.answer(op, parsed.request, progress) };
+      const command = userCommand(op, parsed.request);
+      let by: Caller | undefined;
+      if (command !== undefined) {
+        const verdict = caller ? await caller() : ({ user: false, why: "it did not come over recap's socket" } as const);
+        if (!verdict.user) {
+          this.deps.log.warn({ op, why: verdict.why }, "refused a user command from a process that is not the user's");
+          return failure(id, 'refused', `recap ${command} is the user's to run, from their own terminal, and ${verdict.why}: run it in your own terminal`);
+        }
+        by = verdict.caller;
+        this.deps.log.info({ op, by }, 'a user command');
+      }
+      return { id, result: await this.answer(op, parsed.request, progress, by) };
     } catch (error) {
       if (error instanceof CommandRefused) return failure(id, 'refused', error.message);
       if (error instanceof ProtocolError) return failure(id, error.code, error.message);
@@ -122,12 +139,12 @@ export class Handler {
     }
   }
 
-  private answer(op: Op, request: unknown, progress?: (done: number) => void): Promise<unknown> {
-    return (this.ops[op] as (r: unknown, progress?: (done: number) => void) => Promise<unknown>)(request, progress);
+  private answer(op: Op, request: unknown, progress?: (done: number) => void, by?: Caller): Promise<unknown> {
+    return (this.ops[op] as (r: unknown, progress?: (done: number) => void, by?: Caller) => Promise<unknown>)(request, progress, by);
   }
 
   /** Every op, one function each: the compiler checks each answers as protocol.ts says. */
-  private readonly ops: { [O in Op]: (r: RequestOf<O>, progress?: (done: number) => void) => Promise<ResponseOf<O>> } = {
+  private readonly ops: { [O in Op]: (r: RequestOf<O>, progress?: (done: number) => void, by?: Caller) => Promise<ResponseOf<O>> } = {
     ping: async () => ({ version: VERSION }),
     record: (r) => this.record(r),
     check: (r) => this.checkTool(r),
@@ -148,14 +165,14 @@ export class Handler {
     jobs: async () => ({ jobs: [...this.deps.projection().jobs.values()].map(jobRow) }),
     replay: (r, progress) => this.known(r.job, () => this.replay(r, progress)),
     verify: (r, progress) => this.known(r.job, () => verifyLog(this.deps.store, this.deps.projection, progress, r.job)),
-    trip: (r) => this.trip(r),
-    pause: (r) => this.switchGate(r, (job, now) => ({ type: 'PauseGate', job, until: r.until, now })),
-    resume: (r) => this.switchGate(r, (job, now) => ({ type: 'ResumeGate', job, now })),
+    trip: (r, _, by) => this.trip(r, by),
+    pause: (r, _, by) => this.switchGate(r, (job, now) => ({ type: 'PauseGate', job, until: r.until, ...byOf({ by }), now })),
+    resume: (r, _, by) => this.switchGate(r, (job, now) => ({ type: 'ResumeGate', job, ...byOf({ by }), now })),
     // For benchmarks and load tests: how many events, how many synced batches wrote them,
     // and the daemon's memory (process.memoryUsage, in bytes).
     stats: async () => ({ lastSeq: this.deps.store.lastSeq, syncs: this.deps.store.syncs, memory: process.memoryUsage() }),
     report: (r) => this.known(r.job, () => this.report(r)),
-    config: (r) => this.configOp(r),
+    config: (r, _, by) => this.configOp(r, by),
     daemon: async () => this.deps.lifecycle.info(),
     reload: () => this.deps.lifecycle.reload(),
     stop: async () => {
@@ -178,7 +195,7 @@ export class Handler {
    * approval; with `allow`, the user's approval of the file as it is now, recorded with its
    * hash, and what it changed.
    */
-  private async configOp(r: RequestOf<'config'>): Promise<ResponseOf<'config'>> {
+  private async configOp(r: RequestOf<'config'>, by?: Caller): Promise<ResponseOf<'config'>> {
     const config = this.deps.config;
     const { job, project } = this.where(r);
     if (project === undefined) throw new CommandRefused('a project configuration needs a folder: run this in the project, or give its folder');
@@ -192,7 +209,7 @@ export class Handler {
     const { file, hash, values, changes } = read.approval;
     const approved = this.deps.projection().approvedConfig.get(project);
     const already = approved ? approved.hash === hash && sameValues(approved.values, values) : hash === NO_FILE_HASH;
-    if (!already) await this.append([{ type: 'ConfigApproved', data: { job, project, file, hash, values, time: this.now() } }]);
+    if (!already) await this.append([{ type: 'ConfigApproved', data: { job, project, file, hash, values, ...byOf({ by }), time: this.now() } }]);
     config.approvalsChanged();
     await this.settled({ job, project });
     return { file, hash, changes, already };
@@ -269,16 +286,16 @@ export class Handler {
     return { jobs: await usageReport(this.deps.store, defined({ job: r.job, since: r.since })) };
   }
 
-  async trip(r: RequestOf<'trip'>) {
+  async trip(r: RequestOf<'trip'>, by?: Caller) {
     const where = this.where(r);
     const ctx = await this.prepare(where.project);
     const now = this.now();
     if (r.cancel) {
-      const cancelled = decide({ type: 'CancelTrip', job: where.job, now }, this.state(where.job), ctx.decide);
+      const cancelled = decide({ type: 'CancelTrip', job: where.job, ...byOf({ by }), now }, this.state(where.job), ctx.decide);
       await this.commit(where, ctx, cancelled.events);
       return { tripped: false, already: !cancelled.answer.cancelled, gate: gateStatus(this.state(where.job), ctx.decide.config, now) };
     }
-    const decision = decide({ type: 'TripGate', job: where.job, ...defined({ note: r.note }), now }, this.state(where.job), ctx.decide);
+    const decision = decide({ type: 'TripGate', job: where.job, ...defined({ note: r.note, by }), now }, this.state(where.job), ctx.decide);
     await this.commit(where, ctx, decision.events);
     return { ...decision.answer, gate: gateStatus(this.state(where.job), ctx.decide.config, now) };
   }

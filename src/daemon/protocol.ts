@@ -112,6 +112,27 @@ export const requestSchemas = {
 } as const;
 
 export type Op = keyof typeof requestSchemas;
+
+/**
+ * The user's commands: they pause, open or reconfigure the gate, or stop recap. The daemon
+ * runs them only for a caller the kernel shows to be the user's (src/events/caller.ts); the
+ * agent's side (hook, check, record, submit and the reads) stays open to any caller.
+ */
+export function userCommand(op: Op, request: unknown): string | undefined {
+  switch (op) {
+    case 'pause':
+    case 'resume':
+    case 'reload':
+    case 'stop':
+      return op;
+    case 'trip':
+      return (request as RequestOf<'trip'>).cancel ? 'trip --cancel' : 'trip';
+    case 'config':
+      return (request as RequestOf<'config'>).allow ? 'config allow' : undefined;
+    default:
+      return undefined;
+  }
+}
 export const OPS = Object.keys(requestSchemas) as Op[];
 export type RequestOf<O extends Op> = z.infer<(typeof requestSchemas)[O]>;
 

@@ -9,6 +9,9 @@ import type { Logger } from 'pino';
 import { DEFAULT_MAX_FRAME, describeBytes, FrameReader, framesOf } from '../common/frames.js';
 import type { Handler } from './handler.js';
 import type { ProgressFrame, Response } from './protocol.js';
+import { judgeCaller, type CallerVerdict } from '../events/caller.js';
+import { AGENT_MARKS } from '../agents/marks.js';
+import { peerChains } from './peer.js';
 
 export type Listen = { path: string } | { fd: number };
 
@@ -231,7 +234,7 @@ export class SocketServer {
     connection.inFlight += 1;
     const progress = known !== undefined ? (done: number) => connection.send({ id: known, progress: { done } }) : undefined;
     const op = (request as { op?: unknown } | null)?.op;
-    const run = () => this.handler.handle(request, progress);
+    const run = () => this.handler.handle(request, progress, () => connection.caller());
     let answered: Promise<Response>;
     if (typeof op === 'string' && BULK_OPS.has(op)) {
       answered = this.bulk.then(run, run);
@@ -270,8 +273,15 @@ class Connection {
   /** A frame begun and not finished. */
   partial = false;
   lastActive = Date.now();
-
   constructor(private readonly socket: Socket) {}
+
+  /** Who holds the other end, asked of the kernel for each user's command (the holders of a socket can change). */
+  caller(): Promise<CallerVerdict> {
+    return peerChains(this.socket).then(
+      (chains) => judgeCaller(chains, AGENT_MARKS),
+      (error: unknown) => ({ user: false as const, why: `recap could not tell which process sent it (${(error as Error).message})` }),
+    );
+  }
 
   /** Nothing asked and unanswered, nothing half sent: closing it loses nothing. */
   idle(): boolean {

@@ -1,4 +1,5 @@
 // What clients ask of a job, in the imperative. Time is part of the command.
+import type { Caller } from './caller.js';
 import type { Time } from './events.js';
 import type { ToolCall } from './toolCall.js';
 
@@ -31,17 +32,17 @@ export type CheckTool = {
 
 export type SubmitSummary = { type: 'SubmitSummary'; job: string; text: string; topic?: string; now: Time };
 
-export type TripGate = { type: 'TripGate'; job: string; note?: string; now: Time };
+export type TripGate = { type: 'TripGate'; job: string; note?: string; by?: Caller; now: Time };
 
 export type UsageEntry = { key: string; agent: string; model?: string; input: number; output: number; cacheCreation: number; cacheRead: number };
 
 export type RecordUsage = { type: 'RecordUsage'; job: string; session: string; entries: UsageEntry[]; now: Time };
 
-export type CancelTrip = { type: 'CancelTrip'; job: string; now: Time };
+export type CancelTrip = { type: 'CancelTrip'; job: string; by?: Caller; now: Time };
 
-export type PauseGate = { type: 'PauseGate'; job: string; until: Time; now: Time };
+export type PauseGate = { type: 'PauseGate'; job: string; until: Time; by?: Caller; now: Time };
 
-export type ResumeGate = { type: 'ResumeGate'; job: string; now: Time };
+export type ResumeGate = { type: 'ResumeGate'; job: string; by?: Caller; now: Time };
 
 export type Command = RecordInteraction | CheckTool | SubmitSummary | TripGate | RecordUsage | CancelTrip | PauseGate | ResumeGate;
 

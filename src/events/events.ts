@@ -1,5 +1,6 @@
 // The facts recap stores, in the past tense. A stored event never changes meaning;
 // a new shape gets a new version and an upcaster when it is read.
+import type { Caller } from './caller.js';
 
 export const TRIP_REASONS = ['threshold', 'interactions', 'context', 'manual', 'rollup'] as const;
 export type TripReason = (typeof TRIP_REASONS)[number];
@@ -41,6 +42,8 @@ export type GateTripped = {
     /** The session whose context use tripped it, or the user's words for a manual trip. */
     session?: string;
     note?: string;
+    /** Who ran `recap trip` (a manual trip), as the kernel told the daemon. */
+    by?: Caller;
     time: Time;
   };
 };
@@ -106,6 +109,8 @@ export type ConfigApproved = {
     /** sha256 of the file's bytes, hex; the hash of no bytes for a file that is not there. */
     hash: string;
     values: Record<string, unknown>;
+    /** Who ran `recap config allow`, as the kernel told the daemon. */
+    by?: Caller;
     time: Time;
   };
 };
@@ -146,16 +151,16 @@ export type SessionBound = {
 };
 
 /** The user cancelled a trip (`recap trip --cancel`): the gate is open, the interactions stay unsummarized. */
-export type TripCancelled = { type: 'TripCancelled'; data: { job: string; reason: TripReason; time: Time } };
+export type TripCancelled = { type: 'TripCancelled'; data: { job: string; reason: TripReason; by?: Caller; time: Time } };
 
 /**
  * The user paused the job's gate (`recap pause 2h`): until `until` nothing it records counts
  * and nothing is denied by the gate (recap's own files stay off limits).
  */
-export type GatePaused = { type: 'GatePaused'; data: { job: string; until: Time; time: Time } };
+export type GatePaused = { type: 'GatePaused'; data: { job: string; until: Time; by?: Caller; time: Time } };
 
 /** The user resumed a paused gate before its time (`recap resume`). */
-export type GateResumed = { type: 'GateResumed'; data: { job: string; time: Time } };
+export type GateResumed = { type: 'GateResumed'; data: { job: string; by?: Caller; time: Time } };
 
 /** What a notice to the user was about: the gate tripping, or a summary accepted. */
 export type NoticeKind = 'tripped' | 'accepted';

@@ -1,5 +1,6 @@
 // The decider for the gate: from a command and a job's state, the answer and the events to
 // store. One function per command; none reads the clock, the disk or the network.
+import type { Caller } from './caller.js';
 import type { CheckTool, RecordInteraction, TripGate } from './commands.js';
 import { CommandRefused } from './commands.js';
 import type { Config } from './config.js';
@@ -81,7 +82,7 @@ export function tripGate(command: TripGate, state: JobState): Decision<{ tripped
     events: [
       {
         type: 'GateTripped',
-        data: { job, reason: 'manual', unsummarizedTokens: state.unsummarizedTokens, limit: 0, ...defined({ note: command.note }), time: now },
+        data: { job, reason: 'manual', unsummarizedTokens: state.unsummarizedTokens, limit: 0, ...defined({ note: command.note, by: command.by }), time: now },
       },
     ],
   };
@@ -127,13 +128,15 @@ export type GateStatus = {
   summaries: number;
   /** ISO time the user's pause ends, while it holds. */
   pausedUntil?: string;
+  /** Who paused it: the process and its ancestry, as the kernel told the daemon. */
+  pausedBy?: Caller;
   /** The last notice the user was shown in the agent's UI: what it was about, and when (ISO). */
   lastNotice?: { kind: string; time: string };
 };
 
 export function gateStatus(state: JobState, config: Config, now?: number): GateStatus {
   return {
-    ...(now !== undefined && isPaused(state, now) ? { pausedUntil: new Date(state.pausedUntil!).toISOString() } : {}),
+    ...(now !== undefined && isPaused(state, now) ? { pausedUntil: new Date(state.pausedUntil!).toISOString(), ...defined({ pausedBy: state.pausedBy }) } : {}),
     ...(state.lastNotice ? { lastNotice: { kind: state.lastNotice.kind, time: new Date(state.lastNotice.time).toISOString() } } : {}),
     job: state.job,
     tripped: state.gate.tripped,

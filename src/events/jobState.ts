@@ -1,4 +1,5 @@
 // A job's state as the events have made it: what is not yet summarized, the gate, the chain.
+import type { Caller } from './caller.js';
 import { GENESIS_HASH } from './chain.js';
 import type { GateTripped, NoticeKind, StoredEvent, SummaryAccepted, Time } from './events.js';
 
@@ -59,6 +60,8 @@ export type JobState = {
   agents: string[];
   /** Until when the user paused the gate (`recap pause`); a time past is no pause. */
   pausedUntil?: Time;
+  /** Who paused it, as the kernel told the daemon (older pauses do not say). */
+  pausedBy?: Caller;
   /** The gate's last move that the user has not yet been shown a notice of: its event's sequence number. */
   noticeOwed?: { kind: NoticeKind; seq: number };
   /** The last notice the user was shown, and when. */
@@ -152,9 +155,12 @@ export function evolve(state: JobState, event: StoredEvent): JobState {
       return state;
     case 'GatePaused':
       state.pausedUntil = event.data.until;
+      if (event.data.by !== undefined) state.pausedBy = event.data.by;
+      else delete state.pausedBy;
       return state;
     case 'GateResumed':
       delete state.pausedUntil;
+      delete state.pausedBy;
       return state;
     case 'NoticeShown':
       if (state.noticeOwed?.seq === event.data.about) delete state.noticeOwed;

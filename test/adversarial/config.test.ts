@@ -384,7 +384,9 @@ describe('recap config allow: the user approves, the approved values apply, a la
     await reload(attack.daemon);
     const run = await runShell(attack, 'recap config allow');
     expect(run.exitCode).toBe(1);
-    expect(run.stderr).toContain("this shell is an agent's (CLAUDE_CODE_SESSION_ID is set): run it in your own terminal");
+    expect(run.stderr).toMatch(
+      /recap config allow is the user's to run, from their own terminal, and it came from process .+, which is an agent's \(CLAUDE_CODE_SESSION_ID is set for .+\): run it in your own terminal/,
+    );
     await expectStillGated(attack);
     await expectHeld(attack, 'TOKEN_THRESHOLD', 300, 100000);
     await expectWayOutOpen(attack);

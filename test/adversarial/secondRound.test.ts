@@ -104,7 +104,9 @@ describe('on an open gate', () => {
     writeFileSync(join(box.project, 'tidy.sh'), 'recap uninstall claude\nrecap trip\n');
     const ran = await runShell(attack, 'sh tidy.sh');
     expect(ran.exitCode).not.toBe(0);
-    expect(ran.stderr).toContain("recap uninstall is the user's to run, and this shell is an agent's (CLAUDE_CODE_SESSION_ID is set)");
+    expect(ran.stderr).toMatch(
+      /recap uninstall is the user's to run, from their own terminal, and it came from process .+, which is an agent's \(CLAUDE_CODE_SESSION_ID is set for/,
+    );
     expect(ran.stderr).toContain("recap trip is the user's to run");
     // The user, at their own terminal, still can (with something to summarize).
     expect((await runCli(box, ['record', '--text', 'tidy the build scripts'])).code).toBe(0);

@@ -175,7 +175,8 @@ describe('recap stop, restart and reload', () => {
     for (const command of [['stop'], ['restart'], ['reload'], ['doctor', '--fix']]) {
       const refused = await runCli(box, command, { env: { CLAUDECODE: '1' } });
       expect(refused.code, command.join(' ')).toBe(1);
-      expect(refused.stderr).toContain(`recap ${command.join(' ')} is the user's to run, and this shell is an agent's`);
+      expect(refused.stderr).toContain(`recap ${command.join(' ')} is the user's to run, from their own terminal, and it came from process node`);
+      expect(refused.stderr).toContain("which is an agent's (CLAUDECODE is set for node");
     }
     const client = await RawClient.connect(box.socket);
     expect(await client.request({ id: 1, op: 'ping' })).toMatchObject({ result: { version: expect.any(String) } });

@@ -88,7 +88,7 @@ describe('recap pause and resume', () => {
     const paused = await runCli(box, ['pause', '2h']);
     expect(paused.code, paused.stderr).toBe(0);
     expect(paused.stdout).toMatch(/^paused: until \d{4}-\d\d-\d\d \d\d:\d\d:\d\d /);
-    expect(paused.stdout).toContain('paused by you until');
+    expect(paused.stdout).toMatch(/paused by you \(process node \d+ ← .+\) until/);
     const before = (await status(box)).unsummarizedTokens;
     expect((await runHook(box.env, payload(attack, 'UserPromptSubmit', { prompt: 'a long paste '.repeat(200) }))).exitCode).toBe(0);
     expect((await status(box)).unsummarizedTokens).toBe(before);

@@ -74,6 +74,7 @@ export const claudeFacts: AgentFacts = {
   // tripped gate denies (measured on 2.1.330: 10,000 characters pass whole, 10,001 do not).
   contextLimit: { max: 10_000, unit: 'chars' },
   contextWindow: claudeContextWindow,
+  programs: { names: ['claude'], packages: ['@anthropic-ai/claude-code'] },
   shellVariables: ['CLAUDECODE', 'CLAUDE_CODE_SESSION_ID'],
   sessionVariable: 'CLAUDE_CODE_SESSION_ID',
   // Both: Claude Code reads CLAUDE_CONFIG_DIR when it is set, and a session started without

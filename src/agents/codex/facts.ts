@@ -111,6 +111,7 @@ export const codexFacts: AgentFacts = {
   // gets a head-and-tail preview.
   contextLimit: { max: 10_000, unit: 'bytes' },
   // Set by Codex 0.169.0 in every exec_command (CODEX_THREAD_ID for long before).
+  programs: { names: ['codex'], packages: ['@openai/codex'] },
   shellVariables: ['CODEX_THREAD_ID', 'CODEX_SESSION_ID', 'CODEX_TOOL_CALL_ID'],
   // The hook's session_id: a recap command run where the shell can reach the daemon (no
   // sandbox) resolves the session's job.

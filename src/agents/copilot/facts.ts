@@ -108,6 +108,7 @@ export const copilotFacts: AgentFacts = {
   // Bytes of text, with room left for JSON's escapes (a newline is two bytes) under ANSWER_MAX_BYTES.
   contextLimit: { max: 48_000, unit: 'bytes' },
   // Seen by running `env` through the bash tool of the real binary (test/e2e/copilot.test.ts).
+  programs: { names: ['copilot'], packages: ['@github/copilot'] },
   shellVariables: ['COPILOT_CLI', 'COPILOT_AGENT_SESSION_ID'],
   sessionVariable: 'COPILOT_AGENT_SESSION_ID',
   // The hooks folder (any *.json there runs, no trust asked), the settings (hooks, and

@@ -74,6 +74,7 @@ export const geminiFacts: AgentFacts = {
       hookSpecificOutput: { hookEventName: event === 'prompt' ? 'BeforeAgent' : 'SessionStart', additionalContext: /[<>]/.test(text) ? `${text}${ESCAPED}` : text },
     }),
   // run_shell_command sets GEMINI_CLI=1; it carries no session id (checked with `env`).
+  programs: { names: ['gemini'], packages: ['@google/gemini-cli'] },
   shellVariables: ['GEMINI_CLI'],
   // What decides whether recap's hooks load and run: the settings (hooksConfig, the
   // environment redaction), every extension (recap's own, the enablement file, and any other,

@@ -124,6 +124,7 @@ export const opencodeFacts: AgentFacts = {
   // opencode hands the model a thrown message and a system prompt whole (200 KB checked):
   // no contextLimit. Its bash tool sets OPENCODE=1 and OPENCODE_PID (checked with `env`);
   // recap's plugin adds the session.
+  programs: { names: ['opencode'], packages: ['opencode-ai', 'opencode-linux-', 'opencode-darwin-'] },
   shellVariables: ['OPENCODE', 'OPENCODE_PID', SESSION_VARIABLE],
   sessionVariable: SESSION_VARIABLE,
   // Whatever loads code into opencode: a plugin (or a custom tool) there runs inside it and

@@ -114,6 +114,7 @@ export const qwenFacts: AgentFacts = {
   // demand fit, so fitted() never has to cut them.
   contextLimit: { max: QWEN_TEXT_MAX - 1000, unit: 'chars' },
   // Verified by running `env` through run_shell_command (test/e2e/qwen.test.ts).
+  programs: { names: ['qwen'], packages: ['@qwen-code/qwen-code'] },
   shellVariables: ['QWEN_CODE', 'QWEN_CODE_SESSION_ID'],
   sessionVariable: 'QWEN_CODE_SESSION_ID',
   // Every file that decides whether recap's hooks run: the settings (hooks, disableAllHooks,

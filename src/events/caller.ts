@@ -1,0 +1,91 @@
+// Who may run the user's commands (pause, resume, trip, config allow, reload, stop): the
+// user, from their own terminal. A process does not speak for the user because it runs as
+// the user, so the caller is judged by where it comes from, as the kernel tells it, never by
+// what its request says: it must not be, or descend from, an agent (an agent's program, or
+// an agent's marker variables in its environment at start), and it must not be a background
+// process cut loose from whoever started it (left to init or a user manager, detached from
+// its session, a daemon with no terminal: a watcher an agent started, cron, atd).
+// A same-user program can still build a clean-looking process (a terminal of its own under a
+// setsid'd parent); that is past what ancestry can tell, and the README says so.
+import type { Proc } from '../common/processes.js';
+
+/** The caller as it is recorded with the command: its process and a short view of its ancestry. */
+export type Caller = { pid: number; program: string; ancestry: string };
+
+export type CallerVerdict = { user: true; caller: Caller } | { user: false; why: string };
+
+/** What marks an agent: its shell tool's variables, and how its own process is recognised. */
+export type AgentMarks = {
+  variables: readonly string[];
+  /** The agent a process is, if it is one (its program's name or package). */
+  agentOf: (proc: Proc) => string | undefined;
+};
+
+/** The processes under init that take in orphans: a user's service manager. */
+const SUBREAPERS = new Set(['systemd']);
+const ANCESTRY_SHOWN = 5;
+
+/**
+ * Whether the processes holding the caller's end of the connection (each with its
+ * ancestors, it first, up to init) are the user's. Every holder must be: a socket handed to
+ * a clean process does not clean the one that opened it.
+ */
+export function judgeCaller(holders: readonly (readonly Proc[])[], marks: AgentMarks): CallerVerdict {
+  const first = holders[0];
+  if (first === undefined || first.length === 0) return { user: false, why: 'recap could not tell which process sent it' };
+  for (const chain of holders) {
+    const why = notTheUsers(chain, marks);
+    if (why !== undefined) return { user: false, why: `it came from ${describe(chain)}, which ${why}` };
+  }
+  return { user: true, caller: callerOf(first) };
+}
+
+function notTheUsers(chain: readonly Proc[], marks: AgentMarks): string | undefined {
+  if (chain.length === 0) return 'recap could not read';
+  for (const proc of chain) {
+    const marker = marks.variables.find((name) => proc.env.has(name));
+    if (marker !== undefined) return `is an agent's (${marker} is set for ${name(proc)})`;
+    const agent = marks.agentOf(proc);
+    if (agent !== undefined) return `descends from ${agent} (${name(proc)})`;
+  }
+  const init = chain[chain.length - 1]!;
+  // A chain that ends anywhere but init lost a process while it was read: it cannot be told.
+  if (init.pid !== 1) return `could not be traced to init (${name(init)} is the last recap could read)`;
+  const below = chain.findIndex((p, i) => i + 1 < chain.length && (chain[i + 1]!.pid === 1 || SUBREAPERS.has(chain[i + 1]!.comm)));
+  const origin = chain[below];
+  if (origin === undefined) return undefined;
+  // Started by init in its own session (a service, the machine's console): not cut loose.
+  if (origin.sid === init.sid) return undefined;
+  const startedFromTerminal = chain.slice(0, below + 1).some((p) => p.tty !== 0);
+  if (origin.sid === origin.pid) {
+    // A session of its own (a terminal emulator, tmux, sshd's; or a daemon): a terminal below it is the user's.
+    if (startedFromTerminal) return undefined;
+    return `runs in the background with no terminal (${name(origin)} leads a session of its own under ${name(chain[below + 1]!)}: a program started with setsid, cron or atd)`;
+  }
+  return `was cut loose from the session that started it (${name(origin)} was left to ${name(chain[below + 1]!)})`;
+}
+
+const name = (proc: Proc) => `${proc.comm} ${proc.pid}`;
+
+function describe(chain: readonly Proc[]): string {
+  const shown = chain.slice(0, ANCESTRY_SHOWN).map(name);
+  return `process ${shown.join(' ← ')}${chain.length > ANCESTRY_SHOWN ? ' ← …' : ''}`;
+}
+
+function callerOf(chain: readonly Proc[]): Caller {
+  const proc = chain[0]!;
+  const program = proc.argv[0] ?? proc.comm;
+  return { pid: proc.pid, program, ancestry: chain.slice(0, ANCESTRY_SHOWN).map(name).join(' ← ') };
+}
+
+/** An agent's own process by the names and packages in its facts: the program, or the script Node runs. */
+export function agentOfBy(agents: readonly { title: string; programs: { names: readonly string[]; packages: readonly string[] } }[]) {
+  return (proc: Proc): string | undefined => {
+    const files = [proc.comm, ...proc.argv.slice(0, 2).map((arg) => arg.slice(arg.lastIndexOf('/') + 1).replace(/\.[cm]?js$/, ''))];
+    for (const agent of agents) {
+      if (agent.programs.names.some((n) => files.includes(n))) return agent.title;
+      if (proc.argv.slice(0, 3).some((arg) => agent.programs.packages.some((p) => arg.includes(`/${p}`)))) return agent.title;
+    }
+    return undefined;
+  };
+}

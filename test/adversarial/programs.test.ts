@@ -1,0 +1,182 @@
+// The gate against programs, not command lines: a script the agent writes and runs talks to
+// recap's socket, or runs the real CLI with its environment emptied, or leaves a watcher
+// behind that outlives the agent's shell. The daemon asks the kernel who is calling; the
+// user's commands (pause, resume, trip, config allow, reload, stop) are refused to every one
+// of them, and the way out still works after each.
+import { spawn } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { runCli, trackedSandboxes } from '../helpers/daemon.js';
+import { proveWayOut, runShell, trippedGate, type Attack } from '../helpers/gateAttack.js';
+
+const { newBox, start } = trackedSandboxes(afterEach);
+const DAY = 86_400_000;
+
+/**
+ * A Python program that sends one request to recap's socket and prints the answer: the
+ * ten lines an agent writes instead of a command line that names recap.
+ */
+const SEND_PY = `
+import json, socket, struct, sys
+def send(path, request):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.connect(path)
+    body = json.dumps(request).encode()
+    s.sendall(struct.pack('>I', len(body)) + body)
+    head = s.recv(4, socket.MSG_WAITALL)
+    return json.loads(s.recv(struct.unpack('>I', head)[0], socket.MSG_WAITALL))
+`;
+
+function writeSender(attack: Attack, name: string, request: Record<string, unknown>): string {
+  const file = join(attack.box.project, name);
+  writeFileSync(file, `${SEND_PY}\nprint(json.dumps(send(sys.argv[1], json.loads(${JSON.stringify(JSON.stringify(request))}))))\n`);
+  return file;
+}
+
+/** The answer a program got, as it printed it. */
+function answerOf(stdout: string): { result?: unknown; error?: { code: string; message: string } } {
+  return JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}') as never;
+}
+
+async function status(attack: Attack): Promise<{ tripped: boolean; pausedUntil?: string }> {
+  return JSON.parse((await runCli(attack.box, ['status', '--json'])).stdout) as never;
+}
+
+/** The gate is as the attack found it: tripped, not paused. */
+async function expectUntouched(attack: Attack): Promise<void> {
+  const now = await status(attack);
+  expect(now.tripped).toBe(true);
+  expect(now.pausedUntil).toBeUndefined();
+}
+
+/** A stand-in for an agent's own process: an executable named `claude` that runs its argument with sh. */
+function fakeAgent(attack: Attack): string {
+  const file = join(attack.box.dir, 'agent-bin', 'claude');
+  mkdirSync(join(attack.box.dir, 'agent-bin'), { recursive: true });
+  writeFileSync(file, '#!/bin/sh\nsh "$@"\n');
+  chmodSync(file, 0o755);
+  return file;
+}
+
+/** Runs `argv` with the environment given and nothing else, as `env -i` leaves it. */
+function runBare(argv: string[], env: NodeJS.ProcessEnv, cwd: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(argv[0]!, argv.slice(1), { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.once('error', reject);
+    child.once('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** Waits until `file` exists, for a process that will write it on its own time. */
+async function fileWritten(file: string, timeoutMs = 10_000): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
+  while (!existsSync(file) || readFileSync(file, 'utf8') === '') {
+    if (Date.now() > deadline) throw new Error(`${file} was not written within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return readFileSync(file, 'utf8');
+}
+
+describe("the user's commands over recap's socket, from a program the agent runs", () => {
+  it('a Python script sending pause for 30 days is refused: the gate stays tripped and unpaused; the way out works', async () => {
+    const attack = await trippedGate(newBox(), start);
+    const script = writeSender(attack, 'tidy.py', { id: 1, op: 'pause', until: Date.now() + 30 * DAY });
+    const ran = await runShell(attack, `python3 ${script} ${attack.box.socket}`);
+    const answer = answerOf(ran.stdout);
+    expect(answer.error?.code, ran.stdout + ran.stderr).toBe('refused');
+    expect(answer.error?.message).toMatch(
+      /^recap pause is the user's to run, from their own terminal, and it came from process python3 \d+ ← .+, which is an agent's \(CLAUDE_CODE_SESSION_ID is set for python3 \d+\): run it in your own terminal$/,
+    );
+    await expectUntouched(attack);
+    await proveWayOut(attack);
+  });
+
+  it('a node one-liner sending trip --cancel, resume, reload, stop or config allow is refused each time; the daemon runs on', async () => {
+    const attack = await trippedGate(newBox(), start);
+    const requests = [{ op: 'trip', cancel: true }, { op: 'resume' }, { op: 'reload' }, { op: 'stop' }, { op: 'config', allow: true, cwd: attack.box.project }];
+    for (const request of requests) {
+      const code = `const s=require('net').connect(process.argv[1]);const b=Buffer.from(JSON.stringify(${JSON.stringify({ id: 1, ...request })}));const h=Buffer.alloc(4);h.writeUInt32BE(b.length);s.write(Buffer.concat([h,b]));let r=Buffer.alloc(0);s.on('data',d=>{r=Buffer.concat([r,d]);if(r.length>=4+r.readUInt32BE(0)){console.log(r.subarray(4).toString());s.end();}});`;
+      const ran = await runShell(attack, `node -e ${JSON.stringify(code).replaceAll('$', '\\$')} ${attack.box.socket}`);
+      const answer = answerOf(ran.stdout);
+      expect(answer.error?.code, `${request.op}: ${ran.stdout}${ran.stderr}`).toBe('refused');
+      expect(answer.error?.message).toContain("is the user's to run, from their own terminal");
+    }
+    expect(attack.daemon.child.exitCode).toBeNull();
+    await expectUntouched(attack);
+    await proveWayOut(attack);
+  });
+
+  it('a watcher left behind with setsid and an empty environment is refused when it sends pause; it is killed by its PID; the way out works', async () => {
+    const attack = await trippedGate(newBox(), start);
+    const out = join(attack.box.project, 'watcher.out');
+    const pidFile = join(attack.box.project, 'watcher.pid');
+    const watcher = join(attack.box.project, 'watcher.py');
+    writeFileSync(
+      watcher,
+      `${SEND_PY}
+import os, time
+if os.fork() > 0: sys.exit(0)
+os.setsid()
+middle = os.getpid()
+if os.fork() > 0: sys.exit(0)
+open(${JSON.stringify(pidFile)}, 'w').write(str(os.getpid()))
+# Wait to be left to init (or whoever adopts orphans): the process that started it is gone.
+while os.getppid() == middle: time.sleep(0.02)
+answer = send(sys.argv[1], {'id': 1, 'op': 'pause', 'until': int(time.time() * 1000) + 30 * 86400000})
+open(${JSON.stringify(out)}, 'w').write(json.dumps(answer))
+time.sleep(3600)
+`,
+    );
+    const ran = await runShell(attack, `env -i /usr/bin/python3 ${watcher} ${attack.box.socket} </dev/null >/dev/null 2>&1`);
+    expect(ran.exitCode, ran.stderr).toBe(0);
+    const pid = Number(await fileWritten(pidFile));
+    try {
+      const answer = JSON.parse(await fileWritten(out)) as { error?: { code: string; message: string } };
+      expect(answer.error?.code).toBe('refused');
+      // Its session's leader is the middle process, gone: it was cut loose from it.
+      expect(answer.error?.message).toMatch(/came from process python3 \d+ ← .+, which was cut loose from the session that started it \(python3 \d+ was left to .+\)/);
+    } finally {
+      process.kill(pid, 'SIGKILL');
+    }
+    await expectUntouched(attack);
+    await proveWayOut(attack);
+  });
+});
+
+describe("the real CLI with the agent's environment emptied (env -i)", () => {
+  it('recap pause from a script the agent runs is refused by the CLI, by its ancestry, and a socket request from there by the daemon; the way out works', async () => {
+    const attack = await trippedGate(newBox(), start);
+    const agent = fakeAgent(attack);
+    const env = { PATH: attack.box.env.PATH, HOME: attack.box.env.HOME, RECAP_SOCKET: attack.box.socket, RECAP_DATA_DIR: attack.box.data };
+    writeFileSync(
+      join(attack.box.project, 'tidy.sh'),
+      `exec env -i ${Object.entries(env)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(' ')} recap pause 30d\n`,
+    );
+    // Started by the agent's own process, with no agent variable anywhere: only the ancestry tells.
+    const cli = await runBare([agent, 'tidy.sh'], { PATH: attack.box.env.PATH }, attack.box.project);
+    expect(cli.code).toBe(1);
+    expect(cli.stderr).toMatch(/recap pause is the user's to run, from their own terminal, and it came from process node \d+ ← .+, which descends from Claude Code \(claude \d+\)/);
+    const script = writeSender(attack, 'tidy.py', { id: 1, op: 'pause', until: Date.now() + 30 * DAY });
+    const raw = await runBare([agent, '-c', `exec env -i /usr/bin/python3 ${script} ${attack.box.socket}`], { PATH: attack.box.env.PATH }, attack.box.project);
+    expect(answerOf(raw.stdout).error?.message).toMatch(/which descends from Claude Code \(claude \d+\)/);
+    await expectUntouched(attack);
+    await proveWayOut(attack);
+  });
+
+  it('the same command from the user (no agent above it) pauses the gate, and the pause records who ran it', async () => {
+    const attack = await trippedGate(newBox(), start);
+    const paused = await runCli(attack.box, ['pause', '1h']);
+    expect(paused.code, paused.stderr).toBe(0);
+    const events = (await runCli(attack.box, ['log', '--json', '--type', 'GatePaused'])).stdout;
+    expect(events).toMatch(/"by":\{"pid":\d+,"program":"[^"]*node[^"]*","ancestry":"node \d+ ← /);
+    expect((await runCli(attack.box, ['resume'])).code).toBe(0);
+    await proveWayOut(attack);
+  });
+});
