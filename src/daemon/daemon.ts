@@ -45,6 +45,12 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
     throw error;
   }
   const started = Date.now();
+  /** Socket files another process put in place of the daemon's (recap status --daemon tells the last few). */
+  const takenOver: { socket: string; time: number }[] = [];
+  const socketTakenOver = (socket: string) => {
+    takenOver.push({ socket, time: Date.now() });
+    if (takenOver.length > 10) takenOver.shift();
+  };
   const where = inheritedSocket(env) ?? { path: socketPath(env) };
   const closeStore = async () => {
     await store.close();
@@ -122,6 +128,7 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
       eventLog: { path: logDir, bytes: folderBytes(logDir), events: store.lastSeq },
       daemonLog: daemonLog(env),
       config: config.userFile,
+      ...(takenOver.length > 0 ? { takenOver: [...takenOver] } : {}),
     }),
     reload,
     // After the answer is on its way: the stop answers what is in flight, this request too.
@@ -229,7 +236,7 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
     process.once('SIGINT', stop);
   });
 
-  const server = new SocketServer(handler, log, limitsFrom(env));
+  const server = new SocketServer(handler, log, limitsFrom(env), socketTakenOver);
   if ('path' in where) {
     try {
       await clearStaleSocket(where.path);
@@ -243,7 +250,7 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
   // After listen: the socket's folder exists (0700).
   await handler.seedVerdicts();
   // The hook launcher's socket: without it hooks still work, each starting recap-hook.
-  const launcher = new LauncherEndpoint(handler, log);
+  const launcher = new LauncherEndpoint(handler, log, socketTakenOver);
   const launcherSocket = launcherSocketPath(socketPath(env));
   await launcher.listen(launcherSocket).catch((error: unknown) => {
     log.warn({ err: error, socket: launcherSocket }, "the hook launcher's socket could not be made: every hook call starts recap-hook instead");

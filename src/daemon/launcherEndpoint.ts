@@ -7,7 +7,6 @@
 // be judged is refused (a tool call denied, a prompt let through with a notice), a prompt over
 // the size limit is counted as far as it goes, and a daemon that fails or is too slow answers
 // as recap-hook does when the daemon answers with an error (the way out still passes).
-import { lstatSync, unlinkSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { describeBytes, MAX_HOOK_PAYLOAD } from '../common/frames.js';
@@ -17,6 +16,7 @@ import { AGENT_FACTS, isAgentName, type AgentName } from '../agents/known.js';
 import { refusal, withNotice, type AgentFacts, type HookAnswer } from '../agents/facts.js';
 import { daemonFailed } from '../client/hookFallback.js';
 import type { Handler } from './handler.js';
+import { SocketKeeper } from './socketKeeper.js';
 import { eventIn, HEAD_BYTES, MAX_HELD_BYTES, readBody } from './hookBody.js';
 
 /** The path the launcher posts to; the version moves only if the answer's shape does. */
@@ -40,26 +40,34 @@ function notFound(res: ServerResponse): void {
 }
 
 export class LauncherEndpoint {
-  private readonly server: Server;
+  /** Every server: the socket put back in its place (see SocketKeeper) is a new one, the old keeps its connections. */
+  private readonly servers: Server[] = [];
+  private keeper: SocketKeeper | undefined;
   /** Bytes of bodies being read now, across requests. */
   private readonly held = { bytes: 0 };
 
   constructor(
     private readonly handler: Handler,
     private readonly log: Logger,
-  ) {
+    /** Told when another process's socket was found in place of the daemon's. */
+    private readonly takenOver: (path: string) => void = () => undefined,
+  ) {}
+
+  private newServer(): Server {
     // A hook's connection lives for one call: one that sends no request soon goes, and past
     // MAX_CONNECTIONS new ones are closed at once (the launcher, its payload unsent, then hands
     // the call to recap-hook), so a flood here cannot use up the daemon's descriptors.
-    this.server = createServer({ requestTimeout: 10_000, headersTimeout: 2_000, keepAliveTimeout: 1_000, connectionsCheckingInterval: 500 }, (req, res) => this.answer(req, res));
-    this.server.maxConnections = MAX_CONNECTIONS;
+    const server = createServer({ requestTimeout: 10_000, headersTimeout: 2_000, keepAliveTimeout: 1_000, connectionsCheckingInterval: 500 }, (req, res) => this.answer(req, res));
+    server.maxConnections = MAX_CONNECTIONS;
     // The launcher sends its payload only after 100 Continue: a request this endpoint cannot
     // take is refused before, and the launcher hands it to recap-hook with stdin unread.
-    this.server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
+    server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
       if (agentOf(req) === undefined) return notFound(res);
       res.writeContinue();
       this.answer(req, res);
     });
+    this.servers.push(server);
+    return server;
   }
 
   private answer(req: IncomingMessage, res: ServerResponse): void {
@@ -76,25 +84,23 @@ export class LauncherEndpoint {
    * alone, and the launcher then hands every call to recap-hook.
    */
   listen(path: string): Promise<void> {
-    try {
-      if (lstatSync(path).isSocket()) unlinkSync(path);
-    } catch {
-      // Nothing there.
-    }
-    return new Promise((resolve, reject) => {
-      const previous = process.umask(0o177);
-      this.server.once('error', reject);
-      this.server.listen({ path }, () => {
-        this.server.off('error', reject);
-        resolve();
+    const bind = (at: string) =>
+      new Promise<void>((resolve, reject) => {
+        const server = this.newServer();
+        server.once('error', reject);
+        server.listen({ path: at }, () => {
+          server.off('error', reject);
+          resolve();
+        });
       });
-      process.umask(previous);
-    });
+    this.keeper = new SocketKeeper(path, bind, this.log, "the hook launcher's socket file", this.takenOver);
+    return this.keeper.start();
   }
 
   close(): Promise<void> {
-    this.server.closeIdleConnections();
-    return new Promise((resolve) => this.server.close(() => resolve()));
+    this.keeper?.close();
+    for (const server of this.servers) server.closeIdleConnections();
+    return Promise.all(this.servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve())))).then(() => undefined);
   }
 
   private async serve(req: IncomingMessage, res: ServerResponse): Promise<void> {

@@ -210,6 +210,8 @@ export type DaemonInfo = {
   /** Its own log: a file (started by the CLI), or where it goes instead. */
   daemonLog: { file: string; bytes: number } | { stream: string };
   config: string;
+  /** Socket files another process put in place of the daemon's since it started (it put its own back): the last few. */
+  takenOver?: { socket: string; time: number }[];
 };
 export type ResponseOf<O extends Op> = Responses[O];
 

@@ -2,9 +2,7 @@
 // pipelining as many requests as it likes. Bad frames get an error answer; a frame too
 // large to read closes that connection only. The answers a connection gets in one turn of
 // the event loop go out in one write: a write is a system call, dearer than an answer.
-import { chmodSync, existsSync, mkdirSync, watch as fsWatch, type FSWatcher } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
-import { dirname } from 'node:path';
 import type { Logger } from 'pino';
 import { DEFAULT_MAX_FRAME, describeBytes, FrameReader, framesOf } from '../common/frames.js';
 import type { Handler } from './handler.js';
@@ -12,6 +10,7 @@ import type { ProgressFrame, Response } from './protocol.js';
 import { judgeCaller, type CallerVerdict } from '../events/caller.js';
 import { AGENT_MARKS } from '../agents/marks.js';
 import { peerChains } from './peer.js';
+import { SocketKeeper } from './socketKeeper.js';
 
 export type Listen = { path: string } | { fd: number };
 
@@ -53,8 +52,8 @@ export class SocketServer {
   private inFlight = 0;
   private drained: (() => void) | undefined;
   private closing = false;
-  private watch: { timer: NodeJS.Timeout; watcher?: FSWatcher } | undefined;
-  private relistening = false;
+  /** Keeps the socket path the daemon's (not with a socket systemd handed in). */
+  private keeper: SocketKeeper | undefined;
   /** Bytes of unfinished frames across all connections. */
   private pendingBytes = 0;
   /** The bulk op running now, which the next one waits for. */
@@ -64,6 +63,8 @@ export class SocketServer {
     private readonly handler: Handler,
     private readonly log: Logger,
     private readonly limits: Limits = DEFAULT_LIMITS,
+    /** Told when another process's socket was found in place of the daemon's. */
+    private readonly takenOver: (path: string) => void = () => undefined,
   ) {}
 
   private newServer(): Server {
@@ -79,58 +80,26 @@ export class SocketServer {
       await new Promise<void>((resolve) => server.listen({ fd: where.fd }, resolve));
       return;
     }
-    await this.listenOn(where.path);
-    this.keepListening(where.path);
+    this.keeper = new SocketKeeper(where.path, (path) => this.listenOn(path), this.log, 'the socket file', this.takenOver);
+    await this.keeper.start();
   }
 
+  /** Listens on a new server at `path`: the keeper binds it beside the real path, then renames it into place. */
   private async listenOn(path: string): Promise<void> {
-    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
     const server = this.newServer();
-    const previous = process.umask(0o177);
-    try {
-      await new Promise<void>((resolve, reject) => {
-        server.once('error', reject);
-        server.listen({ path, backlog: BACKLOG }, () => {
-          server.off('error', reject);
-          resolve();
-        });
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen({ path, backlog: BACKLOG }, () => {
+        server.off('error', reject);
+        resolve();
       });
-    } finally {
-      process.umask(previous);
-    }
-    chmodSync(path, 0o600);
-  }
-
-  /** If the socket file is deleted (a cleanup script, a tmp cleaner), listen on it again. */
-  private keepListening(path: string): void {
-    const check = () => {
-      if (this.closing || this.relistening || existsSync(path)) return;
-      this.relistening = true;
-      this.listenOn(path)
-        .then(() => this.log.warn({ socket: path }, 'the socket file was deleted; listening on it again'))
-        .catch((error: unknown) => this.log.error({ err: error, socket: path }, 'the socket file was deleted and could not be made again'))
-        .finally(() => (this.relistening = false));
-    };
-    const timer = setInterval(check, 1000);
-    timer.unref();
-    let watcher: FSWatcher | undefined;
-    try {
-      watcher = fsWatch(dirname(path), check);
-      watcher.on('error', () => undefined);
-      watcher.unref();
-    } catch {
-      // The interval alone will notice.
-    }
-    this.watch = { timer, ...(watcher ? { watcher } : {}) };
+    });
   }
 
   /** Stops accepting, lets the requests in flight finish, then closes every connection. */
   async close(): Promise<void> {
     this.closing = true;
-    if (this.watch) {
-      clearInterval(this.watch.timer);
-      this.watch.watcher?.close();
-    }
+    this.keeper?.close();
     const closed = Promise.all(this.servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve()))));
     if (this.inFlight > 0) await new Promise<void>((resolve) => (this.drained = resolve));
     for (const connection of this.connections) connection.end();

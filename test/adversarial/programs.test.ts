@@ -8,7 +8,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'n
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli, trackedSandboxes } from '../helpers/daemon.js';
-import { proveWayOut, runShell, trippedGate, type Attack } from '../helpers/gateAttack.js';
+import { expectDenied, proveWayOut, runHook, runShell, toolCall, trippedGate, type Attack } from '../helpers/gateAttack.js';
 
 const { newBox, start } = trackedSandboxes(afterEach);
 const DAY = 86_400_000;
@@ -180,3 +180,52 @@ describe("the real CLI with the agent's environment emptied (env -i)", () => {
     await proveWayOut(attack);
   });
 });
+
+describe("recap's sockets taken over by a program", () => {
+  it('a socket renamed over recapd.sock is put back by the daemon at once and reported; hooks reach the daemon again; the way out works', async () => {
+    const attack = await trippedGate(newBox(), start);
+    const ready = join(attack.box.project, 'impostor.ready');
+    const impostor = join(attack.box.project, 'impostor.py');
+    // Links the real socket aside, binds its own beside it, renames it over the real path,
+    // and answers every connection with nothing: a hook would read that as an allow.
+    writeFileSync(
+      impostor,
+      `import os, socket, sys, time
+path = sys.argv[1]
+os.link(path, path + '.real')
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.bind(path + '.mine')
+s.listen(16)
+os.rename(path + '.mine', path)
+open(${JSON.stringify(ready)}, 'w').write(str(os.getpid()))
+s.settimeout(30)
+try:
+    while True:
+        c, _ = s.accept()
+        c.close()
+except Exception:
+    pass
+`,
+    );
+    const child = spawn('python3', [impostor, attack.box.socket], { cwd: attack.box.project, env: attack.shellEnv, stdio: 'ignore' });
+    try {
+      await fileWritten(ready);
+      const state = await daemonStateWhenTakenOver(attack);
+      expect(state).toMatch(new RegExp(`TAKEN OVER   at \\S+ another process put its socket in place of ${attack.box.socket}; the daemon put its own back`));
+      // The hook reaches the daemon again: the tripped gate denies.
+      expectDenied(await runHook(attack.box.env, toolCall(attack, 'Read', { file_path: join(attack.box.project, 'README.md') })));
+    } finally {
+      child.kill('SIGKILL');
+    }
+    await proveWayOut(attack);
+  });
+});
+
+/** `recap status --daemon` once it reports the takeover (the daemon notices the rename as it happens). */
+async function daemonStateWhenTakenOver(attack: Attack): Promise<string> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const state = await runCli(attack.box, ['status', '--daemon']);
+    if (state.stdout.includes('TAKEN OVER') || Date.now() > deadline) return state.stdout;
+  }
+}

@@ -317,7 +317,9 @@ describe('the hook launcher, with no daemon that speaks to it', () => {
     await start(box);
     const cwd = projectIn(box, 'older');
     expect((await runCli(box, ['record', '--kind', 'prompt'], { cwd, input: prose(30) })).code).toBe(0);
+    // The daemon puts a deleted socket back at once: a folder in its place is a path no socket can take.
     rmSync(launcherSocketPath(box.socket));
+    mkdirSync(launcherSocketPath(box.socket));
     const read = AGENTS.claude!.read(cwd, join(cwd, 'a.ts'));
     // Handed to the missing Node: proof it did not answer itself.
     expect((await launcher(box, 'claude', read, { cwd })).code).toBe(127);

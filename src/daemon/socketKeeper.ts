@@ -1,0 +1,108 @@
+// Keeps a socket path the daemon's own. The path is judged by the file that is there, not by
+// whether one is: a process that renames its own socket over recap's (the daemon would go
+// on answering nobody while it answers every hook) is noticed at once, and the daemon puts a
+// socket of its own back, atomically (bound beside it, then renamed over it), and says so. A
+// deleted file is made again the same way.
+import { chmodSync, lstatSync, mkdirSync, renameSync, unlinkSync, watch as fsWatch, type FSWatcher } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import type { Logger } from 'pino';
+
+/** Listens on a new socket at `path` (the owner makes the server; the keeper puts it in place). */
+export type Bind = (path: string) => Promise<void>;
+
+const CHECK_EVERY_MS = 1000;
+
+export class SocketKeeper {
+  private inode: number | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private watcher: FSWatcher | undefined;
+  private rebinding = false;
+  private closed = false;
+  /** What was at the path when putting the socket back failed: not tried again until that changes. */
+  private failedOn: number | undefined | null = null;
+
+  constructor(
+    private readonly path: string,
+    private readonly bind: Bind,
+    private readonly log: Logger,
+    private readonly what: string,
+    /** Told when the path held a socket that was not the daemon's: someone took it over. */
+    private readonly takenOver: (path: string) => void = () => undefined,
+  ) {}
+
+  /** Binds the path (folder 0700, socket 0600) and keeps it. */
+  async start(): Promise<void> {
+    mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
+    await this.put();
+    this.timer = setInterval(() => this.check(), CHECK_EVERY_MS);
+    this.timer.unref();
+    try {
+      this.watcher = fsWatch(dirname(this.path), () => this.check());
+      this.watcher.on('error', () => undefined);
+      this.watcher.unref();
+    } catch {
+      // The interval alone will notice.
+    }
+  }
+
+  /** Binds beside the path, then renames over it: there is never a moment with no socket, or another's. */
+  private async put(): Promise<void> {
+    const aside = join(dirname(this.path), `.${basename(this.path)}.${process.pid}.new`);
+    rmSocket(aside);
+    const previous = process.umask(0o177);
+    try {
+      await this.bind(aside);
+    } finally {
+      process.umask(previous);
+    }
+    chmodSync(aside, 0o600);
+    renameSync(aside, this.path);
+    this.inode = lstatSync(this.path).ino;
+  }
+
+  /** The path still holds the socket the daemon bound; if not, the daemon's goes back. */
+  check(): void {
+    if (this.closed || this.rebinding || this.inode === undefined) return;
+    const now = inodeAt(this.path);
+    if (now === this.inode || now === this.failedOn) return;
+    const replaced = now !== undefined;
+    this.rebinding = true;
+    if (replaced) this.takenOver(this.path);
+    this.put()
+      .then(() =>
+        replaced
+          ? this.log.error({ socket: this.path }, `${this.what} was replaced by a file that is not the daemon's (a process took it over); the daemon's socket is back in its place`)
+          : this.log.warn({ socket: this.path }, `${this.what} was deleted; listening on it again`),
+      )
+      .then(() => (this.failedOn = null))
+      .catch((error: unknown) => {
+        this.failedOn = now;
+        this.log.error({ err: error, socket: this.path }, `${this.what} could not be made again`);
+      })
+      .finally(() => (this.rebinding = false));
+  }
+
+  /** Stops keeping the path, and removes the socket if it is still the daemon's. */
+  close(): void {
+    this.closed = true;
+    clearInterval(this.timer);
+    this.watcher?.close();
+    if (this.inode !== undefined && inodeAt(this.path) === this.inode) rmSocket(this.path);
+  }
+}
+
+function inodeAt(path: string): number | undefined {
+  try {
+    return lstatSync(path).ino;
+  } catch {
+    return undefined;
+  }
+}
+
+function rmSocket(path: string): void {
+  try {
+    if (lstatSync(path).isSocket()) unlinkSync(path);
+  } catch {
+    // Nothing there.
+  }
+}
