@@ -6,13 +6,15 @@
 import { closeSync, existsSync, fstatSync, openSync, readFileSync, readSync, constants as fs } from 'node:fs';
 import { parseConfigFile } from '../common/configFile.js';
 import { jobIdFor, projectRoot } from '../common/jobs.js';
-import { projectConfigPath, socketPath, userConfigPath } from '../common/paths.js';
+import { eventLogDir, projectConfigPath, socketPath, userConfigPath } from '../common/paths.js';
 import { protectedPaths, protectionFor, readOnlyPaths, recapPaths, shadowDirs } from '../daemon/recapPaths.js';
 import { protectionRefusal } from '../events/protection.js';
 import { VERDICT_FILE_VERSION, verdictPath, type TrippedVerdict, type Verdicts } from '../daemon/verdicts.js';
 import { classifyBash } from '../events/whitelist.js';
 import type { AgentFacts, HookAnswer as Answer } from '../agents/facts.js';
 import { connectOrStart } from './autostart.js';
+import { isAlive, lockHolder } from '../common/daemonRecord.js';
+import { readProc } from '../common/processes.js';
 import type { Client } from './socketClient.js';
 
 /** Starts the daemon (detached) and connects once its socket answers. */
@@ -134,6 +136,35 @@ export function daemonFailed(facts: AgentFacts, payload: Record<string, unknown>
   return facts.deny(`recap: this call could not be checked (${why}), so it is denied. Try again; if it keeps failing, ask the user to run: recap doctor`);
 }
 
+/**
+ * The daemon is there (it holds the log's lock) but did not answer: stopped with SIGSTOP, its
+ * disk full, its storage failing, or its socket taken. ON_DAEMON_DOWN=open is for a daemon
+ * that is not running, never for one that is silent: the agent could stop it to walk past the
+ * gate. A stopped daemon is continued (SIGCONT: the user's own processes may), so the next
+ * call is answered.
+ */
+function silentDaemon(): { pid: number; continued: boolean } | undefined {
+  const pid = lockHolder(eventLogDir(process.env));
+  if (typeof pid !== 'number' || !isAlive(pid)) return undefined;
+  if (readProc(pid)?.state !== 'T') return { pid, continued: false };
+  try {
+    process.kill(pid, 'SIGCONT');
+    return { pid, continued: true };
+  } catch {
+    return { pid, continued: false };
+  }
+}
+
+function silentDaemonReason(silent: { pid: number; continued: boolean }, why: string): string {
+  if (silent.continued) {
+    return `recap: the daemon (PID ${silent.pid}) had been stopped (SIGSTOP), so this tool call was denied; recap continued it (SIGCONT): try the call again.`;
+  }
+  return (
+    `recap: the daemon (PID ${silent.pid}) is running but not answering (${why}), so every tool but recap's own commands is denied: ` +
+    'a silent daemon does not open the gate. Ask the user to run, in their own terminal: recap doctor (or recap restart; if its disk is full, make room first).'
+  );
+}
+
 const RESTART_ADVICE =
   'If the daemon stays silent, ask the user to restart it: stop the old daemon (kill -CONT, then kill, its pid), then any recap command starts a new one; or systemctl --user restart recap.service.';
 
@@ -175,6 +206,10 @@ function whenDown(facts: AgentFacts, payload: Record<string, unknown>, why: stri
   if (toolCall) {
     const refusal = protectedFileRefusal(facts, payload);
     if (refusal !== undefined) return deny(`recap: this call was refused: ${refusal}. The daemon is not answering (${why}); recap's own files stay off limits all the same.`);
+  }
+  if (toolCall && !isWayOut(facts, payload)) {
+    const silent = silentDaemon();
+    if (silent !== undefined) return deny(silentDaemonReason(silent, why));
   }
   if (toolCall && onDaemonDown(payload) === 'closed') {
     const reason =

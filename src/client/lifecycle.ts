@@ -155,6 +155,9 @@ export function printDaemonState(state: DaemonState, now = Date.now()): void {
   line('daemon log', 'file' in state.daemonLog ? `${state.daemonLog.file} (${bytes(state.daemonLog.bytes)})` : state.daemonLog.stream);
   line('config', state.config);
   for (const { socket, time } of state.takenOver ?? []) {
-    line('TAKEN OVER', `at ${new Date(time).toISOString()} another process put its socket in place of ${socket}; the daemon put its own back (see the daemon log, and run recap verify)`);
+    line(
+      'TAKEN OVER',
+      `at ${new Date(time).toISOString()} another process put its socket in place of ${socket}; the daemon put its own back (see the daemon log, and run recap verify)`,
+    );
   }
 }

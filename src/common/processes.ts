@@ -8,6 +8,8 @@ export type Proc = {
   ppid: number;
   /** The kernel's name for it: its program's file name, cut to 15 characters. */
   comm: string;
+  /** R running, S sleeping, T stopped (SIGSTOP), Z a zombie, and so on. */
+  state: string;
   /** Its session: a process that called setsid() leads its own (sid === pid). */
   sid: number;
   /** Its controlling terminal's device number; 0 when it has none. */
@@ -38,6 +40,7 @@ export function readProc(pid: number): Proc | undefined {
     pid,
     ppid: Number(fields[1]),
     comm,
+    state: fields[0] ?? '?',
     sid: Number(fields[3]),
     tty: Number(fields[4]),
     argv: readArgv(pid),

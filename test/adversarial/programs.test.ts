@@ -8,7 +8,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'n
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli, trackedSandboxes } from '../helpers/daemon.js';
-import { expectDenied, proveWayOut, runHook, runShell, toolCall, trippedGate, type Attack } from '../helpers/gateAttack.js';
+import { expectDenied, expectStillWorking, openGate, proveWayOut, runHook, runShell, toolCall, trippedGate, type Attack } from '../helpers/gateAttack.js';
 
 const { newBox, start } = trackedSandboxes(afterEach);
 const DAY = 86_400_000;
@@ -229,3 +229,15 @@ async function daemonStateWhenTakenOver(attack: Attack): Promise<string> {
     if (state.stdout.includes('TAKEN OVER') || Date.now() > deadline) return state.stdout;
   }
 }
+
+describe('a daemon that is there but silent', () => {
+  it('stopped by a Python one-liner (os.kill, signal 19): the next tool call is denied, not let through, and the daemon is continued; the call after is answered', async () => {
+    const attack = await openGate(newBox(), start);
+    const pid = attack.daemon.child.pid!;
+    const ran = await runShell(attack, `python3 -c 'import os; os.kill(${pid}, 19)'`);
+    expect(ran.exitCode, ran.stderr).toBe(0);
+    const reason = expectDenied(await runHook(attack.box.env, toolCall(attack, 'Read', { file_path: join(attack.box.project, 'README.md') })));
+    expect(reason).toContain(`the daemon (PID ${pid}) had been stopped (SIGSTOP), so this tool call was denied; recap continued it (SIGCONT)`);
+    await expectStillWorking(attack);
+  });
+});

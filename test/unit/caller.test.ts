@@ -8,6 +8,7 @@ const proc = (pid: number, ppid: number, comm: string, fields: Partial<Proc> = {
   pid,
   ppid,
   comm,
+  state: 'S',
   sid: fields.sid ?? 0,
   tty: fields.tty ?? 0,
   argv: fields.argv ?? [comm],
