@@ -1,8 +1,10 @@
 // Whether a section reads as written prose: not filler text, not the same words over and
-// over, not keyboard mash, not a code dump. Each test is language-neutral (Latin-script
-// words for the mash test) and skips sections too short to judge; the thresholds sit well
-// below what the genuine corpus in test/fixtures/summaries scores.
+// over, not keyboard mash, not data or punctuation (summaryNoise.ts), not a code dump. Each
+// test is language-neutral (Latin-script words for the mash test) and skips sections too
+// short to judge; the thresholds sit well below what the genuine corpus in
+// test/fixtures/summaries scores.
 import { deflateRawSync } from 'node:zlib';
+import { sectionNoise } from './summaryNoise.js';
 
 /** Sections with fewer words than this are left to the depth floor. */
 const MIN_WORDS = 25;
@@ -83,6 +85,9 @@ export function sectionQuality(heading: string, lines: string[], code: boolean[]
   if (judged && mash > MAX_MASH) {
     return `${heading} does not read as words (${percent(mash)} of them cannot be pronounced): write the section in sentences`;
   }
+  // Before the repetition tests: a row of dashes or a hex dump repeats, but is not words at all.
+  const noise = sectionNoise(heading, lines.filter((_, i) => code[i] !== true).join('\n'));
+  if (noise) return noise;
   const distinct = new Set(words).size;
   if (judged && distinct / words.length < MIN_DISTINCT) {
     return `${heading} repeats the same words (${distinct} distinct among ${words.length}): say each thing once, in your own words`;

@@ -1,7 +1,8 @@
 // Checks a submitted summary: the template (every required section exactly once as a real
 // markdown heading, not nested in another, a depth floor per section, the total inside the
-// token band), then that it is a summary at all (prose, not repetition or filler; its own
-// words, not the interactions pasted back or an earlier summary again; about this window).
+// token band), then that it is a summary at all (prose, not repetition, filler, data or
+// punctuation; its own words, not the interactions pasted back or an earlier summary again;
+// about this window).
 // Every problem is reported at once, each phrased as what to change.
 import type { Config } from './config.js';
 import type { SectionTally } from './events.js';

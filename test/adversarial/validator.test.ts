@@ -43,6 +43,15 @@ describe('the validator behind a tripped gate', () => {
     await proveWayOut(attack);
   });
 
+  it('base64 and hex dumps in the template are rejected as data, rows of punctuation and emoji as symbols; the gate holds and the way out still works', async () => {
+    const attack = await trippedGate(newBox(), start);
+    await expectRejected(attack, readCase('junk/noise-base64.md').summary, 'User Requests is data, not words');
+    await expectRejected(attack, readCase('junk/noise-hex-dump.md').summary, 'Design Choices is data, not words');
+    await expectRejected(attack, readCase('junk/noise-punctuation.md').summary, 'User Requests is punctuation and symbols, not words');
+    await expectRejected(attack, readCase('junk/noise-emoji.md').summary, 'Current State is punctuation and symbols, not words');
+    await proveWayOut(attack);
+  });
+
   it('headings hidden in an HTML comment and a real summary nested under one heading are rejected', async () => {
     const attack = await trippedGate(newBox(), start);
     const real = filledIn(await denyCommand(attack))

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { describe, it, expect } from 'vitest';
 import { encode } from 'gpt-tokenizer/encoding/o200k_base';
 import { headingKey, NO_EVIDENCE, validateSummary, type Evidence, type SummaryRules } from '../../src/events/summaryValidator.js';
@@ -471,6 +472,61 @@ describe('what is not prose', () => {
     expect(validateSummary(withSection(code), defaults, count).problems).toEqual([expect.stringMatching(/^Design Choices is mostly code \(\d+% of its words\)/)]);
     const snippet = `${prose(60, 11)}\n\n\`\`\`ts\nconst limit = 30_000;\n\`\`\``;
     expect(validateSummary(withSection(snippet), defaults, count).problems).toEqual([]);
+  });
+
+  it('given a base64 blob, when validated, then the section is data, not words', () => {
+    // Random-looking bytes, the same at every run: sha256 digests of the numbers.
+    const blob = Buffer.concat(Array.from({ length: 8 }, (_, i) => createHash('sha256').update(String(i)).digest())).toString('base64');
+    expect(validateSummary(withSection(blob.match(/.{1,76}/g)!.join('\n')), defaults, count).problems).toEqual([
+      'Design Choices is data, not words (100% of its tokens are encoded data, hex, bare numbers or made-up words): say in sentences what happened, and name a hash or an identifier only where it matters',
+    ]);
+  });
+
+  it('given a hex dump, when validated, then the section is data, not words', () => {
+    const dump = Array.from({ length: 6 }, (_, row) => {
+      const bytes = Array.from({ length: 16 }, (_, i) => ((row * 16 + i) * 37 + 11) % 256);
+      return `${(row * 16).toString(16).padStart(8, '0')}  ${bytes.map((b) => b.toString(16).padStart(2, '0')).join(' ')}`;
+    }).join('\n');
+    expect(validateSummary(withSection(dump), defaults, count).problems).toEqual([expect.stringMatching(/^Design Choices is data, not words \(\d+% of its tokens/)]);
+  });
+
+  it('given random-case strings with a real word every few tokens, when validated, then the section is data, not words', () => {
+    const noise = ['xK9fQ2mZ', 'pL3vR8tW', 'qZ7nB2cX', 'mW4yH9sJ', 'rT6gK1dV'];
+    const body = Array.from({ length: 40 }, (_, i) => (i % 4 === 0 ? prose(1, i) : noise[i % noise.length])).join(' ');
+    expect(validateSummary(withSection(body), defaults, count).problems).toEqual([expect.stringMatching(/^Design Choices is data, not words/)]);
+  });
+
+  it('given rows of punctuation, when validated, then the section is punctuation and symbols, not words', () => {
+    const rows = ['... --- !!! ;;; ***', '-- -- -- -- -- --', '. . . . . . . .', '=== +++ ~~~ ??? :::'].join('\n');
+    expect(validateSummary(withSection(`${rows}\n${rows}\n${rows}`), defaults, count).problems).toEqual([
+      'Design Choices is punctuation and symbols, not words (100% of its tokens have no letter or digit): write the section in sentences',
+    ]);
+  });
+
+  it('given emoji and symbols with a few words among them, when validated, then the section is punctuation and symbols, not words', () => {
+    const body = '🚀 ✨ done 🔥 💯 ✅ ⭐ fixed 🎉 👍 → ★ ☆ shipped ♦ ■ □ ▲ 🙌 💪 ✅ ✅ tests 🟢 🟢 🟡 🔴 ⚡ 🧩'.repeat(2);
+    expect(validateSummary(withSection(body), defaults, count).problems).toEqual([
+      expect.stringMatching(/^Design Choices is punctuation and symbols, not words \(\d+% of its tokens have no letter or digit\)/),
+    ]);
+  });
+
+  it('given prose naming a git sha, a sha256, URLs, versions, flags, inline code and a table, when validated, then it passes', () => {
+    const body = [
+      `${prose(30, 14)} The fix landed in 3f9c2e1 and v2.4.1 ships it; the tarball's sha256 is e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855.`,
+      'See https://github.com/example/recap/issues/412 and run `npm pack --dry-run --json` before tagging, with `--max-warnings 0` for eslint.',
+      '',
+      '| Flag | Default | Meaning |',
+      '| --- | --- | --- |',
+      '| `--only` | all | deploy one chart from charts/*/Chart.yaml |',
+      '| `--dry-run` | off | print each kubectl and helm command |',
+    ].join('\n');
+    expect(validateSummary(withSection(body), defaults, count).problems).toEqual([]);
+  });
+
+  it('given a sentence and a table of timings, when validated, then it passes', () => {
+    const rows = ['parse', 'validate', 'ground', 'copy check', 'total'].map((step, i) => `| ${step} | ${12 + i * 3}.4 ms | ${9 + i * 2}.8 ms | -${10 + i}% |`);
+    const body = [prose(25, 15), '', '| Step | Before | After | Change |', '| --- | --- | --- | --- |', ...rows].join('\n');
+    expect(validateSummary(withSection(body), defaults, count).problems).toEqual([]);
   });
 
   it('given the same paragraph in two sections, when validated, then the passage is named as repeated', () => {
