@@ -40,11 +40,11 @@ const cold = await build({
 const foreign = [hot, cold]
   .flatMap((result) => Object.keys(result.metafile.inputs))
   // The fallback also judges the way out and recap's protected files as the daemon does,
-  // with the same pure code.
+  // with the same pure code, and follows links where paths lead as the daemon does (linkFollower).
   // Each agent's facts (dist/agents/known.js and <agent>/facts.js) are pure and small.
   .filter(
     (input) =>
-      !/^dist\/(client|common)\/|^dist\/events\/(whitelist|shellTokens|protection|runsRecap|glob|toolCall)\.js$|^dist\/daemon\/(recapPaths|verdicts)\.js$|^dist\/agents\/(known|facts|[a-z]+\/facts)\.js$/.test(
+      !/^dist\/(client|common)\/|^dist\/events\/(whitelist|shellTokens|protection|runsRecap|glob|toolCall)\.js$|^dist\/daemon\/(recapPaths|verdicts|linkFollower)\.js$|^dist\/agents\/(known|facts|[a-z]+\/facts)\.js$/.test(
         input,
       ),
   );

@@ -7,6 +7,7 @@ import { dataDir, launcherPath, launcherSocketPath, socketPath, userConfigPath, 
 import { PACKAGE_ROOT, RECAP_BIN } from '../common/bins.js';
 import type { ProtectedState } from '../events/protection.js';
 import { AGENT_FACTS, AGENT_SHELL_VARIABLES } from '../agents/known.js';
+import { linkFollower } from './linkFollower.js';
 
 const shellQuote = (text: string) => `'${text.replaceAll("'", "'\\''")}'`;
 
@@ -61,9 +62,9 @@ export function protectedPaths(env: NodeJS.ProcessEnv): string[] {
 
 /**
  * What wires recap in and what runs it, which the agent may read but not change: every
- * agent's user settings, recap's installed code (bin/, dist/, claude-plugin/), its systemd units, and the
- * Node that the hook and the launcher name. A project's own settings files are added per
- * project (projectReadOnlyPaths).
+ * agent's user settings, recap's whole package (its code, package.json, node_modules: code
+ * added to a dependency runs inside recap), its systemd units, and the Node that the hook and
+ * the launcher name. A project's own settings files are added per project (projectReadOnlyPaths).
  */
 export function readOnlyPaths(env: NodeJS.ProcessEnv): string[] {
   const home = env.HOME ?? homedir();
@@ -73,13 +74,56 @@ export function readOnlyPaths(env: NodeJS.ProcessEnv): string[] {
     // The shell's start-up files: an agent's shell tool runs their functions (Claude Code
     // copies them into every Bash call), and bash lets a function take the launcher's very path.
     ...SHELL_STARTUP.map((file) => join(home, file)),
-    join(PACKAGE_ROOT, 'bin'),
-    join(PACKAGE_ROOT, 'dist'),
-    join(PACKAGE_ROOT, 'claude-plugin'),
+    ...packagePaths(),
     join(units, 'recap.service'),
     join(units, 'recap.socket'),
     process.execPath,
   ]);
+}
+
+/**
+ * recap's package: its folder, its node_modules (a link, in a clone that shares one), and its
+ * dependencies wherever Node finds them (hoisted beside it when installed in a project).
+ */
+function packagePaths(): string[] {
+  return [PACKAGE_ROOT, join(PACKAGE_ROOT, 'node_modules'), ...dependencyFolders()];
+}
+
+/** The folders of the package's own dependencies found outside it, as Node's lookup finds them. */
+function dependencyFolders(): string[] {
+  let names: string[];
+  try {
+    const manifest = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { dependencies?: Record<string, string> };
+    names = Object.keys(manifest.dependencies ?? {});
+  } catch {
+    return [];
+  }
+  const found: string[] = [];
+  for (const name of names) {
+    if (existsSync(join(PACKAGE_ROOT, 'node_modules', name))) continue;
+    for (let dir = dirname(PACKAGE_ROOT); ; dir = dirname(dir)) {
+      const folder = join(dir, 'node_modules', name);
+      if (existsSync(folder)) {
+        found.push(folder);
+        break;
+      }
+      if (dirname(dir) === dir) break;
+    }
+  }
+  return found;
+}
+
+/**
+ * The package's code while recap runs from a clone that the project lies in (the user works
+ * on recap itself): its source, tests and package.json are the work, so only the code that
+ * runs (bin/, dist/, claude-plugin/, node_modules/) stays read-only there. An installed
+ * package has no .git: its whole folder stays read-only whatever the agent's folder.
+ */
+function cloneCode(project: string | undefined): { whole: string[]; running: string[] } | undefined {
+  if (project === undefined || !existsSync(join(PACKAGE_ROOT, '.git'))) return undefined;
+  const whole = withReal([PACKAGE_ROOT]);
+  if (!whole.some((root) => project === root || project.startsWith(`${root}/`))) return undefined;
+  return { whole, running: withReal(['bin', 'dist', 'claude-plugin', 'node_modules'].map((d) => join(PACKAGE_ROOT, d))) };
 }
 
 /** Files a shell reads at start-up (and Claude Code's shell snapshot copies from). */
@@ -90,9 +134,11 @@ const SHELL_STARTUP = ['.bashrc', '.bash_profile', '.bash_login', '.bash_logout'
  * project's .recap folder (off limits) and the agents' project settings (read-only).
  */
 export function protectionFor(base: ProtectedState, project: string | undefined): ProtectedState {
-  const agents = { settingsNames: SETTINGS_NAMES, shellVariables: AGENT_SHELL_VARIABLES };
+  const agents = { settingsNames: SETTINGS_NAMES, shellVariables: AGENT_SHELL_VARIABLES, links: linkFollower };
   if (project === undefined) return { ...agents, ...base };
-  return { ...agents, ...base, paths: [...base.paths, join(project, '.recap')], readOnly: [...(base.readOnly ?? []), ...projectReadOnlyPaths(project)] };
+  const clone = cloneCode(project);
+  const readOnly = clone === undefined ? (base.readOnly ?? []) : [...(base.readOnly ?? []).filter((p) => !clone.whole.includes(p)), ...clone.running];
+  return { ...agents, ...base, paths: [...base.paths, join(project, '.recap')], readOnly: [...readOnly, ...projectReadOnlyPaths(project)] };
 }
 
 const SETTINGS_NAMES = Object.values(AGENT_FACTS).flatMap((agent) => agent.settingsNames);

@@ -29,7 +29,15 @@ export type ProtectedState = {
   settingsNames?: readonly SettingsName[];
   /** The variables that mark an agent's shell, which recap's setup commands look for. */
   shellVariables?: readonly string[];
+  /**
+   * Where paths really lead: a fresh follower per judged call, which follows symlinks on the
+   * disk (the daemon's side, linkFollower.ts). Without it, paths are judged as spelled only.
+   */
+  links?: () => Follow;
 };
+
+/** Where an absolute path really leads, symlinks followed. */
+export type Follow = (path: string) => string;
 
 /** An agent's settings file: its path's shape, and words that together name it in a command. */
 export type SettingsName = { path: RegExp; mentioned: readonly RegExp[]; what: string };
@@ -48,10 +56,61 @@ const SHADOW_NAMES = new Set(['recap', 'recap-hook', 'node']);
 
 const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
+const expandHome = (path: string, home: string) => (path === '~' ? home : path.startsWith('~/') ? join(home, path.slice(2)) : path);
+
 function absolute(path: string, cwd: string | undefined, home: string): string {
-  const expanded = path === '~' ? home : path.startsWith('~/') ? join(home, path.slice(2)) : path;
+  const expanded = expandHome(path, home);
   // /proc is read before normalizing: /proc/self/cwd/.. is the agent's parent folder.
   return normalize(throughProc(isAbsolute(expanded) ? expanded : join(cwd ?? '/', expanded), cwd));
+}
+
+/**
+ * Where a path the call names may lead: as spelled, decoded (a file: URI, percent-escapes),
+ * and, with a follower, where its links lead, its `..` read both after the links (as the
+ * kernel does) and before them (as a tool that normalizes the path first does).
+ */
+function places(candidate: string, cwd: string | undefined, home: string, real: Follow | undefined): string[] {
+  const found = new Set<string>();
+  for (const spelled of decodings(candidate)) {
+    const path = absolute(spelled, cwd, home);
+    found.add(path);
+    if (real === undefined) continue;
+    found.add(real(path));
+    const expanded = expandHome(spelled, home);
+    const raw = throughProc(isAbsolute(expanded) ? expanded : `${cwd ?? '/'}/${expanded}`, cwd);
+    if (raw !== path) found.add(real(raw));
+  }
+  return [...found];
+}
+
+/**
+ * The names a string may give a file: as written and, when it is a file: URI or holds
+ * percent-escapes, decoded, up to three times (an MCP server may take
+ * `file:///home/u/.config/%72ecap/config.conf`). Decoding more than a tool would only judges more names.
+ */
+export function decodings(text: string): string[] {
+  const found = [text];
+  let current = text;
+  for (let round = 0; round < 3; round += 1) {
+    const uri = /^file:(?:\/\/[^/]*)?(\/[^?#]*)/i.exec(current)?.[1];
+    const next = percentDecoded(uri ?? current);
+    if (next === current) break;
+    found.push(next);
+    current = next;
+  }
+  return found;
+}
+
+function percentDecoded(text: string): string {
+  if (!text.includes('%')) return text;
+  return text.replace(/(?:%[0-9a-f]{2})+/gi, (run) => {
+    try {
+      return decodeURIComponent(run);
+    } catch {
+      // Not UTF-8: byte by byte, as a tool that decodes to Latin-1 would.
+      return run.replace(/%([0-9a-f]{2})/gi, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+    }
+  });
 }
 
 /**
@@ -73,17 +132,26 @@ function throughProc(path: string, cwd: string | undefined): string {
 function pathsAnywhere(input: unknown): string[] {
   const found: string[] = [];
   let budget = 1000;
+  let joins = JOINS_KEPT;
+  // A line break or a NUL ends a path.
+  const pathLike = (value: unknown): value is string => typeof value === 'string' && value !== '' && value.length < 4096 && !/[\x00-\x1f]/.test(value);
   const walk = (value: unknown, depth: number): void => {
     if (budget-- <= 0 || depth > 6) return;
-    if (typeof value === 'string') {
-      // A line break or a NUL ends a path.
-      if (value !== '' && value.length < 4096 && !/[\x00-\x1f]/.test(value)) found.push(value);
-    } else if (Array.isArray(value)) for (const item of value) walk(item, depth + 1);
-    else if (value !== null && typeof value === 'object') for (const item of Object.values(value)) walk(item, depth + 1);
+    if (pathLike(value)) found.push(value);
+    const items = Array.isArray(value) ? value : value !== null && typeof value === 'object' ? Object.values(value) : undefined;
+    if (items === undefined) return;
+    for (const item of items) walk(item, depth + 1);
+    // A path split across fields of one object ({dir, name}, {path, file}): each folder-like
+    // string joined with each relative one, the first few of each object, a few in all.
+    const strings = items.filter(pathLike).slice(0, 8);
+    for (const dir of strings) for (const name of strings) if (dir !== name && !/^(?:\/|~|file:)/i.test(name) && joins-- > 0) found.push(`${dir.replace(/\/+$/, '')}/${name}`);
   };
   walk(input, 0);
   return found;
 }
+
+/** Joins of split fields judged per call at most: each costs a path to follow. */
+const JOINS_KEPT = 64;
 
 function inside(path: string, root: string): boolean {
   return path === root || path.startsWith(root.endsWith('/') ? root : `${root}/`);
@@ -92,15 +160,17 @@ function inside(path: string, root: string): boolean {
 /** Why the call touches recap's state, or undefined when it does not. */
 export function protectionRefusal(call: ToolCall, cwd: string | undefined, state: ProtectedState, recapPaths: ReadonlySet<string>): string | undefined {
   const base = call.dir !== undefined ? absolute(call.dir, cwd, state.home) : cwd;
+  const real = state.links?.();
   if (call.kind === 'shell') {
-    const hit = base !== undefined && call.dir !== undefined ? state.paths.find((p) => inside(base, p)) : undefined;
+    const dirs = base !== undefined && call.dir !== undefined ? places(base, undefined, state.home, real) : [];
+    const hit = state.paths.find((p) => dirs.some((dir) => inside(dir, p)));
     if (hit) return `${call.name} in ${call.dir} runs inside recap's own files (${hit})`;
     if (typeof call.command !== 'string') return undefined;
     // Files a shell call changes outside its command line (Codex applies a patch handed to
     // apply_patch in exec_command itself) are judged as a patch's; the way out names none.
     if (call.paths.length > 0 && !classifyBash(call.command, recapPaths).allowed) {
       for (const candidate of call.paths) {
-        const refusal = pathRefusal({ ...call, kind: 'patch' }, candidate, base, state);
+        const refusal = pathRefusal({ ...call, kind: 'patch' }, candidate, base, state, real);
         if (refusal) return refusal;
       }
     }
@@ -110,30 +180,33 @@ export function protectionRefusal(call: ToolCall, cwd: string | undefined, state
   // a path in any field: every string of its input that reads as a path is judged.
   const candidates = KNOWN_SHAPES.has(call.kind) ? call.paths : [...call.paths, ...pathsAnywhere(call.input)];
   if (call.glob !== undefined) {
-    const root = absolute(call.paths[0] ?? '.', base, state.home);
-    const glob = call.glob.startsWith('/') || call.glob.startsWith('~') ? absolute(call.glob, base, state.home) : join(root, call.glob);
-    const hit = state.paths.find((p) => globReaches(glob, p));
+    const { glob: pattern } = call;
+    const globs = places(call.paths[0] ?? '.', base, state.home, real).flatMap((root) =>
+      pattern.startsWith('/') || pattern.startsWith('~') ? places(pattern, base, state.home, real) : places(join(root, pattern), undefined, state.home, real),
+    );
+    const hit = state.paths.find((p) => globs.some((glob) => globReaches(glob, p)));
     if (hit) return `${call.name} on ${call.glob} touches recap's own files (${hit})`;
   }
   for (const candidate of candidates) {
-    const refusal = pathRefusal(call, candidate, base, state);
+    const refusal = pathRefusal(call, candidate, base, state, real);
     if (refusal) return refusal;
   }
   return undefined;
 }
 
-/** Why a path the call names is off limits to it, if it is. */
-function pathRefusal(call: ToolCall, candidate: string, cwd: string | undefined, state: ProtectedState): string | undefined {
+/** Why a path the call names, as spelled or where it leads, is off limits to it, if it is. */
+function pathRefusal(call: ToolCall, candidate: string, cwd: string | undefined, state: ProtectedState, real: Follow | undefined): string | undefined {
   const tool = call.name;
-  const path = absolute(candidate, cwd, state.home);
-  const hit = state.paths.find((p) => inside(path, p));
+  const paths = places(candidate, cwd, state.home, real);
+  const hit = state.paths.find((p) => paths.some((path) => inside(path, p)));
   if (hit) return `${tool} on ${candidate} touches recap's own files (${hit})`;
   if (READING.has(call.kind)) return undefined;
-  const setup = (state.readOnly ?? []).find((p) => inside(path, p));
+  const setup = (state.readOnly ?? []).find((p) => paths.some((path) => inside(path, p)));
   if (setup) return `${tool} on ${candidate} would change what wires recap in or runs it (${setup})`;
-  const settings = state.settingsNames?.find((s) => s.path.test(path));
+  const settings = state.settingsNames?.find((s) => paths.some((path) => s.path.test(path)));
   if (settings) return `${tool} on ${candidate} would change ${settings.what}, which wire recap in`;
-  if (isShadow(path, state)) return `${tool} on ${candidate} would put a ${basename(path)} on PATH in front of the real one`;
+  const shadow = paths.find((path) => isShadow(path, state));
+  if (shadow !== undefined) return `${tool} on ${candidate} would put a ${basename(shadow)} on PATH in front of the real one`;
   return undefined;
 }
 
@@ -145,7 +218,8 @@ function bashRefusal(command: string, cwd: string | undefined, state: ProtectedS
   // The way out always passes: recap's own whitelisted commands read nothing of its files
   // for the agent, and a summary may well mention them; but a summary read with --file must
   // not be one of them (recap's CLI would read its own log or config for the agent).
-  if (classifyBash(command, recapPaths).allowed) return summaryFileRefusal(command, cwd, state, recapPaths);
+  const real = state.links?.();
+  if (classifyBash(command, recapPaths).allowed) return summaryFileRefusal(command, cwd, state, recapPaths, real);
   const tokenized = tokenize(command);
   // The launcher lives in the data folder; run as a program it is recap's own business
   // (mightRunRecap judges it), so those mentions of its path are not touching the folder.
@@ -164,7 +238,7 @@ function bashRefusal(command: string, cwd: string | undefined, state: ProtectedS
     if (hit) return `the command touches recap's own files (${hit.text})`;
   }
   const words = tokenized.ok ? pathWords(tokenized.tokens.filter((t) => !launcherRuns.includes(t as never))) : [];
-  const resolved = words.map((w) => absolute(w, cwd, state.home));
+  const resolved = words.flatMap((w) => places(w, cwd, state.home, real));
   const stateHit = resolved.find((p) => state.paths.some((root) => inside(p, root) || globTouches(p, root)));
   if (stateHit) return `the command touches recap's own files (${stateHit})`;
   const stop = stopsProcess(tokenized.ok ? simpleCommands(tokenized.tokens) : []);
@@ -174,7 +248,7 @@ function bashRefusal(command: string, cwd: string | undefined, state: ProtectedS
   // Reading the setup is harmless; anything but an inert reader may change it.
   const reader = tokenized.ok && simpleCommands(tokenized.tokens).every(isInert);
   if (!reader) {
-    const why = setupWrite(text, cwd, state, resolved, words);
+    const why = setupWrite(text, cwd === undefined ? [] : places(cwd, undefined, state.home, real), state, resolved, words);
     if (why) return why;
     if (state.shellVariables?.some((name) => new RegExp(`\\b${name}\\b`).test(command)))
       return "the command changes the variables that mark the agent's shell, which recap's setup commands look for";
@@ -187,23 +261,30 @@ function bashRefusal(command: string, cwd: string | undefined, state: ProtectedS
 }
 
 /** Why the whitelisted command's `--file` (the summary to read) is recap's own file, if it is. */
-function summaryFileRefusal(command: string, cwd: string | undefined, state: ProtectedState, recapPaths: ReadonlySet<string>): string | undefined {
+function summaryFileRefusal(command: string, cwd: string | undefined, state: ProtectedState, recapPaths: ReadonlySet<string>, real: Follow | undefined): string | undefined {
   const file = readWayOut(command, recapPaths)?.options.get('--file');
   if (typeof file !== 'string' || file === '-') return undefined;
-  const path = absolute(file.replace(/^(?:\$HOME|\$\{HOME\})(?=\/|$)/, '~'), cwd, state.home);
-  const hit = state.paths.find((p) => inside(path, p));
+  const paths = places(file.replace(/^(?:\$HOME|\$\{HOME\})(?=\/|$)/, '~'), cwd, state.home, real);
+  const hit = state.paths.find((p) => paths.some((path) => inside(path, p)));
   return hit ? `submit --file ${file} would read recap's own files (${hit}) into a summary` : undefined;
 }
 
-/** Why a command that is not a mere reader could change what wires recap in or runs it. */
-function setupWrite(text: string, cwd: string | undefined, state: ProtectedState, resolved: string[], words: string[]): string | undefined {
+/**
+ * Why a command that is not a mere reader could change what wires recap in or runs it.
+ * `here`: the folder it runs in, as spelled and where it leads.
+ */
+function setupWrite(text: string, here: string[], state: ProtectedState, resolved: string[], words: string[]): string | undefined {
+  const cwd = here[0];
+  // Run inside recap's package (npm install there), anything may change it.
+  const within = (state.readOnly ?? []).find((root) => here.some((dir) => inside(dir, root)));
+  if (within) return `the command runs inside what wires recap in or runs it (${within}) and could change it`;
   for (const path of state.readOnly ?? []) {
     const hit = spellings(path, cwd, state.home).find(({ pattern }) => pattern.test(text));
     if (hit) return `the command could change what wires recap in or runs it (${hit.text})`;
   }
   // A folder holding one counts too (rm -rf .claude), but not the agent's folder, home or
   // their parents, which every command sits in.
-  const broad = (p: string) => p === state.home || (cwd !== undefined && inside(cwd, p)) || inside(state.home, p);
+  const broad = (p: string) => p === state.home || here.some((dir) => inside(dir, p)) || inside(state.home, p);
   const setupHit = resolved.find((p) => (state.readOnly ?? []).some((root) => inside(p, root) || (inside(root, p) && !broad(p)) || (globTouches(p, root) && !broad(p))));
   if (setupHit) return `the command could change what wires recap in or runs it (${setupHit})`;
   const settings = state.settingsNames?.find((s) => s.mentioned.every((word) => word.test(text)));

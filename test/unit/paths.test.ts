@@ -1,11 +1,15 @@
 // Where recap keeps its files: an XDG variable that is set but empty (or relative) is
-// treated as unset, as the XDG spec says, so nothing lands under the current folder.
-import { homedir } from 'node:os';
+// treated as unset, as the XDG spec says, so nothing lands under the current folder. Where a
+// path really leads (links followed), and recap's package read-only to the agent.
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dataDir, socketPath, userConfigPath, xdgConfigHome } from '../../src/common/paths.js';
 import { systemdUserDir } from '../../src/client/installSystemd.js';
-import { readOnlyPaths } from '../../src/daemon/recapPaths.js';
+import { protectionFor, readOnlyPaths } from '../../src/daemon/recapPaths.js';
+import { linkFollower } from '../../src/daemon/linkFollower.js';
+import { PACKAGE_ROOT } from '../../src/common/bins.js';
 import { opencodeConfigDir } from '../../src/agents/opencode/facts.js';
 
 const HOME = '/home/someone';
@@ -34,5 +38,81 @@ describe('XDG variables', () => {
     expect(dataDir(env)).toBe('/x/data/recap');
     expect(socketPath(env)).toBe('/x/run/recap/recapd.sock');
     expect(opencodeConfigDir(env, HOME)).toBe('/x/config/opencode');
+  });
+});
+
+describe('where a path really leads (linkFollower, issue 25 item 6)', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = realpathSync(mkdtempSync(join(tmpdir(), 'recap-links-')));
+    mkdirSync(join(dir, 'real', 'sub'), { recursive: true });
+    symlinkSync('/', join(dir, 'root'));
+    symlinkSync(join(dir, 'real'), join(dir, 'folder'));
+    symlinkSync('real/sub', join(dir, 'relative'));
+    symlinkSync(join(dir, 'real', 'not-yet.conf'), join(dir, 'dangling'));
+    symlinkSync('loop-b', join(dir, 'loop-a'));
+    symlinkSync('loop-a', join(dir, 'loop-b'));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it.each([
+    ['a link to / followed by a path that exists', 'root/etc/hostname', '/etc/hostname'],
+    ['a link to / followed by a path that does not exist yet', 'root/home/u/.config/recap/config.conf', '/home/u/.config/recap/config.conf'],
+    ['a link to a folder, then a new file in it', 'folder/new.txt', 'real/new.txt'],
+    ['a relative link', 'relative/x', 'real/sub/x'],
+    ['.. taken after the link, as the kernel does', 'relative/../y', 'real/y'],
+    ['a dangling link, where its target would be written', 'dangling', 'real/not-yet.conf'],
+    ['a path with no link', 'real/sub/z', 'real/sub/z'],
+  ])('%s', (_what, path, leads) => {
+    expect(linkFollower()(`${dir}/${path}`)).toBe(leads.startsWith('/') ? leads : `${dir}/${leads}`);
+  });
+
+  it('a loop of links ends (the rest as written)', () => {
+    expect(linkFollower()(`${dir}/loop-a/x`)).toMatch(/loop-[ab]\/x$/);
+  });
+
+  it('past the names it looks up one by one, a follower reads them from the folder listing, and still sees the link', () => {
+    const follow = linkFollower();
+    for (let i = 0; i < 200; i += 1) expect(follow(`${dir}/junk-${i}`)).toBe(`${dir}/junk-${i}`);
+    expect(follow(`${dir}/root/etc/hostname`)).toBe('/etc/hostname');
+    expect(follow(`${dir}/dangling`)).toBe(`${dir}/real/not-yet.conf`);
+  });
+
+  it("/proc is not followed: its links are the daemon's, not the agent's", () => {
+    expect(linkFollower()('/proc/self/cwd/x')).toBe('/proc/self/cwd/x');
+  });
+
+  it('a follower sees a link made after an earlier follower looked (nothing kept across calls)', () => {
+    const later = join(dir, 'later');
+    expect(linkFollower()(`${later}/x`)).toBe(`${later}/x`);
+    symlinkSync('/', later);
+    expect(linkFollower()(`${later}/x`)).toBe('/x');
+  });
+});
+
+describe("recap's package is read-only to the agent (issue 25, item 3)", () => {
+  const HOME_ = '/home/someone';
+
+  it('given the running package, then its whole folder, its package.json and node_modules are read-only', () => {
+    const paths = readOnlyPaths({ HOME: HOME_ });
+    expect(paths).toContain(PACKAGE_ROOT);
+    expect(paths).toContain(join(PACKAGE_ROOT, 'node_modules'));
+    // node_modules shared through a link: where it leads is read-only too.
+    expect(paths).toContain(realpathSync(join(PACKAGE_ROOT, 'node_modules')));
+  });
+
+  it('given a project outside the package, then the whole package stays read-only for it', () => {
+    const state = protectionFor({ paths: [], readOnly: readOnlyPaths({ HOME: HOME_ }), home: HOME_ }, '/tmp/some-project');
+    expect(state.readOnly).toContain(PACKAGE_ROOT);
+  });
+
+  it('given a project inside the clone recap runs from, then only its running code (bin, dist, claude-plugin, node_modules) is read-only', () => {
+    const state = protectionFor({ paths: [], readOnly: readOnlyPaths({ HOME: HOME_ }), home: HOME_ }, PACKAGE_ROOT);
+    expect(state.readOnly).not.toContain(PACKAGE_ROOT);
+    expect(state.readOnly).toEqual(expect.arrayContaining(['bin', 'dist', 'claude-plugin', 'node_modules'].map((d) => join(PACKAGE_ROOT, d))));
+  });
+
+  it('then protectionFor hands the protection rules a link follower', () => {
+    expect(protectionFor({ paths: [], home: HOME_ }, undefined).links).toBe(linkFollower);
   });
 });

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import type { CheckTool } from '../../src/events/commands.js';
 import { checkTool, type DecideContext } from '../../src/events/gate.js';
-import { protectionRefusal, type ProtectedState } from '../../src/events/protection.js';
+import { decodings, protectionRefusal, type ProtectedState } from '../../src/events/protection.js';
 import { protectedPaths } from '../../src/daemon/recapPaths.js';
 import { context, gateTripped, interactionRecorded, JOB, stateFrom, T0, toolDenied, validSummary } from '../helpers/spec.js';
 import { claudeFacts, claudeToolCall } from '../../src/agents/claude/facts.js';
@@ -231,7 +231,6 @@ describe("given recap's protected paths", () => {
       ['Glob', { pattern: '**/*.md', path: `${HOME}/docs` }],
       ['Grep', { pattern: 'recap', path: 'src' }],
       ['Grep', { pattern: '.local/share/recap' }],
-      ['WebFetch', { url: `file://${USER_CONFIG}`, prompt: 'x' }],
       ['Read', { file_path: 42 }],
       ['Read', null],
       ['Read', 'not an object'],
@@ -450,4 +449,138 @@ describe('given what wires recap in and runs it (read-only to the agent) and the
       expect(check('Bash', { command })).toBeUndefined();
     },
   );
+});
+
+describe('given paths spelled as URIs, percent-escapes or split across fields (issue 25, item 10)', () => {
+  it.each([
+    ['mcp__fs__read_file', { path: `file://${USER_CONFIG}` }],
+    ['mcp__fs__read_file', { uri: `file://localhost${USER_CONFIG}` }],
+    ['mcp__fs__read_file', { uri: `file:${USER_CONFIG}` }],
+    ['mcp__fs__write_file', { path: 'file:///home/ann/.config/%72ecap/config.conf', content: 'TOKEN_THRESHOLD=999999' }],
+    ['mcp__fs__write_file', { path: 'file:///home/ann/.config%2Frecap%2Fconfig.conf', content: '' }],
+    ['mcp__fs__write_file', { path: '%2Fhome%2Fann%2F.config%2Frecap%2Fconfig.conf', content: '' }],
+    ['mcp__fs__read_file', { path: 'file:%2F%2F%2Fhome/ann/.config/recap/config.conf' }],
+    ['mcp__fs__read_file', { path: 'file:///home/ann/.config/%2572ecap/config.conf' }],
+    ['mcp__fs__read_file', { path: `FILE://${DATA}/log/CURRENT?raw=1#top` }],
+    ['WebFetch', { url: `file://${USER_CONFIG}`, prompt: 'x' }],
+  ])('when %s %j, then it is refused as touching the user config', (tool, input) => {
+    expect(when(tool, input)).toMatch(/touches recap's own files \(\/home\/ann\/(\.config\/recap|\.local\/share\/recap)/);
+  });
+
+  it('when Bash names the config as a percent-encoded file: URI (curl), then it is refused', () => {
+    expect(bash('curl -s file:///home/ann/.config/%72ecap/config.conf')).toMatch(/touches recap's own files/);
+  });
+
+  it.each([
+    [{ dir: `${HOME}/.config/recap`, name: 'config.conf' }],
+    [{ path: `${HOME}/.config`, file: 'recap/config.conf', content: 'x' }],
+    [{ root: '~/.local/share', relative: 'recap/log/CURRENT' }],
+    [{ folder: `file://${HOME}/.config/`, filename: 'recap/config.conf' }],
+    [{ target: { base: `${HOME}/.config/recap/`, entry: 'config.conf' } }],
+    [{ parts: [`${HOME}/.config`, 'recap/config.conf'] }],
+  ])('when an MCP tool splits the path across fields %j, then the join is judged and refused', (input) => {
+    expect(when('mcp__fs__write_file', input)).toMatch(/touches recap's own files/);
+  });
+
+  it.each([
+    [{ dir: PROJECT, name: 'README.md' }],
+    [{ path: `${HOME}/.config`, file: 'recap2/config.conf' }],
+    [{ url: 'https://example.com/%72ecap', title: 'recap' }],
+    [{ path: 'file:///home/ann/notes/recap.md' }],
+  ])("when an MCP tool names %j, which leads nowhere of recap's, then it is not refused", (input) => {
+    expect(when('mcp__fs__write_file', input)).toBeUndefined();
+  });
+
+  it('decodings: a file: URI and its escapes give the path, a plain path is itself alone', () => {
+    expect(decodings('file:///home/ann/.config/%72ecap/config.conf')).toEqual(['file:///home/ann/.config/%72ecap/config.conf', '/home/ann/.config/recap/config.conf']);
+    expect(decodings('/a/100%zz')).toEqual(['/a/100%zz']);
+    expect(decodings('/a/%ff')).toEqual(['/a/%ff', '/a/\u00ff']);
+    expect(decodings('src/index.ts')).toEqual(['src/index.ts']);
+  });
+});
+
+describe('given links on the disk, as a follower reports them (issue 25, item 6)', () => {
+  // The agent made, in its project: r -> /, cfg -> ~/.config/recap, pkg -> /opt/recap, out -> /tmp/out,
+  // and a dangling conf -> ~/.config/recap/config.conf. The follower stands for the daemon's disk.
+  const LINKS: [string, string][] = [
+    [`${PROJECT}/r`, '/'],
+    [`${PROJECT}/cfg`, `${HOME}/.config/recap`],
+    [`${PROJECT}/pkg`, '/opt/recap'],
+    [`${PROJECT}/out`, '/tmp/out'],
+    [`${PROJECT}/conf`, USER_CONFIG],
+  ];
+  const follow = (path: string): string => {
+    for (const [link, target] of LINKS) if (path === link || path.startsWith(`${link}/`)) return follow(target + path.slice(link.length)).replace(/\/\/+/g, '/');
+    return path.replace(/\/[^/]+\/\.\.(?=\/|$)/, '') || '/';
+  };
+  let followers = 0;
+  const LINKED: ProtectedState = {
+    ...PROTECTED,
+    readOnly: ['/opt/recap'],
+    links: () => {
+      followers += 1;
+      return follow;
+    },
+  };
+  const check = (tool: string, input: unknown, cwd: string | undefined = CWD) => protectionRefusal(claudeToolCall(tool, input), cwd, LINKED, RECAP_PATHS);
+
+  it.each([
+    ['Write', { file_path: `r${USER_CONFIG}`, content: 'TOKEN_THRESHOLD=999999' }, USER_CONFIG],
+    ['Read', { file_path: `r${DATA}/log/CURRENT` }, DATA],
+    ['Write', { file_path: `${PROJECT}/r${DATA}/verdicts.json`, content: '{}' }, DATA],
+    ['Edit', { file_path: 'cfg/config.conf', old_string: '300', new_string: '999999' }, USER_CONFIG],
+    ['Write', { file_path: 'conf', content: 'TOKEN_THRESHOLD=999999' }, USER_CONFIG],
+    ['Glob', { pattern: '**/*', path: 'cfg' }, `${HOME}/.config/recap`],
+    ['Glob', { pattern: `r${HOME}/.config/recap/*` }, USER_CONFIG],
+    ['mcp__fs__read_file', { path: `file://${PROJECT}/r${USER_CONFIG}` }, USER_CONFIG],
+    ['mcp__fs__write_file', { dir: 'cfg', name: 'config.conf' }, `${HOME}/.config/recap`],
+    ['Bash', { command: `cat r${DATA}/log/CURRENT` }, DATA],
+    ['Bash', { command: 'sed -i s/300/999999/ cfg/config.conf' }, USER_CONFIG],
+    ['Bash', { command: `/launcher-free/cmd --out=r${USER_CONFIG}` }, USER_CONFIG],
+  ])('when %s %j goes through a link, then it is refused where it leads (%s)', (tool, input, hit) => {
+    expect(check(tool, input)).toContain(hit);
+  });
+
+  it("when a Bash shell call runs in a folder that leads into recap's files, then it is refused", () => {
+    const call = { ...claudeToolCall('Bash', { command: 'ls' }), dir: 'cfg' };
+    expect(protectionRefusal(call, CWD, LINKED, RECAP_PATHS)).toMatch(/runs inside recap's own files/);
+  });
+
+  it('when the way out reads its summary through a link into the data folder, then it is refused', () => {
+    expect(check('Bash', { command: `${LAUNCHER} submit --file r${DATA}/recapd.log` })).toMatch(/would read recap's own files/);
+  });
+
+  it.each([
+    ['Write', { file_path: 'pkg/node_modules/yargs/index.cjs', content: '' }],
+    ['Edit', { file_path: 'pkg/package.json', old_string: 'a', new_string: 'b' }],
+    ['Bash', { command: "sed -i 's/a/b/' pkg/package.json" }],
+  ])('when %s %j writes into the package through a link, then it is refused as a change to the setup', (tool, input) => {
+    expect(check(tool, input)).toMatch(/could change what wires recap in|would change what wires recap in/);
+  });
+
+  it.each([
+    ['Read', { file_path: 'pkg/package.json' }],
+    ['Write', { file_path: 'out/notes.md', content: 'x' }],
+    ['Edit', { file_path: 'src/a.ts', old_string: 'a', new_string: 'b' }],
+    ['Bash', { command: 'cat pkg/node_modules/yargs/package.json' }],
+    ['Bash', { command: 'cp README.md out/' }],
+  ])('when %s %j goes nowhere it may not, then it is not refused', (tool, input) => {
+    expect(check(tool, input)).toBeUndefined();
+  });
+
+  it('when Bash runs a writer inside the package folder, then it is refused; a reader there is not', () => {
+    expect(check('Bash', { command: 'npm install left-pad' }, '/opt/recap')).toMatch(/runs inside what wires recap in or runs it \(\/opt\/recap\)/);
+    expect(check('Bash', { command: 'npm install left-pad' }, `${PROJECT}/pkg`)).toMatch(/runs inside what wires recap in/);
+    expect(check('Bash', { command: 'cat package.json' }, '/opt/recap')).toBeUndefined();
+  });
+
+  it('then one follower serves each judged call', () => {
+    const before = followers;
+    check('Write', { file_path: 'out/a', content: '' });
+    expect(followers - before).toBe(1);
+  });
+
+  it('without a follower, the same paths are judged as spelled (the link is not known)', () => {
+    expect(when('Write', { file_path: `r${USER_CONFIG}`, content: '' })).toBeUndefined();
+  });
 });

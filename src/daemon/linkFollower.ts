@@ -1,0 +1,82 @@
+// Where a path really leads on this disk, symlinks followed: the protection rules judge a
+// path both as spelled and where it leads (ln -s / r; then r/home/u/.config/recap/...).
+import { lstatSync, readdirSync, readlinkSync } from 'node:fs';
+
+/** Links followed per judged call at most, as the kernel's own limit (MAXSYMLINKS). */
+const MAX_LINKS = 40;
+
+/**
+ * Names looked up one by one per judged call; past them (an MCP input of a thousand
+ * strings), a folder is listed once and its names read from the listing.
+ */
+const MAX_LSTATS = 128;
+
+type Budget = { links: number; lstats: number; listings: Map<string, Map<string, boolean> | undefined> };
+
+/**
+ * A follower for one judged call: its memo of the places already found lives only as long as
+ * the call, so a link made or removed between two calls is seen by the next. Each path costs
+ * one lstat per component not seen before in the call, none past the first missing one.
+ */
+export function linkFollower(): (path: string) => string {
+  const memo = new Map<string, string>();
+  const budget: Budget = { links: MAX_LINKS, lstats: MAX_LSTATS, listings: new Map() };
+  return (path) => follow(path, memo, budget);
+}
+
+/** Whether `name` in `folder` is a link (true), something else (false), or not there (undefined). */
+function entry(folder: string, name: string, budget: Budget): boolean | undefined {
+  const path = folder === '/' ? `/${name}` : `${folder}/${name}`;
+  if (budget.lstats-- > 0) return lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink();
+  let listing = budget.listings.get(folder);
+  if (!budget.listings.has(folder)) {
+    try {
+      listing = new Map(readdirSync(folder, { withFileTypes: true }).map((e) => [e.name, e.isSymbolicLink()]));
+    } catch {
+      listing = undefined;
+    }
+    budget.listings.set(folder, listing);
+  }
+  return listing?.get(name);
+}
+
+/**
+ * The path with every symlink in it followed, its `..` taken physically (after a link, as
+ * the kernel does); past the deepest part that exists, the rest as written. A dangling link
+ * leads where its target would be written. /proc is not followed: its links are the
+ * daemon's (its cwd, its fds), not the agent's; the rules read /proc spellings themselves.
+ */
+function follow(path: string, memo: Map<string, string>, budget: Budget): string {
+  let current = '/';
+  let exists = true;
+  for (const name of path.split('/')) {
+    if (name === '' || name === '.') continue;
+    if (name === '..') {
+      current = current.slice(0, current.lastIndexOf('/')) || '/';
+      continue;
+    }
+    const next = current === '/' ? `/${name}` : `${current}/${name}`;
+    if (!exists || next === '/proc' || next.startsWith('/proc/')) {
+      current = next;
+      continue;
+    }
+    let real = memo.get(next);
+    if (real === undefined) {
+      real = next;
+      try {
+        const link = entry(current, name, budget);
+        if (link === undefined) exists = false;
+        else if (link && budget.links-- > 0) {
+          const target = readlinkSync(next);
+          real = follow(target.startsWith('/') ? target : `${current}/${target}`, memo, budget);
+        }
+      } catch {
+        // Not a folder on the way, or not ours to look at: the rest as written.
+        exists = false;
+      }
+      memo.set(next, real);
+    }
+    current = real;
+  }
+  return current;
+}
