@@ -4,6 +4,7 @@
 // stays small; the rest of an agent (payload schemas, transcript, installer, doctor) is in
 // its adapter (adapter.ts).
 import type { ContextLimit } from '../events/contextFit.js';
+import type { AgentLaunch } from '../events/nestedAgents.js';
 import type { SettingsName } from '../events/protection.js';
 import type { ToolCall } from '../events/toolCall.js';
 
@@ -52,6 +53,8 @@ export type AgentFacts = {
   projectSettingsFiles(project: string): string[];
   /** The settings files by shape, wherever they seem to be. */
   settingsNames: readonly SettingsName[];
+  /** How the agent is started, and the switches and variables that start it without recap's hooks. */
+  launch: AgentLaunch;
 };
 
 /** An empty answer: the agent goes on as if there were no hook. */

@@ -95,4 +95,20 @@ export const geminiFacts: AgentFacts = {
     // hooks migrate, gemini trust) name no file.
     { path: /(?!)/, mentioned: [/\bgemini\b/, /\b(?:extensions?|hooks|trust)\b/], what: "Gemini CLI's extensions, hooks or trusted folders" },
   ],
+  // recap's hooks come in its extension (extension.ts's EXTENSION_NAME); -e names the only
+  // extensions a session loads.
+  launch: {
+    title: 'Gemini CLI',
+    programs: ['gemini'],
+    packages: ['@google/gemini-cli'],
+    switches: [
+      {
+        options: ['-e', '--extensions'],
+        takesValue: true,
+        keeps: (list) => list.split(/[\s,]+/).some((name) => name.toLowerCase() === 'recap'),
+        does: "extensions chosen without recap's",
+      },
+    ],
+    variables: /^(?:HOME|GEMINI_CLI_HOME|GEMINI_CLI_SYSTEM_SETTINGS_PATH|GEMINI_CLI_SYSTEM_DEFAULTS_PATH)$/,
+  },
 };

@@ -142,4 +142,13 @@ export const opencodeFacts: AgentFacts = {
     // The opencode command's own setup subcommands (opencode mcp add, opencode uninstall) name no file.
     { path: /(?!)/, mentioned: [/\bopencode\b/, /\b(?:mcp|uninstall|plugins?)\b/], what: "opencode's config and plugins" },
   ],
+  // recap is a plugin in the global config folder: --pure loads none, another config home
+  // loses it, and another config (file, text or folder) can add a plugin that rewrites a call.
+  launch: {
+    title: 'opencode',
+    programs: ['opencode'],
+    packages: ['opencode-ai'],
+    switches: [{ options: ['--pure'], does: "no plugins, recap's among them" }],
+    variables: /^(?:HOME|XDG_CONFIG_HOME|OPENCODE_(?:PURE|CONFIG|CONFIG_CONTENT|CONFIG_DIR|TEST_HOME|TEST_MANAGED_CONFIG_DIR|DISABLE_DEFAULT_PLUGINS))$/,
+  },
 };
