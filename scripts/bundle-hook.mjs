@@ -44,7 +44,7 @@ const foreign = [hot, cold]
   // Each agent's facts (dist/agents/known.js and <agent>/facts.js) are pure and small.
   .filter(
     (input) =>
-      !/^dist\/(client|common)\/|^dist\/events\/(whitelist|shellTokens|protection|runsRecap|glob|toolCall)\.js$|^dist\/daemon\/(recapPaths|verdicts|linkFollower)\.js$|^dist\/agents\/(known|facts|[a-z]+\/facts)\.js$/.test(
+      !/^dist\/(client|common)\/|^dist\/events\/(whitelist|shellTokens|shellCommands|protection|nestedAgents|recapSignals|runsRecap|glob|toolCall)\.js$|^dist\/daemon\/(recapPaths|verdicts|linkFollower)\.js$|^dist\/agents\/(known|facts|[a-z]+\/facts)\.js$/.test(
         input,
       ),
   );

@@ -4,6 +4,7 @@
 // stays small; the rest of an agent (payload schemas, transcript, installer, doctor) is in
 // its adapter (adapter.ts).
 import type { ContextLimit } from '../events/contextFit.js';
+import type { AgentLaunch } from '../events/nestedAgents.js';
 import type { SettingsName } from '../events/protection.js';
 import type { ToolCall } from '../events/toolCall.js';
 
@@ -39,12 +40,6 @@ export type AgentFacts = {
   contextLimit?: ContextLimit;
   /** The context window of one of the agent's models in tokens, where the agent's own reports say it. */
   contextWindow?(model: string): number | undefined;
-  /**
-   * How the agent's own process is recognised among a caller's ancestors: its program's file
-   * names (a native binary's, or the script Node runs, without .js) and its npm packages,
-   * as they appear in the paths of its command line.
-   */
-  programs: { names: readonly string[]; packages: readonly string[] };
   /** The variables the agent sets in its shell tool, which mark a command run by the agent. */
   shellVariables: readonly string[];
   /**
@@ -58,6 +53,8 @@ export type AgentFacts = {
   projectSettingsFiles(project: string): string[];
   /** The settings files by shape, wherever they seem to be. */
   settingsNames: readonly SettingsName[];
+  /** How the agent is started, and the switches and variables that start it without recap's hooks. */
+  launch: AgentLaunch;
 };
 
 /** An empty answer: the agent goes on as if there were no hook. */

@@ -4,4 +4,4 @@
 import { agentOfBy, type AgentMarks } from '../events/caller.js';
 import { AGENT_FACTS, AGENT_SHELL_VARIABLES } from './known.js';
 
-export const AGENT_MARKS: AgentMarks = { variables: AGENT_SHELL_VARIABLES, agentOf: agentOfBy(Object.values(AGENT_FACTS)) };
+export const AGENT_MARKS: AgentMarks = { variables: AGENT_SHELL_VARIABLES, agentOf: agentOfBy(Object.values(AGENT_FACTS).map((facts) => facts.launch)) };

@@ -7,13 +7,13 @@ import { closeSync, existsSync, fstatSync, openSync, readFileSync, readSync, con
 import { parseConfigFile } from '../common/configFile.js';
 import { jobIdFor, projectRoot } from '../common/jobs.js';
 import { eventLogDir, projectConfigPath, socketPath, userConfigPath } from '../common/paths.js';
-import { protectedPaths, protectionFor, readOnlyPaths, recapPaths, shadowDirs } from '../daemon/recapPaths.js';
+import { protectedPaths, protectionFor, readOnlyPaths, recapPaths, recapProcesses, shadowDirs } from '../daemon/recapPaths.js';
 import { protectionRefusal } from '../events/protection.js';
 import { VERDICT_FILE_VERSION, verdictPath, type TrippedVerdict, type Verdicts } from '../daemon/verdicts.js';
 import { classifyBash } from '../events/whitelist.js';
 import type { AgentFacts, HookAnswer as Answer } from '../agents/facts.js';
 import { connectOrStart } from './autostart.js';
-import { isAlive, lockHolder } from '../common/daemonRecord.js';
+import { isAlive, lockHolder, readPidFile } from '../common/daemonRecord.js';
 import { readProc } from '../common/processes.js';
 import type { Client } from './socketClient.js';
 
@@ -114,7 +114,13 @@ function isWayOut(facts: AgentFacts, payload: Record<string, unknown>): boolean 
 function protectedFileRefusal(facts: AgentFacts, payload: Record<string, unknown>): string | undefined {
   const cwd = typeof payload.cwd === 'string' && payload.cwd.startsWith('/') ? payload.cwd : undefined;
   const env = process.env;
-  const base = { paths: protectedPaths(env), readOnly: readOnlyPaths(env), shadowDirs: shadowDirs(env), home: env.HOME ?? '/' };
+  const base = {
+    paths: protectedPaths(env),
+    readOnly: readOnlyPaths(env),
+    shadowDirs: shadowDirs(env),
+    home: env.HOME ?? '/',
+    recapProcesses: recapProcesses(readPidFile(env)?.pid),
+  };
   const state = protectionFor(base, cwd !== undefined ? projectRoot(cwd) : undefined);
   try {
     return protectionRefusal(toolCallOf(facts, payload), cwd, state, recapPaths(env));

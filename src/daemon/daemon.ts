@@ -19,7 +19,7 @@ import { CommandRefused } from '../events/commands.js';
 import { UndecodableEvent } from './codec.js';
 import { type Projection, USER_SCOPE } from './projection.js';
 import { loadProjection } from './snapshot.js';
-import { protectedPaths, readOnlyPaths, recapPaths, shadowDirs, writeLauncher } from './recapPaths.js';
+import { protectedPaths, readOnlyPaths, recapPaths, recapProcesses, shadowDirs, writeLauncher } from './recapPaths.js';
 import { LauncherEndpoint } from './launcherEndpoint.js';
 import { UiApi } from './uiApi.js';
 import { UiServer } from './uiServer.js';
@@ -153,6 +153,7 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
     readOnlyPaths: readOnlyPaths(env),
     shadowDirs: shadowDirs(env),
     home: env.HOME ?? homedir(),
+    recapProcesses: recapProcesses(process.pid, process.argv),
     snapshotEvery: snapshotEvery(env),
     enableHttp,
     enableUi: () => enableUi(),

@@ -11,6 +11,7 @@ import { cutToFit, fits, lengthIn, type ContextLimit } from '../events/contextFi
 import { fittedBudget, contextSeqs, contextText, denySeqs, summaryTemplate, tripCause } from '../events/gateMessages.js';
 import { NO_TEXTS, type JobState, type SummaryTexts } from '../events/jobState.js';
 import type { ProtectedState } from '../events/protection.js';
+import type { RecapProcesses } from '../events/recapSignals.js';
 import { owedNotice, type Notice } from '../events/notices.js';
 import { submitSeqs } from '../events/summaries.js';
 import { tokenCounter, type TokenCounter } from '../events/tokens.js';
@@ -59,6 +60,8 @@ export type HandlerDeps = {
   /** Folders where a recap, recap-hook or node would shadow the real one on PATH. */
   shadowDirs?: string[];
   home: string;
+  /** recap's daemon as a process (pid, names), which no signal from the agent may reach. */
+  recapProcesses?: RecapProcesses;
   /** A projection snapshot is written every this many events. */
   snapshotEvery: number;
   /** Starts the HTTP hook endpoint (making its token) if it is not running; its URL. */
@@ -623,7 +626,13 @@ export class Handler {
   private protectedFor(project: string | undefined): ProtectedState {
     let state = this.protectedStates.get(project);
     if (state === undefined) {
-      const base = { paths: this.deps.protectedPaths, readOnly: this.deps.readOnlyPaths ?? [], shadowDirs: this.deps.shadowDirs ?? [], home: this.deps.home };
+      const base = {
+        paths: this.deps.protectedPaths,
+        readOnly: this.deps.readOnlyPaths ?? [],
+        shadowDirs: this.deps.shadowDirs ?? [],
+        home: this.deps.home,
+        ...(this.deps.recapProcesses && { recapProcesses: this.deps.recapProcesses }),
+      };
       state = protectionFor(base, project);
       if (this.protectedStates.size >= 10_000) this.protectedStates.clear();
       this.protectedStates.set(project, state);

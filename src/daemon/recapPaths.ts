@@ -6,6 +6,7 @@ import { basename, delimiter, dirname, join } from 'node:path';
 import { dataDir, launcherPath, launcherSocketPath, socketPath, userConfigPath, xdgConfigHome } from '../common/paths.js';
 import { PACKAGE_ROOT, RECAP_BIN } from '../common/bins.js';
 import type { ProtectedState } from '../events/protection.js';
+import type { RecapProcesses } from '../events/recapSignals.js';
 import { AGENT_FACTS, AGENT_SHELL_VARIABLES } from '../agents/known.js';
 import { linkFollower } from './linkFollower.js';
 
@@ -134,7 +135,7 @@ const SHELL_STARTUP = ['.bashrc', '.bash_profile', '.bash_login', '.bash_logout'
  * project's .recap folder (off limits) and the agents' project settings (read-only).
  */
 export function protectionFor(base: ProtectedState, project: string | undefined): ProtectedState {
-  const agents = { settingsNames: SETTINGS_NAMES, shellVariables: AGENT_SHELL_VARIABLES, links: linkFollower };
+  const agents = { settingsNames: SETTINGS_NAMES, shellVariables: AGENT_SHELL_VARIABLES, links: linkFollower, agentLaunches: AGENT_LAUNCHES };
   if (project === undefined) return { ...agents, ...base };
   const clone = cloneCode(project);
   const readOnly = clone === undefined ? (base.readOnly ?? []) : [...(base.readOnly ?? []).filter((p) => !clone.whole.includes(p)), ...clone.running];
@@ -142,6 +143,16 @@ export function protectionFor(base: ProtectedState, project: string | undefined)
 }
 
 const SETTINGS_NAMES = Object.values(AGENT_FACTS).flatMap((agent) => agent.settingsNames);
+const AGENT_LAUNCHES = Object.values(AGENT_FACTS).map((agent) => agent.launch);
+
+/**
+ * recap's daemon as `ps` and pkill see it: its pid, its program's name and its command line.
+ * The daemon passes its own; recap-hook, answering for a daemon that does not, the pid file's
+ * and the command line recap starts a daemon with.
+ */
+export function recapProcesses(pid: number | undefined, argv: readonly string[] = [process.execPath, RECAP_BIN, 'daemon']): RecapProcesses {
+  return { pids: pid === undefined ? [] : [pid], names: [basename(process.execPath), argv.join(' ')] };
+}
 
 /** The agents' settings in a project, where a project-scoped install puts the hooks. */
 export function projectReadOnlyPaths(project: string): string[] {

@@ -78,13 +78,16 @@ function callerOf(chain: readonly Proc[]): Caller {
   return { pid: proc.pid, program, ancestry: chain.slice(0, ANCESTRY_SHOWN).map(name).join(' ← ') };
 }
 
-/** An agent's own process by the names and packages in its facts: the program, or the script Node runs. */
-export function agentOfBy(agents: readonly { title: string; programs: { names: readonly string[]; packages: readonly string[] } }[]) {
+/**
+ * An agent's own process by its launch facts (the programs and npm packages that start it):
+ * the program, or the script Node runs, as its command line names them.
+ */
+export function agentOfBy(agents: readonly { title: string; programs: readonly string[]; packages: readonly string[] }[]) {
   return (proc: Proc): string | undefined => {
     const files = [proc.comm, ...proc.argv.slice(0, 2).map((arg) => arg.slice(arg.lastIndexOf('/') + 1).replace(/\.[cm]?js$/, ''))];
     for (const agent of agents) {
-      if (agent.programs.names.some((n) => files.includes(n))) return agent.title;
-      if (proc.argv.slice(0, 3).some((arg) => agent.programs.packages.some((p) => arg.includes(`/${p}`)))) return agent.title;
+      if (agent.programs.some((name) => files.includes(name))) return agent.title;
+      if (proc.argv.slice(0, 3).some((arg) => agent.packages.some((p) => arg.includes(`/${p}`)))) return agent.title;
     }
     return undefined;
   };

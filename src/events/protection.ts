@@ -5,8 +5,10 @@
 // exactly a whitelisted form (runsRecap.ts).
 import { basename, dirname, isAbsolute, join, normalize } from 'node:path/posix';
 import { globReaches, segmentMatches } from './glob.js';
-import { effectiveProgram, isInert, mightRunRecap } from './runsRecap.js';
-import { simpleCommands, tokenize, type ShellToken, type SimpleCommand, type WordToken } from './shellTokens.js';
+import { nestedAgentRefusal, type AgentLaunch } from './nestedAgents.js';
+import { signalRefusal, type RecapProcesses } from './recapSignals.js';
+import { isInert, mightRunRecap } from './runsRecap.js';
+import { simpleCommands, tokenize, type ShellToken, type WordToken } from './shellTokens.js';
 import { KNOWN_SHAPES, READING, type ToolCall } from './toolCall.js';
 import { classifyBash, readWayOut } from './whitelist.js';
 
@@ -34,6 +36,10 @@ export type ProtectedState = {
    * disk (the daemon's side, linkFollower.ts). Without it, paths are judged as spelled only.
    */
   links?: () => Follow;
+  /** How each known agent is started, to refuse starting one without recap's hooks (nestedAgents.ts). */
+  agentLaunches?: readonly AgentLaunch[];
+  /** recap's own processes, which no signal may reach (recapSignals.ts). */
+  recapProcesses?: RecapProcesses;
 };
 
 /** Where an absolute path really leads, symlinks followed. */
@@ -241,8 +247,10 @@ function bashRefusal(command: string, cwd: string | undefined, state: ProtectedS
   const resolved = words.flatMap((w) => places(w, cwd, state.home, real));
   const stateHit = resolved.find((p) => state.paths.some((root) => inside(p, root) || globTouches(p, root)));
   if (stateHit) return `the command touches recap's own files (${stateHit})`;
-  const stop = stopsProcess(tokenized.ok ? simpleCommands(tokenized.tokens) : []);
-  if (stop) return stop;
+  const signal = signalRefusal(command, state.recapProcesses);
+  if (signal) return signal;
+  const agent = nestedAgentRefusal(command, state.agentLaunches ?? []);
+  if (agent) return agent;
   const setup = setupSubcommand(command);
   if (setup) return `recap ${setup} changes recap's setup; only the user may run it, outside the agent`;
   // Reading the setup is harmless; anything but an inert reader may change it.
@@ -332,25 +340,6 @@ function globTouches(pattern: string, root: string): boolean {
     if (!segmentMatches(glob, segment)) return false;
   }
   return true;
-}
-
-/** Signals that stop a process: a stopped daemon keeps its socket and answers nobody. */
-const STOP_SIGNALS = /^-?(?:s\s*)?(?:SIG)?(?:STOP|TSTP|TTIN|TTOU)$|^-(?:19|20|21|22)$/i;
-const KILLERS = new Set(['kill', 'pkill', 'killall', 'skill']);
-
-/** Why the command would stop a process (which may be recap's daemon), if it would. */
-function stopsProcess(simple: SimpleCommand[]): string | undefined {
-  for (const command of simple) {
-    const { program, args } = effectiveProgram(command.words);
-    if (program === undefined || !KILLERS.has(program.value.split('/').at(-1) ?? '')) continue;
-    const values = args.map((a) => a.value);
-    const named = (v: string) => STOP_SIGNALS.test(v) || /^(?:19|20|21|22)$/.test(v);
-    const stopping = values.some(
-      (v, i) => STOP_SIGNALS.test(v) || (['-s', '--signal', '-n'].includes(v) && named(values[i + 1] ?? '')) || (v.startsWith('--signal=') && named(v.slice(9))),
-    );
-    if (stopping) return "stopping a process could stop recap's daemon, which would then answer no hook; only the user may do that, outside the agent";
-  }
-  return undefined;
 }
 
 /** Every word of a command that could be a path, with `$HOME` spelled as `~` and `--opt=PATH` split. */

@@ -53,12 +53,12 @@ const INERT = new Set([
 const INERT_GIT = new Set(['commit', 'log', 'show', 'diff', 'status', 'grep', 'add', 'blame']);
 
 /** Shells: they run the text given with -c, or what they read from stdin. */
-const SHELLS = new Set(['sh', 'bash', 'dash', 'zsh', 'ksh', 'mksh', 'ash', 'fish']);
+export const SHELLS = new Set(['sh', 'bash', 'dash', 'zsh', 'ksh', 'mksh', 'ash', 'fish']);
 const SH: WordToken = { kind: 'word', value: 'sh', literal: true };
 const DASH_C: WordToken = { kind: 'word', value: '-c', literal: true };
 /** Interpreters whose inline code (-c, -e, ...) or script could start recap. */
-const INTERPRETERS = new Set(['node', 'nodejs', 'python', 'python3', 'perl', 'ruby', 'php', 'deno', 'bun', 'tsx', 'ts-node', 'awk', 'gawk', 'lua']);
-const INLINE_CODE = new Set(['-c', '-e', '-E', '--eval', '-p', '--print', '-r']);
+export const INTERPRETERS = new Set(['node', 'nodejs', 'python', 'python3', 'perl', 'ruby', 'php', 'deno', 'bun', 'tsx', 'ts-node', 'awk', 'gawk', 'lua']);
+export const INLINE_CODE = new Set(['-c', '-e', '-E', '--eval', '-p', '--print', '-r']);
 
 /**
  * Programs that run the command given in their arguments, with the options of each that
@@ -87,7 +87,7 @@ const WRAPPERS: ReadonlyMap<string, ReadonlySet<string>> = new Map([
 ]);
 /** Shell words that may open a simple command without being its program. */
 const RESERVED = new Set(['!', '{', '}', 'if', 'then', 'elif', 'else', 'fi', 'do', 'done', 'while', 'until', 'for', 'case', 'esac', 'select', 'in']);
-const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]]*\])?\+?=/;
+export const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]]*\])?\+?=/;
 const DEPTH_LIMIT = 8;
 
 /** recap's commands for the agent (read the state, submit a summary): by the launcher, never a risk. */

@@ -21,14 +21,14 @@ describe('the launcher', () => {
 });
 
 describe('read-only paths', () => {
-  it('are the user settings (~/.claude and CLAUDE_CONFIG_DIR), the package bin and dist, the units and node', () => {
+  it('are the user settings (~/.claude and CLAUDE_CONFIG_DIR), the whole package and its node_modules, the units and node', () => {
     const paths = readOnlyPaths({ ...ENV, CLAUDE_CONFIG_DIR: '/home/ann/claude-cfg' });
     for (const path of [
       '/home/ann/.claude/settings.json',
       '/home/ann/.claude/settings.local.json',
       '/home/ann/claude-cfg/settings.json',
-      `${PACKAGE_ROOT}/bin`,
-      `${PACKAGE_ROOT}/dist`,
+      PACKAGE_ROOT,
+      `${PACKAGE_ROOT}/node_modules`,
       '/home/ann/.config/systemd/user/recap.service',
       '/home/ann/.config/systemd/user/recap.socket',
       process.execPath,

@@ -74,7 +74,6 @@ export const claudeFacts: AgentFacts = {
   // tripped gate denies (measured on 2.1.330: 10,000 characters pass whole, 10,001 do not).
   contextLimit: { max: 10_000, unit: 'chars' },
   contextWindow: claudeContextWindow,
-  programs: { names: ['claude'], packages: ['@anthropic-ai/claude-code'] },
   shellVariables: ['CLAUDECODE', 'CLAUDE_CODE_SESSION_ID'],
   sessionVariable: 'CLAUDE_CODE_SESSION_ID',
   // Both: Claude Code reads CLAUDE_CONFIG_DIR when it is set, and a session started without
@@ -89,4 +88,37 @@ export const claudeFacts: AgentFacts = {
     // change which plugins load, recap's among them, and name no file.
     { path: /(?!)/, mentioned: [/\bclaude\b/, /\bplugins?\b/], what: "Claude Code's plugins, one of which runs recap's hooks" },
   ],
+  // Claude Code 2.1.330's own switches (claude --help) and variables (its binary's text).
+  // --plugin-dir and --plugin-url add a plugin beside recap's hooks, taking none away.
+  launch: {
+    title: 'Claude Code',
+    programs: ['claude'],
+    packages: ['@anthropic-ai/claude-code'],
+    switches: [
+      { options: ['--bare'], does: 'no settings or plugin hooks at all' },
+      { options: ['--safe-mode'], does: 'hooks and installed plugins disabled' },
+      { options: ['--restricted'], does: 'user, project and local settings ignored' },
+      {
+        options: ['--setting-sources'],
+        takesValue: true,
+        keeps: (value) =>
+          ['user', 'project', 'local'].every((source) =>
+            value
+              .split(',')
+              .map((s) => s.trim())
+              .includes(source),
+          ),
+        does: "settings left out, recap's hooks with them",
+      },
+      // Inline JSON is read here; a file is not (it could say disableAllHooks), so only JSON that
+      // names neither hooks nor plugins passes.
+      {
+        options: ['--settings'],
+        takesValue: true,
+        keeps: (value) => value.trim().startsWith('{') && !/hook|plugin/i.test(value),
+        does: 'settings that can turn hooks off (disableAllHooks), or a file recap cannot read',
+      },
+    ],
+    variables: /^(?:HOME|CLAUDE_CONFIG_DIR|CLAUDE_CODE_(?:SIMPLE|SAFE_MODE|RESTRICTED|RESTRICT_PERSONAL_CONFIG|PERSONAL_\w+|HOST_OWNED_CONFIG_DIR|\w*SETTINGS\w*|\w*HOOKS?\w*))$/,
+  },
 };

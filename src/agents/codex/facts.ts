@@ -111,7 +111,6 @@ export const codexFacts: AgentFacts = {
   // gets a head-and-tail preview.
   contextLimit: { max: 10_000, unit: 'bytes' },
   // Set by Codex 0.169.0 in every exec_command (CODEX_THREAD_ID for long before).
-  programs: { names: ['codex'], packages: ['@openai/codex'] },
   shellVariables: ['CODEX_THREAD_ID', 'CODEX_SESSION_ID', 'CODEX_TOOL_CALL_ID'],
   // The hook's session_id: a recap command run where the shell can reach the daemon (no
   // sandbox) resolves the session's job.
@@ -125,4 +124,24 @@ export const codexFacts: AgentFacts = {
   settingsNames: [
     { path: /\/\.codex\/(?:hooks\.json|config\.toml|\.env)$/, mentioned: [/\.codex\b/, /hooks\.json|config\.toml|\.env\b/], what: "Codex's hooks, config and environment" },
   ],
+  // codex-cli 0.169.0's switches (codex exec --help): hooks are a feature, and recap's trust
+  // entries live in $CODEX_HOME/config.toml, which --ignore-user-config skips. A profile layers
+  // $CODEX_HOME/<name>.config.toml, a file recap does not protect, so none passes.
+  launch: {
+    title: 'Codex',
+    programs: ['codex'],
+    packages: ['@openai/codex'],
+    switches: [
+      { options: ['--disable'], takesValue: true, keeps: (feature) => !/hook/i.test(feature), does: 'the hooks feature switched off' },
+      {
+        options: ['-c', '--config'],
+        takesValue: true,
+        keeps: (override) => !/^\s*["']?(?:features|hooks|profiles?)\b/.test(override) && !/hook/i.test(override),
+        does: 'hooks, features or profiles overridden',
+      },
+      { options: ['-p', '--profile'], takesValue: true, does: 'a profile whose config can switch hooks off' },
+      { options: ['--ignore-user-config'], does: "the user config, and recap's hook trust in it, skipped" },
+    ],
+    variables: /^(?:HOME|CODEX_HOME)$/,
+  },
 };

@@ -108,7 +108,6 @@ export const copilotFacts: AgentFacts = {
   // Bytes of text, with room left for JSON's escapes (a newline is two bytes) under ANSWER_MAX_BYTES.
   contextLimit: { max: 48_000, unit: 'bytes' },
   // Seen by running `env` through the bash tool of the real binary (test/e2e/copilot.test.ts).
-  programs: { names: ['copilot'], packages: ['@github/copilot'] },
   shellVariables: ['COPILOT_CLI', 'COPILOT_AGENT_SESSION_ID'],
   sessionVariable: 'COPILOT_AGENT_SESSION_ID',
   // The hooks folder (any *.json there runs, no trust asked), the settings (hooks, and
@@ -143,4 +142,13 @@ export const copilotFacts: AgentFacts = {
     // The copilot command's own plugin subcommands (copilot plugin install DIR) name no file.
     { path: /(?!)/, mentioned: [/\bcopilot\b/, /\bplugins?\b/], what: "GitHub Copilot CLI's plugins, whose hooks run outside the gate" },
   ],
+  // A trusted folder's .github/copilot/settings.json can say disableAllHooks for the user's
+  // hooks too: trusting one for the session is a switch like another COPILOT_HOME.
+  launch: {
+    title: 'GitHub Copilot CLI',
+    programs: ['copilot'],
+    packages: ['@github/copilot'],
+    switches: [{ options: ['--trust-folder'], does: "a folder trusted, whose settings can turn the user's hooks off" }],
+    variables: /^(?:HOME|COPILOT_HOME|COPILOT_ALLOW_ALL)$/,
+  },
 };

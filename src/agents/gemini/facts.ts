@@ -74,7 +74,6 @@ export const geminiFacts: AgentFacts = {
       hookSpecificOutput: { hookEventName: event === 'prompt' ? 'BeforeAgent' : 'SessionStart', additionalContext: /[<>]/.test(text) ? `${text}${ESCAPED}` : text },
     }),
   // run_shell_command sets GEMINI_CLI=1; it carries no session id (checked with `env`).
-  programs: { names: ['gemini'], packages: ['@google/gemini-cli'] },
   shellVariables: ['GEMINI_CLI'],
   // What decides whether recap's hooks load and run: the settings (hooksConfig, the
   // environment redaction), every extension (recap's own, the enablement file, and any other,
@@ -96,4 +95,20 @@ export const geminiFacts: AgentFacts = {
     // hooks migrate, gemini trust) name no file.
     { path: /(?!)/, mentioned: [/\bgemini\b/, /\b(?:extensions?|hooks|trust)\b/], what: "Gemini CLI's extensions, hooks or trusted folders" },
   ],
+  // recap's hooks come in its extension (extension.ts's EXTENSION_NAME); -e names the only
+  // extensions a session loads.
+  launch: {
+    title: 'Gemini CLI',
+    programs: ['gemini'],
+    packages: ['@google/gemini-cli'],
+    switches: [
+      {
+        options: ['-e', '--extensions'],
+        takesValue: true,
+        keeps: (list) => list.split(/[\s,]+/).some((name) => name.toLowerCase() === 'recap'),
+        does: "extensions chosen without recap's",
+      },
+    ],
+    variables: /^(?:HOME|GEMINI_CLI_HOME|GEMINI_CLI_SYSTEM_SETTINGS_PATH|GEMINI_CLI_SYSTEM_DEFAULTS_PATH)$/,
+  },
 };

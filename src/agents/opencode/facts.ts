@@ -124,7 +124,6 @@ export const opencodeFacts: AgentFacts = {
   // opencode hands the model a thrown message and a system prompt whole (200 KB checked):
   // no contextLimit. Its bash tool sets OPENCODE=1 and OPENCODE_PID (checked with `env`);
   // recap's plugin adds the session.
-  programs: { names: ['opencode'], packages: ['opencode-ai', 'opencode-linux-', 'opencode-darwin-'] },
   shellVariables: ['OPENCODE', 'OPENCODE_PID', SESSION_VARIABLE],
   sessionVariable: SESSION_VARIABLE,
   // Whatever loads code into opencode: a plugin (or a custom tool) there runs inside it and
@@ -143,4 +142,13 @@ export const opencodeFacts: AgentFacts = {
     // The opencode command's own setup subcommands (opencode mcp add, opencode uninstall) name no file.
     { path: /(?!)/, mentioned: [/\bopencode\b/, /\b(?:mcp|uninstall|plugins?)\b/], what: "opencode's config and plugins" },
   ],
+  // recap is a plugin in the global config folder: --pure loads none, another config home
+  // loses it, and another config (file, text or folder) can add a plugin that rewrites a call.
+  launch: {
+    title: 'opencode',
+    programs: ['opencode'],
+    packages: ['opencode-ai'],
+    switches: [{ options: ['--pure'], does: "no plugins, recap's among them" }],
+    variables: /^(?:HOME|XDG_CONFIG_HOME|OPENCODE_(?:PURE|CONFIG|CONFIG_CONTENT|CONFIG_DIR|TEST_HOME|TEST_MANAGED_CONFIG_DIR|DISABLE_DEFAULT_PLUGINS))$/,
+  },
 };

@@ -114,7 +114,6 @@ export const qwenFacts: AgentFacts = {
   // demand fit, so fitted() never has to cut them.
   contextLimit: { max: QWEN_TEXT_MAX - 1000, unit: 'chars' },
   // Verified by running `env` through run_shell_command (test/e2e/qwen.test.ts).
-  programs: { names: ['qwen'], packages: ['@qwen-code/qwen-code'] },
   shellVariables: ['QWEN_CODE', 'QWEN_CODE_SESSION_ID'],
   sessionVariable: 'QWEN_CODE_SESSION_ID',
   // Every file that decides whether recap's hooks run: the settings (hooks, disableAllHooks,
@@ -137,4 +136,15 @@ export const qwenFacts: AgentFacts = {
     // The qwen command's own extension subcommands (qwen extensions install, link, enable) name no file.
     { path: /(?!)/, mentioned: [/\bqwen\b/, /\bextensions?\b/], what: "Qwen Code's extensions, whose hooks run outside the gate" },
   ],
+  launch: {
+    title: 'Qwen Code',
+    programs: ['qwen'],
+    packages: ['@qwen-code/qwen-code'],
+    switches: [
+      { options: ['--bare'], does: 'no hooks' },
+      { options: ['--safe-mode'], does: 'hooks, extensions and settings customisations disabled' },
+    ],
+    // System settings can say disableAllHooks for every other file.
+    variables: /^(?:HOME|QWEN_HOME|QWEN_CODE_SAFE_MODE|QWEN_CODE_SYSTEM_SETTINGS_PATH|QWEN_CODE_SYSTEM_DEFAULTS_PATH)$/,
+  },
 };
