@@ -317,6 +317,8 @@ function writeAll(fd: number, bytes: Buffer): void {
   }
 }
 
+const APPROVED_BY: Record<string, string> = { allow: 'by the user', stricter: 'at once: it made the gate stricter', firstSeen: 'as the user file first seen' };
+
 function gist(line: Line): string {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a display of whatever fields the event has; each case reads its own.
   const d = line.data as Record<string, any>;
@@ -332,7 +334,9 @@ function gist(line: Line): string {
     case 'SummaryAccepted':
       return `level ${d.level}, ${d.tokens} tokens, through #${d.coversThrough}, ${String(d.hash).slice(0, 12)}`;
     case 'ConfigApproved':
-      return `${d.file} approved by the user (sha256 ${String(d.hash).slice(0, 12)})`;
+      return `${d.file} approved ${APPROVED_BY[d.by] ?? 'by the user'} (sha256 ${String(d.hash).slice(0, 12)})`;
+    case 'ConfigHeld':
+      return `${d.file} (sha256 ${String(d.hash).slice(0, 12)}) held, waiting for approval: ${(d.held as { key: string }[]).map((h) => h.key).join(', ')}`;
     case 'ConfigApplied':
       return `${d.job ? `job ${d.job}` : 'user'}: threshold ${d.values?.TOKEN_THRESHOLD}, band ${d.values?.SUMMARY_MIN_TOKENS}..${d.values?.SUMMARY_MAX_TOKENS}`;
     case 'SessionBound':

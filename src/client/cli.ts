@@ -11,7 +11,7 @@ import { uiCommand } from './uiCommand.js';
 import { auditCommands, jobOf } from './auditCommands.js';
 import { configCommands } from './configCommands.js';
 import { AGENT_NAMES, type AgentName } from '../agents/known.js';
-import { printReport, printStatus, printSubmit } from './output.js';
+import { pendingLines, printReport, printStatus, printSubmit } from './output.js';
 import { call, chain, context, currentFolder, here, output, status, target, UsageError } from './jobCommands.js';
 import { localTime, parseDuration, timeFlag } from './time.js';
 import type { Stopped } from './lifecycle.js';
@@ -112,6 +112,7 @@ export function buildCli(args: string[]): Argv {
           if (!result) process.stdout.write('no recap daemon is running; it reads the config when it starts\n');
           else if (result.problems.length === 0) process.stdout.write(`the daemon re-read ${result.file}\n`);
           else process.stderr.write(`${result.file} has problems; the daemon keeps the last good configuration:\n${result.problems.join('\n')}\n`);
+          if (result?.pending) for (const line of pendingLines(result.pending)) process.stdout.write(`${line}\n`);
         });
         if (result && result.problems.length > 0) process.exitCode = 1;
       },

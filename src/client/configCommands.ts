@@ -1,5 +1,5 @@
-// `recap config show | check [FILE] | allow`: the configuration in force with each value's
-// source, a file's validation, and the user's approval of a changed project config file.
+// `recap config show | check [FILE] | allow [--user]`: the configuration in force with each
+// value's source, a file's validation, and the user's approval of a changed config file.
 import { existsSync } from 'node:fs';
 import { createInterface } from 'node:readline/promises';
 import { resolve } from 'node:path';
@@ -7,7 +7,7 @@ import type { Argv } from 'yargs';
 import { refuseInAgentShell } from './agentShell.js';
 import { projectRoot } from '../common/jobs.js';
 import { projectConfigPath, userConfigPath } from '../common/paths.js';
-import type { PendingConfig } from '../daemon/configService.js';
+import type { Allowed, PendingConfig } from '../daemon/configService.js';
 import type { KeyChange } from '../events/configPolicy.js';
 import { connectOrStart } from './autostart.js';
 import { pendingLines, spelled } from './output.js';
@@ -21,9 +21,8 @@ type Shown = {
   sources: Record<string, string>;
   problems: string[];
   pending?: PendingConfig;
+  userPending?: PendingConfig;
 };
-
-type Allowed = { file: string; hash: string; changes: KeyChange[]; already: boolean };
 
 const write = (line: string): void => void process.stdout.write(`${line}\n`);
 
@@ -70,6 +69,7 @@ export function configCommands(y: Argv<Common>): Argv<Common> {
           const width = Math.max(...Object.keys(shown.values).map((k) => k.length));
           for (const [key, value] of Object.entries(shown.values)) write(`${`${key}=${spelled(value)}`.padEnd(width + 24)} ${shown.sources[key] ?? 'default'}`);
           for (const problem of shown.problems) process.stderr.write(`config problem (the last good configuration is in force): ${problem}\n`);
+          if (shown.userPending) for (const line of pendingLines(shown.userPending)) write(line);
           if (shown.pending) for (const line of pendingLines(shown.pending)) write(line);
         },
       )
@@ -96,18 +96,22 @@ export function configCommands(y: Argv<Common>): Argv<Common> {
       )
       .command(
         'allow',
-        "approve this project's config file as it is now (run it yourself, never through the agent): shows what it changes",
-        (a) => a.option('yes', { type: 'boolean', default: false, describe: 'do not ask before approving at a terminal' }),
+        "approve this project's config file as it is now, or with --user your own config file (run it yourself, never through the agent): shows what it changes",
+        (a) =>
+          a
+            .option('yes', { type: 'boolean', default: false, describe: 'do not ask before approving at a terminal' })
+            .option('user', { type: 'boolean', default: false, describe: `approve the user config file (${userConfigPath()}) instead of the project's` }),
         async (argv) => {
           refuseInAgentShell('config allow');
-          const where = target(argv);
+          const where = { ...target(argv), ...(argv.user ? { user: true } : {}) };
           let hash: string | undefined;
           if (process.stdin.isTTY && !argv.yes && !argv.json) {
             const shown = await configOp<Shown>(where);
-            if (shown.pending) {
-              for (const line of pendingLines(shown.pending).slice(0, -1)) write(line);
-              if (!(await confirm(`approve ${shown.file} (sha256 ${shown.pending.hash.slice(0, 12)})? [y/N] `))) return write('not approved; nothing changed');
-              hash = shown.pending.hash;
+            const pending = argv.user ? shown.userPending : shown.pending;
+            if (pending) {
+              for (const line of pendingLines(pending).slice(0, -1)) write(line);
+              if (!(await confirm(`approve ${pending.file} (sha256 ${pending.hash.slice(0, 12)})? [y/N] `))) return write('not approved; nothing changed');
+              hash = pending.hash;
             }
           }
           const allowed = await configOp<Allowed>({ ...where, allow: true, ...(hash !== undefined ? { hash } : {}) });

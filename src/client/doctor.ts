@@ -159,23 +159,26 @@ function configCheck(project: string, env: NodeJS.ProcessEnv): Check {
   return { name: 'config', ok: true, detail: present.length > 0 ? `valid: ${present.join(', ')}` : 'no config files; the defaults are in force' };
 }
 
-/** Whether a change of the project's config file waits for the user's approval (asked of a running daemon). */
+/** Whether a change of the user's or the project's config file waits for the user's approval (asked of a running daemon). */
 async function approvalCheck(project: string, env: NodeJS.ProcessEnv): Promise<Check[]> {
-  let shown: { pending?: PendingConfig };
+  type Shown = { pending?: PendingConfig; userPending?: PendingConfig };
+  let shown: Shown;
   try {
     const client = await Client.connect(socketPath(env), 1000);
     try {
-      shown = await client.request<{ pending?: PendingConfig }>('config', { cwd: project }, 2000);
+      shown = await client.request<Shown>('config', { cwd: project, user: true }, 2000);
     } finally {
       client.close();
     }
   } catch {
     return []; // The daemon check says why it cannot be asked.
   }
-  const { pending } = shown;
-  if (!pending) return [{ name: 'config approval', ok: true, detail: 'no project config change waits for approval' }];
-  const keys = pending.held.map((h) => `${h.key}=${spelled(h.to)} (in force: ${spelled(h.from)})`).join(', ');
-  return [{ name: 'config approval', ok: false, detail: `${pending.file} waits for approval: ${keys}`, fix: 'read the change, then run yourself: recap config allow' }];
+  const waiting = [shown.userPending, shown.pending].filter((p): p is PendingConfig => p !== undefined);
+  if (waiting.length === 0) return [{ name: 'config approval', ok: true, detail: 'no config change waits for approval' }];
+  return waiting.map((pending) => {
+    const keys = pending.held.map((h) => `${h.key}=${spelled(h.to)} (in force: ${spelled(h.from)})`).join(', ');
+    return { name: 'config approval', ok: false, detail: `${pending.file} waits for approval: ${keys}`, fix: `read the change, then run yourself: ${pending.command}` };
+  });
 }
 
 /**

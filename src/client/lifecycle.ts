@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { describeHolder, isAlive, lockHolder, runningDaemon, type Holder } from '../common/daemonRecord.js';
 import { UserError } from '../common/errors.js';
 import { dataDir, eventLogDir, socketPath } from '../common/paths.js';
-import type { DaemonInfo } from '../daemon/protocol.js';
+import type { DaemonInfo, ResponseOf } from '../daemon/protocol.js';
 import { connectOrStart, whyUnreachable } from './autostart.js';
 import { Client, DaemonUnavailable, NoAnswer, RemoteError } from './socketClient.js';
 
@@ -92,7 +92,7 @@ export async function restartDaemon(env: Env = process.env): Promise<{ stopped: 
 }
 
 /** `recap reload`: the daemon re-reads the user's config; undefined when none runs (it reads it when it starts). */
-export async function reloadDaemon(env: Env = process.env): Promise<{ file: string; problems: string[] } | undefined> {
+export async function reloadDaemon(env: Env = process.env): Promise<ResponseOf<'reload'> | undefined> {
   const client = await reach(env);
   if (client) return ask(client, 'reload');
   const why = whyUnreachable(env);

@@ -4,7 +4,7 @@ import type { AgentRow, JobReport } from '../daemon/report.js';
 import type { PendingConfig } from '../daemon/configService.js';
 import { localIso, localTime } from './time.js';
 
-type Status = GateStatus & { configProblems?: string[]; configPending?: PendingConfig };
+type Status = GateStatus & { configProblems?: string[]; configPending?: PendingConfig; userConfigPending?: PendingConfig };
 
 type Entry = { level: number; tokens: number; coversThrough: number; hash: string; time: number; seq: number };
 
@@ -25,9 +25,11 @@ export function pendingLines(pending: PendingConfig): string[] {
     `config change waits for approval: ${pending.file} would weaken the gate; the values in force stay until you approve it (its stricter values already apply):`,
     ...pending.held.map((h) => `  ${h.key}: in force ${spelled(h.from)}, the file asks for ${spelled(h.to)}`),
     ...(pending.neverApproved ? ['  (a project config file written before recap asked for approval needs it once)'] : []),
-    'approve it yourself, in your own terminal (never through the agent): recap config allow',
+    `approve it yourself, in your own terminal (never through the agent): ${pending.command}`,
   ];
 }
+
+const NOTICE_ABOUT: Record<string, string> = { tripped: 'the gate tripped', accepted: 'a summary was accepted', config: 'a config change waits for your approval' };
 
 export function printStatus(status: Status): void {
   const gate = status.tripped ? `TRIPPED (${status.reason ?? 'threshold'}): submit a summary; recap context shows what to write` : 'open';
@@ -38,9 +40,9 @@ export function printStatus(status: Status): void {
     const by = status.pausedBy ? `by you (process ${status.pausedBy.ancestry})` : 'by you';
     write(`paused ${by} until ${localIso(status.pausedUntil)}: nothing counts and the gate denies nothing (recap resume ends it)`);
   }
-  if (status.lastNotice)
-    write(`last notice to you in the agent: ${status.lastNotice.kind === 'tripped' ? 'the gate tripped' : 'a summary was accepted'}, ${localIso(status.lastNotice.time)}`);
+  if (status.lastNotice) write(`last notice to you in the agent: ${NOTICE_ABOUT[status.lastNotice.kind] ?? status.lastNotice.kind}, ${localIso(status.lastNotice.time)}`);
   for (const problem of status.configProblems ?? []) process.stderr.write(`config problem (the last good configuration is in force): ${problem}\n`);
+  if (status.userConfigPending) for (const line of pendingLines(status.userConfigPending)) write(line);
   if (status.configPending) for (const line of pendingLines(status.configPending)) write(line);
 }
 

@@ -1,6 +1,7 @@
-// The configuration in force: defaults, then the user file, then a job's project file.
-// A file that fails to parse or validate is reported (file, line, key, reason) and the
-// last good configuration stays in force.
+// The configuration in force: defaults, then the user file, then a job's project file, each
+// as far as its approved content allows (configApproval.ts). A file that fails to parse or
+// validate is reported (file, line, key, reason) and the last good configuration stays.
+import type { Caller } from '../events/caller.js';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { projectConfigPath } from '../common/paths.js';
@@ -19,8 +20,11 @@ import {
 } from '../events/config.js';
 import { canonicalJson } from '../events/canonical.js';
 import { parseConfigFile } from '../common/configFile.js';
-import { configChanges, guardedValues, type KeyChange } from '../events/configPolicy.js';
-import type { ApprovedConfig } from './projection.js';
+import { configChanges, type KeyChange } from '../events/configPolicy.js';
+import { allowConfigFile, NO_FILE_HASH, settleConfigFile, type ConfigFileRef, type FileContent } from '../events/configApproval.js';
+import type { ConfigApproved, ConfigHeld, RecapEvent } from '../events/events.js';
+import type { HeldFile } from '../events/notices.js';
+import type { ApprovedConfig, HeldConfig } from './projection.js';
 
 type Env = Record<string, string | undefined>;
 export type Layer = { values: Record<string, unknown>; sources: Record<string, string> };
@@ -41,7 +45,7 @@ export function contentHash(bytes: Uint8Array): string {
   return createHash('sha256').update(bytes).digest('hex');
 }
 
-export const NO_FILE_HASH = contentHash(new Uint8Array());
+export { NO_FILE_HASH };
 
 /**
  * A config file's good values, every problem it has (all at once: its syntax, unknown keys,
@@ -131,48 +135,74 @@ function blamedKey(key: string, sources: Record<string, string>): string {
   return band.find((k) => sources[k] !== 'default') ?? key;
 }
 
-/** A project's config file as last read well: its values and the hash of its bytes. */
-type ProjectFile = { layer: Layer; hash: string };
+/** A config file as last read well: its values and the hash of its bytes. */
+type ReadFile = { layer: Layer; hash: string };
 
-const NO_FILE: ProjectFile = { layer: EMPTY_LAYER, hash: NO_FILE_HASH };
+const NO_FILE: ReadFile = { layer: EMPTY_LAYER, hash: NO_FILE_HASH };
 
-/** The approval on record for a project's config file, if any. */
-export type Approvals = (projectDir: string) => ApprovedConfig | undefined;
+/** The scope of the user's file among the approvals: project folders are absolute paths. */
+export const USER_FILE_SCOPE = '';
 
-/** A project file whose weakening values wait for the user's `recap config allow`. */
+/** What the log holds about each file's approval, by scope (a project folder, or USER_FILE_SCOPE). */
+export type ConfigRecords = {
+  approved: (scope: string) => ApprovedConfig | undefined;
+  /** The newest ConfigHeld since the file's last approval, if any. */
+  held: (scope: string) => HeldConfig | undefined;
+};
+
+const NO_RECORDS: ConfigRecords = { approved: () => undefined, held: () => undefined };
+
+/** A config file whose weakening values wait for the user's `recap config allow`. */
 export type PendingConfig = {
   file: string;
   hash: string;
   /** The keys kept at the value in force, and the value the file asks for. */
   held: KeyChange[];
-  /** No approval on record yet: a file from before approvals, or a new one. */
+  /** No approval on record yet: a project file from before approvals, or a new one. */
   neverApproved: boolean;
+  /** What the user runs to approve it. */
+  command: string;
 };
 
-/** What `recap config allow` approves: the file as read now, and what it changes. */
-export type Approval = { file: string; hash: string; values: Record<string, unknown>; changes: KeyChange[] };
+/** What `recap config allow` did: the file approved, its hash, and what it changed in force. */
+export type Allowed = { file: string; hash: string; changes: KeyChange[]; already: boolean };
 
 export const ALLOW_COMMAND = 'recap config allow';
+export const ALLOW_USER_COMMAND = 'recap config allow --user';
 
+/**
+ * The configuration in force. Each file applies as its approved content says
+ * (configApproval.ts decides); this class reads and hashes the files, and keeps the facts
+ * decided until the handler records them (drain).
+ */
 export class ConfigService {
+  /** The user's file as last read well; undefined until it is. */
+  private userRead: ReadFile | undefined;
+  /** In force while the user's file has never been read well nor approved: the last configuration on record. */
+  private legacyUser: Layer = EMPTY_LAYER;
+  /** The user's values in force (set by user()): what each project's file is over. */
   private userLayer: Layer = EMPTY_LAYER;
-  private readonly projectFiles = new Map<string, ProjectFile>();
+  private readonly projectFiles = new Map<string, ReadFile>();
   private readonly problemsByFile = new Map<string, string[]>();
   /** The configuration in force per project (undefined: the user's), combined once: every check asks for it. */
   private readonly combined = new Map<string | undefined, Effective>();
-  private readonly pendingByProject = new Map<string, PendingConfig>();
+  private readonly pendingByScope = new Map<string, PendingConfig>();
+  /** Facts decided and not yet in the log, and what they say meanwhile, by scope. */
+  private outbox: RecapEvent[] = [];
+  private readonly unrecorded = new Map<string, { approved?: FileContent; heldHash?: string }>();
 
   constructor(
     readonly userFile: string,
     private readonly env: Env,
     /** The user-wide values last recorded in the log: the last good configuration at start. */
     recorded?: Record<string, unknown>,
-    private readonly approvals: Approvals = () => undefined,
+    private readonly records: ConfigRecords = NO_RECORDS,
+    private readonly now: () => number = Date.now,
   ) {
     if (recorded) {
       const parsed = configSchema.safeParse(recorded);
       const sources = Object.fromEntries(CONFIG_KEYS.map((k) => [k, 'the last good configuration on record']));
-      if (parsed.success) this.userLayer = { values: parsed.data, sources };
+      if (parsed.success) this.legacyUser = { values: parsed.data, sources };
     }
     this.loadUser();
   }
@@ -184,79 +214,148 @@ export class ConfigService {
 
   user(): Effective {
     return this.memo(undefined, () => {
+      const defaults: Effective = { config: DEFAULT_CONFIG, sources: Object.fromEntries(CONFIG_KEYS.map((k) => [k, 'default'])) };
+      if (this.userRead !== undefined) {
+        const settled = this.settle(USER_FILE_SCOPE, { file: this.userFile }, this.userRead, EMPTY_LAYER, ALLOW_USER_COMMAND);
+        this.userLayer = settled.layer;
+        return settled.effective;
+      }
+      const approved = this.approvedFor(USER_FILE_SCOPE);
+      this.userLayer = approved ? { values: approved.values, sources: sourcesOf(approved.values, asApproved(this.userFile, approved.hash)) } : this.legacyUser;
       const combined = combine([this.userLayer]);
-      return combined.ok ? combined.effective : { config: DEFAULT_CONFIG, sources: {} };
+      return combined.ok ? combined.effective : defaults;
     });
   }
 
   forProject(projectDir: string | undefined): Effective {
     if (projectDir === undefined) return this.user();
     if (!this.projectFiles.has(projectDir)) this.loadProject(projectDir);
-    return this.memo(projectDir, () => this.guarded(projectDir));
+    return this.memo(projectDir, () => {
+      const file = projectConfigPath(projectDir);
+      const user = this.user();
+      return this.settle(projectDir, { file, project: projectDir }, this.projectFiles.get(projectDir) ?? NO_FILE, this.userLayer, ALLOW_COMMAND, user).effective;
+    });
   }
 
   /** The project's change that waits for approval, if one does. */
   pending(projectDir: string): PendingConfig | undefined {
     this.forProject(projectDir);
-    return this.pendingByProject.get(projectDir);
+    return this.pendingByScope.get(projectDir);
+  }
+
+  /** The user's file's change that waits for approval, if one does. */
+  userPending(): PendingConfig | undefined {
+    this.user();
+    return this.pendingByScope.get(USER_FILE_SCOPE);
+  }
+
+  /** The changes that wait for approval where a project's configuration comes from, each with the ConfigHeld on record that said so. */
+  heldFiles(projectDir: string | undefined): HeldFile[] {
+    const files: HeldFile[] = [];
+    for (const scope of projectDir !== undefined ? [USER_FILE_SCOPE, projectDir] : [USER_FILE_SCOPE]) {
+      const pending = scope === USER_FILE_SCOPE ? this.userPending() : this.pending(scope);
+      const record = this.records.held(scope);
+      if (pending !== undefined && record?.hash === pending.hash) files.push({ seq: record.seq, file: pending.file, held: pending.held, command: pending.command });
+    }
+    return files;
   }
 
   /**
-   * The project file applies whole when its hash is the approved one (no file, before any
-   * approval) and it reads as it did then (a "${KEY:-default}" takes the daemon's
-   * environment, which a daemon started elsewhere may not share). Otherwise each key takes
-   * the file's value only where it is stricter than the last approved file's (the user's
-   * own configuration, before any approval), and keeps that one where it is not.
+   * One file over what is beneath it (nothing for the user's, the user's values in force for
+   * a project's): what of it applies, as configApproval.ts decides against its approved content.
    */
-  private guarded(projectDir: string): Effective {
-    this.pendingByProject.delete(projectDir);
-    const file = projectConfigPath(projectDir);
-    const current = this.projectFiles.get(projectDir) ?? NO_FILE;
-    const approval = this.approvals(projectDir);
-    const wanted = combine([this.userLayer, current.layer]);
-    if (!wanted.ok) return this.user();
-    if (current.hash === (approval?.hash ?? NO_FILE_HASH) && (approval === undefined || sameValues(approval.values, current.layer.values))) {
-      return wanted.effective;
+  private settle(scope: string, ref: ConfigFileRef, read: ReadFile, beneath: Layer, command: string, fallback?: Effective): { effective: Effective; layer: Layer } {
+    this.pendingByScope.delete(scope);
+    const approved = this.approvedFor(scope);
+    const [inForce, events] = settleConfigFile({
+      type: 'SettleConfigFile',
+      ...ref,
+      read: { hash: read.hash, values: read.layer.values },
+      approved,
+      heldHash: this.heldHashFor(scope),
+      beneath: beneath.values,
+      now: this.now(),
+    });
+    this.record(scope, events);
+    const approvedHash = events.findLast((e) => e.type === 'ConfigApproved')?.data.hash ?? approved?.hash ?? NO_FILE_HASH;
+    const layer: Layer = { values: inForce.values, sources: {} };
+    for (const [key, value] of Object.entries(inForce.values)) {
+      layer.sources[key] = sameValue(value, read.layer.values[key]) ? (read.layer.sources[key] ?? ref.file) : asApproved(ref.file, approvedHash);
     }
-    const approvedLayer = approval ? { values: approval.values, sources: sourcesOf(approval.values, `${file} as approved (sha256 ${approval.hash.slice(0, 12)})`) } : EMPTY_LAYER;
-    const base = combine([this.userLayer, approvedLayer]);
-    const inForce = base.ok ? base.effective : this.user();
-    const merged = configSchema.safeParse(guardedValues(inForce.config, wanted.effective.config).values);
-    // Stricter ends of a band that cross (a floor above the old ceiling) keep the approved band.
-    const config = merged.success ? merged.data : inForce.config;
-    const held = configChanges(config, wanted.effective.config);
-    const sources: Record<string, string> = {};
-    for (const key of Object.keys(config)) {
-      const taken = !held.some((h) => h.key === key);
-      const asked = JSON.stringify(wanted.effective.config[key as keyof typeof config]);
-      sources[key] = taken ? (wanted.effective.sources[key] ?? 'default') : `${inForce.sources[key] ?? 'default'} (held: ${file} sets ${asked}, waiting for ${ALLOW_COMMAND})`;
-    }
-    if (held.length > 0) this.pendingByProject.set(projectDir, { file, hash: current.hash, held, neverApproved: approval === undefined });
-    return { config, sources };
+    const combined = combine([beneath, layer]);
+    const defaults: Effective = { config: DEFAULT_CONFIG, sources: Object.fromEntries(CONFIG_KEYS.map((k) => [k, 'default'])) };
+    if (!combined.ok) return { effective: fallback ?? defaults, layer: EMPTY_LAYER };
+    const { config, sources } = combined.effective;
+    for (const held of inForce.held) sources[held.key] = `${sources[held.key] ?? 'default'} (held: ${ref.file} sets ${JSON.stringify(held.to)}, waiting for ${command})`;
+    if (inForce.held.length > 0) this.pendingByScope.set(scope, { file: ref.file, hash: read.hash, held: inForce.held, neverApproved: inForce.neverApproved, command });
+    return { effective: { config, sources }, layer };
   }
 
   /**
-   * Reads the project's file as it is now for `recap config allow`: what approving it would
-   * change against what is in force. `expectedHash` refuses a file changed since it was shown.
+   * The user's `recap config allow` (`--user`: of the user's file): the file is read as it is
+   * now and approved whole. `expectedHash` refuses a file changed since it was shown. The
+   * approval is among the facts to record (drain).
    */
-  approval(projectDir: string, expectedHash?: string): { ok: true; approval: Approval } | { ok: false; problems: string[] } {
-    const file = projectConfigPath(projectDir);
-    const before = this.forProject(projectDir).config;
-    this.loadProject(projectDir);
+  allow(target: { project?: string; job?: string }, expectedHash?: string, caller?: Caller): { ok: true; allowed: Allowed } | { ok: false; problems: string[] } {
+    const { project } = target;
+    const scope = project ?? USER_FILE_SCOPE;
+    const file = project !== undefined ? projectConfigPath(project) : this.userFile;
+    const command = project !== undefined ? ALLOW_COMMAND : ALLOW_USER_COMMAND;
+    const before = this.forProject(project).config;
+    if (project !== undefined) this.loadProject(project);
+    else this.loadUser();
     const problems = this.problemsByFile.get(file);
-    if (problems) return { ok: false, problems: [...problems, `correct ${file}, then run ${ALLOW_COMMAND} again`] };
-    const current = this.projectFiles.get(projectDir) ?? NO_FILE;
-    if (expectedHash !== undefined && expectedHash !== current.hash) {
-      return { ok: false, problems: [`${file} changed since its changes were shown to you; run ${ALLOW_COMMAND} again and read them anew`] };
-    }
-    const wanted = combine([this.userLayer, current.layer]);
-    if (!wanted.ok) return { ok: false, problems: wanted.problems };
-    return { ok: true, approval: { file, hash: current.hash, values: current.layer.values, changes: configChanges(before, wanted.effective.config) } };
+    if (problems) return { ok: false, problems: [...problems, `correct ${file}, then run ${command} again`] };
+    const read = (project !== undefined ? this.projectFiles.get(project) : this.userRead) ?? NO_FILE;
+    const [answer, events] = allowConfigFile({
+      type: 'AllowConfigFile',
+      file,
+      ...(project !== undefined ? { project } : {}),
+      ...(target.job !== undefined && project !== undefined ? { job: target.job } : {}),
+      read: { hash: read.hash, values: read.layer.values },
+      approved: this.approvedFor(scope),
+      ...(expectedHash !== undefined ? { expectedHash } : {}),
+      ...(caller !== undefined ? { caller } : {}),
+      now: this.now(),
+    });
+    this.record(scope, events);
+    this.combined.clear();
+    const changes = configChanges(before, this.forProject(project).config);
+    return { ok: true, allowed: { file, hash: read.hash, changes, already: answer.already } };
   }
 
-  /** An approval was recorded: each project's configuration is worked out again. */
-  approvalsChanged(): void {
-    this.combined.clear();
+  /** The facts decided since the last call, for the log: the caller appends them at once. */
+  drain(): RecapEvent[] {
+    if (this.outbox.length === 0) return NO_EVENTS;
+    const events = this.outbox;
+    this.outbox = [];
+    this.unrecorded.clear();
+    return events;
+  }
+
+  private record(scope: string, events: (ConfigApproved | ConfigHeld)[]): void {
+    for (const event of events) {
+      let entry = this.unrecorded.get(scope);
+      if (entry === undefined) this.unrecorded.set(scope, (entry = {}));
+      if (event.type === 'ConfigApproved') {
+        entry.approved = { hash: event.data.hash, values: event.data.values };
+        delete entry.heldHash;
+      } else {
+        entry.heldHash = event.data.hash;
+      }
+      this.outbox.push(event);
+    }
+  }
+
+  private approvedFor(scope: string): FileContent | undefined {
+    return this.unrecorded.get(scope)?.approved ?? this.records.approved(scope);
+  }
+
+  /** A ConfigHeld decided since the approval on record, or the one on record. */
+  private heldHashFor(scope: string): string | undefined {
+    const entry = this.unrecorded.get(scope);
+    if (entry === undefined) return this.records.held(scope)?.hash;
+    return entry.heldHash ?? (entry.approved !== undefined ? undefined : this.records.held(scope)?.hash);
   }
 
   private memo(scope: string | undefined, make: () => Effective): Effective {
@@ -277,8 +376,8 @@ export class ConfigService {
 
   private loadUser(): void {
     const read = readConfigFile(this.userFile, this.env);
-    this.settle(this.userFile, read, [read.layer], (layer) => {
-      this.userLayer = layer;
+    this.keep(this.userFile, read, [read.layer], (layer) => {
+      this.userRead = { layer, hash: read.hash };
     });
   }
 
@@ -286,11 +385,12 @@ export class ConfigService {
     const file = projectConfigPath(projectDir);
     const read = readConfigFile(file, this.env);
     if (!this.projectFiles.has(projectDir)) this.projectFiles.set(projectDir, NO_FILE);
-    this.settle(file, read, [this.userLayer, read.layer], (layer) => this.projectFiles.set(projectDir, { layer, hash: read.hash }));
+    this.user();
+    this.keep(file, read, [this.userLayer, read.layer], (layer) => this.projectFiles.set(projectDir, { layer, hash: read.hash }));
   }
 
-  /** Keeps a file's layer when it has no problem at all, else its problems (every one, file's and bands'). */
-  private settle(file: string, read: { layer: Layer; problems: string[] }, layers: Layer[], keep: (layer: Layer) => void): void {
+  /** Keeps a file's read when it has no problem at all, else its problems (every one, file's and bands'). */
+  private keep(file: string, read: { layer: Layer; problems: string[] }, layers: Layer[], keep: (layer: Layer) => void): void {
     // A file read again may change any project's configuration (the user's underlies them all).
     this.combined.clear();
     const combined = combine(layers);
@@ -302,6 +402,16 @@ export class ConfigService {
       this.problemsByFile.set(file, problems);
     }
   }
+}
+
+const NO_EVENTS: RecapEvent[] = [];
+
+function asApproved(file: string, hash: string): string {
+  return `${file} as approved (sha256 ${hash.slice(0, 12)})`;
+}
+
+function sameValue(a: unknown, b: unknown): boolean {
+  return a === b || (Array.isArray(a) && Array.isArray(b) && canonicalJson(a) === canonicalJson(b));
 }
 
 function sourcesOf(values: Record<string, unknown>, source: string): Record<string, string> {

@@ -106,14 +106,24 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
     uiApi?.index.reset();
   });
 
-  const config = new ConfigService(userConfigPath(env), env, projection.appliedConfig.get(USER_SCOPE), (dir) => projection.approvedConfig.get(dir));
+  const config = new ConfigService(userConfigPath(env), env, projection.appliedConfig.get(USER_SCOPE), {
+    approved: (scope) => projection.approvedConfig.get(scope),
+    held: (scope) => projection.heldConfig.get(scope),
+  });
   for (const problem of config.problems) log.error({ problem }, `config problem, keeping the last good configuration: ${problem}`);
+  /** A change of the user's file that waits: in the daemon's log too, at start and on every re-read. */
+  const logPending = () => {
+    const pending = config.userPending();
+    if (pending) log.warn({ file: pending.file, held: pending.held }, `config change waits for approval, the approved values stay in force: run ${pending.command}`);
+    return pending;
+  };
   const reload = () => {
     const problems = config.reload();
     for (const problem of problems) log.error({ problem }, `config problem, keeping the last good configuration: ${problem}`);
+    const pending = logPending();
     return handler.recordUserConfig().then(() => {
       log.info('configuration re-read');
-      return { file: config.userFile, problems };
+      return { file: config.userFile, problems, ...(pending ? { pending } : {}) };
     });
   };
   let stop: (why: string) => void = () => undefined;
@@ -225,6 +235,7 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
     return server;
   }
   await handler.recordUserConfig();
+  logPending();
 
   // Signals are handled before the daemon says it is ready: a client may send one at once.
   process.on('SIGHUP', () => void reload());

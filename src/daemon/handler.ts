@@ -12,7 +12,7 @@ import { fittedBudget, contextSeqs, contextText, denySeqs, summaryTemplate, trip
 import { NO_TEXTS, type JobState, type SummaryTexts } from '../events/jobState.js';
 import type { ProtectedState } from '../events/protection.js';
 import type { RecapProcesses } from '../events/recapSignals.js';
-import { owedNotice, type Notice } from '../events/notices.js';
+import { owedConfigNotice, owedNotice, type Notice } from '../events/notices.js';
 import { submitSeqs } from '../events/summaries.js';
 import { tokenCounter, type TokenCounter } from '../events/tokens.js';
 import { recapWord } from '../events/whitelist.js';
@@ -24,7 +24,7 @@ import type { HookAnswer } from '../agents/facts.js';
 import type { ToolCall } from '../events/toolCall.js';
 import { usageReport } from './report.js';
 import type { ConfigService, Effective } from './configService.js';
-import { ALLOW_COMMAND, NO_FILE_HASH, sameValues } from './configService.js';
+import { sameValues } from './configService.js';
 import { projectConfigPath } from '../common/paths.js';
 import { StorageFailed, type EventStore } from './eventStore.js';
 import type { Projection } from './projection.js';
@@ -194,28 +194,34 @@ export class Handler {
   }
 
   /**
-   * A project's configuration in force, each value's source and the change waiting for
-   * approval; with `allow`, the user's approval of the file as it is now, recorded with its
-   * hash, and what it changed.
+   * A project's configuration in force, each value's source and the changes waiting for
+   * approval; with `allow`, the user's approval of the project's file (with `user`, of the
+   * user's file) as it is now, recorded with its hash, and what it changed.
    */
   private async configOp(r: RequestOf<'config'>, by?: Caller): Promise<ResponseOf<'config'>> {
     const config = this.deps.config;
+    if (r.allow && r.user) {
+      // The user's own file: no job or project to find.
+      const read = config.allow({}, r.hash, by);
+      if (!read.ok) throw new CommandRefused(read.problems.join('\n'));
+      await this.recordUserConfig();
+      return read.allowed;
+    }
     const { job, project } = this.where(r);
-    if (project === undefined) throw new CommandRefused('a project configuration needs a folder: run this in the project, or give its folder');
     if (!r.allow) {
       const { config: values, sources } = config.forProject(project);
-      const pending = config.pending(project);
-      return { file: projectConfigPath(project), userFile: config.userFile, values, sources, problems: config.problems, ...(pending ? { pending } : {}) };
+      const pending = project !== undefined ? config.pending(project) : undefined;
+      const userPending = config.userPending();
+      await this.recordDecided();
+      const file = project !== undefined ? projectConfigPath(project) : config.userFile;
+      return { file, userFile: config.userFile, values, sources, problems: config.problems, ...(pending ? { pending } : {}), ...(userPending ? { userPending } : {}) };
     }
-    const read = config.approval(project, r.hash);
+    if (project === undefined) throw new CommandRefused('a project configuration needs a folder: run this in the project, or give its folder');
+    const read = config.allow({ job, project }, r.hash, by);
     if (!read.ok) throw new CommandRefused(read.problems.join('\n'));
-    const { file, hash, values, changes } = read.approval;
-    const approved = this.deps.projection().approvedConfig.get(project);
-    const already = approved ? approved.hash === hash && sameValues(approved.values, values) : hash === NO_FILE_HASH;
-    if (!already) await this.append([{ type: 'ConfigApproved', data: { job, project, file, hash, values, ...byOf({ by }), time: this.now() } }]);
-    config.approvalsChanged();
+    await this.recordDecided();
     await this.settled({ job, project });
-    return { file, hash, changes, already };
+    return read.allowed;
   }
 
   /** Runs `read` when `job` is not given or has events; else fails, saying so. */
@@ -315,7 +321,8 @@ export class Handler {
 
   /** The notice the user is owed about the job's gate (notices.ts), if any. */
   owedNotice(where: Where): Notice | undefined {
-    return owedNotice(this.state(where.job));
+    const state = this.state(where.job);
+    return owedNotice(state) ?? owedConfigNotice(state, this.deps.config.heldFiles(where.project));
   }
 
   /** The user was shown the notice in the agent's UI. */
@@ -436,10 +443,12 @@ export class Handler {
     const { config } = await this.settled(where);
     const problems = this.deps.config.problems;
     const pending = where.project !== undefined ? this.deps.config.pending(where.project) : undefined;
+    const userPending = this.deps.config.userPending();
     return {
       ...gateStatus(this.state(where.job), config, this.now()),
       ...(problems.length > 0 ? { configProblems: problems } : {}),
-      ...(pending ? { configPending: { ...pending, command: ALLOW_COMMAND } } : {}),
+      ...(pending ? { configPending: pending } : {}),
+      ...(userPending ? { userConfigPending: userPending } : {}),
     };
   }
 
@@ -507,7 +516,8 @@ export class Handler {
    */
   private commit<T>(where: Where, ctx: Prepared, events: RecapEvent[], after?: () => T): Promise<Committed<T>> {
     const bound = this.binding(where.bind);
-    const all = [...bound, ...this.configEvents(where.job, ctx.effective), ...events];
+    // What the config files' approvals decided (configApproval.ts) goes first: it is what the rest was decided under.
+    const all = [...bound, ...this.deps.config.drain(), ...this.configEvents(where.job, ctx.effective), ...events];
     // Nothing to store: no append, no turn (an empty append made nothing durable either).
     if (all.length === 0 && after === undefined) return NOTHING_TO_COMMIT as Promise<Committed<T>>;
     const appended = this.append(all, after);
@@ -651,8 +661,15 @@ export class Handler {
   /** Records the user-wide configuration when it differs from the last on record. */
   async recordUserConfig(): Promise<void> {
     const user = this.deps.config.user();
-    if (sameValues(this.deps.projection().appliedConfig.get(USER_SCOPE), user.config)) return;
-    await this.append([configApplied(user, this.now())]);
+    const decided = this.deps.config.drain();
+    const applied = sameValues(this.deps.projection().appliedConfig.get(USER_SCOPE), user.config) ? [] : [configApplied(user, this.now())];
+    if (decided.length + applied.length > 0) await this.append([...decided, ...applied]);
+  }
+
+  /** Records what the config files' approvals decided (ConfigService.drain), if anything. */
+  private async recordDecided(): Promise<void> {
+    const decided = this.deps.config.drain();
+    if (decided.length > 0) await this.append(decided);
   }
 
   /** The counter for a configuration's encoding, loaded once and shared. */

@@ -6,7 +6,10 @@ import { bindSession, type SessionBinding } from '../events/sessions.js';
 
 export type ApprovedConfig = { hash: string; values: Record<string, unknown>; seq: number };
 
-/** The scope of the user-wide configuration in `appliedConfig`. */
+/** A config file's content held since its last approval (ConfigHeld): what waits, and the event that said so. */
+export type HeldConfig = { file: string; hash: string; held: { key: string; from: unknown; to: unknown }[]; seq: number };
+
+/** The scope of the user-wide configuration in `appliedConfig`, and of the user's file in `approvedConfig`. */
 export const USER_SCOPE = '';
 
 export class Projection {
@@ -15,8 +18,10 @@ export class Projection {
   readonly appliedConfig = new Map<string, Record<string, unknown>>();
   /** Each agent session's job, as its first SessionBound said. */
   readonly sessions = new Map<string, SessionBinding>();
-  /** The newest approval of each project's config file (`recap config allow`), by project folder. */
+  /** The approved content of each config file, by project folder (USER_SCOPE: the user's file). */
   readonly approvedConfig = new Map<string, ApprovedConfig>();
+  /** Each config file's content held since its approval, by the same scopes. */
+  readonly heldConfig = new Map<string, HeldConfig>();
   lastSeq = 0;
   /**
    * The latest time of the events folded in (a clock may go back, so not always the last
@@ -57,7 +62,13 @@ export class Projection {
     }
     if (event.type === 'ConfigApproved') {
       const { project, hash, values } = event.data;
-      this.approvedConfig.set(project, { hash, values, seq: event.seq });
+      this.approvedConfig.set(project ?? USER_SCOPE, { hash, values, seq: event.seq });
+      this.heldConfig.delete(project ?? USER_SCOPE);
+      return;
+    }
+    if (event.type === 'ConfigHeld') {
+      const { project, file, hash, held } = event.data;
+      this.heldConfig.set(project ?? USER_SCOPE, { file, hash, held, seq: event.seq });
       return;
     }
     evolve(this.job(event.data.job), event);

@@ -96,10 +96,11 @@ export const requestSchemas = {
     .refine((r) => (r.atSeq === undefined) !== (r.atTime === undefined), 'give exactly one of atSeq and atTime'),
   verify: z.object({ job: job.optional() }),
   stats: z.object({}),
-  /** `recap config show` (allow: false) and `recap config allow`: a project's configuration and its approval. */
+  /** `recap config show` (allow: false) and `recap config allow`: a project's configuration and its approval; `user`: the user's file's. */
   config: z.object({
     ...where,
     allow: z.boolean().default(false),
+    user: z.boolean().default(false),
     hash: z
       .string()
       .regex(/^[0-9a-f]{64}$/, 'hash is a sha256 in hex')
@@ -137,7 +138,7 @@ export const OPS = Object.keys(requestSchemas) as Op[];
 export type RequestOf<O extends Op> = z.infer<(typeof requestSchemas)[O]>;
 
 /** A job's gate as `status` (and `record`, `trip`) tell it. */
-export type StatusAnswer = GateStatus & { configProblems?: string[]; configPending?: PendingConfig & { command: string } };
+export type StatusAnswer = GateStatus & { configProblems?: string[]; configPending?: PendingConfig; userConfigPending?: PendingConfig };
 
 /** A job at a past moment: `replay`'s answer, one per job. */
 export type PastStatus = {
@@ -190,10 +191,10 @@ export type Responses = {
   stats: { lastSeq: number; syncs: number; memory: NodeJS.MemoryUsage };
   report: { jobs: JobReport[] };
   config:
-    | { file: string; userFile: string; values: Config; sources: Record<string, string>; problems: string[]; pending?: PendingConfig }
+    | { file: string; userFile: string; values: Config; sources: Record<string, string>; problems: string[]; pending?: PendingConfig; userPending?: PendingConfig }
     | { file: string; hash: string; changes: KeyChange[]; already: boolean };
   daemon: DaemonInfo;
-  reload: { file: string; problems: string[] };
+  reload: { file: string; problems: string[]; pending?: PendingConfig };
   stop: { pid: number };
 };
 

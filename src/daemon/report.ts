@@ -37,7 +37,7 @@ export async function usageReport(store: EventStore, filter: { job?: string; sin
   };
 
   for await (const event of store.read()) {
-    if (event.type === 'ConfigApplied') continue;
+    if (event.type === 'ConfigApplied' || event.type === 'ConfigApproved' || event.type === 'ConfigHeld') continue;
     if (filter.job !== undefined && event.data.job !== filter.job) continue;
     if (filter.since !== undefined && event.data.time < filter.since) continue;
     switch (event.type) {

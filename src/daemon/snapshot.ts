@@ -7,7 +7,7 @@ import { Packr } from 'msgpackr/pack';
 import type { JobState } from '../events/jobState.js';
 import type { SessionBinding } from '../events/sessions.js';
 import type { EventStore } from './eventStore.js';
-import { Projection, type ApprovedConfig } from './projection.js';
+import { Projection, type ApprovedConfig, type HeldConfig } from './projection.js';
 
 // Records (msgpackr's self-describing structures, defined inside each snapshot) decode a
 // chain's many same-shaped entries about three times faster than plain maps. A snapshot is
@@ -16,7 +16,7 @@ const OPTIONS = { useRecords: true, mapsAsObjects: true, moreTypes: false } as c
 const unpackr = new Packr(OPTIONS);
 
 /** Bumped whenever the record or JobState changes shape: an older snapshot is then ignored and the log replayed. */
-export const SNAPSHOT_FORMAT = 6;
+export const SNAPSHOT_FORMAT = 7;
 
 type SnapshotRecord = {
   format: number;
@@ -28,6 +28,8 @@ type SnapshotRecord = {
   /** Sessions and their jobs (format 4). */
   sessions: [string, SessionBinding][];
   approvedConfig: [string, ApprovedConfig][];
+  /** Config files' contents held since their approval (format 7). */
+  heldConfig: [string, HeldConfig][];
 };
 
 export function encodeSnapshot(projection: Projection): Buffer {
@@ -39,6 +41,7 @@ export function encodeSnapshot(projection: Projection): Buffer {
     appliedConfig: [...projection.appliedConfig.entries()],
     sessions: [...projection.sessions.entries()],
     approvedConfig: [...projection.approvedConfig.entries()],
+    heldConfig: [...projection.heldConfig.entries()],
   };
   // A new packer each time: one kept would remember every shape it has ever seen.
   return new Packr(OPTIONS).pack(record);
@@ -62,6 +65,7 @@ export function decodeSnapshot(bytes: Uint8Array): Projection | undefined {
     !Array.isArray(record.appliedConfig) ||
     !Array.isArray(record.sessions) ||
     !Array.isArray(record.approvedConfig) ||
+    !Array.isArray(record.heldConfig) ||
     !record.jobs.every(isJobState)
   ) {
     return undefined;
@@ -73,6 +77,7 @@ export function decodeSnapshot(bytes: Uint8Array): Projection | undefined {
   for (const [scope, values] of record.appliedConfig) projection.appliedConfig.set(scope, values);
   for (const [session, binding] of record.sessions) projection.sessions.set(session, binding);
   for (const [project, approved] of record.approvedConfig) projection.approvedConfig.set(project, approved);
+  for (const [scope, held] of record.heldConfig) projection.heldConfig.set(scope, held);
   return projection;
 }
 

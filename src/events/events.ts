@@ -93,24 +93,52 @@ export type ConfigApplied = {
   };
 };
 
+/** Why a config file's content counts as approved (see configApproval.ts). */
+export type ApprovedBy =
+  /** The user's `recap config allow` (`--user` for the user's file). */
+  | 'allow'
+  /** It only made the gate stricter than the approved content, so it applied at once. */
+  | 'stricter'
+  /** The user's file, the first time recap ever read it (the user wrote it before installing). */
+  | 'firstSeen';
+
 /**
- * The user approved a project's config file (`recap config allow`): a file with this
- * content hash applies whole, even where it weakens the gate. `values` are what the file
- * set, so they stay in force while a later edit of the file waits for its own approval.
+ * A config file's content counts as approved: the user's file (no `project`) or a project's
+ * `.recap/config.conf`. `values` are what applies from it, so they stay in force while a
+ * later edit of the file waits for its own approval; they are the file's own values unless
+ * part of the file waits (its stricter part applied at once; a ConfigHeld names the rest).
+ * Version 1 was a project's file approved by the user alone.
  */
 export type ConfigApproved = {
   type: 'ConfigApproved';
   data: {
     /** The job the approving command ran for (the project's files apply to all its jobs). */
-    job: string;
-    /** The project folder whose `.recap/config.conf` was approved. */
-    project: string;
+    job?: string;
+    /** The project folder whose `.recap/config.conf` was approved; absent for the user's file. */
+    project?: string;
     file: string;
     /** sha256 of the file's bytes, hex; the hash of no bytes for a file that is not there. */
     hash: string;
     values: Record<string, unknown>;
-    /** Who ran `recap config allow`, as the kernel told the daemon. */
-    by?: Caller;
+    by: ApprovedBy;
+    /** Who ran `recap config allow`, as the kernel told the daemon (by: 'allow'). */
+    caller?: Caller;
+    time: Time;
+  };
+};
+
+/**
+ * recap read a config file (no `project`: the user's) whose content weakens the gate
+ * against the approved one: the `held` keys keep the values in force until the user's
+ * `recap config allow`. Recorded once per content, so the user is told once.
+ */
+export type ConfigHeld = {
+  type: 'ConfigHeld';
+  data: {
+    project?: string;
+    file: string;
+    hash: string;
+    held: { key: string; from: unknown; to: unknown }[];
     time: Time;
   };
 };
@@ -162,8 +190,8 @@ export type GatePaused = { type: 'GatePaused'; data: { job: string; until: Time;
 /** The user resumed a paused gate before its time (`recap resume`). */
 export type GateResumed = { type: 'GateResumed'; data: { job: string; by?: Caller; time: Time } };
 
-/** What a notice to the user was about: the gate tripping, or a summary accepted. */
-export type NoticeKind = 'tripped' | 'accepted';
+/** What a notice to the user was about: the gate tripping, a summary accepted, or a config change held. */
+export type NoticeKind = 'tripped' | 'accepted' | 'config';
 
 /** The user was shown one line in the agent's own UI about the event `about` (its sequence number). */
 export type NoticeShown = {
@@ -184,6 +212,7 @@ export type RecapEvent =
   | ConfigApplied
   | SessionBound
   | ConfigApproved
+  | ConfigHeld
   | TripCancelled
   | GatePaused
   | GateResumed
@@ -202,6 +231,7 @@ export const EVENT_TYPES: readonly EventType[] = [
   'UsageRecorded',
   'SessionBound',
   'ConfigApproved',
+  'ConfigHeld',
   'TripCancelled',
   'GatePaused',
   'GateResumed',
@@ -219,7 +249,8 @@ export const CURRENT_VERSION: Record<EventType, number> = {
   ConfigApplied: 1,
   UsageRecorded: 1,
   SessionBound: 1,
-  ConfigApproved: 1,
+  ConfigApproved: 2,
+  ConfigHeld: 1,
   TripCancelled: 1,
   GatePaused: 1,
   GateResumed: 1,

@@ -66,6 +66,8 @@ export type JobState = {
   noticeOwed?: { kind: NoticeKind; seq: number };
   /** The last notice the user was shown, and when. */
   lastNotice?: { kind: NoticeKind; time: Time };
+  /** The newest ConfigHeld the job's user has been told of (its sequence number). */
+  configNoticeSeen?: number;
   /** Sessions ('' for calls without one) whose hooks found recap switched off (RECAP_DISABLE=1) and said so. */
   disabledSessions: string[];
 };
@@ -164,6 +166,7 @@ export function evolve(state: JobState, event: StoredEvent): JobState {
       return state;
     case 'NoticeShown':
       if (state.noticeOwed?.seq === event.data.about) delete state.noticeOwed;
+      if (event.data.kind === 'config') state.configNoticeSeen = Math.max(state.configNoticeSeen ?? 0, event.data.about);
       state.lastNotice = { kind: event.data.kind, time: event.data.time };
       return state;
     case 'RecapDisabled': {
@@ -177,6 +180,7 @@ export function evolve(state: JobState, event: StoredEvent): JobState {
     case 'ConfigApplied':
     case 'SessionBound':
     case 'ConfigApproved':
+    case 'ConfigHeld':
       return state;
     default: {
       const exhaustive: never = event;

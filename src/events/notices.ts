@@ -1,5 +1,7 @@
-// The one short line the user sees in the agent's own UI when the gate trips and when a
-// summary is accepted: owed from the event that moved the gate until a hook shows it.
+// The one short line the user sees in the agent's own UI when the gate trips, when a
+// summary is accepted, and when a config change waits for their approval: owed from the
+// event that said so until a hook shows it.
+import type { KeyChange } from './configPolicy.js';
 import type { NoticeKind } from './events.js';
 import { tripCause } from './gateMessages.js';
 import type { JobState } from './jobState.js';
@@ -20,4 +22,19 @@ export function owedNotice(state: JobState): Notice | undefined {
     return { ...owed, text: `recap: the gate of job ${state.job} tripped (${short}); the agent must write a summary before other tools run` };
   }
   return { ...owed, text: `recap: a summary of job ${state.job} was accepted (${state.chain.length} in its chain); the gate is open` };
+}
+
+/** A config file whose change waits for approval, with the ConfigHeld that said so. */
+export type HeldFile = { seq: number; file: string; held: KeyChange[]; command: string };
+
+/** The notice owed about config changes held since the job's user was last told, if any. */
+export function owedConfigNotice(state: JobState, files: HeldFile[]): Notice | undefined {
+  const seen = state.configNoticeSeen ?? 0;
+  if (!files.some((f) => f.seq > seen)) return undefined;
+  const each = files.map((f) => {
+    const keys = f.held.map((h) => `${h.key} ${JSON.stringify(h.from)} -> ${JSON.stringify(h.to)}`).join(', ');
+    const short = keys.length > MAX_CAUSE ? `${keys.slice(0, MAX_CAUSE)}...` : keys;
+    return `${f.file} would weaken the gate (${short}); the values in force stay until you run ${f.command} yourself`;
+  });
+  return { kind: 'config', seq: Math.max(...files.map((f) => f.seq)), text: `recap: ${each.join('; ')}` };
 }

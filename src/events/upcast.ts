@@ -8,6 +8,8 @@ type Upcaster = (data: Record<string, unknown>) => Record<string, unknown>;
 const UPCASTERS: Partial<Record<EventType, Record<number, Upcaster>>> = {
   // Version 1 of ToolDenied did not say why: every denial then came from the gate.
   ToolDenied: { 1: (data) => ({ ...data, cause: 'gate' }) },
+  // Version 1 of ConfigApproved was a project's file, approved by the user's `recap config allow`.
+  ConfigApproved: { 1: (data) => ({ ...data, by: 'allow' }) },
 };
 
 export class UnknownEventVersion extends Error {}

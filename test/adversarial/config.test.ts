@@ -4,8 +4,12 @@
 // until the user runs `recap config allow`: the next tool is still denied under the same
 // rules, `recap status` says a change waits for approval, and the way out stays open.
 // Stricter values apply at once. The real daemon, the real recap-hook, the real CLI.
+// The user's own config file is kept the same way: a program that writes it past the agent's
+// tools (python, node, git) weakens nothing until the user's `recap config allow --user`.
+import { execFile } from 'node:child_process';
 import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
+import { promisify } from 'node:util';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { removeSandbox, runCli, sandbox, startDaemon, trackedSandboxes, type DaemonProcess, type Sandbox } from '../helpers/daemon.js';
@@ -33,6 +37,31 @@ async function agentWrites(a: Attack, command: string): Promise<void> {
   const run = await runShell(a, command);
   expect(run.exitCode, `the write failed: ${run.stderr}`).toBe(0);
 }
+
+/**
+ * A program, not the agent's tool, run in the project: the file's path is built where no
+ * check of the command could see it.
+ */
+async function programWrites(a: Attack, program: 'python3' | 'node' | 'git', args: string[]): Promise<string> {
+  const { stdout } = await promisify(execFile)(program, args, { cwd: a.box.project, env: a.shellEnv });
+  return stdout;
+}
+
+/** `reload` asked of the daemon's socket by a plain program: a 4-byte length, then the JSON request. */
+const SOCKET_RELOAD = `
+const s = require('net').connect(process.env['RECAP_' + 'SOCKET']);
+const body = Buffer.from(JSON.stringify({ id: 1, op: 're' + 'load' }));
+const head = Buffer.alloc(4);
+head.writeUInt32BE(body.length);
+s.write(Buffer.concat([head, body]));
+let got = Buffer.alloc(0);
+s.on('data', (d) => {
+  got = Buffer.concat([got, d]);
+  if (got.length < 4 || got.length < 4 + got.readUInt32BE(0)) return;
+  process.stdout.write(got.subarray(4, 4 + got.readUInt32BE(0)).toString());
+  s.destroy();
+});
+`;
 
 type Shown = { values: Record<string, unknown>; sources: Record<string, string>; problems: string[]; pending?: { held: { key: string; from: unknown; to: unknown }[] } };
 
@@ -92,6 +121,10 @@ describe('a weakening project config, re-read on SIGHUP, waits for approval', ()
     rmSync(join(box.project, '.recap'), { recursive: true, force: true });
     mkdirSync(join(box.project, '.recap'));
     await reload(attack.daemon);
+    // A stricter value of the test before applied at once and counts as approved: the file's
+    // removal weakens the gate, so the user approves it to start each test from the user's values.
+    const cleared = await runCli(box, ['config', 'allow']);
+    expect(cleared.code, cleared.stderr).toBe(0);
   });
   afterEach(async () => {
     await expectWayOutOpen(attack);
@@ -321,7 +354,8 @@ describe('a restart re-reads the file and still holds what weakens', () => {
     await agentWrites(attack, `printf 'TOKEN_THRESHOLD=100000\\nMIN_TOKENS_PER_SECTION=0\\n' > .recap/config.conf`);
     await restart(attack, start);
     await expectStillGated(attack);
-    await expectHeld(attack, 'TOKEN_THRESHOLD', 300, 100000);
+    // The 100 that applied at once is the value in force a later weakening is held at.
+    await expectHeld(attack, 'TOKEN_THRESHOLD', 100, 100000);
     await expectHeld(attack, 'MIN_TOKENS_PER_SECTION', 50, 0);
     await expectWayOutOpen(attack);
     await proveWayOut(attack);
@@ -357,11 +391,16 @@ describe('recap config allow: the user approves, the approved values apply, a la
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l));
-    expect(log).toHaveLength(1);
-    expect(log[0]).toMatchObject({
+    // The user's file first seen; the stricter 55 applied at once; then the user's approval of the whole file.
+    expect(log.map((e) => [e.data.project, e.data.by])).toEqual([
+      [undefined, 'firstSeen'],
+      [box.project, 'stricter'],
+      [box.project, 'allow'],
+    ]);
+    expect(log[2]).toMatchObject({
       type: 'ConfigApproved',
-      version: 1,
-      data: { project: box.project, file: configFile(attack), hash, values: { TOKEN_THRESHOLD: 900, MIN_TOKENS_PER_SECTION: 55 } },
+      version: 2,
+      data: { project: box.project, file: configFile(attack), hash, values: { TOKEN_THRESHOLD: 900, MIN_TOKENS_PER_SECTION: 55 }, by: 'allow' },
     });
     expect(JSON.parse((await runCli(box, ['status', '--json'])).stdout)).toMatchObject({ threshold: 900 });
     expect((await runCli(box, ['status'])).stdout).not.toContain('waits for approval');
@@ -473,5 +512,103 @@ describe('recap config check and show', () => {
     const allow = await runCli(box, ['config', 'allow']);
     expect(allow.code, allow.stderr).toBe(0);
     expect(allow.stdout).toContain(`there is no ${join(box.project, '.recap', 'config.conf')}; nothing to approve`);
+  });
+});
+
+describe("a program (not the agent's tool) writes recap's config files: nothing weakens until the user approves", () => {
+  it("(a) the project's file weakened by python after a stricter value applied at once: that stricter value stays in force", async () => {
+    const attack = await trippedGate(newBox(), start);
+    await programWrites(attack, 'node', [
+      '-e',
+      "require('fs').mkdirSync('.re' + 'cap', { recursive: true }); require('fs').writeFileSync('.re' + 'cap/con' + 'fig.conf', 'TOKEN_THRESHOLD=200\\n')",
+    ]);
+    await reload(attack.daemon);
+    expect(JSON.parse((await runCli(attack.box, ['status', '--json'])).stdout)).toMatchObject({ threshold: 200, tripped: true });
+    expect((await shown(attack)).pending).toBeUndefined();
+
+    await programWrites(attack, 'python3', ['-c', "p = '.re' + 'cap/' + 'con' + 'fig.conf'\nopen(p, 'w').write('TOKEN_THRESHOLD=100000\\n')"]);
+    expect(readFileSync(configFile(attack), 'utf8')).toBe('TOKEN_THRESHOLD=100000\n');
+    await reload(attack.daemon);
+    await expectStillGated(attack);
+    // Not the user's 300: the 200 that applied at once is what the weakening is compared with.
+    await expectHeld(attack, 'TOKEN_THRESHOLD', 200, 100000);
+    await restart(attack, start);
+    await expectHeld(attack, 'TOKEN_THRESHOLD', 200, 100000);
+    await expectWayOutOpen(attack);
+    await proveWayOut(attack);
+  });
+
+  it("(b) the user's file raised to 1,000,000 by python, then reload by a plain socket request and a restart: the approved threshold stays, and status, doctor and a notice say a change waits", async () => {
+    const attack = await trippedGate(newBox(), start);
+    const { box } = attack;
+    await programWrites(attack, 'python3', ['-c', "import os\nopen(os.environ['RECAP_' + 'CONFIG'], 'w').write('TOKEN_THRESHOLD=1000000\\n')"]);
+    expect(readFileSync(box.config, 'utf8')).toBe('TOKEN_THRESHOLD=1000000\n');
+
+    const answer = JSON.parse(await programWrites(attack, 'node', ['-e', SOCKET_RELOAD])) as { result: { pending?: { held: unknown[] } } };
+    expect(answer.result.pending?.held).toEqual([{ key: 'TOKEN_THRESHOLD', from: 300, to: 1_000_000, direction: 'weaker' }]);
+    // The user hears of it in the agent's own UI, on the next call, once.
+    const told = await runHook(box.env, toolCall(attack, 'Read', { file_path: join(box.project, 'README.md') }));
+    expectDenied(told);
+    expect(told.stdout).toContain(`recap: ${box.config} would weaken the gate (TOKEN_THRESHOLD 300 -> 1000000)`);
+    expect(told.stdout).toContain('recap config allow --user yourself');
+    await expectStillGated(attack);
+    expect((await runHook(box.env, toolCall(attack, 'Read', { file_path: join(box.project, 'README.md') }))).stdout).not.toContain('would weaken the gate');
+
+    await restart(attack, start);
+    await expectStillGated(attack);
+    const status = JSON.parse((await runCli(box, ['status', '--json'])).stdout);
+    expect(status).toMatchObject({
+      threshold: 300,
+      tripped: true,
+      userConfigPending: { file: box.config, held: [{ key: 'TOKEN_THRESHOLD', from: 300, to: 1_000_000 }], command: 'recap config allow --user' },
+    });
+    const human = (await runCli(box, ['status'])).stdout;
+    expect(human).toContain(`config change waits for approval: ${box.config}`);
+    expect(human).toContain('TOKEN_THRESHOLD: in force 300, the file asks for 1000000');
+    expect(human).toContain('recap config allow --user');
+    const doctor = (await runCli(box, ['doctor'])).stdout;
+    expect(doctor).toMatch(/FAIL\s+config approval\s+.*config\.conf waits for approval: TOKEN_THRESHOLD=1000000 \(in force: 300\)/);
+    expect(doctor).toContain('fix: read the change, then run yourself: recap config allow --user');
+    // Told once: the restart found the same content held, and says nothing new.
+    expect((await runHook(box.env, toolCall(attack, 'Read', { file_path: join(box.project, 'README.md') }))).stdout).not.toContain('would weaken the gate');
+
+    await expectWayOutOpen(attack);
+    await proveWayOut(attack);
+    // Held at 300, the next window trips the gate again.
+    for (const prompt of ['x '.repeat(200), 'y '.repeat(200)]) expect((await runHook(box.env, payload(attack, 'UserPromptSubmit', { prompt }))).exitCode).toBe(0);
+    await expectStillGated(attack);
+    await expectWayOutOpen(attack);
+  });
+
+  it("(c) git checkout of an older commit's .recap/config.conf: the weakening waits; the user's recap config allow applies it", async () => {
+    const attack = await trippedGate(newBox(), start);
+    const { box } = attack;
+    rmSync(join(box.project, '.git'), { recursive: true, force: true });
+    const git = ['-c', 'user.email=u@example.com', '-c', 'user.name=user', '-c', 'init.defaultBranch=main'];
+    await programWrites(attack, 'git', [...git, 'init', '-q', '.']);
+    mkdirSync(join(box.project, '.recap'));
+    writeFileSync(configFile(attack), 'TOKEN_THRESHOLD=100000\n');
+    await programWrites(attack, 'git', [...git, 'add', '.recap/config.conf']);
+    await programWrites(attack, 'git', [...git, 'commit', '-qm', 'loose']);
+    writeFileSync(configFile(attack), 'TOKEN_THRESHOLD=200\n');
+    await programWrites(attack, 'git', [...git, 'commit', '-qam', 'strict']);
+    await reload(attack.daemon);
+    expect((await shown(attack)).values.TOKEN_THRESHOLD).toBe(200);
+
+    await programWrites(attack, 'git', [...git, 'checkout', 'HEAD~1', '--', '.recap/config.conf']);
+    expect(readFileSync(configFile(attack), 'utf8')).toBe('TOKEN_THRESHOLD=100000\n');
+    await reload(attack.daemon);
+    await expectStillGated(attack);
+    await expectHeld(attack, 'TOKEN_THRESHOLD', 200, 100000);
+    await expectWayOutOpen(attack);
+
+    const allowed = await runCli(box, ['config', 'allow']);
+    expect(allowed.code, allowed.stderr).toBe(0);
+    expect(allowed.stdout).toContain('TOKEN_THRESHOLD: 200 -> 100000 (weakens the gate)');
+    expect(JSON.parse((await runCli(box, ['status', '--json'])).stdout)).toMatchObject({ threshold: 100000, tripped: true });
+    expect((await runCli(box, ['status'])).stdout).not.toContain('waits for approval');
+    // Approving a threshold does not open a tripped gate: the summary is still owed.
+    await expectWayOutOpen(attack);
+    await proveWayOut(attack);
   });
 });

@@ -33,13 +33,16 @@ async function reload(daemon: DaemonProcess): Promise<void> {
   await reread;
 }
 
-async function configEvents(box: Sandbox): Promise<{ job?: string; values: Record<string, unknown>; sources: Record<string, string> }[]> {
+async function configEvents(
+  box: Sandbox,
+  type = 'ConfigApplied',
+): Promise<{ job?: string; values: Record<string, unknown>; sources: Record<string, string>; by?: string; hash?: string }[]> {
   const db = new Level<Buffer, Buffer>(join(box.data, 'log'), { keyEncoding: 'buffer', valueEncoding: 'buffer' });
   const values = await db.values().all();
   await db.close();
   return values
     .map((v) => unpack(v))
-    .filter((e) => e.type === 'ConfigApplied')
+    .filter((e) => e.type === type)
     .map((e) => e.data);
 }
 
@@ -68,10 +71,11 @@ describe('config.conf', () => {
     const human = await runCli(box, ['status']);
     expect(human.stderr).toContain('the last good configuration is in force');
 
-    writeFileSync(box.config, 'TOKEN_THRESHOLD=70\n');
+    // A stricter value applies at once (a weaker one would wait for recap config allow --user).
+    writeFileSync(box.config, 'TOKEN_THRESHOLD=40\n');
     await reload(daemon);
     const fixed = await status(box);
-    expect(fixed.threshold).toBe(70);
+    expect(fixed.threshold).toBe(40);
     expect(fixed.configProblems).toBeUndefined();
   });
 
@@ -110,12 +114,34 @@ describe('config.conf', () => {
   it('records the configuration in force, with where each value came from, when it changes', async () => {
     const { box, daemon } = await setup('TOKEN_THRESHOLD=300\n');
     await reload(daemon);
-    writeFileSync(box.config, 'TOKEN_THRESHOLD=400\n');
+    writeFileSync(box.config, 'TOKEN_THRESHOLD=200\n');
     await reload(daemon);
     await daemon.stop();
     const events = await configEvents(box);
-    expect(events.map((e) => e.values.TOKEN_THRESHOLD)).toEqual([300, 400]);
+    expect(events.map((e) => e.values.TOKEN_THRESHOLD)).toEqual([300, 200]);
     expect(events[1]!.sources.TOKEN_THRESHOLD).toBe(`${box.config}:1`);
     expect(events[1]!.sources.SUMMARY_MIN_TOKENS).toBe('default');
+  });
+
+  it("takes the user's file as approved the first time, holds a later weakening of it, and applies it on recap config allow --user", async () => {
+    const { box, daemon } = await setup('TOKEN_THRESHOLD=300\n');
+    writeFileSync(box.config, 'TOKEN_THRESHOLD=900\n');
+    await reload(daemon);
+    const held = await status(box);
+    expect(held).toMatchObject({
+      threshold: 300,
+      userConfigPending: { file: box.config, held: [{ key: 'TOKEN_THRESHOLD', from: 300, to: 900 }], command: 'recap config allow --user' },
+    });
+    expect((await runCli(box, ['status'])).stdout).toContain('recap config allow --user');
+    const allowed = await runCli(box, ['config', 'allow', '--user']);
+    expect(allowed.code, allowed.stderr).toBe(0);
+    expect(allowed.stdout).toContain('TOKEN_THRESHOLD: 300 -> 900 (weakens the gate)');
+    expect(await status(box)).toMatchObject({ threshold: 900 });
+    expect((await status(box)).userConfigPending).toBeUndefined();
+    await daemon.stop();
+    expect((await configEvents(box, 'ConfigApproved')).map((e) => [e.by, e.values.TOKEN_THRESHOLD])).toEqual([
+      ['firstSeen', 300],
+      ['allow', 900],
+    ]);
   });
 });

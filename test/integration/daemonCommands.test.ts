@@ -70,7 +70,8 @@ describe('recap status --daemon', () => {
       version: expect.stringMatching(/^\d+\.\d+\.\d+$/),
       socket: box.socket,
       dataDir: box.data,
-      eventLog: { path: join(box.data, 'log'), events: 2 },
+      // The user's config file approved when first seen, the user-wide configuration, the prompt.
+      eventLog: { path: join(box.data, 'log'), events: 3 },
       config: box.config,
     });
     expect(state.eventLog.bytes).toBeGreaterThan(0);
@@ -80,7 +81,7 @@ describe('recap status --daemon', () => {
     expect(human.stdout).toMatch(new RegExp(`^recap daemon running, PID ${daemon.child.pid}, recap \\d+\\.\\d+\\.\\d+ \\(Node v[\\d.]+\\), up \\d+s$`, 'm'));
     expect(human.stdout).toContain(`socket       ${box.socket}\n`);
     expect(human.stdout).toContain(`data folder  ${box.data}\n`);
-    expect(human.stdout).toMatch(/^event log {4}2 events, [\d.]+ kB/m);
+    expect(human.stdout).toMatch(/^event log {4}3 events, [\d.]+ kB/m);
   });
 
   it('with no daemon says it is not running, exits 1, and starts none', async () => {
@@ -156,17 +157,18 @@ describe('recap stop, restart and reload', () => {
     const box = newBox();
     await start(box);
     expect(JSON.parse((await runCli(box, ['status', '--json'])).stdout).threshold).toBe(500);
-    writeFileSync(box.config, 'TOKEN_THRESHOLD=700\n');
+    // Stricter than the defaults in force: it applies at once.
+    writeFileSync(box.config, 'TOKEN_THRESHOLD=400\n');
     const reloaded = await runCli(box, ['reload']);
     expect(reloaded.code, reloaded.stderr).toBe(0);
     expect(reloaded.stdout).toBe(`the daemon re-read ${box.config}\n`);
-    expect(JSON.parse((await runCli(box, ['status', '--json'])).stdout).threshold).toBe(700);
+    expect(JSON.parse((await runCli(box, ['status', '--json'])).stdout).threshold).toBe(400);
 
     writeFileSync(box.config, 'TOKEN_THRESHOLD=lots\n');
     const broken = await runCli(box, ['reload']);
     expect(broken.code).toBe(1);
     expect(broken.stderr).toContain(`${box.config}:1: TOKEN_THRESHOLD`);
-    expect(JSON.parse((await runCli(box, ['status', '--json'])).stdout).threshold).toBe(700);
+    expect(JSON.parse((await runCli(box, ['status', '--json'])).stdout).threshold).toBe(400);
   });
 
   it("are the user's: refused in an agent's shell, the daemon left running", async () => {

@@ -121,6 +121,8 @@ async function setup(lines: string[]) {
       const reread = daemon.waitForLog((l) => l.msg === 'configuration re-read' && daemon.lines.indexOf(l) >= seen);
       daemon.child.kill('SIGHUP');
       await reread;
+      // The user rewrote their own file: they approve it (a weakening waits for that).
+      await op({ op: 'config', user: true, allow: true });
     },
   };
 }

@@ -106,6 +106,9 @@ describe('recap replay --at from the nearest snapshot', () => {
     const env = { RECAP_SNAPSHOT_EVERY: '3' };
     const daemon = await start(box, env);
     for (let round = 0; round < 4; round += 1) await activity(box, round);
+    // The log also holds the user's config file approved when first seen: one more prompt
+    // leaves an event after the last snapshot (taken every 3 events).
+    await runCli(box, ['record', '--text', prose(2)]);
     await daemon.stop();
 
     const { store, events, snapshots } = await openLog(box);

@@ -239,12 +239,13 @@ describe('faults', () => {
     expect(more.errors).toEqual([]);
     const cli = await runCli(box, ['status']);
     expect(cli.stdout + cli.stderr).toMatch(/config/i);
-    writeFileSync(box.config, 'TOKEN_THRESHOLD=900\n');
+    // A stricter value applies at once (a weaker one would wait for the user's approval).
+    writeFileSync(box.config, 'TOKEN_THRESHOLD=600\n');
     const marker2 = daemon.lines.length;
     daemon.child.kill('SIGHUP');
     await daemon.waitForLog((l) => l.msg === 'configuration re-read' && daemon!.lines.indexOf(l) >= marker2);
     const fixed = (await call(client, 'status', { job: 'cfg' })).result as { threshold: number; configProblems?: string[] };
-    expect(fixed.threshold).toBe(900);
+    expect(fixed.threshold).toBe(600);
     expect(fixed.configProblems).toBeUndefined();
     client.close();
     await expectAllThere(box, new Map([...acked, ...more.acked]));
