@@ -186,6 +186,8 @@ export function daemonDown(facts: AgentFacts, payload: Record<string, unknown>, 
 function whenDown(facts: AgentFacts, payload: Record<string, unknown>, why: string): { answer: Answer; denied: boolean } {
   const deny = (reason: string) => ({ answer: facts.deny(reason), denied: true });
   const toolCall = isToolCall(facts, payload);
+  // First, whatever the call: a stopped daemon is continued, so the way out can reach it.
+  const silent = silentDaemon();
   if (toolCall) {
     const tripped = trippedJob(payload);
     if (tripped !== undefined && isWayOut(facts, payload)) {
@@ -213,10 +215,7 @@ function whenDown(facts: AgentFacts, payload: Record<string, unknown>, why: stri
     const refusal = protectedFileRefusal(facts, payload);
     if (refusal !== undefined) return deny(`recap: this call was refused: ${refusal}. The daemon is not answering (${why}); recap's own files stay off limits all the same.`);
   }
-  if (toolCall && !isWayOut(facts, payload)) {
-    const silent = silentDaemon();
-    if (silent !== undefined) return deny(silentDaemonReason(silent, why));
-  }
+  if (toolCall && !isWayOut(facts, payload) && silent !== undefined) return deny(silentDaemonReason(silent, why));
   if (toolCall && onDaemonDown(payload) === 'closed') {
     const reason =
       `recap: the daemon is not reachable (${why}) and ON_DAEMON_DOWN=closed, so every tool is denied. ` +

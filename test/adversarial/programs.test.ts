@@ -240,4 +240,13 @@ describe('a daemon that is there but silent', () => {
     expect(reason).toContain(`the daemon (PID ${pid}) had been stopped (SIGSTOP), so this tool call was denied; recap continued it (SIGCONT)`);
     await expectStillWorking(attack);
   });
+
+  it('stopped on a tripped gate: the tool call is denied from the verdict file, the daemon is continued, and the way out reaches it', async () => {
+    const attack = await trippedGate(newBox(), start);
+    const pid = attack.daemon.child.pid!;
+    expect((await runShell(attack, `perl -e 'kill "STOP", ${pid}'`)).exitCode).toBe(0);
+    expectDenied(await runHook(attack.box.env, toolCall(attack, 'Read', { file_path: join(attack.box.project, 'README.md') })));
+    expect(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0]).not.toBe('T');
+    await proveWayOut(attack);
+  });
 });
