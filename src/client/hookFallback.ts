@@ -10,7 +10,7 @@ import { eventLogDir, projectConfigPath, socketPath, userConfigPath } from '../c
 import { protectedPaths, protectionFor, readOnlyPaths, recapPaths, recapProcesses, shadowDirs } from '../daemon/recapPaths.js';
 import { protectionRefusal } from '../events/protection.js';
 import { VERDICT_FILE_VERSION, verdictPath, type TrippedVerdict, type Verdicts } from '../daemon/verdicts.js';
-import { classifyBash } from '../events/whitelist.js';
+import { classifyBash, recapWord } from '../events/whitelist.js';
 import type { AgentFacts, HookAnswer as Answer } from '../agents/facts.js';
 import { connectOrStart } from './autostart.js';
 import { isAlive, lockHolder, readPidFile } from '../common/daemonRecord.js';
@@ -149,21 +149,25 @@ export function daemonFailed(facts: AgentFacts, payload: Record<string, unknown>
  * gate. A stopped daemon is continued (SIGCONT: the user's own processes may), so the next
  * call is answered.
  */
-function silentDaemon(): { pid: number; continued: boolean } | undefined {
+function silentDaemon(wake: boolean): { pid: number; stopped: boolean; continued: boolean } | undefined {
   const pid = lockHolder(eventLogDir(process.env));
   if (typeof pid !== 'number' || !isAlive(pid)) return undefined;
-  if (readProc(pid)?.state !== 'T') return { pid, continued: false };
+  const stopped = readProc(pid)?.state === 'T';
+  if (!stopped || !wake) return { pid, stopped, continued: false };
   try {
     process.kill(pid, 'SIGCONT');
-    return { pid, continued: true };
+    return { pid, stopped, continued: true };
   } catch {
-    return { pid, continued: false };
+    return { pid, stopped, continued: false };
   }
 }
 
-function silentDaemonReason(silent: { pid: number; continued: boolean }, why: string): string {
-  if (silent.continued) {
-    return `recap: the daemon (PID ${silent.pid}) had been stopped (SIGSTOP), so this tool call was denied; recap continued it (SIGCONT): try the call again.`;
+function silentDaemonReason(silent: { pid: number; stopped: boolean }, why: string, status: string): string {
+  if (silent.stopped) {
+    return (
+      `recap: the daemon (PID ${silent.pid}) is stopped (SIGSTOP), so this tool call was denied: a stopped daemon does not open the gate. ` +
+      `Run ${status} to have recap continue it, then try the call again.`
+    );
   }
   return (
     `recap: the daemon (PID ${silent.pid}) is running but not answering (${why}), so every tool but recap's own commands is denied: ` +
@@ -186,8 +190,8 @@ export function daemonDown(facts: AgentFacts, payload: Record<string, unknown>, 
 function whenDown(facts: AgentFacts, payload: Record<string, unknown>, why: string): { answer: Answer; denied: boolean } {
   const deny = (reason: string) => ({ answer: facts.deny(reason), denied: true });
   const toolCall = isToolCall(facts, payload);
-  // First, whatever the call: a stopped daemon is continued, so the way out can reach it.
-  const silent = silentDaemon();
+  // A stopped daemon is continued for recap's own commands, so the way out can reach it.
+  const silent = silentDaemon(toolCall && isWayOut(facts, payload));
   if (toolCall) {
     const tripped = trippedJob(payload);
     if (tripped !== undefined && isWayOut(facts, payload)) {
@@ -215,7 +219,7 @@ function whenDown(facts: AgentFacts, payload: Record<string, unknown>, why: stri
     const refusal = protectedFileRefusal(facts, payload);
     if (refusal !== undefined) return deny(`recap: this call was refused: ${refusal}. The daemon is not answering (${why}); recap's own files stay off limits all the same.`);
   }
-  if (toolCall && !isWayOut(facts, payload) && silent !== undefined) return deny(silentDaemonReason(silent, why));
+  if (toolCall && !isWayOut(facts, payload) && silent !== undefined) return deny(silentDaemonReason(silent, why, `${recapWord(recapPaths(process.env))} status`));
   if (toolCall && onDaemonDown(payload) === 'closed') {
     const reason =
       `recap: the daemon is not reachable (${why}) and ON_DAEMON_DOWN=closed, so every tool is denied. ` +

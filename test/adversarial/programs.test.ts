@@ -8,7 +8,19 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'n
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli, trackedSandboxes } from '../helpers/daemon.js';
-import { expectDenied, expectStillWorking, openGate, proveWayOut, runHook, runShell, toolCall, trippedGate, type Attack } from '../helpers/gateAttack.js';
+import {
+  expectAllowed,
+  expectDenied,
+  expectStillWorking,
+  launcherOf,
+  openGate,
+  proveWayOut,
+  runHook,
+  runShell,
+  toolCall,
+  trippedGate,
+  type Attack,
+} from '../helpers/gateAttack.js';
 
 const { newBox, start } = trackedSandboxes(afterEach);
 const DAY = 86_400_000;
@@ -231,22 +243,26 @@ async function daemonStateWhenTakenOver(attack: Attack): Promise<string> {
 }
 
 describe('a daemon that is there but silent', () => {
-  it('stopped by a Python one-liner (os.kill, signal 19): the next tool call is denied, not let through, and the daemon is continued; the call after is answered', async () => {
+  it('stopped by a Python one-liner (os.kill, signal 19): tool calls are denied, not let through; recap status, which passes, continues it and work goes on', async () => {
     const attack = await openGate(newBox(), start);
     const pid = attack.daemon.child.pid!;
     const ran = await runShell(attack, `python3 -c 'import os; os.kill(${pid}, 19)'`);
     expect(ran.exitCode, ran.stderr).toBe(0);
     const reason = expectDenied(await runHook(attack.box.env, toolCall(attack, 'Read', { file_path: join(attack.box.project, 'README.md') })));
-    expect(reason).toContain(`the daemon (PID ${pid}) had been stopped (SIGSTOP), so this tool call was denied; recap continued it (SIGCONT)`);
+    expect(reason).toContain(
+      `the daemon (PID ${pid}) is stopped (SIGSTOP), so this tool call was denied: a stopped daemon does not open the gate. Run ${launcherOf(attack)} status`,
+    );
+    // The command the deny names passes the hook, which continues the daemon.
+    expectAllowed(await runHook(attack.box.env, toolCall(attack, 'Bash', { command: `${launcherOf(attack)} status`, description: 'status' })));
     await expectStillWorking(attack);
   });
 
-  it('stopped on a tripped gate: the tool call is denied from the verdict file, the daemon is continued, and the way out reaches it', async () => {
+  it('stopped on a tripped gate: the tool call is denied from the verdict file; the way out continues the daemon and reaches it', async () => {
     const attack = await trippedGate(newBox(), start);
     const pid = attack.daemon.child.pid!;
     expect((await runShell(attack, `perl -e 'kill "STOP", ${pid}'`)).exitCode).toBe(0);
     expectDenied(await runHook(attack.box.env, toolCall(attack, 'Read', { file_path: join(attack.box.project, 'README.md') })));
-    expect(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0]).not.toBe('T');
+    // The way out passes the hook, which continues the daemon, so the submit reaches it.
     await proveWayOut(attack);
   });
 });

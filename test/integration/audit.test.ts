@@ -67,8 +67,9 @@ describe('recap log', () => {
     expect(other.map((l) => l.type)).toEqual(['InteractionRecorded']);
 
     const since = jsonLines((await runCli(box, ['log', '--json', '--since', before])).stdout);
-    expect(since.length).toBe(all.length - 1);
-    expect((await runCli(box, ['log', '--json', '--until', before])).stdout.trim().split('\n')).toHaveLength(1);
+    // Before it: the user's config, first seen (ConfigApproved) and applied (ConfigApplied).
+    expect(since.length).toBe(all.length - 2);
+    expect((await runCli(box, ['log', '--json', '--until', before])).stdout.trim().split('\n')).toHaveLength(2);
     const bad = await runCli(box, ['log', '--since', 'yesterday-ish']);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain('--since: cannot read the time "yesterday-ish"');
@@ -86,8 +87,8 @@ describe('recap log', () => {
     expect(result.next).toBe(101);
     client.close();
     const lines = jsonLines((await runCli(box, ['log', '--json'])).stdout);
-    expect(lines.filter((l) => l.type !== 'InteractionRecorded').map((l) => l.type)).toEqual(['ConfigApplied']);
-    expect(lines).toHaveLength(301);
+    expect(lines.filter((l) => l.type !== 'InteractionRecorded').map((l) => l.type)).toEqual(['ConfigApproved', 'ConfigApplied']);
+    expect(lines).toHaveLength(302);
   });
 });
 
@@ -234,7 +235,7 @@ describe('recap export and import', () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(new RegExp(`^recap: ${file}:3: `));
     await start(box);
-    expect(jsonLines((await runCli(box, ['log', '--json'])).stdout).map((l) => l.type)).toEqual(['ConfigApplied']);
+    expect(jsonLines((await runCli(box, ['log', '--json'])).stdout).map((l) => l.type)).toEqual(['ConfigApproved', 'ConfigApplied']);
   });
 
   it('shows progress on stderr only when stderr is a terminal', async () => {

@@ -216,8 +216,9 @@ describe('recap-hook qwen with the real daemon', () => {
         expect(reason).toContain(`this run_shell_command command, filling in every section:\n${launcher} submit <<'EOF'`);
         const wayOut = output(await hook(tool('run_shell_command', { command: `${launcher} status` }), env));
         expect(wayOut).toEqual({ systemMessage: expect.stringContaining('the recap command was let through') });
+        // Letting the way out through continued the daemon: the prompt is answered by it, not by the fallback.
         const told = output(await hook(fixture('UserPromptSubmit'), env));
-        expect(told).toEqual({ systemMessage: expect.stringContaining('not reachable') });
+        expect(JSON.stringify(told)).not.toContain('not reachable');
       } finally {
         attack.daemon.child.kill('SIGCONT');
       }

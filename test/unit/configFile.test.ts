@@ -574,9 +574,10 @@ describe('ConfigService', () => {
     expect(problems[0]).toContain(`${projectFile}:1: TOKEN_THRESHOLD`);
     expect(service.forProject(project).config.TOKEN_THRESHOLD).toBe(50);
 
-    writeFileSync(projectFile, 'TOKEN_THRESHOLD=60\n');
+    // A stricter value applies at once (a weaker one would wait for the user's approval).
+    writeFileSync(projectFile, 'TOKEN_THRESHOLD=40\n');
     expect(service.reload()).toEqual([]);
-    expect(service.forProject(project).config.TOKEN_THRESHOLD).toBe(60);
+    expect(service.forProject(project).config.TOKEN_THRESHOLD).toBe(40);
   });
 
   it('given a bad project file from the start, when forProject, then the user values apply and the problem is reported', () => {
