@@ -152,6 +152,9 @@ export function daemonFailed(facts: AgentFacts, payload: Record<string, unknown>
 function silentDaemon(wake: boolean): { pid: number; stopped: boolean; continued: boolean } | undefined {
   const pid = lockHolder(eventLogDir(process.env));
   if (typeof pid !== 'number' || !isAlive(pid)) return undefined;
+  // A daemon that listens elsewhere than this shell looks (another RECAP_SOCKET) is not reachable, not silent.
+  const record = readPidFile(process.env);
+  if (record !== undefined && record.pid === pid && record.socket !== socketPath()) return undefined;
   const stopped = readProc(pid)?.state === 'T';
   if (!stopped || !wake) return { pid, stopped, continued: false };
   try {

@@ -544,8 +544,11 @@ describe("a program (not the agent's tool) writes recap's config files: nothing 
     await programWrites(attack, 'python3', ['-c', "import os\nopen(os.environ['RECAP_' + 'CONFIG'], 'w').write('TOKEN_THRESHOLD=1000000\\n')"]);
     expect(readFileSync(box.config, 'utf8')).toBe('TOKEN_THRESHOLD=1000000\n');
 
-    const answer = JSON.parse(await programWrites(attack, 'node', ['-e', SOCKET_RELOAD])) as { result: { pending?: { held: unknown[] } } };
-    expect(answer.result.pending?.held).toEqual([{ key: 'TOKEN_THRESHOLD', from: 300, to: 1_000_000, direction: 'weaker' }]);
+    // The program's own reload is refused (it is not the user's); the user's reload re-reads and holds the weakening.
+    const answer = JSON.parse(await programWrites(attack, 'node', ['-e', SOCKET_RELOAD])) as { error?: { code: string } };
+    expect(answer.error?.code).toBe('refused');
+    const reloaded = await runCli(box, ['reload']);
+    expect(reloaded.stdout + reloaded.stderr).toContain('TOKEN_THRESHOLD');
     // The user hears of it in the agent's own UI, on the next call, once.
     const told = await runHook(box.env, toolCall(attack, 'Read', { file_path: join(box.project, 'README.md') }));
     expectDenied(told);

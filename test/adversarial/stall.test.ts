@@ -5,7 +5,7 @@
 import { execFileSync } from 'node:child_process';
 import { closeSync, constants, openSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { RawClient, type Sandbox } from '../helpers/daemon.js';
 import { expectAllowed, expectDenied, expectWayOutOpen, proveWayOut, runHook, toolCall, trippedSandbox, endAttack, type Attack } from '../helpers/gateAttack.js';
 
@@ -48,7 +48,8 @@ describe('a daemon stopped with SIGSTOP', () => {
   /** The hook's env with a short deadline: it gives up on the stopped daemon in 0.5 s, not 8. */
   const env = () => ({ ...g.box.env, RECAP_HOOK_DEADLINE_MS: '500' });
 
-  beforeAll(() => {
+  // Letting the way out through continues the daemon: each case stops it again.
+  beforeEach(() => {
     g.attack.daemon.child.kill('SIGSTOP');
   });
 

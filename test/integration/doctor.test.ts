@@ -355,7 +355,9 @@ describe('recap doctor and the hook launcher', () => {
     await start(box);
     expect((await runCli(box, ['install', 'claude'])).code).toBe(0);
     expect((await runCli(box, ['doctor'])).stdout).toMatch(/^ok\s+hook launcher\s+\/usr\/bin\/curl and /m);
+    // The daemon puts a deleted socket back at once: a folder in its place is a path no socket can take.
     rmSync(launcherSocketPath(box.socket));
+    mkdirSync(launcherSocketPath(box.socket));
     const result = await runCli(box, ['doctor']);
     expect(result.code).toBe(1);
     const { line, fix } = failure(result.stdout, 'hook launcher');
