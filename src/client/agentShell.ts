@@ -6,10 +6,10 @@
 import { UserError } from '../common/errors.js';
 import { AGENT_MARKS } from '../agents/marks.js';
 import { processChain } from '../common/processes.js';
-import { judgeCaller } from '../events/caller.js';
+import { judgeCaller, userCommandRefusal } from '../events/caller.js';
 
 /** Throws when this process is not the user's: `command` is the user's to run. */
 export function refuseInAgentShell(command: string): void {
   const verdict = judgeCaller([processChain(process.pid)], AGENT_MARKS);
-  if (!verdict.user) throw new UserError(`recap ${command} is the user's to run, from their own terminal, and ${verdict.why}: run it in your own terminal`);
+  if (!verdict.user) throw new UserError(userCommandRefusal(command, verdict.why));
 }

@@ -5,10 +5,10 @@
 // with it). Read from /proc, only when the variable is set. Node built-ins only: recap-hook
 // loads it.
 import { AGENT_SHELL_VARIABLES } from '../agents/known.js';
-import { processChain } from '../common/processes.js';
+import { processChain, type Proc as Process } from '../common/processes.js';
 
-/** What the switch needs of a process (src/common/processes.ts reads it). */
-export type Proc = { pid: number; ppid: number; comm: string; env: ReadonlyMap<string, string> };
+/** What the switch needs of a process. */
+export type Proc = Pick<Process, 'pid' | 'ppid' | 'comm' | 'env'>;
 
 export type Switch = { off: true } | { off: false; why: string };
 

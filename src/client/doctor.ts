@@ -166,7 +166,7 @@ async function approvalCheck(project: string, env: NodeJS.ProcessEnv): Promise<C
   try {
     const client = await Client.connect(socketPath(env), 1000);
     try {
-      shown = await client.request<Shown>('config', { cwd: project, user: true }, 2000);
+      shown = await client.request<Shown>('config', { cwd: project }, 2000);
     } finally {
       client.close();
     }

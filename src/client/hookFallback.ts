@@ -107,11 +107,12 @@ function toolCallOf(facts: AgentFacts, payload: Record<string, unknown>) {
 function isWayOut(facts: AgentFacts, payload: Record<string, unknown>): boolean {
   const call = toolCallOf(facts, payload);
   const whitelisted = call.kind === 'shell' && typeof call.command === 'string' && classifyBash(call.command, recapPaths(process.env)).allowed;
-  return whitelisted && protectedFileRefusal(facts, payload) === undefined;
+  // A rule that fails on recap's own command does not block the way out.
+  return whitelisted && protectedFileRefusal(facts, payload, undefined) === undefined;
 }
 
 /** What the daemon would refuse as touching recap's files: the same pure check, on this process's paths. */
-function protectedFileRefusal(facts: AgentFacts, payload: Record<string, unknown>): string | undefined {
+function protectedFileRefusal(facts: AgentFacts, payload: Record<string, unknown>, onFailure: string | undefined): string | undefined {
   const cwd = typeof payload.cwd === 'string' && payload.cwd.startsWith('/') ? payload.cwd : undefined;
   const env = process.env;
   const base = {
@@ -125,7 +126,7 @@ function protectedFileRefusal(facts: AgentFacts, payload: Record<string, unknown
   try {
     return protectionRefusal(toolCallOf(facts, payload), cwd, state, recapPaths(env));
   } catch {
-    return undefined;
+    return onFailure;
   }
 }
 
@@ -146,23 +147,25 @@ export function daemonFailed(facts: AgentFacts, payload: Record<string, unknown>
  * The daemon is there (it holds the log's lock) but did not answer: stopped with SIGSTOP, its
  * disk full, its storage failing, or its socket taken. ON_DAEMON_DOWN=open is for a daemon
  * that is not running, never for one that is silent: the agent could stop it to walk past the
- * gate. A stopped daemon is continued (SIGCONT: the user's own processes may), so the next
- * call is answered.
+ * gate. With `wake` (a call of recap's own), a stopped daemon is continued (SIGCONT: the
+ * user's own processes may), so the way out reaches it.
  */
-function silentDaemon(wake: boolean): { pid: number; stopped: boolean; continued: boolean } | undefined {
+function silentDaemon(wake: boolean): { pid: number; stopped: boolean } | undefined {
   const pid = lockHolder(eventLogDir(process.env));
   if (typeof pid !== 'number' || !isAlive(pid)) return undefined;
-  // A daemon that listens elsewhere than this shell looks (another RECAP_SOCKET) is not reachable, not silent.
-  const record = readPidFile(process.env);
-  if (record !== undefined && record.pid === pid && record.socket !== socketPath()) return undefined;
   const stopped = readProc(pid)?.state === 'T';
-  if (!stopped || !wake) return { pid, stopped, continued: false };
-  try {
-    process.kill(pid, 'SIGCONT');
-    return { pid, stopped, continued: true };
-  } catch {
-    return { pid, stopped, continued: false };
+  // A running daemon that listens elsewhere than this shell looks (another RECAP_SOCKET) is
+  // not reachable, not silent. A stopped one is silent whatever its pid file says.
+  const record = readPidFile(process.env);
+  if (!stopped && record?.pid === pid && record.socket !== socketPath()) return undefined;
+  if (stopped && wake) {
+    try {
+      process.kill(pid, 'SIGCONT');
+    } catch {
+      // Gone meanwhile: the next call starts a new one.
+    }
   }
+  return { pid, stopped };
 }
 
 function silentDaemonReason(silent: { pid: number; stopped: boolean }, why: string, status: string): string {
@@ -193,11 +196,12 @@ export function daemonDown(facts: AgentFacts, payload: Record<string, unknown>, 
 function whenDown(facts: AgentFacts, payload: Record<string, unknown>, why: string): { answer: Answer; denied: boolean } {
   const deny = (reason: string) => ({ answer: facts.deny(reason), denied: true });
   const toolCall = isToolCall(facts, payload);
+  const wayOut = toolCall && isWayOut(facts, payload);
   // A stopped daemon is continued for recap's own commands, so the way out can reach it.
-  const silent = silentDaemon(toolCall && isWayOut(facts, payload));
+  const silent = toolCall ? silentDaemon(wayOut) : undefined;
   if (toolCall) {
     const tripped = trippedJob(payload);
-    if (tripped !== undefined && isWayOut(facts, payload)) {
+    if (tripped !== undefined && wayOut) {
       // Whatever ON_DAEMON_DOWN says: a blocked way out would lock the user out.
       const message = `recap: the daemon is not answering (${why}); the recap command was let through. If it stays silent, ask the user to restart it (stop the old daemon, then any recap command starts a new one; or systemctl --user restart recap.service)`;
       return { answer: facts.notice(message), denied: false };
@@ -219,10 +223,11 @@ function whenDown(facts: AgentFacts, payload: Record<string, unknown>, why: stri
     }
   }
   if (toolCall) {
-    const refusal = protectedFileRefusal(facts, payload);
+    // A rule that fails is a refusal: an unjudged call must not go through on ON_DAEMON_DOWN=open.
+    const refusal = protectedFileRefusal(facts, payload, 'recap could not judge the paths this call names');
     if (refusal !== undefined) return deny(`recap: this call was refused: ${refusal}. The daemon is not answering (${why}); recap's own files stay off limits all the same.`);
   }
-  if (toolCall && !isWayOut(facts, payload) && silent !== undefined) return deny(silentDaemonReason(silent, why, `${recapWord(recapPaths(process.env))} status`));
+  if (toolCall && !wayOut && silent !== undefined) return deny(silentDaemonReason(silent, why, `${recapWord(recapPaths(process.env))} status`));
   if (toolCall && onDaemonDown(payload) === 'closed') {
     const reason =
       `recap: the daemon is not reachable (${why}) and ON_DAEMON_DOWN=closed, so every tool is denied. ` +

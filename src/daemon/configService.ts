@@ -21,10 +21,10 @@ import {
 import { canonicalJson } from '../events/canonical.js';
 import { parseConfigFile } from '../common/configFile.js';
 import { configChanges, type KeyChange } from '../events/configPolicy.js';
-import { allowConfigFile, NO_FILE_HASH, settleConfigFile, type ConfigFileRef, type FileContent } from '../events/configApproval.js';
+import { allowConfigFile, evolveFileRecord, NO_FILE_HASH, settleConfigFile, type ConfigFileRef, type FileContent, type FileRecord } from '../events/configApproval.js';
 import type { ConfigApproved, ConfigHeld, RecapEvent } from '../events/events.js';
 import type { HeldFile } from '../events/notices.js';
-import type { ApprovedConfig, HeldConfig } from './projection.js';
+import { USER_SCOPE, type ApprovedConfig, type HeldConfig } from './projection.js';
 
 type Env = Record<string, string | undefined>;
 export type Layer = { values: Record<string, unknown>; sources: Record<string, string> };
@@ -44,8 +44,6 @@ export function readLayer(file: string, env: Env): Resolved {
 export function contentHash(bytes: Uint8Array): string {
   return createHash('sha256').update(bytes).digest('hex');
 }
-
-export { NO_FILE_HASH };
 
 /**
  * A config file's good values, every problem it has (all at once: its syntax, unknown keys,
@@ -140,10 +138,7 @@ type ReadFile = { layer: Layer; hash: string };
 
 const NO_FILE: ReadFile = { layer: EMPTY_LAYER, hash: NO_FILE_HASH };
 
-/** The scope of the user's file among the approvals: project folders are absolute paths. */
-export const USER_FILE_SCOPE = '';
-
-/** What the log holds about each file's approval, by scope (a project folder, or USER_FILE_SCOPE). */
+/** What the log holds about each file's approval, by scope (a project folder, or USER_SCOPE). */
 export type ConfigRecords = {
   approved: (scope: string) => ApprovedConfig | undefined;
   /** The newest ConfigHeld since the file's last approval, if any. */
@@ -167,8 +162,8 @@ export type PendingConfig = {
 /** What `recap config allow` did: the file approved, its hash, and what it changed in force. */
 export type Allowed = { file: string; hash: string; changes: KeyChange[]; already: boolean };
 
-export const ALLOW_COMMAND = 'recap config allow';
-export const ALLOW_USER_COMMAND = 'recap config allow --user';
+const ALLOW_COMMAND = 'recap config allow';
+const ALLOW_USER_COMMAND = 'recap config allow --user';
 
 /**
  * The configuration in force. Each file applies as its approved content says
@@ -189,7 +184,7 @@ export class ConfigService {
   private readonly pendingByScope = new Map<string, PendingConfig>();
   /** Facts decided and not yet in the log, and what they say meanwhile, by scope. */
   private outbox: RecapEvent[] = [];
-  private readonly unrecorded = new Map<string, { approved?: FileContent; heldHash?: string }>();
+  private readonly unrecorded = new Map<string, FileRecord>();
 
   constructor(
     readonly userFile: string,
@@ -216,11 +211,11 @@ export class ConfigService {
     return this.memo(undefined, () => {
       const defaults: Effective = { config: DEFAULT_CONFIG, sources: Object.fromEntries(CONFIG_KEYS.map((k) => [k, 'default'])) };
       if (this.userRead !== undefined) {
-        const settled = this.settle(USER_FILE_SCOPE, { file: this.userFile }, this.userRead, EMPTY_LAYER, ALLOW_USER_COMMAND);
+        const settled = this.settle(USER_SCOPE, { file: this.userFile }, this.userRead, EMPTY_LAYER, ALLOW_USER_COMMAND);
         this.userLayer = settled.layer;
         return settled.effective;
       }
-      const approved = this.approvedFor(USER_FILE_SCOPE);
+      const approved = this.approvedFor(USER_SCOPE);
       this.userLayer = approved ? { values: approved.values, sources: sourcesOf(approved.values, asApproved(this.userFile, approved.hash)) } : this.legacyUser;
       const combined = combine([this.userLayer]);
       return combined.ok ? combined.effective : defaults;
@@ -246,14 +241,14 @@ export class ConfigService {
   /** The user's file's change that waits for approval, if one does. */
   userPending(): PendingConfig | undefined {
     this.user();
-    return this.pendingByScope.get(USER_FILE_SCOPE);
+    return this.pendingByScope.get(USER_SCOPE);
   }
 
   /** The changes that wait for approval where a project's configuration comes from, each with the ConfigHeld on record that said so. */
   heldFiles(projectDir: string | undefined): HeldFile[] {
     const files: HeldFile[] = [];
-    for (const scope of projectDir !== undefined ? [USER_FILE_SCOPE, projectDir] : [USER_FILE_SCOPE]) {
-      const pending = scope === USER_FILE_SCOPE ? this.userPending() : this.pending(scope);
+    for (const scope of projectDir !== undefined ? [USER_SCOPE, projectDir] : [USER_SCOPE]) {
+      const pending = scope === USER_SCOPE ? this.userPending() : this.pending(scope);
       const record = this.records.held(scope);
       if (pending !== undefined && record?.hash === pending.hash) files.push({ seq: record.seq, file: pending.file, held: pending.held, command: pending.command });
     }
@@ -298,7 +293,7 @@ export class ConfigService {
    */
   allow(target: { project?: string; job?: string }, expectedHash?: string, caller?: Caller): { ok: true; allowed: Allowed } | { ok: false; problems: string[] } {
     const { project } = target;
-    const scope = project ?? USER_FILE_SCOPE;
+    const scope = project ?? USER_SCOPE;
     const file = project !== undefined ? projectConfigPath(project) : this.userFile;
     const command = project !== undefined ? ALLOW_COMMAND : ALLOW_USER_COMMAND;
     const before = this.forProject(project).config;
@@ -335,27 +330,26 @@ export class ConfigService {
 
   private record(scope: string, events: (ConfigApproved | ConfigHeld)[]): void {
     for (const event of events) {
-      let entry = this.unrecorded.get(scope);
-      if (entry === undefined) this.unrecorded.set(scope, (entry = {}));
-      if (event.type === 'ConfigApproved') {
-        entry.approved = { hash: event.data.hash, values: event.data.values };
-        delete entry.heldHash;
-      } else {
-        entry.heldHash = event.data.hash;
-      }
+      this.unrecorded.set(scope, evolveFileRecord(this.recordOf(scope), event));
       this.outbox.push(event);
     }
   }
 
-  private approvedFor(scope: string): FileContent | undefined {
-    return this.unrecorded.get(scope)?.approved ?? this.records.approved(scope);
+  /** The file's facts: those on record, with those decided since folded in. */
+  private recordOf(scope: string): FileRecord {
+    const decided = this.unrecorded.get(scope);
+    if (decided !== undefined) return decided;
+    const approved = this.records.approved(scope);
+    const heldHash = this.records.held(scope)?.hash;
+    return { ...(approved !== undefined ? { approved } : {}), ...(heldHash !== undefined ? { heldHash } : {}) };
   }
 
-  /** A ConfigHeld decided since the approval on record, or the one on record. */
+  private approvedFor(scope: string): FileContent | undefined {
+    return this.recordOf(scope).approved;
+  }
+
   private heldHashFor(scope: string): string | undefined {
-    const entry = this.unrecorded.get(scope);
-    if (entry === undefined) return this.records.held(scope)?.hash;
-    return entry.heldHash ?? (entry.approved !== undefined ? undefined : this.records.held(scope)?.hash);
+    return this.recordOf(scope).heldHash;
   }
 
   private memo(scope: string | undefined, make: () => Effective): Effective {

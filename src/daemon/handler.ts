@@ -33,7 +33,7 @@ import { encodeSnapshot } from './snapshot.js';
 import { JobResolver, type JobFields, type Where } from './jobResolver.js';
 import { protectionFor } from './recapPaths.js';
 import { SummaryTextCache } from './summaryTexts.js';
-import type { Caller, CallerVerdict } from '../events/caller.js';
+import { userCommandRefusal, type Caller, type CallerVerdict } from '../events/caller.js';
 import { byOf } from '../events/switches.js';
 import { parseRequest, ProtocolError, userCommand, type JobRow, type Op, type PastStatus, type RequestOf, type Response, type ResponseOf } from './protocol.js';
 import { nearNames } from './nearNames.js';
@@ -128,7 +128,7 @@ export class Handler {
         const verdict = caller ? await caller() : ({ user: false, why: "it did not come over recap's socket" } as const);
         if (!verdict.user) {
           this.deps.log.warn({ op, why: verdict.why }, "refused a user command from a process that is not the user's");
-          return failure(id, 'refused', `recap ${command} is the user's to run, from their own terminal, and ${verdict.why}: run it in your own terminal`);
+          return failure(id, 'refused', userCommandRefusal(command, verdict.why));
         }
         by = verdict.caller;
         this.deps.log.info({ op, by }, 'a user command');

@@ -1,6 +1,7 @@
 // Where a path really leads on this disk, symlinks followed: the protection rules judge a
 // path both as spelled and where it leads (ln -s / r; then r/home/u/.config/recap/...).
 import { lstatSync, readdirSync, readlinkSync } from 'node:fs';
+import { PathUnknown } from '../events/protection.js';
 
 /** Links followed per judged call at most, as the kernel's own limit (MAXSYMLINKS). */
 const MAX_LINKS = 40;
@@ -37,7 +38,9 @@ function entry(folder: string, name: string, budget: Budget): boolean | undefine
     }
     budget.listings.set(folder, listing);
   }
-  return listing?.get(name);
+  // A folder it can enter but not list (chmod 311): what is in it cannot be told.
+  if (listing === undefined) throw new PathUnknown(`${folder} cannot be listed`);
+  return listing.get(name);
 }
 
 /**
@@ -66,11 +69,14 @@ function follow(path: string, memo: Map<string, string>, budget: Budget): string
       try {
         const link = entry(current, name, budget);
         if (link === undefined) exists = false;
-        else if (link && budget.links-- > 0) {
+        else if (link) {
+          // Past the kernel's own limit a path leads nowhere the rules can judge (ELOOP): refused.
+          if (budget.links-- <= 0) throw new PathUnknown(`more than ${MAX_LINKS} links`);
           const target = readlinkSync(next);
           real = follow(target.startsWith('/') ? target : `${current}/${target}`, memo, budget);
         }
-      } catch {
+      } catch (error) {
+        if (error instanceof PathUnknown) throw error;
         // Not a folder on the way, or not ours to look at: the rest as written.
         exists = false;
       }

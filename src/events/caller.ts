@@ -65,6 +65,11 @@ function notTheUsers(chain: readonly Proc[], marks: AgentMarks): string | undefi
   return `was cut loose from the session that started it (${name(origin)} was left to ${name(chain[below + 1]!)})`;
 }
 
+/** What a refused user's command says: the command, why its caller is not the user, what to do. */
+export function userCommandRefusal(command: string, why: string): string {
+  return `recap ${command} is the user's to run, from their own terminal, and ${why}: run it in your own terminal`;
+}
+
 const name = (proc: Proc) => `${proc.comm} ${proc.pid}`;
 
 function describe(chain: readonly Proc[]): string {

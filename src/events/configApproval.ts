@@ -45,6 +45,15 @@ export type AllowConfigFile = ConfigFileRef & {
   now: Time;
 };
 
+/** What the log says of one config file: its approved content, and the hash of a change held since. */
+export type FileRecord = { approved?: FileContent; heldHash?: string };
+
+/** The fold of a file's facts: an approval replaces the content and clears what was held; a ConfigHeld marks its content. */
+export function evolveFileRecord(record: FileRecord, event: ConfigApproved | ConfigHeld): FileRecord {
+  if (event.type === 'ConfigApproved') return { approved: { hash: event.data.hash, values: event.data.values } };
+  return { ...record, heldHash: event.data.hash };
+}
+
 /** What of a file is in force: the values it applies, and the keys held at their value in force. */
 export type InForce = { values: Record<string, unknown>; held: KeyChange[]; neverApproved: boolean };
 

@@ -42,8 +42,11 @@ export type ProtectedState = {
   recapProcesses?: RecapProcesses;
 };
 
-/** Where an absolute path really leads, symlinks followed. */
+/** Where an absolute path really leads, symlinks followed; throws PathUnknown when that cannot be told. */
 export type Follow = (path: string) => string;
+
+/** A follower that gave up (more links than it follows, a folder it cannot list): the call is refused, never judged as spelled. */
+export class PathUnknown extends Error {}
 
 /** An agent's settings file: its path's shape, and words that together name it in a command. */
 export type SettingsName = { path: RegExp; mentioned: readonly RegExp[]; what: string };
@@ -165,8 +168,16 @@ function inside(path: string, root: string): boolean {
 
 /** Why the call touches recap's state, or undefined when it does not. */
 export function protectionRefusal(call: ToolCall, cwd: string | undefined, state: ProtectedState, recapPaths: ReadonlySet<string>): string | undefined {
+  try {
+    return callRefusal(call, cwd, state, recapPaths, state.links?.());
+  } catch (error) {
+    if (error instanceof PathUnknown) return `${call.name} names a path recap cannot follow to its end (${error.message}); name the file by its own path`;
+    throw error;
+  }
+}
+
+function callRefusal(call: ToolCall, cwd: string | undefined, state: ProtectedState, recapPaths: ReadonlySet<string>, real: Follow | undefined): string | undefined {
   const base = call.dir !== undefined ? absolute(call.dir, cwd, state.home) : cwd;
-  const real = state.links?.();
   if (call.kind === 'shell') {
     const dirs = base !== undefined && call.dir !== undefined ? places(base, undefined, state.home, real) : [];
     const hit = state.paths.find((p) => dirs.some((dir) => inside(dir, p)));
@@ -180,7 +191,7 @@ export function protectionRefusal(call: ToolCall, cwd: string | undefined, state
         if (refusal) return refusal;
       }
     }
-    return bashRefusal(call.command, base, state, recapPaths);
+    return bashRefusal(call.command, base, state, recapPaths, real);
   }
   // A tool recap does not know (an MCP server's move_file, filePath, destination...) may name
   // a path in any field: every string of its input that reads as a path is judged.
@@ -220,11 +231,10 @@ function isShadow(path: string, state: ProtectedState): boolean {
   return SHADOW_NAMES.has(basename(path)) && (state.shadowDirs ?? []).includes(dirname(path));
 }
 
-function bashRefusal(command: string, cwd: string | undefined, state: ProtectedState, recapPaths: ReadonlySet<string>): string | undefined {
+function bashRefusal(command: string, cwd: string | undefined, state: ProtectedState, recapPaths: ReadonlySet<string>, real: Follow | undefined): string | undefined {
   // The way out always passes: recap's own whitelisted commands read nothing of its files
   // for the agent, and a summary may well mention them; but a summary read with --file must
   // not be one of them (recap's CLI would read its own log or config for the agent).
-  const real = state.links?.();
   if (classifyBash(command, recapPaths).allowed) return summaryFileRefusal(command, cwd, state, recapPaths, real);
   const tokenized = tokenize(command);
   // The launcher lives in the data folder; run as a program it is recap's own business

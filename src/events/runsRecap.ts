@@ -58,7 +58,7 @@ const SH: WordToken = { kind: 'word', value: 'sh', literal: true };
 const DASH_C: WordToken = { kind: 'word', value: '-c', literal: true };
 /** Interpreters whose inline code (-c, -e, ...) or script could start recap. */
 export const INTERPRETERS = new Set(['node', 'nodejs', 'python', 'python3', 'perl', 'ruby', 'php', 'deno', 'bun', 'tsx', 'ts-node', 'awk', 'gawk', 'lua']);
-export const INLINE_CODE = new Set(['-c', '-e', '-E', '--eval', '-p', '--print', '-r']);
+const INLINE_CODE = new Set(['-c', '-e', '-E', '--eval', '-p', '--print', '-r']);
 
 /**
  * Programs that run the command given in their arguments, with the options of each that

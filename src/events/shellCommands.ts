@@ -16,7 +16,7 @@ const DEPTH_LIMIT = 8;
  * Programs that run a command given as their arguments or as one word of shell text, beyond
  * the wrappers effectiveProgram knows: `screen -dm claude --bare`, `tmux new -d 'codex ...'`.
  */
-export const RUNNERS = new Set([
+const RUNNERS = new Set([
   'screen',
   'tmux',
   'systemd-run',

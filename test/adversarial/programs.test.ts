@@ -4,8 +4,8 @@
 // user's commands (pause, resume, trip, config allow, reload, stop) are refused to every one
 // of them, and the way out still works after each.
 import { spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { chmodSync, existsSync, mkdirSync, readFileSync, watch, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli, trackedSandboxes } from '../helpers/daemon.js';
 import {
@@ -14,12 +14,14 @@ import {
   expectStillWorking,
   launcherOf,
   openGate,
+  outputOf,
   proveWayOut,
   runHook,
   runShell,
   toolCall,
   trippedGate,
   type Attack,
+  type HookRun,
 } from '../helpers/gateAttack.js';
 
 const { newBox, start } = trackedSandboxes(afterEach);
@@ -72,26 +74,30 @@ function fakeAgent(attack: Attack): string {
 }
 
 /** Runs `argv` with the environment given and nothing else, as `env -i` leaves it. */
-function runBare(argv: string[], env: NodeJS.ProcessEnv, cwd: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(argv[0]!, argv.slice(1), { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ code, stdout, stderr }));
-  });
+function runBare(argv: string[], env: NodeJS.ProcessEnv, cwd: string): Promise<HookRun> {
+  return outputOf(spawn(argv[0]!, argv.slice(1), { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] }));
 }
 
-/** Waits until `file` exists, for a process that will write it on its own time. */
-async function fileWritten(file: string, timeoutMs = 10_000): Promise<string> {
-  const deadline = Date.now() + timeoutMs;
-  while (!existsSync(file) || readFileSync(file, 'utf8') === '') {
-    if (Date.now() > deadline) throw new Error(`${file} was not written within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  return readFileSync(file, 'utf8');
+/** The contents of `file` once a process of its own has written it (its folder is watched). */
+function fileWritten(file: string, timeoutMs = 10_000): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const done = () => {
+      const text = existsSync(file) ? readFileSync(file, 'utf8') : '';
+      if (text === '') return;
+      finish();
+      resolve(text);
+    };
+    const watcher = watch(dirname(file), done);
+    const timer = setTimeout(() => {
+      finish();
+      reject(new Error(`${file} was not written within ${timeoutMs} ms`));
+    }, timeoutMs);
+    const finish = () => {
+      clearTimeout(timer);
+      watcher.close();
+    };
+    done();
+  });
 }
 
 describe("the user's commands over recap's socket, from a program the agent runs", () => {
@@ -173,7 +179,7 @@ describe("the real CLI with the agent's environment emptied (env -i)", () => {
     );
     // Started by the agent's own process, with no agent variable anywhere: only the ancestry tells.
     const cli = await runBare([agent, 'tidy.sh'], { PATH: attack.box.env.PATH }, attack.box.project);
-    expect(cli.code).toBe(1);
+    expect(cli.exitCode).toBe(1);
     expect(cli.stderr).toMatch(/recap pause is the user's to run, from their own terminal, and it came from process node \d+ ← .+, which descends from Claude Code \(claude \d+\)/);
     const script = writeSender(attack, 'tidy.py', { id: 1, op: 'pause', until: Date.now() + 30 * DAY });
     const raw = await runBare([agent, '-c', `exec env -i /usr/bin/python3 ${script} ${attack.box.socket}`], { PATH: attack.box.env.PATH }, attack.box.project);
@@ -233,13 +239,10 @@ except Exception:
   });
 });
 
-/** `recap status --daemon` once it reports the takeover (the daemon notices the rename as it happens). */
+/** `recap status --daemon` once the daemon has logged that it put its socket back. */
 async function daemonStateWhenTakenOver(attack: Attack): Promise<string> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const state = await runCli(attack.box, ['status', '--daemon']);
-    if (state.stdout.includes('TAKEN OVER') || Date.now() > deadline) return state.stdout;
-  }
+  await attack.daemon.waitForLog((l) => l.msg.includes('was replaced by a file that is not the daemon'));
+  return (await runCli(attack.box, ['status', '--daemon'])).stdout;
 }
 
 describe('a daemon that is there but silent', () => {

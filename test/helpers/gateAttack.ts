@@ -74,7 +74,7 @@ export const SECTION_TEXT: Record<string, string> = {
 };
 
 /** A child's whole output and exit code. */
-function outputOf(child: ChildProcess): Promise<HookRun> {
+export function outputOf(child: ChildProcess): Promise<HookRun> {
   return new Promise((resolve, reject) => {
     let stdout = '';
     let stderr = '';

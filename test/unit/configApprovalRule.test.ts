@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { CommandRefused } from '../../src/events/commands.js';
 import { DEFAULT_CONFIG } from '../../src/events/config.js';
-import { allowConfigFile, NO_FILE_HASH, settleConfigFile, type FileContent, type InForce } from '../../src/events/configApproval.js';
+import { allowConfigFile, evolveFileRecord, NO_FILE_HASH, settleConfigFile, type FileContent, type FileRecord, type InForce } from '../../src/events/configApproval.js';
 import type { ConfigApproved, ConfigHeld } from '../../src/events/events.js';
 
 const T = Date.UTC(2026, 0, 5, 9, 0, 0);
@@ -32,13 +32,7 @@ function heldEvent(scope: Scope, c: FileContent, held: { key: string; from: unkn
 
 /** given the facts on record for the file, when it is read, then what applies and what is recorded. */
 function given(scope: Scope, facts: Fact[]) {
-  // The fold the daemon's projection does: the newest approval, and a ConfigHeld after it.
-  let approved: FileContent | undefined;
-  let heldHash: string | undefined;
-  for (const fact of facts) {
-    if (fact.type === 'ConfigApproved') [approved, heldHash] = [{ hash: fact.data.hash, values: fact.data.values }, undefined];
-    else heldHash = fact.data.hash;
-  }
+  const { approved, heldHash } = facts.reduce<FileRecord>(evolveFileRecord, {});
   const ref = { file: scope.file, ...(scope.project ? { project: scope.project } : {}) };
   return {
     whenRead: (read: FileContent) => ({

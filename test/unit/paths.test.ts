@@ -9,6 +9,11 @@ import { dataDir, socketPath, userConfigPath, xdgConfigHome } from '../../src/co
 import { systemdUserDir } from '../../src/client/installSystemd.js';
 import { protectionFor, readOnlyPaths } from '../../src/daemon/recapPaths.js';
 import { linkFollower } from '../../src/daemon/linkFollower.js';
+import { PathUnknown, protectionRefusal } from '../../src/events/protection.js';
+import type { ToolCall } from '../../src/events/toolCall.js';
+
+/** A home the links lead into: where recap's user config would be. */
+const HOME_FOR_LINKS = '/home/linked';
 import { PACKAGE_ROOT } from '../../src/common/bins.js';
 import { opencodeConfigDir } from '../../src/agents/opencode/facts.js';
 
@@ -67,8 +72,15 @@ describe('where a path really leads (linkFollower, issue 25 item 6)', () => {
     expect(linkFollower()(`${dir}/${path}`)).toBe(leads.startsWith('/') ? leads : `${dir}/${leads}`);
   });
 
-  it('a loop of links ends (the rest as written)', () => {
-    expect(linkFollower()(`${dir}/loop-a/x`)).toMatch(/loop-[ab]\/x$/);
+  it('a loop of links cannot be followed to its end: the follower says so instead of taking the path as written', () => {
+    expect(() => linkFollower()(`${dir}/loop-a/x`)).toThrow(PathUnknown);
+  });
+
+  it('a call that spends the links on a loop first is refused, not judged as spelled for the paths after it', () => {
+    symlinkSync(HOME_FOR_LINKS, join(dir, 'h'));
+    const state = { paths: [`${HOME_FOR_LINKS}/.config/recap`], home: HOME_FOR_LINKS, links: linkFollower };
+    const call = { kind: 'mcp', name: 'mcp__fs__read_file', paths: [], input: { a: 'loop-a/x', b: 'h/.config/recap/config.conf' } } as unknown as ToolCall;
+    expect(protectionRefusal(call, dir, state, new Set())).toMatch(/^mcp__fs__read_file names a path recap cannot follow to its end \(more than 40 links\)/);
   });
 
   it('past the names it looks up one by one, a follower reads them from the folder listing, and still sees the link', () => {
