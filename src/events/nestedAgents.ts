@@ -4,8 +4,8 @@
 // home or config folder), open gate or tripped: nothing that session did would reach the gate.
 // Each agent's folder says how it is started and what switches its hooks off (AgentLaunch);
 // this module finds those in a command line, past wrappers, package runners and Node.
-import { ASSIGNMENT, effectiveProgram, INTERPRETERS } from './runsRecap.js';
-import { commandsWithin } from './shellCommands.js';
+import { ASSIGNMENT, effectiveProgram, INTERPRETERS, programName } from './runsRecap.js';
+import { commandsWithin, type Within } from './shellCommands.js';
 import type { SimpleCommand, WordToken } from './shellTokens.js';
 
 /** A command-line option that switches recap's hooks off for the session it starts. */
@@ -47,13 +47,12 @@ const PACKAGE_RUNS: ReadonlyMap<string, ReadonlySet<string>> = new Map([
 const DECLARING = new Set(['export', 'declare', 'typeset', 'readonly', 'local', 'unset']);
 const INLINE = new Set(['-e', '--eval', '-p', '--print', '-c']);
 
-const basename = (value: string) => value.slice(value.lastIndexOf('/') + 1);
 const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** Why the command starts a known agent without recap's hooks, or undefined when it does not. */
-export function nestedAgentRefusal(command: string, launches: readonly AgentLaunch[]): string | undefined {
+export function nestedAgentRefusal(command: string, launches: readonly AgentLaunch[], within: Within = commandsWithin(command)): string | undefined {
   if (launches.length === 0) return undefined;
-  const { commands, unread } = commandsWithin(command);
+  const { commands, unread } = within;
   // Variables set (`X=1;`), exported or unset earlier in the line reach every agent after them.
   let changed: Changed = new Set();
   for (const simple of commands) {
@@ -61,7 +60,7 @@ export function nestedAgentRefusal(command: string, launches: readonly AgentLaun
     if (started) {
       const why = switchedOff(started, changed);
       if (why) return refusal(started.launch, why);
-    } else if (INTERPRETERS.has(basename(effectiveProgram(simple.words).program?.value ?? ''))) {
+    } else if (INTERPRETERS.has(programName(effectiveProgram(simple.words).program?.value ?? ''))) {
       // Code that starts the agent itself (python -c "subprocess.run(['claude', '--bare'])").
       const text = [...simple.words.map((w) => w.value), ...simple.heredocs.map((h) => h.body)].join('\n');
       const hit = mentionedLaunch(text, launches);
@@ -91,7 +90,7 @@ function agentStarted(simple: SimpleCommand, launches: readonly AgentLaunch[]): 
   if (program === undefined) return undefined;
   let word = program;
   let rest = args;
-  const name = basename(program.value);
+  const name = programName(program.value);
   const runs = PACKAGE_RUNS.get(name);
   if (RUNTIMES.has(name) || runs !== undefined) {
     // Inline code is the interpreters' business (nestedAgentRefusal reads it as text).
@@ -111,13 +110,13 @@ function agentStarted(simple: SimpleCommand, launches: readonly AgentLaunch[]): 
 
 /** Whether a program word or package spec is the agent: `claude`, `/x/bin/codex`, `@openai/codex@latest`, `.../@google/gemini-cli/bundle/gemini.js`. */
 function names(launch: AgentLaunch, value: string): boolean {
-  if (launch.programs.includes(programName(value))) return true;
+  if (launch.programs.includes(bareName(value))) return true;
   return launch.packages.some((p) => new RegExp(`(?:^|[/:])${escapeRegex(p)}(?:$|[@/])`).test(value));
 }
 
 /** A program's name without its folder, version or script suffix: `codex@latest`, `claude.exe`, `gemini.js` are codex, claude, gemini. */
-const programName = (value: string) =>
-  basename(value)
+const bareName = (value: string) =>
+  programName(value)
     .replace(/(?<=.)@[^/]*$/, '')
     .replace(/\.(?:[cm]?js|exe)$/, '');
 

@@ -7,6 +7,7 @@ import { basename, dirname, isAbsolute, join, normalize } from 'node:path/posix'
 import { globReaches, segmentMatches } from './glob.js';
 import { nestedAgentRefusal, type AgentLaunch } from './nestedAgents.js';
 import { signalRefusal, type RecapProcesses } from './recapSignals.js';
+import { commandsWithin } from './shellCommands.js';
 import { isInert, mightRunRecap } from './runsRecap.js';
 import { simpleCommands, tokenize, type ShellToken, type WordToken } from './shellTokens.js';
 import { KNOWN_SHAPES, READING, type ToolCall } from './toolCall.js';
@@ -257,9 +258,11 @@ function bashRefusal(command: string, cwd: string | undefined, state: ProtectedS
   const resolved = words.flatMap((w) => places(w, cwd, state.home, real));
   const stateHit = resolved.find((p) => state.paths.some((root) => inside(p, root) || globTouches(p, root)));
   if (stateHit) return `the command touches recap's own files (${stateHit})`;
-  const signal = signalRefusal(command, state.recapProcesses);
+  // What the line runs, read once for both rules.
+  const within = commandsWithin(command);
+  const signal = signalRefusal(command, state.recapProcesses, within);
   if (signal) return signal;
-  const agent = nestedAgentRefusal(command, state.agentLaunches ?? []);
+  const agent = nestedAgentRefusal(command, state.agentLaunches ?? [], within);
   if (agent) return agent;
   const setup = setupSubcommand(command);
   if (setup) return `recap ${setup} changes recap's setup; only the user may run it, outside the agent`;

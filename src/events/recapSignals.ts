@@ -13,8 +13,8 @@
 // file written earlier, names put together at run time, a program that walks the process list
 // itself. A stopped daemon is answered by the hook from its verdict file instead.
 // `timeout -s SIG` is not here: it signals only the command it starts, which is judged itself.
-import { effectiveProgram, INTERPRETERS } from './runsRecap.js';
-import { commandsWithin } from './shellCommands.js';
+import { effectiveProgram, INTERPRETERS, programName } from './runsRecap.js';
+import { commandsWithin, type Within } from './shellCommands.js';
 import type { SimpleCommand, WordToken } from './shellTokens.js';
 
 /** recap's own processes as `ps` shows them: the daemon's pids, and the names and command lines they answer to. */
@@ -95,17 +95,16 @@ const SIGNALLING = /\b(?:kill(?:pg)?|pkill|killall|send_signal|suspend|raise_sig
 const STOP_IN_TEXT = /\b(?:SIG)?(?:STOP|TSTP|TTIN|TTOU)\b|\bsuspend\(|\bkill\w*\W+(?:[^;\n]*?\W)?(?:19|20|21|22)\b/;
 
 const REFUSE = 'only the user may do that, outside the agent';
-const basename = (value: string) => value.slice(value.lastIndexOf('/') + 1);
 
 /** Why the command would signal (stop or kill) one of recap's processes, or could. */
-export function signalRefusal(command: string, recap: RecapProcesses = { pids: [], names: [] }): string | undefined {
-  const { commands, unread } = commandsWithin(command);
+export function signalRefusal(command: string, recap: RecapProcesses = { pids: [], names: [] }, within: Within = commandsWithin(command)): string | undefined {
+  const { commands, unread } = within;
   const names = [...NAMES, ...recap.names];
   const named = () => namesRecap(commands, unread, recap.pids, names);
   for (const simple of commands) {
     const { program, args } = effectiveProgram(simple.words);
     if (program === undefined) continue;
-    const name = basename(program.value);
+    const name = programName(program.value);
     if (KILLERS.has(name)) {
       const why = name === 'kill' ? killRefusal(args, recap.pids, named) : byNameRefusal(name, args, names);
       if (why) return why;
@@ -236,7 +235,7 @@ function namesRecap(commands: SimpleCommand[], unread: string[], pids: readonly 
   const pid = pids.length > 0 ? new RegExp(`(?<![0-9])(?:${pids.join('|')})(?![0-9])`) : undefined;
   for (const simple of commands) {
     const { program, args } = effectiveProgram(simple.words);
-    const name = basename(program?.value ?? '');
+    const name = programName(program?.value ?? '');
     if (name === 'cd') continue;
     const texts = [...simple.words.map((w) => w.value), ...simple.heredocs.map((h) => h.body)];
     const hit = texts.find((t) => pid?.test(t) || /recap/i.test(t));

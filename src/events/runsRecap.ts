@@ -87,6 +87,15 @@ const WRAPPERS: ReadonlyMap<string, ReadonlySet<string>> = new Map([
 ]);
 /** Shell words that may open a simple command without being its program. */
 const RESERVED = new Set(['!', '{', '}', 'if', 'then', 'elif', 'else', 'fi', 'do', 'done', 'while', 'until', 'for', 'case', 'esac', 'select', 'in']);
+/** A program's name as a command word gives it: the last part of its path. */
+export const programName = (word: string): string => word.slice(word.lastIndexOf('/') + 1);
+
+/** A shell's option that takes its code as the next word (`-c`, `-lc`, `-ec`). */
+export const SHELL_CODE_OPTION = /^-[a-zA-Z]*c[a-zA-Z]*$/;
+
+/** find's options that run a command made of the words after them. */
+export const FIND_EXEC = /^-(?:exec|execdir|ok|okdir)$/;
+
 export const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]]*\])?\+?=/;
 const DEPTH_LIMIT = 8;
 
@@ -125,7 +134,7 @@ function simpleRisk(simple: SimpleCommand, recapPaths: ReadonlySet<string>, dept
   const { program, args } = effectiveProgram(words);
   if (program === undefined) return undefined;
   if (!plainWord(program)) return `its command word ${JSON.stringify(program.value)} is computed by the shell, so it could name recap`;
-  const name = program.value.slice(program.value.lastIndexOf('/') + 1);
+  const name = programName(program.value);
   if (name === 'eval') {
     if (args.some((a) => !a.literal)) return 'it evals words the shell computes';
     return mightRunRecap(args.map((a) => a.value).join(' '), recapPaths, depth + 1);
@@ -137,7 +146,7 @@ function simpleRisk(simple: SimpleCommand, recapPaths: ReadonlySet<string>, dept
     if (code !== undefined && !code.literal) return `${name} is given code or a script the shell computes`;
   }
   if (name === 'find') {
-    const at = args.findIndex((a) => /^-(exec|execdir|ok|okdir)$/.test(a.value));
+    const at = args.findIndex((a) => FIND_EXEC.test(a.value));
     if (at >= 0) return simpleRisk({ words: args.slice(at + 1), redirects: [], heredocs: [] }, recapPaths, depth + 1);
   }
   return undefined;
@@ -146,7 +155,7 @@ function simpleRisk(simple: SimpleCommand, recapPaths: ReadonlySet<string>, dept
 /** A shell runs its -c text, a script file, or what it reads on stdin. */
 function shellRisk(args: WordToken[], simple: SimpleCommand, recapPaths: ReadonlySet<string>, depth: number): string | undefined {
   const options = args.filter((a) => a.value.startsWith('-') || a.value.startsWith('+'));
-  const cAt = args.findIndex((a) => /^-[a-zA-Z]*c[a-zA-Z]*$/.test(a.value));
+  const cAt = args.findIndex((a) => SHELL_CODE_OPTION.test(a.value));
   if (cAt >= 0) {
     const code = args[cAt + 1];
     if (code === undefined) return 'it starts a shell with -c and no literal code';
@@ -195,7 +204,7 @@ export function effectiveProgram(words: WordToken[]): { program: WordToken | und
     while (i < words.length && (ASSIGNMENT.test(words[i]!.value) || RESERVED.has(words[i]!.value))) i += 1;
     const word = words[i];
     if (word === undefined) return { program: undefined, args: [] };
-    const name = word.value.slice(word.value.lastIndexOf('/') + 1);
+    const name = programName(word.value);
     const valued = word.literal ? WRAPPERS.get(name) : undefined;
     if (!valued) return { program: word, args: words.slice(i + 1) };
     i += 1;

@@ -4,7 +4,7 @@
 // terminal multiplexer's command). Rules that look for one program wherever it sits (an
 // agent started without recap's hooks, a signal sent to recap's daemon) read this list.
 // Code the shell computes is not here: mightRunRecap refuses it (runsRecap.ts).
-import { ASSIGNMENT, effectiveProgram, SHELLS } from './runsRecap.js';
+import { ASSIGNMENT, effectiveProgram, FIND_EXEC, programName, SHELL_CODE_OPTION, SHELLS } from './runsRecap.js';
 import { simpleCommands, tokenize, type SimpleCommand, type WordToken } from './shellTokens.js';
 
 /** What a line runs, and the pieces of it that could not be read as shell (judged as text). */
@@ -40,8 +40,6 @@ const RUNNERS = new Set([
 /** Package runners whose options take a command line as one word: `npx -c 'codex ...'`, `flock f -c '...'`. */
 const CODE_OPTIONS = new Set(['npx', 'npm', 'pnpm', 'yarn', 'bunx', 'flock']);
 
-const basename = (value: string) => value.slice(value.lastIndexOf('/') + 1);
-
 export function commandsWithin(command: string, depth = 0): Within {
   const within: Within = { commands: [], unread: [] };
   const tokenized = depth > DEPTH_LIMIT ? undefined : tokenize(command);
@@ -60,16 +58,16 @@ export function commandsWithin(command: string, depth = 0): Within {
     for (const heredoc of simple.heredocs) if (!heredoc.quoted) substitutions(heredoc.body).forEach(add);
     within.commands.push(simple);
     const { program, args } = effectiveProgram(simple.words);
-    const name = program === undefined ? '' : basename(program.value);
+    const name = program === undefined ? '' : programName(program.value);
     if (SHELLS.has(name)) {
-      const at = args.findIndex((a) => /^-[a-zA-Z]*c[a-zA-Z]*$/.test(a.value));
+      const at = args.findIndex((a) => SHELL_CODE_OPTION.test(a.value));
       const code = at >= 0 ? args[at + 1] : undefined;
       if (code?.literal) add(code.value);
     } else if (name === 'eval' && args.every((a) => a.literal)) add(args.map((a) => a.value).join(' '));
     else if (name === 'find') {
-      const at = args.findIndex((a) => /^-(?:exec|execdir|ok|okdir)$/.test(a.value));
+      const at = args.findIndex((a) => FIND_EXEC.test(a.value));
       if (at >= 0) within.commands.push({ words: untilEnd(args.slice(at + 1)), redirects: [], heredocs: [] });
-    } else if (RUNNERS.has(name) || CODE_OPTIONS.has(basename(simple.words.find((w) => !ASSIGNMENT.test(w.value))?.value ?? ''))) {
+    } else if (RUNNERS.has(name) || CODE_OPTIONS.has(programName(simple.words.find((w) => !ASSIGNMENT.test(w.value))?.value ?? ''))) {
       // A word with spaces may be a command line (tmux, watch, su -c); the words themselves
       // may be one too (screen, systemd-run): both are read, which is stricter than either.
       for (const arg of args) if (arg.literal && /\s/.test(arg.value)) add(arg.value);
