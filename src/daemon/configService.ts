@@ -20,7 +20,7 @@ import {
 } from '../events/config.js';
 import { canonicalJson } from '../events/canonical.js';
 import { parseConfigFile } from '../common/configFile.js';
-import { configChanges, type KeyChange } from '../events/configPolicy.js';
+import { configChanges, sameValue, type KeyChange } from '../events/configPolicy.js';
 import { allowConfigFile, evolveFileRecord, NO_FILE_HASH, settleConfigFile, type ConfigFileRef, type FileContent, type FileRecord } from '../events/configApproval.js';
 import type { ConfigApproved, ConfigHeld, RecapEvent } from '../events/events.js';
 import type { HeldFile } from '../events/notices.js';
@@ -138,6 +138,9 @@ type ReadFile = { layer: Layer; hash: string };
 
 const NO_FILE: ReadFile = { layer: EMPTY_LAYER, hash: NO_FILE_HASH };
 
+/** Every value at its default, each saying so. */
+const DEFAULTS: Effective = { config: DEFAULT_CONFIG, sources: Object.fromEntries(CONFIG_KEYS.map((k) => [k, 'default'])) };
+
 /** What the log holds about each file's approval, by scope (a project folder, or USER_SCOPE). */
 export type ConfigRecords = {
   approved: (scope: string) => ApprovedConfig | undefined;
@@ -209,7 +212,6 @@ export class ConfigService {
 
   user(): Effective {
     return this.memo(undefined, () => {
-      const defaults: Effective = { config: DEFAULT_CONFIG, sources: Object.fromEntries(CONFIG_KEYS.map((k) => [k, 'default'])) };
       if (this.userRead !== undefined) {
         const settled = this.settle(USER_SCOPE, { file: this.userFile }, this.userRead, EMPTY_LAYER, ALLOW_USER_COMMAND);
         this.userLayer = settled.layer;
@@ -218,7 +220,7 @@ export class ConfigService {
       const approved = this.approvedFor(USER_SCOPE);
       this.userLayer = approved ? { values: approved.values, sources: sourcesOf(approved.values, asApproved(this.userFile, approved.hash)) } : this.legacyUser;
       const combined = combine([this.userLayer]);
-      return combined.ok ? combined.effective : defaults;
+      return combined.ok ? combined.effective : DEFAULTS;
     });
   }
 
@@ -278,8 +280,7 @@ export class ConfigService {
       layer.sources[key] = sameValue(value, read.layer.values[key]) ? (read.layer.sources[key] ?? ref.file) : asApproved(ref.file, approvedHash);
     }
     const combined = combine([beneath, layer]);
-    const defaults: Effective = { config: DEFAULT_CONFIG, sources: Object.fromEntries(CONFIG_KEYS.map((k) => [k, 'default'])) };
-    if (!combined.ok) return { effective: fallback ?? defaults, layer: EMPTY_LAYER };
+    if (!combined.ok) return { effective: fallback ?? DEFAULTS, layer: EMPTY_LAYER };
     const { config, sources } = combined.effective;
     for (const held of inForce.held) sources[held.key] = `${sources[held.key] ?? 'default'} (held: ${ref.file} sets ${JSON.stringify(held.to)}, waiting for ${command})`;
     if (inForce.held.length > 0) this.pendingByScope.set(scope, { file: ref.file, hash: read.hash, held: inForce.held, neverApproved: inForce.neverApproved, command });
@@ -402,10 +403,6 @@ const NO_EVENTS: RecapEvent[] = [];
 
 function asApproved(file: string, hash: string): string {
   return `${file} as approved (sha256 ${hash.slice(0, 12)})`;
-}
-
-function sameValue(a: unknown, b: unknown): boolean {
-  return a === b || (Array.isArray(a) && Array.isArray(b) && canonicalJson(a) === canonicalJson(b));
 }
 
 function sourcesOf(values: Record<string, unknown>, source: string): Record<string, string> {

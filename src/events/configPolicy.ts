@@ -100,7 +100,8 @@ export function guardedValues(approved: Record<string, unknown>, wanted: Record<
   return { values, held };
 }
 
-function sameValue(a: unknown, b: unknown): boolean {
+/** Whether two values of one key are the same (a list compares item by item). */
+export function sameValue(a: unknown, b: unknown): boolean {
   if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((item, i) => item === b[i]);
   return a === b;
 }

@@ -11,15 +11,15 @@ export type Notice = { kind: NoticeKind; seq: number; text: string };
 /** A manual trip's note is the user's own words, possibly long: the line stays short. */
 const MAX_CAUSE = 200;
 
+const shortened = (text: string) => (text.length > MAX_CAUSE ? `${text.slice(0, MAX_CAUSE)}...` : text);
+
 /** The notice the user is owed about the job's gate, if any. */
 export function owedNotice(state: JobState): Notice | undefined {
   const owed = state.noticeOwed;
   if (owed === undefined) return undefined;
   if (owed.kind === 'tripped') {
     if (!state.gate.tripped) return undefined;
-    const cause = tripCause(state);
-    const short = cause.length > MAX_CAUSE ? `${cause.slice(0, MAX_CAUSE)}...` : cause;
-    return { ...owed, text: `recap: the gate of job ${state.job} tripped (${short}); the agent must write a summary before other tools run` };
+    return { ...owed, text: `recap: the gate of job ${state.job} tripped (${shortened(tripCause(state))}); the agent must write a summary before other tools run` };
   }
   return { ...owed, text: `recap: a summary of job ${state.job} was accepted (${state.chain.length} in its chain); the gate is open` };
 }
@@ -33,8 +33,7 @@ export function owedConfigNotice(state: JobState, files: HeldFile[]): Notice | u
   if (!files.some((f) => f.seq > seen)) return undefined;
   const each = files.map((f) => {
     const keys = f.held.map((h) => `${h.key} ${JSON.stringify(h.from)} -> ${JSON.stringify(h.to)}`).join(', ');
-    const short = keys.length > MAX_CAUSE ? `${keys.slice(0, MAX_CAUSE)}...` : keys;
-    return `${f.file} would weaken the gate (${short}); the values in force stay until you run ${f.command} yourself`;
+    return `${f.file} would weaken the gate (${shortened(keys)}); the values in force stay until you run ${f.command} yourself`;
   });
   return { kind: 'config', seq: Math.max(...files.map((f) => f.seq)), text: `recap: ${each.join('; ')}` };
 }

@@ -12,7 +12,7 @@ import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { removeSandbox, runCli, sandbox, startDaemon, trackedSandboxes, type DaemonProcess, type Sandbox } from '../helpers/daemon.js';
+import { removeSandbox, runCli, sandbox, socketRequestCode, startDaemon, trackedSandboxes, type DaemonProcess, type Sandbox } from '../helpers/daemon.js';
 import { ATTACK_THRESHOLD, expectDenied, expectWayOutOpen, payload, proveWayOut, runHook, runShell, toolCall, trippedGate, type Attack } from '../helpers/gateAttack.js';
 
 const { newBox, start } = trackedSandboxes(afterEach);
@@ -46,22 +46,6 @@ async function programWrites(a: Attack, program: 'python3' | 'node' | 'git', arg
   const { stdout } = await promisify(execFile)(program, args, { cwd: a.box.project, env: a.shellEnv });
   return stdout;
 }
-
-/** `reload` asked of the daemon's socket by a plain program: a 4-byte length, then the JSON request. */
-const SOCKET_RELOAD = `
-const s = require('net').connect(process.env['RECAP_' + 'SOCKET']);
-const body = Buffer.from(JSON.stringify({ id: 1, op: 're' + 'load' }));
-const head = Buffer.alloc(4);
-head.writeUInt32BE(body.length);
-s.write(Buffer.concat([head, body]));
-let got = Buffer.alloc(0);
-s.on('data', (d) => {
-  got = Buffer.concat([got, d]);
-  if (got.length < 4 || got.length < 4 + got.readUInt32BE(0)) return;
-  process.stdout.write(got.subarray(4, 4 + got.readUInt32BE(0)).toString());
-  s.destroy();
-});
-`;
 
 type Shown = { values: Record<string, unknown>; sources: Record<string, string>; problems: string[]; pending?: { held: { key: string; from: unknown; to: unknown }[] } };
 
@@ -545,7 +529,7 @@ describe("a program (not the agent's tool) writes recap's config files: nothing 
     expect(readFileSync(box.config, 'utf8')).toBe('TOKEN_THRESHOLD=1000000\n');
 
     // The program's own reload is refused (it is not the user's); the user's reload re-reads and holds the weakening.
-    const answer = JSON.parse(await programWrites(attack, 'node', ['-e', SOCKET_RELOAD])) as { error?: { code: string } };
+    const answer = JSON.parse(await programWrites(attack, 'node', ['-e', socketRequestCode({ id: 1, op: 'reload' })])) as { error?: { code: string } };
     expect(answer.error?.code).toBe('refused');
     const reloaded = await runCli(box, ['reload']);
     expect(reloaded.stdout + reloaded.stderr).toContain('TOKEN_THRESHOLD');

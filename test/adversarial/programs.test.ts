@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, watch, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runCli, trackedSandboxes } from '../helpers/daemon.js';
+import { runCli, socketRequestCode, trackedSandboxes } from '../helpers/daemon.js';
 import {
   expectAllowed,
   expectDenied,
@@ -118,8 +118,8 @@ describe("the user's commands over recap's socket, from a program the agent runs
     const attack = await trippedGate(newBox(), start);
     const requests = [{ op: 'trip', cancel: true }, { op: 'resume' }, { op: 'reload' }, { op: 'stop' }, { op: 'config', allow: true, cwd: attack.box.project }];
     for (const request of requests) {
-      const code = `const s=require('net').connect(process.argv[1]);const b=Buffer.from(JSON.stringify(${JSON.stringify({ id: 1, ...request })}));const h=Buffer.alloc(4);h.writeUInt32BE(b.length);s.write(Buffer.concat([h,b]));let r=Buffer.alloc(0);s.on('data',d=>{r=Buffer.concat([r,d]);if(r.length>=4+r.readUInt32BE(0)){console.log(r.subarray(4).toString());s.end();}});`;
-      const ran = await runShell(attack, `node -e ${JSON.stringify(code).replaceAll('$', '\\$')} ${attack.box.socket}`);
+      const code = socketRequestCode({ id: 1, ...request });
+      const ran = await runShell(attack, `node -e ${JSON.stringify(code)}`);
       const answer = answerOf(ran.stdout);
       expect(answer.error?.code, `${request.op}: ${ran.stdout}${ran.stderr}`).toBe('refused');
       expect(answer.error?.message).toContain("is the user's to run, from their own terminal");

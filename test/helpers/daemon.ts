@@ -244,3 +244,16 @@ export function freePort(): Promise<number> {
     });
   });
 }
+
+/**
+ * One line of Node code that sends `request` to recap's socket ($RECAP_SOCKET) as any
+ * program could (a 4-byte length, then the JSON) and prints the answer: what an agent writes
+ * instead of a command line that names recap.
+ */
+export function socketRequestCode(request: Record<string, unknown>): string {
+  return (
+    `const s=require('net').connect(process.env.RECAP_SOCKET);const b=Buffer.from(${JSON.stringify(JSON.stringify(request))});` +
+    `const h=Buffer.alloc(4);h.writeUInt32BE(b.length);s.write(Buffer.concat([h,b]));let r=Buffer.alloc(0);` +
+    `s.on('data',d=>{r=Buffer.concat([r,d]);if(r.length>=4&&r.length>=4+r.readUInt32BE(0)){process.stdout.write(r.subarray(4,4+r.readUInt32BE(0)).toString());s.destroy();}});`
+  );
+}
