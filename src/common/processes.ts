@@ -68,7 +68,8 @@ function readEnv(pid: number): Map<string, string> {
       if (at > 0) env.set(entry.slice(0, at), entry.slice(at + 1));
     }
   } catch {
-    // Another user's process (sshd, cron): its environment is not ours to read.
+    // Another user's process (cron), or an undumpable one of ours (sshd's session process):
+    // not ours to read. Not taken as hiding something: every ssh login has one.
   }
   return env;
 }

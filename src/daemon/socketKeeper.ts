@@ -4,6 +4,7 @@
 // socket of its own back, atomically (bound beside it, then renamed over it), and says so. A
 // deleted file is made again the same way.
 import { chmodSync, lstatSync, mkdirSync, renameSync, unlinkSync, watch as fsWatch, type FSWatcher } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import { basename, dirname, join } from 'node:path';
 import type { Logger } from 'pino';
 
@@ -47,8 +48,8 @@ export class SocketKeeper {
 
   /** Binds beside the path, then renames over it: there is never a moment with no socket, or another's. */
   private async put(): Promise<void> {
-    const aside = join(dirname(this.path), `.${basename(this.path)}.${process.pid}.new`);
-    rmSocket(aside);
+    // A name no other process can guess and take first (a file planted there would keep the daemon from binding).
+    const aside = join(dirname(this.path), `.${basename(this.path)}.${randomBytes(8).toString('hex')}`);
     const previous = process.umask(0o177);
     try {
       await this.bind(aside);
