@@ -8,7 +8,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { jobIdFor } from '../../src/common/jobs.js';
 import { removeSandbox, ROOT, runCli, sandbox, startDaemon, type DaemonProcess, type Sandbox } from '../helpers/daemon.js';
 import { ATTACK_THRESHOLD, filledIn, submitCommandIn, TRIP_PROMPTS } from '../helpers/gateAttack.js';
@@ -276,6 +276,9 @@ describe('with the daemon stopped (SIGSTOP)', () => {
   beforeAll(async () => {
     ({ dir } = project());
     await trip(dir);
+  });
+  // Letting the way out through continues the daemon: each case stops it again.
+  beforeEach(() => {
     daemon.child.kill('SIGSTOP');
   });
   afterAll(() => {

@@ -137,7 +137,11 @@ describe('the daemon process', () => {
     const seqs = entries.map(([key]) => Number(key.readBigUInt64BE(0)));
     expect(seqs).toEqual(seqs.map((_, i) => i + 1));
     const events = entries.map(([, value]) => unpack(value) as { type: string; version: number; data: Record<string, unknown> });
-    expect(events[0]).toMatchObject({ type: 'ConfigApplied', version: 1 });
+    // The user's config, first seen: approved, then applied.
+    expect(events.slice(0, 2)).toMatchObject([
+      { type: 'ConfigApproved', version: 2 },
+      { type: 'ConfigApplied', version: 1 },
+    ]);
     expect(events.find((e) => e.type === 'InteractionRecorded')).toMatchObject({
       version: 1,
       data: { job: 'format', kind: 'prompt', text: 'hello log', counted: true, tokens: expect.any(Number), time: expect.any(Number) },
