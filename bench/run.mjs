@@ -132,6 +132,19 @@ function serviceSections(s) {
   const one = r.checks1;
   return [
     {
+      title: "A user's command",
+      method:
+        "`pause` requests from one client, one at a time, as a user's terminal sends them: the daemon asks the kernel which process sent each (ss, then /proc) and judges its ancestry before it runs it. `status`, which needs no such check, is the baseline; hooks and checks never pay it.",
+      figures: [
+        figure('pause, p50', r.control?.pause.p50Ms, 'ms', {
+          target: `< ${t.controlP50Ms} ms`,
+          met: below(r.control?.pause.p50Ms, t.controlP50Ms),
+          baseline: r.control && `status: p50 ${r.control.status.p50Ms} ms, p99 ${r.control.status.p99Ms} ms`,
+        }),
+        figure('pause, p99', r.control?.pause.p99Ms, 'ms', { baseline: r.control && `status: p99 ${r.control.status.p99Ms} ms` }),
+      ],
+    },
+    {
       title: 'HTTP hook round trip',
       method: "PreToolUse payloads POSTed one at a time to the daemon's loopback hook endpoint over one keep-alive connection, after a warm-up; the round trip's percentiles.",
       figures: [

@@ -2,8 +2,9 @@
 // Benchmark: checks over the socket (1 client; 64 clients with one request in flight each, the
 // shape hooks send; 64 clients keeping 4 in flight each, pipelining), durable records
 // (1 and 64 concurrent writers, with fsyncs per record), the HTTP hook round trip with
-// keep-alive. (Token counting is bench/tokens.mjs.)
-//   node bench/service.mjs [--quick] [--json] [--only=checks,records,http] [--cpu-prof=DIR] [--trace-gc]
+// keep-alive, and a user's command (`pause`, whose caller the daemon asks the kernel about)
+// beside `status`, which it does not. (Token counting is bench/tokens.mjs.)
+//   node bench/service.mjs [--quick] [--json] [--only=checks,records,http,control] [--cpu-prof=DIR] [--trace-gc]
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { connect as netConnect, createServer } from 'node:net';
 import { execFileSync } from 'node:child_process';
@@ -15,7 +16,7 @@ const { Client } = await import(join(root, 'dist', 'client', 'socketClient.js'))
 const { FrameReader, framesOf } = await import(join(root, 'dist', 'common', 'frames.js'));
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
-const TARGETS = { checkP99Ms64: 2, checksPerSecond64Pipelined: 150_000, recordsPerSecond64: 5_000, recordsPerFsync64: 8, httpP99Ms: 2 };
+const TARGETS = { checkP99Ms64: 2, checksPerSecond64Pipelined: 150_000, recordsPerSecond64: 5_000, recordsPerFsync64: 8, httpP99Ms: 2, controlP50Ms: 50 };
 
 const percentile = (xs, p) => {
   const s = Float64Array.from(xs).sort();
@@ -306,6 +307,29 @@ if (runs('http')) {
   };
 }
 
+if (runs('control')) {
+  // One client, one request at a time, as a user's terminal sends them: `pause` is judged by
+  // its caller's processes (ss and /proc), `status` is not; the difference is the check's cost.
+  const c = await Client.connect(env.RECAP_SOCKET);
+  const timed = async (op, fields, count) => {
+    const ms = [];
+    for (let i = 0; i < count; i += 1) {
+      const started = performance.now();
+      await c.request(op, fields);
+      ms.push(performance.now() - started);
+    }
+    return { p50Ms: round(percentile(ms, 50), 2), p99Ms: round(percentile(ms, 99), 2) };
+  };
+  const count = quick ? 20 : 100;
+  await timed('status', { job: 'bench' }, 20);
+  results.control = {
+    status: await timed('status', { job: 'bench' }, count),
+    pause: await timed('pause', { job: 'bench', until: Date.now() + 3_600_000 }, count),
+  };
+  await c.request('resume', { job: 'bench' });
+  c.close();
+}
+
 await stopDaemon(daemon);
 rmSync(dir, { recursive: true, force: true });
 if (traceGc && results.checkPhases) {
@@ -344,5 +368,9 @@ else {
   if (r.http)
     console.log(
       `HTTP hook, keep-alive:   p50 ${r.http.p50Ms} ms  p99 ${r.http.p99Ms} ms  (target p99 < ${TARGETS.httpP99Ms} ms; CPU per request: daemon ${r.http.daemonCpuUs} us, bench ${r.http.benchCpuUs} us)`,
+    );
+  if (r.control)
+    console.log(
+      `user's command (pause):  p50 ${r.control.pause.p50Ms} ms  p99 ${r.control.pause.p99Ms} ms  (target p50 < ${TARGETS.controlP50Ms} ms; status, no caller check: p50 ${r.control.status.p50Ms} ms)`,
     );
 }
