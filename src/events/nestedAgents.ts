@@ -123,7 +123,7 @@ const bareName = (value: string) =>
 /** What switches the agent's hooks off, if anything does: a switch, a variable, or an argument the shell computes. */
 function switchedOff({ launch, args, prefix }: Started, before: Changed): string | undefined {
   const changed = union(before, prefix);
-  if (changed === 'all') return 'an emptied environment';
+  if (changed === 'all') return 'its environment emptied, or a variable the shell names at run time';
   const variable = [...changed].find((v) => launch.variables.test(v));
   if (variable !== undefined) return `${variable} changed`;
   for (let i = 0; i < args.length; i += 1) {
@@ -183,13 +183,53 @@ function prefixChanges(words: WordToken[], program: WordToken): Changed {
   return changed;
 }
 
-/** The variables a command changes for the rest of the line: a bare assignment, export, declare, unset. */
+/**
+ * The variables a command changes for the rest of the line: a bare assignment, export,
+ * declare, unset; a name reference (`declare -n r=HOME`) changes what it names; builtins that
+ * store into a variable (`printf -v HOME`, `read HOME`, `mapfile`, `getopts`) change theirs.
+ * A variable the agent's shell already exports (HOME) reaches the agent changed without export.
+ */
 function lasting(simple: SimpleCommand): Changed {
   const words = simple.words;
   if (words.length > 0 && words.every((w) => ASSIGNMENT.test(w.value))) return new Set(words.map((w) => w.value.slice(0, w.value.search(/[[+=]/))));
   const { program, args } = effectiveProgram(words);
-  if (program === undefined || !DECLARING.has(program.value)) return new Set();
-  return new Set(args.filter((a) => !a.value.startsWith('-')).map((a) => a.value.split(/[[+=]/)[0]!));
+  if (program === undefined) return new Set();
+  const name = programName(program.value);
+  const names = args.filter((a) => !a.value.startsWith('-'));
+  if (DECLARING.has(name)) {
+    const changed = names.map((a) => a.value.split(/[[+=]/)[0]!);
+    // `declare -n r=HOME` (or -n given with other letters): r names HOME, so r=... changes HOME.
+    if (args.some((a) => /^-[a-zA-Z]*n/.test(a.value))) changed.push(...names.map((a) => a.value.split('=')[1] ?? '').filter(Boolean));
+    return new Set(changed);
+  }
+  const stored = STORING.get(name)?.(args);
+  if (stored === undefined) return new Set();
+  // A name the shell computes could be any variable.
+  return stored.some((a) => !a.literal) ? 'all' : new Set(stored.map((a) => a.value));
+}
+
+type Store = (args: WordToken[]) => WordToken[];
+/** Builtins that store into the variables their words name: which words those are. */
+const STORING: ReadonlyMap<string, Store> = new Map<string, Store>([
+  ['printf', (args) => (args[0]?.value === '-v' ? args.slice(1, 2) : /^-v./.test(args[0]?.value ?? '') ? [{ ...args[0]!, value: args[0]!.value.slice(2) }] : [])],
+  ['read', (args) => namesAfterOptions(args, READ_VALUED)],
+  ['mapfile', (args) => namesAfterOptions(args, MAPFILE_VALUED).slice(0, 1)],
+  ['readarray', (args) => namesAfterOptions(args, MAPFILE_VALUED).slice(0, 1)],
+  ['getopts', (args) => args.slice(1, 2)],
+]);
+const READ_VALUED = new Set(['-a', '-d', '-i', '-n', '-N', '-p', '-t', '-u']);
+const MAPFILE_VALUED = new Set(['-d', '-n', '-O', '-s', '-u', '-C', '-c']);
+
+/** The words after a builtin's options (those in `valued` take the next word); `read -a NAME` stores into NAME. */
+function namesAfterOptions(args: WordToken[], valued: ReadonlySet<string>): WordToken[] {
+  const names: WordToken[] = [];
+  for (let i = 0; i < args.length; i += 1) {
+    const arg = args[i]!.value;
+    if (!arg.startsWith('-')) names.push(args[i]!);
+    else if (arg === '-a' && args[i + 1] !== undefined) names.push(args[++i]!);
+    else if (valued.has(arg)) i += 1;
+  }
+  return names;
 }
 
 /**
