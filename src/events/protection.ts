@@ -178,11 +178,23 @@ export function protectionRefusal(call: ToolCall, cwd: string | undefined, state
 }
 
 function callRefusal(call: ToolCall, cwd: string | undefined, state: ProtectedState, recapPaths: ReadonlySet<string>, real: Follow | undefined): string | undefined {
-  const base = call.dir !== undefined ? absolute(call.dir, cwd, state.home) : cwd;
-  if (call.kind === 'shell') {
-    const dirs = base !== undefined && call.dir !== undefined ? places(base, undefined, state.home, real) : [];
-    const hit = state.paths.find((p) => dirs.some((dir) => inside(dir, p)));
+  // The folder a call runs in, as spelled and where it leads: `link/..` is the link's parent
+  // to the kernel, not the folder holding the link. Each is judged as the call's folder.
+  const bases = call.dir !== undefined ? places(call.dir, cwd, state.home, real) : [cwd];
+  if (call.kind === 'shell' && call.dir !== undefined) {
+    const hit = state.paths.find((p) => bases.some((dir) => dir !== undefined && inside(dir, p)));
     if (hit) return `${call.name} in ${call.dir} runs inside recap's own files (${hit})`;
+  }
+  for (const base of bases) {
+    const refusal = callRefusalIn(call, base, state, recapPaths, real);
+    if (refusal) return refusal;
+  }
+  return undefined;
+}
+
+/** Why the call is refused when it runs in `base`. */
+function callRefusalIn(call: ToolCall, base: string | undefined, state: ProtectedState, recapPaths: ReadonlySet<string>, real: Follow | undefined): string | undefined {
+  if (call.kind === 'shell') {
     if (typeof call.command !== 'string') return undefined;
     // Files a shell call changes outside its command line (Codex applies a patch handed to
     // apply_patch in exec_command itself) are judged as a patch's; the way out names none.
@@ -199,8 +211,9 @@ function callRefusal(call: ToolCall, cwd: string | undefined, state: ProtectedSt
   const candidates = KNOWN_SHAPES.has(call.kind) ? call.paths : [...call.paths, ...pathsAnywhere(call.input)];
   if (call.glob !== undefined) {
     const { glob: pattern } = call;
+    // The pattern's `..` as the kernel takes it too: after the links before it (places).
     const globs = places(call.paths[0] ?? '.', base, state.home, real).flatMap((root) =>
-      pattern.startsWith('/') || pattern.startsWith('~') ? places(pattern, base, state.home, real) : places(join(root, pattern), undefined, state.home, real),
+      pattern.startsWith('/') || pattern.startsWith('~') ? places(pattern, base, state.home, real) : places(`${root}/${pattern}`, undefined, state.home, real),
     );
     const hit = state.paths.find((p) => globs.some((glob) => globReaches(glob, p)));
     if (hit) return `${call.name} on ${call.glob} touches recap's own files (${hit})`;

@@ -94,6 +94,21 @@ describe('where a path really leads (linkFollower, issue 25 item 6)', () => {
     expect(linkFollower()('/proc/self/cwd/x')).toBe('/proc/self/cwd/x');
   });
 
+  it("a shell call's folder and a Glob's pattern take `..` after their links, as the kernel does", () => {
+    const recapDir = join(dir, 'private', 'recap');
+    mkdirSync(join(recapDir, 'sub'), { recursive: true });
+    symlinkSync(join(recapDir, 'sub'), join(dir, 'into-recap'));
+    const state = { paths: [recapDir], home: HOME_FOR_LINKS, links: linkFollower };
+    // `into-recap/..` is recap's folder to the kernel; lexically it would be `dir` itself.
+    const shell = { kind: 'shell', name: 'Bash', command: 'cat config.conf', dir: `${dir}/into-recap/..`, paths: [] } as unknown as ToolCall;
+    expect(protectionRefusal(shell, dir, state, new Set())).toMatch(/^Bash in .*into-recap\/\.\. runs inside recap's own files/);
+    const glob = { kind: 'glob', name: 'Glob', glob: 'into-recap/../*.conf', paths: [dir], input: {} } as unknown as ToolCall;
+    expect(protectionRefusal(glob, dir, state, new Set())).toMatch(/^Glob on into-recap\/\.\.\/\*\.conf touches recap's own files/);
+    // The same calls without the link's `..` stay where they are: allowed.
+    expect(protectionRefusal({ ...shell, dir } as ToolCall, dir, state, new Set())).toBeUndefined();
+    expect(protectionRefusal({ ...glob, glob: '*.conf' } as ToolCall, dir, state, new Set())).toBeUndefined();
+  });
+
   it('a follower sees a link made after an earlier follower looked (nothing kept across calls)', () => {
     const later = join(dir, 'later');
     expect(linkFollower()(`${later}/x`)).toBe(`${later}/x`);
