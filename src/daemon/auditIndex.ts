@@ -22,7 +22,7 @@ export type JobView = {
   denials: DenialMark[];
 };
 
-const MOMENT_TYPES = new Set(['InteractionRecorded', 'ToolDenied', 'GateTripped', 'SummaryAccepted', 'SummaryRejected']);
+const MOMENT_TYPES = new Set(['InteractionRecorded', 'ToolDenied', 'GateTripped', 'SummaryAccepted', 'SummaryRejected', 'GatePaused', 'GateResumed', 'TripCancelled']);
 
 /**
  * Times and one number each (the meter's level, or an event's sequence number), growing by

@@ -3,6 +3,7 @@
 // what the page draws, from the audit index. Nothing here appends an event: the ops that
 // settle a job's configuration first (status, chain) are not used.
 import type { StoredEvent } from '../events/events.js';
+import type { Caller } from '../events/caller.js';
 import { DEFAULT_CONFIG } from '../events/config.js';
 import type { Verification } from './audit.js';
 import { AuditIndex, type JobView } from './auditIndex.js';
@@ -28,6 +29,10 @@ export type Moment = {
   reason?: string;
   level?: number;
   text?: string;
+  /** Until when a pause holds. */
+  until?: number;
+  /** Who ran a user's command (pause, resume, a cancelled trip): the process and its ancestry. */
+  by?: string;
 };
 
 /** A failure with the status the browser gets and a message that says what to do. */
@@ -201,10 +206,19 @@ function moment(event: StoredEvent): Moment {
       return { ...base, level: event.data.level, tokens: event.data.tokens };
     case 'SummaryRejected':
       return { ...base, tokens: event.data.tokens };
+    case 'GatePaused':
+      return { ...base, until: event.data.until, ...byOf(event.data.by) };
+    case 'GateResumed':
+      return { ...base, ...byOf(event.data.by) };
+    case 'TripCancelled':
+      return { ...base, reason: event.data.reason, ...byOf(event.data.by) };
     default:
       return base;
   }
 }
+
+/** Older logs recorded no caller. */
+const byOf = (caller: Caller | undefined) => (caller !== undefined ? { by: `process ${caller.pid}: ${caller.ancestry}` } : {});
 
 function number(query: URLSearchParams, name: string): number {
   const value = optionalNumber(query, name);

@@ -198,6 +198,21 @@ describe('recap ui: what the page is shown', () => {
     expect(moments.events.find((e) => e.type === 'InteractionRecorded')?.text).toMatch(/…$/);
   });
 
+  it('shows a pause and its resume among the moments, with the process that ran each', async () => {
+    const box = newBox();
+    await start(box);
+    await runCli(box, ['record', '--job', 'j', '--text', 'hello']);
+    await runCli(box, ['pause', '1h', '--job', 'j']);
+    await runCli(box, ['resume', '--job', 'j']);
+    const ui = await openUi(box);
+    const job = await api<JobData>(ui, '/api/job?job=j');
+    const moments = await api<{ events: { type: string; by?: string; until?: number }[] }>(ui, `/api/job/moments?job=j&from=${job.span.first}&to=${Date.now()}`);
+    const paused = moments.events.find((e) => e.type === 'GatePaused');
+    expect(paused?.by).toMatch(/^process (\d+): \S+ \1 ← /);
+    expect(paused?.until).toBeGreaterThan(Date.now());
+    expect(moments.events.find((e) => e.type === 'GateResumed')?.by).toMatch(/^process \d+: /);
+  });
+
   it('follows the log live: a record made through the socket is told on /api/live', async () => {
     const box = newBox();
     await start(box);

@@ -34,6 +34,19 @@ describe('eventRecord', () => {
     expect(eventRecord(manual, false).attributes).not.toHaveProperty('note');
   });
 
+  it('carries who ran a user’s command (a pause, a config approval) as by.* and caller.* attributes', () => {
+    const by = { pid: 4242, program: 'recap', ancestry: 'recap < bash < sshd' };
+    const paused: StoredEvent = { seq: 6, version: 1, type: 'GatePaused', data: { job: 'j', until: 9000, by, time: 4000 } };
+    expect(eventRecord(paused, false).attributes).toMatchObject({ 'by.pid': 4242, 'by.program': 'recap', 'by.ancestry': 'recap < bash < sshd' });
+    const approved = {
+      seq: 7,
+      version: 2,
+      type: 'ConfigApproved',
+      data: { file: '/p/.recap/config.conf', hash: 'h', by: 'allow', caller: by, time: 5000 },
+    } as unknown as StoredEvent;
+    expect(eventRecord(approved, false).attributes).toMatchObject({ by: 'allow', 'caller.pid': 4242, 'caller.ancestry': 'recap < bash < sshd' });
+  });
+
   it('leaves out objects (a configuration’s values)', () => {
     const applied: StoredEvent = { seq: 1, version: 1, type: 'ConfigApplied', data: { values: { threshold: 5 }, sources: { threshold: 'env' }, time: 1 } };
     expect(Object.keys(eventRecord(applied, true).attributes ?? {})).toEqual(['event.name', 'seq', 'version', 'time']);

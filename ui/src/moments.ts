@@ -23,7 +23,16 @@ function describe(moment: Moment): Node | string {
       return h('span', {}, h('strong', {}, moment.level ? `rollup accepted (level ${moment.level})` : 'summary accepted'), ` ${tokens(moment.tokens ?? 0)} tokens`);
     case 'SummaryRejected':
       return h('span', {}, h('strong', {}, 'summary rejected'), ` ${tokens(moment.tokens ?? 0)} tokens`);
+    case 'GatePaused':
+      return h('span', {}, h('strong', {}, 'paused'), ` until ${when(moment.until ?? 0)}${byText(moment)}`);
+    case 'GateResumed':
+      return h('span', {}, h('strong', {}, 'resumed'), byText(moment));
+    case 'TripCancelled':
+      return h('span', {}, h('strong', {}, 'trip cancelled'), ` (${moment.reason ?? ''})${byText(moment)}`);
     default:
       return moment.type;
   }
 }
+
+/** Who ran a user's command, as the daemon learned it from the kernel. */
+const byText = (moment: Moment) => (moment.by !== undefined ? ` by ${moment.by}` : '');

@@ -8,6 +8,9 @@ import type { StoredEvent } from '../../events/events.js';
 /** Keys of an event's data that hold text a person wrote or may quote a summary. */
 const TEXT_KEYS: ReadonlySet<string> = new Set(['text', 'note', 'problems']);
 
+/** Keys of an event's data that hold the process that ran a user's command (a Caller). */
+const CALLER_KEYS: ReadonlySet<string> = new Set(['by', 'caller']);
+
 /** SeverityNumber.INFO, without loading @opentelemetry/api's values for one number. */
 const INFO = 9;
 
@@ -18,11 +21,18 @@ export function eventRecord(event: StoredEvent, logTexts: boolean): LogRecord {
     if (TEXT_KEYS.has(key) && !logTexts) continue;
     const attribute = attributeOf(value);
     if (attribute !== undefined) attributes[key] = attribute;
+    else if (CALLER_KEYS.has(key) && value !== null && typeof value === 'object') {
+      // Who ran a user's command (pause, trip, config allow): by.pid, by.program, by.ancestry.
+      for (const [field, inner] of Object.entries(value)) {
+        const scalar = attributeOf(inner);
+        if (scalar !== undefined && !Array.isArray(scalar)) attributes[`${key}.${field}`] = scalar;
+      }
+    }
   }
   return { eventName: name, timestamp: event.data.time, severityNumber: INFO, severityText: 'INFO', body: event.type, attributes };
 }
 
-/** Scalars and lists of scalars; objects (a config's values, a summary's sections) are left out. */
+/** Scalars and lists of scalars; other objects (a config's values, a summary's sections) are left out. */
 function attributeOf(value: unknown): AttributeValue | undefined {
   if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return value;
   if (Array.isArray(value) && value.every((v) => typeof v === 'string')) return value as string[];
