@@ -568,7 +568,8 @@ export function auditCommands(y: Argv<Common>): Argv<Common> {
     .command(
       'import <file>',
       'rebuild a log from an export (daemon stopped)',
-      (a) => a.positional('file', { type: 'string', demandOption: true }),
+      // No job: --job is left out of its --help (and refused, see JOBLESS_COMMANDS in cli.ts).
+      (a) => a.hide('job').positional('file', { type: 'string', demandOption: true }),
       async (argv) => {
         const { importLog } = await import('../daemon/importLog.js');
         const shown = progress('import');

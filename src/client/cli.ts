@@ -23,7 +23,7 @@ const EXIT_DENIED = 2;
 /** Commands that change recap's setup or gate: the user's, never run from an agent's shell. */
 const SETUP_COMMANDS = new Set(['install', 'uninstall', 'trip', 'import', 'stop', 'restart', 'reload', 'pause', 'resume']);
 
-/** Commands that are about no one job: a --job given to them is refused, not silently ignored. */
+/** Commands that are about no one job: a --job given to them is refused, not silently ignored (and each hides it from its --help). */
 const JOBLESS_COMMANDS = new Set(['install', 'uninstall', 'import', 'completion']);
 
 function describeStop(stopped: Stopped): string {
@@ -205,6 +205,7 @@ export function buildCli(args: string[]): Argv {
       "add recap's hooks to an agent, or systemd units",
       (y) =>
         y
+          .hide('job')
           .positional('target', { choices: [...AGENT_NAMES, 'systemd'] as const, demandOption: true })
           .option('scope', { choices: ['user', 'project'] as const, default: 'user' as const, describe: "user settings, or this project's" })
           .option('http', { type: 'boolean', default: false, describe: "HTTP hooks to the daemon's loopback endpoint instead of commands" })
@@ -250,6 +251,7 @@ export function buildCli(args: string[]): Argv {
       "remove recap's hooks from an agent, or systemd units",
       (y) =>
         y
+          .hide('job')
           .positional('target', { choices: [...AGENT_NAMES, 'systemd'] as const, demandOption: true })
           .option('scope', { choices: ['user', 'project'] as const, default: 'user' as const }),
       async (argv) => {
@@ -370,7 +372,7 @@ export function buildCli(args: string[]): Argv {
       .command(
         'completion <shell>',
         'shell completion script (bash, zsh, fish)',
-        (y) => y.positional('shell', { choices: ['bash', 'zsh', 'fish'] as const, demandOption: true }),
+        (y) => y.hide('job').positional('shell', { choices: ['bash', 'zsh', 'fish'] as const, demandOption: true }),
         (argv) => completionScript(argv.shell),
       )
       .demandCommand(1, 'name a command')

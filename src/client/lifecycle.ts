@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { describeHolder, isAlive, lockHolder, runningDaemon, type Holder } from '../common/daemonRecord.js';
 import { UserError } from '../common/errors.js';
+import { readProc } from '../common/processes.js';
 import { dataDir, eventLogDir, socketPath } from '../common/paths.js';
 import type { DaemonInfo, ResponseOf } from '../daemon/protocol.js';
 import { connectOrStart, whyUnreachable } from './autostart.js';
@@ -111,13 +112,24 @@ function isRecapDaemon(holder: Holder): boolean {
   }
 }
 
-/** Waits until `pid` has exited or let go of the event log. */
+/**
+ * Waits until `pid` has exited, not only let go of the event log: `recap restart` and the
+ * user's next step must not meet the old process still closing down.
+ */
 async function exited(pid: number, env: Env): Promise<void> {
   const deadline = Date.now() + STOP_DEADLINE_MS;
-  for (let pause = 10; isAlive(pid) && lockHolder(eventLogDir(env)) !== null; pause = Math.min(pause * 2, 200)) {
-    if (Date.now() > deadline) throw new UserError(`the recap daemon (PID ${pid}) was asked to stop but still runs after ${STOP_DEADLINE_MS / 1000} s; kill ${pid} ends it`);
+  for (let pause = 10; running(pid); pause = Math.min(pause * 2, 200)) {
+    if (Date.now() > deadline) {
+      const what = lockHolder(eventLogDir(env)) === pid ? 'still runs' : 'let go of the event log, but its process still runs';
+      throw new UserError(`the recap daemon (PID ${pid}) was asked to stop and ${what} after ${STOP_DEADLINE_MS / 1000} s; kill ${pid} ends it`);
+    }
     await new Promise((resume) => setTimeout(resume, pause));
   }
+}
+
+/** Alive and not a zombie (one that has exited and waits only for its parent to reap it). */
+function running(pid: number): boolean {
+  return isAlive(pid) && readProc(pid)?.state !== 'Z';
 }
 
 const BYTE_UNITS = ['B', 'kB', 'MB', 'GB', 'TB'];

@@ -1,6 +1,7 @@
 // OpenTelemetry export from the real daemon to an OTLP/HTTP receiver in the test: the metrics
 // and log records a team's collector gets, texts only when asked for, nothing at all unless
 // an endpoint is named, and a dead collector that never holds a hook or the stop.
+import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { jobIdFor } from '../../src/common/jobs.js';
 import { freePort, RawClient, runCli, type DaemonProcess, type Sandbox, trackedSandboxes } from '../helpers/daemon.js';
@@ -65,9 +66,19 @@ function allCounted(request: OtlpRequest): boolean {
   );
 }
 
+function processState(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]![0]!;
+  } catch {
+    return 'gone';
+  }
+}
+
 async function stopCleanly(box: Sandbox, daemon: DaemonProcess): Promise<void> {
   const stopped = await runCli(box, ['stop']);
   expect(stopped.code, stopped.stderr).toBe(0);
+  // `recap stop` returns once the process has exited (gone, or a zombie left for its parent).
+  expect(processState(daemon.child.pid!)).toMatch(/^(?:gone|Z)$/);
   expect(await daemon.exited).toBe(0);
   expect(daemon.lines.some((l) => l.msg === 'recap daemon stopped')).toBe(true);
 }
