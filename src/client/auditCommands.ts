@@ -8,6 +8,7 @@ import { eventLogDir, socketPath } from '../common/paths.js';
 import { connectOrStart } from './autostart.js';
 import { RemoteError } from './socketClient.js';
 import { progress } from './progress.js';
+import { eventGist } from './eventGist.js';
 import { EVENT_TYPES } from '../events/events.js';
 import type { JobRow } from '../daemon/protocol.js';
 import { nearNames } from '../daemon/nearNames.js';
@@ -317,39 +318,10 @@ function writeAll(fd: number, bytes: Buffer): void {
   }
 }
 
-const APPROVED_BY: Record<string, string> = { allow: 'by the user', stricter: 'at once: it made the gate stricter', firstSeen: 'as the user file first seen' };
-
-function gist(line: Line): string {
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a display of whatever fields the event has; each case reads its own.
-  const d = line.data as Record<string, any>;
-  switch (line.type) {
-    case 'InteractionRecorded':
-      return `${d.kind}, ${d.tokens} tokens: ${JSON.stringify(String(d.text).slice(0, 60))}${String(d.text).length > 60 ? '...' : ''}`;
-    case 'GateTripped':
-      return `${d.reason}: ${d.unsummarizedTokens} unsummarized, limit ${d.limit}`;
-    case 'ToolDenied':
-      return `${d.tool}${d.cause ? ` (${d.cause})` : ''}`;
-    case 'SummaryRejected':
-      return `${d.problems.length} problems: ${d.problems[0] ?? ''}`;
-    case 'SummaryAccepted':
-      return `level ${d.level}, ${d.tokens} tokens, through #${d.coversThrough}, ${String(d.hash).slice(0, 12)}`;
-    case 'ConfigApproved':
-      return `${d.file} approved ${APPROVED_BY[d.by] ?? 'by the user'} (sha256 ${String(d.hash).slice(0, 12)})`;
-    case 'ConfigHeld':
-      return `${d.file} (sha256 ${String(d.hash).slice(0, 12)}) held, waiting for approval: ${(d.held as { key: string }[]).map((h) => h.key).join(', ')}`;
-    case 'ConfigApplied':
-      return `${d.job ? `job ${d.job}` : 'user'}: threshold ${d.values?.TOKEN_THRESHOLD}, band ${d.values?.SUMMARY_MIN_TOKENS}..${d.values?.SUMMARY_MAX_TOKENS}`;
-    case 'SessionBound':
-      return `session ${d.session} keeps job ${d.job} (first seen in ${d.cwd})`;
-    default:
-      return '';
-  }
-}
-
 const write = (fd: number, text: string) => writeAll(fd, Buffer.from(text));
 
 /** One line of `recap log`: local time with its offset, sequence, job, type, gist. */
-const logLine = (l: Line) => `${localIso(l.time)}  #${l.seq}  ${String(l.data.job ?? '-')}  ${l.type}  ${gist(l)}`;
+const logLine = (l: Line) => `${localIso(l.time)}  #${l.seq}  ${String(l.data.job ?? '-')}  ${l.type}  ${eventGist(l.type, l.data)}`;
 
 /**
  * `recap log -f`: every matching event, then each new one as it is stored. The daemon holds

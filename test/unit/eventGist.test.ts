@@ -1,0 +1,40 @@
+// `recap log` says in a few words what each event was: every event type has its line (the
+// samples are typed over every type, so a new one needs its own), and a user's command shows
+// the process that ran it.
+import { describe, expect, it } from 'vitest';
+import { eventGist } from '../../src/client/eventGist.js';
+import { EVENT_TYPES, type EventType, type RecapEvent } from '../../src/events/events.js';
+
+const by = { pid: 4242, program: 'recap', ancestry: 'recap 4242 ← bash 17 ← sshd 3' };
+const SAMPLES: { [T in EventType]: Extract<RecapEvent, { type: T }>['data'] } = {
+  InteractionRecorded: { job: 'j', kind: 'prompt', text: 'fix the flaky test', tokens: 5, counted: true, time: 1 },
+  UsageRecorded: { job: 'j', session: 's', agent: 'claude', key: 'k', model: 'opus', input: 10, output: 20, cacheCreation: 0, cacheRead: 30, time: 1 },
+  GateTripped: { job: 'j', reason: 'threshold', unsummarizedTokens: 900, limit: 800, time: 1 },
+  ToolDenied: { job: 'j', tool: 'Read', cause: 'gate', time: 1 },
+  SummaryRejected: { job: 'j', problems: ['too short'], tokens: 9, time: 1 },
+  SummaryAccepted: { job: 'j', level: 0, sections: [], text: 't', tokens: 300, coversThrough: 12, prevHash: '0', hash: 'abcdef0123456789', time: 1 },
+  ConfigApplied: { values: { TOKEN_THRESHOLD: 800, SUMMARY_MIN_TOKENS: 200, SUMMARY_MAX_TOKENS: 600 }, sources: {}, time: 1 },
+  SessionBound: { session: 's', job: 'j', project: '/p', cwd: '/p/src', time: 1 },
+  ConfigApproved: { file: '/p/.recap/config.conf', hash: 'abcdef0123456789', values: {}, by: 'allow', caller: by, time: 1 },
+  ConfigHeld: { file: '/p/.recap/config.conf', hash: 'abcdef0123456789', held: [{ key: 'TOKEN_THRESHOLD', from: 800, to: 9000 }], time: 1 },
+  TripCancelled: { job: 'j', reason: 'threshold', by, time: 1 },
+  GatePaused: { job: 'j', until: Date.parse('2026-11-27T12:00:00Z'), by, time: 1 },
+  GateResumed: { job: 'j', by, time: 1 },
+  NoticeShown: { job: 'j', about: 7, kind: 'tripped', text: 'recap: the gate tripped', time: 1 },
+  RecapDisabled: { job: 'j', agent: 'claude', session: 's', time: 1 },
+};
+
+describe('the gist of each event in recap log', () => {
+  it.each(EVENT_TYPES)('%s has a line of its own', (type) => {
+    expect(eventGist(type, SAMPLES[type])).not.toBe('');
+  });
+
+  it.each(['TripCancelled', 'GatePaused', 'GateResumed', 'ConfigApproved'] as const)('%s names the process that ran the command', (type) => {
+    expect(eventGist(type, SAMPLES[type])).toContain('by process 4242 (recap 4242 ← bash 17 ← sshd 3)');
+  });
+
+  it('an event type it does not know, or an older event without a field, reads as nothing rather than failing', () => {
+    expect(eventGist('SomethingNew', { job: 'j' })).toBe('');
+    expect(eventGist('ConfigHeld', { file: 'f' })).toBe('');
+  });
+});
