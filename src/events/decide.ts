@@ -2,7 +2,9 @@
 // store out. Each command's rules are in its own module; this only dispatches, and the
 // compiler checks that every command has its decider.
 import type { CancelTrip, CheckTool, Command, PauseGate, RecordInteraction, RecordUsage, ResumeGate, SubmitSummary, TripGate } from './commands.js';
-import { checkTool, recordInteraction, submitSummary, tripGate, type CheckAnswer, type DecideContext, type Decision, type SubmitAnswer } from './gate.js';
+import type { DecideContext, Decision } from './decision.js';
+import { checkTool, recordInteraction, tripGate, type CheckAnswer } from './gate.js';
+import { submitSummary, type SubmitAnswer } from './summaries.js';
 import type { JobState } from './jobState.js';
 import { cancelTrip, pauseGate, resumeGate, type CancelAnswer, type PauseAnswer, type ResumeAnswer } from './switches.js';
 import { recordUsage } from './usage.js';

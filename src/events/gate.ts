@@ -4,32 +4,14 @@ import type { Caller } from './caller.js';
 import type { CheckTool, RecordInteraction, TripGate } from './commands.js';
 import { CommandRefused } from './commands.js';
 import type { Config } from './config.js';
+import type { DecideContext, Decision } from './decision.js';
 import type { DenialCause, RecapEvent } from './events.js';
 import { denyReason, protectionReason } from './gateMessages.js';
-import { evolve, isPaused, NO_TEXTS, type JobState, type SummaryTexts } from './jobState.js';
+import { evolve, isPaused, NO_TEXTS, type JobState } from './jobState.js';
 import { withoutPrivate } from './privateText.js';
-import { protectionRefusal, RUNS_RECAP, type ProtectedState } from './protection.js';
-import type { TokenCounter } from './tokens.js';
+import { protectionRefusal, RUNS_RECAP } from './protection.js';
 import { tripFor } from './triggers.js';
 import { classifyBash, recapWord } from './whitelist.js';
-
-export { submitSummary, type SubmitAnswer } from './summaries.js';
-export { recordUsage } from './usage.js';
-
-export type DecideContext = {
-  config: Config;
-  count: TokenCounter;
-  /** Absolute paths of the real recap executable, accepted as the command word. */
-  recapPaths: ReadonlySet<string>;
-  /** recap's own files, off limits to the agent. */
-  protected: ProtectedState;
-  /** The summary texts a denial shows (denySeqs), loaded by the caller; none if the gate is open. */
-  texts?: SummaryTexts;
-  /** The asking agent's name for its shell tool, which the way out is run in. */
-  shellTool?: string;
-};
-
-export type Decision<Answer> = { answer: Answer; events: RecapEvent[] };
 
 export type CheckAnswer = { allow: true } | { allow: false; reason: string };
 

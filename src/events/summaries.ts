@@ -6,7 +6,7 @@ import type { SubmitSummary } from './commands.js';
 import type { Config } from './config.js';
 import { entryHash } from './chain.js';
 import type { GateTripped, RecapEvent, SummaryAccepted } from './events.js';
-import type { DecideContext, Decision } from './gate.js';
+import type { DecideContext, Decision } from './decision.js';
 import { headHash, NO_TEXTS, summaryText, unrolled, type JobState, type SummaryTexts } from './jobState.js';
 import { validateSummary, type Evidence } from './summaryValidator.js';
 

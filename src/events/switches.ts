@@ -4,7 +4,7 @@
 import type { Caller } from './caller.js';
 import type { CancelTrip, PauseGate, ResumeGate } from './commands.js';
 import { CommandRefused } from './commands.js';
-import type { Decision } from './gate.js';
+import type { Decision } from './decision.js';
 import { isPaused, type JobState } from './jobState.js';
 
 export type CancelAnswer = { cancelled: boolean };

@@ -2,7 +2,7 @@
 // message id and request id), counted for the agent (main or a subagent) that made it.
 import type { RecordUsage } from './commands.js';
 import type { RecapEvent } from './events.js';
-import type { Decision } from './gate.js';
+import type { Decision } from './decision.js';
 import type { JobState } from './jobState.js';
 
 export function recordUsage(command: RecordUsage, state: JobState): Decision<{ recorded: number }> {

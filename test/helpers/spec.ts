@@ -8,7 +8,7 @@ import { CURRENT_VERSION } from '../../src/events/events.js';
 import { decide } from '../../src/events/decide.js';
 
 export { decide };
-import type { DecideContext, Decision } from '../../src/events/gate.js';
+import type { DecideContext, Decision } from '../../src/events/decision.js';
 import { evolve, initialJobState, type JobState } from '../../src/events/jobState.js';
 import { wordsCounter } from '../../src/events/tokens.js';
 import { NOTE_COUNT, notes } from './text.js';

@@ -2,7 +2,8 @@
 // given recap's protected paths, when a tool call names them, then it is refused.
 import { describe, expect, it } from 'vitest';
 import type { CheckTool } from '../../src/events/commands.js';
-import { checkTool, type DecideContext } from '../../src/events/gate.js';
+import type { DecideContext } from '../../src/events/decision.js';
+import { checkTool } from '../../src/events/gate.js';
 import { decodings, protectionRefusal, type ProtectedState } from '../../src/events/protection.js';
 import { protectedPaths } from '../../src/daemon/recapPaths.js';
 import { context, gateTripped, interactionRecorded, JOB, stateFrom, T0, toolDenied, validSummary } from '../helpers/spec.js';
