@@ -43,6 +43,7 @@ function writeTargets(a: AgentAttack): [string, string][] {
   return [
     ['the event log', join(box.data, 'log', '000001.jsonl')],
     ['the launcher', launcherOf(a)],
+    ['the verdict file', join(dirname(box.socket), 'verdicts.json')],
     ['the user config', box.config],
     ["recap's hooks file", join(copilot, 'hooks', 'recap.json')],
     ['a new hooks file beside it', join(copilot, 'hooks', 'evil.json')],

@@ -40,6 +40,7 @@ function writeTargets(a: AgentAttack): [string, string][] {
     ['the launcher', launcherOf(a)],
     ['the verdict file', join(dirname(box.socket), 'verdicts.json')],
     ['the user config', box.config],
+    ["the project's .recap config", join(box.project, '.recap', 'config.conf')],
     ["recap's plugin", join(config, 'plugins', 'recap.js')],
     ['another global plugin, loaded next session', join(config, 'plugins', 'evil.ts')],
     ['a custom tool in the global folder', join(config, 'tool', 'evil.ts')],
