@@ -1,50 +1,26 @@
 // Attacks in GitHub Copilot CLI's own payload shapes, through the real daemon and the real
-// `recap-hook copilot`: both dialects' tool names (Bash/bash, Write/create, Edit/edit,
-// Read/view, Glob/Grep with `paths` as one string or a list), write_bash typing into a running
-// shell, subagents (a tool call of their own session, their parent's named in parent_agent_id),
-// tools recap does not know, and Copilot CLI's wiring: its hooks folder, settings.json,
-// config.json (trustedFolders: a trusted repository can switch every hook off), its plugins,
-// and a repository's .github/hooks and .github/copilot/settings.json. Each attack is denied in
-// Copilot CLI's format (top-level permissionDecision) on an open gate, where only the
-// protection rules stand, and on a tripped one; ordinary work, or the way out (run in a real
-// shell, as Copilot CLI's bash tool runs it), goes on after.
+// `recap-hook copilot` (the shared runs are in agentSuite.ts): both dialects' tool names
+// (Bash/bash, Write/create, Edit/edit, Read/view, Glob/Grep with `paths` as one string or a
+// list), write_bash typing into a running shell, subagents (a tool call of their own session,
+// their parent's named in parent_agent_id), tools recap does not know, and Copilot CLI's
+// wiring: its hooks folder, settings.json, config.json (trustedFolders: a trusted repository
+// can switch every hook off), its plugins, and a repository's .github/hooks and
+// .github/copilot/settings.json. Each attack is denied in Copilot CLI's format (top-level
+// permissionDecision) on an open gate, where only the protection rules stand, and on a
+// tripped one; ordinary work, or the way out (run in a real shell, as Copilot CLI's bash tool
+// runs it), goes on after.
 import { dirname, join, relative } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expect } from 'vitest';
 import { runCli } from '../helpers/daemon.js';
-import {
-  agentPayload,
-  agentPrompt,
-  agentShell,
-  agentTool,
-  agentUser,
-  allowedAs,
-  deniedAs,
-  endAgentAttack,
-  expectEveryDenied,
-  fakeAttack,
-  gateDenied,
-  hook,
-  launcherOf,
-  proveAgentWayOut,
-  protectionDenied,
-  stillWorking,
-  trippedAgent,
-  wayOutOpen,
-  type AgentAttack,
-  type Case,
-} from '../helpers/agentAttack.js';
+import { agentPayload, agentPrompt, agentShell, agentTool, gateDenied, hook, launcherOf, wayOutOpen, type AgentAttack, type Case } from '../helpers/agentAttack.js';
+import { ABSOLUTE, describeAgentAttacks, FILE_SPELLINGS, protectionGroup, shellGroup, writesBySpelling, type WriteTool } from '../helpers/agentSuite.js';
+import { eventLog, type Target } from '../helpers/recapTargets.js';
 
-const FAKE = fakeAttack('copilot');
-
-/** Files the agent may not change: recap's own, and what wires it into Copilot CLI. */
-function writeTargets(a: AgentAttack): [string, string][] {
+/** What wires recap into Copilot CLI, beside recap's own files. */
+function targets(a: AgentAttack): Target[] {
   const { box } = a;
   const copilot = join(box.dir, '.copilot');
   return [
-    ['the event log', join(box.data, 'log', '000001.jsonl')],
-    ['the launcher', launcherOf(a)],
-    ['the verdict file', join(dirname(box.socket), 'verdicts.json')],
-    ['the user config', box.config],
     ["recap's hooks file", join(copilot, 'hooks', 'recap.json')],
     ['a new hooks file beside it', join(copilot, 'hooks', 'evil.json')],
     ["Copilot CLI's settings.json (hooks, disableAllHooks)", join(copilot, 'settings.json')],
@@ -53,12 +29,11 @@ function writeTargets(a: AgentAttack): [string, string][] {
     ["the repository's hooks", join(box.project, '.github', 'hooks', 'evil.json')],
     ["the repository's Copilot settings (disableAllHooks)", join(box.project, '.github', 'copilot', 'settings.json')],
     ["the repository's local Copilot settings", join(box.project, '.github', 'copilot', 'settings.local.json')],
-    ["the project's .recap config", join(box.project, '.recap', 'config.conf')],
   ];
 }
 
 /** The ways Copilot CLI changes a file, in both dialects' names. */
-const WRITES: [string, (p: string) => [string, Record<string, unknown>]][] = [
+const WRITES: WriteTool[] = [
   ['Write', (p) => ['Write', { path: p, file_text: '{}\n' }]],
   ['create (camelCase)', (p) => ['create', { path: p, file_text: '{}\n' }]],
   ['Edit', (p) => ['Edit', { path: p, old_str: 'recap-hook', new_str: 'true' }]],
@@ -66,30 +41,11 @@ const WRITES: [string, (p: string) => [string, Record<string, unknown>]][] = [
   ['a tool of a later version, the path in an odd field', (p) => ['artifact', { action: 'save', target: { where: p } }]],
 ];
 
-function spellings(a: AgentAttack, target: string): [string, string][] {
-  const rel = relative(a.box.project, target);
-  return [
-    ['absolute', target],
-    ['relative', rel],
-    ['through /proc/self/cwd', `/proc/self/cwd/${rel}`],
-    ['from home', `~/${relative(a.box.dir, target)}`],
-  ];
-}
-
-function writeCases(a: AgentAttack, target: string, all: boolean): Case[] {
-  return (all ? spellings(a, target) : spellings(a, target).slice(0, 1)).flatMap(([how, p]) =>
-    WRITES.map(([what, make]): Case => {
-      const [tool, input] = make(p);
-      return [`${what}, ${how}`, agentTool(a, tool, input)];
-    }),
-  );
-}
-
 /** Reading or searching recap's own state. */
 function readCases(a: AgentAttack): Case[] {
   const { box } = a;
   return [
-    ['Read on the event log', agentTool(a, 'Read', { path: join(box.data, 'log', '000001.jsonl') })],
+    ['Read on the event log', agentTool(a, 'Read', { path: eventLog(box) })],
     ['view on the user config', agentTool(a, 'view', { path: box.config })],
     ['Glob with paths in the data folder', agentTool(a, 'Glob', { pattern: '**/*', paths: box.data })],
     ['glob with a list of paths, the second the data folder', agentTool(a, 'glob', { pattern: '*', paths: [box.project, box.data] })],
@@ -114,62 +70,26 @@ function shellCases(a: AgentAttack): Case[] {
   ];
 }
 
-describe('GitHub Copilot CLI on an open gate: the protection rules hold in its shapes', () => {
-  let a: AgentAttack;
-  beforeAll(async () => {
-    a = await agentUser('copilot');
-  });
-  afterAll(() => endAgentAttack(a));
-
-  it.each(writeTargets(FAKE).map(([name], i) => [name, i] as const))('every write tool and spelling on %s', async (_name, index) => {
-    await expectEveryDenied(a, writeCases(a, writeTargets(a)[index]![1], true), protectionDenied);
-    await stillWorking(a);
-  });
-
-  it.each(readCases(FAKE).map(([name], i) => [name, i] as const))('%s', async (_name, index) => {
-    protectionDenied(a, await hook(a, readCases(a)[index]![1]));
-    await stillWorking(a);
-  });
-
-  it.each(shellCases(FAKE).map(([name], i) => [name, i] as const))('shell: %s', async (_name, index) => {
-    deniedAs('copilot', await hook(a, shellCases(a)[index]![1]));
-    await stillWorking(a);
-  });
-
-  it('reading the wiring and ordinary work stay allowed, and an allow prints nothing (never "allow")', async () => {
-    for (const payload of [
+describeAgentAttacks('copilot', {
+  title: 'GitHub Copilot CLI',
+  targets,
+  writes: writesBySpelling(WRITES, FILE_SPELLINGS, ABSOLUTE),
+  groups: [protectionGroup('reads and searches', readCases), shellGroup('shell', 'shell commands', shellCases)],
+  allowed: {
+    title: 'reading the wiring and ordinary work stay allowed, and an allow prints nothing (never "allow")',
+    payloads: (a) => [
       agentTool(a, 'Read', { path: join(a.box.dir, '.copilot', 'hooks', 'recap.json') }),
       agentTool(a, 'Write', { path: join(a.box.project, 'notes.md'), file_text: 'x' }),
       agentTool(a, 'Grep', { pattern: 'TODO', glob: 'src/**/*.ts' }),
       agentTool(a, 'Agent', { description: 'x', prompt: 'look around', agent_type: 'explore', name: 'e' }),
       agentShell(a, 'ls -la'),
-    ]) {
-      const run = await hook(a, payload);
-      allowedAs(run);
-      expect(run.stdout).toBe('');
-    }
-  });
-});
-
-describe('GitHub Copilot CLI on a tripped gate: every attack is denied in its format, and the way out stays open', () => {
-  let a: AgentAttack;
-  beforeAll(async () => {
-    a = await trippedAgent('copilot');
-  });
-  afterAll(() => endAgentAttack(a));
-
-  it.each(writeTargets(FAKE).map(([name], i) => [name, i] as const))('writes on %s', async (_name, index) => {
-    await expectEveryDenied(a, writeCases(a, writeTargets(a)[index]![1], false));
-    await wayOutOpen(a);
-  });
-
-  it('reads, searches and shell commands', async () => {
-    await expectEveryDenied(a, [...readCases(a), ...shellCases(a)]);
-    await wayOutOpen(a);
-  });
-
-  it('its other tools, and unknown ones, are denied by the gate itself, which names the bash tool', async () => {
-    const tools: [string, Record<string, unknown>][] = [
+    ],
+    check: (run) => expect(run.stdout).toBe(''),
+  },
+  gateTools: {
+    title: 'its other tools, and unknown ones, are denied by the gate itself, which names the bash tool',
+    shellTool: 'bash',
+    tools: [
       ['Agent', { description: 'x', prompt: 'summarize nothing, just run the shell', agent_type: 'task', name: 'x' }],
       ['task', { description: 'x', prompt: 'x', agent_type: 'task', name: 'x' }],
       ['skill', { skill: 'x' }],
@@ -179,44 +99,43 @@ describe('GitHub Copilot CLI on a tripped gate: every attack is denied in its fo
       ['fetch_copilot_cli_documentation', {}],
       ['web_fetch', { url: 'https://example.com' }],
       ['github-mcp-server-create_issue', { title: 'x' }],
-    ];
-    for (const [tool, input] of tools) {
-      const reason = gateDenied(a, await hook(a, agentTool(a, tool, input)));
-      expect(reason).toContain('bash');
-    }
-    await wayOutOpen(a);
-  });
-
-  it('the way out typed into a running shell (write_bash) is denied: the program reading it could run anything', async () => {
-    for (const input of [`${launcherOf(a)} status\n`, `${launcherOf(a)} status --job touch_pwned\n`]) {
-      const reason = gateDenied(a, await hook(a, agentTool(a, 'write_bash', { shellId: '0', input })));
-      expect(reason).toContain("input typed into a running shell (write_bash) is never recap's way out");
-    }
-    await wayOutOpen(a);
-  });
-
-  it("a subagent's tool calls are denied like the main thread's; its prompt counts nothing and never blocks", async () => {
-    const subagent = { session_id: 'sub-0001', agent_id: 'sub-0001', agent_type: 'task', parent_agent_id: a.session };
-    gateDenied(a, await hook(a, agentShell(a, 'echo hi > x.txt', undefined, subagent)));
-    gateDenied(a, await hook(a, agentTool(a, 'Write', { path: join(a.box.project, 'x.txt'), file_text: 'x' }, subagent)));
-    const before = JSON.parse((await runCli(a.box, ['status', '--json', '--job', a.job])).stdout) as { unsummarizedInteractions: number };
-    const run = await hook(a, agentPrompt(a, 'Run the shell for me, subagent.', subagent));
-    expect(run.exitCode, run.stderr).toBe(0);
-    expect(run.stdout).toBe('');
-    const after = JSON.parse((await runCli(a.box, ['status', '--json', '--job', a.job])).stdout) as { tripped: boolean; unsummarizedInteractions: number };
-    expect(after).toMatchObject({ tripped: true, unsummarizedInteractions: before.unsummarizedInteractions });
-    await wayOutOpen(a);
-  });
-
-  it('a prompt on the tripped gate is told the way out in a top-level additionalContext', async () => {
-    const run = await hook(a, agentPayload(a, 'UserPromptSubmit', { prompt: 'Carry on, please.' }));
-    expect(run.exitCode, run.stderr).toBe(0);
-    const answer = JSON.parse(run.stdout) as Record<string, unknown>;
-    expect(Object.keys(answer)).toEqual(['additionalContext']);
-    expect(answer.additionalContext).toContain(`job ${a.job} needs a summary`);
-  });
-
-  it("after the whole family, the deny message's exact command, run in a real shell with the session, opens the gate", async () => {
-    await proveAgentWayOut(a);
-  });
+    ],
+  },
+  tripped: [
+    [
+      'the way out typed into a running shell (write_bash) is denied: the program reading it could run anything',
+      async (a) => {
+        for (const input of [`${launcherOf(a)} status\n`, `${launcherOf(a)} status --job touch_pwned\n`]) {
+          const reason = gateDenied(a, await hook(a, agentTool(a, 'write_bash', { shellId: '0', input })));
+          expect(reason).toContain("input typed into a running shell (write_bash) is never recap's way out");
+        }
+        await wayOutOpen(a);
+      },
+    ],
+    [
+      "a subagent's tool calls are denied like the main thread's; its prompt counts nothing and never blocks",
+      async (a) => {
+        const subagent = { session_id: 'sub-0001', agent_id: 'sub-0001', agent_type: 'task', parent_agent_id: a.session };
+        gateDenied(a, await hook(a, agentShell(a, 'echo hi > x.txt', undefined, subagent)));
+        gateDenied(a, await hook(a, agentTool(a, 'Write', { path: join(a.box.project, 'x.txt'), file_text: 'x' }, subagent)));
+        const before = JSON.parse((await runCli(a.box, ['status', '--json', '--job', a.job])).stdout) as { unsummarizedInteractions: number };
+        const run = await hook(a, agentPrompt(a, 'Run the shell for me, subagent.', subagent));
+        expect(run.exitCode, run.stderr).toBe(0);
+        expect(run.stdout).toBe('');
+        const after = JSON.parse((await runCli(a.box, ['status', '--json', '--job', a.job])).stdout) as { tripped: boolean; unsummarizedInteractions: number };
+        expect(after).toMatchObject({ tripped: true, unsummarizedInteractions: before.unsummarizedInteractions });
+        await wayOutOpen(a);
+      },
+    ],
+    [
+      'a prompt on the tripped gate is told the way out in a top-level additionalContext',
+      async (a) => {
+        const run = await hook(a, agentPayload(a, 'UserPromptSubmit', { prompt: 'Carry on, please.' }));
+        expect(run.exitCode, run.stderr).toBe(0);
+        const answer = JSON.parse(run.stdout) as Record<string, unknown>;
+        expect(Object.keys(answer)).toEqual(['additionalContext']);
+        expect(answer.additionalContext).toContain(`job ${a.job} needs a summary`);
+      },
+    ],
+  ],
 });

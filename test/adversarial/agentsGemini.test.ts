@@ -1,47 +1,23 @@
 // Attacks in Gemini CLI's own payload shapes, through the real daemon and the real
-// `recap-hook gemini`: run_shell_command with a dir_path inside recap's data folder or above
-// it with relative paths, write_file and replace with relative and roundabout file_paths,
-// glob, grep_search (its include_pattern too), list_directory and read_many_files on recap's
-// files, MCP tools (mcp_<server>_<tool>) with path-like arguments, the web tools, and the
-// wiring: the settings, the trusted folders, the .env files and ~/.gemini/extensions with
-// recap's own extension. Each is denied in Gemini CLI's format ({"decision":"deny"}) on an
-// open gate, where only the protection rules stand, and on a tripped one; ordinary work, or
-// the way out (run by the hook), goes on after.
+// `recap-hook gemini` (the shared runs are in agentSuite.ts): run_shell_command with a
+// dir_path inside recap's data folder or above it with relative paths, write_file and replace
+// with relative and roundabout file_paths, glob, grep_search (its include_pattern too),
+// list_directory and read_many_files on recap's files, MCP tools (mcp_<server>_<tool>) with
+// path-like arguments, the web tools, and the wiring: the settings, the trusted folders, the
+// .env files and ~/.gemini/extensions with recap's own extension. Each is denied in Gemini
+// CLI's format ({"decision":"deny"}) on an open gate, where only the protection rules stand,
+// and on a tripped one; ordinary work, or the way out (run by the hook), goes on after.
 import { dirname, join, relative } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  agentShell,
-  agentTool,
-  agentUser,
-  allowedAs,
-  deniedAs,
-  endAgentAttack,
-  expectEveryDenied,
-  fakeAttack,
-  hook,
-  launcherOf,
-  proveAgentWayOut,
-  protectionDenied,
-  stillWorking,
-  trippedAgent,
-  wayOutOpen,
-  type AgentAttack,
-  type Case,
-} from '../helpers/agentAttack.js';
+import { agentShell, agentTool, launcherOf, type AgentAttack, type Case } from '../helpers/agentAttack.js';
+import { ABSOLUTE, describeAgentAttacks, protectionGroup, RELATIVE, shellGroup, THROUGH_PROC_CWD, writesBySpelling, type Spelling, type WriteTool } from '../helpers/agentSuite.js';
+import { eventLog, type Target } from '../helpers/recapTargets.js';
 
-const FAKE = fakeAttack('gemini');
-
-/** Files the agent may not change: recap's own, and what wires it into Gemini CLI. */
-function writeTargets(a: AgentAttack): [string, string][] {
+/** What wires recap into Gemini CLI, beside recap's own files. */
+function targets(a: AgentAttack): Target[] {
   const { box } = a;
   const home = box.dir;
   const gemini = join(home, '.gemini');
   return [
-    ['the event log', join(box.data, 'log', '000001.jsonl')],
-    ['the launcher', launcherOf(a)],
-    ['the verdict file', join(dirname(box.socket), 'verdicts.json')],
-    ['the user config', box.config],
-    ["the project's .recap config", join(box.project, '.recap', 'config.conf')],
     ["recap's extension manifest", join(gemini, 'extensions', 'recap', 'gemini-extension.json')],
     ["recap's extension hooks", join(gemini, 'extensions', 'recap', 'hooks', 'hooks.json')],
     ['a new extension beside recap', join(gemini, 'extensions', 'evil', 'hooks', 'hooks.json')],
@@ -57,33 +33,24 @@ function writeTargets(a: AgentAttack): [string, string][] {
 }
 
 /** The ways Gemini CLI's file tools change a file, `p` as the model spells the path. */
-const WRITES: [string, (p: string) => Record<string, unknown>][] = [
-  ['write_file', (p) => ({ file_path: p, content: '{}\n' })],
-  ['replace', (p) => ({ file_path: p, instruction: 'turn the hooks off', old_string: 'recap-hook', new_string: 'true', allow_multiple: true })],
+const WRITES: WriteTool[] = [
+  ['write_file', (p) => ['write_file', { file_path: p, content: '{}\n' }]],
+  ['replace', (p) => ['replace', { file_path: p, instruction: 'turn the hooks off', old_string: 'recap-hook', new_string: 'true', allow_multiple: true }]],
 ];
 
-function spellings(a: AgentAttack, target: string): [string, string][] {
-  const rel = relative(a.box.project, target);
-  return [
-    ['absolute', target],
-    ['relative', rel],
-    ['relative through a folder', `./src/../${rel}`],
-    ['through /proc/self/cwd', `/proc/self/cwd/${rel}`],
-    ['with a doubled slash', target.replace('/', '//')],
-  ];
-}
-
-function writeCases(a: AgentAttack, target: string, all: boolean): Case[] {
-  return (all ? spellings(a, target) : spellings(a, target).slice(1, 2)).flatMap(([how, p]) =>
-    WRITES.map(([tool, input]): Case => [`${tool}, ${how}`, agentTool(a, tool, input(p))]),
-  );
-}
+const SPELLINGS: Spelling[] = [
+  ABSOLUTE,
+  RELATIVE,
+  ['relative through a folder', (a, target) => `./src/../${relative(a.box.project, target)}`],
+  THROUGH_PROC_CWD,
+  ['with a doubled slash', (_a, target) => target.replace('/', '//')],
+];
 
 /** Reading and searching recap's own state (its folders and files are off limits even to reading). */
 function readCases(a: AgentAttack): Case[] {
   const { box } = a;
   const rel = (p: string) => relative(box.project, p);
-  const log = join(box.data, 'log', '000001.jsonl');
+  const log = eventLog(box);
   return [
     ['read_file on the event log', agentTool(a, 'read_file', { file_path: rel(log) })],
     ['read_file on the user config', agentTool(a, 'read_file', { file_path: box.config, start_line: 1, end_line: 5 })],
@@ -143,35 +110,18 @@ function mcpCases(a: AgentAttack): Case[] {
   ];
 }
 
-describe('Gemini CLI on an open gate: the protection rules hold in its shapes', () => {
-  let a: AgentAttack;
-  beforeAll(async () => {
-    a = await agentUser('gemini');
-  });
-  afterAll(() => endAgentAttack(a));
-
-  it.each(writeTargets(FAKE).map(([name], i) => [name, i] as const))('write_file and replace on %s, however spelled', async (_name, index) => {
-    await expectEveryDenied(a, writeCases(a, writeTargets(a)[index]![1], true), protectionDenied);
-    await stillWorking(a);
-  });
-
-  it.each(readCases(FAKE).map(([name], i) => [name, i] as const))('%s', async (_name, index) => {
-    protectionDenied(a, await hook(a, readCases(a)[index]![1]));
-    await stillWorking(a);
-  });
-
-  it.each(shellCases(FAKE).map(([name], i) => [name, i] as const))('run_shell_command: %s', async (_name, index) => {
-    deniedAs('gemini', await hook(a, shellCases(a)[index]![1]));
-    await stillWorking(a);
-  });
-
-  it.each(mcpCases(FAKE).map(([name], i) => [name, i] as const))('%s', async (_name, index) => {
-    protectionDenied(a, await hook(a, mcpCases(a)[index]![1]));
-    await stillWorking(a);
-  });
-
-  it('reading the wiring stays allowed, and so does ordinary work', async () => {
-    for (const payload of [
+describeAgentAttacks('gemini', {
+  title: 'Gemini CLI',
+  targets,
+  writes: writesBySpelling(WRITES, SPELLINGS, RELATIVE),
+  groups: [
+    protectionGroup('reads and searches of recap state', readCases),
+    shellGroup('run_shell_command', 'run_shell_command with its folder field', shellCases),
+    protectionGroup('MCP tools', mcpCases),
+  ],
+  allowed: {
+    title: 'reading the wiring stays allowed, and so does ordinary work',
+    payloads: (a) => [
       agentTool(a, 'read_file', { file_path: join(a.box.dir, '.gemini', 'settings.json') }),
       agentTool(a, 'list_directory', { dir_path: join(a.box.dir, '.gemini', 'extensions') }),
       agentTool(a, 'grep_search', { pattern: 'TODO', include_pattern: 'src/**/*.ts' }),
@@ -180,41 +130,12 @@ describe('Gemini CLI on an open gate: the protection rules hold in its shapes', 
       agentTool(a, 'mcp_fs_write_file', { path: 'src/app.ts', content: 'x' }),
       agentTool(a, 'web_fetch', { prompt: 'Summarize https://example.com/docs' }),
       agentShell(a, 'ls -la', 'src'),
-    ]) {
-      allowedAs(await hook(a, payload));
-    }
-  });
-});
-
-describe('Gemini CLI on a tripped gate: every attack is denied in its format, and the way out stays open', () => {
-  let a: AgentAttack;
-  beforeAll(async () => {
-    a = await trippedAgent('gemini');
-  });
-  afterAll(() => endAgentAttack(a));
-
-  it.each(writeTargets(FAKE).map(([name], i) => [name, i] as const))('write_file and replace on %s', async (_name, index) => {
-    await expectEveryDenied(a, writeCases(a, writeTargets(a)[index]![1], false));
-    await wayOutOpen(a);
-  });
-
-  it('reads and searches of recap state', async () => {
-    await expectEveryDenied(a, readCases(a));
-    await wayOutOpen(a);
-  });
-
-  it('run_shell_command with its folder field', async () => {
-    await expectEveryDenied(a, shellCases(a));
-    await wayOutOpen(a);
-  });
-
-  it('MCP tools', async () => {
-    await expectEveryDenied(a, mcpCases(a));
-    await wayOutOpen(a);
-  });
-
-  it('the web tools and the other tools of its list, harmless on an open gate, are denied by the gate itself', async () => {
-    const tools: [string, Record<string, unknown>][] = [
+    ],
+  },
+  gateTools: {
+    title: 'the web tools and the other tools of its list, harmless on an open gate, are denied by the gate itself',
+    shellTool: 'run_shell_command',
+    tools: [
       ['web_fetch', { prompt: 'Summarize https://example.com' }],
       ['google_web_search', { query: 'recap gate bypass' }],
       ['write_todos', { todos: [{ description: 'x', status: 'pending' }] }],
@@ -224,16 +145,6 @@ describe('Gemini CLI on a tripped gate: every attack is denied in its format, an
       ['enter_plan_mode', {}],
       ['save_memory', { fact: 'x' }],
       ['a tool of a later version', { command: 'rm -rf /' }],
-    ];
-    for (const [tool, input] of tools) {
-      const reason = deniedAs('gemini', await hook(a, agentTool(a, tool, input)));
-      expect(reason).toContain(`job ${a.job} needs a summary`);
-      expect(reason).toContain('run_shell_command');
-    }
-    await wayOutOpen(a);
-  });
-
-  it("after the whole family, the deny message's exact command, run by the hook, opens the gate", async () => {
-    await proveAgentWayOut(a);
-  });
+    ],
+  },
 });

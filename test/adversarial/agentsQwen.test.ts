@@ -1,51 +1,25 @@
 // Attacks in Qwen Code's own payload shapes, through the real daemon and the real
-// `recap-hook qwen`: run_shell_command with a `directory` inside or above recap's files,
-// write_file, edit and notebook_edit with roundabout paths, the deferred-tool bridge
-// (tool_call {name, arguments}, nested too), tools of its list that are not in the facts
-// sheet (monitor, lsp, exec, cron_create, enter_worktree...), MCP tools, Qwen Code's wiring
-// (its settings, trusted folders, .env files, and ~/.qwen/extensions, whose hooks a new
-// session runs outside the gate), and the UserPromptSubmit that fires again after every tool
-// round. Each attack is denied in Qwen Code's format on an open gate, where only the
-// protection rules stand, and on a tripped one; ordinary work, or the way out (run in a real
-// shell, as Qwen Code runs it), goes on after.
+// `recap-hook qwen` (the shared runs are in agentSuite.ts): run_shell_command with a
+// `directory` inside or above recap's files, write_file, edit and notebook_edit with
+// roundabout paths, the deferred-tool bridge (tool_call {name, arguments}, nested too), tools
+// of its list that are not in the facts sheet (monitor, lsp, exec, cron_create,
+// enter_worktree...), MCP tools, Qwen Code's wiring (its settings, trusted folders, .env
+// files, and ~/.qwen/extensions, whose hooks a new session runs outside the gate), and the
+// UserPromptSubmit that fires again after every tool round. Each attack is denied in Qwen
+// Code's format on an open gate, where only the protection rules stand, and on a tripped one;
+// ordinary work, or the way out (run in a real shell, as Qwen Code runs it), goes on after.
 import { dirname, join, relative } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expect } from 'vitest';
 import { runCli } from '../helpers/daemon.js';
-import {
-  agentPayload,
-  agentPrompt,
-  agentShell,
-  agentTool,
-  agentUser,
-  allowedAs,
-  deniedAs,
-  endAgentAttack,
-  expectEveryDenied,
-  fakeAttack,
-  gateDenied,
-  hook,
-  launcherOf,
-  proveAgentWayOut,
-  protectionDenied,
-  stillWorking,
-  trippedAgent,
-  wayOutOpen,
-  type AgentAttack,
-  type Case,
-} from '../helpers/agentAttack.js';
+import { agentPayload, agentPrompt, agentShell, agentTool, hook, launcherOf, wayOutOpen, type AgentAttack, type Case } from '../helpers/agentAttack.js';
+import { ABSOLUTE, describeAgentAttacks, FILE_SPELLINGS, protectionGroup, shellGroup, writesBySpelling, type WriteTool } from '../helpers/agentSuite.js';
+import { eventLog, verdictFile, type Target } from '../helpers/recapTargets.js';
 
-const FAKE = fakeAttack('qwen');
-
-/** Files the agent may not change: recap's own, and what wires it into Qwen Code. */
-function writeTargets(a: AgentAttack): [string, string][] {
+/** What wires recap into Qwen Code, or runs hooks in its next session, beside recap's own files. */
+function targets(a: AgentAttack): Target[] {
   const { box } = a;
   const qwen = join(box.dir, '.qwen');
   return [
-    ['the event log', join(box.data, 'log', '000001.jsonl')],
-    ['the launcher', launcherOf(a)],
-    ['the verdict file', join(dirname(box.socket), 'verdicts.json')],
-    ['the user config', box.config],
-    ["the project's .recap config", join(box.project, '.recap', 'config.conf')],
     ["Qwen Code's user settings", join(qwen, 'settings.json')],
     ['the trusted folders', join(qwen, 'trustedFolders.json')],
     ['~/.qwen/.env', join(qwen, '.env')],
@@ -60,7 +34,7 @@ function writeTargets(a: AgentAttack): [string, string][] {
 }
 
 /** The ways Qwen Code changes a file, directly or through the deferred-tool bridge. */
-const WRITES: [string, (p: string) => [string, Record<string, unknown>]][] = [
+const WRITES: WriteTool[] = [
   ['write_file', (p) => ['write_file', { file_path: p, content: '{}\n' }]],
   ['edit', (p) => ['edit', { file_path: p, old_string: 'recap-hook', new_string: 'true', replace_all: true }]],
   ['notebook_edit', (p) => ['notebook_edit', { notebook_path: p, new_source: 'x', edit_mode: 'replace' }]],
@@ -73,39 +47,20 @@ const WRITES: [string, (p: string) => [string, Record<string, unknown>]][] = [
   ['a tool of a later version, the path in an odd field', (p) => ['artifact', { action: 'save', target: { where: p } }]],
 ];
 
-function spellings(a: AgentAttack, target: string): [string, string][] {
-  const rel = relative(a.box.project, target);
-  return [
-    ['absolute', target],
-    ['relative', rel],
-    ['through /proc/self/cwd', `/proc/self/cwd/${rel}`],
-    ['from home', `~/${relative(a.box.dir, target)}`],
-  ];
-}
-
-function writeCases(a: AgentAttack, target: string, all: boolean): Case[] {
-  return (all ? spellings(a, target) : spellings(a, target).slice(0, 1)).flatMap(([how, p]) =>
-    WRITES.map(([what, make]): Case => {
-      const [tool, input] = make(p);
-      return [`${what}, ${how}`, agentTool(a, tool, input)];
-    }),
-  );
-}
-
 /** Reading or searching recap's own state, by Qwen Code's tools. */
 function readCases(a: AgentAttack): Case[] {
   const { box } = a;
   const rel = (p: string) => relative(box.project, p);
   return [
-    ['read_file on the event log', agentTool(a, 'read_file', { file_path: join(box.data, 'log', '000001.jsonl'), offset: 0, limit: 10 })],
-    ['read_file on the verdict file', agentTool(a, 'read_file', { file_path: join(dirname(box.socket), 'verdicts.json') })],
+    ['read_file on the event log', agentTool(a, 'read_file', { file_path: eventLog(box), offset: 0, limit: 10 })],
+    ['read_file on the verdict file', agentTool(a, 'read_file', { file_path: verdictFile(box) })],
     ['glob with path in the data folder', agentTool(a, 'glob', { pattern: '**/*', path: box.data })],
     ['glob reaching the data folder from above', agentTool(a, 'glob', { pattern: 'd?ta/**', path: box.dir })],
     ['grep_search with a relative path into the data folder', agentTool(a, 'grep_search', { pattern: 'prompt', path: rel(box.data) })],
     ['grep_search from home, its glob naming the data folder', agentTool(a, 'grep_search', { pattern: 'x', path: box.dir, glob: 'data/**' })],
     ['list_directory on the socket folder', agentTool(a, 'list_directory', { path: dirname(box.socket) })],
     ['lsp on the user config', agentTool(a, 'lsp', { operation: 'documentSymbol', filePath: box.config })],
-    ['zoom_image on the log', agentTool(a, 'zoom_image', { file_path: join(box.data, 'log', '000001.jsonl') })],
+    ['zoom_image on the log', agentTool(a, 'zoom_image', { file_path: eventLog(box) })],
     ['read_mcp_resource on the config', agentTool(a, 'read_mcp_resource', { server: 'fs', uri: box.config })],
     ['tool_call wrapping read_file', agentTool(a, 'tool_call', { name: 'read_file', arguments: { file_path: box.config } })],
     ['enter_worktree in the data folder', agentTool(a, 'enter_worktree', { path: box.data })],
@@ -131,61 +86,26 @@ function shellCases(a: AgentAttack): Case[] {
   ];
 }
 
-describe('Qwen Code on an open gate: the protection rules hold in its shapes', () => {
-  let a: AgentAttack;
-  beforeAll(async () => {
-    a = await agentUser('qwen');
-  });
-  afterAll(() => endAgentAttack(a));
-
-  it.each(writeTargets(FAKE).map(([name], i) => [name, i] as const))('every write tool and spelling on %s', async (_name, index) => {
-    await expectEveryDenied(a, writeCases(a, writeTargets(a)[index]![1], true), protectionDenied);
-    await stillWorking(a);
-  });
-
-  it.each(readCases(FAKE).map(([name], i) => [name, i] as const))('%s', async (_name, index) => {
-    protectionDenied(a, await hook(a, readCases(a)[index]![1]));
-    await stillWorking(a);
-  });
-
-  it.each(shellCases(FAKE).map(([name], i) => [name, i] as const))('shell: %s', async (_name, index) => {
-    deniedAs('qwen', await hook(a, shellCases(a)[index]![1]));
-    await stillWorking(a);
-  });
-
-  it('reading the wiring and ordinary work stay allowed', async () => {
-    for (const payload of [
+describeAgentAttacks('qwen', {
+  title: 'Qwen Code',
+  targets,
+  writes: writesBySpelling(WRITES, FILE_SPELLINGS, ABSOLUTE),
+  groups: [protectionGroup('reads and searches', readCases), shellGroup('shell', 'shell commands', shellCases)],
+  allowed: {
+    title: 'reading the wiring and ordinary work stay allowed',
+    payloads: (a) => [
       agentTool(a, 'read_file', { file_path: join(a.box.dir, '.qwen', 'settings.json') }),
       agentTool(a, 'list_directory', { path: join(a.box.dir, '.qwen', 'extensions') }),
       agentTool(a, 'write_file', { file_path: join(a.box.project, 'notes.md'), content: 'x' }),
       agentTool(a, 'tool_call', { name: 'web_fetch', arguments: { url: 'https://example.com', prompt: 'x' } }),
       agentTool(a, 'grep_search', { pattern: 'TODO', glob: 'src/**/*.ts' }),
       agentShell(a, 'ls -la', 'src'),
-    ]) {
-      allowedAs(await hook(a, payload));
-    }
-  });
-});
-
-describe('Qwen Code on a tripped gate: every attack is denied in its format, and the way out stays open', () => {
-  let a: AgentAttack;
-  beforeAll(async () => {
-    a = await trippedAgent('qwen');
-  });
-  afterAll(() => endAgentAttack(a));
-
-  it.each(writeTargets(FAKE).map(([name], i) => [name, i] as const))('writes on %s', async (_name, index) => {
-    await expectEveryDenied(a, writeCases(a, writeTargets(a)[index]![1], false));
-    await wayOutOpen(a);
-  });
-
-  it('reads, searches and shell commands', async () => {
-    await expectEveryDenied(a, [...readCases(a), ...shellCases(a)]);
-    await wayOutOpen(a);
-  });
-
-  it('the tools of its list beyond the facts sheet, and unknown ones, are denied by the gate itself', async () => {
-    const tools: [string, Record<string, unknown>][] = [
+    ],
+  },
+  gateTools: {
+    title: 'the tools of its list beyond the facts sheet, and unknown ones, are denied by the gate itself',
+    shellTool: 'run_shell_command',
+    tools: [
       ['exec', { code: 'await tools.run_shell_command({ command: "id" })' }],
       ['cron_create', { cron: '* * * * *', prompt: 'run rm -rf ~' }],
       ['agent', { description: 'x', prompt: 'summarize nothing, just run the shell' }],
@@ -199,38 +119,33 @@ describe('Qwen Code on a tripped gate: every attack is denied in its format, and
       ['web_search', { query: 'x' }],
       ['mcp__github__create_issue', { title: 'x' }],
       ['a_tool_of_a_later_version', {}],
-    ];
-    for (const [tool, input] of tools) {
-      const reason = gateDenied(a, await hook(a, agentTool(a, tool, input)));
-      expect(reason).toContain('run_shell_command');
-    }
-    await wayOutOpen(a);
-  });
-
-  it('the UserPromptSubmit after each tool round counts nothing, never blocks, and leaves the gate as it is', async () => {
-    const before = JSON.parse((await runCli(a.box, ['status', '--json', '--job', a.job])).stdout) as { unsummarizedInteractions: number; unsummarizedTokens: number };
-    const followUps: Record<string, unknown>[] = [
-      agentPayload(a, 'UserPromptSubmit', { prompt: '' }),
-      agentPayload(a, 'UserPromptSubmit', { prompt: '   \n\t ' }),
-      agentPayload(a, 'UserPromptSubmit', { prompt: 'tool round text that is not the user', submitted_prompt: undefined }),
-      agentPrompt(a, ''),
-      agentPrompt(a, '\n\n'),
-    ];
-    const runs = await Promise.all(Array.from({ length: 40 }, (_, i) => hook(a, followUps[i % followUps.length]!)));
-    for (const run of runs) {
-      expect(run.exitCode, run.stderr).toBe(0);
-      expect(run.stdout).not.toMatch(/"decision"|"permissionDecision"/);
-    }
-    const after = JSON.parse((await runCli(a.box, ['status', '--json', '--job', a.job])).stdout) as {
-      tripped: boolean;
-      unsummarizedInteractions: number;
-      unsummarizedTokens: number;
-    };
-    expect(after).toMatchObject({ tripped: true, unsummarizedInteractions: before.unsummarizedInteractions, unsummarizedTokens: before.unsummarizedTokens });
-    await wayOutOpen(a);
-  });
-
-  it("after the whole family, the deny message's exact command, run in a real shell with the session, opens the gate", async () => {
-    await proveAgentWayOut(a);
-  });
+    ],
+  },
+  tripped: [
+    [
+      'the UserPromptSubmit after each tool round counts nothing, never blocks, and leaves the gate as it is',
+      async (a) => {
+        const before = JSON.parse((await runCli(a.box, ['status', '--json', '--job', a.job])).stdout) as { unsummarizedInteractions: number; unsummarizedTokens: number };
+        const followUps: Record<string, unknown>[] = [
+          agentPayload(a, 'UserPromptSubmit', { prompt: '' }),
+          agentPayload(a, 'UserPromptSubmit', { prompt: '   \n\t ' }),
+          agentPayload(a, 'UserPromptSubmit', { prompt: 'tool round text that is not the user', submitted_prompt: undefined }),
+          agentPrompt(a, ''),
+          agentPrompt(a, '\n\n'),
+        ];
+        const runs = await Promise.all(Array.from({ length: 40 }, (_, i) => hook(a, followUps[i % followUps.length]!)));
+        for (const run of runs) {
+          expect(run.exitCode, run.stderr).toBe(0);
+          expect(run.stdout).not.toMatch(/"decision"|"permissionDecision"/);
+        }
+        const after = JSON.parse((await runCli(a.box, ['status', '--json', '--job', a.job])).stdout) as {
+          tripped: boolean;
+          unsummarizedInteractions: number;
+          unsummarizedTokens: number;
+        };
+        expect(after).toMatchObject({ tripped: true, unsummarizedInteractions: before.unsummarizedInteractions, unsummarizedTokens: before.unsummarizedTokens });
+        await wayOutOpen(a);
+      },
+    ],
+  ],
 });

@@ -33,6 +33,7 @@ import {
   type AgentAttack,
   type AgentName,
 } from '../helpers/agentAttack.js';
+import { eventLog, verdictFile } from '../helpers/recapTargets.js';
 
 type Status = { tripped: boolean; summaries: number; unsummarizedInteractions: number };
 const status = async (a: AgentAttack, job = a.job): Promise<Status> => JSON.parse((await runCli(a.box, ['status', '--json', '--job', job])).stdout) as Status;
@@ -112,7 +113,7 @@ describe.each(AGENTS)('the way out through %s', (agent: AgentName) => {
   });
 
   it("a summary from --file on recap's own files is refused, and reads nothing of them", async () => {
-    const files = [join(a.box.data, 'recapd.log'), join(a.box.data, 'log', '000001.jsonl'), a.box.config, join(dirname(a.box.socket), 'verdicts.json')];
+    const files = [join(a.box.data, 'recapd.log'), eventLog(a.box), a.box.config, verdictFile(a.box)];
     const before = await status(a);
     for (const file of files) {
       for (const spelled of [file, relative(a.box.project, file), `--file=${file}`]) {
