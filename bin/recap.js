@@ -30,6 +30,18 @@ function bundleIsCurrent() {
 }
 
 async function daemon() {
+  // recap's code against the manifest `recap install` wrote, before the bundle is loaded: it
+  // imports level, msgpackr and pino at once, and code slipped into them would run before any
+  // check inside it. The daemon's own check (runDaemon) then finds this verdict made.
+  try {
+    const { checkInstalledCode } = await import('../dist/common/codeManifest.js');
+    const code = checkInstalledCode();
+    if (code.state === 'changed') throw new Error(code.message);
+  } catch (error) {
+    process.exitCode = 1;
+    process.stderr.write(`recap: ${error.message}\n`);
+    return;
+  }
   const { runDaemon, UserError } = await import('../dist/daemon/daemon.bundle.js');
   try {
     await runDaemon();
