@@ -42,23 +42,27 @@ function dependencyNames(folder: string): string[] {
   return Object.keys({ ...manifest.dependencies, ...manifest.optionalDependencies, ...manifest.peerDependencies });
 }
 
-/** The folders of the package's production dependencies, each once, as Node resolves them (a missing optional one is left out). */
-export function dependencyClosure(root: string): string[] {
+/**
+ * The package's production dependencies, each once, as Node resolves them (a missing optional
+ * one is left out): `found` where the lookup found it, `folder` its real path, which Node loads
+ * from and resolves the package's own dependencies from (a linked layout, as pnpm's, too).
+ */
+export function dependencyClosure(root: string): { found: string; folder: string }[] {
   const seen = new Set<string>();
-  const folders: string[] = [];
+  const packages: { found: string; folder: string }[] = [];
   const visit = (from: string) => {
     for (const name of dependencyNames(from)) {
-      const folder = packageFolder(from, name);
-      if (folder === undefined) continue;
-      const real = realpathSync(folder);
-      if (seen.has(real)) continue;
-      seen.add(real);
-      folders.push(folder);
+      const found = packageFolder(from, name);
+      if (found === undefined) continue;
+      const folder = realpathSync(found);
+      if (seen.has(folder)) continue;
+      seen.add(folder);
+      packages.push({ found, folder });
       visit(folder);
     }
   };
   visit(root);
-  return folders;
+  return packages;
 }
 
 /** Every file under `dir` (a link as a link) into `files`, every folder into `folders`; a dependency's node_modules left out. */
@@ -86,12 +90,12 @@ export function codeFiles(root: string = PACKAGE_ROOT): { hashed: string[]; list
   const folders = [root];
   for (const folder of ['bin', 'dist']) if (existsSync(join(root, folder))) walk(join(root, folder), hashed, folders, false);
   const listed: string[] = [];
-  for (const folder of dependencyClosure(root)) {
+  for (const { found, folder } of dependencyClosure(root)) {
     const files: string[] = [];
     walk(folder, files, folders, true);
     for (const file of files) (LOADABLE.test(file) ? hashed : listed).push(file);
-    // The node_modules folder it was found in (and the @scope folder between): a package added there is seen.
-    const parent = dirname(folder);
+    // The node_modules folder it was found in (and the @scope folder between): a package added, or a link changed, there is seen.
+    const parent = dirname(found);
     folders.push(parent);
     if (!parent.endsWith('/node_modules')) folders.push(dirname(parent));
   }
