@@ -52,7 +52,12 @@ function codeCheck(env: NodeJS.ProcessEnv): Check {
   }
   if (verdict.state === 'verified') return { name, ok: true, detail: `${verdict.files} files as recap install recorded them (${verdict.manifest})` };
   if (verdict.state === 'unverified') {
-    return { name, ok: false, detail: `unverified: ${verdict.why}; the daemon starts without checking it`, fix: 'recap install <agent> again, in your own terminal: it records the code' };
+    return {
+      name,
+      ok: false,
+      detail: `unverified: ${verdict.why}; the daemon starts without checking it`,
+      fix: 'recap install <agent> again, in your own terminal: it records the code',
+    };
   }
   return {
     name,

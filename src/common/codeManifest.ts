@@ -219,7 +219,10 @@ export function recordInstalledCode(env: Env, target: string, root: string = PAC
   writeFileSync(temporary, `${JSON.stringify(manifest)}\n`, { mode: 0o600 });
   renameSync(temporary, path);
   if (earlier.state !== 'changed') return undefined;
-  const files = earlier.files.length > 0 ? ` (${earlier.files.length} file${earlier.files.length === 1 ? '' : 's'}, ${earlier.files.slice(0, 3).join(', ')}${earlier.files.length > 3 ? ', ...' : ''})` : '';
+  const files =
+    earlier.files.length > 0
+      ? ` (${earlier.files.length} file${earlier.files.length === 1 ? '' : 's'}, ${earlier.files.slice(0, 3).join(', ')}${earlier.files.length > 3 ? ', ...' : ''})`
+      : '';
   return `recap's code did not match the manifest in ${path}${files}; it now records the code as it is. If you did not upgrade or change recap, reinstall it (npm install -g recap) and run this again.`;
 }
 
@@ -233,6 +236,8 @@ export function codeChanged(env: Env = process.env): string | undefined {
     return verdict.state === 'changed' ? codeChangedDenial(verdict.message) : undefined;
   } catch (error) {
     // The package's own files cannot be listed: the code cannot be vouched for either.
-    return codeChangedDenial(`recap's installed code cannot be read (${(error as Error).message}); reinstall recap (npm install -g recap), then run recap install <agent> in your own terminal.`);
+    return codeChangedDenial(
+      `recap's installed code cannot be read (${(error as Error).message}); reinstall recap (npm install -g recap), then run recap install <agent> in your own terminal.`,
+    );
   }
 }

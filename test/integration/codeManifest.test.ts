@@ -95,7 +95,15 @@ describe('recap install records the code, and the daemon checks it at start', ()
     const manifest = JSON.parse(readFileSync(at.manifest, 'utf8')) as { root: string; installedBy: string; files: Record<string, [string, string]> };
     expect(manifest.root).toBe(at.recap);
     expect(manifest.installedBy).toBe('claude');
-    for (const name of ['package.json', 'bin/recap.js', 'bin/recap-hook.sh', 'bin/recap-hook.cjs', 'dist/daemon/daemon.bundle.js', 'dist/client/hookFallback.cjs', 'node_modules/pino/pino.js']) {
+    for (const name of [
+      'package.json',
+      'bin/recap.js',
+      'bin/recap-hook.sh',
+      'bin/recap-hook.cjs',
+      'dist/daemon/daemon.bundle.js',
+      'dist/client/hookFallback.cjs',
+      'node_modules/pino/pino.js',
+    ]) {
       expect(manifest.files[name]?.[0], name).toBe(sha256(join(at.recap, name)));
     }
     // The packages the bundle imports and theirs, where Node loads them from (the repo's, through the links).
@@ -119,7 +127,9 @@ describe('recap install records the code, and the daemon checks it at start', ()
     appendFileSync(join(at.recap, 'node_modules', 'pino', 'pino.js'), "\nrequire('node:fs').writeFileSync(process.env.RECAP_TEST_MARK, 'ran')\n");
 
     const said = await refused(at, { RECAP_TEST_MARK: mark });
-    expect(said).toContain("recap: recap's code has changed since `recap install claude` recorded it (1 file: node_modules/pino/pino.js (changed)), so the recap daemon will not start");
+    expect(said).toContain(
+      "recap: recap's code has changed since `recap install claude` recorded it (1 file: node_modules/pino/pino.js (changed)), so the recap daemon will not start",
+    );
     expect(said).toContain('run `recap install claude` again in your own terminal');
     expect(said).toContain('reinstall recap (npm install -g recap)');
     expect(existsSync(mark)).toBe(false);
@@ -154,7 +164,9 @@ describe('recap install records the code, and the daemon checks it at start', ()
 
     const again = await cli(at, ['install', 'claude']);
     expect(again.code).toBe(0);
-    expect(again.stderr).toContain(`recap: warning: recap's code did not match the manifest in ${at.manifest} (1 file, dist/daemon/daemon.bundle.js); it now records the code as it is.`);
+    expect(again.stderr).toContain(
+      `recap: warning: recap's code did not match the manifest in ${at.manifest} (1 file, dist/daemon/daemon.bundle.js); it now records the code as it is.`,
+    );
     await started(at);
   });
 
@@ -215,7 +227,9 @@ describe('recap-hook while the daemon cannot start because the code changed', ()
     const denied = await hook(at, call('ls'));
     expect(denied.code).toBe(0);
     const reason = deniedReason({ stdout: denied.stdout, exitCode: denied.code! });
-    expect(reason).toMatch(/^recap: the recap daemon cannot start, so every tool but recap's own commands is denied: recap's code has changed since `recap install claude` recorded it \(1 file: node_modules\/pino\/pino\.js \(changed\)\)/);
+    expect(reason).toMatch(
+      /^recap: the recap daemon cannot start, so every tool but recap's own commands is denied: recap's code has changed since `recap install claude` recorded it \(1 file: node_modules\/pino\/pino\.js \(changed\)\)/,
+    );
     expect(reason).toContain('run `recap install claude` again in your own terminal');
 
     // The way out is never locked: recap's own command, by the launcher's path, is not denied for this.

@@ -30,7 +30,9 @@ describe('given the manifest recap install recorded', () => {
     const verdict = codeVerdict(PATH, recorded, found(now));
     expect(verdict).toMatchObject({ state: 'changed', files: ['node_modules/pino/pino.js', 'node_modules/pino/lib/tools', 'bin/recap.js'], command: 'recap install claude' });
     const { message } = verdict as { message: string };
-    expect(message).toContain("recap's code has changed since `recap install claude` recorded it (3 files: node_modules/pino/pino.js (changed), node_modules/pino/lib/tools (added), bin/recap.js (removed))");
+    expect(message).toContain(
+      "recap's code has changed since `recap install claude` recorded it (3 files: node_modules/pino/pino.js (changed), node_modules/pino/lib/tools (added), bin/recap.js (removed))",
+    );
     expect(message).toContain('the recap daemon will not start');
     expect(message).toContain('run `recap install claude` again in your own terminal');
     expect(message).toContain('reinstall recap (npm install -g recap)');
@@ -43,7 +45,9 @@ describe('given the manifest recap install recorded', () => {
   it('when many files changed, then five are named and the rest counted', () => {
     const many = Object.fromEntries(Array.from({ length: 8 }, (_, i) => [`dist/f${i}.js`, file('x')]));
     const verdict = codeVerdict(PATH, { ...recorded, files: { ...FILES, ...many } }, found({ ...FILES, ...Object.fromEntries(Object.keys(many).map((n) => [n, file('y')])) }));
-    expect((verdict as { message: string }).message).toContain('8 files: dist/f0.js (changed), dist/f1.js (changed), dist/f2.js (changed), dist/f3.js (changed), dist/f4.js (changed), and 3 more');
+    expect((verdict as { message: string }).message).toContain(
+      '8 files: dist/f0.js (changed), dist/f1.js (changed), dist/f2.js (changed), dist/f3.js (changed), dist/f4.js (changed), and 3 more',
+    );
   });
 
   it('when the version differs (npm i -g recap@next), then the message leads with the upgrade and its fix', () => {
