@@ -9,6 +9,8 @@ import { appendFileSync, copyFileSync, cpSync, existsSync, mkdirSync, readdirSyn
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { deniedReason } from '../helpers/hookAnswers.js';
+import { readCodeManifest } from '../../src/common/codeManifest.js';
+import type { CodeManifest } from '../../src/events/codeManifest.js';
 import { DaemonProcess, removeSandbox, ROOT, runCli, sandbox, sandboxWithDaemon, type CliResult, type Sandbox } from '../helpers/daemon.js';
 
 /** A copy of recap's package in `dir`: what `npm install -g recap` leaves (its "files"), whose files a test may change. */
@@ -92,7 +94,7 @@ describe('recap install records the code, and the daemon checks it at start', ()
   it('records every file the daemon and the hook load, in the data folder; the daemon then starts and says its code is verified', async () => {
     const at = await installed();
     expect(statSync(at.manifest).mode & 0o777).toBe(0o600);
-    const manifest = JSON.parse(readFileSync(at.manifest, 'utf8')) as { root: string; installedBy: string; files: Record<string, [string, string]> };
+    const manifest = readCodeManifest(at.manifest) as CodeManifest;
     expect(manifest.root).toBe(at.recap);
     expect(manifest.installedBy).toBe('claude');
     for (const name of [
@@ -187,7 +189,7 @@ describe('recap install records the code, and the daemon checks it at start', ()
     const at = { box, recap: packageCopy(box.dir), manifest: join(box.data, 'code-manifest.json') };
     const result = await cli(at, ['install', 'systemd']);
     expect(result.code, result.stderr).toBe(0);
-    expect(JSON.parse(readFileSync(at.manifest, 'utf8'))).toMatchObject({ installedBy: 'systemd', root: at.recap });
+    expect(readCodeManifest(at.manifest)).toMatchObject({ installedBy: 'systemd', root: at.recap });
   });
 });
 
