@@ -6,7 +6,12 @@ import { readFileSync, statSync } from 'node:fs';
 
 const args = process.argv.slice(2);
 
-if (args.length === 1 && args[0] === 'daemon' && bundleIsCurrent()) await daemon();
+// recap's code is checked against the manifest `recap install` wrote before anything of the
+// daemon is loaded, bundle or not: the bundle imports level, msgpackr and pino at once (and
+// dist/daemon/daemon.js, when the bundle is stale, the same), so code slipped into them would
+// run before any check of the daemon's own. The daemon's check (runDaemon) finds this verdict.
+if (args[0] === 'daemon' && !(await codeAsInstalled())) process.exitCode = 1;
+else if (args.length === 1 && args[0] === 'daemon' && bundleIsCurrent()) await daemon();
 else await cli();
 
 async function cli() {
@@ -29,19 +34,20 @@ function bundleIsCurrent() {
   }
 }
 
-async function daemon() {
-  // recap's code against the manifest `recap install` wrote, before the bundle is loaded: it
-  // imports level, msgpackr and pino at once, and code slipped into them would run before any
-  // check inside it. The daemon's own check (runDaemon) then finds this verdict made.
+/** Whether recap's code is as `recap install` recorded it (or nothing was recorded); if not, says why as the daemon's start would. */
+async function codeAsInstalled() {
   try {
     const { checkInstalledCode } = await import('../dist/common/codeManifest.js');
     const code = checkInstalledCode();
-    if (code.state === 'changed') throw new Error(code.message);
+    if (code.state !== 'changed') return true;
+    process.stderr.write(`recap: ${code.message}\n`);
   } catch (error) {
-    process.exitCode = 1;
-    process.stderr.write(`recap: ${error.message}\n`);
-    return;
+    process.stderr.write(`recap: recap's installed code could not be checked (${error?.message ?? String(error)}); reinstall recap (npm install -g recap)\n`);
   }
+  return false;
+}
+
+async function daemon() {
   const { runDaemon, UserError } = await import('../dist/daemon/daemon.bundle.js');
   try {
     await runDaemon();

@@ -5,7 +5,7 @@
 // to the repo's packages, pino copied) is what is changed: never the repo's own files.
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { appendFileSync, copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { appendFileSync, copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { deniedReason } from '../helpers/hookAnswers.js';
@@ -142,6 +142,18 @@ describe('recap install records the code, and the daemon checks it at start', ()
     expect(doctor.code).toBe(1);
     expect(doctor.stdout).toMatch(/^FAIL +code +recap's code has changed since `recap install claude` recorded it \(1 file: node_modules\/pino\/pino\.js \(changed\)\)/m);
     expect(doctor.stdout).toContain('      fix: recap install claude again, in your own terminal, if you upgraded or changed recap yourself');
+  });
+
+  it('with the bundle made stale (a file it was built from touched), the daemon from dist/ refuses all the same, before the changed code runs', async () => {
+    const at = await installed();
+    const mark = join(at.box.dir, 'pino-ran');
+    appendFileSync(join(at.recap, 'node_modules', 'pino', 'pino.js'), "\nrequire('node:fs').writeFileSync(process.env.RECAP_TEST_MARK, 'ran')\n");
+    // bin/recap.js then runs the daemon through the CLI from dist/daemon/daemon.js, which imports pino too.
+    const later = new Date(Date.now() + 60_000);
+    utimesSync(join(at.recap, 'dist', 'common', 'paths.js'), later, later);
+
+    expect(await refused(at, { RECAP_TEST_MARK: mark })).toContain('(1 file: node_modules/pino/pino.js (changed))');
+    expect(existsSync(mark)).toBe(false);
   });
 
   it('a file added beside a dependency\'s code (require("./lib/tools") finds "lib/tools" first): refused, the file named', async () => {
