@@ -20,6 +20,7 @@ import { mkdirSync, lstatSync, readdirSync, readFileSync, readlinkSync, renameSy
 import { createHash } from 'node:crypto';
 import { dirname, join, relative } from 'node:path';
 import { PACKAGE_ROOT } from './bins.js';
+import { UserError } from './errors.js';
 import { codeManifestPath, dataDir } from './paths.js';
 import { CODE_MANIFEST_VERSION, codeChangedDenial, codeVerdict, type CodeManifest, type CodeVerdict, type FileRecord, type InstalledCode } from '../events/codeManifest.js';
 
@@ -265,10 +266,15 @@ export function recordInstalledCode(env: Env, target: string, root: string = PAC
   const found = installedCode(root, typeof before === 'object' ? before.files : {});
   const earlier = codeVerdict(path, before, found);
   const manifest: CodeManifest = { format: CODE_MANIFEST_VERSION, written: now, installedBy: target, ...found };
-  mkdirSync(dataDir(env), { recursive: true, mode: 0o700 });
-  const temporary = `${path}.${process.pid}.tmp`;
-  writeFileSync(temporary, `${JSON.stringify(encode(manifest))}\n`, { mode: 0o600 });
-  renameSync(temporary, path);
+  try {
+    mkdirSync(dataDir(env), { recursive: true, mode: 0o700 });
+    const temporary = `${path}.${process.pid}.tmp`;
+    writeFileSync(temporary, `${JSON.stringify(encode(manifest))}\n`, { mode: 0o600 });
+    renameSync(temporary, path);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    throw new UserError(`the manifest of recap's code, ${path}, could not be written (${code}); make ${dataDir(env)} writable by you, then run this again`);
+  }
   if (earlier.state !== 'changed') return undefined;
   const files =
     earlier.files.length > 0
