@@ -6,7 +6,12 @@ import { readFileSync, statSync } from 'node:fs';
 
 const args = process.argv.slice(2);
 
-if (args.length === 1 && args[0] === 'daemon' && bundleIsCurrent()) await daemon();
+// recap's code is checked against the manifest `recap install` wrote before anything of the
+// daemon is loaded, bundle or not: the bundle imports level, msgpackr and pino at once (and
+// dist/daemon/daemon.js, when the bundle is stale, the same), so code slipped into them would
+// run before any check of the daemon's own. The daemon's check (runDaemon) finds this verdict.
+if (args[0] === 'daemon' && !(await codeAsInstalled())) process.exitCode = 1;
+else if (args.length === 1 && args[0] === 'daemon' && bundleIsCurrent()) await daemon();
 else await cli();
 
 async function cli() {
@@ -27,6 +32,19 @@ function bundleIsCurrent() {
   } catch {
     return false;
   }
+}
+
+/** Whether recap's code is as `recap install` recorded it (or nothing was recorded); if not, says why as the daemon's start would. */
+async function codeAsInstalled() {
+  try {
+    const { checkInstalledCode } = await import('../dist/common/codeManifest.js');
+    const code = checkInstalledCode();
+    if (code.state !== 'changed') return true;
+    process.stderr.write(`recap: ${code.message}\n`);
+  } catch (error) {
+    process.stderr.write(`recap: recap's installed code could not be checked (${error?.message ?? String(error)}); reinstall recap (npm install -g recap)\n`);
+  }
+  return false;
 }
 
 async function daemon() {

@@ -41,10 +41,11 @@ const foreign = [hot, cold]
   .flatMap((result) => Object.keys(result.metafile.inputs))
   // The fallback also judges the way out and recap's protected files as the daemon does,
   // with the same pure code, and follows links where paths lead as the daemon does (linkFollower).
-  // Each agent's facts (dist/agents/known.js and <agent>/facts.js) are pure and small.
+  // Each agent's facts (dist/agents/known.js and <agent>/facts.js) are pure and small. While the
+  // daemon cannot start because recap's code changed, the fallback checks it as the daemon does.
   .filter(
     (input) =>
-      !/^dist\/(client|common)\/|^dist\/events\/(whitelist|shellTokens|shellCommands|protection|nestedAgents|recapSignals|runsRecap|glob|toolCall)\.js$|^dist\/daemon\/(recapPaths|verdicts|linkFollower)\.js$|^dist\/agents\/(known|facts|[a-z]+\/facts)\.js$/.test(
+      !/^dist\/(client|common)\/|^dist\/events\/(whitelist|shellTokens|shellCommands|protection|nestedAgents|recapSignals|runsRecap|glob|toolCall|codeManifest)\.js$|^dist\/daemon\/(recapPaths|verdicts|linkFollower)\.js$|^dist\/agents\/(known|facts|[a-z]+\/facts)\.js$/.test(
         input,
       ),
   );

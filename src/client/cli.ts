@@ -211,6 +211,9 @@ export function buildCli(args: string[]): Argv {
           .option('http', { type: 'boolean', default: false, describe: "HTTP hooks to the daemon's loopback endpoint instead of commands" })
           .option('plugin', { type: 'boolean', default: false, describe: "as the agent's plugin (Claude Code), instead of hooks in its settings" }),
       async (argv) => {
+        // The user's command: the code it runs is recap's, recorded for the daemon to check at start.
+        const note = (await import('../common/codeManifest.js')).recordInstalledCode(process.env, argv.target);
+        if (note !== undefined) process.stderr.write(`recap: warning: ${note}\n`);
         if (argv.target === 'systemd') {
           const { installSystemd } = await import('./installSystemd.js');
           const files = installSystemd(process.env);

@@ -14,6 +14,8 @@ import type { Check } from './checks.js';
 import { Client } from './socketClient.js';
 import type { PendingConfig } from '../daemon/configService.js';
 import { spelled } from './output.js';
+import { checkInstalledCode } from '../common/codeManifest.js';
+import type { CodeVerdict } from '../events/codeManifest.js';
 
 export { printChecks, type Check } from './checks.js';
 
@@ -23,6 +25,7 @@ export async function runDoctor(project: string, env: NodeJS.ProcessEnv): Promis
   const daemon = await daemonCheck(env);
   return [
     nodeCheck(),
+    codeCheck(env),
     daemon,
     launcherCheck(env, daemon.ok),
     ...permissionChecks(env),
@@ -36,6 +39,32 @@ function nodeCheck(): Check {
   const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
   const ok = major > MIN_NODE[0]! || (major === MIN_NODE[0] && minor >= MIN_NODE[1]!);
   return { name: 'node', ok, detail: `v${process.versions.node}`, ...(ok ? {} : { fix: `install Node ${MIN_NODE.join('.')} or newer` }) };
+}
+
+/** recap's installed code against the manifest `recap install` wrote, as the daemon checks it at start. */
+function codeCheck(env: NodeJS.ProcessEnv): Check {
+  const name = 'code';
+  let verdict: CodeVerdict;
+  try {
+    verdict = checkInstalledCode(env);
+  } catch (error) {
+    return { name, ok: false, detail: `recap's installed code cannot be read (${(error as Error).message})`, fix: 'reinstall recap (npm install -g recap)' };
+  }
+  if (verdict.state === 'verified') return { name, ok: true, detail: `${verdict.files} files as recap install recorded them (${verdict.manifest})` };
+  if (verdict.state === 'unverified') {
+    return {
+      name,
+      ok: false,
+      detail: `unverified: ${verdict.why}; the daemon starts without checking it`,
+      fix: 'recap install <agent> again, in your own terminal: it records the code',
+    };
+  }
+  return {
+    name,
+    ok: false,
+    detail: verdict.message,
+    fix: `${verdict.command} again, in your own terminal, if you upgraded or changed recap yourself; if not, reinstall recap (npm install -g recap) first`,
+  };
 }
 
 async function daemonCheck(env: NodeJS.ProcessEnv): Promise<Check> {

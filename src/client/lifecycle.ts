@@ -166,6 +166,9 @@ export function printDaemonState(state: DaemonState, now = Date.now()): void {
   line('event log', `${state.eventLog.events} events, ${bytes(state.eventLog.bytes)} (${state.eventLog.path})`);
   line('daemon log', 'file' in state.daemonLog ? `${state.daemonLog.file} (${bytes(state.daemonLog.bytes)})` : state.daemonLog.stream);
   line('config', state.config);
+  // An older daemon does not say.
+  if (state.code?.state === 'verified') line('code', `verified at start: ${state.code.files} files as recap install recorded them (${state.code.manifest})`);
+  else if (state.code?.state === 'unverified') line('code', `UNVERIFIED: ${state.code.why}; run recap install <agent> in your own terminal, then recap restart`);
   for (const { socket, time } of state.takenOver ?? []) {
     line(
       'TAKEN OVER',

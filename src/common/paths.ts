@@ -50,6 +50,14 @@ export function eventLogDir(env: Env = process.env): string {
   return join(dataDir(env), 'log');
 }
 
+/**
+ * The manifest of recap's installed code that `recap install` writes and the daemon checks at
+ * start: in the data folder, which the agent's tools may not touch (daemon/recapPaths.ts).
+ */
+export function codeManifestPath(env: Env = process.env): string {
+  return join(dataDir(env), 'code-manifest.json');
+}
+
 export function daemonLogFile(env: Env = process.env): string {
   return join(dataDir(env), 'recapd.log');
 }

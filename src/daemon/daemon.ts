@@ -27,11 +27,15 @@ import { limitsFrom, SocketServer, type Listen } from './socketServer.js';
 import { clearStaleSocket, SocketInUse } from './staleSocket.js';
 import { VerdictFile, verdictPath } from './verdicts.js';
 import { telemetryFrom } from './telemetry/index.js';
+import { checkInstalledCode } from '../common/codeManifest.js';
 
 /** A start-up failure the user can fix; its message says how. */
 export class DaemonStartError extends UserError {}
 
 export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  // recap's code as `recap install` recorded it, or no start (common/codeManifest.ts).
+  const code = checkInstalledCode(env);
+  if (code.state === 'changed') throw new DaemonStartError(code.message);
   const log = createLogger(env);
   const logDir = eventLogDir(env);
   mkdirSync(dataDir(env), { recursive: true, mode: 0o700 });
@@ -138,6 +142,7 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
       eventLog: { path: logDir, bytes: folderBytes(logDir), events: store.lastSeq },
       daemonLog: daemonLog(env),
       config: config.userFile,
+      code,
       ...(takenOver.length > 0 ? { takenOver: [...takenOver] } : {}),
     }),
     reload,

@@ -10,6 +10,7 @@ import type { SubmitAnswer } from '../events/summaries.js';
 import type { EventLine, Verification } from './audit.js';
 import type { PendingConfig } from './configService.js';
 import type { KeyChange } from '../events/configPolicy.js';
+import type { CodeVerdict } from '../events/codeManifest.js';
 import type { JobReport } from './report.js';
 
 // Control characters are kept out of job names: matching them is the point.
@@ -212,6 +213,8 @@ export type DaemonInfo = {
   /** Its own log: a file (started by the CLI), or where it goes instead. */
   daemonLog: { file: string; bytes: number } | { stream: string };
   config: string;
+  /** recap's code at start: as `recap install` recorded it, or unverified (no manifest); a changed one does not start. */
+  code: Exclude<CodeVerdict, { state: 'changed' }>;
   /** Socket files another process put in place of the daemon's since it started (it put its own back): the last few. */
   takenOver?: { socket: string; time: number }[];
 };

@@ -1,6 +1,6 @@
 // `recap doctor` through the real CLI: one line per check, a fix for each failure, exit 1
 // when anything fails, and it never starts a daemon itself.
-import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { removeSandbox, ROOT, runCli, sandbox, type DaemonProcess, type Sandbox, closeSandbox, sandboxWithDaemon, trackedSandboxes } from '../helpers/daemon.js';
@@ -262,7 +262,8 @@ describe('recap doctor with no daemon', () => {
     expect(fix).toMatch(/recap daemon/);
     expect(existsSync(box.socket)).toBe(false);
     expect(existsSync(join(box.dir, 'run', 'recap'))).toBe(false);
-    expect(existsSync(box.data)).toBe(false);
+    // Only the manifest of recap's code that `recap install` recorded: no log, no daemon log.
+    expect(readdirSync(box.data)).toEqual(['code-manifest.json']);
     // The rest is still checked.
     expect(result.stdout).toMatch(/^ok\s+claude hooks\s/m);
     expect(result.stdout).toMatch(/^ok\s+config\s/m);

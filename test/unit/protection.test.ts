@@ -6,6 +6,7 @@ import type { DecideContext } from '../../src/events/decision.js';
 import { checkTool } from '../../src/events/gate.js';
 import { decodings, protectionRefusal, type ProtectedState } from '../../src/events/protection.js';
 import { protectedPaths } from '../../src/daemon/recapPaths.js';
+import { codeManifestPath } from '../../src/common/paths.js';
 import { context, gateTripped, interactionRecorded, JOB, stateFrom, T0, toolDenied, validSummary } from '../helpers/spec.js';
 import { claudeFacts, claudeToolCall } from '../../src/agents/claude/facts.js';
 
@@ -63,6 +64,9 @@ describe("given recap's protected paths", () => {
       ['Grep', { pattern: 'TOKEN', path: USER_CONFIG }, USER_CONFIG],
       ['Grep', { pattern: 'InteractionRecorded', path: `${DATA}/log`, output_mode: 'content' }, DATA],
       ['Grep', { pattern: 'TOKEN', path: `${PROJECT}/.recap` }, `${PROJECT}/.recap`],
+      // The manifest of recap's code that the daemon checks at start: rewritten, it would vouch for changed code.
+      ['Write', { file_path: codeManifestPath(ENV), content: '{}' }, DATA],
+      ['Edit', { file_path: codeManifestPath(ENV), old_string: 'a', new_string: 'b' }, DATA],
     ];
     it.each(cases)('%s %j, then it is refused naming %s', (tool, input, hit) => {
       const refusal = when(tool, input);
