@@ -13,6 +13,7 @@ import { VERDICT_FILE_VERSION, verdictPath, type TrippedVerdict, type Verdicts }
 import { classifyBash, recapWord } from '../events/whitelist.js';
 import type { AgentFacts, HookAnswer as Answer } from '../agents/facts.js';
 import { connectOrStart } from './autostart.js';
+import { codeChanged } from '../common/codeManifest.js';
 import { isAlive, lockHolder, readPidFile } from '../common/daemonRecord.js';
 import { readProc } from '../common/processes.js';
 import type { Client } from './socketClient.js';
@@ -199,6 +200,8 @@ function whenDown(facts: AgentFacts, payload: Record<string, unknown>, why: stri
   const wayOut = toolCall && isWayOut(facts, payload);
   // A stopped daemon is continued for recap's own commands, so the way out can reach it.
   const silent = toolCall ? silentDaemon(wayOut) : undefined;
+  const changed = toolCall && !wayOut ? codeChanged(process.env) : undefined;
+  if (changed !== undefined) return deny(changed);
   if (toolCall) {
     const tripped = trippedJob(payload);
     if (tripped !== undefined && wayOut) {
