@@ -20,7 +20,7 @@ const readers = new Map<Adapter, TranscriptReader>();
  * `off`: the hook found RECAP_DISABLE=1 set by the user (src/client/disableSwitch.ts): the
  * call goes through unrecorded, and the session's first call says so.
  */
-export async function answerHook(adapter: Adapter, payload: unknown, ops: HookOps, log: Logger, off = false): Promise<HookAnswer> {
+export async function answerHook(adapter: Adapter, payload: unknown, ops: HookOps, log: Logger, off = false, promptId?: string): Promise<HookAnswer> {
   const { facts } = adapter;
   const parsed = adapter.parse(payload);
   if (off) {
@@ -54,7 +54,7 @@ export async function answerHook(adapter: Adapter, payload: unknown, ops: HookOp
   const { machine, ...seen } = await observe(adapter, caller, where, ops, log);
   let answer: HookAnswer;
   try {
-    answer = await answerCall(adapter, asMachine(call, machine), caller, where, ops, seen);
+    answer = await answerCall(adapter, asMachine(call, machine), caller, where, ops, seen, promptId);
   } catch (error) {
     if (!(error instanceof CommandRefused)) throw error;
     // A refusal is never an allow for a tool call; a prompt or a session start goes on.
@@ -83,12 +83,13 @@ async function answerCall(
   where: Where,
   ops: HookOps,
   seen: { contextTokens?: number; contextWindow?: number },
+  promptId: string | undefined,
 ): Promise<HookAnswer> {
   const { facts } = adapter;
   const who = whoOf(caller);
   switch (call.kind) {
     case 'prompt': {
-      const result = await ops.record({ kind: 'prompt', text: call.text, ...who, ...seen }, where);
+      const result = await ops.record({ kind: 'prompt', text: call.text, ...who, ...seen }, where, promptId !== undefined ? { id: promptId } : undefined);
       if (!result.gate?.tripped) return NOTHING;
       return facts.context(
         'prompt',
@@ -116,6 +117,36 @@ async function answerCall(
       if (!tripped && summaries === 0) return NOTHING;
       return facts.context('sessionStart', memory);
     }
+  }
+}
+
+/** What became of a prompt taken from recap-hook's spool. */
+export type SpooledOutcome = { recorded: true; job: string; tripped: boolean } | { recorded: false; why: string };
+
+/**
+ * A prompt recap-hook kept in its spool while the daemon did not answer, recorded as its hook
+ * would have been (the transcript read, a turn of the harness recorded as its kind), at the
+ * time it came. Anything but a prompt is not recorded: the spool holds prompts only.
+ */
+export async function recordSpooledPrompt(adapter: Adapter, payload: unknown, ops: HookOps, log: Logger, prompt: { id: string; at: number }): Promise<SpooledOutcome> {
+  const parsed = adapter.parse(payload);
+  if (!parsed.ok) return { recorded: false, why: `its payload has an unexpected shape (${parsed.problems})` };
+  const notPrompt = { recorded: false as const, why: `it is not a prompt of ${adapter.facts.title}'s` };
+  if (parsed.call === undefined) return notPrompt;
+  const { call, caller } = parsed;
+  if (call.kind !== 'prompt') return notPrompt;
+  const where = ops.where({ session: caller.session, cwd: caller.cwd });
+  const { machine, ...seen } = await observe(adapter, caller, where, ops, log);
+  const turn = asMachine(call, machine);
+  const interaction = turn.kind === 'machine' ? { kind: turn.as, text: turn.text } : { kind: 'prompt', text: call.text, ...seen };
+  try {
+    const result = await ops.record({ ...interaction, ...whoOf(caller) }, where, prompt);
+    if (result.already) return { recorded: false, why: 'it was recorded already (its prompt id is in the log)' };
+    return { recorded: true, job: where.job, tripped: result.gate?.tripped === true };
+  } catch (error) {
+    // The domain's refusal (an empty text): nothing to record.
+    if (error instanceof CommandRefused) return { recorded: false, why: error.message };
+    throw error;
   }
 }
 

@@ -10,6 +10,7 @@ import type { EventLine, Verification } from './audit.js';
 import type { PendingConfig } from './configService.js';
 import type { KeyChange } from '../events/configPolicy.js';
 import type { JobReport } from './report.js';
+import { PROMPT_ID } from '../common/promptSpool.js';
 
 // Control characters are kept out of job names: matching them is the point.
 const JOB_CHARACTERS = /^[^\x00-\x1f\x7f]+$/;
@@ -71,6 +72,8 @@ export const requestSchemas = {
     payload: z.unknown(),
     /** The user switched recap off for the agent's shell (RECAP_DISABLE=1, checked by recap-hook). */
     off: z.boolean().optional(),
+    /** recap-hook's id of a prompt it keeps in its spool if the daemon does not answer: recorded once either way. */
+    promptId: z.string().regex(PROMPT_ID, 'promptId is not an id recap-hook makes').optional(),
   }),
   http: z.object({}),
   /** `recap ui`: the audit page's URL, its server started if it is not running. */
@@ -278,8 +281,9 @@ const fastPaths: { [O in Op]?: (r: Fields) => RequestOf<O> | undefined } = {
   },
   hook(r) {
     if (!isAgentName(r.agent) || r.payload === undefined) return undefined;
-    if (r.off === undefined) return { agent: r.agent, payload: r.payload };
-    return typeof r.off === 'boolean' ? { agent: r.agent, payload: r.payload, off: r.off } : undefined;
+    if (r.off === undefined && r.promptId === undefined) return { agent: r.agent, payload: r.payload };
+    if (!absentOr(r.off, typeof r.off === 'boolean') || !absentOr(r.promptId, typeof r.promptId === 'string' && PROMPT_ID.test(r.promptId))) return undefined;
+    return { agent: r.agent, payload: r.payload, ...(r.off !== undefined ? { off: r.off as boolean } : {}), ...(r.promptId !== undefined ? { promptId: r.promptId as string } : {}) };
   },
 };
 
