@@ -223,7 +223,11 @@ async function main(): Promise<void> {
     return;
   }
   try {
-    const answer = await client.request<Answer>('hook', { agent, payload, ...(off ? { off } : {}), ...(prompt !== undefined ? { promptId: prompt.id } : {}) }, remaining());
+    const answer = await client.request<Answer>(
+      'hook',
+      { agent, payload, ...(off ? { off } : {}), ...(prompt !== undefined ? { promptId: prompt.id, promptAt: prompt.at } : {}) },
+      remaining(),
+    );
     // An answer of another shape is no answer: printing it could crash into silence.
     if (typeof answer?.stdout !== 'string' || !Number.isInteger(answer.exitCode)) throw new Error('the daemon answered in a shape recap-hook does not know');
     finish(note !== undefined ? withNote(answer, note) : answer);

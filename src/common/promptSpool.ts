@@ -67,7 +67,7 @@ export function keepPrompt(entry: SpooledPrompt, env: NodeJS.ProcessEnv = proces
     if (room !== undefined) return { kept: false, why: room };
     // Never through a link: a file put in its place is not written through.
     fd = openSync(temporary, fs.O_WRONLY | fs.O_CREAT | fs.O_EXCL | fs.O_NOFOLLOW, 0o600);
-    for (let written = 0; written < text.length; ) written += writeSync(fd, text, written, text.length - written);
+    for (let written = 0; written < text.length;) written += writeSync(fd, text, written, text.length - written);
     fsyncSync(fd);
     closeSync(fd);
     fd = undefined;

@@ -265,7 +265,12 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
   await handler.seedVerdicts();
   // The prompts recap-hook kept while no daemon answered are counted before the daemon says it
   // is ready; a hook that comes meanwhile waits for them, so a trip they cause reaches it.
-  const spool = new SpoolTaker(spoolDir(env), (entry) => handler.recordSpooled(entry), log, (pass) => handler.holdHooks(pass));
+  const spool = new SpoolTaker(
+    spoolDir(env),
+    (entry) => handler.recordSpooled(entry),
+    log,
+    (pass) => handler.holdHooks(pass),
+  );
   await spool.start();
   // The hook launcher's socket: without it hooks still work, each starting recap-hook.
   const launcher = new LauncherEndpoint(handler, log, socketTakenOver);

@@ -188,9 +188,9 @@ export class Handler {
     // Prompts kept while the daemon was silent are recorded before any hook is answered.
     if (this.spoolTaking !== undefined) await this.spoolTaking;
     const told = this.deps.hookAnswered;
-    if (!told) return answerHook(ADAPTERS[r.agent], r.payload, this, this.deps.log, r.off === true, r.promptId);
+    if (!told) return answerHook(ADAPTERS[r.agent], r.payload, this, this.deps.log, r.off === true, promptOf(r));
     const started = performance.now();
-    const answer = await answerHook(ADAPTERS[r.agent], r.payload, this, this.deps.log, r.off === true, r.promptId);
+    const answer = await answerHook(ADAPTERS[r.agent], r.payload, this, this.deps.log, r.off === true, promptOf(r));
     told(r.agent, performance.now() - started, answer);
     return answer;
   }
@@ -729,6 +729,12 @@ export type HookOps = Pick<
 type Committed<T> = { events: { type: string; seq: number }[]; after: T | undefined };
 /** What commit returns when there is nothing to store: compared by identity. */
 const NOTHING_TO_COMMIT: Promise<Committed<never>> = Promise.resolve({ events: [], after: undefined });
+
+/** The mark recap-hook gave a prompt it sends, if it gave one. */
+function promptOf(r: RequestOf<'hook'>): { id: string; at?: number } | undefined {
+  if (r.promptId === undefined) return undefined;
+  return r.promptAt !== undefined ? { id: r.promptId, at: r.promptAt } : { id: r.promptId };
+}
 
 /** A check request's fields that go into the check as they are. */
 type CheckFields = Omit<RequestOf<'check'>, 'tool' | 'input' | 'from'>;

@@ -14,13 +14,16 @@ import { wayOutInHook } from './wayOutInHook.js';
 
 export type { HookAnswer };
 
+/** recap-hook's mark of a prompt it sends (and keeps, if the daemon does not answer): its id, and when it came. */
+export type PromptSent = { id: string; at?: number };
+
 const readers = new Map<Adapter, TranscriptReader>();
 
 /**
  * `off`: the hook found RECAP_DISABLE=1 set by the user (src/client/disableSwitch.ts): the
  * call goes through unrecorded, and the session's first call says so.
  */
-export async function answerHook(adapter: Adapter, payload: unknown, ops: HookOps, log: Logger, off = false, promptId?: string): Promise<HookAnswer> {
+export async function answerHook(adapter: Adapter, payload: unknown, ops: HookOps, log: Logger, off = false, prompt?: PromptSent): Promise<HookAnswer> {
   const { facts } = adapter;
   const parsed = adapter.parse(payload);
   if (off) {
@@ -54,7 +57,7 @@ export async function answerHook(adapter: Adapter, payload: unknown, ops: HookOp
   const { machine, ...seen } = await observe(adapter, caller, where, ops, log);
   let answer: HookAnswer;
   try {
-    answer = await answerCall(adapter, asMachine(call, machine), caller, where, ops, seen, promptId);
+    answer = await answerCall(adapter, asMachine(call, machine), caller, where, ops, seen, prompt);
   } catch (error) {
     if (!(error instanceof CommandRefused)) throw error;
     // A refusal is never an allow for a tool call; a prompt or a session start goes on.
@@ -83,13 +86,13 @@ async function answerCall(
   where: Where,
   ops: HookOps,
   seen: { contextTokens?: number; contextWindow?: number },
-  promptId: string | undefined,
+  prompt: PromptSent | undefined,
 ): Promise<HookAnswer> {
   const { facts } = adapter;
   const who = whoOf(caller);
   switch (call.kind) {
     case 'prompt': {
-      const result = await ops.record({ kind: 'prompt', text: call.text, ...who, ...seen }, where, promptId !== undefined ? { id: promptId } : undefined);
+      const result = await ops.record({ kind: 'prompt', text: call.text, ...who, ...seen }, where, prompt);
       if (!result.gate?.tripped) return NOTHING;
       return facts.context(
         'prompt',

@@ -146,7 +146,7 @@ export class LauncherEndpoint {
     // A prompt not recorded in time is kept in the spool, as recap-hook keeps it; its id has it recorded once.
     const event = payload.hook_event_name;
     const prompt = typeof event === 'string' && facts.events[event] === 'prompt' ? { id: newPromptId(), at: Date.now() } : undefined;
-    const request = { id: 'launcher', op: 'hook', agent: facts.name, payload, ...(prompt !== undefined ? { promptId: prompt.id } : {}) };
+    const request = { id: 'launcher', op: 'hook', agent: facts.name, payload, ...(prompt !== undefined ? { promptId: prompt.id, promptAt: prompt.at } : {}) };
     const response = await Promise.race([this.handler.handle(request), late]);
     clearTimeout(timer);
     if (response === 'late') {

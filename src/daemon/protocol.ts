@@ -74,6 +74,8 @@ export const requestSchemas = {
     off: z.boolean().optional(),
     /** recap-hook's id of a prompt it keeps in its spool if the daemon does not answer: recorded once either way. */
     promptId: z.string().regex(PROMPT_ID, 'promptId is not an id recap-hook makes').optional(),
+    /** When that prompt came (ms since the epoch): a request the daemon reads late, after a stop, is recorded at that time. */
+    promptAt: z.number().int().positive().optional(),
   }),
   http: z.object({}),
   /** `recap ui`: the audit page's URL, its server started if it is not running. */
@@ -281,9 +283,18 @@ const fastPaths: { [O in Op]?: (r: Fields) => RequestOf<O> | undefined } = {
   },
   hook(r) {
     if (!isAgentName(r.agent) || r.payload === undefined) return undefined;
-    if (r.off === undefined && r.promptId === undefined) return { agent: r.agent, payload: r.payload };
-    if (!absentOr(r.off, typeof r.off === 'boolean') || !absentOr(r.promptId, typeof r.promptId === 'string' && PROMPT_ID.test(r.promptId))) return undefined;
-    return { agent: r.agent, payload: r.payload, ...(r.off !== undefined ? { off: r.off as boolean } : {}), ...(r.promptId !== undefined ? { promptId: r.promptId as string } : {}) };
+    const { agent, payload, off, promptId, promptAt } = r;
+    if (off === undefined && promptId === undefined && promptAt === undefined) return { agent, payload };
+    const valid =
+      absentOr(off, typeof off === 'boolean') &&
+      absentOr(promptId, typeof promptId === 'string' && PROMPT_ID.test(promptId)) &&
+      absentOr(promptAt, Number.isSafeInteger(promptAt) && (promptAt as number) > 0);
+    if (!valid) return undefined;
+    const request: RequestOf<'hook'> = { agent, payload };
+    if (off !== undefined) request.off = off as boolean;
+    if (promptId !== undefined) request.promptId = promptId as string;
+    if (promptAt !== undefined) request.promptAt = promptAt as number;
+    return request;
   },
 };
 

@@ -43,7 +43,8 @@ export function parseEntry(name: string, text: string): ReadEntry {
     return { ok: false, why: 'it is not JSON' };
   }
   const parsed = entrySchema.safeParse(value);
-  if (!parsed.success) return { ok: false, why: `it is not a prompt recap-hook kept (${parsed.error.issues.map((i) => `${i.path.join('.') || 'entry'}: ${i.message}`).join('; ')})` };
+  if (!parsed.success)
+    return { ok: false, why: `it is not a prompt recap-hook kept (${parsed.error.issues.map((i) => `${i.path.join('.') || 'entry'}: ${i.message}`).join('; ')})` };
   if (parsed.data.id !== mark.id || parsed.data.at !== mark.at) return { ok: false, why: 'its id or time differs from its name' };
   return { ok: true, entry: parsed.data };
 }

@@ -166,7 +166,9 @@ describe('a prompt sent while the daemon is down and cannot start', () => {
     const big = join(spool(attack), entryName({ at: 1_000_000, id: 'a-b-big' }));
     writeFileSync(big, '', { mode: 0o600 });
     truncateSync(big, SPOOL_MAX_BYTES);
-    expect(noticeOf(await prompt('Past the bytes.'))).toMatch(/could not be kept to be counted later \(the spool already holds \d+ KiB, and this prompt would take it past its \d+ MiB\)/);
+    expect(noticeOf(await prompt('Past the bytes.'))).toMatch(
+      /could not be kept to be counted later \(the spool already holds \d+ KiB, and this prompt would take it past its \d+ MiB\)/,
+    );
     rmSync(big);
     mend();
   });
@@ -178,7 +180,13 @@ describe('the spool holds what recap-hook did not write', () => {
     const dir = spool(attack);
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     const at = Date.now();
-    const good = { version: 1, id: 'a-b-good', agent: 'claude', at, payload: payload(attack, 'UserPromptSubmit', { prompt: 'Rename the fetchWithBackoff helper to retryFetch everywhere.' }) };
+    const good = {
+      version: 1,
+      id: 'a-b-good',
+      agent: 'claude',
+      at,
+      payload: payload(attack, 'UserPromptSubmit', { prompt: 'Rename the fetchWithBackoff helper to retryFetch everywhere.' }),
+    };
     writeFileSync(join(dir, entryName(good)), JSON.stringify(good), { mode: 0o600 });
     const bad: Record<string, string> = {
       [entryName({ at, id: 'a-b-notjson' })]: '{"version": 1, "id": ',
