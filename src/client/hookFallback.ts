@@ -204,10 +204,14 @@ export function daemonDown(facts: AgentFacts, payload: Record<string, unknown>, 
 function keptPrompt(facts: AgentFacts, payload: Record<string, unknown>, why: string, prompt: PromptMark | undefined): Answer | undefined {
   if (prompt === undefined || typeof payload.hook_event_name !== 'string' || facts.events[payload.hook_event_name] !== 'prompt') return undefined;
   const kept = keepPrompt({ version: SPOOL_VERSION, id: prompt.id, agent: facts.name, at: prompt.at, payload });
-  if (kept.kept) return facts.notice(`recap: the daemon is not answering (${why}); this prompt was kept and will be counted when the daemon answers again.`);
+  if (kept.kept) {
+    return facts.notice(
+      `recap: the daemon is not answering (${why}); this prompt was kept and will be counted when the daemon answers again. If it is not running, start it with: recap daemon`,
+    );
+  }
   return facts.notice(
     `recap: the daemon is not answering (${why}), and this prompt could not be kept to be counted later (${kept.why}), so it was not counted. ` +
-      'Ask the user to run: recap doctor',
+      'Start the daemon with: recap daemon; if that fails, ask the user to run: recap doctor',
   );
 }
 

@@ -14,8 +14,11 @@ export const SPOOL_VERSION = 1;
 export const SPOOL_MAX_ENTRIES = 500;
 /** At most this many bytes wait in the spool: room for one prompt of the largest size recap counts, and more. */
 export const SPOOL_MAX_BYTES = 2 * MAX_HOOK_PAYLOAD;
-/** A spooled prompt's file is never larger than this: the largest payload recap counts, and its envelope. */
-export const SPOOL_ENTRY_MAX_BYTES = MAX_HOOK_PAYLOAD + 64 * 1024;
+/**
+ * No spooled prompt's file is larger than the whole spool may be (its JSON may be larger than
+ * the payload recap-hook read: escapes); the daemon reads nothing larger.
+ */
+export const SPOOL_ENTRY_MAX_BYTES = SPOOL_MAX_BYTES;
 
 /** A prompt's id: recap-hook sends it with the prompt too, so a prompt both sent and kept is recorded once. */
 export const PROMPT_ID = /^[0-9a-z]{1,16}(?:-[0-9a-z]{1,16}){2}$/;

@@ -200,7 +200,7 @@ describe('the spool holds what recap-hook did not write', () => {
     symlinkSync(join(attack.box.dir, 'elsewhere.json'), join(dir, entryName({ at, id: 'a-b-link' })));
     const huge = join(dir, entryName({ at, id: 'a-b-huge' }));
     writeFileSync(huge, '');
-    truncateSync(huge, SPOOL_MAX_BYTES);
+    truncateSync(huge, SPOOL_MAX_BYTES + 1);
 
     const before = attack.daemon.lines.length;
     const taken = spoolTaken(attack.daemon);
