@@ -3,8 +3,8 @@
 // the real hook; recap-hook keeps it in the spool, and the daemon counts it when it answers
 // again, so the gate trips all the same and the agent's next tool call is denied. The spool
 // takes no foreign file and grows only so far.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, readdirSync, renameSync, rmSync, statSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { closeSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, statSync, symlinkSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { entryName, SPOOL_MAX_BYTES, SPOOL_MAX_ENTRIES } from '../../src/common/promptSpool.js';
@@ -27,9 +27,51 @@ import {
 const { newBox, start } = trackedSandboxes(afterEach);
 /** Daemons a test stopped: continued before trackedSandboxes kills them (after-hooks run last registered first). */
 const stopped: ChildProcess[] = [];
+/** Folders a test mounted a small tmpfs on. */
+const mounts: string[] = [];
 afterEach(() => {
   for (const child of stopped.splice(0)) child.kill('SIGCONT');
+  for (const dir of mounts.splice(0)) spawnSync('umount', ['-l', dir]);
 });
+
+/** Whether this machine lets the tests mount a tmpfs (as root): the disk-full cases need one. */
+function canMount(): boolean {
+  if (process.getuid?.() !== 0) return false;
+  const dir = join('/tmp', `recap-spool-mount-probe-${process.pid}`);
+  mkdirSync(dir, { recursive: true });
+  const ok = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=1M', 'tmpfs', dir]).status === 0;
+  if (ok) spawnSync('umount', [dir]);
+  rmSync(dir, { recursive: true, force: true });
+  return ok;
+}
+const MOUNT = canMount();
+if (!MOUNT) console.warn('[spool] mount is not permitted here: the disk-full cases are skipped');
+
+function mountTmpfs(dir: string, size: string): void {
+  mkdirSync(dir, { recursive: true });
+  execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size},mode=0700`, 'tmpfs', dir]);
+  mounts.push(dir);
+}
+
+/** Fills the file system `dir` is on, to its last byte, with one file; its path. */
+function fill(dir: string): string {
+  const file = join(dir, 'filler.bin');
+  const fd = openSync(file, 'w');
+  const chunk = Buffer.alloc(64 * 1024, 1);
+  try {
+    for (let size = chunk.length; size > 0;) {
+      try {
+        writeSync(fd, chunk, 0, size);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOSPC') throw error;
+        size = Math.floor(size / 2);
+      }
+    }
+  } finally {
+    closeSync(fd);
+  }
+  return file;
+}
 
 const LAUNCHER = join(ROOT, 'bin', 'recap-hook.sh');
 /** The hook's deadline in these tests: a stopped daemon costs the hook this long, not 8 s. */
@@ -226,5 +268,39 @@ describe('the spool holds what recap-hook did not write', () => {
     const verified = await runCli(attack.box, ['verify']);
     expect(verified.code, verified.stderr).toBe(0);
     expectAllowed(await runHook(attack.box.env, toolCall(attack, 'Read', { file_path: join(attack.box.project, 'README.md') })));
+  });
+});
+
+/** A prompt larger than the slack a full tmpfs leaves in the pages its files already hold. */
+const FULL_DISK_PROMPT = Array.from({ length: 20 }, () => BIG_PROMPT).join('\n\n');
+
+describe.runIf(MOUNT)('a prompt sent while the disk is full', () => {
+  it("the event log's disk full, the data folder's not: the daemon keeps the prompt it could not record, and counts it once the disk has room", async () => {
+    const box = newBox();
+    mountTmpfs(join(box.data, 'log'), '2M');
+    const attack = await openGate(box, start);
+    const filler = fill(join(box.data, 'log'));
+    // Through the launcher: the daemon takes the payload, cannot record it, and keeps it itself.
+    const run = await launcherHook(attack, payload(attack, 'UserPromptSubmit', { prompt: FULL_DISK_PROMPT }));
+    expect(noticeOf(run)).toContain(KEPT);
+    expect(noticeOf(run)).toContain('could not be written');
+    expect(spooled(attack)).toHaveLength(1);
+    rmSync(filler);
+    // The daemon looks at its spool every 30 s; continued (as after a stop), it looks at once.
+    const taken = spoolTaken(attack.daemon);
+    process.kill(attack.daemon.child.pid!, 'SIGCONT');
+    expect(await taken).toMatchObject({ recorded: 1, tripped: true });
+    expectDenied(await runHook(attack.box.env, toolCall(attack, 'Read', { file_path: join(attack.box.project, 'README.md') })));
+    await proveWayOut(attack);
+  });
+
+  it('the data folder full: the notice says the prompt could not be kept, and was not counted', async () => {
+    const box = newBox();
+    mountTmpfs(box.data, '4M');
+    const attack = await openGate(box, start);
+    const filler = fill(box.data);
+    const run = await launcherHook(attack, payload(attack, 'UserPromptSubmit', { prompt: FULL_DISK_PROMPT }));
+    expect(noticeOf(run)).toContain('this prompt could not be kept to be counted later (the disk is full), so it was not counted');
+    rmSync(filler);
   });
 });
