@@ -113,7 +113,8 @@ async function answerCall(
       if (call.qa !== undefined && call.qa !== '') await ops.record({ kind: 'qa', text: call.qa, ...who }, where);
       return NOTHING;
     case 'machine':
-      if (call.text.trim() !== '') await ops.record({ kind: call.as, text: call.text, ...who }, where);
+      // A prompt event the transcript shows as the harness's turn keeps its mark: kept too, it is still recorded once.
+      if (call.text.trim() !== '') await ops.record({ kind: call.as, text: call.text, ...who }, where, prompt);
       return NOTHING;
     case 'sessionStart': {
       const { text: memory, tripped, summaries } = await ops.context({}, where, facts.shellTool, facts.contextLimit);
