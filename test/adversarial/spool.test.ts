@@ -107,11 +107,9 @@ async function promptsRecorded(attack: Attack): Promise<{ text: string; time: nu
 }
 
 /** The daemon's next line saying it took the spool. */
-function spoolTaken(daemon: DaemonProcess, after = daemon.lines.length): Promise<LogLine> {
-  return new Promise((resolve) => {
-    const found = () => daemon.linesAfter(after).find((l) => l.msg.startsWith(TAKEN));
-    void daemon.waitForLog((l) => l.msg.startsWith(TAKEN) && found() !== undefined).then(() => resolve(found()!));
-  });
+function spoolTaken(daemon: DaemonProcess): Promise<LogLine> {
+  const before = daemon.lines.length;
+  return daemon.waitForLog((l) => l.msg.startsWith(TAKEN) && daemon.linesAfter(before).includes(l));
 }
 
 function stop(attack: Attack): number {
