@@ -148,16 +148,15 @@ describe('a prompt sent while the daemon is stopped (SIGSTOP)', () => {
     await proveWayOut(attack);
   });
 
-  it('stopped and continued by a Python one-liner the agent runs: the prompt in between still trips the gate; the way out opens it', async () => {
+  it('stopped and continued by a Python one-liner the agent runs: the prompt in between trips the gate for the very next tool call, nothing awaited; the way out opens it', async () => {
     const attack = await openGate(newBox(), start);
     const pid = stop(attack);
     expect((await runShell(attack, `python3 -c 'import os; os.kill(${pid}, 19)'`)).exitCode).toBe(0);
     expect(noticeOf(await runHook(hookEnv(attack), payload(attack, 'UserPromptSubmit', { prompt: BIG_PROMPT })))).toContain(KEPT);
     // Still stopped: the tool call is denied as for any silent daemon.
     expectDenied(await runHook(hookEnv(attack), toolCall(attack, 'Read', { file_path: join(attack.box.project, 'README.md') })));
-    const taken = spoolTaken(attack.daemon);
     expect((await runShell(attack, `python3 -c 'import os; os.kill(${pid}, 18)'`)).exitCode).toBe(0);
-    await taken;
+    // Nothing awaited: the agent's very next tool call finds the gate tripped (hooks wait for the spool's pass).
     await proveWayOut(attack);
     expect((await promptsRecorded(attack)).filter((p) => p.text === BIG_PROMPT)).toHaveLength(1);
   });
