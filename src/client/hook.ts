@@ -12,6 +12,7 @@ import { Client, DaemonBusy, DaemonUnavailable, NoAnswer } from './socketClient.
 import { AGENT_FACTS, AGENT_NAMES, isAgentName } from '../agents/known.js';
 import { NOTHING, refusal, withNotice, type AgentFacts, type HookAnswer } from '../agents/facts.js';
 import { disableSwitch } from './disableSwitch.js';
+import { newPromptId, type PromptMark } from '../common/promptSpool.js';
 
 /** How long stdin may stay silent; a payload still arriving (64 MiB takes a while) may go on until STDIN_TOTAL_MS. */
 const STDIN_DEADLINE_MS = 2000;
@@ -208,6 +209,9 @@ async function main(): Promise<void> {
   } else payload = input.payload;
   if (switched?.off === false) note = note === undefined ? `recap: ${switched.why}` : `${note}; ${switched.why}`;
   current = payload;
+  // A prompt gets an id: kept in the spool if the daemon does not answer, it is still recorded once.
+  const event = typeof payload.hook_event_name === 'string' ? payload.hook_event_name : undefined;
+  if (event !== undefined && facts.events[event] === 'prompt') prompt = { id: newPromptId(STARTED), at: STARTED };
   setTimeout(() => void daemonDown(payload, `no answer within ${TOTAL_DEADLINE_MS / 1000} s`), remaining()).unref();
   let client: Client;
   try {
@@ -219,7 +223,11 @@ async function main(): Promise<void> {
     return;
   }
   try {
-    const answer = await client.request<Answer>('hook', { agent, payload, ...(off ? { off } : {}) }, remaining());
+    const answer = await client.request<Answer>(
+      'hook',
+      { agent, payload, ...(off ? { off } : {}), ...(prompt !== undefined ? { promptId: prompt.id, promptAt: prompt.at } : {}) },
+      remaining(),
+    );
     // An answer of another shape is no answer: printing it could crash into silence.
     if (typeof answer?.stdout !== 'string' || !Number.isInteger(answer.exitCode)) throw new Error('the daemon answered in a shape recap-hook does not know');
     finish(note !== undefined ? withNote(answer, note) : answer);
@@ -237,7 +245,7 @@ async function main(): Promise<void> {
 async function daemonFailed(payload: Record<string, unknown>, why: string): Promise<void> {
   if (off) return finish(NOTHING);
   try {
-    finish((await fallback()).daemonFailed(facts, payload, why));
+    finish((await fallback()).daemonFailed(facts, payload, why, prompt));
   } catch {
     await daemonDown(payload, why);
   }
@@ -254,13 +262,16 @@ let off = false;
 /** The payload being answered, for the answer of a crash or a stop. */
 let current: Record<string, unknown> | undefined;
 
+/** The mark of the prompt being answered, if it is one: kept in the spool when the daemon does not take it. */
+let prompt: PromptMark | undefined;
+
 /** Answers from the verdict file and ON_DAEMON_DOWN: the daemon did not answer. */
 async function daemonDown(payload: Record<string, unknown> | undefined, why: string): Promise<void> {
   if (off) return finish(NOTHING);
   let answer: Answer;
   try {
     if (payload === undefined) throw new Error('no payload was read');
-    answer = (await fallback()).daemonDown(facts, payload, why);
+    answer = (await fallback()).daemonDown(facts, payload, why, prompt);
   } catch (error) {
     // Not even the fallback can answer: refuse a tool call, never a prompt.
     const event = typeof payload?.hook_event_name === 'string' ? payload.hook_event_name : undefined;

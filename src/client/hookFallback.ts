@@ -17,6 +17,7 @@ import { codeChanged } from '../common/codeManifest.js';
 import { isAlive, lockHolder, readPidFile } from '../common/daemonRecord.js';
 import { readProc } from '../common/processes.js';
 import type { Client } from './socketClient.js';
+import { keepPrompt, SPOOL_VERSION, type PromptMark } from '../common/promptSpool.js';
 
 /** Starts the daemon (detached) and connects once its socket answers. */
 export function startAndConnect(deadlineMs: number): Promise<Client> {
@@ -138,7 +139,9 @@ const isToolCall = (facts: AgentFacts, payload: Record<string, unknown>) => type
  * it is down (the verdict file, protection), except that a tool call ON_DAEMON_DOWN=open
  * would let through is denied: the daemon is there, it did not say yes. The way out passes.
  */
-export function daemonFailed(facts: AgentFacts, payload: Record<string, unknown>, why: string): Answer {
+export function daemonFailed(facts: AgentFacts, payload: Record<string, unknown>, why: string, prompt?: PromptMark): Answer {
+  const kept = keptPrompt(facts, payload, why, prompt);
+  if (kept !== undefined) return kept;
   const { answer, denied } = whenDown(facts, payload, why);
   if (!isToolCall(facts, payload) || isWayOut(facts, payload) || denied) return answer;
   return facts.deny(`recap: this call could not be checked (${why}), so it is denied. Try again; if it keeps failing, ask the user to run: recap doctor`);
@@ -190,8 +193,27 @@ const RESTART_ADVICE =
  * tripped is denied (its way out passes); with no verdict known, ON_DAEMON_DOWN decides:
  * deny tool calls if closed, else warn.
  */
-export function daemonDown(facts: AgentFacts, payload: Record<string, unknown>, why: string): Answer {
-  return whenDown(facts, payload, why).answer;
+export function daemonDown(facts: AgentFacts, payload: Record<string, unknown>, why: string, prompt?: PromptMark): Answer {
+  return keptPrompt(facts, payload, why, prompt) ?? whenDown(facts, payload, why).answer;
+}
+
+/**
+ * A prompt the daemon did not take (`prompt`: recap-hook's mark of it) is kept in the spool
+ * (src/common/promptSpool.ts), and counted when the daemon answers again; the notice says so,
+ * or that it could not be kept. Undefined for anything else.
+ */
+function keptPrompt(facts: AgentFacts, payload: Record<string, unknown>, why: string, prompt: PromptMark | undefined): Answer | undefined {
+  if (prompt === undefined || typeof payload.hook_event_name !== 'string' || facts.events[payload.hook_event_name] !== 'prompt') return undefined;
+  const kept = keepPrompt({ version: SPOOL_VERSION, id: prompt.id, agent: facts.name, at: prompt.at, payload });
+  if (kept.kept) {
+    return facts.notice(
+      `recap: the daemon is not answering (${why}); this prompt was kept and will be counted when the daemon answers again. If it is not running, start it with: recap daemon`,
+    );
+  }
+  return facts.notice(
+    `recap: the daemon is not answering (${why}), and this prompt could not be kept to be counted later (${kept.why}), so it was not counted. ` +
+      'Start the daemon with: recap daemon; if that fails, ask the user to run: recap doctor',
+  );
 }
 
 function whenDown(facts: AgentFacts, payload: Record<string, unknown>, why: string): { answer: Answer; denied: boolean } {

@@ -26,6 +26,8 @@ import { UiServer } from './uiServer.js';
 import { limitsFrom, SocketServer, type Listen } from './socketServer.js';
 import { clearStaleSocket, SocketInUse } from './staleSocket.js';
 import { VerdictFile, verdictPath } from './verdicts.js';
+import { SpoolTaker } from './spoolTaker.js';
+import { spoolDir } from '../common/promptSpool.js';
 import { telemetryFrom } from './telemetry/index.js';
 import { checkInstalledCode } from '../common/codeManifest.js';
 
@@ -266,6 +268,15 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
   await server.listen(where);
   // After listen: the socket's folder exists (0700).
   await handler.seedVerdicts();
+  // The prompts recap-hook kept while no daemon answered are counted before the daemon says it
+  // is ready; a hook that comes meanwhile waits for them, so a trip they cause reaches it.
+  const spool = new SpoolTaker(
+    spoolDir(env),
+    (entry) => handler.recordSpooled(entry),
+    log,
+    (pass) => handler.holdHooks(pass),
+  );
+  await spool.start();
   // The hook launcher's socket: without it hooks still work, each starting recap-hook.
   const launcher = new LauncherEndpoint(handler, log, socketTakenOver);
   const launcherSocket = launcherSocketPath(socketPath(env));
@@ -295,7 +306,7 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
   // Requests waiting for new events (recap log -f) answer now, so closing need not wait for them.
   handler.close();
   uiApi?.index.stop();
-  await Promise.all([server.close(), endpoint?.close(), launcher.close(), uiServer?.close()]);
+  await Promise.all([server.close(), endpoint?.close(), launcher.close(), uiServer?.close(), spool.stop()]);
   // What the last requests did is exported before the log closes; a dead collector waits no longer than this.
   await telemetry?.shutdown(TELEMETRY_DEADLINE_MS);
   await closeStore();

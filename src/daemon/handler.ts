@@ -18,7 +18,7 @@ import { submitSeqs } from '../events/summaries.js';
 import { tokenCounter, type TokenCounter } from '../events/tokens.js';
 import { recapWord } from '../events/whitelist.js';
 import { eventsPage, projectionAt, verifyLog } from './audit.js';
-import { answerHook } from './hookService.js';
+import { answerHook, recordSpooledPrompt, type SpooledOutcome } from './hookService.js';
 import { ADAPTERS } from '../agents/adapters.js';
 import { AGENT_FACTS, type AgentName } from '../agents/known.js';
 import type { HookAnswer } from '../agents/facts.js';
@@ -186,12 +186,34 @@ export class Handler {
   };
 
   private async hook(r: RequestOf<'hook'>): Promise<HookAnswer> {
+    // Prompts kept while the daemon was silent are recorded before any hook is answered.
+    if (this.spoolTaking !== undefined) await this.spoolTaking;
     const told = this.deps.hookAnswered;
-    if (!told) return answerHook(ADAPTERS[r.agent], r.payload, this, this.deps.log, r.off === true);
+    if (!told) return answerHook(ADAPTERS[r.agent], r.payload, this, this.deps.log, r.off === true, promptOf(r));
     const started = performance.now();
-    const answer = await answerHook(ADAPTERS[r.agent], r.payload, this, this.deps.log, r.off === true);
+    const answer = await answerHook(ADAPTERS[r.agent], r.payload, this, this.deps.log, r.off === true, promptOf(r));
     told(r.agent, performance.now() - started, answer);
     return answer;
+  }
+
+  /** The spool being taken (SpoolTaker): hooks wait for it, so a trip it causes reaches the next tool call. */
+  private spoolTaking: Promise<unknown> | undefined;
+
+  /** Hooks wait until `taking` settles. */
+  holdHooks(taking: Promise<unknown>): void {
+    const held = taking.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.spoolTaking = held;
+    void held.then(() => {
+      if (this.spoolTaking === held) this.spoolTaking = undefined;
+    });
+  }
+
+  /** A prompt taken from recap-hook's spool, recorded as its hook would have been: what became of it. */
+  recordSpooled(entry: { agent: AgentName; id: string; at: number; payload: Record<string, unknown> }): Promise<SpooledOutcome> {
+    return recordSpooledPrompt(ADAPTERS[entry.agent], entry.payload, this, this.deps.log, { id: entry.id, at: entry.at });
   }
 
   /**
@@ -354,13 +376,27 @@ export class Handler {
     return { seq: at.lastSeq, jobs: jobs.map(pastStatus) };
   }
 
-  async record(r: RequestOf<'record'>, where = this.where(r)): Promise<{ seq: number | undefined; tokens: number; gate: GateStatus | undefined }> {
+  /**
+   * Records an interaction. `prompt`: the id recap-hook gave a prompt (and, for one taken
+   * from its spool, when it came): a prompt of an id already recorded is not recorded again,
+   * and one from the spool is recorded at the time it came (never later than now).
+   */
+  async record(
+    r: RequestOf<'record'>,
+    where = this.where(r),
+    prompt?: { id: string; at?: number },
+  ): Promise<{ seq: number | undefined; tokens: number; gate: GateStatus | undefined; already?: true }> {
     const ctx = await this.prepare(where.project);
+    const now = this.now();
+    // Checked after the last await: nothing else records between this look and the append.
+    if (prompt !== undefined && this.deps.projection().promptRecorded(prompt.id)) {
+      return { seq: undefined, tokens: 0, gate: gateStatus(this.state(where.job), ctx.decide.config), already: true };
+    }
     const command = {
       type: 'RecordInteraction' as const,
-      ...defined({ kind: r.kind, text: r.text, session: r.session, agent: r.agent, contextTokens: r.contextTokens, contextWindow: r.contextWindow }),
+      ...defined({ kind: r.kind, text: r.text, session: r.session, agent: r.agent, contextTokens: r.contextTokens, contextWindow: r.contextWindow, promptId: prompt?.id }),
       job: where.job,
-      now: this.now(),
+      now: prompt?.at !== undefined ? Math.min(prompt.at, now) : now,
     };
     const decision = decide(command, this.state(where.job), ctx.decide);
     const stored = await this.commit(where, ctx, decision.events, () => gateStatus(this.state(where.job), ctx.decide.config));
@@ -694,6 +730,12 @@ export type HookOps = Pick<
 type Committed<T> = { events: { type: string; seq: number }[]; after: T | undefined };
 /** What commit returns when there is nothing to store: compared by identity. */
 const NOTHING_TO_COMMIT: Promise<Committed<never>> = Promise.resolve({ events: [], after: undefined });
+
+/** The mark recap-hook gave a prompt it sends, if it gave one. */
+function promptOf(r: RequestOf<'hook'>): { id: string; at?: number } | undefined {
+  if (r.promptId === undefined) return undefined;
+  return r.promptAt !== undefined ? { id: r.promptId, at: r.promptAt } : { id: r.promptId };
+}
 
 /** A check request's fields that go into the check as they are. */
 type CheckFields = Omit<RequestOf<'check'>, 'tool' | 'input' | 'from'>;

@@ -14,13 +14,16 @@ import { wayOutInHook } from './wayOutInHook.js';
 
 export type { HookAnswer };
 
+/** recap-hook's mark of a prompt it sends (and keeps, if the daemon does not answer): its id, and when it came. */
+export type PromptSent = { id: string; at?: number };
+
 const readers = new Map<Adapter, TranscriptReader>();
 
 /**
  * `off`: the hook found RECAP_DISABLE=1 set by the user (src/client/disableSwitch.ts): the
  * call goes through unrecorded, and the session's first call says so.
  */
-export async function answerHook(adapter: Adapter, payload: unknown, ops: HookOps, log: Logger, off = false): Promise<HookAnswer> {
+export async function answerHook(adapter: Adapter, payload: unknown, ops: HookOps, log: Logger, off = false, prompt?: PromptSent): Promise<HookAnswer> {
   const { facts } = adapter;
   const parsed = adapter.parse(payload);
   if (off) {
@@ -54,7 +57,7 @@ export async function answerHook(adapter: Adapter, payload: unknown, ops: HookOp
   const { machine, ...seen } = await observe(adapter, caller, where, ops, log);
   let answer: HookAnswer;
   try {
-    answer = await answerCall(adapter, asMachine(call, machine), caller, where, ops, seen);
+    answer = await answerCall(adapter, asMachine(call, machine), caller, where, ops, seen, prompt);
   } catch (error) {
     if (!(error instanceof CommandRefused)) throw error;
     // A refusal is never an allow for a tool call; a prompt or a session start goes on.
@@ -83,12 +86,13 @@ async function answerCall(
   where: Where,
   ops: HookOps,
   seen: { contextTokens?: number; contextWindow?: number },
+  prompt: PromptSent | undefined,
 ): Promise<HookAnswer> {
   const { facts } = adapter;
   const who = whoOf(caller);
   switch (call.kind) {
     case 'prompt': {
-      const result = await ops.record({ kind: 'prompt', text: call.text, ...who, ...seen }, where);
+      const result = await ops.record({ kind: 'prompt', text: call.text, ...who, ...seen }, where, prompt);
       if (!result.gate?.tripped) return NOTHING;
       return facts.context(
         'prompt',
@@ -109,13 +113,44 @@ async function answerCall(
       if (call.qa !== undefined && call.qa !== '') await ops.record({ kind: 'qa', text: call.qa, ...who }, where);
       return NOTHING;
     case 'machine':
-      if (call.text.trim() !== '') await ops.record({ kind: call.as, text: call.text, ...who }, where);
+      // A prompt event the transcript shows as the harness's turn keeps its mark: kept too, it is still recorded once.
+      if (call.text.trim() !== '') await ops.record({ kind: call.as, text: call.text, ...who }, where, prompt);
       return NOTHING;
     case 'sessionStart': {
       const { text: memory, tripped, summaries } = await ops.context({}, where, facts.shellTool, facts.contextLimit);
       if (!tripped && summaries === 0) return NOTHING;
       return facts.context('sessionStart', memory);
     }
+  }
+}
+
+/** What became of a prompt taken from recap-hook's spool. */
+export type SpooledOutcome = { recorded: true; job: string; tripped: boolean } | { recorded: false; why: string };
+
+/**
+ * A prompt recap-hook kept in its spool while the daemon did not answer, recorded as its hook
+ * would have been (the transcript read, a turn of the harness recorded as its kind), at the
+ * time it came. Anything but a prompt is not recorded: the spool holds prompts only.
+ */
+export async function recordSpooledPrompt(adapter: Adapter, payload: unknown, ops: HookOps, log: Logger, prompt: { id: string; at: number }): Promise<SpooledOutcome> {
+  const parsed = adapter.parse(payload);
+  if (!parsed.ok) return { recorded: false, why: `its payload has an unexpected shape (${parsed.problems})` };
+  const notPrompt = { recorded: false as const, why: `it is not a prompt of ${adapter.facts.title}'s` };
+  if (parsed.call === undefined) return notPrompt;
+  const { call, caller } = parsed;
+  if (call.kind !== 'prompt') return notPrompt;
+  const where = ops.where({ session: caller.session, cwd: caller.cwd });
+  const { machine, ...seen } = await observe(adapter, caller, where, ops, log);
+  const turn = asMachine(call, machine);
+  const interaction = turn.kind === 'machine' ? { kind: turn.as, text: turn.text } : { kind: 'prompt', text: call.text, ...seen };
+  try {
+    const result = await ops.record({ ...interaction, ...whoOf(caller) }, where, prompt);
+    if (result.already) return { recorded: false, why: 'it was recorded already (its prompt id is in the log)' };
+    return { recorded: true, job: where.job, tripped: result.gate?.tripped === true };
+  } catch (error) {
+    // The domain's refusal (an empty text): nothing to record.
+    if (error instanceof CommandRefused) return { recorded: false, why: error.message };
+    throw error;
   }
 }
 

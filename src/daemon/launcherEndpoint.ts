@@ -17,6 +17,7 @@ import { refusal, withNotice, type AgentFacts, type HookAnswer } from '../agents
 import { daemonFailed } from '../client/hookFallback.js';
 import type { Handler } from './handler.js';
 import { SocketKeeper } from './socketKeeper.js';
+import { newPromptId } from '../common/promptSpool.js';
 import { eventIn, HEAD_BYTES, MAX_HELD_BYTES, readBody } from './hookBody.js';
 
 /** The path the launcher posts to; the version moves only if the answer's shape does. */
@@ -142,15 +143,19 @@ export class LauncherEndpoint {
   private async decide(facts: AgentFacts, payload: Record<string, unknown>, deadlineMs: number): Promise<HookAnswer> {
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), deadlineMs)));
-    const response = await Promise.race([this.handler.handle({ id: 'launcher', op: 'hook', agent: facts.name, payload }), late]);
+    // A prompt not recorded in time is kept in the spool, as recap-hook keeps it; its id has it recorded once.
+    const event = payload.hook_event_name;
+    const prompt = typeof event === 'string' && facts.events[event] === 'prompt' ? { id: newPromptId(), at: Date.now() } : undefined;
+    const request = { id: 'launcher', op: 'hook', agent: facts.name, payload, ...(prompt !== undefined ? { promptId: prompt.id, promptAt: prompt.at } : {}) };
+    const response = await Promise.race([this.handler.handle(request), late]);
     clearTimeout(timer);
     if (response === 'late') {
       this.log.warn({ agent: facts.name }, `a launcher hook request got no decision within ${deadlineMs} ms`);
-      return daemonFailed(facts, payload, `no decision within ${deadlineMs / 1000} s`);
+      return daemonFailed(facts, payload, `no decision within ${deadlineMs / 1000} s`, prompt);
     }
     if ('error' in response) {
       this.log.warn({ error: response.error }, 'a launcher hook request failed');
-      return daemonFailed(facts, payload, response.error.message);
+      return daemonFailed(facts, payload, response.error.message, prompt);
     }
     return response.result as HookAnswer;
   }

@@ -3,6 +3,7 @@
 import type { StoredEvent } from '../events/events.js';
 import { evolve, initialJobState, type JobState } from '../events/jobState.js';
 import { bindSession, type SessionBinding } from '../events/sessions.js';
+import { SPOOL_MAX_ENTRIES } from '../common/promptSpool.js';
 
 export type ApprovedConfig = { hash: string; values: Record<string, unknown>; seq: number };
 
@@ -11,6 +12,13 @@ export type HeldConfig = { file: string; hash: string; held: { key: string; from
 
 /** The scope of the user-wide configuration in `appliedConfig`, and of the user's file in `approvedConfig`. */
 export const USER_SCOPE = '';
+
+/**
+ * How many of the newest prompt ids are remembered: more than the spool holds
+ * (SPOOL_MAX_ENTRIES), so a prompt both sent and kept, or recorded by a daemon that crashed
+ * before it removed its file, is found however full the spool was.
+ */
+export const PROMPT_IDS_KEPT = 2 * SPOOL_MAX_ENTRIES;
 
 export class Projection {
   readonly jobs = new Map<string, JobState>();
@@ -22,6 +30,9 @@ export class Projection {
   readonly approvedConfig = new Map<string, ApprovedConfig>();
   /** Each config file's content held since its approval, by the same scopes. */
   readonly heldConfig = new Map<string, HeldConfig>();
+  /** The ids of the newest prompts recorded with one, oldest first (at most PROMPT_IDS_KEPT). */
+  readonly promptIds: string[] = [];
+  private readonly promptIdSet = new Set<string>();
   lastSeq = 0;
   /**
    * The latest time of the events folded in (a clock may go back, so not always the last
@@ -32,6 +43,19 @@ export class Projection {
   /** The job a session is bound to, if it has been seen. */
   sessionJob(session: string): SessionBinding | undefined {
     return this.sessions.get(session);
+  }
+
+  /** Whether a prompt of this id is recorded (among the newest PROMPT_IDS_KEPT). */
+  promptRecorded(id: string): boolean {
+    return this.promptIdSet.has(id);
+  }
+
+  /** A prompt id recorded: remembered, the oldest forgotten past PROMPT_IDS_KEPT. */
+  rememberPrompt(id: string): void {
+    if (this.promptIdSet.has(id)) return;
+    this.promptIds.push(id);
+    this.promptIdSet.add(id);
+    if (this.promptIds.length > PROMPT_IDS_KEPT) this.promptIdSet.delete(this.promptIds.shift()!);
   }
 
   /** A job's state to read: a job never seen is in its initial state (and is not kept). */
@@ -71,6 +95,7 @@ export class Projection {
       this.heldConfig.set(project ?? USER_SCOPE, { file, hash, held, seq: event.seq });
       return;
     }
+    if (event.type === 'InteractionRecorded' && event.data.promptId !== undefined) this.rememberPrompt(event.data.promptId);
     evolve(this.job(event.data.job), event);
   }
 

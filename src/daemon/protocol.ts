@@ -12,6 +12,7 @@ import type { PendingConfig } from './configService.js';
 import type { KeyChange } from '../events/configPolicy.js';
 import type { CodeVerdict } from '../events/codeManifest.js';
 import type { JobReport } from './report.js';
+import { PROMPT_ID } from '../common/promptSpool.js';
 
 // Control characters are kept out of job names: matching them is the point.
 const JOB_CHARACTERS = /^[^\x00-\x1f\x7f]+$/;
@@ -73,6 +74,10 @@ export const requestSchemas = {
     payload: z.unknown(),
     /** The user switched recap off for the agent's shell (RECAP_DISABLE=1, checked by recap-hook). */
     off: z.boolean().optional(),
+    /** recap-hook's id of a prompt it keeps in its spool if the daemon does not answer: recorded once either way. */
+    promptId: z.string().regex(PROMPT_ID, 'promptId is not an id recap-hook makes').optional(),
+    /** When that prompt came (ms since the epoch): a request the daemon reads late, after a stop, is recorded at that time. */
+    promptAt: z.number().int().positive().optional(),
   }),
   http: z.object({}),
   /** `recap ui`: the audit page's URL, its server started if it is not running. */
@@ -282,8 +287,18 @@ const fastPaths: { [O in Op]?: (r: Fields) => RequestOf<O> | undefined } = {
   },
   hook(r) {
     if (!isAgentName(r.agent) || r.payload === undefined) return undefined;
-    if (r.off === undefined) return { agent: r.agent, payload: r.payload };
-    return typeof r.off === 'boolean' ? { agent: r.agent, payload: r.payload, off: r.off } : undefined;
+    const { agent, payload, off, promptId, promptAt } = r;
+    if (off === undefined && promptId === undefined && promptAt === undefined) return { agent, payload };
+    const valid =
+      absentOr(off, typeof off === 'boolean') &&
+      absentOr(promptId, typeof promptId === 'string' && PROMPT_ID.test(promptId)) &&
+      absentOr(promptAt, Number.isSafeInteger(promptAt) && (promptAt as number) > 0);
+    if (!valid) return undefined;
+    const request: RequestOf<'hook'> = { agent, payload };
+    if (off !== undefined) request.off = off as boolean;
+    if (promptId !== undefined) request.promptId = promptId as string;
+    if (promptAt !== undefined) request.promptAt = promptAt as number;
+    return request;
   },
 };
 

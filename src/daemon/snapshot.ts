@@ -16,7 +16,7 @@ const OPTIONS = { useRecords: true, mapsAsObjects: true, moreTypes: false } as c
 const unpackr = new Packr(OPTIONS);
 
 /** Bumped whenever the record or JobState changes shape: an older snapshot is then ignored and the log replayed. */
-export const SNAPSHOT_FORMAT = 7;
+export const SNAPSHOT_FORMAT = 8;
 
 type SnapshotRecord = {
   format: number;
@@ -30,6 +30,8 @@ type SnapshotRecord = {
   approvedConfig: [string, ApprovedConfig][];
   /** Config files' contents held since their approval (format 7). */
   heldConfig: [string, HeldConfig][];
+  /** The newest prompt ids recorded, oldest first (format 8). */
+  promptIds: string[];
 };
 
 export function encodeSnapshot(projection: Projection): Buffer {
@@ -42,6 +44,7 @@ export function encodeSnapshot(projection: Projection): Buffer {
     sessions: [...projection.sessions.entries()],
     approvedConfig: [...projection.approvedConfig.entries()],
     heldConfig: [...projection.heldConfig.entries()],
+    promptIds: [...projection.promptIds],
   };
   // A new packer each time: one kept would remember every shape it has ever seen.
   return new Packr(OPTIONS).pack(record);
@@ -66,6 +69,8 @@ export function decodeSnapshot(bytes: Uint8Array): Projection | undefined {
     !Array.isArray(record.sessions) ||
     !Array.isArray(record.approvedConfig) ||
     !Array.isArray(record.heldConfig) ||
+    !Array.isArray(record.promptIds) ||
+    !record.promptIds.every((id) => typeof id === 'string') ||
     !record.jobs.every(isJobState)
   ) {
     return undefined;
@@ -78,6 +83,7 @@ export function decodeSnapshot(bytes: Uint8Array): Projection | undefined {
   for (const [session, binding] of record.sessions) projection.sessions.set(session, binding);
   for (const [project, approved] of record.approvedConfig) projection.approvedConfig.set(project, approved);
   for (const [scope, held] of record.heldConfig) projection.heldConfig.set(scope, held);
+  for (const id of record.promptIds) projection.rememberPrompt(id);
   return projection;
 }
 

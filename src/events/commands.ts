@@ -14,6 +14,8 @@ export type RecordInteraction = {
   contextTokens?: number;
   /** The window of the agent's model in tokens, when it is known: used unless CONTEXT_WINDOW is set. */
   contextWindow?: number;
+  /** The id recap-hook gave the prompt: one already recorded is not recorded again. */
+  promptId?: string;
   now: Time;
 };
 

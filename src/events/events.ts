@@ -23,6 +23,8 @@ export type InteractionRecorded = {
     paused?: true;
     session?: string;
     agent?: string;
+    /** The id recap-hook gave a prompt it may also have kept in its spool (src/common/promptSpool.ts). */
+    promptId?: string;
     time: Time;
   };
 };

@@ -26,7 +26,16 @@ export function recordInteraction(command: RecordInteraction, state: JobState, c
   const counted = !paused && ctx.config.COUNT_KINDS.includes(kind);
   const recorded: RecapEvent = {
     type: 'InteractionRecorded',
-    data: { job, kind, text, tokens, counted, ...(paused ? { paused: true as const } : {}), ...defined({ session: command.session, agent: command.agent }), time: now },
+    data: {
+      job,
+      kind,
+      text,
+      tokens,
+      counted,
+      ...(paused ? { paused: true as const } : {}),
+      ...defined({ session: command.session, agent: command.agent, promptId: command.promptId }),
+      time: now,
+    },
   };
   const tripped = tripFor(state, ctx.config, now, command, { tokens, counted });
   return { answer: { tokens }, events: tripped ? [recorded, tripped] : [recorded] };

@@ -36,6 +36,12 @@ const hooks: Record<string, unknown>[] = [
   { id: 1, op: 'hook', agent: 'claude', payload: null },
   { id: 1, op: 'hook', agent: 'codex', payload: {} },
   { id: 1, op: 'hook', agent: 'claude' },
+  { id: 1, op: 'hook', agent: 'claude', payload: {}, promptId: 'mhx3k2-1f4-k2j3h4', promptAt: 1_795_000_000_000 },
+  { id: 1, op: 'hook', agent: 'claude', payload: {}, promptId: 'mhx3k2-1f4-k2j3h4', off: false },
+  { id: 1, op: 'hook', agent: 'claude', payload: {}, promptId: '../../etc/passwd' },
+  { id: 1, op: 'hook', agent: 'claude', payload: {}, promptId: 7 },
+  { id: 1, op: 'hook', agent: 'claude', payload: {}, promptAt: -1 },
+  { id: 1, op: 'hook', agent: 'claude', payload: {}, promptAt: 1.5 },
 ];
 
 /** What zod alone makes of a request, in parseRequest's terms. */
