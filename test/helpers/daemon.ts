@@ -257,3 +257,20 @@ export function socketRequestCode(request: Record<string, unknown>): string {
     `s.on('data',d=>{r=Buffer.concat([r,d]);if(r.length>=4&&r.length>=4+r.readUInt32BE(0)){process.stdout.write(r.subarray(4,4+r.readUInt32BE(0)).toString());s.destroy();}});`
   );
 }
+
+/**
+ * Puts a folder where a socket of the running daemon was, so that no socket can take the path:
+ * the daemon's socket keeper puts a deleted socket back at once, so a socket it rebinds between
+ * the removal and the folder is removed again.
+ */
+export function blockSocketPath(path: string): void {
+  for (;;) {
+    rmSync(path, { force: true });
+    try {
+      mkdirSync(path);
+      return;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+  }
+}

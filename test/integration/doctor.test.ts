@@ -3,7 +3,7 @@
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { removeSandbox, ROOT, runCli, sandbox, type DaemonProcess, type Sandbox, closeSandbox, sandboxWithDaemon, trackedSandboxes } from '../helpers/daemon.js';
+import { blockSocketPath, removeSandbox, ROOT, runCli, sandbox, type DaemonProcess, type Sandbox, closeSandbox, sandboxWithDaemon, trackedSandboxes } from '../helpers/daemon.js';
 import { AGENT_NAMES } from '../../src/agents/known.js';
 import { launcherSocketPath } from '../../src/common/paths.js';
 
@@ -356,9 +356,8 @@ describe('recap doctor and the hook launcher', () => {
     await start(box);
     expect((await runCli(box, ['install', 'claude'])).code).toBe(0);
     expect((await runCli(box, ['doctor'])).stdout).toMatch(/^ok\s+hook launcher\s+\/usr\/bin\/curl and /m);
-    // The daemon puts a deleted socket back at once: a folder in its place is a path no socket can take.
-    rmSync(launcherSocketPath(box.socket));
-    mkdirSync(launcherSocketPath(box.socket));
+    // A folder in its place is a path no socket can take.
+    blockSocketPath(launcherSocketPath(box.socket));
     const result = await runCli(box, ['doctor']);
     expect(result.code).toBe(1);
     const { line, fix } = failure(result.stdout, 'hook launcher');

@@ -11,7 +11,7 @@ import { connect, type Socket } from 'node:net';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { launcherSocketPath } from '../../src/common/paths.js';
-import { ROOT, runCli, trackedSandboxes, type Sandbox } from '../helpers/daemon.js';
+import { blockSocketPath, ROOT, runCli, trackedSandboxes, type Sandbox } from '../helpers/daemon.js';
 import { prose } from '../helpers/text.js';
 
 const LAUNCHER = join(ROOT, 'bin', 'recap-hook.sh');
@@ -317,9 +317,8 @@ describe('the hook launcher, with no daemon that speaks to it', () => {
     await start(box);
     const cwd = projectIn(box, 'older');
     expect((await runCli(box, ['record', '--kind', 'prompt'], { cwd, input: prose(30) })).code).toBe(0);
-    // The daemon puts a deleted socket back at once: a folder in its place is a path no socket can take.
-    rmSync(launcherSocketPath(box.socket));
-    mkdirSync(launcherSocketPath(box.socket));
+    // A folder in its place is a path no socket can take.
+    blockSocketPath(launcherSocketPath(box.socket));
     const read = AGENTS.claude!.read(cwd, join(cwd, 'a.ts'));
     // Handed to the missing Node: proof it did not answer itself.
     expect((await launcher(box, 'claude', read, { cwd })).code).toBe(127);
