@@ -311,6 +311,9 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
   await telemetry?.shutdown(TELEMETRY_DEADLINE_MS);
   await closeStore();
   log.info('recap daemon stopped');
+  // Everything is closed; a library may still hold the process a while (an exporter retrying
+  // a dead collector for its own timeout). `recap stop` waits for the process to end: end it.
+  setTimeout(() => process.exit(), LINGER_MS).unref();
 }
 
 /** The lock is taken: by which process, and how to end it. */
@@ -355,6 +358,8 @@ function* unsummarizedTokens(projection: Projection, now = Date.now()): Iterable
 
 const GAUGE_ACTIVE_MS = 24 * 3_600_000;
 
+/** How long the process may live on once the daemon has stopped. */
+const LINGER_MS = 300;
 const TELEMETRY_DEADLINE_MS = 2_000;
 
 /** The audit page's bundle: dist/ui, from dist/daemon (where both daemon.js and its bundle are). */
