@@ -18,12 +18,13 @@ const RAN = 'recap ran this command for you in its hook, so it did not run in yo
 
 /**
  * The output of the recap command the call is, or undefined when it is no whitelisted recap
- * command. `shellTool` is the asking agent's name for its shell tool, for the texts that say what to run.
+ * command or `here` says the agent's shell runs it itself. `shellTool` is the asking agent's
+ * name for its shell tool, for the texts that say what to run.
  */
-export async function wayOutInHook(call: ToolCall, where: Where, ops: HookOps, shellTool: string): Promise<string | undefined> {
+export async function wayOutInHook(call: ToolCall, where: Where, ops: HookOps, shellTool: string, here: () => boolean = () => true): Promise<string | undefined> {
   if (call.kind !== 'shell' || call.command === undefined) return undefined;
   const way = readWayOut(call.command, ops.recapPaths);
-  if (way === undefined) return undefined;
+  if (way === undefined || !here()) return undefined;
   const explicit = way.options.get('--job');
   const job = typeof explicit === 'string' ? explicit : where.job;
   const asJson = way.options.has('--json');
