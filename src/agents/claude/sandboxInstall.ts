@@ -10,10 +10,16 @@ import { recordSandbox, sandboxAdded, type SandboxAdded } from '../sandboxRecord
 import { editSettings, InstallError, readSettings, settingsFiles, type Scope } from './install.js';
 import { sandboxConflicts, sandboxEnabled, sandboxGaps, sandboxWarnings, withoutRecapSandbox, withRecapSandbox, type SandboxPaths } from './sandbox.js';
 
-/** recap's paths for Claude Code's sandbox, from recap's own list of its files. */
+/**
+ * recap's paths for Claude Code's sandbox, from recap's own list of its files. The setup files
+ * that do not exist are left out: for a missing path the sandbox puts an unreadable stand-in
+ * there, and bash, say, then fails on a missing ~/.bashrc in every command (Claude Code keeps
+ * shell start-up files from writes itself; recap's hook judges writes of the rest). recap's
+ * own files stay listed whether they exist or not, so no program makes them first.
+ */
 export function claudeSandboxPaths(scope: Scope, project: string, env: NodeJS.ProcessEnv): SandboxPaths {
   const { secret, readOnly } = sandboxPaths(env, scope === 'project' ? project : undefined);
-  return { denyRead: secret, denyWrite: [...secret, ...readOnly] };
+  return { denyRead: secret, denyWrite: [...secret, ...readOnly.filter((path) => existsSync(path))] };
 }
 
 /**
