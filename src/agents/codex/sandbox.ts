@@ -31,12 +31,13 @@ export function codexSandboxConflicts(doc: TomlDocument, env: NodeJS.ProcessEnv)
   return found;
 }
 
-/** config.toml with `sandbox_mode` added as its first top-level key, before any table. */
+/** config.toml with `sandbox_mode` added after its last top-level key (before any table). */
 function withMode(text: string, doc: TomlDocument): string {
-  const line = `sandbox_mode = ${tomlString(MODE)}\n`;
   const firstHeader = doc.statements.find((s) => s.kind === 'header');
-  if (firstHeader === undefined) return `${text}${text === '' || text.endsWith('\n') ? '' : '\n'}${line}`;
-  return `${text.slice(0, firstHeader.start)}${line}${text.slice(firstHeader.start)}`;
+  const topLevel = doc.statements.filter((s) => s.kind === 'pair' && (firstHeader === undefined || s.start < firstHeader.start)).at(-1);
+  const at = topLevel?.end ?? firstHeader?.start ?? text.length;
+  const newline = at > 0 && text[at - 1] !== '\n' ? '\n' : '';
+  return `${text.slice(0, at)}${newline}sandbox_mode = ${tomlString(MODE)}\n${text.slice(at)}`;
 }
 
 /** config.toml without recap's `sandbox_mode` line, when it still says what recap wrote. */
