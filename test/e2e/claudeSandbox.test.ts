@@ -1,7 +1,7 @@
 // End to end: `recap install claude --sandbox` and the real Claude Code, whose Bash tool then
 // runs under bubblewrap. Programs the agent writes and runs (not command lines that name
 // recap, which recap's hook refuses anyway) try to raise the user config's threshold, read
-// recap's event log, and send `pause` to recap's socket: the kernel stops each one, while a
+// recap's event log, send `pause` to recap's socket and signal the daemon: the kernel stops each one, while a
 // file the user's own sandbox settings let commands write is written. Then the user trips the
 // gate, and the way out, which the sandboxed shell could not run, is answered by the hook and
 // opens it. `recap uninstall claude` leaves the user's own sandbox settings as they were.
@@ -39,7 +39,7 @@ if (missing !== undefined) console.warn(`skipping the Claude Code sandbox end-to
  * The agent's program: each move on recap, its outcome printed as one JSON line. The paths come
  * from the environment, so no command line names them.
  */
-const PROGRAM = `
+const program = (daemonPid: number) => `
 import json, os, socket, struct, time
 def attempt(f):
     try:
@@ -62,6 +62,7 @@ print(json.dumps({
     "free": attempt(lambda: append(os.path.join(e["HOME"], "free.txt"), "written\\n")),
     "data": attempt(lambda: sorted(os.listdir(e["RECAP_DATA_DIR"]))),
     "pause": attempt(lambda: pause(e["RECAP_SOCKET"])),
+    "signal": attempt(lambda: os.kill(${daemonPid}, 0)),
 }))
 `;
 
@@ -119,7 +120,7 @@ describe.skipIf(missing !== undefined)('the real Claude Code in the sandbox reca
     async () => {
       writeFileSync(join(box.project, 'notes.md'), 'notes\n');
       mock.script(
-        callTool('Write', { file_path: join(box.project, 'tidy.py'), content: PROGRAM }),
+        callTool('Write', { file_path: join(box.project, 'tidy.py'), content: program(daemon.child.pid!) }),
         bash('python3 tidy.py', 'tidy up'),
         // The user trips the gate; the agent must summarize.
         async () => {
@@ -152,6 +153,8 @@ describe.skipIf(missing !== undefined)('the real Claude Code in the sandbox reca
       expect(outcome.pause, ran!.text).toMatchObject({ ok: false, errno: 1 }); // EPERM
       const status = JSON.parse((await runCli(box, ['status', '--json'])).stdout);
       expect(status.pausedUntil).toBeUndefined();
+      // Its own process namespace: the daemon is not there to be signalled.
+      expect(outcome.signal, ran!.text).toMatchObject({ ok: false, error: 'ProcessLookupError' });
 
       // The tripped gate denied the Read with the way out; the hook ran it, and it opened the gate.
       expect(mock.toolResult(2)?.text).toContain(`job ${job} needs a summary`);

@@ -1,8 +1,8 @@
 // End to end: `recap install codex --sandbox` and the real Codex CLI, run with no sandbox flag
 // so that the sandbox_mode recap wrote into config.toml is the one in force. A program the
 // agent writes and runs tries to raise the user config's threshold, to send `pause` to
-// recap's socket and to bind a socket of its own: Landlock and seccomp stop each one, while
-// the project is written. Then the user trips the gate and the way out, run by the hook,
+// recap's socket, to bind a socket of its own and to signal the daemon: Codex's Linux
+// sandbox stops each one, while the project is written. Then the user trips the gate and the way out, run by the hook,
 // opens it. `recap uninstall codex` takes the line out again.
 import { mkdirSync, readFileSync, writeFileSync, appendFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -20,7 +20,7 @@ const CONFIG_TEXT = 'TOKEN_THRESHOLD=100000\n';
 const BLOCKED = 'Command blocked by PreToolUse hook: ';
 
 /** The agent's program, as a patch that adds it: each move on recap, its outcome printed as one JSON line. */
-const PROGRAM = [
+const program = (daemonPid: number) => [
   'import json, os, socket, struct, time',
   'def attempt(f):',
   '    try:',
@@ -45,9 +45,13 @@ const PROGRAM = [
   '    "project": attempt(lambda: append("written.txt", "written\\n")),',
   '    "pause": attempt(lambda: pause(e["RECAP_SOCKET"])),',
   '    "bind": attempt(lambda: bind(os.path.join(e["TMPDIR"], "taken.sock"))),',
+  `    "signal": attempt(lambda: os.kill(${daemonPid}, 0)),`,
   '}))',
 ];
-const PATCH = `*** Begin Patch\n*** Add File: tidy.py\n${PROGRAM.map((l) => `+${l}`).join('\n')}\n*** End Patch\n`;
+const patch = (daemonPid: number) =>
+  `*** Begin Patch\n*** Add File: tidy.py\n${program(daemonPid)
+    .map((l) => `+${l}`)
+    .join('\n')}\n*** End Patch\n`;
 
 type Attempt = { ok: boolean; value?: unknown; error?: string; errno?: number };
 
@@ -96,7 +100,7 @@ describe('the real Codex CLI in the sandbox recap turned on', () => {
     "stops the agent's program at the kernel, and the way out, run by the hook, opens the tripped gate",
     async () => {
       mock.script(
-        applyPatch(PATCH),
+        applyPatch(patch(daemon.child.pid!)),
         execCommand('python3 tidy.py'),
         async () => {
           const tripped = await runCli(box, ['trip', '--reason', 'summarize before the release'], { env });
@@ -116,10 +120,12 @@ describe('the real Codex CLI in the sandbox recap turned on', () => {
       const shown = mock.toolResult(1)!.text;
       const outcome = JSON.parse(/^\{.*\}$/m.exec(shown)?.[0] ?? '{}') as Record<string, Attempt>;
       expect(outcome.project, shown).toEqual({ ok: true, value: null });
-      expect(outcome.config, shown).toMatchObject({ ok: false });
+      expect(outcome.config, shown).toMatchObject({ ok: false, errno: 30 }); // EROFS
       expect(readFileSync(box.config, 'utf8')).toBe(CONFIG_TEXT);
       expect(outcome.pause, shown).toMatchObject({ ok: false, errno: 1 }); // EPERM
       expect(outcome.bind, shown).toMatchObject({ ok: false, errno: 1 });
+      // Its own process namespace: the daemon is not there to be signalled.
+      expect(outcome.signal, shown).toMatchObject({ ok: false, error: 'ProcessLookupError' });
       const status = JSON.parse((await runCli(box, ['status', '--json'], { env })).stdout);
       expect(status.pausedUntil).toBeUndefined();
 
