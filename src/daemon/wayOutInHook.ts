@@ -1,8 +1,8 @@
 // The way out, run by the hook instead of the agent's shell: for an agent whose shell
-// cannot reach the daemon (Codex's default sandboxes, and Claude Code's when it is on, refuse
-// Unix sockets) or cannot tell it the session (Gemini CLI's carries no session id), a whitelisted recap command is
-// answered here, and the call itself is denied with the command's output as the reason,
-// which the model reads as the tool's result.
+// cannot reach the daemon (Codex's default sandboxes, and Claude Code's when it is on,
+// refuse Unix sockets) or cannot tell it the session (Gemini CLI's carries no session id),
+// a whitelisted recap command is answered here, and the call itself is denied with the
+// command's output as the reason, which the model reads as the tool's result.
 import type { ToolCall } from '../events/toolCall.js';
 import { readWayOut } from '../events/whitelist.js';
 import type { HookOps } from './handler.js';
