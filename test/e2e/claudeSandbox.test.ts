@@ -11,7 +11,7 @@ import { delimiter, dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jobIdFor } from '../../src/common/jobs.js';
 import { assertClaudeRuns, CLAUDE, claudeEnv, runClaude } from '../helpers/claudeCli.js';
-import { RECAP, removeSandbox, runCli, sandbox, startDaemon, type DaemonProcess, type Sandbox } from '../helpers/daemon.js';
+import { RECAP, removeSandbox, ROOT, runCli, sandbox, startDaemon, type DaemonProcess, type Sandbox } from '../helpers/daemon.js';
 import { filledIn, submitCommandIn } from '../helpers/gateAttack.js';
 import { answer, bash, callTool, MockAnthropic, read } from '../helpers/mockAnthropic.js';
 
@@ -68,12 +68,17 @@ print(json.dumps({
 
 type Attempt = { ok: boolean; value?: unknown; error?: string; errno?: number };
 
-describe.skipIf(missing !== undefined)('the real Claude Code in the sandbox recap configured', () => {
+const SCOPES = [{ scope: 'user' as const }, { scope: 'project' as const }];
+
+describe.skipIf(missing !== undefined).each(SCOPES)('the real Claude Code in the sandbox recap configured, $scope scope', ({ scope }) => {
   let box: Sandbox;
   let daemon: DaemonProcess;
   let mock: MockAnthropic;
   let job: string;
+  /** The user's own settings, and the file recap's sandbox goes to (the same for the user scope). */
+  let userFile: string;
   let settingsFile: string;
+  const scoped = scope === 'project' ? ['--scope', 'project'] : [];
 
   beforeAll(async () => {
     assertClaudeRuns();
@@ -86,14 +91,17 @@ describe.skipIf(missing !== undefined)('the real Claude Code in the sandbox reca
     mkdirSync(binDir);
     symlinkSync(RECAP, join(binDir, 'recap'));
     symlinkSync(CLAUDE, join(binDir, 'claude'));
+    // A project's shared settings name recap-hook by the bin on PATH.
+    symlinkSync(join(ROOT, 'bin', 'recap-hook.cjs'), join(binDir, 'recap-hook'));
     box = { ...base, config, env: { ...base.env, RECAP_CONFIG: config, PATH: [binDir, dirname(process.execPath), process.env.PATH].join(delimiter) } };
     job = jobIdFor(box.project);
     // The user's own sandbox settings: commands may write anywhere in their home, where recap's files are too.
-    settingsFile = join(box.dir, '.claude', 'settings.json');
-    mkdirSync(dirname(settingsFile));
-    writeFileSync(settingsFile, `${JSON.stringify({ model: 'opus', sandbox: { filesystem: { allowWrite: [box.dir] } } }, null, 2)}\n`);
+    userFile = join(box.dir, '.claude', 'settings.json');
+    mkdirSync(dirname(userFile));
+    writeFileSync(userFile, `${JSON.stringify({ model: 'opus', sandbox: { filesystem: { allowWrite: [box.dir] } } }, null, 2)}\n`);
+    settingsFile = scope === 'user' ? userFile : join(box.project, '.claude', 'settings.local.json');
     daemon = await startDaemon(box);
-    const installed = await runCli(box, ['install', 'claude', '--sandbox']);
+    const installed = await runCli(box, ['install', 'claude', '--sandbox', ...scoped]);
     expect(installed.code, installed.stderr).toBe(0);
     expect(installed.stdout).toContain("Claude Code's own sandbox is on");
     mock = await MockAnthropic.start();
@@ -107,8 +115,8 @@ describe.skipIf(missing !== undefined)('the real Claude Code in the sandbox reca
 
   it("writes the sandbox beside the user's own, and doctor finds it whole", async () => {
     const settings = JSON.parse(readFileSync(settingsFile, 'utf8'));
-    expect(settings.model).toBe('opus');
-    expect(settings.sandbox).toMatchObject({ enabled: true, failIfUnavailable: true, allowUnsandboxedCommands: false, filesystem: { allowWrite: [box.dir] } });
+    expect(settings.sandbox).toMatchObject({ enabled: true, failIfUnavailable: true, allowUnsandboxedCommands: false });
+    if (scope === 'user') expect(settings).toMatchObject({ model: 'opus', sandbox: { filesystem: { allowWrite: [box.dir] } } });
     expect(settings.sandbox.filesystem.denyRead).toEqual(expect.arrayContaining([box.data, box.config, box.socket, dirname(box.socket)]));
     expect(settings.sandbox.filesystem.denyWrite).toEqual(expect.arrayContaining([box.data, box.config, settingsFile]));
     const doctor = await runCli(box, ['doctor', '--json']);
@@ -170,8 +178,9 @@ describe.skipIf(missing !== undefined)('the real Claude Code in the sandbox reca
   );
 
   it("recap uninstall claude takes out recap's hooks and sandbox, and leaves the user's", async () => {
-    const removed = await runCli(box, ['uninstall', 'claude']);
+    const removed = await runCli(box, ['uninstall', 'claude', ...scoped]);
     expect(removed.code, removed.stderr).toBe(0);
-    expect(JSON.parse(readFileSync(settingsFile, 'utf8'))).toEqual({ model: 'opus', sandbox: { filesystem: { allowWrite: [box.dir] } } });
+    expect(JSON.parse(readFileSync(userFile, 'utf8'))).toEqual({ model: 'opus', sandbox: { filesystem: { allowWrite: [box.dir] } } });
+    if (scope === 'project') expect(JSON.parse(readFileSync(settingsFile, 'utf8'))).toEqual({});
   });
 });

@@ -19,7 +19,9 @@ import { sandboxConflicts, sandboxEnabled, sandboxGaps, sandboxWarnings, without
  */
 export function claudeSandboxPaths(scope: Scope, project: string, env: NodeJS.ProcessEnv): SandboxPaths {
   const { secret, readOnly } = sandboxPaths(env, scope === 'project' ? project : undefined);
-  return { denyRead: secret, denyWrite: [...secret, ...readOnly.filter((path) => existsSync(path))] };
+  // The settings files recap writes, its sandbox among them, whether there yet or not.
+  const ours = new Set(Object.values(settingsFiles(scope, project, env)));
+  return { denyRead: secret, denyWrite: [...secret, ...readOnly.filter((path) => ours.has(path) || existsSync(path))] };
 }
 
 /**
