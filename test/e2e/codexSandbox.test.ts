@@ -43,6 +43,7 @@ const program = (daemonPid: number) => [
   'print(json.dumps({',
   '    "config": attempt(lambda: append(e["RECAP_CONFIG"], "TOKEN_THRESHOLD=100000000\\n")),',
   '    "project": attempt(lambda: append("written.txt", "written\\n")),',
+  '    "data": attempt(lambda: sorted(os.listdir(e["RECAP_DATA_DIR"]))),',
   '    "pause": attempt(lambda: pause(e["RECAP_SOCKET"])),',
   '    "bind": attempt(lambda: bind(os.path.join(e["TMPDIR"], "taken.sock"))),',
   `    "signal": attempt(lambda: os.kill(${daemonPid}, 0)),`,
@@ -121,6 +122,8 @@ describe('the real Codex CLI in the sandbox recap turned on', () => {
       const outcome = JSON.parse(/^\{.*\}$/m.exec(shown)?.[0] ?? '{}') as Record<string, Attempt>;
       expect(outcome.project, shown).toEqual({ ok: true, value: null });
       expect(outcome.config, shown).toMatchObject({ ok: false, errno: 30 }); // EROFS
+      // Codex's sandbox confines writes, not reads: recap's data folder is in plain sight.
+      expect(outcome.data, shown).toMatchObject({ ok: true, value: expect.arrayContaining(['log']) });
       expect(readFileSync(box.config, 'utf8')).toBe(CONFIG_TEXT);
       expect(outcome.pause, shown).toMatchObject({ ok: false, errno: 1 }); // EPERM
       expect(outcome.bind, shown).toMatchObject({ ok: false, errno: 1 });
