@@ -44,6 +44,8 @@ export type InstallOptions = {
   http?: { url: string; token: string };
   /** As the agent's plugin, where it has one (`recap install --plugin`). */
   plugin?: boolean;
+  /** The agent's own OS sandbox too, kept out of recap's files and socket (`recap install --sandbox`). */
+  sandbox?: boolean;
 };
 /** Where recap's hooks are now, whether this install changed anything, and what the user should know. */
 export type Installed = { file: string; changed: boolean; mode: 'command' | 'http' | 'plugin'; warnings: string[] };
@@ -55,9 +57,15 @@ export type Adapter = {
   transcriptUsage?: LineUsage;
   /**
    * The hook runs the way out itself: the agent's shell cannot reach the daemon (Codex's
-   * sandbox), so a whitelisted recap command is answered by the hook, not run.
+   * sandbox), so a whitelisted recap command is answered by the hook, not run. A function
+   * decides per call (asked only for a way out): whether this caller's shell may be sandboxed.
    */
-  wayOutInHook?: boolean;
+  wayOutInHook?: boolean | ((caller: Caller) => boolean);
+  /**
+   * `recap install --sandbox`: true when recap configures the agent's own OS sandbox, else
+   * why it cannot and what the user can do instead.
+   */
+  sandbox: true | { unsupported: string };
   /** Whether the agent supports HTTP hooks (`recap install --http`). */
   http?: boolean;
   /** Whether recap can be installed as the agent's plugin (`recap install --plugin`). */

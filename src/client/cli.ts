@@ -209,7 +209,8 @@ export function buildCli(args: string[]): Argv {
           .positional('target', { choices: [...AGENT_NAMES, 'systemd'] as const, demandOption: true })
           .option('scope', { choices: ['user', 'project'] as const, default: 'user' as const, describe: "user settings, or this project's" })
           .option('http', { type: 'boolean', default: false, describe: "HTTP hooks to the daemon's loopback endpoint instead of commands" })
-          .option('plugin', { type: 'boolean', default: false, describe: "as the agent's plugin (Claude Code), instead of hooks in its settings" }),
+          .option('plugin', { type: 'boolean', default: false, describe: "as the agent's plugin (Claude Code), instead of hooks in its settings" })
+          .option('sandbox', { type: 'boolean', default: false, describe: "also turn on the agent's own OS sandbox, kept out of recap's files and socket (Claude Code, Codex)" }),
       async (argv) => {
         // The user's command: the code it runs is recap's, recorded for the daemon to check at start.
         const note = (await import('../common/codeManifest.js')).recordInstalledCode(process.env, argv.target);
@@ -228,6 +229,7 @@ export function buildCli(args: string[]): Argv {
         if (argv.http && !adapter.http) throw new UsageError(`${title} has no HTTP hooks; install recap's command hooks (leave out --http)`);
         if (argv.plugin && argv.http) throw new UsageError('--plugin and --http are two ways to install recap: choose one');
         if (argv.plugin && !adapter.plugin) throw new UsageError(`recap has no plugin for ${title}; install its hooks (leave out --plugin)`);
+        if (argv.sandbox && adapter.sandbox !== true) throw new UsageError(adapter.sandbox.unsupported);
         const http = argv.http ? await call<{ url: string; tokenFile: string }>('http', {}) : undefined;
         const installed = adapter.install({
           scope: argv.scope,
@@ -235,18 +237,18 @@ export function buildCli(args: string[]): Argv {
           env: process.env,
           ...(http ? { http: { url: http.url, token: readFileSync(http.tokenFile, 'utf8').trim() } } : {}),
           ...(argv.plugin ? { plugin: true } : {}),
+          ...(argv.sandbox ? { sandbox: true } : {}),
         });
         const { warnings, ...shown } = installed;
         for (const warning of warnings) process.stderr.write(`recap: warning: ${warning}\n`);
-        output(argv, shown, () =>
-          process.stdout.write(
-            installed.mode === 'plugin'
-              ? `recap's ${title} plugin ${installed.changed ? 'is installed' : 'was already installed; nothing changed'} (${installed.file}); new ${title} sessions use it\n`
-              : installed.changed
-                ? `recap's ${installed.mode} hooks are in ${installed.file}; new ${title} sessions use them\n`
-                : `recap's ${installed.mode} hooks were already in ${installed.file}; nothing changed\n`,
-          ),
-        );
+        const hooks =
+          installed.mode === 'plugin'
+            ? `recap's ${title} plugin ${installed.changed ? 'is installed' : 'was already installed; nothing changed'} (${installed.file}); new ${title} sessions use it\n`
+            : installed.changed
+              ? `recap's ${installed.mode} hooks are in ${installed.file}; new ${title} sessions use them\n`
+              : `recap's ${installed.mode} hooks were already in ${installed.file}; nothing changed\n`;
+        const sandbox = argv.sandbox ? `${title}'s own sandbox is on and keeps its shell out of recap's files and socket; recap's hook answers the way out\n` : '';
+        output(argv, { ...shown, ...(argv.sandbox ? { sandbox: true } : {}) }, () => process.stdout.write(hooks + sandbox));
       },
     )
     .command(

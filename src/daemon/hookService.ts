@@ -102,8 +102,9 @@ async function answerCall(
       );
     }
     case 'tool': {
-      if (adapter.wayOutInHook) {
-        const ran = await wayOutInHook(call.call, where, ops, facts.shellTool);
+      const inHook = adapter.wayOutInHook;
+      if (inHook !== undefined && inHook !== false) {
+        const ran = await wayOutInHook(call.call, where, ops, facts.shellTool, () => inHook === true || inHook(caller));
         if (ran !== undefined) return facts.deny(ran);
       }
       const answer = await ops.check({ call: call.call, cwd: caller.cwd, shellTool: facts.shellTool, ...who, ...seen }, where);

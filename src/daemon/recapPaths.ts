@@ -127,6 +127,21 @@ function cloneCode(project: string | undefined): { whole: string[]; running: str
   return { whole, running: withReal(['bin', 'dist', 'claude-plugin', 'node_modules'].map((d) => join(PACKAGE_ROOT, d))) };
 }
 
+/**
+ * recap's files as an agent's OS sandbox is told them (`recap install <agent> --sandbox`): the
+ * ones off limits (protectedPaths) denied to read and write, the setup (readOnlyPaths)
+ * denied to write, and, for a project's install, the project's .recap folder and the agents'
+ * settings in it. In a clone of recap, only the code that runs is denied, as protectionFor
+ * does: the rest is the user's work.
+ */
+export function sandboxPaths(env: NodeJS.ProcessEnv, project?: string): { secret: string[]; readOnly: string[] } {
+  const clone = existsSync(join(PACKAGE_ROOT, '.git')) ? withReal([PACKAGE_ROOT]) : [];
+  const running = clone.length > 0 ? withReal(['bin', 'dist', 'claude-plugin', 'node_modules'].map((d) => join(PACKAGE_ROOT, d))) : [];
+  const secret = withReal([...protectedPaths(env), ...(project !== undefined ? [join(project, '.recap')] : [])]);
+  const readOnly = [...readOnlyPaths(env).filter((p) => !clone.includes(p)), ...running, ...(project !== undefined ? withReal(projectReadOnlyPaths(project)) : [])];
+  return { secret, readOnly: [...new Set(readOnly)].filter((p) => !secret.includes(p)) };
+}
+
 /** Files a shell reads at start-up (and Claude Code's shell snapshot copies from). */
 const SHELL_STARTUP = ['.bashrc', '.bash_profile', '.bash_login', '.bash_logout', '.bash_aliases', '.profile', '.zshrc', '.zshenv', '.zprofile', '.zlogin', '.kshrc', '.mkshrc'];
 

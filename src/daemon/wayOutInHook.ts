@@ -1,8 +1,8 @@
 // The way out, run by the hook instead of the agent's shell: for an agent whose shell
-// cannot reach the daemon (Codex's default sandboxes refuse Unix sockets) or cannot tell
-// it the session (Gemini CLI's carries no session id), a whitelisted recap command is
-// answered here, and the call itself is denied with the command's output as the reason,
-// which the model reads as the tool's result.
+// cannot reach the daemon (Codex's default sandboxes, and Claude Code's when it is on,
+// refuse Unix sockets) or cannot tell it the session (Gemini CLI's carries no session id),
+// a whitelisted recap command is answered here, and the call itself is denied with the
+// command's output as the reason, which the model reads as the tool's result.
 import type { ToolCall } from '../events/toolCall.js';
 import { readWayOut } from '../events/whitelist.js';
 import type { HookOps } from './handler.js';
@@ -18,12 +18,13 @@ const RAN = 'recap ran this command for you in its hook, so it did not run in yo
 
 /**
  * The output of the recap command the call is, or undefined when it is no whitelisted recap
- * command. `shellTool` is the asking agent's name for its shell tool, for the texts that say what to run.
+ * command or `here` says the agent's shell runs it itself. `shellTool` is the asking agent's
+ * name for its shell tool, for the texts that say what to run.
  */
-export async function wayOutInHook(call: ToolCall, where: Where, ops: HookOps, shellTool: string): Promise<string | undefined> {
+export async function wayOutInHook(call: ToolCall, where: Where, ops: HookOps, shellTool: string, here: () => boolean = () => true): Promise<string | undefined> {
   if (call.kind !== 'shell' || call.command === undefined) return undefined;
   const way = readWayOut(call.command, ops.recapPaths);
-  if (way === undefined) return undefined;
+  if (way === undefined || !here()) return undefined;
   const explicit = way.options.get('--job');
   const job = typeof explicit === 'string' ? explicit : where.job;
   const asJson = way.options.has('--json');

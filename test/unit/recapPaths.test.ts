@@ -3,7 +3,9 @@
 import { describe, expect, it } from 'vitest';
 import { PACKAGE_ROOT } from '../../src/common/bins.js';
 import { launcherPath } from '../../src/common/paths.js';
-import { launcherScript, projectReadOnlyPaths, readOnlyPaths, recapPaths, shadowDirs } from '../../src/daemon/recapPaths.js';
+import { launcherScript, projectReadOnlyPaths, readOnlyPaths, recapPaths, sandboxPaths, shadowDirs } from '../../src/daemon/recapPaths.js';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 
 const ENV = { HOME: '/home/ann', XDG_CONFIG_HOME: '/home/ann/.config', RECAP_DATA_DIR: '/home/ann/.local/share/recap', PATH: '/home/ann/.local/bin:/usr/bin:relative/bin:/bin/' };
 
@@ -40,6 +42,34 @@ describe('read-only paths', () => {
   // Every agent adds its own project settings; these are Claude Code's.
   it("a project's include its Claude Code settings, shared and local", () => {
     expect(projectReadOnlyPaths('/src/app')).toEqual(expect.arrayContaining(['/src/app/.claude/settings.json', '/src/app/.claude/settings.local.json']));
+  });
+});
+
+describe("the paths an agent's OS sandbox is given", () => {
+  it("deny recap's own files (and a project's .recap) to read, and its setup to write, each list once", () => {
+    const env = { ...ENV, RECAP_SOCKET: '/run/user/1000/recap/recapd.sock', RECAP_CONFIG: '/home/ann/.config/recap/config.conf' };
+    const { secret, readOnly } = sandboxPaths(env, '/src/app');
+    expect(secret).toEqual(
+      expect.arrayContaining([
+        '/home/ann/.local/share/recap',
+        '/run/user/1000/recap/recapd.sock',
+        '/run/user/1000/recap',
+        '/run/user/1000/recap/recapd.http.sock',
+        '/home/ann/.config/recap/config.conf',
+        '/home/ann/.config/recap',
+        '/src/app/.recap',
+      ]),
+    );
+    expect(readOnly).toEqual(expect.arrayContaining(['/home/ann/.claude/settings.json', '/src/app/.claude/settings.json', process.execPath]));
+    expect(readOnly.filter((p) => secret.includes(p))).toEqual([]);
+    expect(new Set(readOnly).size).toBe(readOnly.length);
+  });
+
+  // The tests run from a clone of recap: there only the code that runs is denied, not the work.
+  it.runIf(existsSync(join(PACKAGE_ROOT, '.git')))('in a clone of recap, deny the running code, not the sources', () => {
+    const { readOnly } = sandboxPaths(ENV);
+    expect(readOnly).not.toContain(PACKAGE_ROOT);
+    expect(readOnly).toEqual(expect.arrayContaining([join(PACKAGE_ROOT, 'dist'), join(PACKAGE_ROOT, 'bin'), join(PACKAGE_ROOT, 'node_modules')]));
   });
 });
 

@@ -4,6 +4,7 @@ import { codexDoctor } from './doctor.js';
 import { codexFacts } from './facts.js';
 import { parseCodexHook } from './hook.js';
 import { configFile, installHooks, readConfig, setupProblems, uninstallHooks } from './install.js';
+import { codexSandboxChecks, installCodexSandbox, uninstallCodexSandbox } from './sandbox.js';
 import { codexUsageOf } from './transcript.js';
 
 export const codex: Adapter = {
@@ -13,10 +14,14 @@ export const codex: Adapter = {
   // Codex's sandboxes (read-only, workspace-write) keep its shell off Unix sockets: the hook,
   // which runs outside them, runs the way out itself.
   wayOutInHook: true,
-  install({ scope, project, env }) {
+  // sandbox_mode is the user's config.toml's, whatever the scope of the hooks.
+  sandbox: true,
+  install({ scope, project, env, sandbox }) {
+    // The sandbox first: a refusal then leaves everything as it was.
+    const sandboxed = sandbox === true && installCodexSandbox(env);
     const installed = installHooks(scope, project, env);
-    return { ...installed, mode: 'command', warnings: setupProblems(scope, project, env, readConfig(configFile(env)).doc) };
+    return { ...installed, changed: installed.changed || sandboxed, mode: 'command', warnings: setupProblems(scope, project, env, readConfig(configFile(env)).doc) };
   },
-  uninstall: ({ scope, project, env }) => uninstallHooks(scope, project, env),
-  doctor: codexDoctor,
+  uninstall: ({ scope, project, env }) => [...uninstallHooks(scope, project, env), ...(scope === 'user' ? uninstallCodexSandbox(env) : [])],
+  doctor: (project, env) => [...codexDoctor(project, env), ...codexSandboxChecks(env)],
 };

@@ -71,7 +71,7 @@ export function readConfig(file: string): { text: string; doc: TomlDocument } {
 }
 
 /** Writes through a temporary file and a rename, into the real file a symlink names, keeping its mode. */
-function writeAtomically(file: string, text: string): void {
+export function writeAtomically(file: string, text: string): void {
   const target = realOr(file);
   mkdirSync(dirname(target), { recursive: true });
   const mode = existsSync(target) ? statSync(target).mode & 0o777 : 0o644;

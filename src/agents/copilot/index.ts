@@ -9,6 +9,7 @@ import { folderTrusted, hooksDisabledBy } from './trust.js';
 export const copilot: Adapter = {
   facts: copilotFacts,
   parse: parseCopilotHook,
+  sandbox: { unsupported: "Copilot CLI has no OS sandbox recap can configure; leave out --sandbox (recap's hook still judges every tool call)" },
   // No transcript: Copilot CLI names its events.jsonl only in Stop payloads, which recap does not take.
   // No http: an HTTP hook that does not answer would let the call run.
   install({ scope, project, env }) {

@@ -16,6 +16,11 @@ export const gemini: Adapter = {
   // .env reaches that shell (LD_PRELOAD, NODE_OPTIONS), so while the gate is tripped nothing
   // runs in it at all.
   wayOutInHook: true,
+  // Its sandbox (tools.sandbox, GEMINI_SANDBOX) is a container its hooks run inside, away from recap's daemon.
+  sandbox: {
+    unsupported:
+      "Gemini CLI's sandbox is a container that its hooks run inside too, where recap's socket and files are not, so recap cannot gate a sandboxed Gemini CLI; leave out --sandbox (and keep tools.sandbox off)",
+  },
   install: (options) => installExtension(options),
   uninstall: uninstallExtension,
   doctor: geminiDoctor,

@@ -8,6 +8,7 @@ import { installPlugin, uninstallPlugin } from './install.js';
 export const opencode: Adapter = {
   facts: opencodeFacts,
   parse: parseOpencodeHook,
+  sandbox: { unsupported: "opencode has no OS sandbox recap can configure; leave out --sandbox (recap's plugin still judges every tool call)" },
   // No transcript: opencode keeps its sessions in SQLite, and the plugin reads no usage.
   // No http: the plugin speaks to the daemon's socket itself. The way out runs in opencode's
   // bash tool, which reaches the daemon and carries the session (shell.env).

@@ -10,6 +10,11 @@ import { hooksDisabledBy, projectSettingsLoad } from './trust.js';
 export const qwen: Adapter = {
   facts: qwenFacts,
   parse: parseQwenHook,
+  // Its sandbox, Gemini CLI's, is a container its hooks run inside, away from recap's daemon.
+  sandbox: {
+    unsupported:
+      "Qwen Code's sandbox is a container that its hooks run inside too, where recap's socket and files are not, so recap cannot gate a sandboxed Qwen Code; leave out --sandbox",
+  },
   transcriptUsage: usageOf,
   // No http: Qwen Code lets the tool run when an HTTP hook's endpoint does not answer, while
   // recap-hook, run as a command, still denies from the daemon's last verdict.
