@@ -212,10 +212,14 @@ export function buildCli(args: string[]): Argv {
           .option('plugin', { type: 'boolean', default: false, describe: "as the agent's plugin (Claude Code), instead of hooks in its settings" })
           .option('sandbox', { type: 'boolean', default: false, describe: "also turn on the agent's own OS sandbox, kept out of recap's files and socket (Claude Code, Codex)" }),
       async (argv) => {
-        // The user's command: the code it runs is recap's, recorded for the daemon to check at start.
-        const note = (await import('../common/codeManifest.js')).recordInstalledCode(process.env, argv.target);
-        if (note !== undefined) process.stderr.write(`recap: warning: ${note}\n`);
+        // The user's command: the code it runs is recap's, recorded for the daemon to check at
+        // start (before the install itself, which may fail on the agent's files after it).
+        const recordCode = async () => {
+          const note = (await import('../common/codeManifest.js')).recordInstalledCode(process.env, argv.target);
+          if (note !== undefined) process.stderr.write(`recap: warning: ${note}\n`);
+        };
         if (argv.target === 'systemd') {
+          await recordCode();
           const { installSystemd } = await import('./installSystemd.js');
           const files = installSystemd(process.env);
           output(argv, { files }, () => {
@@ -230,6 +234,7 @@ export function buildCli(args: string[]): Argv {
         if (argv.plugin && argv.http) throw new UsageError('--plugin and --http are two ways to install recap: choose one');
         if (argv.plugin && !adapter.plugin) throw new UsageError(`recap has no plugin for ${title}; install its hooks (leave out --plugin)`);
         if (argv.sandbox && adapter.sandbox !== true) throw new UsageError(adapter.sandbox.unsupported);
+        await recordCode();
         const http = argv.http ? await call<{ url: string; tokenFile: string }>('http', {}) : undefined;
         const installed = adapter.install({
           scope: argv.scope,
