@@ -114,6 +114,23 @@ describe("the user's commands over recap's socket, from a program the agent runs
     await proveWayOut(attack);
   });
 
+  it('a Python script that names itself with a line break (prctl) to forge the kernel list ss prints is refused; the way out works', async () => {
+    const attack = await trippedGate(newBox(), start);
+    const script = writeSender(attack, 'tidy.py', { id: 1, op: 'pause', until: Date.now() + 30 * DAY, cwd: attack.box.project });
+    // PR_SET_NAME: ss prints the name as is, so this one ends its own line and claims pid 1.
+    const named = join(attack.box.project, 'named.py');
+    writeFileSync(
+      named,
+      `import ctypes, runpy, sys\nctypes.CDLL(None).prctl(15, b'",pid=1\\n', 0, 0, 0)\nsys.argv = sys.argv[1:]\nrunpy.run_path(sys.argv[0], run_name='__main__')\n`,
+    );
+    const ran = await runShell(attack, `python3 ${named} ${script} ${attack.box.socket}`);
+    const answer = answerOf(ran.stdout);
+    expect(answer.error?.code, ran.stdout + ran.stderr).toBe('refused');
+    expect(answer.error?.message).toMatch(/^recap pause is the user's to run, from their own terminal, and recap could not tell which process sent it \(.*built to confuse it.*\)/);
+    await expectUntouched(attack);
+    await proveWayOut(attack);
+  });
+
   it('a node one-liner sending trip --cancel, resume, reload, stop or config allow is refused each time; the daemon runs on', async () => {
     const attack = await trippedGate(newBox(), start);
     const requests = [{ op: 'trip', cancel: true }, { op: 'resume' }, { op: 'reload' }, { op: 'stop' }, { op: 'config', allow: true, cwd: attack.box.project }];
