@@ -2,7 +2,9 @@
 // whether one is: a process that renames its own socket over recap's (the daemon would go
 // on answering nobody while it answers every hook) is noticed at once, and the daemon puts a
 // socket of its own back, atomically (bound beside it, then renamed over it), and says so. A
-// deleted file is made again the same way.
+// deleted file is made again the same way. The folder is the daemon's too: a folder put in
+// its place (one the daemon cannot bind in, 0500) is moved aside and made again, and a failed
+// put is tried again at every check, so no state is left in which another's socket stays.
 import { chmodSync, lstatSync, mkdirSync, renameSync, unlinkSync, watch as fsWatch, type FSWatcher } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { basename, dirname, join } from 'node:path';
@@ -34,6 +36,7 @@ export class SocketKeeper {
   /** Binds the path (folder 0700, socket 0600) and keeps it. */
   async start(): Promise<void> {
     mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
+    ownFolders.set(dirname(this.path), inodeAt(dirname(this.path)));
     await this.put();
     this.timer = setInterval(() => this.check(), CHECK_EVERY_MS);
     this.timer.unref();
@@ -48,6 +51,7 @@ export class SocketKeeper {
 
   /** Binds beside the path, then renames over it: there is never a moment with no socket, or another's. */
   private async put(): Promise<void> {
+    reclaimFolder(dirname(this.path), this.log);
     // A name no other process can guess and take first (a file planted there would keep the daemon from binding).
     const aside = join(dirname(this.path), `.${basename(this.path)}.${randomBytes(8).toString('hex')}`);
     const previous = process.umask(0o177);
@@ -65,10 +69,13 @@ export class SocketKeeper {
   check(): void {
     if (this.closed || this.rebinding || this.inode === undefined) return;
     const now = inodeAt(this.path);
-    if (now === this.inode || now === this.failedOn) return;
+    const folderMoved = inodeAt(dirname(this.path)) !== ownFolders.get(dirname(this.path));
+    if (now === this.inode && !folderMoved) return;
     const replaced = now !== undefined;
     this.rebinding = true;
-    if (replaced) this.takenOver(this.path);
+    // Told once per file found there; a put that fails is tried again at the next check.
+    const fresh = now !== this.failedOn;
+    if (replaced && fresh) this.takenOver(this.path);
     this.put()
       .then(() =>
         replaced
@@ -77,8 +84,8 @@ export class SocketKeeper {
       )
       .then(() => (this.failedOn = null))
       .catch((error: unknown) => {
+        if (fresh) this.log.error({ err: error, socket: this.path }, `${this.what} could not be made again; trying at every check`);
         this.failedOn = now;
-        this.log.error({ err: error, socket: this.path }, `${this.what} could not be made again`);
       })
       .finally(() => (this.rebinding = false));
   }
@@ -90,6 +97,26 @@ export class SocketKeeper {
     this.watcher?.close();
     if (this.inode !== undefined && inodeAt(this.path) === this.inode) rmSocket(this.path);
   }
+}
+
+/** The socket folders this daemon made, by inode: shared by the keepers of the sockets in one folder. */
+const ownFolders = new Map<string, number | undefined>();
+
+/**
+ * The folder at `folder` is the one this daemon made; if another is there (moved in over it,
+ * perhaps one the daemon cannot write), it is moved aside, kept for the user to look at, and
+ * the daemon's made again (0700).
+ */
+function reclaimFolder(folder: string, log: Logger): void {
+  const now = inodeAt(folder);
+  if (now !== undefined && now === ownFolders.get(folder)) return;
+  if (now !== undefined) {
+    const aside = `${folder}.taken-${randomBytes(6).toString('hex')}`;
+    renameSync(folder, aside);
+    log.error({ folder, aside }, `recap's socket folder was replaced by another process's; moved aside to ${aside} and made again`);
+  }
+  mkdirSync(folder, { recursive: true, mode: 0o700 });
+  ownFolders.set(folder, inodeAt(folder));
 }
 
 function inodeAt(path: string): number | undefined {

@@ -256,6 +256,48 @@ except Exception:
   });
 });
 
+describe("recap's socket folder swapped by a program", () => {
+  it("a folder of its own (0500, its socket and the launcher's answering allow) renamed over the socket folder is moved aside; hooks reach the daemon again; the way out works", async () => {
+    const attack = await trippedGate(newBox(), start);
+    const ready = join(attack.box.project, 'impostor.ready');
+    const impostor = join(attack.box.project, 'impostor.py');
+    // Makes a folder beside the real one with its own sockets, closes it to writes (a daemon
+    // not root cannot bind in it), and swaps it for the real folder.
+    writeFileSync(
+      impostor,
+      `import os, socket, sys
+run = os.path.dirname(sys.argv[1]); new = run + '.new'
+os.makedirs(new, 0o700)
+socks = []
+for name in ('recapd.sock', 'recapd.http.sock'):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM); s.bind(os.path.join(new, name)); s.listen(16); socks.append(s)
+os.chmod(new, 0o500)
+os.rename(run, run + '.old'); os.rename(new, run)
+open(${JSON.stringify(ready)}, 'w').write(str(os.getpid()))
+socks[0].settimeout(30)
+try:
+    while True:
+        c, _ = socks[0].accept()
+        c.close()
+except Exception:
+    pass
+`,
+    );
+    const child = spawn('python3', [impostor, attack.box.socket], { cwd: attack.box.project, env: attack.shellEnv, stdio: 'ignore' });
+    try {
+      await fileWritten(ready);
+      const moved = await attack.daemon.waitForLog((l) => l.msg.includes("recap's socket folder was replaced by another process's"));
+      expect(moved.msg).toContain('moved aside');
+      await attack.daemon.waitForLog((l) => l.msg.includes('was replaced by a file that is not the daemon'));
+      // The hook reaches the daemon again: the tripped gate denies.
+      expectDenied(await runHook(attack.box.env, toolCall(attack, 'Read', { file_path: join(attack.box.project, 'README.md') })));
+    } finally {
+      child.kill('SIGKILL');
+    }
+    await proveWayOut(attack);
+  });
+});
+
 /** `recap status --daemon` once the daemon has logged that it put its socket back. */
 async function daemonStateWhenTakenOver(attack: Attack): Promise<string> {
   await attack.daemon.waitForLog((l) => l.msg.includes('was replaced by a file that is not the daemon'));
