@@ -4,7 +4,7 @@
 // home or config folder), open gate or tripped: nothing that session did would reach the gate.
 // Each agent's folder says how it is started and what switches its hooks off (AgentLaunch);
 // this module finds those in a command line, past wrappers, package runners and Node.
-import { ASSIGNMENT, effectiveProgram, INTERPRETERS, programName } from './runsRecap.js';
+import { ASSIGNMENT, effectiveProgram, INTERPRETERS, isInert, programName } from './runsRecap.js';
 import { commandsWithin, type Within } from './shellCommands.js';
 import type { SimpleCommand, WordToken } from './shellTokens.js';
 
@@ -56,7 +56,7 @@ export function nestedAgentRefusal(command: string, launches: readonly AgentLaun
   // Variables set (`X=1;`), exported or unset earlier in the line reach every agent after them.
   let changed: Changed = new Set();
   for (const simple of commands) {
-    const started = agentStarted(simple, launches);
+    const started = agentStarted(simple, launches) ?? agentAnywhere(simple, launches);
     if (started) {
       const why = switchedOff(started, changed);
       if (why) return refusal(started.launch, why);
@@ -106,6 +106,24 @@ function agentStarted(simple: SimpleCommand, launches: readonly AgentLaunch[]): 
   const launch = launches.find((l) => names(l, word.value));
   if (launch === undefined) return undefined;
   return { launch, args: rest, prefix: prefixChanges(simple.words, program) };
+}
+
+/**
+ * An agent named by a word past the program, as a wrapper recap does not know would start it
+ * (`taskset 1 claude --bare`, `coproc claude --bare`, `strace -o x claude --bare`): the words
+ * after it read as its arguments. A list of wrappers always misses one; an agent's name
+ * followed by a switch that turns its hooks off is refused whatever comes before it.
+ */
+function agentAnywhere(simple: SimpleCommand, launches: readonly AgentLaunch[]): Started | undefined {
+  // A program that runs nothing (echo, grep, git log) only names it.
+  if (isInert(simple)) return undefined;
+  const words = simple.words;
+  for (let i = 1; i < words.length; i += 1) {
+    const word = words[i]!;
+    const launch = word.literal ? launches.find((l) => names(l, word.value)) : undefined;
+    if (launch !== undefined) return { launch, args: words.slice(i + 1), prefix: prefixChanges(words, word) };
+  }
+  return undefined;
 }
 
 /** Whether a program word or package spec is the agent: `claude`, `/x/bin/codex`, `@openai/codex@latest`, `.../@google/gemini-cli/bundle/gemini.js`. */

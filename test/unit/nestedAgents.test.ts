@@ -35,6 +35,14 @@ const REFUSED: [string, string, string, string][] = [
   ['env with an assignment', 'env CLAUDE_CONFIG_DIR=/tmp/c claude -p hi', 'Claude Code', 'CLAUDE_CONFIG_DIR'],
   ['env -i', 'env -i PATH=/usr/bin claude -p hi', 'Claude Code', 'emptied'],
   ['env -u HOME', 'env -u HOME claude -p hi', 'Claude Code', 'HOME'],
+  ['coproc', 'coproc claude --bare -p hi', 'Claude Code', '--bare'],
+  ['a wrapper recap does not list (taskset)', 'taskset 1 claude --bare -p hi', 'Claude Code', '--bare'],
+  ['a tracer (strace) with options of its own', 'strace -f -o /dev/null claude --bare -p hi', 'Claude Code', '--bare'],
+  ['a debugger (gdb --args)', 'gdb -batch -ex run --args claude --bare', 'Claude Code', '--bare'],
+  ['setarch', 'setarch x86_64 claude --bare -p hi', 'Claude Code', '--bare'],
+  ['inline settings with an escaped key', `claude --settings '{"disableAllHoo\\u006bs":true}' -p hi`, 'Claude Code', '--settings'],
+  ['inline settings with an escaped plugin key', `claude --settings '{"enabledPlu\\u0067ins":{}}' -p hi`, 'Claude Code', '--settings'],
+  ['codex -c with escaped TOML keys', `codex exec -c '"fe\\u0061tures"."ho\\u006fks"=false' x`, 'Codex', '-c'],
   ['printf -v into an exported variable', 'printf -v HOME %s /tmp/h; claude -p hi', 'Claude Code', 'HOME'],
   ['printf -v run together', 'printf -vHOME %s /tmp/h; claude -p hi', 'Claude Code', 'HOME'],
   ['read into an exported variable', 'read -r HOME <<< /tmp/h; claude -p hi', 'Claude Code', 'HOME'],
@@ -126,6 +134,8 @@ const ALLOWED: [string, string][] = [
   ['a commit message naming a switch', 'git commit -m "document claude --bare"'],
   ['grep for a switch', 'grep -rn -- --bare docs'],
   ['which', 'which claude codex gemini'],
+  ['a wrapper recap does not list, starting it normally', 'taskset 1 claude -p hi'],
+  ['echo naming a switch', 'echo run claude --bare to skip hooks'],
   ['another CLI named like a path', './scripts/claude-helper --bare'],
 ];
 

@@ -115,10 +115,25 @@ export const claudeFacts: AgentFacts = {
       {
         options: ['--settings'],
         takesValue: true,
-        keeps: (value) => value.trim().startsWith('{') && !/hook|plugin/i.test(value),
+        keeps: (value) => value.trim().startsWith('{') && !/hook|plugin/i.test(value) && !namesHooksOrPlugins(value),
         does: 'settings that can turn hooks off (disableAllHooks), or a file recap cannot read',
       },
     ],
     variables: /^(?:HOME|CLAUDE_CONFIG_DIR|CLAUDE_CODE_(?:SIMPLE|SAFE_MODE|RESTRICTED|RESTRICT_PERSONAL_CONFIG|PERSONAL_\w+|HOST_OWNED_CONFIG_DIR|\w*SETTINGS\w*|\w*HOOKS?\w*))$/,
   },
 };
+
+/**
+ * Whether inline settings name hooks or plugins once read as JSON, escapes decoded
+ * (`"disableAllHoo\u006bs"`): JSON that cannot be read is taken to name them.
+ */
+function namesHooksOrPlugins(json: string): boolean {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(json);
+  } catch {
+    return true;
+  }
+  const names = (value: unknown): boolean => value !== null && typeof value === 'object' && Object.entries(value).some(([key, inner]) => /hook|plugin/i.test(key) || names(inner));
+  return names(parsed);
+}

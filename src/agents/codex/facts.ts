@@ -136,7 +136,7 @@ export const codexFacts: AgentFacts = {
       {
         options: ['-c', '--config'],
         takesValue: true,
-        keeps: (override) => !/^\s*["']?(?:features|hooks|profiles?)\b/.test(override) && !/hook/i.test(override),
+        keeps: (raw) => [raw, tomlUnescaped(raw)].every((override) => !/^\s*["']?(?:features|hooks|profiles?)\b/.test(override) && !/hook/i.test(override)),
         does: 'hooks, features or profiles overridden',
       },
       { options: ['-p', '--profile'], takesValue: true, does: 'a profile whose config can switch hooks off' },
@@ -145,3 +145,11 @@ export const codexFacts: AgentFacts = {
     variables: /^(?:HOME|CODEX_HOME)$/,
   },
 };
+
+/** A TOML override with its \uXXXX and \UXXXXXXXX escapes decoded (`"ho\u006fks"` is hooks to Codex). */
+function tomlUnescaped(text: string): string {
+  return text.replace(/\\(?:u([0-9a-fA-F]{4})|U([0-9a-fA-F]{8}))/g, (escape, short: string | undefined, long: string | undefined) => {
+    const code = parseInt(short ?? long!, 16);
+    return code <= 0x10ffff ? String.fromCodePoint(code) : escape;
+  });
+}
