@@ -206,7 +206,8 @@ function readManifestFile(path: string): ManifestFile | undefined | string {
     text = readFileSync(path, 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    return code === 'ENOENT' ? undefined : `${code ?? (error as Error).message}`;
+    // No such file, or a path to it through something that is no folder: none was written.
+    return code === 'ENOENT' || code === 'ENOTDIR' ? undefined : `${code ?? (error as Error).message}`;
   }
   let file: Partial<ManifestFile> | null;
   try {

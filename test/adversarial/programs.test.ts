@@ -262,17 +262,19 @@ describe("recap's socket folder swapped by a program", () => {
     const ready = join(attack.box.project, 'impostor.ready');
     const impostor = join(attack.box.project, 'impostor.py');
     // Makes a folder beside the real one with its own sockets, closes it to writes (a daemon
-    // not root cannot bind in it), and swaps it for the real folder.
+    // not root cannot bind in it), and swaps it for the real folder in one step.
     writeFileSync(
       impostor,
-      `import os, socket, sys
+      `import ctypes, os, socket, sys
 run = os.path.dirname(sys.argv[1]); new = run + '.new'
 os.makedirs(new, 0o700)
 socks = []
 for name in ('recapd.sock', 'recapd.http.sock'):
     s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM); s.bind(os.path.join(new, name)); s.listen(16); socks.append(s)
 os.chmod(new, 0o500)
-os.rename(run, run + '.old'); os.rename(new, run)
+# One step (renameat2 RENAME_EXCHANGE): no moment without a folder there for the daemon to fill.
+if ctypes.CDLL(None, use_errno=True).renameat2(-100, new.encode(), -100, run.encode(), 2) != 0:
+    raise OSError(ctypes.get_errno(), 'renameat2')
 open(${JSON.stringify(ready)}, 'w').write(str(os.getpid()))
 socks[0].settimeout(30)
 try:
