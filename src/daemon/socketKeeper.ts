@@ -3,8 +3,7 @@
 // on answering nobody while it answers every hook) is noticed at once, and the daemon puts a
 // socket of its own back, atomically (bound beside it, then renamed over it), and says so. A
 // deleted file is made again the same way. The folder is the daemon's too: a folder put in
-// its place (one the daemon cannot bind in, 0500) is moved aside and made again, and a failed
-// put is tried again at every check, so no state is left in which another's socket stays.
+// its place (one the daemon cannot bind in, 0500) is moved aside and made again.
 import { chmodSync, lstatSync, mkdirSync, renameSync, unlinkSync, watch as fsWatch, type FSWatcher } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { basename, dirname, join } from 'node:path';
@@ -60,8 +59,14 @@ export class SocketKeeper {
     } finally {
       process.umask(previous);
     }
-    chmodSync(aside, 0o600);
-    renameSync(aside, this.path);
+    try {
+      chmodSync(aside, 0o600);
+      renameSync(aside, this.path);
+    } catch (error) {
+      // Nothing left beside the path (its server answers no one once the file is gone).
+      rmSocket(aside);
+      throw error;
+    }
     this.inode = lstatSync(this.path).ino;
   }
 
@@ -70,12 +75,10 @@ export class SocketKeeper {
     if (this.closed || this.rebinding || this.inode === undefined) return;
     const now = inodeAt(this.path);
     const folderMoved = inodeAt(dirname(this.path)) !== ownFolders.get(dirname(this.path));
-    if (now === this.inode && !folderMoved) return;
+    if (!folderMoved && (now === this.inode || now === this.failedOn)) return;
     const replaced = now !== undefined;
     this.rebinding = true;
-    // Told once per file found there; a put that fails is tried again at the next check.
-    const fresh = now !== this.failedOn;
-    if (replaced && fresh) this.takenOver(this.path);
+    if (replaced) this.takenOver(this.path);
     this.put()
       .then(() =>
         replaced
@@ -84,8 +87,10 @@ export class SocketKeeper {
       )
       .then(() => (this.failedOn = null))
       .catch((error: unknown) => {
-        if (fresh) this.log.error({ err: error, socket: this.path }, `${this.what} could not be made again; trying at every check`);
+        // Not tried again while the same file is there (a folder no socket can be renamed
+        // over); a folder moved in over the daemon's is taken back whatever it holds.
         this.failedOn = now;
+        this.log.error({ err: error, socket: this.path }, `${this.what} could not be made again`);
       })
       .finally(() => (this.rebinding = false));
   }
