@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import yargs, { type Argv } from 'yargs';
 import { projectRoot } from '../common/jobs.js';
+import { recapVersion } from '../common/version.js';
 import { refuseInAgentShell } from './agentShell.js';
 import { uiCommand } from './uiCommand.js';
 import { auditCommands, jobOf } from './auditCommands.js';
@@ -389,22 +390,13 @@ export function buildCli(args: string[]): Argv {
       .recommendCommands()
       .strict()
       .help()
-      .version('version', "recap's version", packageVersion())
+      .version('version', "recap's version", recapVersion())
       // At most 100 columns, so --help fits one screen (one line a command) and stays readable.
       .wrap(Math.min(100, process.stdout.columns || 80))
       .fail((message, error) => {
         throw error ?? new UsageError(`${message}; see recap --help`);
       })
   );
-}
-
-/** recap's version, from its package.json (read only when yargs is built, a few microseconds). */
-function packageVersion(): string {
-  try {
-    return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
-  } catch {
-    return 'unknown';
-  }
 }
 
 /**

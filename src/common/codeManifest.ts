@@ -21,6 +21,7 @@ import { createHash } from 'node:crypto';
 import { dirname, join, relative } from 'node:path';
 import { PACKAGE_ROOT } from './bins.js';
 import { UserError } from './errors.js';
+import { recapVersion } from './version.js';
 import { codeManifestPath, dataDir } from './paths.js';
 import { CODE_MANIFEST_VERSION, codeChangedDenial, codeVerdict, type CodeManifest, type CodeVerdict, type FileRecord, type InstalledCode } from '../events/codeManifest.js';
 
@@ -188,14 +189,6 @@ function asRecorded(file: ManifestFile, root: string): boolean {
     return true;
   } catch {
     return false;
-  }
-}
-
-function recapVersion(root: string): string {
-  try {
-    return String((JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version?: unknown }).version);
-  } catch {
-    return 'unknown';
   }
 }
 

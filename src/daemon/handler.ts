@@ -1,6 +1,7 @@
 // The one place requests are answered, for the socket and the HTTP endpoint alike:
 // validate, decide on the job's state, append the events, answer once they are durable.
 import type { Logger } from 'pino';
+import { recapVersion } from '../common/version.js';
 import { CommandRefused, type CheckTool, type PauseGate, type ResumeGate } from '../events/commands.js';
 import type { Config } from '../events/config.js';
 import type { RecapEvent, SessionBound } from '../events/events.js';
@@ -40,7 +41,8 @@ import { parseRequest, ProtocolError, userCommand, type JobRow, type Op, type Pa
 import { nearNames } from './nearNames.js';
 import type { TrippedVerdict, VerdictFile } from './verdicts.js';
 
-export const VERSION = '0.1.0';
+/** This recap's version (package.json's), read once. */
+export const VERSION = recapVersion();
 
 /** How many times withTexts reads summary texts for a state that keeps moving on. */
 const TEXT_ATTEMPTS = 5;

@@ -219,20 +219,18 @@ describe("the real CLI with the agent's environment emptied (env -i)", () => {
 describe("recap's sockets taken over by a program", () => {
   it('a socket renamed over recapd.sock is put back by the daemon at once and reported; hooks reach the daemon again; the way out works', async () => {
     const attack = await trippedGate(newBox(), start);
-    const ready = join(attack.box.project, 'impostor.ready');
-    const impostor = join(attack.box.project, 'impostor.py');
     // Links the real socket aside, binds its own beside it, renames it over the real path,
     // and answers every connection with nothing: a hook would read that as an allow.
-    writeFileSync(
-      impostor,
-      `import os, socket, sys, time
+    await withImpostor(
+      attack,
+      (ready) => `import os, socket, sys, time
 path = sys.argv[1]
 os.link(path, path + '.real')
 s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
 s.bind(path + '.mine')
 s.listen(16)
 os.rename(path + '.mine', path)
-open(${JSON.stringify(ready)}, 'w').write(str(os.getpid()))
+open(${ready}, 'w').write(str(os.getpid()))
 s.settimeout(30)
 try:
     while True:
@@ -241,31 +239,22 @@ try:
 except Exception:
     pass
 `,
+      async () => {
+        const state = await daemonStateWhenTakenOver(attack);
+        expect(state).toMatch(new RegExp(`TAKEN OVER   at \\S+ another process put its socket in place of ${attack.box.socket}; the daemon put its own back`));
+      },
     );
-    const child = spawn('python3', [impostor, attack.box.socket], { cwd: attack.box.project, env: attack.shellEnv, stdio: 'ignore' });
-    try {
-      await fileWritten(ready);
-      const state = await daemonStateWhenTakenOver(attack);
-      expect(state).toMatch(new RegExp(`TAKEN OVER   at \\S+ another process put its socket in place of ${attack.box.socket}; the daemon put its own back`));
-      // The hook reaches the daemon again: the tripped gate denies.
-      expectDenied(await runHook(attack.box.env, toolCall(attack, 'Read', { file_path: join(attack.box.project, 'README.md') })));
-    } finally {
-      child.kill('SIGKILL');
-    }
-    await proveWayOut(attack);
   });
 });
 
 describe("recap's socket folder swapped by a program", () => {
   it("a folder of its own (0500, its socket and the launcher's answering allow) renamed over the socket folder is moved aside; hooks reach the daemon again; the way out works", async () => {
     const attack = await trippedGate(newBox(), start);
-    const ready = join(attack.box.project, 'impostor.ready');
-    const impostor = join(attack.box.project, 'impostor.py');
     // Makes a folder beside the real one with its own sockets, closes it to writes (a daemon
     // not root cannot bind in it), and swaps it for the real folder in one step.
-    writeFileSync(
-      impostor,
-      `import ctypes, os, socket, sys
+    await withImpostor(
+      attack,
+      (ready) => `import ctypes, os, socket, sys
 run = os.path.dirname(sys.argv[1]); new = run + '.new'
 os.makedirs(new, 0o700)
 socks = []
@@ -275,7 +264,7 @@ os.chmod(new, 0o500)
 # One step (renameat2 RENAME_EXCHANGE): no moment without a folder there for the daemon to fill.
 if ctypes.CDLL(None, use_errno=True).renameat2(-100, new.encode(), -100, run.encode(), 2) != 0:
     raise OSError(ctypes.get_errno(), 'renameat2')
-open(${JSON.stringify(ready)}, 'w').write(str(os.getpid()))
+open(${ready}, 'w').write(str(os.getpid()))
 socks[0].settimeout(30)
 try:
     while True:
@@ -284,21 +273,34 @@ try:
 except Exception:
     pass
 `,
+      async () => {
+        const moved = await attack.daemon.waitForLog((l) => l.msg.includes("recap's socket folder was replaced by another process's"));
+        expect(moved.msg).toContain('moved aside');
+        await attack.daemon.waitForLog((l) => l.msg.includes('was replaced by a file that is not the daemon'));
+      },
     );
-    const child = spawn('python3', [impostor, attack.box.socket], { cwd: attack.box.project, env: attack.shellEnv, stdio: 'ignore' });
-    try {
-      await fileWritten(ready);
-      const moved = await attack.daemon.waitForLog((l) => l.msg.includes("recap's socket folder was replaced by another process's"));
-      expect(moved.msg).toContain('moved aside');
-      await attack.daemon.waitForLog((l) => l.msg.includes('was replaced by a file that is not the daemon'));
-      // The hook reaches the daemon again: the tripped gate denies.
-      expectDenied(await runHook(attack.box.env, toolCall(attack, 'Read', { file_path: join(attack.box.project, 'README.md') })));
-    } finally {
-      child.kill('SIGKILL');
-    }
-    await proveWayOut(attack);
   });
 });
+
+/**
+ * Runs a Python impostor of recap's sockets (its code given the path it writes when it is in
+ * place), then `noticed`; the hook reaches the daemon again (the tripped gate denies), the
+ * impostor is killed by its PID, and the way out works.
+ */
+async function withImpostor(attack: Attack, code: (ready: string) => string, noticed: () => Promise<void>): Promise<void> {
+  const ready = join(attack.box.project, 'impostor.ready');
+  const impostor = join(attack.box.project, 'impostor.py');
+  writeFileSync(impostor, code(JSON.stringify(ready)));
+  const child = spawn('python3', [impostor, attack.box.socket], { cwd: attack.box.project, env: attack.shellEnv, stdio: 'ignore' });
+  try {
+    await fileWritten(ready);
+    await noticed();
+    expectDenied(await runHook(attack.box.env, toolCall(attack, 'Read', { file_path: join(attack.box.project, 'README.md') })));
+  } finally {
+    child.kill('SIGKILL');
+  }
+  await proveWayOut(attack);
+}
 
 /** `recap status --daemon` once the daemon has logged that it put its socket back. */
 async function daemonStateWhenTakenOver(attack: Attack): Promise<string> {

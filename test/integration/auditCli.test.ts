@@ -182,7 +182,12 @@ describe('recap jobs', () => {
     const jobless = await runCli(box, ['completion', 'bash', '--job', 'beta']);
     expect(jobless).toMatchObject({ code: 1, stderr: 'recap: recap completion is not about a job: leave out --job\n' });
     // Nor does their --help offer it; a job's command does.
-    for (const command of [['install', 'claude'], ['uninstall', 'claude'], ['import', 'x'], ['completion', 'bash']]) {
+    for (const command of [
+      ['install', 'claude'],
+      ['uninstall', 'claude'],
+      ['import', 'x'],
+      ['completion', 'bash'],
+    ]) {
       const help = await runCli(box, [...command, '--help']);
       expect(help.code, command.join(' ')).toBe(0);
       expect(help.stdout, command.join(' ')).not.toContain('--job');

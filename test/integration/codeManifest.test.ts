@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { appendFileSync, copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { outputOf } from '../helpers/gateAttack.js';
 import { deniedReason } from '../helpers/hookAnswers.js';
 import { readCodeManifest } from '../../src/common/codeManifest.js';
 import type { CodeManifest } from '../../src/events/codeManifest.js';
@@ -29,16 +30,10 @@ function packageCopy(dir: string): string {
 
 type Installed = { box: Sandbox; recap: string; manifest: string };
 
-function cli(at: Installed, args: string[]): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(at.recap, 'bin', 'recap.js'), ...args], { cwd: at.box.project, env: at.box.env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ code, stdout, stderr }));
-  });
+/** recap's CLI from the installed copy. */
+async function cli(at: Installed, args: string[]): Promise<CliResult> {
+  const run = await outputOf(spawn(process.execPath, [join(at.recap, 'bin', 'recap.js'), ...args], { cwd: at.box.project, env: at.box.env, stdio: ['ignore', 'pipe', 'pipe'] }));
+  return { code: run.exitCode, stdout: run.stdout, stderr: run.stderr };
 }
 
 /** `recap daemon` of the copy, as autostart and systemd run it. */
@@ -219,17 +214,12 @@ describe('without a manifest (never installed: a dev run, a test)', () => {
 });
 
 /** `recap-hook claude` of the copy, as Claude Code runs it, with one payload. */
-function hook(at: Installed, payload: Record<string, unknown>): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(at.recap, 'bin', 'recap-hook.cjs'), 'claude'], { cwd: at.box.project, env: at.box.env, stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(JSON.stringify(payload));
-  });
+async function hook(at: Installed, payload: Record<string, unknown>): Promise<CliResult> {
+  const child = spawn(process.execPath, [join(at.recap, 'bin', 'recap-hook.cjs'), 'claude'], { cwd: at.box.project, env: at.box.env, stdio: ['pipe', 'pipe', 'pipe'] });
+  const run = outputOf(child);
+  child.stdin.end(JSON.stringify(payload));
+  const { exitCode, stdout, stderr } = await run;
+  return { code: exitCode, stdout, stderr };
 }
 
 describe('recap-hook while the daemon cannot start because the code changed', () => {
