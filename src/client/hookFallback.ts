@@ -222,7 +222,9 @@ function whenDown(facts: AgentFacts, payload: Record<string, unknown>, why: stri
   const wayOut = toolCall && isWayOut(facts, payload);
   // A stopped daemon is continued for recap's own commands, so the way out can reach it.
   const silent = toolCall ? silentDaemon(wayOut) : undefined;
-  const changed = toolCall && !wayOut ? codeChanged(process.env) : undefined;
+  // A daemon that holds the log started on code it checked: only a start that may be refused
+  // (none running) needs the package looked at, thousands of lstats.
+  const changed = toolCall && !wayOut && silent === undefined ? codeChanged(process.env) : undefined;
   if (changed !== undefined) return deny(changed);
   if (toolCall) {
     const tripped = trippedJob(payload);

@@ -257,7 +257,13 @@ export function checkInstalledCode(env: Env = process.env, root: string = PACKAG
 export function recordInstalledCode(env: Env, target: string, root: string = PACKAGE_ROOT, now = Date.now()): string | undefined {
   const path = codeManifestPath(env);
   const before = readCodeManifest(path);
-  const found = installedCode(root, typeof before === 'object' ? before.files : {});
+  let found: InstalledCode;
+  try {
+    found = installedCode(root, typeof before === 'object' ? before.files : {});
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    throw new UserError(`recap's installed code under ${root} cannot be read (${code}); reinstall recap (npm install -g recap), then run this again`);
+  }
   const earlier = codeVerdict(path, before, found);
   const manifest: CodeManifest = { format: CODE_MANIFEST_VERSION, written: now, installedBy: target, ...found };
   try {

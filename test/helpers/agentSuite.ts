@@ -108,14 +108,18 @@ export function describeAgentAttacks(agent: AgentName, suite: AgentSuite): void 
     });
     afterAll(() => endAgentAttack(a));
 
-    it.each(named(targets(fake)))('every write tool and spelling on %s', async (_name, index) => {
-      await expectEveryDenied(a, suite.writes(a, targets(a)[index]![1], true), protectionDenied);
+    it.each(named(targets(fake)))('every write tool and spelling on %s', async (name, index) => {
+      const [shown, path] = targets(a)[index]!;
+      expect(shown).toBe(name);
+      await expectEveryDenied(a, suite.writes(a, path, true), protectionDenied);
       await stillWorking(a);
     });
 
     for (const group of suite.groups) {
-      it.each(named(group.cases(fake)))(group.each, async (_name, index) => {
-        const run = await hook(a, group.cases(a)[index]![1]);
+      it.each(named(group.cases(fake)))(group.each, async (name, index) => {
+        const [shown, payload] = group.cases(a)[index]!;
+        expect(shown).toBe(name);
+        const run = await hook(a, payload);
         if (group.protection) protectionDenied(a, run);
         else deniedAs(agent, run);
         await stillWorking(a);
@@ -123,7 +127,9 @@ export function describeAgentAttacks(agent: AgentName, suite: AgentSuite): void 
     }
 
     it(suite.allowed.title, async () => {
-      for (const payload of suite.allowed.payloads(a)) {
+      const payloads = suite.allowed.payloads(a);
+      expect(payloads.length).toBeGreaterThan(0);
+      for (const payload of payloads) {
         const run = await hook(a, payload);
         allowedAs(run);
         suite.allowed.check?.(run);
@@ -140,8 +146,10 @@ export function describeAgentAttacks(agent: AgentName, suite: AgentSuite): void 
     });
     afterAll(() => endAgentAttack(a));
 
-    it.each(named(targets(fake)))('writes on %s', async (_name, index) => {
-      await expectEveryDenied(a, suite.writes(a, targets(a)[index]![1], false));
+    it.each(named(targets(fake)))('writes on %s', async (name, index) => {
+      const [shown, path] = targets(a)[index]!;
+      expect(shown).toBe(name);
+      await expectEveryDenied(a, suite.writes(a, path, false));
       await wayOutOpen(a);
     });
 

@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { appendFileSync, copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { outputOf } from '../helpers/gateAttack.js';
+import { expectAllowed, outputOf } from '../helpers/gateAttack.js';
 import { deniedReason } from '../helpers/hookAnswers.js';
 import { readCodeManifest } from '../../src/common/codeManifest.js';
 import type { CodeManifest } from '../../src/events/codeManifest.js';
@@ -238,11 +238,12 @@ describe('recap-hook while the daemon cannot start because the code changed', ()
 
     // The way out is never locked: recap's own command, by the launcher's path, is not denied for this.
     const wayOut = await hook(at, call(`${join(at.box.data, 'bin', 'recap')} status`));
-    expect(wayOut.stdout).not.toContain('"permissionDecision":"deny"');
+    expectAllowed({ ...wayOut, exitCode: wayOut.code });
 
     // Once the user records the code (an upgrade they made), the hook reaches a daemon again.
     expect((await cli(at, ['install', 'claude'])).code).toBe(0);
     const allowed = await hook(at, call('ls'));
+    expectAllowed({ ...allowed, exitCode: allowed.code });
     expect(allowed.stdout).not.toContain('cannot start');
     await cli(at, ['stop']);
   });
