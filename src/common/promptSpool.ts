@@ -94,7 +94,9 @@ function roomIn(dir: string, bytes: number): string | undefined {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const stat = lstatSync(dir);
   if (!stat.isDirectory() || stat.uid !== process.getuid?.()) return `${dir} is not a folder of the user's own`;
-  const names = readdirSync(dir);
+  // Only the spool's own entries count: files of other names (which the daemon's taker leaves
+  // alone) must not fill it for good.
+  const names = readdirSync(dir).filter((name) => parseEntryName(name) !== undefined);
   if (names.length >= SPOOL_MAX_ENTRIES) return `the spool already holds ${names.length} prompts, the most it keeps`;
   let used = 0;
   for (const name of names) {

@@ -192,6 +192,8 @@ describe('a prompt sent while the daemon is down and cannot start', () => {
     const attack = await openGate(newBox(), start);
     const mend = await downForGood(attack);
     mkdirSync(spool(attack), { recursive: true, mode: 0o700 });
+    // Files of other names, which the daemon leaves alone, do not count toward the cap.
+    for (let i = 0; i < SPOOL_MAX_ENTRIES; i += 1) writeFileSync(join(spool(attack), `.junk-${i}`), '', { mode: 0o600 });
     // A flood already there, as a program could leave it: one file short of the cap.
     for (let i = 1; i < SPOOL_MAX_ENTRIES; i += 1) writeFileSync(join(spool(attack), entryName({ at: 1_000_000 + i, id: `a-b-${i}` })), '{}', { mode: 0o600 });
     const prompt = (text: string) => runHook({ ...attack.box.env, RECAP_HOOK_DEADLINE_MS: '4000' }, payload(attack, 'UserPromptSubmit', { prompt: text }));
