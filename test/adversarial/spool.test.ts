@@ -3,7 +3,7 @@
 // the real hook; recap-hook keeps it in the spool, and the daemon counts it when it answers
 // again, so the gate trips all the same and the agent's next tool call is denied. The spool
 // takes no foreign file and grows only so far.
-import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, statSync, symlinkSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -24,6 +24,8 @@ import {
   type HookRun,
 } from '../helpers/gateAttack.js';
 
+import { canMount, mountTmpfs as mountOn } from '../helpers/tmpfs.js';
+
 const { newBox, start } = trackedSandboxes(afterEach);
 /** Daemons a test stopped: continued before trackedSandboxes kills them (after-hooks run last registered first). */
 const stopped: ChildProcess[] = [];
@@ -34,22 +36,12 @@ afterEach(() => {
   for (const dir of mounts.splice(0)) spawnSync('umount', ['-l', dir]);
 });
 
-/** Whether this machine lets the tests mount a tmpfs (as root): the disk-full cases need one. */
-function canMount(): boolean {
-  if (process.getuid?.() !== 0) return false;
-  const dir = join('/tmp', `recap-spool-mount-probe-${process.pid}`);
-  mkdirSync(dir, { recursive: true });
-  const ok = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=1M', 'tmpfs', dir]).status === 0;
-  if (ok) spawnSync('umount', [dir]);
-  rmSync(dir, { recursive: true, force: true });
-  return ok;
-}
 const MOUNT = canMount();
 if (!MOUNT) console.warn('[spool] mount is not permitted here: the disk-full cases are skipped');
 
+/** A tmpfs on `dir`, unmounted after the test. */
 function mountTmpfs(dir: string, size: string): void {
-  mkdirSync(dir, { recursive: true });
-  execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size},mode=0700`, 'tmpfs', dir]);
+  mountOn(dir, size);
   mounts.push(dir);
 }
 

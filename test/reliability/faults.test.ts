@@ -4,14 +4,13 @@
 // data, and recovers once the fault is gone.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, readdirSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { launchDaemon, RawClient, removeSandbox, runCli, sandbox, startDaemon, type DaemonProcess, type Sandbox } from '../helpers/daemon.js';
 import { goodSummary, prose } from '../helpers/text.js';
 import { allEvents, call, sleep } from './harness.js';
-
-const asRoot = process.getuid?.() === 0;
+import { canMount, mountTmpfs as mountOn } from '../helpers/tmpfs.js';
 
 /** Text that does not compress (LevelDB compresses): random hex in short words. */
 const noise = (chars: number) =>
@@ -21,15 +20,6 @@ const noise = (chars: number) =>
       .match(/.{1,12}/g) ?? []
   ).join(' ');
 
-function canMount(): boolean {
-  if (!asRoot) return false;
-  const dir = join('/tmp', `recap-mount-probe-${process.pid}`);
-  mkdirSync(dir, { recursive: true });
-  const ok = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=1M', 'tmpfs', dir]).status === 0;
-  if (ok) spawnSync('umount', [dir]);
-  rmSync(dir, { recursive: true, force: true });
-  return ok;
-}
 const MOUNT = canMount();
 if (!MOUNT) console.warn('[faults] mount is not permitted here: the disk-full and read-only tests are skipped');
 
@@ -83,8 +73,7 @@ describe('faults', () => {
   const mounts: string[] = [];
 
   const mountTmpfs = (dir: string, size: string) => {
-    mkdirSync(dir, { recursive: true });
-    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size},mode=0700`, 'tmpfs', dir]);
+    mountOn(dir, size);
     mounts.push(dir);
   };
 
