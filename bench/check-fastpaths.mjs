@@ -20,7 +20,7 @@ const { decodeSnapshot, encodeSnapshot } = await dist('daemon/snapshot.js');
 const { canonicalJson } = await dist('events/canonical.js');
 const { initialJobState } = await dist('events/jobState.js');
 const { eventLine } = await dist('daemon/audit.js');
-const { exportHeader } = await dist('daemon/exportFormat.js');
+const { exportHeader } = await dist('protocol/exportFormat.js');
 
 const dirs = [];
 const tempDir = () => {

@@ -45,7 +45,7 @@ const foreign = [hot, cold]
   // daemon cannot start because recap's code changed, the fallback checks it as the daemon does.
   .filter(
     (input) =>
-      !/^dist\/(client|common)\/|^dist\/events\/(whitelist|shellTokens|shellCommands|protection|nestedAgents|recapSignals|runsRecap|glob|toolCall|codeManifest)\.js$|^dist\/daemon\/(recapPaths|verdicts|linkFollower)\.js$|^dist\/agents\/(known|facts|[a-z]+\/facts)\.js$/.test(
+      !/^dist\/(client|common)\/|^dist\/events\/(whitelist|shellTokens|shellCommands|protection|nestedAgents|recapSignals|runsRecap|glob|toolCall|codeManifest)\.js$|^dist\/agents\/(known|facts|recapPaths|[a-z]+\/facts)\.js$/.test(
         input,
       ),
   );

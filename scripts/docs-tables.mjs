@@ -1,6 +1,6 @@
 // Writes the op table of docs/ARCHITECTURE.md from the socket protocol itself, so the map
 // cannot drift from the code: each op's request fields from its zod schema (z.toJSONSchema),
-// its answer from the Responses type in src/daemon/protocol.ts, and whether it is the user's
+// its answer from the Responses type in src/protocol/protocol.ts, and whether it is the user's
 // alone from userCommand. `--check` rewrites nothing and fails when the table in the file is
 // not what this makes. It imports dist/: run `npm run build` first (`npm run docs` does not).
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -13,14 +13,14 @@ export const BEGIN = '<!-- ops:begin -->';
 export const END = '<!-- ops:end -->';
 const ROOT = new URL('../', import.meta.url);
 export const DOC = fileURLToPath(new URL('docs/ARCHITECTURE.md', ROOT));
-export const PROTOCOL_SOURCE = fileURLToPath(new URL('src/daemon/protocol.ts', ROOT));
+export const PROTOCOL_SOURCE = fileURLToPath(new URL('src/protocol/protocol.ts', ROOT));
 
 /** The op the "where" fields are read from: `status` takes exactly them (z.object(where)). */
 const WHERE_OP = 'status';
 
 /**
  * The block between the markers: the op table, what "where" stands for, every request field
- * and where the answers' types are declared. `protocol` is src/daemon/protocol.ts as a module
+ * and where the answers' types are declared. `protocol` is src/protocol/protocol.ts as a module
  * (dist's, or the source's under vitest); `source` its text, for the answers' types.
  */
 export function opBlock(protocol, source) {
@@ -37,12 +37,12 @@ export function opBlock(protocol, source) {
     const own = Object.keys(schema.properties ?? {}).filter((name) => !(hasWhere(op) && where.some(([w]) => w === name)));
     const fields = [...(hasWhere(op) ? ['where'] : []), ...own.map((name) => `\`${name}${required.has(name) ? '' : '?'}\``)];
     const answer = answers.get(op);
-    if (answer === undefined) throw new Error(`src/daemon/protocol.ts: Responses has no answer for the op ${op}`);
+    if (answer === undefined) throw new Error(`src/protocol/protocol.ts: Responses has no answer for the op ${op}`);
     return `| \`${op}\` | ${fields.length > 0 ? fields.join(', ') : 'none'} | \`${cell(answer)}\` | ${usersOnly(op, schema, userCommand)} |`;
   });
 
   const lines = [
-    '<!-- Made by `npm run docs` (scripts/docs-tables.mjs) from src/daemon/protocol.ts: change the schemas and run it, do not edit this block. -->',
+    '<!-- Made by `npm run docs` (scripts/docs-tables.mjs) from src/protocol/protocol.ts: change the schemas and run it, do not edit this block. -->',
     '',
     "| op | request fields | answer | the user's only |",
     '| --- | --- | --- | --- |',
@@ -158,7 +158,7 @@ function readResponses(source) {
       const path = new URL(from.replace(/\.js$/, '.ts'), new URL('src/daemon/', ROOT)).href.slice(ROOT.href.length);
       for (const element of bindings.elements) homes.set(element.name.text, path);
     } else if (ts.isTypeAliasDeclaration(statement) || ts.isInterfaceDeclaration(statement)) {
-      homes.set(statement.name.text, 'src/daemon/protocol.ts');
+      homes.set(statement.name.text, 'src/protocol/protocol.ts');
       if (statement.name.text === 'Responses' && ts.isTypeLiteralNode(statement.type)) {
         for (const member of statement.type.members) {
           if (ts.isPropertySignature(member) && member.type) answers.set(member.name.getText(file), member.type.getText(file));
@@ -212,13 +212,13 @@ export async function sameBlock(a, b) {
 
 async function main() {
   const check = process.argv.includes('--check');
-  const protocol = await import(new URL('dist/daemon/protocol.js', ROOT).href);
+  const protocol = await import(new URL('dist/protocol/protocol.js', ROOT).href);
   const inner = opBlock(protocol, readFileSync(PROTOCOL_SOURCE, 'utf8'));
   const doc = readFileSync(DOC, 'utf8');
   const current = blockIn(doc);
   if (check) {
     if (current !== undefined && (await sameBlock(current, inner))) return;
-    process.stderr.write(`docs/ARCHITECTURE.md: the op table is not what src/daemon/protocol.ts says; run npm run build && npm run docs\n`);
+    process.stderr.write(`docs/ARCHITECTURE.md: the op table is not what src/protocol/protocol.ts says; run npm run build && npm run docs\n`);
     process.exitCode = 1;
     return;
   }

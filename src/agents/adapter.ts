@@ -1,10 +1,20 @@
 // An agent as the daemon and the CLI see it: its facts (facts.ts), its hook payloads read
 // into recap's own terms, its transcript's usage, its installer and its doctor checks.
 // Everything else in recap knows no agent.
-import type { Check } from '../client/checks.js';
+import type { Check } from '../common/check.js';
 import type { ToolCall } from '../events/toolCall.js';
-import type { LineUsage } from '../daemon/transcript.js';
+import type { UsageEntry } from '../events/commands.js';
 import type { AgentFacts } from './facts.js';
+
+/** A turn the agent's harness wrote as if the user had (a task's notification, a timer's wakeup), with its own interaction kind. */
+export type MachineTurn = { text: string; kind: string };
+
+/**
+ * What one line of an agent's transcript says: a model response's usage, the context it used
+ * and its model when it is the main agent's, or a turn its harness made; undefined for any
+ * other line.
+ */
+export type LineUsage = (value: unknown) => { usage?: UsageEntry; context?: number; model?: string; machine?: MachineTurn } | undefined;
 
 /** What an agent's hook call is about, in recap's terms. */
 export type HookCall =

@@ -3,7 +3,7 @@
 // the schema of the payload's event, each agent's hook.ts giving its schemas and what each
 // event means.
 import { z } from 'zod';
-import { describeIssues } from '../daemon/protocol.js';
+import { describeIssues } from '../common/zodIssues.js';
 import type { Caller, HookCall, ParsedHook } from './adapter.js';
 import type { AgentFacts } from './facts.js';
 

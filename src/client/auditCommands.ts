@@ -10,8 +10,8 @@ import { RemoteError } from './socketClient.js';
 import { progress } from './progress.js';
 import { eventGist } from './eventGist.js';
 import { EVENT_TYPES } from '../events/events.js';
-import type { JobRow } from '../daemon/protocol.js';
-import { nearNames } from '../daemon/nearNames.js';
+import type { JobRow } from '../protocol/protocol.js';
+import { nearNames } from '../common/nearNames.js';
 import { localIso, localTime, timeFlag } from './time.js';
 
 type Line = { seq: number; type: string; version: number; time: string | null; data: Record<string, unknown> };
@@ -527,7 +527,7 @@ export function auditCommands(y: Argv<Common>): Argv<Common> {
         const fd = argv.out !== undefined ? openSync(argv.out, 'w', 0o600) : 1;
         const shown = progress('export');
         try {
-          const { exportHeader } = await import('../daemon/exportFormat.js');
+          const { exportHeader } = await import('../protocol/exportFormat.js');
           write(fd, `${exportHeader()}\n`);
           const query = { raw: true, ...jobOf(argv) };
           for await (const page of eventPages(query, shown.update)) writeAll(fd, page.lines());

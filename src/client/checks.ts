@@ -1,5 +1,7 @@
 // One line of `recap doctor`: what was checked, whether it is right, and the fix when not.
-export type Check = { name: string; ok: boolean; detail: string; fix?: string };
+import type { Check } from '../common/check.js';
+
+export type { Check };
 
 export function printChecks(checks: Check[]): void {
   for (const c of checks) {

@@ -7,7 +7,7 @@ import type { Argv } from 'yargs';
 import { refuseInAgentShell } from './agentShell.js';
 import { projectRoot } from '../common/jobs.js';
 import { projectConfigPath, userConfigPath } from '../common/paths.js';
-import type { Allowed, PendingConfig } from '../daemon/configService.js';
+import type { Allowed, PendingConfig } from '../protocol/answers.js';
 import type { KeyChange } from '../events/configPolicy.js';
 import { connectOrStart } from './autostart.js';
 import { pendingLines, spelled } from './output.js';
@@ -86,7 +86,7 @@ export function configCommands(y: Argv<Common>): Argv<Common> {
           }
           // Read here, never sent to the daemon: checking applies nothing.
           // The config's schema (zod) is loaded by this command alone.
-          const { checkConfigFiles } = await import('../daemon/configService.js');
+          const { checkConfigFiles } = await import('../common/configLayers.js');
           const problems = checkConfigFiles(files, process.env);
           if (argv.json) write(JSON.stringify({ files, ok: problems.length === 0, problems }, null, 2));
           else if (problems.length === 0) write(`ok: ${files.filter((f) => existsSync(f)).join(', ') || 'no config files; the defaults apply'}`);

@@ -7,9 +7,9 @@ import { closeSync, existsSync, fstatSync, openSync, readFileSync, readSync, con
 import { parseConfigFile } from '../common/configFile.js';
 import { jobIdFor, projectRoot } from '../common/jobs.js';
 import { eventLogDir, projectConfigPath, socketPath, userConfigPath } from '../common/paths.js';
-import { protectedPaths, protectionFor, readOnlyPaths, recapPaths, recapProcesses, shadowDirs } from '../daemon/recapPaths.js';
+import { protectedPaths, protectionFor, readOnlyPaths, recapPaths, recapProcesses, shadowDirs } from '../agents/recapPaths.js';
 import { protectionRefusal } from '../events/protection.js';
-import { VERDICT_FILE_VERSION, verdictPath, type TrippedVerdict, type Verdicts } from '../daemon/verdicts.js';
+import { VERDICT_FILE_VERSION, verdictPath, type TrippedVerdict, type Verdicts } from '../common/verdicts.js';
 import { classifyBash, recapWord } from '../events/whitelist.js';
 import type { AgentFacts, HookAnswer as Answer } from '../agents/facts.js';
 import { connectOrStart } from './autostart.js';

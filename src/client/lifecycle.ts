@@ -6,7 +6,7 @@ import { describeHolder, isAlive, lockHolder, runningDaemon, type Holder } from 
 import { UserError } from '../common/errors.js';
 import { readProc } from '../common/processes.js';
 import { dataDir, eventLogDir, socketPath } from '../common/paths.js';
-import type { DaemonInfo, ResponseOf } from '../daemon/protocol.js';
+import type { DaemonInfo, ResponseOf } from '../protocol/protocol.js';
 import { connectOrStart, whyUnreachable } from './autostart.js';
 import { Client, DaemonUnavailable, NoAnswer, RemoteError } from './socketClient.js';
 

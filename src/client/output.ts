@@ -1,7 +1,7 @@
 // Human-readable output of the CLI's answers.
 import type { GateStatus } from '../events/gate.js';
-import type { AgentRow, JobReport } from '../daemon/report.js';
-import type { PendingConfig } from '../daemon/configService.js';
+import type { AgentRow, JobReport } from '../protocol/answers.js';
+import type { PendingConfig } from '../protocol/answers.js';
 import { localIso, localTime } from './time.js';
 
 type Status = GateStatus & { configProblems?: string[]; configPending?: PendingConfig; userConfigPending?: PendingConfig };

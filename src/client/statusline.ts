@@ -6,7 +6,7 @@
 import { spawnSync } from 'node:child_process';
 import { socketPath } from '../common/paths.js';
 import { parseJson } from '../common/json.js';
-import type { StatusAnswer } from '../daemon/protocol.js';
+import type { StatusAnswer } from '../protocol/protocol.js';
 import { Client } from './socketClient.js';
 
 const CONNECT_MS = 500;

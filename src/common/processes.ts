@@ -2,23 +2,9 @@
 // line and the environment it started with, and the chain of its ancestors. Node built-ins
 // only: recap-hook loads it. Everything recap asks of /proc about processes is here.
 import { readFileSync } from 'node:fs';
+import type { Proc } from '../events/caller.js';
 
-export type Proc = {
-  pid: number;
-  ppid: number;
-  /** The kernel's name for it: its program's file name, cut to 15 characters. */
-  comm: string;
-  /** R running, S sleeping, T stopped (SIGSTOP), Z a zombie, and so on. */
-  state: string;
-  /** Its session: a process that called setsid() leads its own (sid === pid). */
-  sid: number;
-  /** Its controlling terminal's device number; 0 when it has none. */
-  tty: number;
-  /** Its first arguments (the program and what it runs), each cut short. */
-  argv: readonly string[];
-  /** The environment it started with; empty when it cannot be read (another user's process). */
-  env: ReadonlyMap<string, string>;
-};
+export type { Proc };
 
 const MAX_ARGS = 4;
 const MAX_ARG = 512;

@@ -8,11 +8,11 @@ import { MAX_SEQ, UndecodableEvent } from './codec.js';
 import type { EventStore } from './eventStore.js';
 import { Projection } from './projection.js';
 import { snapshotBefore } from './snapshot.js';
+import type { EventLine, Problem, Verification } from '../protocol/answers.js';
 
 export type EventFilter = { job?: string; types?: string[]; since?: number; until?: number };
 
 /** An event as `recap log --json` and `recap export` write it: one JSON object per line. */
-export type EventLine = { seq: number; type: string; version: number; time: string | null; data: unknown };
 
 export type Progress = (done: number) => void;
 
@@ -114,9 +114,6 @@ export async function projectionAt(store: EventStore, at: { seq?: number; time?:
   return projection;
 }
 
-export type Problem = { seq?: number; job?: string; what: string };
-
-export type Verification = { ok: boolean; events: number; summaries: number; jobs: number; problems: Problem[] };
 
 /**
  * Recomputes every summary's hash and link, checks the sequence has no holes, replays the

@@ -2,136 +2,18 @@
 // as far as its approved content allows (configApproval.ts). A file that fails to parse or
 // validate is reported (file, line, key, reason) and the last good configuration stays.
 import type { Caller } from '../events/caller.js';
-import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
 import { projectConfigPath } from '../common/paths.js';
-import {
-  allowedValues,
-  BANDS,
-  CONFIG_KEYS,
-  configProblems,
-  configSchema,
-  DEFAULT_CONFIG,
-  LIST_KEYS,
-  NUMBER_KEYS,
-  valueProblems,
-  type Config,
-  type ConfigKey,
-} from '../events/config.js';
+import { CONFIG_KEYS, configSchema, DEFAULT_CONFIG } from '../events/config.js';
 import { canonicalJson } from '../events/canonical.js';
-import { parseConfigFile } from '../common/configFile.js';
-import { configChanges, sameValue, type KeyChange } from '../events/configPolicy.js';
+import { combine, EMPTY_LAYER, readConfigFile, type Effective, type Env, type Layer } from '../common/configLayers.js';
+
+export type { Effective, Layer };
+import { configChanges, sameValue } from '../events/configPolicy.js';
 import { allowConfigFile, evolveFileRecord, NO_FILE_HASH, settleConfigFile, type ConfigFileRef, type FileContent, type FileRecord } from '../events/configApproval.js';
 import type { ConfigApproved, ConfigHeld, RecapEvent } from '../events/events.js';
 import type { HeldFile } from '../events/notices.js';
 import { USER_SCOPE, type ApprovedConfig, type HeldConfig } from './projection.js';
-
-type Env = Record<string, string | undefined>;
-export type Layer = { values: Record<string, unknown>; sources: Record<string, string> };
-export type Effective = { config: Config; sources: Record<string, string> };
-type Resolved = { ok: true; layer: Layer } | { ok: false; problems: string[] };
-
-const EMPTY_LAYER: Layer = { values: {}, sources: {} };
-const KNOWN_KEYS: ReadonlySet<string> = new Set(CONFIG_KEYS);
-
-/** Reads one config file into typed values; a missing file is an empty layer. */
-export function readLayer(file: string, env: Env): Resolved {
-  const read = readConfigFile(file, env);
-  return read.problems.length === 0 ? { ok: true, layer: read.layer } : { ok: false, problems: read.problems };
-}
-
-/** sha256 of a config file's bytes, hex; a missing file hashes as an empty one. */
-export function contentHash(bytes: Uint8Array): string {
-  return createHash('sha256').update(bytes).digest('hex');
-}
-
-/**
- * A config file's good values, every problem it has (all at once: its syntax, unknown keys,
- * each bad value with what the key allows, and the bands it sets), and the hash of the very
- * bytes it was read from.
- */
-export function readConfigFile(file: string, env: Env): { layer: Layer; hash: string; problems: string[] } {
-  if (!existsSync(file)) return { layer: EMPTY_LAYER, hash: NO_FILE_HASH, problems: [] };
-  let bytes: Buffer;
-  try {
-    bytes = readFileSync(file);
-  } catch (error) {
-    return { layer: EMPTY_LAYER, hash: NO_FILE_HASH, problems: [`${file}: cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'}); fix its permissions`] };
-  }
-  const parsed = parseConfigFile(bytes.toString('utf8'), env);
-  const problems = parsed.errors.map((e) => ({ line: e.line, text: `${file}:${e.line}: ${e.key ? `${e.key}: ` : ''}${e.reason}` }));
-  const layer: Layer = { values: {}, sources: {} };
-  for (const [key, { value, line, fromEnv }] of parsed.assignments) {
-    const where = `${file}:${line}`;
-    if (!KNOWN_KEYS.has(key)) {
-      problems.push({ line, text: `${where}: ${key}: unknown key; known keys are ${CONFIG_KEYS.join(', ')}` });
-      continue;
-    }
-    const typed = typedValue(key as ConfigKey, value);
-    if (typeof typed === 'object' && typed !== null && 'problem' in typed) {
-      problems.push({ line, text: `${where}: ${key}: ${typed.problem}` });
-      continue;
-    }
-    layer.values[key] = typed;
-    layer.sources[key] = fromEnv ? `env ${key} via ${where}` : where;
-  }
-  // Each value against what its key allows, in the same round (the bands are combine's: their
-  // two ends may come from two files).
-  for (const { key, message } of valueProblems(layer.values)) {
-    const line = Number(/:(\d+)$/.exec(layer.sources[key] ?? '')?.[1] ?? 0);
-    problems.push({ line, text: `${layer.sources[key] ?? file}: ${key}: ${message}` });
-    delete layer.values[key];
-    delete layer.sources[key];
-  }
-  return { layer, hash: contentHash(bytes), problems: problems.sort((a, b) => a.line - b.line).map((p) => p.text) };
-}
-
-function typedValue(key: ConfigKey, value: string | string[]): unknown {
-  if (LIST_KEYS.has(key)) return Array.isArray(value) ? value : value === '' ? [] : [value];
-  if (Array.isArray(value)) return { problem: `takes one value, not a list; it must be ${allowedValues(key)}` };
-  if (NUMBER_KEYS.has(key)) {
-    return /^-?\d+(?:\.\d+)?$/.test(value) ? Number(value) : { problem: `must be ${allowedValues(key)}; got ${JSON.stringify(value)}` };
-  }
-  return value;
-}
-
-/** Validates the layers together; a problem names the file and line that set the key. */
-export function combine(layers: Layer[]): { ok: true; effective: Effective } | { ok: false; problems: string[] } {
-  const values: Record<string, unknown> = {};
-  const sources: Record<string, string> = Object.fromEntries(CONFIG_KEYS.map((k) => [k, 'default']));
-  for (const layer of layers) {
-    Object.assign(values, layer.values);
-    Object.assign(sources, layer.sources);
-  }
-  const problems = configProblems(values);
-  if (problems.length === 0) return { ok: true, effective: { config: configSchema.parse(values), sources } };
-  return {
-    ok: false,
-    problems: problems.map(({ key, message }) => {
-      const blamed = blamedKey(key, sources);
-      return `${sources[blamed] ?? 'config'}: ${blamed}: ${message}`;
-    }),
-  };
-}
-
-/**
- * Every problem of these config files at once, without applying anything: each file's own,
- * then what their good values make together (a band whose ends two files set).
- */
-export function checkConfigFiles(files: string[], env: Env): string[] {
-  const reads = files.map((file) => readConfigFile(file, env));
-  const problems = reads.flatMap((r) => r.problems);
-  const together = combine(reads.map((r) => r.layer));
-  if (!together.ok) problems.push(...together.problems.filter((p) => !problems.includes(p)));
-  return problems;
-}
-
-/** A problem between a band's two ends is blamed on the end a file set. */
-function blamedKey(key: string, sources: Record<string, string>): string {
-  const band = BANDS.find((b) => (b as readonly string[]).includes(key));
-  if (!band || sources[key] !== 'default') return key;
-  return band.find((k) => sources[k] !== 'default') ?? key;
-}
+import type { Allowed, PendingConfig } from '../protocol/answers.js';
 
 /** A config file as last read well: its values and the hash of its bytes. */
 type ReadFile = { layer: Layer; hash: string };
@@ -149,21 +31,6 @@ export type ConfigRecords = {
 };
 
 const NO_RECORDS: ConfigRecords = { approved: () => undefined, held: () => undefined };
-
-/** A config file whose weakening values wait for the user's `recap config allow`. */
-export type PendingConfig = {
-  file: string;
-  hash: string;
-  /** The keys kept at the value in force, and the value the file asks for. */
-  held: KeyChange[];
-  /** No approval on record yet: a project file from before approvals, or a new one. */
-  neverApproved: boolean;
-  /** What the user runs to approve it. */
-  command: string;
-};
-
-/** What `recap config allow` did: the file approved, its hash, and what it changed in force. */
-export type Allowed = { file: string; hash: string; changes: KeyChange[]; already: boolean };
 
 const ALLOW_COMMAND = 'recap config allow';
 const ALLOW_USER_COMMAND = 'recap config allow --user';

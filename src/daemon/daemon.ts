@@ -19,13 +19,13 @@ import { CommandRefused } from '../events/commands.js';
 import { UndecodableEvent } from './codec.js';
 import { type Projection, USER_SCOPE } from './projection.js';
 import { loadProjection } from './snapshot.js';
-import { protectedPaths, readOnlyPaths, recapPaths, recapProcesses, shadowDirs, writeLauncher } from './recapPaths.js';
+import { protectedPaths, readOnlyPaths, recapPaths, recapProcesses, shadowDirs, writeLauncher } from '../agents/recapPaths.js';
 import { LauncherEndpoint } from './launcherEndpoint.js';
 import { UiApi } from './uiApi.js';
 import { UiServer } from './uiServer.js';
 import { limitsFrom, SocketServer, type Listen } from './socketServer.js';
-import { clearStaleSocket, SocketInUse } from './staleSocket.js';
-import { VerdictFile, verdictPath } from './verdicts.js';
+import { clearStaleSocket, SocketInUse } from '../common/staleSocket.js';
+import { VerdictFile, verdictPath } from '../common/verdicts.js';
 import { SpoolTaker } from './spoolTaker.js';
 import { spoolDir } from '../common/promptSpool.js';
 import { telemetryFrom } from './telemetry/index.js';
@@ -363,7 +363,7 @@ const LINGER_MS = 300;
 const TELEMETRY_DEADLINE_MS = 2_000;
 
 /** The audit page's bundle: dist/ui, from dist/daemon (where both daemon.js and its bundle are). */
-const UI_ASSETS = new URL('../ui/', import.meta.url);
+const UI_ASSETS = new URL('../ui', import.meta.url);
 
 const DEFAULT_SNAPSHOT_EVERY = 10_000;
 /** Old snapshots are kept one in this many: `recap replay --at` then starts at most about 2x that many snapshots' events before any moment. */

@@ -33,13 +33,13 @@ import type { Projection } from './projection.js';
 import { USER_SCOPE } from './projection.js';
 import { encodeSnapshot } from './snapshot.js';
 import { JobResolver, type JobFields, type Where } from './jobResolver.js';
-import { protectionFor } from './recapPaths.js';
+import { protectionFor } from '../agents/recapPaths.js';
 import { SummaryTextCache } from './summaryTexts.js';
 import { userCommandRefusal, type Caller, type CallerVerdict } from '../events/caller.js';
 import { byOf } from '../events/switches.js';
-import { parseRequest, ProtocolError, userCommand, type JobRow, type Op, type PastStatus, type RequestOf, type Response, type ResponseOf } from './protocol.js';
-import { nearNames } from './nearNames.js';
-import type { TrippedVerdict, VerdictFile } from './verdicts.js';
+import { parseRequest, ProtocolError, userCommand, type JobRow, type Op, type PastStatus, type RequestOf, type Response, type ResponseOf } from '../protocol/protocol.js';
+import { nearNames } from '../common/nearNames.js';
+import type { TrippedVerdict, VerdictFile } from '../common/verdicts.js';
 
 /** This recap's version (package.json's), read once. */
 export const VERSION = recapVersion();

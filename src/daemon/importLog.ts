@@ -6,8 +6,8 @@ import { UserError } from '../common/errors.js';
 import { createInterface } from 'node:readline';
 import type { StoredEvent } from '../events/events.js';
 import { EventStore } from './eventStore.js';
-import { headerSchema, lineSchema } from './exportFormat.js';
-import { describeIssues } from './protocol.js';
+import { headerSchema, lineSchema } from '../protocol/exportFormat.js';
+import { describeIssues } from '../common/zodIssues.js';
 
 export class ImportRefused extends UserError {}
 

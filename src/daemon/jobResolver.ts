@@ -8,7 +8,7 @@ import type { SessionBound, Time } from '../events/events.js';
 import { firstJob, sessionBound, type SessionBinding } from '../events/sessions.js';
 import type { ConfigService } from './configService.js';
 import type { Projection } from './projection.js';
-import { ProtocolError } from './protocol.js';
+import { ProtocolError } from '../protocol/protocol.js';
 
 /** What a request says about its job: any of these, explicit job first. */
 export type JobFields = { job?: string | undefined; session?: string | undefined; cwd?: string | undefined; project?: string | undefined };

@@ -1,19 +1,7 @@
 // `recap report`: where the tokens went, per job and agent, from the log.
 import type { StoredEvent } from '../events/events.js';
 import type { EventStore } from './eventStore.js';
-
-export type AgentRow = {
-  agent: string;
-  interactions: number;
-  countedTokens: number;
-  denials: number;
-  input: number;
-  output: number;
-  cacheCreation: number;
-  cacheRead: number;
-};
-
-export type JobReport = { job: string; summaries: number; rejections: number; agents: AgentRow[] };
+import type { AgentRow, JobReport } from '../protocol/answers.js';
 
 const MAIN = 'main';
 

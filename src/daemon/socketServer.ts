@@ -6,7 +6,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import type { Logger } from 'pino';
 import { DEFAULT_MAX_FRAME, describeBytes, FrameReader, framesOf } from '../common/frames.js';
 import type { Handler } from './handler.js';
-import type { ProgressFrame, Response } from './protocol.js';
+import type { ProgressFrame, Response } from '../protocol/protocol.js';
 import { judgeCaller, type CallerVerdict } from '../events/caller.js';
 import { AGENT_MARKS } from '../agents/marks.js';
 import { peerChains } from './peer.js';

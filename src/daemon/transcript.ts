@@ -8,6 +8,9 @@ import { constants, type Stats } from 'node:fs';
 import { lstat, open, type FileHandle } from 'node:fs/promises';
 import type { UsageEntry } from '../events/commands.js';
 import { parseJson } from '../common/json.js';
+import type { LineUsage, MachineTurn } from '../agents/adapter.js';
+
+export type { MachineTurn };
 
 /** On a first read of a long transcript only its tail is read: its newest turns matter most. */
 const FIRST_READ_MAX = 4 * 1024 * 1024;
@@ -18,9 +21,6 @@ const READ_DEADLINE_MS = 1000;
 const MAX_TRANSCRIPTS = 10_000;
 const NEWLINE = 0x0a;
 
-/** A turn the agent's harness wrote as if the user had (a task's notification, a timer's wakeup), with its own interaction kind. */
-export type MachineTurn = { text: string; kind: string };
-
 export type TranscriptNews = {
   usage: UsageEntry[];
   /** The main agent's context use at its last response, and the model that gave it. */
@@ -29,12 +29,6 @@ export type TranscriptNews = {
   machine: MachineTurn[];
 };
 
-/**
- * What one line of an agent's transcript says: a model response's usage, the context it used
- * and its model when it is the main agent's, or a turn its harness made; undefined for any
- * other line.
- */
-export type LineUsage = (value: unknown) => { usage?: UsageEntry; context?: number; model?: string; machine?: MachineTurn } | undefined;
 
 /** Where a transcript's next read starts, and what it last said. */
 type Place = { offset: number; context?: number; model?: string; dev: number; ino: number; skipping: boolean };

@@ -5,13 +5,13 @@
 import type { StoredEvent } from '../events/events.js';
 import type { Caller } from '../events/caller.js';
 import { DEFAULT_CONFIG } from '../events/config.js';
-import type { Verification } from './audit.js';
+import type { Verification } from '../protocol/answers.js';
 import { AuditIndex, type JobView } from './auditIndex.js';
 import { BUCKETS, type Bucket, type UsageSeries } from './usageIndex.js';
 import type { EventStore } from './eventStore.js';
 import { pastStatus, type Handler } from './handler.js';
 import { USER_SCOPE, type Projection } from './projection.js';
-import type { JobRow, Op, PastStatus, RequestOf, ResponseOf } from './protocol.js';
+import type { JobRow, Op, PastStatus, RequestOf, ResponseOf } from '../protocol/protocol.js';
 
 const DEFAULT_WIDTH = 1200;
 const MAX_WIDTH = 8000;

@@ -7,7 +7,8 @@ import type { ToolCall } from '../events/toolCall.js';
 import { readWayOut } from '../events/whitelist.js';
 import type { HookOps } from './handler.js';
 import type { Where } from './jobResolver.js';
-import { describeIssues, requestSchemas } from './protocol.js';
+import { requestSchemas } from '../protocol/protocol.js';
+import { describeIssues } from '../common/zodIssues.js';
 
 /**
  * How the answer begins. The agent shows it as a blocked call ("Command blocked by

@@ -7,7 +7,6 @@
 // its session, a daemon with no terminal: a watcher an agent started, cron, atd).
 // A same-user program can still build a clean-looking process (a terminal of its own under a
 // setsid'd parent); that is past what ancestry can tell, and the README says so.
-import type { Proc } from '../common/processes.js';
 
 /** The caller as it is recorded with the command: its process and a short view of its ancestry. */
 export type Caller = { pid: number; program: string; ancestry: string };
@@ -97,3 +96,21 @@ export function agentOfBy(agents: readonly { title: string; programs: readonly s
     return undefined;
   };
 }
+
+/** A process as the operating system tells it (common/processes.ts reads it). */
+export type Proc = {
+  pid: number;
+  ppid: number;
+  /** The kernel's name for it: its program's file name, cut to 15 characters. */
+  comm: string;
+  /** R running, S sleeping, T stopped (SIGSTOP), Z a zombie, and so on. */
+  state: string;
+  /** Its session: a process that called setsid() leads its own (sid === pid). */
+  sid: number;
+  /** Its controlling terminal's device number; 0 when it has none. */
+  tty: number;
+  /** Its first arguments (the program and what it runs), each cut short. */
+  argv: readonly string[];
+  /** The environment it started with; empty when it cannot be read (another user's process). */
+  env: ReadonlyMap<string, string>;
+};

@@ -10,7 +10,7 @@ import { jobIdFor } from '../../src/common/jobs.js';
 import { DEFAULT_SECTIONS } from '../../src/events/config.js';
 import { RawClient, removeSandbox, runCli, sandbox, startDaemon, type CliResult, type DaemonProcess, type Sandbox } from '../helpers/daemon.js';
 import { goodSummary, notes, prose } from '../helpers/text.js';
-import type { JobReport } from '../../src/daemon/report.js';
+import type { JobReport } from '../../src/protocol/answers.js';
 import { additionalContext, deniedReason, NOTHING, type HookAnswer } from '../helpers/hookAnswers.js';
 
 const GENESIS = '0'.repeat(64);

@@ -8,11 +8,11 @@ import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
-import * as protocol from '../../src/daemon/protocol.js';
+import * as protocol from '../../src/protocol/protocol.js';
 import { CONFIG_KEYS, configSchema } from '../../src/events/config.js';
 import { CURRENT_VERSION, EVENT_TYPES, type EventType } from '../../src/events/events.js';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
 const doc = read('docs/ARCHITECTURE.md');
 
@@ -91,13 +91,13 @@ function spelled(value: unknown): string {
 }
 
 describe('docs/ARCHITECTURE.md', () => {
-  it('has the op table scripts/docs-tables.mjs makes from src/daemon/protocol.ts, with a row for every op', async () => {
+  it('has the op table scripts/docs-tables.mjs makes from src/protocol/protocol.ts, with a row for every op', async () => {
     const generator = (await import(new URL('../../scripts/docs-tables.mjs', import.meta.url).href)) as Generator;
     const block = generator.blockIn(doc);
     expect(block, 'the <!-- ops:begin --> ... <!-- ops:end --> block').toBeDefined();
     const missing = protocol.OPS.filter((op) => row(block!, op) === undefined);
     expect(missing, 'ops with no row in the op table').toEqual([]);
-    const made = generator.opBlock(protocol, read('src/daemon/protocol.ts'));
+    const made = generator.opBlock(protocol, read('src/protocol/protocol.ts'));
     const same = await generator.sameBlock(block!, made);
     expect(same, 'the op table is out of date: run npm run build && npm run docs').toBe(true);
   });

@@ -5,7 +5,8 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ConfigService, contentHash } from '../../src/daemon/configService.js';
+import { ConfigService } from '../../src/daemon/configService.js';
+import { contentHash } from '../../src/common/configLayers.js';
 import { Projection } from '../../src/daemon/projection.js';
 import { decodeSnapshot, encodeSnapshot } from '../../src/daemon/snapshot.js';
 import { CommandRefused } from '../../src/events/commands.js';

@@ -3,7 +3,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseConfigFile, type ParsedConfigFile } from '../../src/common/configFile.js';
-import { checkConfigFiles, combine, ConfigService, readLayer } from '../../src/daemon/configService.js';
+import { ConfigService } from '../../src/daemon/configService.js';
+import { checkConfigFiles, combine, readLayer } from '../../src/common/configLayers.js';
 import { DEFAULT_CONFIG } from '../../src/events/config.js';
 
 type Env = Record<string, string | undefined>;

@@ -12,7 +12,7 @@ import { parseCopilotHook } from '../../src/agents/copilot/hook.js';
 import { commandPaths, isRecapEntry, recapCommand, recapEntriesIn, recapHooksFile, runsRecapHook, withoutRecap } from '../../src/agents/copilot/hooksFile.js';
 import { withRecap } from '../../src/agents/copilot/install.js';
 import { AGENT_SHELL_VARIABLES, sessionFromEnv } from '../../src/agents/known.js';
-import { projectReadOnlyPaths, readOnlyPaths } from '../../src/daemon/recapPaths.js';
+import { projectReadOnlyPaths, readOnlyPaths } from '../../src/agents/recapPaths.js';
 import { FIXTURES } from '../helpers/hookRecorder.js';
 
 const DIR = join(FIXTURES, 'copilot');

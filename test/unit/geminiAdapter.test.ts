@@ -8,7 +8,7 @@ import { geminiFacts, geminiToolCall } from '../../src/agents/gemini/facts.js';
 import { parseGeminiHook, userPrompt } from '../../src/agents/gemini/hook.js';
 import { geminiUsageOf } from '../../src/agents/gemini/transcript.js';
 import { commandTarget, hookCommand, hookEnvironment, hooksFile, runsRecapHook, TIMEOUT_MS } from '../../src/agents/gemini/extension.js';
-import { projectReadOnlyPaths, protectionFor, readOnlyPaths } from '../../src/daemon/recapPaths.js';
+import { projectReadOnlyPaths, protectionFor, readOnlyPaths } from '../../src/agents/recapPaths.js';
 import { protectionRefusal, type ProtectedState } from '../../src/events/protection.js';
 import { FIXTURES } from '../helpers/hookRecorder.js';
 

@@ -7,8 +7,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dataDir, socketPath, userConfigPath, xdgConfigHome } from '../../src/common/paths.js';
 import { systemdUserDir } from '../../src/client/installSystemd.js';
-import { protectionFor, readOnlyPaths } from '../../src/daemon/recapPaths.js';
-import { linkFollower } from '../../src/daemon/linkFollower.js';
+import { protectionFor, readOnlyPaths } from '../../src/agents/recapPaths.js';
+import { linkFollower } from '../../src/common/linkFollower.js';
 import { PathUnknown, protectionRefusal } from '../../src/events/protection.js';
 import type { ToolCall } from '../../src/events/toolCall.js';
 

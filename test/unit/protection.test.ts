@@ -5,7 +5,7 @@ import type { CheckTool } from '../../src/events/commands.js';
 import type { DecideContext } from '../../src/events/decision.js';
 import { checkTool } from '../../src/events/gate.js';
 import { decodings, protectionRefusal, type ProtectedState } from '../../src/events/protection.js';
-import { protectedPaths } from '../../src/daemon/recapPaths.js';
+import { protectedPaths } from '../../src/agents/recapPaths.js';
 import { codeManifestPath } from '../../src/common/paths.js';
 import { context, gateTripped, interactionRecorded, JOB, stateFrom, T0, toolDenied, validSummary } from '../helpers/spec.js';
 import { claudeFacts, claudeToolCall } from '../../src/agents/claude/facts.js';
@@ -79,7 +79,7 @@ describe("given recap's protected paths", () => {
   describe('when a file tool names one of them by a relative path, then it is resolved against cwd', () => {
     it.each([
       ['Read', { file_path: '.recap/config.conf' }, CWD],
-      ['Read', { file_path: './.recap/config.conf' }, CWD],
+      ['Read', { file_path: '.recap/config.conf' }, CWD],
       ['Edit', { file_path: 'src/../.recap/config.conf', old_string: 'a', new_string: 'b' }, CWD],
       ['Write', { file_path: '../.recap/config.conf', content: '' }, `${PROJECT}/src`],
       ['Read', { file_path: '.local/share/recap/log/CURRENT' }, HOME],

@@ -1,7 +1,7 @@
 // Requests of the hot ops (check, hook) pass a hand-written check before zod: it must accept
 // exactly what the schema accepts, give the same value, and leave the messages to zod.
 import { describe, expect, it } from 'vitest';
-import { parseRequest, requestSchemas, type RequestOf } from '../../src/daemon/protocol.js';
+import { parseRequest, requestSchemas, type RequestOf } from '../../src/protocol/protocol.js';
 
 const check = { id: 1, op: 'check', job: 'j', tool: 'Read' };
 

@@ -25,7 +25,7 @@ import {
 import { withoutComments } from '../../src/agents/jsonComments.js';
 import { usageOf } from '../../src/agents/qwen/transcript.js';
 import { AGENT_SHELL_VARIABLES, sessionFromEnv } from '../../src/agents/known.js';
-import { projectReadOnlyPaths, readOnlyPaths } from '../../src/daemon/recapPaths.js';
+import { projectReadOnlyPaths, readOnlyPaths } from '../../src/agents/recapPaths.js';
 import { FIXTURES } from '../helpers/hookRecorder.js';
 
 const DIR = join(FIXTURES, 'qwen');

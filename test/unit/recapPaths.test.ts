@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { PACKAGE_ROOT } from '../../src/common/bins.js';
 import { launcherPath } from '../../src/common/paths.js';
-import { launcherScript, projectReadOnlyPaths, readOnlyPaths, recapPaths, sandboxPaths, shadowDirs } from '../../src/daemon/recapPaths.js';
+import { launcherScript, projectReadOnlyPaths, readOnlyPaths, recapPaths, sandboxPaths, shadowDirs } from '../../src/agents/recapPaths.js';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 

@@ -1,7 +1,7 @@
 // Reading the times users type, and showing times in their zone.
 import { describe, expect, it } from 'vitest';
 import { BadTime, localTime, readTime } from '../../src/client/time.js';
-import { editDistance, nearNames } from '../../src/daemon/nearNames.js';
+import { editDistance, nearNames } from '../../src/common/nearNames.js';
 
 const NOW = new Date(2026, 10, 22, 15, 30, 0);
 

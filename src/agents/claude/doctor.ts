@@ -4,7 +4,7 @@
 import { commandProblem } from '../hookCommand.js';
 import { accessSync, constants, existsSync, readFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
-import type { Check } from '../../client/checks.js';
+import type { Check } from '../../common/check.js';
 import { httpTokenFile } from '../../common/paths.js';
 import { httpPort, httpPortFile, keptPort } from '../../common/httpPort.js';
 import { claudeVersion, claudeVersionWarning, FAIL_CLOSED_SINCE, failsClosed, readSettings, settingsFiles, type Scope } from './install.js';

@@ -3,8 +3,8 @@
 // daemon, which then answers the way out in the hook, since a sandboxed Bash cannot reach it.
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import type { Check } from '../../client/checks.js';
-import { sandboxPaths } from '../../daemon/recapPaths.js';
+import type { Check } from '../../common/check.js';
+import { sandboxPaths } from '../recapPaths.js';
 import type { Caller } from '../adapter.js';
 import { recordSandbox, sandboxAdded, type SandboxAdded } from '../sandboxRecord.js';
 import { editSettings, InstallError, readSettings, settingsFiles, type Scope } from './install.js';

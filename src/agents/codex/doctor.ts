@@ -3,7 +3,7 @@
 // modified hook is skipped by `codex exec` without a word, so this is where it shows.
 import { commandProblem } from '../hookCommand.js';
 import { existsSync } from 'node:fs';
-import type { Check } from '../../client/checks.js';
+import type { Check } from '../../common/check.js';
 import type { TomlDocument } from './toml.js';
 import { places, RECAP_EVENTS, TIMEOUT_SECONDS, type Place } from './hooksFile.js';
 import { codexHome, configFile, hooksFile, readConfig, readHooksFile, setupProblems, type Scope } from './install.js';

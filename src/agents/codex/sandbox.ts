@@ -3,8 +3,8 @@
 // (Landlock), and reaches no socket at all (seccomp), recap's among them, so the hook runs the
 // way out (Codex's adapter always does). config.toml is edited as text: one top-level line
 // added, and removed again only when recap added it (sandboxRecord.ts).
-import type { Check } from '../../client/checks.js';
-import { sandboxPaths } from '../../daemon/recapPaths.js';
+import type { Check } from '../../common/check.js';
+import { sandboxPaths } from '../recapPaths.js';
 import { recordSandbox, sandboxAdded } from '../sandboxRecord.js';
 import { configFile, InstallError, readConfig, writeAtomically } from './install.js';
 import { isTable, tomlString, type TomlDocument } from './toml.js';

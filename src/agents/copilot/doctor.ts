@@ -3,7 +3,7 @@
 // no trusted repository setting that turns every hook off in this folder.
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Check } from '../../client/checks.js';
+import type { Check } from '../../common/check.js';
 import { RECAP_HOOK_BIN } from '../../common/bins.js';
 import { commandPaths, HOOK_DEADLINE_SECONDS, matchesAll, RECAP_EVENTS, recapEntriesIn, type HookEntry } from './hooksFile.js';
 import { copilotDir, hooksFilePath, readJson } from './install.js';

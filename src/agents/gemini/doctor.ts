@@ -7,7 +7,7 @@
 import { accessSync, existsSync, constants as fs, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
-import type { Check } from '../../client/checks.js';
+import type { Check } from '../../common/check.js';
 import { withoutComments } from '../jsonComments.js';
 import { launcherOf } from '../hookCommand.js';
 import { commandTarget, EXTENSION_NAME, extensionPaths, HOOK_NAME, hookEnvironment, LOADERS, RECAP_EVENTS, runsRecapHook, TIMEOUT_MS, type ExtensionPaths } from './extension.js';

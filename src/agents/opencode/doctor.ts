@@ -5,7 +5,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import type { Check } from '../../client/checks.js';
+import type { Check } from '../../common/check.js';
 import { opencodeConfigDir, pluginsOff } from './facts.js';
 import { isRecapPlugin, pluginFile, pluginSettings, renderPlugin } from './install.js';
 import type { PluginSettings } from './plugin.js';

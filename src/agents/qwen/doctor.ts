@@ -2,7 +2,7 @@
 // in a folder whose hooks Qwen Code loads, with no setting that turns hooks off.
 import { commandProblem } from '../hookCommand.js';
 import { execFileSync } from 'node:child_process';
-import type { Check } from '../../client/checks.js';
+import type { Check } from '../../common/check.js';
 import { hookEnvironment } from '../hookEnvironment.js';
 import { readSettings, settingsFile, type Scope } from './install.js';
 import { HOOK_DEADLINE_MS, matchesAll, RECAP_EVENTS, recapHooksIn, timeoutMs, type HookEntry } from './settings.js';

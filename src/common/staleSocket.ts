@@ -3,7 +3,7 @@
 // we must not take it over; anything else at the path is not ours to remove.
 import { lstatSync, unlinkSync } from 'node:fs';
 import { connect } from 'node:net';
-import { encodeFrame, FrameReader } from '../common/frames.js';
+import { encodeFrame, FrameReader } from './frames.js';
 
 export class SocketInUse extends Error {}
 

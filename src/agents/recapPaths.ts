@@ -7,8 +7,8 @@ import { dataDir, launcherPath, launcherSocketPath, socketPath, userConfigPath, 
 import { PACKAGE_ROOT, RECAP_BIN } from '../common/bins.js';
 import type { ProtectedState } from '../events/protection.js';
 import type { RecapProcesses } from '../events/recapSignals.js';
-import { AGENT_FACTS, AGENT_SHELL_VARIABLES } from '../agents/known.js';
-import { linkFollower } from './linkFollower.js';
+import { AGENT_FACTS, AGENT_SHELL_VARIABLES } from './known.js';
+import { linkFollower } from '../common/linkFollower.js';
 
 const shellQuote = (text: string) => `'${text.replaceAll("'", "'\\''")}'`;
 

@@ -7,12 +7,11 @@ import type { Config } from '../events/config.js';
 import { EVENT_TYPES, type EventType, type SummaryAccepted } from '../events/events.js';
 import type { CheckAnswer, GateStatus } from '../events/gate.js';
 import type { SubmitAnswer } from '../events/summaries.js';
-import type { EventLine, Verification } from './audit.js';
-import type { PendingConfig } from './configService.js';
+import type { EventLine, JobReport, PendingConfig, Verification } from './answers.js';
 import type { KeyChange } from '../events/configPolicy.js';
 import type { CodeVerdict } from '../events/codeManifest.js';
-import type { JobReport } from './report.js';
 import { PROMPT_ID } from '../common/promptSpool.js';
+import { describeIssues } from '../common/zodIssues.js';
 
 // Control characters are kept out of job names: matching them is the point.
 const JOB_CHARACTERS = /^[^\x00-\x1f\x7f]+$/;
@@ -330,9 +329,4 @@ export class ProtocolError extends Error {
   ) {
     super(message);
   }
-}
-
-/** A zod error as one line per problem: "field: what is wrong". */
-export function describeIssues(error: z.ZodError): string {
-  return error.issues.map((i) => (i.path.length > 0 ? `${i.path.join('.')}: ${i.message}` : i.message)).join('; ');
 }
