@@ -141,7 +141,7 @@ describe('the link checker', () => {
   };
   const read = (path: string) => pages[path];
 
-  it("slugs headings as GitHub does", () => {
+  it('slugs headings as GitHub does', () => {
     expect(slug('recap status')).toBe('recap-status');
     expect(slug('`recap install <agent> --sandbox`')).toBe('recap-install-agent---sandbox');
     expect(slug("The gate's security model")).toBe('the-gates-security-model');
@@ -155,7 +155,10 @@ describe('the link checker', () => {
 
   it('finds an anchor that is no heading, relative to the linking file, and in the same page', () => {
     const text = 'Go to [stop](cli.md#recap-stop), [status](cli.md#recap-status), [here](#nowhere) and [notes](#notes-1).\n\n## Notes\n\n## Notes\n';
-    expect(brokenLinks('docs/memory.md', text, read)).toEqual(['docs/memory.md:1: cli.md#recap-stop (no heading #recap-stop in docs/cli.md)', 'docs/memory.md:1: #nowhere (no heading #nowhere in docs/memory.md)']);
+    expect(brokenLinks('docs/memory.md', text, read)).toEqual([
+      'docs/memory.md:1: cli.md#recap-stop (no heading #recap-stop in docs/cli.md)',
+      'docs/memory.md:1: #nowhere (no heading #nowhere in docs/memory.md)',
+    ]);
   });
 
   it('ignores links inside code and leaves web addresses alone', () => {
