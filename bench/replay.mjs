@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Level } from 'level';
 import { benchEnv, ROOT as root, startDaemon as spawnDaemon, stopDaemon as stop } from './daemon.mjs';
+import { documents } from './corpus.mjs';
 import { makeDecidedLog, PROMPT as BASE_PROMPT } from './decidedLog.mjs';
 
 const dist = (p) => import(join(root, 'dist', p));
@@ -189,11 +190,11 @@ async function commandRates(dir, size, runs) {
  * included) and grows by design.
  */
 const TICK_MS = 20;
-/** Distinct words of the README, cut to a prime count so that every stride walks all of them. */
+/** Distinct words of recap's documents, cut to a prime count so that every stride walks all of them. */
 const VOCABULARY = (() => {
   const words = [
     ...new Set(
-      readFileSync(join(root, 'README.md'), 'utf8')
+      documents(root)
         .toLowerCase()
         .match(/\b[a-z]{4,}\b/g),
     ),
@@ -207,7 +208,7 @@ function isPrime(n) {
   return n > 1;
 }
 /**
- * The `round`th summary of a job: words of the README taken with a stride of its own, so
+ * The `round`th summary of a job: words of the documents taken with a stride of its own, so
  * that the validator sees no repetition and no earlier summary submitted again (sense is
  * not the point), and the number of the last interaction (the validator wants the summary
  * to name something concrete of what it summarizes).

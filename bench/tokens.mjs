@@ -6,6 +6,7 @@
 //   node bench/tokens.mjs [--quick] [--json]
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { code, documents } from './corpus.mjs';
 import { ROOT as root } from './daemon.mjs';
 
 const { tokenCounter } = await import(join(root, 'dist', 'events', 'tokens.js'));
@@ -20,8 +21,8 @@ const estimate = await tokenCounter({ TOKEN_ENCODING: 'words', TOKEN_WORD_RATIO:
 const library = (text) => countTokens(text);
 
 const samples = {
-  prose: readFileSync(join(root, 'README.md'), 'utf8').replace(/```[\s\S]*?```/g, ''),
-  code: readFileSync(join(root, 'dist', 'daemon', 'handler.js'), 'utf8') + readFileSync(join(root, 'dist', 'events', 'shellTokens.js'), 'utf8'),
+  prose: documents(root).replace(/```[\s\S]*?```/g, ''),
+  code: code(root),
   json: JSON.stringify(JSON.parse(readFileSync(join(root, 'package-lock.json'), 'utf8')).packages, null, 2).slice(0, 400_000),
 };
 

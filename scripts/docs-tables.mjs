@@ -155,7 +155,7 @@ function readResponses(source) {
       if (bindings === undefined || !ts.isNamedImports(bindings)) continue;
       const from = statement.moduleSpecifier.text;
       if (!from.startsWith('.')) continue;
-      const path = new URL(from.replace(/\.js$/, '.ts'), new URL('src/daemon/', ROOT)).href.slice(ROOT.href.length);
+      const path = new URL(from.replace(/\.js$/, '.ts'), new URL('src/protocol/', ROOT)).href.slice(ROOT.href.length);
       for (const element of bindings.elements) homes.set(element.name.text, path);
     } else if (ts.isTypeAliasDeclaration(statement) || ts.isInterfaceDeclaration(statement)) {
       homes.set(statement.name.text, 'src/protocol/protocol.ts');
