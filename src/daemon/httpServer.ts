@@ -68,9 +68,9 @@ export class HttpEndpoint {
    * too slow, a bug) is answered as a 200 deny instead; the way out still passes.
    */
   private async serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const stranger = this.refusal(req);
-    if (stranger) return reply(res, stranger.status, { error: stranger.message });
-    const facts = factsOf(req)!;
+    const route = this.route(req);
+    if (!('facts' in route)) return reply(res, route.status, { error: route.message });
+    const { facts } = route;
     const body = await readBody(req, this.held);
     if (body.kind === 'busy' || body.kind === 'oversized') res.setHeader('connection', 'close');
     const judged = judgeInput(facts, body);
@@ -110,19 +110,19 @@ export class HttpEndpoint {
     return call.kind === 'shell' && typeof call.command === 'string' && classifyBash(call.command, this.recapPaths).allowed;
   }
 
-  private refusal(req: IncomingMessage): { status: number; message: string } | undefined {
+  /** The facts of the agent the request is for, or why it is refused. */
+  private route(req: IncomingMessage): { facts: AgentFacts } | { status: number; message: string } {
     const host = (req.headers.host ?? '').replace(/:\d+$/, '');
     if (!LOOPBACK_HOSTS.has(host)) return { status: 403, message: 'only loopback hosts are served' };
     if (req.headers.origin !== undefined) return { status: 403, message: 'requests from browsers are refused' };
     const given = digest(req.headers.authorization ?? '');
     if (!timingSafeEqual(given, this.expected)) return { status: 401, message: 'a valid bearer token is required' };
     const paths = HTTP_HOOK_AGENTS.map((agent) => `POST ${hookPath(agent)}`).join(', ');
-    if (req.method !== 'POST' || !HOOK_PATH.test(req.url ?? '')) return { status: 404, message: `${paths} is the only endpoint` };
-    if (factsOf(req) === undefined) {
-      const agent = HOOK_PATH.exec(req.url ?? '')?.[1] ?? '';
-      return { status: 404, message: `no agent ${JSON.stringify(agent)} posts its hooks here; ${paths} is the only endpoint` };
-    }
-    return undefined;
+    const agent = HOOK_PATH.exec(req.url ?? '')?.[1];
+    if (req.method !== 'POST' || agent === undefined) return { status: 404, message: `${paths} is the only endpoint` };
+    const facts = factsOf(req);
+    if (facts === undefined) return { status: 404, message: `no agent ${JSON.stringify(agent)} posts its hooks here; ${paths} is the only endpoint` };
+    return { facts };
   }
 }
 
