@@ -3,7 +3,8 @@
 // file to resolve and load, less to read and parse), and dist/client/hookFallback.cjs,
 // loaded only when the daemon does not answer (start it, or answer as ON_DAEMON_DOWN says).
 // Node starts a small CommonJS file with no imports markedly faster than an ES module graph.
-// The build fails if anything but recap's own client code and Node built-ins gets in.
+// The build fails if anything but recap's own hook-side code (src/client, src/hook, src/common and
+// the pure parts named below) and Node built-ins gets in.
 import { chmodSync } from 'node:fs';
 import { build } from 'esbuild';
 
@@ -39,17 +40,18 @@ const cold = await build({
 
 const foreign = [hot, cold]
   .flatMap((result) => Object.keys(result.metafile.inputs))
+  // The hook ingress (dist/hook/) is what the daemon's endpoints do with a hook call too.
   // The fallback also judges the way out and recap's protected files as the daemon does,
   // with the same pure code, and follows links where paths lead as the daemon does (linkFollower).
   // Each agent's facts (dist/agents/known.js and <agent>/facts.js) are pure and small. While the
   // daemon cannot start because recap's code changed, the fallback checks it as the daemon does.
   .filter(
     (input) =>
-      !/^dist\/(client|common)\/|^dist\/events\/(whitelist|shellTokens|shellCommands|protection|nestedAgents|recapSignals|runsRecap|glob|toolCall|codeManifest)\.js$|^dist\/agents\/(known|facts|recapPaths|[a-z]+\/facts)\.js$/.test(
+      !/^dist\/(client|common|hook)\/|^dist\/events\/(whitelist|shellTokens|shellCommands|protection|nestedAgents|recapSignals|runsRecap|glob|toolCall|codeManifest)\.js$|^dist\/agents\/(known|facts|recapPaths|[a-z]+\/facts)\.js$/.test(
         input,
       ),
   );
 if (foreign.length > 0) {
-  console.error(`recap-hook must load nothing but Node built-ins and recap's client code; it would load:\n${foreign.join('\n')}`);
+  console.error(`recap-hook must load nothing but Node built-ins and recap's hook-side code; it would load:\n${foreign.join('\n')}`);
   process.exit(1);
 }

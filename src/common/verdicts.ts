@@ -13,7 +13,7 @@ export const VERDICT_FILE_VERSION = 1;
 /** A tripped job as the hook needs it: why, since when, and the exact command out. */
 export type TrippedVerdict = { reason: string; since: number; submit: string };
 
-/** The file's contents; the hook client reads the same shape (src/client/hookFallback.ts). */
+/** The file's contents; the hook client reads the same shape (src/hook/fallback.ts). */
 export type Verdicts = {
   version: typeof VERDICT_FILE_VERSION;
   written: number;

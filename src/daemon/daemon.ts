@@ -1,319 +1,318 @@
 // The daemon's life: take the log's lock, rebuild the projection, replace a stale socket,
 // listen and say so in a pid file; on SIGHUP (or `recap reload`) re-read the config; on
 // SIGTERM (or `recap stop`) finish what is in flight and close.
-import { existsSync, mkdirSync, readdirSync, readlinkSync, statSync } from 'node:fs';
+import { mkdirSync, readdirSync, readlinkSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { homedir } from 'node:os';
+import type { Logger } from 'pino';
 import { UserError } from '../common/errors.js';
-import { dataDir, eventLogDir, httpTokenFile, launcherSocketPath, socketPath, uiTokenFile, userConfigPath } from '../common/paths.js';
-import { httpPort, httpPortFile, keepPort, keptPort, uiPort, uiPortFile } from '../common/httpPort.js';
+import { dataDir, eventLogDir, launcherSocketPath, socketPath, userConfigPath } from '../common/paths.js';
 import { describeHolder, removePidFile, runningDaemon, writePidFile } from '../common/daemonRecord.js';
 import { ConfigService } from './configService.js';
 import { EventStore, LogLocked, LogUnreadable } from './eventStore.js';
 import { Handler, VERSION, type Lifecycle } from './handler.js';
-import { HOOK_PATH, HttpEndpoint } from './httpServer.js';
-import { ensureToken, PortBusy } from './loopback.js';
 import { createLogger } from './logger.js';
 import { UnknownEventVersion } from '../events/upcast.js';
-import { CommandRefused } from '../events/commands.js';
 import { UndecodableEvent } from './codec.js';
 import { type Projection, USER_SCOPE } from './projection.js';
 import { loadProjection } from './snapshot.js';
 import { protectedPaths, readOnlyPaths, recapPaths, recapProcesses, shadowDirs, writeLauncher } from '../agents/recapPaths.js';
 import { LauncherEndpoint } from './launcherEndpoint.js';
-import { UiApi } from './uiApi.js';
-import { UiServer } from './uiServer.js';
+import { LoopbackServers } from './loopbackServers.js';
 import { limitsFrom, SocketServer, type Listen } from './socketServer.js';
 import { clearStaleSocket, SocketInUse } from '../common/staleSocket.js';
 import { VerdictFile, verdictPath } from '../common/verdicts.js';
 import { SpoolTaker } from './spoolTaker.js';
 import { spoolDir } from '../common/promptSpool.js';
-import { telemetryFrom } from './telemetry/index.js';
+import { telemetryFrom, type Telemetry } from './telemetry/index.js';
 import { checkInstalledCode } from '../common/codeManifest.js';
 
 /** A start-up failure the user can fix; its message says how. */
 export class DaemonStartError extends UserError {}
 
+/** Runs the daemon until it is told to stop (SIGTERM, SIGINT, `recap stop`), and closes it. */
 export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<void> {
-  // recap's code as `recap install` recorded it, or no start (common/codeManifest.ts).
-  const code = checkInstalledCode(env);
-  if (code.state === 'changed') throw new DaemonStartError(code.message);
-  const log = createLogger(env);
-  const logDir = eventLogDir(env);
-  mkdirSync(dataDir(env), { recursive: true, mode: 0o700 });
+  const daemon = new Daemon(env);
+  await daemon.start();
+  await daemon.stopped();
+}
 
-  let store: EventStore;
-  try {
-    store = await EventStore.open(logDir, { snapshotSpacing: SNAPSHOT_SPACING_IN_SNAPSHOTS * snapshotEvery(env) });
-  } catch (error) {
-    if (error instanceof LogLocked) throw new DaemonStartError(lockedMessage(error, env));
-    if (error instanceof LogUnreadable) throw new DaemonStartError(error.message);
-    throw error;
-  }
-  const started = Date.now();
+/** recap's code as the daemon found it at start: a changed one refuses the start. */
+type CodeCheck = Exclude<ReturnType<typeof checkInstalledCode>, { state: 'changed' }>;
+
+export class Daemon {
+  private log!: Logger;
+  private readonly logDir: string;
+  private readonly where: Listen;
   /** Socket files another process put in place of the daemon's (recap status --daemon tells the last few). */
-  const takenOver: { socket: string; time: number }[] = [];
-  const socketTakenOver = (socket: string) => {
-    takenOver.push({ socket, time: Date.now() });
-    if (takenOver.length > 10) takenOver.shift();
-  };
-  const where = inheritedSocket(env) ?? { path: socketPath(env) };
-  const closeStore = async () => {
-    await store.close();
-    removePidFile(process.pid, env);
-  };
-  try {
-    // Who holds this data folder and where it will listen, as soon as the log is ours: a
-    // CLI that finds nobody on the socket yet waits for this daemon rather than start
-    // another, and one whose shell looks elsewhere (another XDG_RUNTIME_DIR) is told where.
-    writePidFile({ pid: process.pid, socket: 'path' in where ? where.path : socketPath(env), version: VERSION, started }, env);
-    // Once the log is ours (a second daemon must not rewrite it), before any answer names
-    // it: the way out runs this launcher, not whatever PATH finds.
-    writeLauncher(env);
-  } catch (error) {
-    await closeStore();
-    const { code, path } = error as NodeJS.ErrnoException;
-    throw new DaemonStartError(
-      `recap's ${path ?? 'files in the data folder'} could not be written (${code ?? (error as Error).message}); make ${dataDir(env)} writable by you, then start again`,
-    );
+  private readonly takenOver: { socket: string; time: number }[] = [];
+  private code!: CodeCheck;
+  private store!: EventStore;
+  private started = 0;
+  private projection!: Projection;
+  private telemetry: Telemetry | undefined;
+  private config!: ConfigService;
+  private handler!: Handler;
+  private servers!: LoopbackServers;
+  private socketServer: SocketServer | undefined;
+  private launcher: LauncherEndpoint | undefined;
+  private spool: SpoolTaker | undefined;
+  private stopAsked: () => void = () => undefined;
+  private readonly stopRequested = new Promise<void>((resolve) => (this.stopAsked = resolve));
+  private finished: Promise<void> | undefined;
+
+  constructor(private readonly env: NodeJS.ProcessEnv = process.env) {
+    this.logDir = eventLogDir(env);
+    this.where = inheritedSocket(env) ?? { path: socketPath(env) };
   }
-  const load = async () => {
-    const loaded = await loadProjection(store, (seq, why) => log.warn({ snapshot: seq }, `ignoring the snapshot at #${seq}: ${why}`));
-    log.info({ snapshot: loaded.snapshotSeq ?? null, events: loaded.projection.lastSeq }, 'projection loaded');
+
+  /** Opens the log, rebuilds the projection, and listens; resolves once the daemon is ready. */
+  async start(): Promise<void> {
+    // recap's code as `recap install` recorded it, or no start (common/codeManifest.ts).
+    const code = checkInstalledCode(this.env);
+    if (code.state === 'changed') throw new DaemonStartError(code.message);
+    this.code = code;
+    this.log = createLogger(this.env);
+    mkdirSync(dataDir(this.env), { recursive: true, mode: 0o700 });
+    await this.openStore();
+    await this.claimDataFolder();
+    this.projection = await this.firstProjection();
+    await this.watchStore();
+    this.config = this.openConfig();
+    this.handler = this.newHandler();
+    this.servers = new LoopbackServers(
+      this.env,
+      this.log,
+      () => this.handler,
+      () => this.projection,
+      this.store,
+      recapPaths(this.env),
+    );
+    await this.handler.recordUserConfig();
+    this.logPending();
+    // Signals are handled before the daemon says it is ready: a client may send one at once.
+    process.on('SIGHUP', () => void this.reload());
+    process.once('SIGTERM', (signal) => this.stop(signal));
+    process.once('SIGINT', (signal) => this.stop(signal));
+    await this.listen();
+    const { where } = this;
+    this.log.info({ socket: 'path' in where ? where.path : `fd ${where.fd}`, log: this.logDir, events: this.store.lastSeq }, 'recap daemon ready');
+    // Load the token encoding now rather than on the first request.
+    void this.handler.counter(this.config.user().config);
+    this.finished = this.stopRequested.then(() => this.close());
+  }
+
+  /** Asks the daemon to stop: it answers what is in flight, then closes. */
+  stop(why: string): void {
+    this.log.info({ signal: why }, 'shutting down: finishing requests in flight');
+    this.stopAsked();
+  }
+
+  /** Resolves once the daemon, asked to stop, has closed. */
+  stopped(): Promise<void> {
+    return this.finished ?? Promise.reject(new Error('the daemon was not started'));
+  }
+
+  private async openStore(): Promise<void> {
+    try {
+      this.store = await EventStore.open(this.logDir, { snapshotSpacing: SNAPSHOT_SPACING_IN_SNAPSHOTS * snapshotEvery(this.env) });
+    } catch (error) {
+      if (error instanceof LogLocked) throw new DaemonStartError(lockedMessage(error, this.env));
+      if (error instanceof LogUnreadable) throw new DaemonStartError(error.message);
+      throw error;
+    }
+    this.started = Date.now();
+  }
+
+  private async closeStore(): Promise<void> {
+    await this.store.close();
+    removePidFile(process.pid, this.env);
+  }
+
+  /** Says who holds the data folder, once the log is ours, and writes the launcher the way out runs. */
+  private async claimDataFolder(): Promise<void> {
+    const { env, where } = this;
+    try {
+      // Who holds this data folder and where it will listen, as soon as the log is ours: a
+      // CLI that finds nobody on the socket yet waits for this daemon rather than start
+      // another, and one whose shell looks elsewhere (another XDG_RUNTIME_DIR) is told where.
+      writePidFile({ pid: process.pid, socket: 'path' in where ? where.path : socketPath(env), version: VERSION, started: this.started }, env);
+      // Once the log is ours (a second daemon must not rewrite it), before any answer names
+      // it: the way out runs this launcher, not whatever PATH finds.
+      writeLauncher(env);
+    } catch (error) {
+      await this.closeStore();
+      const { code, path } = error as NodeJS.ErrnoException;
+      throw new DaemonStartError(
+        `recap's ${path ?? 'files in the data folder'} could not be written (${code ?? (error as Error).message}); make ${dataDir(env)} writable by you, then start again`,
+      );
+    }
+  }
+
+  private async loadProjection(): Promise<Projection> {
+    const loaded = await loadProjection(this.store, (seq, why) => this.log.warn({ snapshot: seq }, `ignoring the snapshot at #${seq}: ${why}`));
+    this.log.info({ snapshot: loaded.snapshotSeq ?? null, events: loaded.projection.lastSeq }, 'projection loaded');
     return loaded.projection;
-  };
-  let projection: Projection;
-  try {
-    projection = await load();
-  } catch (error) {
-    await closeStore();
-    if (error instanceof UndecodableEvent || error instanceof UnknownEventVersion) {
-      throw new DaemonStartError(`${error.message}; the log at ${logDir} cannot be replayed`);
-    }
-    throw error;
   }
-  // Only the events appended from now on (the history was replayed above), once they are on
-  // disk: a failed write takes its events back, and so they are never exported.
-  const telemetry = await telemetryFrom(env, { log, version: VERSION, unsummarized: () => unsummarizedTokens(projection) });
-  if (telemetry)
-    store.on(
-      'appended',
-      (events, durable) =>
-        void durable.then(
-          () => telemetry.appended(events),
-          () => undefined,
-        ),
-    );
-  let uiApi: UiApi | undefined;
-  store.on('failed', (error) => {
-    log.error({ err: error }, 'a write to the event log failed; rebuilding the projection from the log');
-    void load().then((rebuilt) => (projection = rebuilt));
-    // The audit page's index saw events the log does not have.
-    uiApi?.index.reset();
-  });
 
-  const config = new ConfigService(userConfigPath(env), env, projection.appliedConfig.get(USER_SCOPE), {
-    approved: (scope) => projection.approvedConfig.get(scope),
-    held: (scope) => projection.heldConfig.get(scope),
-  });
-  for (const problem of config.problems) log.error({ problem }, `config problem, keeping the last good configuration: ${problem}`);
-  /** A change of the user's file that waits: in the daemon's log too, at start and on every re-read. */
-  const logPending = () => {
-    const pending = config.userPending();
-    if (pending) log.warn({ file: pending.file, held: pending.held }, `config change waits for approval, the approved values stay in force: run ${pending.command}`);
-    return pending;
-  };
-  const reload = () => {
-    const problems = config.reload();
-    for (const problem of problems) log.error({ problem }, `config problem, keeping the last good configuration: ${problem}`);
-    const pending = logPending();
-    return handler.recordUserConfig().then(() => {
-      log.info('configuration re-read');
-      return { file: config.userFile, problems, ...(pending ? { pending } : {}) };
+  private async firstProjection(): Promise<Projection> {
+    try {
+      return await this.loadProjection();
+    } catch (error) {
+      await this.closeStore();
+      if (error instanceof UndecodableEvent || error instanceof UnknownEventVersion) {
+        throw new DaemonStartError(`${error.message}; the log at ${this.logDir} cannot be replayed`);
+      }
+      throw error;
+    }
+  }
+
+  /** Telemetry of what is appended from now on, and a rebuilt projection when a write fails. */
+  private async watchStore(): Promise<void> {
+    const { store, log } = this;
+    // Only the events appended from now on (the history was replayed above), once they are on
+    // disk: a failed write takes its events back, and so they are never exported.
+    const telemetry = await telemetryFrom(this.env, { log, version: VERSION, unsummarized: () => unsummarizedTokens(this.projection) });
+    this.telemetry = telemetry;
+    if (telemetry)
+      store.on(
+        'appended',
+        (events, durable) =>
+          void durable.then(
+            () => telemetry.appended(events),
+            () => undefined,
+          ),
+      );
+    store.on('failed', (error) => {
+      log.error({ err: error }, 'a write to the event log failed; rebuilding the projection from the log');
+      void this.loadProjection().then((rebuilt) => (this.projection = rebuilt));
+      // The audit page's index saw events the log does not have.
+      this.servers?.resetIndex();
     });
-  };
-  let stop: (why: string) => void = () => undefined;
-  const lifecycle: Lifecycle = {
-    info: () => ({
-      pid: process.pid,
-      version: VERSION,
-      node: process.version,
-      started,
-      socket: 'path' in where ? where.path : `${socketPath(env)} (fd ${where.fd}, from systemd)`,
-      dataDir: dataDir(env),
-      eventLog: { path: logDir, bytes: folderBytes(logDir), events: store.lastSeq },
-      daemonLog: daemonLog(env),
-      config: config.userFile,
-      code,
-      ...(takenOver.length > 0 ? { takenOver: [...takenOver] } : {}),
-    }),
-    reload,
-    // After the answer is on its way: the stop answers what is in flight, this request too.
-    stop: () => setImmediate(() => stop('recap stop')),
-  };
-  type HttpInfo = { url: string; tokenFile: string };
-  let http: Promise<HttpInfo> | undefined;
-  let endpoint: HttpEndpoint | undefined;
-  /** `choose`: a kept port that is taken now gives way to a free one (at install, which rewrites the hooks' URL). */
-  const enableHttp = (choose = true): Promise<HttpInfo> =>
-    (http ??= startHttp(choose).catch((error: unknown) => {
-      http = undefined;
-      throw error;
-    }));
-  const verdicts = new VerdictFile(verdictPath(socketPath(env)), log);
-  const handler: Handler = new Handler({
-    store,
-    projection: () => projection,
-    config,
-    recapPaths: recapPaths(env),
-    protectedPaths: protectedPaths(env),
-    readOnlyPaths: readOnlyPaths(env),
-    shadowDirs: shadowDirs(env),
-    home: env.HOME ?? homedir(),
-    recapProcesses: recapProcesses(process.pid, process.argv),
-    snapshotEvery: snapshotEvery(env),
-    enableHttp,
-    enableUi: () => enableUi(),
-    log,
-    verdicts,
-    lifecycle,
-    ...(telemetry && { hookAnswered: (agent, ms, answer) => telemetry.hookAnswered(agent, ms, answer) }),
-  });
-  /**
-   * The endpoint on this user's own port: RECAP_HTTP_PORT when set, else the one kept beside
-   * the token, else a free one the system picks (then kept), so two users never share one.
-   */
-  async function startHttp(choose: boolean): Promise<HttpInfo> {
-    const tokenFile = httpTokenFile(env);
-    const portFile = httpPortFile(env);
-    const asked = httpPort(env);
-    const kept = keptPort(portFile);
-    const server = new HttpEndpoint(handler, ensureToken(tokenFile), log, recapPaths(env));
-    let port: number;
-    try {
-      port = await server.listen(asked ?? kept ?? 0);
-    } catch (error) {
-      if (!(error instanceof PortBusy)) throw error;
-      if (asked !== undefined) throw new CommandRefused(`${error.message}; set RECAP_HTTP_PORT to a free port, or unset it and recap chooses one`);
-      if (!choose) throw new CommandRefused(`${error.message}; run recap install claude --http again: it chooses a free port and rewrites the hooks`);
-      port = await server.listen(0);
-    }
-    if (asked === undefined) keepPort(portFile, port);
-    endpoint = server;
-    const url = `http://127.0.0.1:${port}${HOOK_PATH}`;
-    log.info({ url }, 'HTTP hook endpoint listening');
-    return { url, tokenFile };
   }
-  let ui: Promise<UiServer> | undefined;
-  let uiServer: UiServer | undefined;
-  const serveUi = () =>
-    (ui ??= startUi().catch((error: unknown) => {
-      ui = undefined;
-      throw error;
-    }));
-  const enableUi = async () => {
-    const server = await serveUi();
-    // The page's data is read from memory once the log is indexed: `recap ui` waits for it,
-    // so the page opens at once.
-    await uiApi!.ready();
-    return { url: server.url() };
-  };
-  /** The audit page's server, on the port RECAP_UI_PORT names, else the kept one, else a free one (then kept). */
-  async function startUi(): Promise<UiServer> {
-    uiApi = new UiApi(
-      handler,
-      () => projection,
-      store,
-      (error) => log.error({ err: error }, "the audit page's index failed to follow the log; building it again"),
-    );
-    const server = new UiServer(uiApi, ensureToken(uiTokenFile(env)), UI_ASSETS, log);
-    const asked = uiPort(env);
-    let port: number;
-    try {
-      port = await server.listen(asked ?? keptPort(uiPortFile(env)) ?? 0);
-    } catch (error) {
-      if (!(error instanceof PortBusy)) throw error;
-      if (asked !== undefined) throw new CommandRefused(`${error.message}; set RECAP_UI_PORT to a free port, or unset it and recap chooses one`);
-      port = await server.listen(0);
-    }
-    if (asked === undefined) keepPort(uiPortFile(env), port);
-    uiServer = server;
-    log.info({ url: `http://127.0.0.1:${port}/` }, 'audit page listening');
-    return server;
-  }
-  await handler.recordUserConfig();
-  logPending();
 
-  // Signals are handled before the daemon says it is ready: a client may send one at once.
-  process.on('SIGHUP', () => void reload());
-  const stopped = new Promise<void>((resolve) => {
-    stop = (signal: string) => {
-      log.info({ signal }, 'shutting down: finishing requests in flight');
-      resolve();
+  private openConfig(): ConfigService {
+    const projection = () => this.projection;
+    const config = new ConfigService(userConfigPath(this.env), this.env, this.projection.appliedConfig.get(USER_SCOPE), {
+      approved: (scope) => projection().approvedConfig.get(scope),
+      held: (scope) => projection().heldConfig.get(scope),
+    });
+    for (const problem of config.problems) this.log.error({ problem }, `config problem, keeping the last good configuration: ${problem}`);
+    return config;
+  }
+
+  /** A change of the user's file that waits: in the daemon's log too, at start and on every re-read. */
+  private logPending() {
+    const pending = this.config.userPending();
+    if (pending) this.log.warn({ file: pending.file, held: pending.held }, `config change waits for approval, the approved values stay in force: run ${pending.command}`);
+    return pending;
+  }
+
+  private async reload() {
+    const problems = this.config.reload();
+    for (const problem of problems) this.log.error({ problem }, `config problem, keeping the last good configuration: ${problem}`);
+    const pending = this.logPending();
+    await this.handler.recordUserConfig();
+    this.log.info('configuration re-read');
+    return { file: this.config.userFile, problems, ...(pending ? { pending } : {}) };
+  }
+
+  private lifecycle(): Lifecycle {
+    const { env, where, logDir } = this;
+    return {
+      info: () => ({
+        pid: process.pid,
+        version: VERSION,
+        node: process.version,
+        started: this.started,
+        socket: 'path' in where ? where.path : `${socketPath(env)} (fd ${where.fd}, from systemd)`,
+        dataDir: dataDir(env),
+        eventLog: { path: logDir, bytes: folderBytes(logDir), events: this.store.lastSeq },
+        daemonLog: daemonLog(env),
+        config: this.config.userFile,
+        code: this.code,
+        ...(this.takenOver.length > 0 ? { takenOver: [...this.takenOver] } : {}),
+      }),
+      reload: () => this.reload(),
+      // After the answer is on its way: the stop answers what is in flight, this request too.
+      stop: () => setImmediate(() => this.stop('recap stop')),
     };
-    process.once('SIGTERM', stop);
-    process.once('SIGINT', stop);
-  });
+  }
 
-  const server = new SocketServer(handler, log, limitsFrom(env), socketTakenOver);
-  if ('path' in where) {
-    try {
-      await clearStaleSocket(where.path);
-    } catch (error) {
-      await closeStore();
-      if (error instanceof SocketInUse) throw new DaemonStartError(error.message);
-      throw error;
-    }
+  private newHandler(): Handler {
+    const { env, telemetry } = this;
+    return new Handler({
+      store: this.store,
+      projection: () => this.projection,
+      config: this.config,
+      recapPaths: recapPaths(env),
+      protectedPaths: protectedPaths(env),
+      readOnlyPaths: readOnlyPaths(env),
+      shadowDirs: shadowDirs(env),
+      home: env.HOME ?? homedir(),
+      recapProcesses: recapProcesses(process.pid, process.argv),
+      snapshotEvery: snapshotEvery(env),
+      enableHttp: () => this.servers.enableHttp(),
+      enableUi: () => this.servers.enableUi(),
+      log: this.log,
+      verdicts: new VerdictFile(verdictPath(socketPath(env)), this.log),
+      lifecycle: this.lifecycle(),
+      ...(telemetry && { hookAnswered: (agent, ms, answer) => telemetry.hookAnswered(agent, ms, answer) }),
+    });
   }
-  await server.listen(where);
-  // After listen: the socket's folder exists (0700).
-  await handler.seedVerdicts();
-  // The prompts recap-hook kept while no daemon answered are counted before the daemon says it
-  // is ready; a hook that comes meanwhile waits for them, so a trip they cause reaches it.
-  const spool = new SpoolTaker(
-    spoolDir(env),
-    (entry) => handler.recordSpooled(entry),
-    log,
-    (pass) => handler.holdHooks(pass),
-  );
-  await spool.start();
-  // The hook launcher's socket: without it hooks still work, each starting recap-hook.
-  const launcher = new LauncherEndpoint(handler, log, socketTakenOver);
-  const launcherSocket = launcherSocketPath(socketPath(env));
-  await launcher.listen(launcherSocket).catch((error: unknown) => {
-    log.warn({ err: error, socket: launcherSocket }, "the hook launcher's socket could not be made: every hook call starts recap-hook instead");
-  });
-  // `recap install claude --http` made a token: the endpoint is wanted.
-  if (existsSync(httpTokenFile(env))) {
-    try {
-      // The hooks already name the kept port: a taken one is reported, never silently moved.
-      await enableHttp(false);
-    } catch (error) {
-      if (error instanceof CommandRefused) log.error(`the HTTP hook endpoint could not start: ${error.message}`);
-      else log.error({ err: error }, 'the HTTP hook endpoint could not start');
-    }
-  }
-  // The audit page was used before: its server listens again at once, so a page left open
-  // hears that its session ended (the log is indexed only when the page's data is asked for).
-  if (existsSync(uiPortFile(env))) {
-    await serveUi().catch((error: unknown) => log.warn({ err: error }, 'the audit page could not listen again; recap ui will try'));
-  }
-  log.info({ socket: 'path' in where ? where.path : `fd ${where.fd}`, log: logDir, events: store.lastSeq }, 'recap daemon ready');
-  // Load the token encoding now rather than on the first request.
-  void handler.counter(config.user().config);
 
-  await stopped;
-  // Requests waiting for new events (recap log -f) answer now, so closing need not wait for them.
-  handler.close();
-  uiApi?.index.stop();
-  await Promise.all([server.close(), endpoint?.close(), launcher.close(), uiServer?.close(), spool.stop()]);
-  // What the last requests did is exported before the log closes; a dead collector waits no longer than this.
-  await telemetry?.shutdown(TELEMETRY_DEADLINE_MS);
-  await closeStore();
-  log.info('recap daemon stopped');
-  // Everything is closed; a library may still hold the process a while (an exporter retrying
-  // a dead collector for its own timeout). `recap stop` waits for the process to end: end it.
-  setTimeout(() => process.exit(), LINGER_MS).unref();
+  private readonly socketTakenOver = (socket: string): void => {
+    this.takenOver.push({ socket, time: Date.now() });
+    if (this.takenOver.length > 10) this.takenOver.shift();
+  };
+
+  /** The main socket, the prompts kept while no daemon answered, the launcher's socket and the loopback servers used before. */
+  private async listen(): Promise<void> {
+    const { env, log, handler, where } = this;
+    this.socketServer = new SocketServer(handler, log, limitsFrom(env), this.socketTakenOver);
+    if ('path' in where) {
+      try {
+        await clearStaleSocket(where.path);
+      } catch (error) {
+        await this.closeStore();
+        if (error instanceof SocketInUse) throw new DaemonStartError(error.message);
+        throw error;
+      }
+    }
+    await this.socketServer.listen(where);
+    // After listen: the socket's folder exists (0700).
+    await handler.seedVerdicts();
+    // The prompts recap-hook kept while no daemon answered are counted before the daemon says it
+    // is ready; a hook that comes meanwhile waits for them, so a trip they cause reaches it.
+    this.spool = new SpoolTaker(
+      spoolDir(env),
+      (entry) => handler.recordSpooled(entry),
+      log,
+      (pass) => handler.holdHooks(pass),
+    );
+    await this.spool.start();
+    // The hook launcher's socket: without it hooks still work, each starting recap-hook.
+    this.launcher = new LauncherEndpoint(handler, log, this.socketTakenOver);
+    const launcherSocket = launcherSocketPath(socketPath(env));
+    await this.launcher.listen(launcherSocket).catch((error: unknown) => {
+      log.warn({ err: error, socket: launcherSocket }, "the hook launcher's socket could not be made: every hook call starts recap-hook instead");
+    });
+    await this.servers.resume();
+  }
+
+  private async close(): Promise<void> {
+    // Requests waiting for new events (recap log -f) answer now, so closing need not wait for them.
+    this.handler.close();
+    this.servers.stopIndex();
+    await Promise.all([this.socketServer?.close(), this.servers.close(), this.launcher?.close(), this.spool?.stop()]);
+    // What the last requests did is exported before the log closes; a dead collector waits no longer than this.
+    await this.telemetry?.shutdown(TELEMETRY_DEADLINE_MS);
+    await this.closeStore();
+    this.log.info('recap daemon stopped');
+    // Everything is closed; a library may still hold the process a while (an exporter retrying
+    // a dead collector for its own timeout). `recap stop` waits for the process to end: end it.
+    setTimeout(() => process.exit(), LINGER_MS).unref();
+  }
 }
 
 /** The lock is taken: by which process, and how to end it. */
@@ -361,9 +360,6 @@ const GAUGE_ACTIVE_MS = 24 * 3_600_000;
 /** How long the process may live on once the daemon has stopped. */
 const LINGER_MS = 300;
 const TELEMETRY_DEADLINE_MS = 2_000;
-
-/** The audit page's bundle: dist/ui, from dist/daemon (where both daemon.js and its bundle are). */
-const UI_ASSETS = new URL('../ui', import.meta.url);
 
 const DEFAULT_SNAPSHOT_EVERY = 10_000;
 /** Old snapshots are kept one in this many: `recap replay --at` then starts at most about 2x that many snapshots' events before any moment. */

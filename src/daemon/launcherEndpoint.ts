@@ -3,22 +3,17 @@
 // launcher POSTs the agent's payload to /hook/v1/<agent> and prints what comes back; it hands
 // the call to recap-hook only while stdin is unread (no connection, or a daemon too stuck to
 // say 100 Continue), so everything recap-hook would decide from the payload is decided here,
-// the same way: an input that cannot
-// be judged is refused (a tool call denied, a prompt let through with a notice), a prompt over
-// the size limit is counted as far as it goes, and a daemon that fails or is too slow answers
-// as recap-hook does when the daemon answers with an error (the way out still passes).
+// by the same hook ingress (src/hook/ingress.ts), and a daemon that fails or is too slow
+// answers as recap-hook does when the daemon answers with an error (the way out still passes).
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
-import { describeBytes, MAX_HOOK_PAYLOAD } from '../common/frames.js';
-import { parseJson } from '../common/json.js';
-import { truncatedPrompt } from '../common/truncatedPrompt.js';
 import { AGENT_FACTS, isAgentName, type AgentName } from '../agents/known.js';
-import { refusal, withNotice, type AgentFacts, type HookAnswer } from '../agents/facts.js';
-import { daemonFailed } from '../client/hookFallback.js';
+import type { AgentFacts, HookAnswer } from '../agents/facts.js';
+import { daemonFailed } from '../hook/fallback.js';
+import { decideInTime, hookRequest, judgeInput, promptMark, refusedAnswer, withNote } from '../hook/ingress.js';
+import { readBody } from '../hook/requestBody.js';
 import type { Handler } from './handler.js';
 import { SocketKeeper } from './socketKeeper.js';
-import { newPromptId } from '../common/promptSpool.js';
-import { eventIn, HEAD_BYTES, MAX_HELD_BYTES, readBody } from './hookBody.js';
 
 /** The path the launcher posts to; the version moves only if the answer's shape does. */
 export const LAUNCHER_PATH = /^\/hook\/v1\/([a-z]+)$/;
@@ -108,74 +103,23 @@ export class LauncherEndpoint {
     const agent = agentOf(req);
     if (agent === undefined) return notFound(res);
     const facts = AGENT_FACTS[agent];
-    const answer = (a: HookAnswer) => reply(res, a);
-    const body = await readBody(req, this.held);
-    if (body.kind === 'failed') return answer(refusal(facts, undefined, body.why, unreadable(facts)));
-    if (body.kind === 'busy') {
-      const why = `the daemon is holding ${describeBytes(MAX_HELD_BYTES)} of hook requests already`;
-      return answer(refusal(facts, eventIn(body.head), why, 'try again in a moment'));
-    }
-    let payload: Record<string, unknown> | undefined;
-    let note: string | undefined;
-    if (body.kind === 'oversized') {
-      // As recap-hook: a prompt is counted as far as the limit; anything else this large is refused.
-      const event = eventIn(body.head);
-      payload = event !== undefined && facts.events[event] === 'prompt' ? truncatedPrompt(body.prefix) : undefined;
-      if (payload === undefined) {
-        const why = `the hook input is over ${describeBytes(MAX_HOOK_PAYLOAD)}, the most recap judges`;
-        return answer(refusal(facts, event, why, 'split the work into smaller calls (a large file as several Writes or Edits)'));
-      }
-      note = `recap: this prompt is over ${describeBytes(MAX_HOOK_PAYLOAD)}; its first ${describeBytes(MAX_HOOK_PAYLOAD)} were counted`;
-    } else {
-      payload = objectIn(body.text);
-      if (payload === undefined) {
-        const why = whyUnusable(body.text);
-        return answer(refusal(facts, eventIn(body.text.slice(0, HEAD_BYTES)), why, unreadable(facts)));
-      }
-    }
+    const judged = judgeInput(facts, await readBody(req, this.held));
+    if (judged.refused !== undefined) return reply(res, refusedAnswer(facts, judged.refused));
     const asked = Number(req.headers['x-recap-deadline-ms']);
     const deadline = Number.isFinite(asked) ? Math.min(ANSWER_DEADLINE_MS.max, Math.max(ANSWER_DEADLINE_MS.min, asked)) : ANSWER_DEADLINE_MS.default;
-    const decided = await this.decide(facts, payload, deadline);
-    answer(note !== undefined ? withNotice(facts, decided, note) : decided);
+    const decided = await this.decide(facts, judged.payload, deadline);
+    reply(res, withNote(facts, decided, judged.note));
   }
 
   /** The daemon's answer, or, when it fails or is too slow, recap-hook's answer to a daemon that failed. */
   private async decide(facts: AgentFacts, payload: Record<string, unknown>, deadlineMs: number): Promise<HookAnswer> {
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), deadlineMs)));
     // A prompt not recorded in time is kept in the spool, as recap-hook keeps it; its id has it recorded once.
-    const event = payload.hook_event_name;
-    const prompt = typeof event === 'string' && facts.events[event] === 'prompt' ? { id: newPromptId(), at: Date.now() } : undefined;
-    const request = { id: 'launcher', op: 'hook', agent: facts.name, payload, ...(prompt !== undefined ? { promptId: prompt.id, promptAt: prompt.at } : {}) };
-    const response = await Promise.race([this.handler.handle(request), late]);
-    clearTimeout(timer);
-    if (response === 'late') {
-      this.log.warn({ agent: facts.name }, `a launcher hook request got no decision within ${deadlineMs} ms`);
-      return daemonFailed(facts, payload, `no decision within ${deadlineMs / 1000} s`, prompt);
-    }
-    if ('error' in response) {
-      this.log.warn({ error: response.error }, 'a launcher hook request failed');
-      return daemonFailed(facts, payload, response.error.message, prompt);
-    }
-    return response.result as HookAnswer;
-  }
-}
-
-const unreadable = (facts: AgentFacts) => `recap-hook could not read what ${facts.title} sent; if every call is denied this way, run \`recap doctor\``;
-
-/** Said as recap-hook says it, which reads stdin a byte at a time. */
-function whyUnusable(text: string): string {
-  if (text === '') return 'the hook got no input';
-  const first = /\S/.exec(text)?.[0];
-  return first === undefined || first === '{' ? 'the hook input is not one complete JSON object' : 'the hook input is not a JSON object';
-}
-
-function objectIn(text: string): Record<string, unknown> | undefined {
-  try {
-    const value = parseJson(text);
-    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
+    const prompt = promptMark(facts, payload);
+    const decision = await decideInTime(this.handler.handle(hookRequest('launcher', facts, payload, prompt)), deadlineMs);
+    if (decision.kind === 'answer') return decision.answer;
+    if (decision.kind === 'late') this.log.warn({ agent: facts.name }, `a launcher hook request got no decision within ${deadlineMs} ms`);
+    else this.log.warn({ error: decision.error }, 'a launcher hook request failed');
+    return daemonFailed(facts, payload, decision.why, prompt);
   }
 }
 

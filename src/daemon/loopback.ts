@@ -5,6 +5,8 @@ import { hash, randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { keepPort, keptPort } from '../common/httpPort.js';
+import { CommandRefused } from '../events/commands.js';
 
 /** The port a server wanted is another program's: said as such, with what to do. */
 export class PortBusy extends Error {}
@@ -20,6 +22,37 @@ export function listenOnLoopback(server: Server, port: number): Promise<number> 
       resolve((server.address() as AddressInfo).port);
     });
   });
+}
+
+/** Where a loopback server's port comes from: the variable the user may set, its value, and the file a port is kept in. */
+export type PortChoice = {
+  /** The user's variable (RECAP_HTTP_PORT, RECAP_UI_PORT) and the port it asks for, if set. */
+  variable: string;
+  asked: number | undefined;
+  /** The file the port is kept in between starts. */
+  file: string;
+  /** Why a kept port that is taken now may not give way to a free one, and what to do; unset: it gives way. */
+  keptIsPromised?: string;
+};
+
+/**
+ * Listens on this user's own port: the one asked for when set, else the one kept, else a free
+ * one the system picks (then kept), so two users never share one. A port asked for that is
+ * taken is refused; so is a kept one that others were told of (`keptIsPromised`).
+ */
+export async function listenOnUsersPort(server: { listen(port: number): Promise<number> }, choice: PortChoice): Promise<number> {
+  const { asked, file } = choice;
+  let port: number;
+  try {
+    port = await server.listen(asked ?? keptPort(file) ?? 0);
+  } catch (error) {
+    if (!(error instanceof PortBusy)) throw error;
+    if (asked !== undefined) throw new CommandRefused(`${error.message}; set ${choice.variable} to a free port, or unset it and recap chooses one`);
+    if (choice.keptIsPromised !== undefined) throw new CommandRefused(`${error.message}; ${choice.keptIsPromised}`);
+    port = await server.listen(0);
+  }
+  if (asked === undefined) keepPort(file, port);
+  return port;
 }
 
 /** A token, made on first use and kept in a file only the user can read. */

@@ -1,32 +1,22 @@
-// A hook request's body, read for the HTTP endpoints (Claude Code's loopback hook and the
-// launcher's Unix socket): whole up to the largest payload recap judges; past it only the first
-// bytes, to name the event refused and to count a prompt as far as it goes.
+// A hook request's body, read for the daemon's HTTP endpoints (the loopback hook endpoint and
+// the launcher's Unix socket): whole up to the largest payload recap judges; past it only the
+// first bytes, to name the event refused and to count a prompt as far as it goes.
 import type { IncomingMessage } from 'node:http';
 import { MAX_HOOK_PAYLOAD } from '../common/frames.js';
+import { HEAD_BYTES, MAX_HELD_BYTES, type RawInput } from './ingress.js';
 
 const MAX_BODY = MAX_HOOK_PAYLOAD;
-/** The first bytes of a body kept when it is not used whole: enough to name its event. */
-export const HEAD_BYTES = 64 * 1024;
-/** Bytes of request bodies held at once across all requests of an endpoint, as the socket server bounds its frames. */
-export const MAX_HELD_BYTES = 2 * MAX_HOOK_PAYLOAD + 32 * 1024 * 1024;
 /**
  * A body up to this size is read whatever the others hold: the endpoints' connection limits
  * bound what that adds up to, and a hook's usual payload never meets "busy".
  */
 export const ALWAYS_READ_BYTES = 1024 * 1024;
 
-/** The event a body is for, when its first bytes name it. */
-export function eventIn(head: string): string | undefined {
-  return /"hook_event_name"\s*:\s*"(\w+)"/.exec(head)?.[1];
-}
-
-export type Body = { kind: 'whole'; text: string } | { kind: 'oversized'; head: string; prefix: string } | { kind: 'busy'; head: string } | { kind: 'failed'; why: string };
-
 /**
  * The body, up to MAX_BODY; past it (or past what all requests together may hold) only its
  * first bytes, to name the event refused.
  */
-export function readBody(req: IncomingMessage, held: { bytes: number }): Promise<Body> {
+export function readBody(req: IncomingMessage, held: { bytes: number }): Promise<RawInput> {
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -35,7 +25,7 @@ export function readBody(req: IncomingMessage, held: { bytes: number }): Promise
       if (!released) held.bytes -= size;
       released = true;
     };
-    const settle = (body: Body) => {
+    const settle = (body: RawInput) => {
       release();
       resolve(body);
     };
