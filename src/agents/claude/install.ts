@@ -1,9 +1,9 @@
 // `recap install claude` and `recap uninstall claude`: recap's hooks in Claude Code's
 // settings, merged with what is there, written atomically.
-import { execFileSync } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { RECAP_HOOK_BIN } from '../../common/bins.js';
+import { agentVersion, compareVersions } from '../kit/agentVersion.js';
 import { jsonText, writeAtomically } from '../kit/files.js';
 import { readSettingsFile } from '../kit/jsonFile.js';
 import { homeOf, type Scope } from '../kit/scopes.js';
@@ -87,22 +87,10 @@ export function uninstallHooks(scope: Scope, project: string, env: NodeJS.Proces
 export const FAIL_CLOSED_SINCE = '2.1.295';
 
 /** The installed Claude Code's version (`claude --version`), or undefined when there is no `claude`. */
-export function claudeVersion(env: NodeJS.ProcessEnv): string | undefined {
-  try {
-    const out = execFileSync('claude', ['--version'], { env, encoding: 'utf8', timeout: 10_000, stdio: ['ignore', 'pipe', 'ignore'] });
-    return /\d+\.\d+\.\d+/.exec(out)?.[0];
-  } catch {
-    // Not installed, not on PATH, or not answering: recap's hooks are written all the same.
-    return undefined;
-  }
-}
+export const claudeVersion = (env: NodeJS.ProcessEnv): string | undefined => agentVersion('claude', env, 10_000);
 
 /** Whether a Claude Code version denies a call when its PreToolUse hook fails. */
-export function failsClosed(version: string): boolean {
-  const [a = 0, b = 0, c = 0] = version.split('.').map(Number);
-  const [x, y, z] = FAIL_CLOSED_SINCE.split('.').map(Number) as [number, number, number];
-  return a !== x ? a > x : b !== y ? b > y : c >= z;
-}
+export const failsClosed = (version: string): boolean => compareVersions(version, FAIL_CLOSED_SINCE) >= 0;
 
 /** What the user should know about the installed Claude Code, if anything. */
 export function claudeVersionWarning(version: string | undefined): string | undefined {

@@ -1,9 +1,9 @@
 // `recap doctor` for Qwen Code: recap's hooks in its settings, each one able to run in time,
 // in a folder whose hooks Qwen Code loads, with no setting that turns hooks off.
 import { commandProblem } from '../hookCommand.js';
-import { execFileSync } from 'node:child_process';
 import type { Check } from '../../common/check.js';
 import { hookEnvironment } from '../hookEnvironment.js';
+import { agentVersion, compareVersions } from '../kit/agentVersion.js';
 import { checkOf, findHooks, hookFaults } from '../kit/hookChecks.js';
 import { SCOPES } from '../kit/scopes.js';
 import { readSettings, settingsFile } from './install.js';
@@ -71,26 +71,13 @@ function hookProblem(event: string, matcher: unknown, hook: HookEntry, pinned: R
 }
 
 /** The installed Qwen Code's version (`qwen --version`), or undefined when there is no `qwen`. */
-export function qwenVersion(env: NodeJS.ProcessEnv): string | undefined {
-  try {
-    const out = execFileSync('qwen', ['--version'], { env, encoding: 'utf8', timeout: 15_000, stdio: ['ignore', 'pipe', 'ignore'] });
-    return /\d+\.\d+\.\d+/.exec(out)?.[0];
-  } catch {
-    return undefined;
-  }
-}
-
-function older(version: string, than: string): boolean {
-  const [a = 0, b = 0, c = 0] = version.split('.').map(Number);
-  const [x = 0, y = 0, z = 0] = than.split('.').map(Number);
-  return a !== x ? a < x : b !== y ? b < y : c < z;
-}
+export const qwenVersion = (env: NodeJS.ProcessEnv): string | undefined => agentVersion('qwen', env, 15_000);
 
 /** An older Qwen Code may not say which prompts are the user's, and then none is counted. */
 function versionCheck(env: NodeJS.ProcessEnv): Check[] {
   const version = qwenVersion(env);
   if (version === undefined) return [];
-  return older(version, VERIFIED_VERSION)
+  return compareVersions(version, VERIFIED_VERSION) < 0
     ? [
         {
           name: 'qwen code',
