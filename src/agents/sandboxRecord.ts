@@ -1,9 +1,10 @@
 // What `recap install <agent> --sandbox` added to an agent's config file, kept in recap's data
 // folder (which the sandbox keeps the agent's shell out of): uninstall takes out exactly
 // that, and a value or path the user had set before stays theirs.
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { dataDir } from '../common/paths.js';
+import { writeWhole } from '../common/wholeFile.js';
 
 /** The keys recap set (dotted, as the agent's file nests them) and the paths it listed. */
 export type SandboxAdded = { keys: string[]; paths: Record<string, string[]> };
@@ -37,7 +38,5 @@ export function recordSandbox(env: NodeJS.ProcessEnv, file: string, added: Sandb
   else records[file] = added;
   const target = recordFile(env);
   mkdirSync(dirname(target), { recursive: true, mode: 0o700 });
-  const temporary = `${target}.${process.pid}.tmp`;
-  writeFileSync(temporary, `${JSON.stringify(records, null, 2)}\n`, { mode: 0o600 });
-  renameSync(temporary, target);
+  writeWhole(target, `${JSON.stringify(records, null, 2)}\n`, { mode: 0o600 });
 }

@@ -16,13 +16,14 @@
 // or chmod moves on; a file added, removed or renamed moves its folder's. When every folder
 // and every hashed file is as recorded, the code is; otherwise the folders are listed again
 // and only the files whose lstat differs are hashed, to name what changed.
-import { mkdirSync, lstatSync, readdirSync, readFileSync, readlinkSync, renameSync, writeFileSync, existsSync, realpathSync, type Stats } from 'node:fs';
+import { mkdirSync, lstatSync, readdirSync, readFileSync, readlinkSync, existsSync, realpathSync, type Stats } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { dirname, join, relative } from 'node:path';
 import { PACKAGE_ROOT } from './bins.js';
 import { UserError } from './errors.js';
 import { recapVersion } from './version.js';
 import { codeManifestPath, dataDir } from './paths.js';
+import { writeWhole } from './wholeFile.js';
 import { CODE_MANIFEST_VERSION, codeChangedDenial, codeVerdict, type CodeManifest, type CodeVerdict, type FileRecord, type InstalledCode } from '../events/codeManifest.js';
 
 type Env = NodeJS.ProcessEnv;
@@ -268,9 +269,7 @@ export function recordInstalledCode(env: Env, target: string, root: string = PAC
   const manifest: CodeManifest = { format: CODE_MANIFEST_VERSION, written: now, installedBy: target, ...found };
   try {
     mkdirSync(dataDir(env), { recursive: true, mode: 0o700 });
-    const temporary = `${path}.${process.pid}.tmp`;
-    writeFileSync(temporary, `${JSON.stringify(encode(manifest))}\n`, { mode: 0o600 });
-    renameSync(temporary, path);
+    writeWhole(path, `${JSON.stringify(encode(manifest))}\n`, { mode: 0o600 });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
     throw new UserError(`the manifest of recap's code, ${path}, could not be written (${code}); make ${dataDir(env)} writable by you, then run this again`);

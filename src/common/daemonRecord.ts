@@ -3,9 +3,10 @@
 // against the lock itself where Linux shows it (/proc/locks), so a file left by a daemon
 // that died never names a live stranger, and a daemon of an older recap that wrote no file
 // is still found. Node built-ins only: the CLI reads it before it would start a daemon.
-import { readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { dataDir, eventLogDir } from './paths.js';
+import { writeWhole } from './wholeFile.js';
 
 type Env = NodeJS.ProcessEnv;
 
@@ -21,9 +22,7 @@ export function pidFile(env: Env = process.env): string {
 /** Written whole or not at all (a reader never sees half a file), 0600. */
 export function writePidFile(record: DaemonRecord, env: Env = process.env): void {
   const file = pidFile(env);
-  const partial = `${file}.${record.pid}.tmp`;
-  writeFileSync(partial, `${JSON.stringify(record)}\n`, { mode: 0o600 });
-  renameSync(partial, file);
+  writeWhole(file, `${JSON.stringify(record)}\n`, { mode: 0o600, temporary: `${file}.${record.pid}.tmp` });
 }
 
 /** Removes the pid file if it is still this process's (a daemon that took over wrote its own). */

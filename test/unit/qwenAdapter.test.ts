@@ -22,7 +22,7 @@ import {
   withRecap,
   type Settings,
 } from '../../src/agents/qwen/settings.js';
-import { withoutComments } from '../../src/agents/jsonComments.js';
+import { withoutComments } from '../../src/agents/kit/jsonComments.js';
 import { usageOf } from '../../src/agents/qwen/transcript.js';
 import { AGENT_SHELL_VARIABLES, sessionFromEnv } from '../../src/agents/known.js';
 import { projectReadOnlyPaths, readOnlyPaths } from '../../src/agents/recapPaths.js';

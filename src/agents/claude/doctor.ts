@@ -7,7 +7,9 @@ import { delimiter, join } from 'node:path';
 import type { Check } from '../../common/check.js';
 import { httpTokenFile } from '../../common/paths.js';
 import { httpPort, httpPortFile, keptPort } from '../../common/httpPort.js';
-import { claudeVersion, claudeVersionWarning, FAIL_CLOSED_SINCE, failsClosed, readSettings, settingsFiles, type Scope } from './install.js';
+import { checkOf, findHooks, hookFaults } from '../kit/hookChecks.js';
+import { scopeFlag, SCOPES, type Scope } from '../kit/scopes.js';
+import { claudeVersion, claudeVersionWarning, FAIL_CLOSED_SINCE, failsClosed, readSettings, settingsFiles } from './install.js';
 import { MARKETPLACE_DIR, PLUGIN_ID, pluginDataDir, pluginIn, pluginSettingsFile } from './plugin.js';
 import { PORTABLE_COMMAND, RECAP_EVENTS, recapHooksIn, type HookEntry } from './settings.js';
 
@@ -36,7 +38,7 @@ export function claudeDoctor(project: string, env: NodeJS.ProcessEnv): Check[] {
 function pluginChecks(project: string, env: NodeJS.ProcessEnv): { checks: Check[]; scopes: Scope[] } {
   const checks: Check[] = [];
   const scopes: Scope[] = [];
-  for (const scope of ['user', 'project'] as Scope[]) {
+  for (const scope of SCOPES) {
     const file = pluginSettingsFile(scope, project, env);
     let plugin: ReturnType<typeof pluginIn>;
     try {
@@ -46,7 +48,7 @@ function pluginChecks(project: string, env: NodeJS.ProcessEnv): { checks: Check[
     }
     if (!plugin.enabled) continue;
     scopes.push(scope);
-    const reinstall = `recap install claude --plugin${scope === 'project' ? ' --scope project' : ''}`;
+    const reinstall = `recap install claude --plugin${scopeFlag(scope)}`;
     if (plugin.folder === undefined || !existsSync(plugin.folder)) {
       const where = plugin.folder === undefined ? 'no marketplace folder is known for it' : `its folder ${plugin.folder} is gone (recap moved or was removed)`;
       checks.push({
@@ -84,31 +86,22 @@ function claudeCheck(version: string | undefined): Check[] {
 
 /** `honoured`: whether this Claude Code honours onFailure (claudeCheck speaks of one that does not). */
 function hookChecks(project: string, env: NodeJS.ProcessEnv, honoured: boolean): { checks: Check[]; files: string[] } {
-  const found: { file: string; event: string; hook: HookEntry }[] = [];
-  const checks: Check[] = [];
-  for (const scope of ['user', 'project'] as Scope[]) {
+  const files = SCOPES.flatMap((scope) => {
     const { shared, local } = settingsFiles(scope, project, env);
-    for (const file of new Set([shared, local])) {
-      try {
-        for (const hit of recapHooksIn(readSettings(file))) found.push({ file, ...hit });
-      } catch (error) {
-        checks.push({ name: 'claude hooks', ok: false, detail: (error as Error).message, fix: `repair the JSON in ${file}` });
-      }
-    }
-  }
-  if (found.length === 0) return { checks, files: [] };
-  const missing = RECAP_EVENTS.map((e) => e.event).filter((event) => !found.some((f) => f.event === event));
-  const committed = settingsFiles('project', project, env).shared;
-  const broken = found.flatMap(({ file, event, hook }) => {
-    const problem = hookProblem(event, hook, env, honoured, file === committed);
-    return problem ? [`${event} in ${file}: ${problem}`] : [];
+    return [...new Set([shared, local])].map((file) => ({ file }));
   });
+  const { found, checks } = findHooks('claude hooks', files, (file) => recapHooksIn(readSettings(file)));
+  if (found.length === 0) return { checks, files: [] };
+  const committed = settingsFiles('project', project, env).shared;
+  const faults = hookFaults(
+    RECAP_EVENTS.map((e) => e.event),
+    found,
+    ({ file, event, hook }) => hookProblem(event, hook, env, honoured, file === committed),
+  );
   const modes = [...new Set(found.map((f) => f.hook.type))].join(' and ');
   const where = [...new Set(found.map((f) => f.file))].join(', ');
-  const ok = missing.length === 0 && broken.length === 0;
-  const detail = ok ? `${modes} hooks in ${where}` : [...missing.map((e) => `no ${e} hook`), ...broken].join('; ');
   return {
-    checks: [...checks, { name: 'claude hooks', ok, detail, ...(ok ? {} : { fix: 'recap install claude (add --http for HTTP hooks)' }) }],
+    checks: [...checks, checkOf('claude hooks', faults, `${modes} hooks in ${where}`, 'recap install claude (add --http for HTTP hooks)')],
     files: [...new Set(found.map((f) => f.file))],
   };
 }

@@ -1,17 +1,13 @@
 // `recap install claude` and `recap uninstall claude`: recap's hooks in Claude Code's
 // settings, merged with what is there, written atomically.
-import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { existsSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { RECAP_HOOK_BIN } from '../../common/bins.js';
-import { UserError } from '../../common/errors.js';
+import { agentVersion, compareVersions } from '../kit/agentVersion.js';
+import { jsonText, writeAtomically } from '../kit/files.js';
+import { readSettingsFile } from '../kit/jsonFile.js';
+import { homeOf, type Scope } from '../kit/scopes.js';
 import { commandHook, httpHook, portableCommandHook, withoutRecap, withRecap, type Settings } from './settings.js';
-
-export type Scope = 'user' | 'project';
-
-/** A mistake in the user's files that recap will not write over. */
-export class InstallError extends UserError {}
 
 /**
  * Where recap's hooks go. A token must stay out of files a project commits, so with HTTP
@@ -19,40 +15,14 @@ export class InstallError extends UserError {}
  */
 export function settingsFiles(scope: Scope, project: string, env: NodeJS.ProcessEnv): { shared: string; local: string } {
   if (scope === 'user') {
-    const file = join(env.CLAUDE_CONFIG_DIR ?? join(env.HOME ?? homedir(), '.claude'), 'settings.json');
+    const file = join(env.CLAUDE_CONFIG_DIR ?? join(homeOf(env), '.claude'), 'settings.json');
     return { shared: file, local: file };
   }
   return { shared: join(project, '.claude', 'settings.json'), local: join(project, '.claude', 'settings.local.json') };
 }
 
-export function readSettings(file: string): Settings {
-  if (!existsSync(file)) return {};
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(readFileSync(file, 'utf8'));
-  } catch (error) {
-    const reason = (error as Error).message.replace(/\s+/g, ' ');
-    throw new InstallError(`cannot read ${file}: ${reason}; fix it or move it aside (recap changed nothing)`);
-  }
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
-    throw new InstallError(`${file} does not hold a JSON object; fix it or move it aside (recap changed nothing)`);
-  }
-  const hooks = (parsed as Settings).hooks;
-  if (hooks !== undefined && (hooks === null || typeof hooks !== 'object' || Array.isArray(hooks))) {
-    throw new InstallError(`"hooks" in ${file} is not an object; fix it or move it aside (recap changed nothing)`);
-  }
-  return parsed as Settings;
-}
-
-/** Writes through a temporary file and a rename, so a crash never leaves half a file. */
-function writeSettings(file: string, settings: Settings, mode?: number): void {
-  mkdirSync(dirname(file), { recursive: true });
-  const keep = existsSync(file) ? statSync(file).mode & 0o777 : 0o644;
-  const temporary = `${file}.recap-${process.pid}.tmp`;
-  writeFileSync(temporary, `${JSON.stringify(settings, null, 2)}\n`, { mode: mode ?? keep });
-  if (mode !== undefined) chmodSync(temporary, mode);
-  renameSync(temporary, file);
-}
+/** A settings file as Claude Code reads it (plain JSON); {} when there is none. */
+export const readSettings = (file: string): Settings => readSettingsFile(file).settings;
 
 type Change = { file: string; change: (s: Settings) => Settings; mode?: number };
 
@@ -67,7 +37,7 @@ function updateAll(changes: Change[]): boolean[] {
     const sameMode = mode === undefined || !existsSync(file) || (statSync(file).mode & 0o777) === mode;
     return { file, after, mode, write: JSON.stringify(after) !== JSON.stringify(before) || !sameMode };
   });
-  for (const p of planned) if (p.write) writeSettings(p.file, p.after, p.mode);
+  for (const p of planned) if (p.write) writeAtomically(p.file, jsonText(p.after), p.mode === undefined ? {} : { mode: p.mode, exact: true });
   return planned.map((p) => p.write);
 }
 
@@ -117,22 +87,10 @@ export function uninstallHooks(scope: Scope, project: string, env: NodeJS.Proces
 export const FAIL_CLOSED_SINCE = '2.1.295';
 
 /** The installed Claude Code's version (`claude --version`), or undefined when there is no `claude`. */
-export function claudeVersion(env: NodeJS.ProcessEnv): string | undefined {
-  try {
-    const out = execFileSync('claude', ['--version'], { env, encoding: 'utf8', timeout: 10_000, stdio: ['ignore', 'pipe', 'ignore'] });
-    return /\d+\.\d+\.\d+/.exec(out)?.[0];
-  } catch {
-    // Not installed, not on PATH, or not answering: recap's hooks are written all the same.
-    return undefined;
-  }
-}
+export const claudeVersion = (env: NodeJS.ProcessEnv): string | undefined => agentVersion('claude', env, 10_000);
 
 /** Whether a Claude Code version denies a call when its PreToolUse hook fails. */
-export function failsClosed(version: string): boolean {
-  const [a = 0, b = 0, c = 0] = version.split('.').map(Number);
-  const [x, y, z] = FAIL_CLOSED_SINCE.split('.').map(Number) as [number, number, number];
-  return a !== x ? a > x : b !== y ? b > y : c >= z;
-}
+export const failsClosed = (version: string): boolean => compareVersions(version, FAIL_CLOSED_SINCE) >= 0;
 
 /** What the user should know about the installed Claude Code, if anything. */
 export function claudeVersionWarning(version: string | undefined): string | undefined {

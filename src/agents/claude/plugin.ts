@@ -4,11 +4,12 @@
 // package's own folder keeps its path across `npm install -g` upgrades. Claude Code runs a
 // plugin's hooks beside those of its settings, so recap is in one or the other, never both.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { PACKAGE_ROOT } from '../../common/bins.js';
-import { editSettings, InstallError, readSettings, type Scope } from './install.js';
+import { writeIfChanged } from '../kit/files.js';
+import { InstallError } from '../kit/installError.js';
+import { homeOf, type Scope } from '../kit/scopes.js';
+import { editSettings, readSettings } from './install.js';
 import type { Settings } from './settings.js';
 
 export const MARKETPLACE = 'recap-local';
@@ -16,7 +17,7 @@ export const PLUGIN_ID = `recap@${MARKETPLACE}`;
 export const MARKETPLACE_DIR = join(PACKAGE_ROOT, 'claude-plugin');
 export const PLUGIN_DIR = join(MARKETPLACE_DIR, 'plugins', 'recap');
 
-const configDir = (env: NodeJS.ProcessEnv) => env.CLAUDE_CONFIG_DIR || join(env.HOME ?? homedir(), '.claude');
+const configDir = (env: NodeJS.ProcessEnv) => env.CLAUDE_CONFIG_DIR || join(homeOf(env), '.claude');
 
 /** Where Claude Code keeps the plugin's data (CLAUDE_PLUGIN_DATA in its hooks): the Node the hook runs with is written there. */
 export const pluginDataDir = (env: NodeJS.ProcessEnv) => join(configDir(env), 'plugins', 'data', `recap-${MARKETPLACE}`);
@@ -64,14 +65,7 @@ export function installPlugin(scope: Scope, project: string, env: NodeJS.Process
 
 /** Whether the recorded Node changed. */
 function writeNode(env: NodeJS.ProcessEnv): boolean {
-  const dir = pluginDataDir(env);
-  const file = join(dir, 'node');
-  if (existsSync(file) && readFileSync(file, 'utf8') === process.execPath) return false;
-  mkdirSync(dir, { recursive: true });
-  const temporary = `${file}.recap-${process.pid}.tmp`;
-  writeFileSync(temporary, process.execPath, { mode: 0o644 });
-  renameSync(temporary, file);
-  return true;
+  return writeIfChanged(join(pluginDataDir(env), 'node'), process.execPath, { mode: 0o644 });
 }
 
 /** Removes the plugin and its marketplace where this scope has them; the settings file when it changed. */

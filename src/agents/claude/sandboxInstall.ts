@@ -7,7 +7,9 @@ import type { Check } from '../../common/check.js';
 import { sandboxPaths } from '../recapPaths.js';
 import type { Caller } from '../adapter.js';
 import { recordSandbox, sandboxAdded, type SandboxAdded } from '../sandboxRecord.js';
-import { editSettings, InstallError, readSettings, settingsFiles, type Scope } from './install.js';
+import { InstallError } from '../kit/installError.js';
+import { scopeFlag, SCOPES, type Scope } from '../kit/scopes.js';
+import { editSettings, readSettings, settingsFiles } from './install.js';
 import { sandboxConflicts, sandboxEnabled, sandboxGaps, sandboxWarnings, withoutRecapSandbox, withRecapSandbox, type SandboxPaths } from './sandbox.js';
 
 /**
@@ -69,7 +71,7 @@ export function uninstallSandbox(scope: Scope, project: string, env: NodeJS.Proc
 /** `recap doctor`: the sandbox recap configured, where it did, still whole. */
 export function sandboxChecks(project: string, env: NodeJS.ProcessEnv): Check[] {
   const checks: Check[] = [];
-  for (const scope of ['user', 'project'] as Scope[]) {
+  for (const scope of SCOPES) {
     const { shared, local } = settingsFiles(scope, project, env);
     for (const file of new Set([shared, local])) {
       if (sandboxAdded(env, file) === undefined) continue;
@@ -79,7 +81,7 @@ export function sandboxChecks(project: string, env: NodeJS.ProcessEnv): Check[] 
       } catch (error) {
         gaps = [(error as Error).message];
       }
-      const fix = `recap install claude --sandbox${scope === 'project' ? ' --scope project' : ''}`;
+      const fix = `recap install claude --sandbox${scopeFlag(scope)}`;
       checks.push(
         gaps.length === 0
           ? { name: 'claude sandbox', ok: true, detail: `Claude Code's sandbox keeps its Bash tool out of recap's files and socket (${file})` }

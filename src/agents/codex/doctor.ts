@@ -4,9 +4,11 @@
 import { commandProblem } from '../hookCommand.js';
 import { existsSync } from 'node:fs';
 import type { Check } from '../../common/check.js';
+import { checkOf, findHooks, hookFaults } from '../kit/hookChecks.js';
+import { SCOPES, type Scope } from '../kit/scopes.js';
 import type { TomlDocument } from './toml.js';
 import { places, RECAP_EVENTS, TIMEOUT_SECONDS, type Place } from './hooksFile.js';
-import { codexHome, configFile, hooksFile, readConfig, readHooksFile, setupProblems, type Scope } from './install.js';
+import { codexHome, configFile, hooksFile, readConfig, readHooksFile, setupProblems } from './install.js';
 import { trustKey } from './trust.js';
 import { placeHash, trustStates } from './trustEntries.js';
 
@@ -14,16 +16,12 @@ const FIX = 'recap install codex (it writes the hooks and their trust entries ag
 
 /** recap's hooks in Codex, or why they will not run; nothing when neither recap nor Codex is set up here. */
 export function codexDoctor(project: string, env: NodeJS.ProcessEnv): Check[] {
-  const found: { scope: Scope; file: string; place: Place }[] = [];
-  const checks: Check[] = [];
-  for (const scope of ['user', 'project'] as Scope[]) {
-    const file = hooksFile(scope, project, env);
-    try {
-      for (const place of places(readHooksFile(file))) if (place.recap) found.push({ scope, file, place });
-    } catch (error) {
-      checks.push({ name: 'codex hooks', ok: false, detail: (error as Error).message, fix: `repair the JSON in ${file}` });
-    }
-  }
+  const files = SCOPES.map((scope) => ({ scope, file: hooksFile(scope, project, env) }));
+  const { found, checks } = findHooks('codex hooks', files, (file) =>
+    places(readHooksFile(file))
+      .filter((place) => place.recap)
+      .map((place) => ({ event: place.event, place })),
+  );
   if (found.length === 0) {
     if (checks.length > 0) return checks;
     const home = codexHome(env);
@@ -34,16 +32,14 @@ export function codexDoctor(project: string, env: NodeJS.ProcessEnv): Check[] {
 }
 
 /** Every event recap needs has its hook, and each can run and answer in time. */
-function hooksCheck(found: { file: string; place: Place }[]): Check {
-  const missing = RECAP_EVENTS.map((e) => e.event).filter((event) => !found.some((f) => f.place.event === event));
-  const broken = found.flatMap(({ file, place }) => {
-    const problem = hookProblem(place);
-    return problem ? [`${place.event} in ${file}: ${problem}`] : [];
-  });
-  const ok = missing.length === 0 && broken.length === 0;
+function hooksCheck(found: { file: string; event: string; place: Place }[]): Check {
+  const faults = hookFaults(
+    RECAP_EVENTS.map((e) => e.event),
+    found,
+    ({ place }) => hookProblem(place),
+  );
   const where = [...new Set(found.map((f) => f.file))].join(', ');
-  const detail = ok ? `command hooks in ${where}` : [...missing.map((e) => `no ${e} hook`), ...broken].join('; ');
-  return { name: 'codex hooks', ok, detail, ...(ok ? {} : { fix: FIX }) };
+  return checkOf('codex hooks', faults, `command hooks in ${where}`, FIX);
 }
 
 function hookProblem(place: Place): string | undefined {
@@ -78,6 +74,5 @@ function trustChecks(found: { scope: Scope; file: string; place: Place }[], proj
   });
   const scopes = [...new Set(found.map((f) => f.scope))];
   problems.push(...scopes.flatMap((scope) => setupProblems(scope, project, env, doc)));
-  const ok = problems.length === 0;
-  return [{ name: 'codex trust', ok, detail: ok ? `every recap hook is trusted in ${config}` : problems.join('; '), ...(ok ? {} : { fix: FIX }) }];
+  return [checkOf('codex trust', problems, `every recap hook is trusted in ${config}`, FIX)];
 }

@@ -2,31 +2,20 @@
 // and, in the user's config.toml, the trust entries without which Codex skips them. Both
 // files are read and checked before either is written; each is written through a
 // temporary file and a rename (to the real file when it is a symlink).
-import { existsSync, mkdirSync, readFileSync, realpathSync, renameSync, statSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { RECAP_HOOK_BIN } from '../../common/bins.js';
-import { UserError } from '../../common/errors.js';
+import { jsonText, realOr, writeAtomically } from '../kit/files.js';
+import { InstallError } from '../kit/installError.js';
+import { isObject, parseJsonFile } from '../kit/jsonFile.js';
+import { homeOf, type Scope } from '../kit/scopes.js';
 import { isTable, parseToml, TomlError, type TomlDocument } from './toml.js';
 import { recapCommand, withoutRecap, withRecap, type HooksFile } from './hooksFile.js';
 import { retrust, TrustEditError } from './trustEntries.js';
 
-export type Scope = 'user' | 'project';
-
-/** A mistake in the user's files that recap will not write over. */
-export class InstallError extends UserError {}
-
-const realOr = (path: string): string => {
-  try {
-    return realpathSync(path);
-  } catch {
-    return path;
-  }
-};
-
 /** Codex's user folder as Codex names it: CODEX_HOME resolved to its real path, else $HOME/.codex as is. */
 export function codexHome(env: NodeJS.ProcessEnv): string {
-  return env.CODEX_HOME ? realOr(env.CODEX_HOME) : join(env.HOME ?? homedir(), '.codex');
+  return env.CODEX_HOME ? realOr(env.CODEX_HOME) : join(homeOf(env), '.codex');
 }
 
 export const configFile = (env: NodeJS.ProcessEnv): string => join(codexHome(env), 'config.toml');
@@ -38,15 +27,13 @@ export function hooksFile(scope: Scope, project: string, env: NodeJS.ProcessEnv)
 
 /** A hooks.json as Codex reads it: an object of `hooks` (and a `description`), each event a list of groups. */
 export function readHooksFile(file: string): HooksFile {
-  if (!existsSync(file)) return {};
+  const read = parseJsonFile(file);
+  if (read === undefined) return {};
   const broken = (why: string) => new InstallError(`${file} ${why}; fix it or move it aside (recap changed nothing)`);
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(readFileSync(file, 'utf8'));
-  } catch (error) {
-    throw broken(`cannot be read: ${(error as Error).message.replace(/\s+/g, ' ')}`);
-  }
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw broken('does not hold a JSON object');
+  // Codex's own words for a file it cannot read: "<file> cannot be read: <reason>".
+  if (!read.ok) throw broken(`cannot be read: ${read.reason}`);
+  const parsed = read.value;
+  if (!isObject(parsed)) throw broken('does not hold a JSON object');
   const others = Object.keys(parsed).filter((key) => key !== 'hooks' && key !== 'description');
   if (others.length > 0) throw broken(`has keys Codex does not accept beside "hooks" (${others.join(', ')}), so Codex ignores the whole file`);
   const hooks = (parsed as HooksFile).hooks;
@@ -71,16 +58,7 @@ export function readConfig(file: string): { text: string; doc: TomlDocument } {
 }
 
 /** Writes through a temporary file and a rename, into the real file a symlink names, keeping its mode. */
-export function writeAtomically(file: string, text: string): void {
-  const target = realOr(file);
-  mkdirSync(dirname(target), { recursive: true });
-  const mode = existsSync(target) ? statSync(target).mode & 0o777 : 0o644;
-  const temporary = `${target}.recap-${process.pid}.tmp`;
-  writeFileSync(temporary, text, { mode });
-  renameSync(temporary, target);
-}
-
-const hooksText = (file: HooksFile) => `${JSON.stringify(file, null, 2)}\n`;
+export const writeThroughLinks = (file: string, text: string): void => writeAtomically(file, text, { throughLinks: true });
 
 /**
  * Applies `change` to the hooks file and rewrites the trust entries to match. Everything is
@@ -101,8 +79,8 @@ function update(scope: Scope, project: string, env: NodeJS.ProcessEnv, change: (
     throw error;
   }
   const hooksChanged = JSON.stringify(after) !== JSON.stringify(before);
-  if (trusted !== text) writeAtomically(config, trusted);
-  if (hooksChanged) writeAtomically(file, hooksText(after));
+  if (trusted !== text) writeThroughLinks(config, trusted);
+  if (hooksChanged) writeThroughLinks(file, jsonText(after));
   return { file, changed: hooksChanged || trusted !== text };
 }
 

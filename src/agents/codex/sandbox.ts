@@ -6,7 +6,8 @@
 import type { Check } from '../../common/check.js';
 import { sandboxPaths } from '../recapPaths.js';
 import { recordSandbox, sandboxAdded } from '../sandboxRecord.js';
-import { configFile, InstallError, readConfig, writeAtomically } from './install.js';
+import { InstallError } from '../kit/installError.js';
+import { configFile, readConfig, writeThroughLinks } from './install.js';
 import { isTable, tomlString, type TomlDocument } from './toml.js';
 
 const MODE = 'workspace-write';
@@ -58,7 +59,7 @@ export function installCodexSandbox(env: NodeJS.ProcessEnv): boolean {
     );
   }
   if (doc.data.sandbox_mode !== undefined) return false;
-  writeAtomically(file, withMode(text, doc));
+  writeThroughLinks(file, withMode(text, doc));
   recordSandbox(env, file, { keys: ['sandbox_mode'], paths: {} });
   return true;
 }
@@ -69,7 +70,7 @@ export function uninstallCodexSandbox(env: NodeJS.ProcessEnv): string[] {
   if (sandboxAdded(env, file) === undefined) return [];
   const { text, doc } = readConfig(file);
   const after = withoutMode(text, doc);
-  if (after !== text) writeAtomically(file, after);
+  if (after !== text) writeThroughLinks(file, after);
   recordSandbox(env, file, undefined);
   return after !== text ? [file] : [];
 }

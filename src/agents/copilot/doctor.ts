@@ -4,6 +4,7 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Check } from '../../common/check.js';
+import { hookFaults } from '../kit/hookChecks.js';
 import { RECAP_HOOK_BIN } from '../../common/bins.js';
 import { commandPaths, HOOK_DEADLINE_SECONDS, matchesAll, RECAP_EVENTS, recapEntriesIn, type HookEntry } from './hooksFile.js';
 import { copilotDir, hooksFilePath, readJson } from './install.js';
@@ -82,13 +83,9 @@ export function copilotDoctor(project: string, env: NodeJS.ProcessEnv): Check[] 
     problems.push(`${project} is not a trusted folder, so Copilot CLI skips the hooks in ${untrusted.file}`);
     fixes.add('install for the user instead: recap install copilot (or trust the folder in Copilot CLI)');
   }
-  const missing = running.length === 0 ? [] : RECAP_EVENTS.filter((event) => !running.some((f) => f.event === event));
-  const broken = running.flatMap((f) => {
-    const problem = entryProblem(f);
-    return problem ? [`${f.event} in ${f.file}: ${problem}`] : [];
-  });
-  problems.push(...missing.map((event) => `no ${event} hook`), ...broken);
-  if (missing.length + broken.length > 0) fixes.add('recap install copilot');
+  const faults = hookFaults(RECAP_EVENTS, running, entryProblem);
+  problems.push(...faults);
+  if (faults.length > 0) fixes.add('recap install copilot');
   const files = [...new Set(running.map((f) => f.file))];
   if (files.length > 1) {
     problems.push(`recap's hooks are in ${files.join(' and ')}: Copilot CLI runs each, so every prompt counts more than once`);

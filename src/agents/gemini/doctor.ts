@@ -5,10 +5,10 @@
 // that moves the CLI's home), loads code into its shell, or runs recap-hook a second way
 // (settings hooks).
 import { accessSync, existsSync, constants as fs, readFileSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { Check } from '../../common/check.js';
-import { withoutComments } from '../jsonComments.js';
+import { readJsonObject, type Parsed } from '../kit/jsonFile.js';
+import { homeOf } from '../kit/scopes.js';
 import { launcherOf } from '../hookCommand.js';
 import { commandTarget, EXTENSION_NAME, extensionPaths, HOOK_NAME, hookEnvironment, LOADERS, RECAP_EVENTS, runsRecapHook, TIMEOUT_MS, type ExtensionPaths } from './extension.js';
 import { geminiDir } from './facts.js';
@@ -17,7 +17,7 @@ import { isRecapExtension, namesakes, readManifest } from './install.js';
 const FIX = 'recap install gemini';
 
 export function geminiDoctor(project: string, env: NodeJS.ProcessEnv): Check[] {
-  const home = env.HOME ?? homedir();
+  const home = homeOf(env);
   const paths = extensionPaths(env, home);
   const settings = settingsFiles(project, env, home).map((file) => ({ file, read: readSettings(file) }));
   const inSettings = settings.flatMap(({ file, read }) => (read.ok ? recapHooksIn(read.value).map((event) => ({ file, event })) : []));
@@ -76,7 +76,7 @@ function executable(file: string): boolean {
 }
 
 type Settings = Record<string, unknown>;
-type Read = { ok: true; value: Settings } | { ok: false; problem: string };
+type Read = Parsed<Settings>;
 
 /** The settings Gemini CLI merges: the system's, the user's, the project's (in a trusted folder). */
 function settingsFiles(project: string, env: NodeJS.ProcessEnv, home: string): string[] {
@@ -84,16 +84,8 @@ function settingsFiles(project: string, env: NodeJS.ProcessEnv, home: string): s
   return [...new Set([system, join(geminiDir(env, home), 'settings.json'), join(project, '.gemini', 'settings.json')])];
 }
 
-function readSettings(file: string): Read {
-  if (!existsSync(file)) return { ok: true, value: {} };
-  try {
-    const value = JSON.parse(withoutComments(readFileSync(file, 'utf8')).json) as unknown;
-    if (value === null || typeof value !== 'object' || Array.isArray(value)) return { ok: false, problem: `${file} does not hold a JSON object` };
-    return { ok: true, value: value as Settings };
-  } catch (error) {
-    return { ok: false, problem: `cannot read ${file}: ${(error as Error).message.replace(/\s+/g, ' ')}` };
-  }
-}
+/** A settings file as Gemini CLI reads it (JSON with comments); {} when there is none. */
+const readSettings = (file: string): Read => readJsonObject(file, { comments: true }) ?? { ok: true, value: {}, comments: false };
 
 const objectAt = (value: unknown, ...keys: string[]): Record<string, unknown> | undefined => {
   let at = value;

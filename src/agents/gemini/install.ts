@@ -2,32 +2,21 @@
 // Gemini CLI's extensions, written file by file through a rename (the hooks first, then the
 // manifest that makes Gemini CLI load them), removed whole. Nothing else is touched: not the
 // other extensions, not the settings (which may hold comments a rewrite would lose).
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { PACKAGE_ROOT, RECAP_HOOK_BIN } from '../../common/bins.js';
-import { UserError } from '../../common/errors.js';
+import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { RECAP_HOOK_BIN } from '../../common/bins.js';
+import { recapVersion } from '../../common/version.js';
 import type { InstallOptions, Installed } from '../adapter.js';
+import { jsonText, writeIfChanged } from '../kit/files.js';
+import { InstallError } from '../kit/installError.js';
+import { readJsonObject } from '../kit/jsonFile.js';
+import { homeOf } from '../kit/scopes.js';
 import { EXTENSION_DESCRIPTION, EXTENSION_NAME, extensionPaths, hookEnvironment, hooksFile, manifest, type ExtensionPaths } from './extension.js';
-
-/** A mistake in the user's files that recap will not write over. */
-export class InstallError extends UserError {}
-
-const homeOf = (env: NodeJS.ProcessEnv) => env.HOME ?? homedir();
 
 export const pathsFor = (env: NodeJS.ProcessEnv) => extensionPaths(env, homeOf(env));
 
 /** What the manifest file says, or why it cannot be read. */
-export function readManifest(file: string): { ok: true; value: Record<string, unknown> } | { ok: false; problem: string } | undefined {
-  if (!existsSync(file)) return undefined;
-  try {
-    const value = JSON.parse(readFileSync(file, 'utf8')) as unknown;
-    if (value === null || typeof value !== 'object' || Array.isArray(value)) return { ok: false, problem: `${file} does not hold a JSON object` };
-    return { ok: true, value: value as Record<string, unknown> };
-  } catch (error) {
-    return { ok: false, problem: `cannot read ${file}: ${(error as Error).message.replace(/\s+/g, ' ')}` };
-  }
-}
+export const readManifest = (file: string) => readJsonObject(file);
 
 /** Whether the folder holds recap's extension (its manifest, with recap's description). */
 export function isRecapExtension(paths: ExtensionPaths): boolean {
@@ -55,25 +44,8 @@ function isDirectory(path: string): boolean {
   }
 }
 
-function version(): string {
-  try {
-    const found = (JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version?: unknown }).version;
-    return typeof found === 'string' ? found : '0.0.0';
-  } catch {
-    return '0.0.0';
-  }
-}
-
-/** Writes through a temporary file and a rename: Gemini CLI never reads half a file. */
-function writeJson(file: string, value: unknown): boolean {
-  const text = `${JSON.stringify(value, null, 2)}\n`;
-  if (existsSync(file) && readFileSync(file, 'utf8') === text) return false;
-  mkdirSync(dirname(file), { recursive: true });
-  const temporary = `${file}.recap-${process.pid}.tmp`;
-  writeFileSync(temporary, text, { mode: 0o644 });
-  renameSync(temporary, file);
-  return true;
-}
+/** Through a temporary file and a rename: Gemini CLI never reads half a file. */
+const writeJson = (file: string, value: unknown): boolean => writeIfChanged(file, jsonText(value), { mode: 0o644 });
 
 /** Refuses a folder recap did not write, and a second extension named recap. */
 function checkFolder(paths: ExtensionPaths): void {
@@ -101,7 +73,7 @@ export function installExtension({ scope, env }: InstallOptions, node = process.
   checkFolder(paths);
   // The hooks before the manifest: a folder without its manifest is no extension yet.
   const hooks = writeJson(paths.hooks, hooksFile(hookBin, node, paths.dir, hookEnvironment(env)));
-  const made = writeJson(paths.manifest, manifest(version()));
+  const made = writeJson(paths.manifest, manifest(recapVersion()));
   return { file: paths.dir, changed: hooks || made, mode: 'command', warnings: [] };
 }
 

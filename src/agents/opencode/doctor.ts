@@ -4,8 +4,8 @@
 // switch it off.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { homedir } from 'node:os';
 import type { Check } from '../../common/check.js';
+import { homeOf } from '../kit/scopes.js';
 import { opencodeConfigDir, pluginsOff } from './facts.js';
 import { isRecapPlugin, pluginFile, pluginSettings, renderPlugin } from './install.js';
 import type { PluginSettings } from './plugin.js';
@@ -19,7 +19,7 @@ export const PLUGIN_HOOKS = ['chat.message', 'tool.execute.before', 'experimenta
 export function opencodeDoctor(project: string, env: NodeJS.ProcessEnv): Check[] {
   const file = pluginFile(env);
   if (!existsSync(file)) {
-    const folder = opencodeConfigDir(env, env.HOME ?? homedir());
+    const folder = opencodeConfigDir(env, homeOf(env));
     return existsSync(folder) ? [{ name: NAME, ok: false, detail: `opencode is set up (${folder}) but recap's plugin is not in ${file}`, fix: FIX }] : [];
   }
   const checks = [pluginCheck(file, project, env)];

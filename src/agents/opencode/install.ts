@@ -1,19 +1,17 @@
 // `recap install opencode` and `recap uninstall opencode`: recap's plugin, one file in
 // opencode's global plugins folder, rendered from the compiled plugin.ts with recap's paths
 // filled in and written through a rename; removed only when it is recap's.
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { PACKAGE_ROOT, RECAP_HOOK_BIN } from '../../common/bins.js';
-import { UserError } from '../../common/errors.js';
 import { launcherPath, socketPath } from '../../common/paths.js';
 import type { InstallOptions, Installed } from '../adapter.js';
 import { hookEnvironment } from '../hookEnvironment.js';
+import { writeIfChanged } from '../kit/files.js';
+import { InstallError } from '../kit/installError.js';
+import { homeOf } from '../kit/scopes.js';
 import { EVENTS, opencodeConfigDir, pluginsOff, SESSION_VARIABLE } from './facts.js';
 import type { PluginSettings } from './plugin.js';
-
-/** A mistake in the user's files that recap will not write over. */
-export class InstallError extends UserError {}
 
 /** The compiled plugin.ts, found from the package root so that tests run from src/ render it too. */
 const PLUGIN_SOURCE = join(PACKAGE_ROOT, 'dist', 'agents', 'opencode', 'plugin.js');
@@ -25,7 +23,7 @@ const SETTINGS_LINE = /^const SETTINGS = \/\* recap:settings \*\/ .*;$/m;
 
 /** Where recap's plugin goes: opencode's global plugins folder, loaded in every project. */
 export function pluginFile(env: NodeJS.ProcessEnv): string {
-  return join(opencodeConfigDir(env, env.HOME ?? homedir()), 'plugins', 'recap.js');
+  return join(opencodeConfigDir(env, homeOf(env)), 'plugins', 'recap.js');
 }
 
 /** What the plugin needs to know, as this environment names it. */
@@ -70,13 +68,9 @@ export function installPlugin({ scope, env }: InstallOptions): Installed {
   const warnings: string[] = [];
   if (pluginsOff(env))
     warnings.push(`OPENCODE_PURE=${env.OPENCODE_PURE} is set here: opencode started with it (or with --pure) loads no plugins, recap's neither, and gates nothing`);
-  if (existsSync(file) && readFileSync(file, 'utf8') === text) return { file, changed: false, mode: 'plugin', warnings };
-  mkdirSync(dirname(file), { recursive: true });
   // Through a rename: opencode never loads half a plugin.
-  const temporary = join(dirname(file), `.recap-${process.pid}.tmp`);
-  writeFileSync(temporary, text, { mode: 0o644 });
-  renameSync(temporary, file);
-  return { file, changed: true, mode: 'plugin', warnings };
+  const changed = writeIfChanged(file, text, { mode: 0o644, temporary: join(dirname(file), `.recap-${process.pid}.tmp`) });
+  return { file, changed, mode: 'plugin', warnings };
 }
 
 export function uninstallPlugin({ scope, env }: InstallOptions): string[] {

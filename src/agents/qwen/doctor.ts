@@ -1,10 +1,12 @@
 // `recap doctor` for Qwen Code: recap's hooks in its settings, each one able to run in time,
 // in a folder whose hooks Qwen Code loads, with no setting that turns hooks off.
 import { commandProblem } from '../hookCommand.js';
-import { execFileSync } from 'node:child_process';
 import type { Check } from '../../common/check.js';
 import { hookEnvironment } from '../hookEnvironment.js';
-import { readSettings, settingsFile, type Scope } from './install.js';
+import { agentVersion, compareVersions } from '../kit/agentVersion.js';
+import { checkOf, findHooks, hookFaults } from '../kit/hookChecks.js';
+import { SCOPES } from '../kit/scopes.js';
+import { readSettings, settingsFile } from './install.js';
 import { HOOK_DEADLINE_MS, matchesAll, RECAP_EVENTS, recapHooksIn, timeoutMs, type HookEntry } from './settings.js';
 import { hooksDisabledBy, projectSettingsLoad } from './trust.js';
 
@@ -15,16 +17,8 @@ export const VERIFIED_VERSION = '0.24.4';
 
 /** Recap's hooks in Qwen Code and whether they will run; nothing when neither recap's hooks nor broken settings are here. */
 export function qwenDoctor(project: string, env: NodeJS.ProcessEnv): Check[] {
-  const found: { file: string; scope: Scope; event: string; matcher: unknown; hook: HookEntry }[] = [];
-  const checks: Check[] = [];
-  for (const scope of ['user', 'project'] as Scope[]) {
-    const file = settingsFile(scope, project, env);
-    try {
-      for (const hit of recapHooksIn(readSettings(file).settings)) found.push({ file, scope, ...hit });
-    } catch (error) {
-      checks.push({ name: NAME, ok: false, detail: (error as Error).message, fix: `repair the JSON in ${file}` });
-    }
-  }
+  const places = SCOPES.map((scope) => ({ file: settingsFile(scope, project, env), scope }));
+  const { found, checks } = findHooks(NAME, places, (file) => recapHooksIn(readSettings(file).settings));
   if (found.length === 0) return checks;
 
   const problems: string[] = [];
@@ -37,14 +31,14 @@ export function qwenDoctor(project: string, env: NodeJS.ProcessEnv): Check[] {
   }
   const running = found.filter((f) => f.scope === 'user' || projectLoads);
   // Hooks that do not load are said above; their events are not listed again as missing.
-  const missing = running.length === 0 ? [] : RECAP_EVENTS.map((e) => e.event).filter((event) => !running.some((f) => f.event === event));
   const pinned = hookEnvironment(env);
-  const broken = running.flatMap(({ file, event, matcher, hook }) => {
-    const problem = hookProblem(event, matcher, hook, pinned);
-    return problem ? [`${event} in ${file}: ${problem}`] : [];
-  });
-  problems.push(...missing.map((event) => `no ${event} hook`), ...broken);
-  if (missing.length + broken.length > 0) fixes.add(running.every((f) => f.scope === 'project') ? 'recap install qwen --scope project' : 'recap install qwen');
+  const faults = hookFaults(
+    RECAP_EVENTS.map((e) => e.event),
+    running,
+    ({ event, matcher, hook }) => hookProblem(event, matcher, hook, pinned),
+  );
+  problems.push(...faults);
+  if (faults.length > 0) fixes.add(running.every((f) => f.scope === 'project') ? 'recap install qwen --scope project' : 'recap install qwen');
   const files = [...new Set(running.map((f) => f.file))];
   if (files.length > 1) {
     problems.push(`recap's hooks are in both ${files.join(' and ')}: Qwen Code runs both, so every prompt counts twice`);
@@ -55,9 +49,7 @@ export function qwenDoctor(project: string, env: NodeJS.ProcessEnv): Check[] {
     problems.push(`"disableAllHooks": true in ${disabledBy} turns every hook off`);
     fixes.add(`remove "disableAllHooks" from ${disabledBy}`);
   }
-  const ok = problems.length === 0;
-  const hooks: Check = ok ? { name: NAME, ok, detail: `command hooks in ${files.join(', ')}` } : { name: NAME, ok, detail: problems.join('; '), fix: [...fixes].join('; ') };
-  return [...checks, hooks, ...versionCheck(env)];
+  return [...checks, checkOf(NAME, problems, `command hooks in ${files.join(', ')}`, [...fixes].join('; ')), ...versionCheck(env)];
 }
 
 function hookProblem(event: string, matcher: unknown, hook: HookEntry, pinned: Record<string, string>): string | undefined {
@@ -79,26 +71,13 @@ function hookProblem(event: string, matcher: unknown, hook: HookEntry, pinned: R
 }
 
 /** The installed Qwen Code's version (`qwen --version`), or undefined when there is no `qwen`. */
-export function qwenVersion(env: NodeJS.ProcessEnv): string | undefined {
-  try {
-    const out = execFileSync('qwen', ['--version'], { env, encoding: 'utf8', timeout: 15_000, stdio: ['ignore', 'pipe', 'ignore'] });
-    return /\d+\.\d+\.\d+/.exec(out)?.[0];
-  } catch {
-    return undefined;
-  }
-}
-
-function older(version: string, than: string): boolean {
-  const [a = 0, b = 0, c = 0] = version.split('.').map(Number);
-  const [x = 0, y = 0, z = 0] = than.split('.').map(Number);
-  return a !== x ? a < x : b !== y ? b < y : c < z;
-}
+export const qwenVersion = (env: NodeJS.ProcessEnv): string | undefined => agentVersion('qwen', env, 15_000);
 
 /** An older Qwen Code may not say which prompts are the user's, and then none is counted. */
 function versionCheck(env: NodeJS.ProcessEnv): Check[] {
   const version = qwenVersion(env);
   if (version === undefined) return [];
-  return older(version, VERIFIED_VERSION)
+  return compareVersions(version, VERIFIED_VERSION) < 0
     ? [
         {
           name: 'qwen code',

@@ -5,7 +5,7 @@ import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { dirname, isAbsolute, join, normalize, relative, resolve, sep } from 'node:path';
 import { systemSettingsFiles } from './facts.js';
 import { qwenHome, readSettings, settingsFile } from './install.js';
-import { withoutComments } from '../jsonComments.js';
+import { withoutComments } from '../kit/jsonComments.js';
 import type { Settings } from './settings.js';
 
 /** A settings file's object, or undefined when it is missing or unreadable (doctor says so elsewhere). */
