@@ -7,6 +7,7 @@ import type { Config } from '../events/config.js';
 import { EVENT_TYPES, type EventType, type SummaryAccepted } from '../events/events.js';
 import type { CheckAnswer, GateStatus } from '../events/gate.js';
 import type { SubmitAnswer } from '../events/summaries.js';
+import type { KeyChange } from '../events/configPolicy.js';
 import type { Allowed, EventLine, JobReport, PendingConfig, Verification } from './answers.js';
 import type { CodeVerdict } from '../events/codeManifest.js';
 import { PROMPT_ID } from '../common/promptSpool.js';
@@ -197,22 +198,16 @@ export type Responses = {
   resume: { resumed: boolean; gate: GateStatus };
   stats: { lastSeq: number; syncs: number; memory: NodeJS.MemoryUsage };
   report: { jobs: JobReport[] };
-  config: ConfigShown | Allowed;
+  config:
+    | { file: string; userFile: string; values: Config; sources: Record<string, string>; problems: string[]; pending?: PendingConfig; userPending?: PendingConfig }
+    | { file: string; hash: string; changes: KeyChange[]; already: boolean };
   daemon: DaemonInfo;
   reload: { file: string; problems: string[]; pending?: PendingConfig };
   stop: { pid: number };
 };
 
-/** `recap config show`: the configuration in force, each value's source, and a change that waits for approval. */
-export type ConfigShown = {
-  file: string;
-  userFile: string;
-  values: Config;
-  sources: Record<string, string>;
-  problems: string[];
-  pending?: PendingConfig;
-  userPending?: PendingConfig;
-};
+/** `recap config show`: the configuration in force, each value's source, and a change that waits for approval (`config` without `allow`). */
+export type ConfigShown = Exclude<Responses['config'], Allowed>;
 
 /** `recap status --daemon`: the process, where it listens and keeps its files, how big its log is. */
 export type DaemonInfo = {
