@@ -1,5 +1,5 @@
 // Where each command's --help sends the reader for more: the one map of recap's commands to
-// the pages under docs/ (test/unit/cliDocs.test.ts checks each page is there).
+// the pages under docs/ (test/unit/cliDocs.test.ts checks every command has one).
 import type { Argv } from 'yargs';
 
 export const DOC_PAGES = [
