@@ -15,7 +15,7 @@ else if (args.length === 1 && args[0] === 'daemon' && bundleIsCurrent()) await d
 else await cli();
 
 async function cli() {
-  const { main } = await import('../dist/client/main.js');
+  const { main } = await import('../dist/main.js');
   await main();
 }
 

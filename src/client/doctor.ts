@@ -10,14 +10,13 @@ import { whyUnreachable } from './autostart.js';
 import { checkConfigFiles } from '../common/configLayers.js';
 import { isRecapFolder } from '../agents/recapPaths.js';
 import { ADAPTERS } from '../agents/adapters.js';
-import type { Check } from './checks.js';
+import type { Check } from '../common/check.js';
 import { Client } from './socketClient.js';
 import type { PendingConfig } from '../protocol/answers.js';
-import { spelled } from './output.js';
+import type { ResponseOf } from '../protocol/protocol.js';
+import { spelled } from './present/gate.js';
 import { checkInstalledCode } from '../common/codeManifest.js';
 import type { CodeVerdict } from '../events/codeManifest.js';
-
-export { printChecks, type Check } from './checks.js';
 
 const MIN_NODE = [20, 19];
 
@@ -71,7 +70,7 @@ async function daemonCheck(env: NodeJS.ProcessEnv): Promise<Check> {
   const path = socketPath(env);
   try {
     const client = await Client.connect(path, 1000);
-    const { version } = await client.request<{ version: string }>('ping', {}, 2000);
+    const { version } = await client.request('ping', {}, 2000);
     client.close();
     return { name: 'daemon', ok: true, detail: `running, version ${version}, on ${path}` };
   } catch (error) {
@@ -175,11 +174,6 @@ export async function fixDoctor(project: string, env: NodeJS.ProcessEnv): Promis
   return changed;
 }
 
-export function printFixed(changed: string[]): void {
-  if (changed.length === 0) process.stdout.write('fixed: nothing recap can fix by itself needed it\n');
-  for (const line of changed) process.stdout.write(`fixed ${line}\n`);
-}
-
 function configCheck(project: string, env: NodeJS.ProcessEnv): Check {
   const files = [userConfigPath(env), projectConfigPath(project)];
   const problems = checkConfigFiles(files, env);
@@ -190,19 +184,19 @@ function configCheck(project: string, env: NodeJS.ProcessEnv): Check {
 
 /** Whether a change of the user's or the project's config file waits for the user's approval (asked of a running daemon). */
 async function approvalCheck(project: string, env: NodeJS.ProcessEnv): Promise<Check[]> {
-  type Shown = { pending?: PendingConfig; userPending?: PendingConfig };
-  let shown: Shown;
+  let shown: ResponseOf<'config'>;
   try {
     const client = await Client.connect(socketPath(env), 1000);
     try {
-      shown = await client.request<Shown>('config', { cwd: project }, 2000);
+      shown = await client.request('config', { cwd: project }, 2000);
     } finally {
       client.close();
     }
   } catch {
     return []; // The daemon check says why it cannot be asked.
   }
-  const waiting = [shown.userPending, shown.pending].filter((p): p is PendingConfig => p !== undefined);
+  // Asked without `allow`, the daemon shows the configuration (an approval has no `pending`).
+  const waiting = ('values' in shown ? [shown.userPending, shown.pending] : []).filter((p): p is PendingConfig => p !== undefined);
   if (waiting.length === 0) return [{ name: 'config approval', ok: true, detail: 'no config change waits for approval' }];
   return waiting.map((pending) => {
     const keys = pending.held.map((h) => `${h.key}=${spelled(h.to)} (in force: ${spelled(h.from)})`).join(', ');

@@ -1,12 +1,17 @@
 // What the CLI's commands share, and the commands that only ask the daemon about a job
 // (status, context, chain). Kept apart from cli.ts so main.ts can run these without
 // loading yargs and the rest of the CLI: nothing here may import either.
+import type { Argv } from 'yargs';
 import { UserError } from '../common/errors.js';
 import { sessionFromEnv } from '../agents/known.js';
+import type { Op, RequestFields, ResponseOf } from '../protocol/protocol.js';
 import { connectOrStart } from './autostart.js';
-import { printChain, printStatus } from './output.js';
+import { printChain, printStatus } from './present/gate.js';
 
 export type Global = { json: boolean; job?: string | undefined; debug: boolean };
+
+/** A command file's part of the CLI: the commands it adds (src/client/commands/). */
+export type Builder = (y: Argv<Global>) => Argv<Global>;
 
 /** A failure the user can act on: printed as one line, no stack. */
 export class UsageError extends UserError {}
@@ -40,6 +45,12 @@ export function here(): string {
   return folder;
 }
 
+/** The job a read command is about: --job, else RECAP_JOB; none means every job. */
+export function jobOf(argv: { job?: string | undefined }): { job?: string } {
+  const job = argv.job ?? (process.env.RECAP_JOB || undefined);
+  return job !== undefined ? { job } : {};
+}
+
 const nonEmpty = (value: string | undefined) => (value === undefined || value === '' ? undefined : value);
 
 /**
@@ -52,17 +63,21 @@ function jobResolvable(argv: Global): boolean {
   return currentFolder() !== undefined;
 }
 
-export async function call<T>(op: string, fields: Record<string, unknown>): Promise<T> {
+/** Asks the daemon (started if none answers) one request, and closes the connection. */
+export async function ask<O extends Op>(op: O, fields: RequestFields<O>, timeoutMs?: number, onProgress?: (done: number) => void): Promise<ResponseOf<O>> {
   const client = await connectOrStart();
   try {
-    const result = await client.request<T>(op, fields);
-    // The daemon's word on the request, such as a job named that has no events.
-    const notice = (result as { notice?: unknown } | null)?.notice;
-    if (typeof notice === 'string') process.stderr.write(`recap: ${notice}\n`);
-    return result;
+    return await client.request(op, fields, timeoutMs, onProgress);
   } finally {
     client.close();
   }
+}
+
+/** As ask, and says the daemon's word on the request, such as a job named that has no events. */
+export async function call<O extends Op>(op: O, fields: RequestFields<O>): Promise<ResponseOf<O>> {
+  const result = await ask(op, fields);
+  if (result !== null && typeof result === 'object' && 'notice' in result && typeof result.notice === 'string') process.stderr.write(`recap: ${result.notice}\n`);
+  return result;
 }
 
 export function output(argv: Global, result: unknown, human: () => void): void {
@@ -72,22 +87,22 @@ export function output(argv: Global, result: unknown, human: () => void): void {
 
 export async function status(argv: Global & { daemon: boolean }): Promise<void> {
   if (argv.daemon || !jobResolvable(argv)) {
-    const { daemonState, printDaemonState } = await import('./lifecycle.js');
+    const [{ daemonState }, { printDaemonState }] = await Promise.all([import('./lifecycle.js'), import('./present/daemon.js')]);
     const state = await daemonState();
     output(argv, state, () => printDaemonState(state));
     if (!state.running) process.exitCode = 1;
     return;
   }
-  const result = await call<Parameters<typeof printStatus>[0]>('status', target(argv));
+  const result = await call('status', target(argv));
   output(argv, result, () => printStatus(result));
 }
 
 export async function context(argv: Global): Promise<void> {
-  const result = await call<{ text: string }>('context', target(argv));
+  const result = await call('context', target(argv));
   output(argv, result, () => process.stdout.write(`${result.text}\n`));
 }
 
 export async function chain(argv: Global): Promise<void> {
-  const result = await call<Parameters<typeof printChain>[0]>('chain', target(argv));
+  const result = await call('chain', target(argv));
   output(argv, result, () => printChain(result));
 }

@@ -6,7 +6,7 @@ import { describeHolder, isAlive, lockHolder, runningDaemon, type Holder } from 
 import { UserError } from '../common/errors.js';
 import { readProc } from '../common/processes.js';
 import { dataDir, eventLogDir, socketPath } from '../common/paths.js';
-import type { DaemonInfo, ResponseOf } from '../protocol/protocol.js';
+import type { DaemonInfo, RequestFields, ResponseOf } from '../protocol/protocol.js';
 import { connectOrStart, whyUnreachable } from './autostart.js';
 import { Client, DaemonUnavailable, NoAnswer, RemoteError } from './socketClient.js';
 
@@ -28,9 +28,9 @@ async function reach(env: Env): Promise<Client | undefined> {
   }
 }
 
-async function ask<T>(client: Client, op: string, timeoutMs = 5000): Promise<T> {
+async function ask<O extends 'daemon' | 'stop' | 'reload'>(client: Client, op: O, fields: RequestFields<O>, timeoutMs = 5000): Promise<ResponseOf<O>> {
   try {
-    return await client.request<T>(op, {}, timeoutMs);
+    return await client.request(op, fields, timeoutMs);
   } catch (error) {
     if (error instanceof NoAnswer) {
       throw new UserError(`something listens on ${socketPath()} but did not answer as a recap daemon does within ${timeoutMs / 1000} s (${(error as Error).message})`);
@@ -45,7 +45,7 @@ export async function daemonState(env: Env = process.env): Promise<DaemonState> 
   const client = await reach(env);
   if (client) {
     try {
-      return { running: true, ...(await ask<DaemonInfo>(client, 'daemon')) };
+      return { running: true, ...(await ask(client, 'daemon', {})) };
     } catch (error) {
       if (!(error instanceof RemoteError && error.code === 'unknown_op')) throw error;
       // A daemon of an older recap, still running after an upgrade.
@@ -64,9 +64,9 @@ export async function stopDaemon(env: Env = process.env): Promise<Stopped> {
   const client = await reach(env);
   if (client) {
     try {
-      const info = await ask<DaemonInfo>(client, 'daemon');
+      const info = await ask(client, 'daemon', {});
       const again = await reach(env);
-      if (again) await ask<{ pid: number }>(again, 'stop');
+      if (again) await ask(again, 'stop', {});
       await exited(info.pid, env);
       return { stopped: true, pid: info.pid, by: 'socket', systemd: info.socket.includes('from systemd') };
     } catch (error) {
@@ -89,13 +89,13 @@ export async function stopDaemon(env: Env = process.env): Promise<Stopped> {
 export async function restartDaemon(env: Env = process.env): Promise<{ stopped: Stopped; now: DaemonInfo }> {
   const stopped = await stopDaemon(env);
   const client = await connectOrStart(env);
-  return { stopped, now: await ask<DaemonInfo>(client, 'daemon') };
+  return { stopped, now: await ask(client, 'daemon', {}) };
 }
 
 /** `recap reload`: the daemon re-reads the user's config; undefined when none runs (it reads it when it starts). */
 export async function reloadDaemon(env: Env = process.env): Promise<ResponseOf<'reload'> | undefined> {
   const client = await reach(env);
-  if (client) return ask(client, 'reload');
+  if (client) return ask(client, 'reload', {});
   const why = whyUnreachable(env);
   if (why) throw new UserError(why.message);
   return undefined;
@@ -130,49 +130,4 @@ async function exited(pid: number, env: Env): Promise<void> {
 /** Alive and not a zombie (one that has exited and waits only for its parent to reap it). */
 function running(pid: number): boolean {
   return isAlive(pid) && readProc(pid)?.state !== 'Z';
-}
-
-const BYTE_UNITS = ['B', 'kB', 'MB', 'GB', 'TB'];
-
-function bytes(count: number): string {
-  let value = count;
-  let unit = 0;
-  while (value >= 1000 && unit < BYTE_UNITS.length - 1) {
-    value /= 1000;
-    unit += 1;
-  }
-  return `${unit === 0 ? value : value.toFixed(1)} ${BYTE_UNITS[unit]}`;
-}
-
-function duration(ms: number): string {
-  const minutes = Math.floor(ms / 60_000);
-  if (minutes < 1) return `${Math.floor(ms / 1000)}s`;
-  const [d, h, m] = [Math.floor(minutes / 1440), Math.floor((minutes % 1440) / 60), minutes % 60];
-  return [d ? `${d}d` : '', h ? `${h}h` : '', `${m}m`].filter(Boolean).join(' ');
-}
-
-export function printDaemonState(state: DaemonState, now = Date.now()): void {
-  const line = (label: string, value: string) => process.stdout.write(`${label.padEnd(13)}${value}\n`);
-  if (!state.running) {
-    line('recap daemon', state.problem ? 'running, but not reachable from this shell' : 'not running (any recap command starts it)');
-    line('socket', state.socket);
-    line('data folder', state.dataDir);
-    if (state.problem) process.stdout.write(`${state.problem}\n`);
-    return;
-  }
-  line('recap daemon', `running, PID ${state.pid}, recap ${state.version} (Node ${state.node}), up ${duration(now - state.started)}`);
-  line('socket', state.socket);
-  line('data folder', state.dataDir);
-  line('event log', `${state.eventLog.events} events, ${bytes(state.eventLog.bytes)} (${state.eventLog.path})`);
-  line('daemon log', 'file' in state.daemonLog ? `${state.daemonLog.file} (${bytes(state.daemonLog.bytes)})` : state.daemonLog.stream);
-  line('config', state.config);
-  // An older daemon does not say.
-  if (state.code?.state === 'verified') line('code', `verified at start: ${state.code.files} files as recap install recorded them (${state.code.manifest})`);
-  else if (state.code?.state === 'unverified') line('code', `UNVERIFIED: ${state.code.why}; run recap install <agent> in your own terminal, then recap restart`);
-  for (const { socket, time } of state.takenOver ?? []) {
-    line(
-      'TAKEN OVER',
-      `at ${new Date(time).toISOString()} another process put its socket in place of ${socket}; the daemon put its own back (see the daemon log, and run recap verify)`,
-    );
-  }
 }

@@ -3,6 +3,7 @@
 // loading those costs more than Node's own start-up. Every other form, --help included,
 // goes to cli.ts, whose parse of a plain form gives the same options.
 import { UserError } from '../common/errors.js';
+import type { DaemonSide } from './daemonSide.js';
 import { chain, context, status, UsageError, type Global } from './jobCommands.js';
 import { RemoteError } from './socketClient.js';
 import { BadTime } from './time.js';
@@ -48,7 +49,8 @@ function errorCode(error: unknown): string {
   return 'internal';
 }
 
-export async function main(args = process.argv.slice(2)): Promise<void> {
+/** Runs `recap` with `args`; `side` is what the composition root (src/main.ts) hands in of the daemon's. */
+export async function main(side: DaemonSide, args = process.argv.slice(2)): Promise<void> {
   const debug = args.includes('--debug');
   // Decided before parsing: a failure to parse is reported as JSON too.
   const json = args.some((a) => a === '--json' || a === '--json=true');
@@ -59,7 +61,7 @@ export async function main(args = process.argv.slice(2)): Promise<void> {
   try {
     const quick = quickForm(args);
     if (quick) await quick.run(quick.argv);
-    else await (await import('./cli.js')).runCli(args);
+    else await (await import('./cli.js')).runCli(args, side);
   } catch (error) {
     process.exitCode = 1;
     if (json) {

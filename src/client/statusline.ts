@@ -6,7 +6,6 @@
 import { spawnSync } from 'node:child_process';
 import { socketPath } from '../common/paths.js';
 import { parseJson } from '../common/json.js';
-import type { StatusAnswer } from '../protocol/protocol.js';
 import { Client } from './socketClient.js';
 
 const CONNECT_MS = 500;
@@ -38,7 +37,7 @@ async function gateText(raw: string, env: NodeJS.ProcessEnv): Promise<string> {
   let client: Client | undefined;
   try {
     client = await Client.connect(socketPath(env), CONNECT_MS);
-    const status = await client.request<StatusAnswer>('statusline', {
+    const status = await client.request('statusline', {
       cwd,
       ...(session !== undefined ? { session } : {}),
       ...(contextWindow !== undefined ? { contextWindow } : {}),

@@ -37,11 +37,16 @@ export function framesOf(texts: string[]): Buffer {
 
 export type FrameEvent = { kind: 'message'; value: unknown } | { kind: 'invalid'; reason: string } | { kind: 'oversized'; length: number };
 
+/** A frame's body as it came, not decoded; or a length over the limit. */
+export type RawFrame = { kind: 'frame'; body: Buffer } | { kind: 'oversized'; length: number };
+
 /**
- * Splits a byte stream into frames. An oversized frame cannot be skipped safely (its body
- * may never arrive whole), so after one the reader stops and the connection should close.
+ * Splits a byte stream into frames, their bodies left as bytes (a reader that passes JSON on
+ * uncut, as `recap export` does, never parses it). An oversized frame cannot be skipped
+ * safely (its body may never arrive whole), so after one the splitter stops and the
+ * connection should close.
  */
-export class FrameReader {
+export class FrameSplitter {
   /** Bytes not yet read as frames, as they came: joined once a frame is whole, not per chunk. */
   private chunks: Buffer[] = [];
   private size = 0;
@@ -54,25 +59,25 @@ export class FrameReader {
     return this.size;
   }
 
-  push(chunk: Buffer): FrameEvent[] {
+  push(chunk: Buffer): RawFrame[] {
     if (this.stopped) return [];
     this.chunks.push(chunk);
     this.size += chunk.length;
-    const events: FrameEvent[] = [];
+    const frames: RawFrame[] = [];
     while (this.size >= 4) {
       const length = this.first(4).readUInt32BE(0);
       if (length > this.maxFrame) {
         this.stopped = true;
         this.chunks = [];
         this.size = 0;
-        events.push({ kind: 'oversized', length });
+        frames.push({ kind: 'oversized', length });
         break;
       }
       if (this.size < 4 + length) break;
-      events.push(parse(this.first(4 + length).subarray(4, 4 + length)));
+      frames.push({ kind: 'frame', body: this.first(4 + length).subarray(4, 4 + length) });
       this.consume(4 + length);
     }
-    return events;
+    return frames;
   }
 
   /** The first chunk, made to hold at least `bytes` bytes (by joining the chunks if it does not). */
@@ -86,6 +91,24 @@ export class FrameReader {
     if (first.length === bytes) this.chunks.shift();
     else this.chunks[0] = first.subarray(bytes);
     this.size -= bytes;
+  }
+}
+
+/** Splits a byte stream into frames and decodes each body as UTF-8 JSON (see FrameSplitter). */
+export class FrameReader {
+  private readonly splitter: FrameSplitter;
+
+  constructor(maxFrame: number = DEFAULT_MAX_FRAME) {
+    this.splitter = new FrameSplitter(maxFrame);
+  }
+
+  /** Bytes received and not yet part of a complete frame. */
+  get pending(): number {
+    return this.splitter.pending;
+  }
+
+  push(chunk: Buffer): FrameEvent[] {
+    return this.splitter.push(chunk).map((frame) => (frame.kind === 'frame' ? parse(frame.body) : frame));
   }
 }
 

@@ -7,8 +7,8 @@ import type { Config } from '../events/config.js';
 import { EVENT_TYPES, type EventType, type SummaryAccepted } from '../events/events.js';
 import type { CheckAnswer, GateStatus } from '../events/gate.js';
 import type { SubmitAnswer } from '../events/summaries.js';
-import type { EventLine, JobReport, PendingConfig, Verification } from './answers.js';
 import type { KeyChange } from '../events/configPolicy.js';
+import type { Allowed, EventLine, JobReport, PendingConfig, Verification } from './answers.js';
 import type { CodeVerdict } from '../events/codeManifest.js';
 import { PROMPT_ID } from '../common/promptSpool.js';
 import { describeIssues } from '../common/zodIssues.js';
@@ -142,6 +142,8 @@ export function userCommand(op: Op, request: unknown): string | undefined {
 }
 export const OPS = Object.keys(requestSchemas) as Op[];
 export type RequestOf<O extends Op> = z.infer<(typeof requestSchemas)[O]>;
+/** What a client sends for an op: its fields as the schema takes them, before its defaults are filled in. */
+export type RequestFields<O extends Op> = z.input<(typeof requestSchemas)[O]>;
 
 /** A job's gate as `status` (and `record`, `trip`) tell it. */
 export type StatusAnswer = GateStatus & { configProblems?: string[]; configPending?: PendingConfig; userConfigPending?: PendingConfig };
@@ -203,6 +205,9 @@ export type Responses = {
   reload: { file: string; problems: string[]; pending?: PendingConfig };
   stop: { pid: number };
 };
+
+/** `recap config show`: the configuration in force, each value's source, and a change that waits for approval (`config` without `allow`). */
+export type ConfigShown = Exclude<Responses['config'], Allowed>;
 
 /** `recap status --daemon`: the process, where it listens and keeps its files, how big its log is. */
 export type DaemonInfo = {

@@ -4,7 +4,7 @@
 import { existsSync, lstatSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Check } from '../../src/client/checks.js';
+import type { Check } from '../../src/common/check.js';
 import { assertCodexRuns } from '../helpers/codexCli.js';
 import { codexHooksList, type ListedHook } from '../helpers/codexHooksList.js';
 import { removeSandbox, ROOT, runCli, sandbox, type Sandbox } from '../helpers/daemon.js';

@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Check } from '../../src/client/checks.js';
+import type { Check } from '../../src/common/check.js';
 import { recapCommand, recapHooksFile, type HooksFile } from '../../src/agents/copilot/hooksFile.js';
 import { closeSandbox, removeSandbox, ROOT, runCli, sandbox, sandboxWithDaemon, type DaemonProcess, type Sandbox } from '../helpers/daemon.js';
 

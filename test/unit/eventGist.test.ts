@@ -2,7 +2,7 @@
 // samples are typed over every type, so a new one needs its own), and a user's command shows
 // the process that ran it.
 import { describe, expect, it } from 'vitest';
-import { eventGist } from '../../src/client/eventGist.js';
+import { eventGist } from '../../src/client/present/gist.js';
 import { EVENT_TYPES, type EventType, type RecapEvent } from '../../src/events/events.js';
 
 const by = { pid: 4242, program: 'recap', ancestry: 'recap 4242 ← bash 17 ← sshd 3' };

@@ -1,28 +1,19 @@
 // `recap ui`: the audit page's address, its server started in the daemon if it was not; with
 // --open, in the user's browser. The address holds the token that lets a browser in.
 import { spawn } from 'node:child_process';
-import type { Argv } from 'yargs';
-import { connectOrStart } from './autostart.js';
-import { output } from './jobCommands.js';
-
-type Common = { json: boolean; job?: string | undefined };
+import { ask, output, type Builder } from '../jobCommands.js';
+import { documented } from './docs.js';
 
 /** The program that opens a URL in the user's browser. */
 const OPENER = process.platform === 'darwin' ? 'open' : 'xdg-open';
 
-export function uiCommand(y: Argv<Common>): Argv<Common> {
-  return y.command(
+export const uiCommand: Builder = (y) =>
+  y.command(
     'ui',
     'the audit page: token meter, chain, usage (--open)',
-    (a) => a.option('open', { type: 'boolean', default: false, describe: 'open it in your browser' }),
+    (a) => documented(a, 'ui').option('open', { type: 'boolean', default: false, describe: 'open it in your browser' }),
     async (argv) => {
-      const client = await connectOrStart();
-      let url: string;
-      try {
-        ({ url } = await client.request<{ url: string }>('ui', {}, 120_000));
-      } finally {
-        client.close();
-      }
+      let { url } = await ask('ui', {}, 120_000);
       // With --job, the page opens on that job.
       if (argv.job !== undefined) url += `#/job/${encodeURIComponent(argv.job)}`;
       output({ json: argv.json, debug: false }, { url }, () => {
@@ -32,7 +23,6 @@ export function uiCommand(y: Argv<Common>): Argv<Common> {
       if (argv.open) await open(url);
     },
   );
-}
 
 /** Opens the URL; a missing opener is said, with the URL still printed above. */
 function open(url: string): Promise<void> {

@@ -1,14 +1,8 @@
-// Human-readable output of the CLI's answers.
-import type { GateStatus } from '../events/gate.js';
-import type { AgentRow, JobReport } from '../protocol/answers.js';
-import type { PendingConfig } from '../protocol/answers.js';
-import { localIso, localTime } from './time.js';
-
-type Status = GateStatus & { configProblems?: string[]; configPending?: PendingConfig; userConfigPending?: PendingConfig };
-
-type Entry = { level: number; tokens: number; coversThrough: number; hash: string; time: number; seq: number };
-
-type SubmitResult = { accepted: true; entry: Entry & { job: string } } | { accepted: false; problems: string[] };
+// A job's gate as people read it: `recap status`, what record, submit, trip, pause and
+// resume print after their own line, the chain, the token report, a config change that waits.
+import type { AgentRow, JobReport, PendingConfig } from '../../protocol/answers.js';
+import type { ResponseOf, StatusAnswer } from '../../protocol/protocol.js';
+import { localIso, localTime } from '../time.js';
 
 const write = (line: string) => process.stdout.write(`${line}\n`);
 
@@ -31,7 +25,7 @@ export function pendingLines(pending: PendingConfig): string[] {
 
 const NOTICE_ABOUT: Record<string, string> = { tripped: 'the gate tripped', accepted: 'a summary was accepted', config: 'a config change waits for your approval' };
 
-export function printStatus(status: Status): void {
+export function printStatus(status: StatusAnswer): void {
   const gate = status.tripped ? `TRIPPED (${status.reason ?? 'threshold'}): submit a summary; recap context shows what to write` : 'open';
   write(`job ${status.job}: gate ${gate}`);
   write(`unsummarized: ${status.unsummarizedTokens} of ${status.threshold} tokens, ${status.unsummarizedInteractions} interactions`);
@@ -46,7 +40,7 @@ export function printStatus(status: Status): void {
   if (status.configPending) for (const line of pendingLines(status.configPending)) write(line);
 }
 
-export function printSubmit(result: SubmitResult): void {
+export function printSubmit(result: ResponseOf<'submit'>): void {
   if (result.accepted) {
     write(`accepted: ${result.entry.tokens} tokens, covering every interaction up to event #${result.entry.coversThrough}; hash ${result.entry.hash.slice(0, 12)}`);
     return;
@@ -54,7 +48,7 @@ export function printSubmit(result: SubmitResult): void {
   write(`rejected: ${result.problems.length} problems (listed on stderr)`);
 }
 
-export function printChain(result: { entries: Entry[] }): void {
+export function printChain(result: ResponseOf<'chain'>): void {
   if (result.entries.length === 0) {
     write('no summaries yet');
     return;

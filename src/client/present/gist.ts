@@ -1,8 +1,8 @@
 // One line per event type for `recap log`: what happened, in a few words. The table is typed
 // over every event type, so a new type cannot be added without saying how it reads.
-import type { Caller } from '../events/caller.js';
-import type { EventType, RecapEvent } from '../events/events.js';
-import { localTime } from './time.js';
+import type { Caller } from '../../events/caller.js';
+import type { EventType, RecapEvent } from '../../events/events.js';
+import { localTime } from '../time.js';
 
 type DataOf<T extends EventType> = Extract<RecapEvent, { type: T }>['data'];
 

@@ -1,0 +1,191 @@
+// The audit commands: recap log (and log -f), show, jobs, replay, verify, export and import.
+import { closeSync, openSync } from 'node:fs';
+import { UserError } from '../../common/errors.js';
+import { eventLogDir } from '../../common/paths.js';
+import { nearNames } from '../../common/nearNames.js';
+import { EVENT_TYPES } from '../../events/events.js';
+import type { EventLine } from '../../protocol/answers.js';
+import type { JobRow } from '../../protocol/protocol.js';
+import { connectOrStart } from '../autostart.js';
+import type { DaemonSide } from '../daemonSide.js';
+import { eventPages, PAGE_TIMEOUT_MS, type EventQuery } from '../eventPages.js';
+import { ask, jobOf, type Builder } from '../jobCommands.js';
+import { fieldOf, logLine, printEvent, printJobs, printReplay, printVerified } from '../present/audit.js';
+import { progress } from '../progress.js';
+import { write, writeAll } from '../stdout.js';
+import { timeFlag } from '../time.js';
+import { documented } from './docs.js';
+
+/** How long the daemon holds a `recap log -f` page that finds nothing new, and the events per page. */
+const FOLLOW_WAIT_MS = 10_000;
+const FOLLOW_PAGE = 500;
+
+/**
+ * `recap log -f`: every matching event, then each new one as it is stored. The daemon holds
+ * a page that finds nothing new until an event comes (or FOLLOW_WAIT_MS pass), so the
+ * client never polls on a timer; it ends with the daemon or Ctrl-C.
+ */
+async function follow(query: EventQuery, print: (events: EventLine[]) => void): Promise<void> {
+  const client = await connectOrStart();
+  try {
+    for (let from = 1; ;) {
+      const page = await client.request('events', { ...query, fromSeq: from, limit: FOLLOW_PAGE, wait: FOLLOW_WAIT_MS }, FOLLOW_WAIT_MS + PAGE_TIMEOUT_MS);
+      print(page.events);
+      if (page.next === null) return;
+      from = page.next;
+    }
+  } finally {
+    client.close();
+  }
+}
+
+const SORTS = {
+  activity: (a: JobRow, b: JobRow) => (b.lastActivity ?? 0) - (a.lastActivity ?? 0),
+  name: (a: JobRow, b: JobRow) => a.job.localeCompare(b.job),
+  tokens: (a: JobRow, b: JobRow) => b.unsummarizedTokens - a.unsummarizedTokens,
+  summaries: (a: JobRow, b: JobRow) => b.summaries - a.summaries,
+} as const;
+
+/** recap log, show and jobs: the timeline, one event, the jobs. */
+export const readCommands: Builder = (y) =>
+  y
+    .command(
+      'log',
+      'the event timeline, oldest first; -f follows it',
+      (a) =>
+        documented(a, 'log')
+          .option('type', { type: 'string', array: true, choices: EVENT_TYPES, describe: 'only these event types' })
+          .option('since', { type: 'string', describe: 'from this time (HH:MM, ISO 8601, or 10m/2h/3d ago)' })
+          .option('until', { type: 'string', describe: 'up to this time' })
+          .option('follow', { type: 'boolean', alias: 'f', default: false, describe: 'then print new events as they come' }),
+      async (argv) => {
+        const query: EventQuery = {
+          ...jobOf(argv),
+          ...(argv.type ? { types: argv.type } : {}),
+          ...(argv.since !== undefined ? { since: timeFlag(argv.since, '--since', argv.json) } : {}),
+          ...(argv.until !== undefined ? { until: timeFlag(argv.until, '--until', argv.json) } : {}),
+        };
+        if (argv.follow) {
+          return follow(query, (events) => {
+            const text = events.map((l) => (argv.json ? JSON.stringify(l) : logLine(l))).join('\n');
+            if (text) write(1, `${text}\n`);
+          });
+        }
+        for await (const page of eventPages(query)) {
+          if (argv.json) {
+            writeAll(1, page.lines());
+            continue;
+          }
+          const text = page.events().map(logLine).join('\n');
+          if (text) write(1, `${text}\n`);
+        }
+      },
+    )
+    .command(
+      'show <seq>',
+      'one event whole (a summary with its text)',
+      (a) => documented(a, 'show').positional('seq', { type: 'string', demandOption: true, describe: 'the sequence number (#N or N), as recap log shows it' }),
+      async (argv) => {
+        if (!/^#?\d+$/.test(argv.seq) || Number(argv.seq.replace('#', '')) < 1)
+          throw new UserError(`recap show takes a sequence number such as 12 or #12, not ${JSON.stringify(argv.seq)}`);
+        const seq = Number(argv.seq.replace('#', ''));
+        const page = await ask('events', { fromSeq: seq, limit: 1 });
+        const line = page.events[0];
+        if (line?.seq !== seq) throw new UserError(`there is no event #${seq}: the log holds events #1 to #${page.lastSeq}`);
+        const { job } = jobOf(argv);
+        const its = fieldOf(line.data, 'job');
+        if (job !== undefined && its !== job) throw new UserError(`event #${seq} is not of job ${job} (it is of ${String(its ?? 'no job')})`);
+        if (argv.json) write(1, `${JSON.stringify(line, null, 2)}\n`);
+        else printEvent(line);
+      },
+    )
+    .command(
+      'jobs',
+      'every job: gate, tokens, summaries, activity, agents',
+      (a) =>
+        documented(a, 'jobs').option('sort', { choices: Object.keys(SORTS) as (keyof typeof SORTS)[], default: 'activity' as const, describe: 'order (activity: newest first)' }),
+      async (argv) => {
+        const all = (await ask('jobs', {})).jobs;
+        const { job } = jobOf(argv);
+        // With --job, that job's row alone (as every command reads --job).
+        const jobs = job === undefined ? all : all.filter((j) => j.job === job);
+        if (job !== undefined && jobs.length === 0) {
+          const near = nearNames(
+            job,
+            all.map((j) => j.job),
+          );
+          throw new UserError(`job ${JSON.stringify(job)} has no events${near.length > 0 ? `; jobs with near names: ${near.join(', ')}` : ''}`);
+        }
+        jobs.sort(SORTS[argv.sort]);
+        if (argv.json) {
+          const utc = jobs.map((j) => ({ ...j, lastActivity: j.lastActivity === null ? null : new Date(j.lastActivity).toISOString() }));
+          write(1, `${JSON.stringify({ jobs: utc }, null, 2)}\n`);
+        } else printJobs(jobs);
+      },
+    );
+
+/** recap replay and verify: the log read again from its start. */
+export const checkCommands: Builder = (y) =>
+  y
+    .command(
+      'replay',
+      'the gates and chains as they were at a moment',
+      (a) => documented(a, 'replay').option('at', { type: 'string', demandOption: true, describe: 'a sequence number (#N or N) or a time (ISO, HH:MM, 10m ago)' }),
+      async (argv) => {
+        const at = /^#?\d+$/.test(argv.at) ? { atSeq: Number(argv.at.replace('#', '')) } : { atTime: timeFlag(argv.at, '--at', argv.json) };
+        const shown = progress('replay');
+        const result = await ask('replay', { ...at, ...jobOf(argv) }, 60_000, shown.update);
+        shown.done();
+        if (argv.json) return void write(1, `${JSON.stringify(result, null, 2)}\n`);
+        printReplay(result, at.atTime);
+      },
+    )
+    .command(
+      'verify',
+      'check every hash and link, and a full replay',
+      (a) => documented(a, 'verify'),
+      async (argv) => {
+        const job = jobOf(argv);
+        const shown = progress('verify');
+        const result = await ask('verify', job, 60_000, shown.update);
+        shown.done();
+        if (argv.json) write(1, `${JSON.stringify(result, null, 2)}\n`);
+        else printVerified(result, job.job);
+        if (!result.ok) process.exitCode = 2;
+      },
+    );
+
+/** recap export and import: the log as JSON Lines, and back (`side` holds the offline import). */
+export const exportCommands =
+  (side: DaemonSide): Builder =>
+  (y) =>
+    y
+      .command(
+        'export',
+        'every event as JSON Lines (format in the README)',
+        (a) => documented(a, 'export').option('out', { type: 'string', describe: 'write to this file instead of stdout' }),
+        async (argv) => {
+          const fd = argv.out !== undefined ? openSync(argv.out, 'w', 0o600) : 1;
+          const shown = progress('export');
+          try {
+            const { exportHeader } = await import('../../protocol/exportFormat.js');
+            write(fd, `${exportHeader()}\n`);
+            for await (const page of eventPages({ raw: true, ...jobOf(argv) }, shown.update)) writeAll(fd, page.lines());
+          } finally {
+            shown.done();
+            if (fd !== 1) closeSync(fd);
+          }
+        },
+      )
+      .command(
+        'import <file>',
+        'rebuild a log from an export (daemon stopped)',
+        // No job: --job is left out of its --help (and refused, see JOBLESS_COMMANDS in cli.ts).
+        (a) => documented(a, 'import').hide('job').positional('file', { type: 'string', demandOption: true }),
+        async (argv) => {
+          const shown = progress('import');
+          const count = await side.importLog(argv.file, eventLogDir(), shown.update);
+          shown.done();
+          write(1, argv.json ? `${JSON.stringify({ imported: count })}\n` : `imported ${count} events into ${eventLogDir()}\n`);
+        },
+      );

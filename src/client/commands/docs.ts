@@ -1,0 +1,60 @@
+// Where each command's --help sends the reader for more: the one map of recap's commands to
+// the pages under docs/ (test/unit/cliDocs.test.ts checks every command has one).
+import type { Argv } from 'yargs';
+
+export const DOC_PAGES = [
+  'docs/agents.md',
+  'docs/cli.md',
+  'docs/configuration.md',
+  'docs/memory.md',
+  'docs/audit.md',
+  'docs/telemetry.md',
+  'docs/security.md',
+  'docs/performance.md',
+  'docs/ARCHITECTURE.md',
+] as const;
+
+export type DocPage = (typeof DOC_PAGES)[number];
+
+/** Each command, by its name as typed (`recap` alone is the overview), and its page. */
+export const COMMAND_DOCS = {
+  recap: 'docs/cli.md',
+  daemon: 'docs/cli.md',
+  status: 'docs/cli.md',
+  stop: 'docs/cli.md',
+  restart: 'docs/cli.md',
+  reload: 'docs/cli.md',
+  record: 'docs/cli.md',
+  check: 'docs/cli.md',
+  submit: 'docs/memory.md',
+  context: 'docs/memory.md',
+  chain: 'docs/memory.md',
+  statusline: 'docs/agents.md',
+  install: 'docs/agents.md',
+  uninstall: 'docs/agents.md',
+  trip: 'docs/cli.md',
+  pause: 'docs/cli.md',
+  resume: 'docs/cli.md',
+  report: 'docs/audit.md',
+  doctor: 'docs/cli.md',
+  log: 'docs/audit.md',
+  show: 'docs/audit.md',
+  jobs: 'docs/audit.md',
+  replay: 'docs/audit.md',
+  verify: 'docs/audit.md',
+  export: 'docs/audit.md',
+  import: 'docs/audit.md',
+  ui: 'docs/audit.md',
+  config: 'docs/configuration.md',
+  completion: 'docs/cli.md',
+} as const satisfies Record<string, DocPage>;
+
+export type CommandName = keyof typeof COMMAND_DOCS;
+
+/** The line at the foot of a command's --help. */
+export const moreLine = (command: CommandName): string => `More: ${COMMAND_DOCS[command]}`;
+
+/** A command's options, with its --help pointing to its page. */
+export function documented<T>(y: Argv<T>, command: CommandName): Argv<T> {
+  return y.epilogue(moreLine(command));
+}

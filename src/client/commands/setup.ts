@@ -1,0 +1,179 @@
+// recap's set-up: install and uninstall (an agent's hooks, or systemd units), doctor, shell
+// completion, and the status line the agent runs. The agents' adapters (and zod with them),
+// doctor and the systemd units are imported by the commands that use them: loaded up
+// front, they would more than double every command's start-up.
+import { readFileSync } from 'node:fs';
+import yargs from 'yargs';
+import { helpNames, PLUGIN_AGENTS, SANDBOX_AGENTS } from '../../agents/cliFacts.js';
+import { AGENT_NAMES, type AgentName } from '../../agents/known.js';
+import { projectRoot } from '../../common/jobs.js';
+import { readInput } from '../input.js';
+import { call, here, output, UsageError, type Builder, type Global } from '../jobCommands.js';
+import { documented } from './docs.js';
+
+/** The project of this folder: where install, uninstall and doctor look. */
+function projectHere(): string {
+  return projectRoot(here());
+}
+
+type InstallArgv = Global & { target: AgentName | 'systemd'; scope: 'user' | 'project'; http: boolean; plugin: boolean; sandbox: boolean };
+
+/**
+ * The user's command: the code it runs is recap's, recorded for the daemon to check at start
+ * (before the install itself, which may fail on the agent's files after it).
+ */
+async function recordCode(target: string): Promise<void> {
+  const note = (await import('../../common/codeManifest.js')).recordInstalledCode(process.env, target);
+  if (note !== undefined) process.stderr.write(`recap: warning: ${note}\n`);
+}
+
+async function installSystemdUnits(argv: Global): Promise<void> {
+  await recordCode('systemd');
+  const { installSystemd } = await import('../installSystemd.js');
+  const files = installSystemd(process.env);
+  output(argv, { files }, () => {
+    process.stdout.write(`wrote ${files.join(' and ')}\nnext: systemctl --user daemon-reload && systemctl --user enable --now recap.socket\n`);
+  });
+}
+
+async function installAgent(argv: InstallArgv & { target: AgentName }): Promise<void> {
+  const { ADAPTERS } = await import('../../agents/adapters.js');
+  const adapter = ADAPTERS[argv.target];
+  const { title } = adapter.facts;
+  if (argv.http && !adapter.http) throw new UsageError(`${title} has no HTTP hooks; install recap's command hooks (leave out --http)`);
+  if (argv.plugin && argv.http) throw new UsageError('--plugin and --http are two ways to install recap: choose one');
+  if (argv.plugin && !adapter.plugin) throw new UsageError(`recap has no plugin for ${title}; install its hooks (leave out --plugin)`);
+  if (argv.sandbox && adapter.sandbox !== true) throw new UsageError(adapter.sandbox.unsupported);
+  await recordCode(argv.target);
+  const http = argv.http ? await call('http', {}) : undefined;
+  const installed = adapter.install({
+    scope: argv.scope,
+    project: projectHere(),
+    env: process.env,
+    ...(http ? { http: { url: http.url, token: readFileSync(http.tokenFile, 'utf8').trim() } } : {}),
+    ...(argv.plugin ? { plugin: true } : {}),
+    ...(argv.sandbox ? { sandbox: true } : {}),
+  });
+  const { warnings, ...shown } = installed;
+  for (const warning of warnings) process.stderr.write(`recap: warning: ${warning}\n`);
+  const hooks =
+    installed.mode === 'plugin'
+      ? `recap's ${title} plugin ${installed.changed ? 'is installed' : 'was already installed; nothing changed'} (${installed.file}); new ${title} sessions use it\n`
+      : installed.changed
+        ? `recap's ${installed.mode} hooks are in ${installed.file}; new ${title} sessions use them\n`
+        : `recap's ${installed.mode} hooks were already in ${installed.file}; nothing changed\n`;
+  const sandbox = argv.sandbox ? `${title}'s own sandbox is on and keeps its shell out of recap's files and socket; recap's hook answers the way out\n` : '';
+  output(argv, { ...shown, ...(argv.sandbox ? { sandbox: true } : {}) }, () => process.stdout.write(hooks + sandbox));
+}
+
+async function uninstall(argv: Global & { target: AgentName | 'systemd'; scope: 'user' | 'project' }): Promise<void> {
+  if (argv.target === 'systemd') {
+    const { uninstallSystemd } = await import('../installSystemd.js');
+    const files = uninstallSystemd(process.env);
+    output(argv, { files }, () =>
+      process.stdout.write(
+        files.length > 0
+          ? `removed ${files.join(' and ')}\nnext: systemctl --user stop recap.socket recap.service && systemctl --user daemon-reload\n`
+          : "recap's systemd units were not installed; nothing changed\n",
+      ),
+    );
+    return;
+  }
+  const { ADAPTERS } = await import('../../agents/adapters.js');
+  const files = ADAPTERS[argv.target].uninstall({ scope: argv.scope, project: projectHere(), env: process.env });
+  output(argv, { files }, () => process.stdout.write(files.length > 0 ? `removed recap's hooks from ${files.join(' and ')}\n` : 'recap had no hooks there; nothing changed\n'));
+}
+
+/** The status line the agent runs (installed into its settings, not typed: left out of --help). */
+export const statuslineCommand: Builder = (y) =>
+  y.command(
+    'statusline',
+    false,
+    (a) => documented(a, 'statusline').option('with', { type: 'string', describe: "your own status-line command, run first on the same input; its line comes before recap's" }),
+    async (argv) => {
+      const { statusline } = await import('../statusline.js');
+      const input = process.stdin.isTTY ? '' : await readInput(undefined, 'status');
+      process.stdout.write(`${await statusline(input, argv.with, process.env)}\n`);
+    },
+  );
+
+/** recap install and uninstall: an agent's hooks, or systemd units. */
+export const installCommands: Builder = (y) =>
+  y
+    .command(
+      'install <target>',
+      "add recap's hooks to an agent, or systemd units",
+      (a) =>
+        documented(a, 'install')
+          .hide('job')
+          .positional('target', { choices: [...AGENT_NAMES, 'systemd'] as const, demandOption: true })
+          .option('scope', { choices: ['user', 'project'] as const, default: 'user' as const, describe: "user settings, or this project's" })
+          .option('http', { type: 'boolean', default: false, describe: "HTTP hooks to the daemon's loopback endpoint instead of commands" })
+          .option('plugin', { type: 'boolean', default: false, describe: `as the agent's plugin (${helpNames(PLUGIN_AGENTS)}), instead of hooks in its settings` })
+          .option('sandbox', {
+            type: 'boolean',
+            default: false,
+            describe: `also turn on the agent's own OS sandbox, kept out of recap's files and socket (${helpNames(SANDBOX_AGENTS)})`,
+          }),
+      (argv) => (argv.target === 'systemd' ? installSystemdUnits(argv) : installAgent({ ...argv, target: argv.target })),
+    )
+    .command(
+      'uninstall <target>',
+      "remove recap's hooks from an agent, or systemd units",
+      (a) =>
+        documented(a, 'uninstall')
+          .hide('job')
+          .positional('target', { choices: [...AGENT_NAMES, 'systemd'] as const, demandOption: true })
+          .option('scope', { choices: ['user', 'project'] as const, default: 'user' as const }),
+      (argv) => uninstall(argv),
+    );
+
+export const doctorCommand: Builder = (y) =>
+  y.command(
+    'doctor',
+    'check the installation; --fix repairs what it can',
+    (a) =>
+      documented(a, 'doctor').option('fix', {
+        type: 'boolean',
+        default: false,
+        describe: 'fix what recap can itself (permissions, a stale socket, hooks that point nowhere) and say what changed',
+      }),
+    async (argv) => {
+      const [{ fixDoctor, runDoctor }, { printChecks, printFixed }] = await Promise.all([import('../doctor.js'), import('../present/checks.js')]);
+      const fixed = argv.fix ? await fixDoctor(projectHere(), process.env) : undefined;
+      const checks = await runDoctor(projectHere(), process.env);
+      output(argv, { ...(fixed ? { fixed } : {}), checks }, () => {
+        if (fixed) printFixed(fixed);
+        printChecks(checks);
+      });
+      if (checks.some((c) => !c.ok)) process.exitCode = 1;
+    },
+  );
+
+export const completionCommand: Builder = (y) =>
+  y.command(
+    'completion <shell>',
+    'shell completion script (bash, zsh, fish)',
+    (a) =>
+      documented(a, 'completion')
+        .hide('job')
+        .positional('shell', { choices: ['bash', 'zsh', 'fish'] as const, demandOption: true }),
+    (argv) => completionScript(argv.shell),
+  );
+
+/**
+ * Prints yargs's completion script for `shell`. yargs picks the script by $SHELL when an
+ * instance is made, so one is made with the shell asked for; the script asks `recap
+ * --get-yargs-completions` for the words, which every build of the CLI answers.
+ */
+function completionScript(shell: 'bash' | 'zsh' | 'fish'): void {
+  const saved = process.env.SHELL;
+  process.env.SHELL = `/bin/${shell}`;
+  try {
+    // Its typings leave out the second argument (the command named in the script's comment).
+    (yargs([]).scriptName('recap').showCompletionScript as (name: string, command: string) => void)('recap', `completion ${shell}`);
+  } finally {
+    if (saved === undefined) delete process.env.SHELL;
+    else process.env.SHELL = saved;
+  }
+}

@@ -1,0 +1,271 @@
+// The pages of the `events` op as `recap log` and `recap export` read them: asked for ahead
+// on a connection of their own, and cut out of each answer's bytes without parsing them, so
+// a log of a million events streams out at the speed of the socket.
+import { connect, type Socket } from 'node:net';
+import { encodeFrame, FrameSplitter } from '../common/frames.js';
+import { socketPath } from '../common/paths.js';
+import type { EventLine } from '../protocol/answers.js';
+import type { RequestFields, ResponseOf } from '../protocol/protocol.js';
+import { connectOrStart } from './autostart.js';
+import { RemoteError } from './socketClient.js';
+
+/** What `recap log` and `recap export` ask for; the pages' bounds are the reader's. */
+export type EventQuery = Omit<RequestFields<'events'>, 'fromSeq' | 'limit' | 'wait'>;
+
+/** Events per page: about a megabyte and a half of JSON, a few milliseconds of the daemon's time. */
+const PAGE = 2500;
+/** How long the daemon may take to answer a page once the client waits for it. */
+export const PAGE_TIMEOUT_MS = 30_000;
+const MAX_FRAME = 64 * 1024 * 1024;
+
+/**
+ * A page of the `events` op. `lines()` is its events as JSON Lines, each exactly as
+ * JSON.stringify writes it: the bytes the daemon sent, cut out of the frame without being
+ * parsed and written again (JSON.stringify's output reads back and writes out unchanged).
+ */
+export type EventPage = { next: number | null; lastSeq: number; lines(): Buffer; events(): EventLine[] };
+
+/**
+ * Every matching event, page by page: a million events never sit in memory at once.
+ *
+ * The daemon is asked for pages ahead, so it is not idle while a page travels or is written
+ * out. Where the next page starts is known for sure only from the page before it; without
+ * a filter every page holds exactly PAGE events, so the pages after it are asked for on
+ * that guess, and if a page says otherwise (a hole in the log) the guesses are dropped and
+ * the page it names is asked for. With a filter the next page is asked for as soon as a
+ * page arrives.
+ */
+export async function* eventPages(query: EventQuery, onPage?: (done: number) => void): AsyncGenerator<EventPage> {
+  const unfiltered = Object.keys(query).every((key) => key === 'raw');
+  const stream = await FrameStream.open();
+  let id = 0;
+  /** Requests sent and not yet answered or dropped, in order. */
+  let inFlight: { id: number; fromSeq: number }[] = [];
+  const ask = (fromSeq: number) => {
+    id += 1;
+    inFlight.push({ id, fromSeq });
+    stream.send({ ...query, fromSeq, limit: PAGE, id, op: 'events' });
+  };
+  try {
+    ask(1);
+    for (;;) {
+      const wanted = inFlight.shift()!;
+      const page = readPage(await stream.answer(wanted.id), wanted.id);
+      if (page.next !== null) {
+        if (inFlight[0]?.fromSeq !== page.next) {
+          stream.drop(inFlight.map((r) => r.id));
+          inFlight = [];
+          ask(page.next);
+        }
+        if (unfiltered) while (inFlight.length < AHEAD) ask(inFlight.at(-1)!.fromSeq + PAGE);
+      }
+      yield page;
+      onPage?.(page.next ?? page.lastSeq);
+      if (page.next === null) return;
+    }
+  } finally {
+    stream.close();
+  }
+}
+
+/** Pages asked for ahead of the one being written out, without a filter. */
+const AHEAD = 2;
+
+/**
+ * A connection to the daemon that hands out whole answers, undecoded (common/frames.ts's
+ * FrameSplitter gathers chunks and joins them once per frame, so a frame of megabytes costs
+ * its size, not its square).
+ */
+class FrameStream {
+  private readonly splitter = new FrameSplitter(MAX_FRAME);
+  /** Answers received and not yet taken, by request id (-1: one without a usable id). */
+  private readonly answers = new Map<number, Buffer>();
+  /** Requests whose answers are of no use (made on a guess that proved wrong). */
+  private readonly dropped = new Set<number>();
+  private failure: Error | undefined;
+  private wake: (() => void) | undefined;
+
+  private constructor(private readonly socket: Socket) {
+    socket.on('data', (chunk: Buffer) => this.take(chunk));
+    socket.on('error', (error) => this.fail(error));
+    socket.on('close', () => this.fail(new Error('the recap daemon closed the connection')));
+  }
+
+  static async open(): Promise<FrameStream> {
+    // Starts the daemon if none answers, as every command does.
+    (await connectOrStart()).close();
+    const path = socketPath();
+    const socket = connect(path);
+    await new Promise<void>((resolve, reject) => {
+      socket.once('connect', resolve);
+      socket.once('error', (error) => reject(new Error(`cannot connect to the recap daemon on ${path}: ${error.message}`)));
+    });
+    return new FrameStream(socket);
+  }
+
+  send(request: RequestFields<'events'> & { id: number; op: 'events' }): void {
+    this.socket.write(encodeFrame(request));
+  }
+
+  drop(ids: number[]): void {
+    for (const id of ids) {
+      if (!this.answers.delete(id)) this.dropped.add(id);
+    }
+  }
+
+  /** The body of the answer to request `id`; an error when none comes within PAGE_TIMEOUT_MS. */
+  async answer(id: number): Promise<Buffer> {
+    const deadline = Date.now() + PAGE_TIMEOUT_MS;
+    for (;;) {
+      const key = this.answers.has(id) ? id : this.answers.has(-1) ? -1 : undefined;
+      if (key !== undefined) {
+        const body = this.answers.get(key)!;
+        this.answers.delete(key);
+        return body;
+      }
+      if (this.failure) throw this.failure;
+      const left = deadline - Date.now();
+      if (left <= 0) throw new Error(`the recap daemon did not answer events within ${PAGE_TIMEOUT_MS} ms`);
+      let timer: NodeJS.Timeout | undefined;
+      await new Promise<void>((resolve) => {
+        this.wake = resolve;
+        timer = setTimeout(resolve, left);
+      });
+      clearTimeout(timer);
+    }
+  }
+
+  close(): void {
+    this.socket.end();
+  }
+
+  private take(chunk: Buffer): void {
+    for (const frame of this.splitter.push(chunk)) {
+      if (frame.kind === 'oversized') {
+        this.fail(new Error(`the recap daemon sent a frame of ${frame.length} bytes, over the limit of ${MAX_FRAME}`));
+        this.socket.destroy();
+        return;
+      }
+      const id = answerId(frame.body) ?? -1;
+      if (!this.dropped.delete(id)) this.answers.set(id, frame.body);
+    }
+    const wake = this.wake;
+    this.wake = undefined;
+    wake?.();
+  }
+
+  private fail(error: Error): void {
+    this.failure ??= error;
+    const wake = this.wake;
+    this.wake = undefined;
+    wake?.();
+  }
+}
+
+/** The id a frame answers, from its first bytes (`{"id":N,`), if it has one. */
+function answerId(body: Buffer): number | undefined {
+  const match = /^\{"id":(\d+),/.exec(body.toString('latin1', 0, 24));
+  return match ? Number(match[1]) : undefined;
+}
+
+/** Reads an answer to the `events` request `id`: the events' JSON is cut out, not parsed. */
+function readPage(body: Buffer, id: number): EventPage {
+  const head = Buffer.from(`{"id":${id},"result":{"events":[`);
+  if (body.length > head.length && body.subarray(0, head.length).equals(head)) {
+    const open = head.length - 1;
+    const elements = arrayElements(body, open);
+    const tail = elements && tailOf(body, elements.end);
+    if (elements && tail) {
+      return {
+        ...tail,
+        lines: () => joinLines(body, elements.bounds),
+        events: () => JSON.parse(body.toString('utf8', open, elements.end)) as EventLine[],
+      };
+    }
+  }
+  // Any other shape (an error, say): parsed as a whole.
+  const answer = JSON.parse(body.toString('utf8')) as {
+    id?: unknown;
+    result?: ResponseOf<'events'>;
+    error?: { code: string; message: string };
+  };
+  if (answer.error) throw new RemoteError(answer.error.code, answer.error.message);
+  if (answer.id !== id || !answer.result) throw new Error('the recap daemon sent an answer to another request');
+  const { events, next, lastSeq } = answer.result;
+  return {
+    next,
+    lastSeq,
+    lines: () => Buffer.from(events.length > 0 ? `${events.map((l) => JSON.stringify(l)).join('\n')}\n` : ''),
+    events: () => events,
+  };
+}
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
+/**
+ * Where each element of the JSON array opening at `open` starts and ends, and where the
+ * array ends; undefined unless every element is an object. Strings are skipped with
+ * indexOf: a quote inside one is always escaped (and UTF-8 never puts a quote or a
+ * backslash byte inside a multi-byte character).
+ */
+function arrayElements(body: Buffer, open: number): { bounds: number[]; end: number } | undefined {
+  const bounds: number[] = [];
+  let depth = 0;
+  for (let i = open; i < body.length; i += 1) {
+    const c = body[i]!;
+    if (c === QUOTE) {
+      let close = i;
+      do {
+        close = body.indexOf(QUOTE, close + 1);
+        if (close < 0) return undefined;
+      } while (escaped(body, close));
+      i = close;
+    } else if (c === 0x7b || c === 0x5b) {
+      depth += 1;
+      if (depth === 2) {
+        if (c !== 0x7b) return undefined;
+        bounds.push(i);
+      }
+    } else if (c === 0x7d || c === 0x5d) {
+      depth -= 1;
+      if (depth === 1) bounds.push(i + 1);
+      if (depth === 0) return { bounds, end: i + 1 };
+    }
+  }
+  return undefined;
+}
+
+/** Whether the quote at `at` is escaped: an odd number of backslashes before it. */
+function escaped(body: Buffer, at: number): boolean {
+  let backslashes = 0;
+  while (body[at - 1 - backslashes] === BACKSLASH) backslashes += 1;
+  return backslashes % 2 === 1;
+}
+
+/** `next` and `lastSeq`, from what follows the events: `,"next":...,"lastSeq":...}}`. */
+function tailOf(body: Buffer, end: number): { next: number | null; lastSeq: number } | undefined {
+  const rest = body.toString('utf8', end);
+  if (!rest.endsWith('}}')) return undefined;
+  try {
+    const tail = JSON.parse(`{"events":[]${rest.slice(0, -1)}`) as { next?: unknown; lastSeq?: unknown };
+    const keys = Object.keys(tail);
+    if (keys.length !== 3 || (tail.next !== null && typeof tail.next !== 'number') || typeof tail.lastSeq !== 'number') return undefined;
+    return { next: tail.next, lastSeq: tail.lastSeq };
+  } catch {
+    return undefined;
+  }
+}
+
+/** The elements between `bounds` (start, end, start, end, ...) as lines, each ended by a newline. */
+function joinLines(body: Buffer, bounds: number[]): Buffer {
+  let size = 0;
+  for (let i = 0; i < bounds.length; i += 2) size += bounds[i + 1]! - bounds[i]! + 1;
+  const out = Buffer.allocUnsafe(size);
+  let at = 0;
+  for (let i = 0; i < bounds.length; i += 2) {
+    at += body.copy(out, at, bounds[i]!, bounds[i + 1]!);
+    out[at++] = 0x0a;
+  }
+  return out;
+}

@@ -1,0 +1,63 @@
+// The audit commands' output as people read it: a line of `recap log`, one event whole, the
+// jobs table, a past moment of `recap replay`, the verdict of `recap verify`.
+import type { EventLine } from '../../protocol/answers.js';
+import type { JobRow, ResponseOf } from '../../protocol/protocol.js';
+import { write } from '../stdout.js';
+import { localIso, localTime } from '../time.js';
+import { eventGist } from './gist.js';
+
+/** A field of an event's data; undefined when it has none (or no data). */
+export function fieldOf(data: unknown, key: string): unknown {
+  return typeof data === 'object' && data !== null ? Reflect.get(data, key) : undefined;
+}
+
+/** One line of `recap log`: local time with its offset, sequence, job, type, gist. */
+export const logLine = (l: EventLine): string => `${localIso(l.time)}  #${l.seq}  ${String(fieldOf(l.data, 'job') ?? '-')}  ${l.type}  ${eventGist(l.type, l.data)}`;
+
+/** `recap show N`: the event's fields one a line, long texts (a prompt, a summary) whole below. */
+export function printEvent(line: EventLine): void {
+  write(1, `event #${line.seq}: ${line.type} (version ${line.version})\n`);
+  write(1, `time: ${localIso(line.time)}\n`);
+  const blocks: [string, string][] = [];
+  for (const [key, value] of typeof line.data === 'object' && line.data !== null ? Object.entries(line.data) : []) {
+    if (key === 'time') continue;
+    if (typeof value === 'string' && (value.includes('\n') || key === 'text')) blocks.push([key, value]);
+    else write(1, `${key}: ${typeof value === 'string' ? value : JSON.stringify(value)}\n`);
+  }
+  for (const [key, value] of blocks) write(1, `${key}:\n${value.endsWith('\n') ? value : `${value}\n`}`);
+}
+
+export function printJobs(jobs: JobRow[]): void {
+  if (jobs.length === 0) return void write(1, 'no jobs yet: recap counts a job from its first event\n');
+  const head = ['job', 'gate', 'unsummarized', 'summaries', 'last activity', 'agents'];
+  const rows = jobs.map((j) => [
+    j.job,
+    j.tripped ? `TRIPPED (${j.reason ?? 'threshold'})` : 'open',
+    `${j.unsummarizedTokens} tokens`,
+    String(j.summaries),
+    j.lastActivity === null ? '-' : localTime(j.lastActivity),
+    j.agents.length > 0 ? j.agents.join(', ') : '-',
+  ]);
+  const widths = head.map((h, c) => Math.max(h.length, ...rows.map((r) => r[c]!.length)));
+  for (const row of [head, ...rows]) write(1, `${row.map((cell, c) => (c === row.length - 1 ? cell : cell.padEnd(widths[c]!))).join('  ')}\n`);
+}
+
+/** `recap replay`: each job's gate and counts at the moment asked for (`atTime`, when a time was). */
+export function printReplay(result: ResponseOf<'replay'>, atTime: number | undefined): void {
+  write(1, `at #${result.seq}${atTime !== undefined ? ` (${localTime(atTime)})` : ''}\n`);
+  if (result.jobs.length === 0) write(1, 'no job had any event yet\n');
+  for (const j of result.jobs) {
+    write(1, `job ${j.job}: gate ${j.tripped ? `TRIPPED since ${localIso(j.since)}: ${j.cause}` : 'open'}\n`);
+    write(
+      1,
+      `  unsummarized: ${j.unsummarizedTokens} tokens, ${j.unsummarizedInteractions} interactions; ${j.summaries} summaries; ${j.denials} tool calls denied; ${j.rejections} summaries rejected\n`,
+    );
+  }
+}
+
+/** `recap verify`: intact, or each problem on stderr; `job` when one was verified. */
+export function printVerified(result: ResponseOf<'verify'>, job: string | undefined): void {
+  if (result.ok) return write(1, `intact: ${result.events} events, ${result.summaries} summaries in ${job !== undefined ? `job ${job}` : `${result.jobs} jobs`}\n`);
+  write(1, `BROKEN: ${result.problems.length} problems in ${result.events} events\n`);
+  for (const p of result.problems) write(2, `${p.job ? `job ${p.job}, ` : ''}${p.seq !== undefined ? `#${p.seq}: ` : ''}${p.what}\n`);
+}
