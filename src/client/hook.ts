@@ -87,7 +87,7 @@ async function main(): Promise<void> {
     return;
   }
   try {
-    const answer = await client.request<Answer>(
+    const answer = await client.request(
       'hook',
       { agent, payload, ...(off ? { off } : {}), ...(prompt !== undefined ? { promptId: prompt.id, promptAt: prompt.at } : {}) },
       remaining(),

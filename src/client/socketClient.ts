@@ -115,12 +115,6 @@ export class Client {
    * are trusted as its own, as every frame on this socket is.
    */
   request<O extends Op>(op: O, fields: RequestFields<O>, timeoutMs?: number, onProgress?: (done: number) => void): Promise<ResponseOf<O>>;
-  /**
-   * The hook client's call, typed by its caller until it moves to src/hook (issue 26), where
-   * it takes the typed form above and this one goes.
-   * @deprecated
-   */
-  request<T>(op: 'hook', fields: RequestFields<'hook'>, timeoutMs?: number): Promise<T>;
   request(op: Op, fields: Record<string, unknown>, timeoutMs = 30_000, onProgress?: (done: number) => void): Promise<unknown> {
     const id = this.nextId++;
     const frame = encodeFrame({ ...fields, id, op });
