@@ -115,11 +115,11 @@ export class CommandService {
     // Object.assign, not `{ ...ctx.decide, texts }`: every check on a tripped gate is here (see checkTool).
     const { answer, events } = decide(command, state, texts === NO_TEXTS ? ctx.decide : Object.assign({}, ctx.decide, { texts }));
     const { render } = how;
-    const done = (stored: Stored): R => render!(answer, { state: this.state(where.job), config: ctx.decide.config, now: command.now, stored });
-    const committed = this.commit(where, ctx, events, render && done, how.alone === true);
+    const done = render && ((stored: Stored): R => render(answer, { state: this.state(where.job), config: ctx.decide.config, now: command.now, stored }));
+    const committed = this.commit(where, ctx, events, done, how.alone === true);
     // Nothing stored (an open gate, a known session): no write is waited for, no turn taken.
-    if (committed === NOTHING_TO_COMMIT) return render ? done([]) : (answer as R);
-    return committed.then((c) => (render ? c.after! : (answer as R)));
+    if (committed === NOTHING_TO_COMMIT) return done ? done([]) : (answer as R);
+    return committed.then((c) => (done ? (c.after as R) : (answer as R)));
   }
 
   /**
