@@ -4,13 +4,14 @@
 import type { Caller } from '../events/caller.js';
 import { projectConfigPath } from '../common/paths.js';
 import { CONFIG_KEYS, configSchema, DEFAULT_CONFIG } from '../events/config.js';
-import { canonicalJson } from '../events/canonical.js';
 import { combine, EMPTY_LAYER, readConfigFile, type Effective, type Env, type Layer } from '../common/configLayers.js';
 
 export type { Effective, Layer };
+export { sameValues } from '../events/configApplied.js';
 import { configChanges, sameValue } from '../events/configPolicy.js';
-import { allowConfigFile, evolveFileRecord, NO_FILE_HASH, settleConfigFile, type ConfigFileRef, type FileContent, type FileRecord } from '../events/configApproval.js';
-import type { ConfigApproved, ConfigHeld, RecapEvent } from '../events/events.js';
+import { evolveFileRecord, NO_FILE_HASH, type ConfigFileRef, type FileContent, type FileRecord } from '../events/configApproval.js';
+import { decideConfig } from '../events/decide.js';
+import type { RecapEvent } from '../events/events.js';
 import type { HeldFile } from '../events/notices.js';
 import { USER_SCOPE, type ApprovedConfig, type HeldConfig } from './projection.js';
 import type { Allowed, PendingConfig } from '../protocol/answers.js';
@@ -45,12 +46,12 @@ export class ConfigService {
   private userRead: ReadFile | undefined;
   /** In force while the user's file has never been read well nor approved: the last configuration on record. */
   private legacyUser: Layer = EMPTY_LAYER;
-  /** The user's values in force (set by user()): what each project's file is over. */
-  private userLayer: Layer = EMPTY_LAYER;
+  /** The user's configuration in force, settled once per read of the files (userSettled). */
+  private userInForce: { effective: Effective; layer: Layer } | undefined;
   private readonly projectFiles = new Map<string, ReadFile>();
   private readonly problemsByFile = new Map<string, string[]>();
-  /** The configuration in force per project (undefined: the user's), combined once: every check asks for it. */
-  private readonly combined = new Map<string | undefined, Effective>();
+  /** The configuration in force per project, combined once: every check asks for it. */
+  private readonly combined = new Map<string, Effective>();
   private readonly pendingByScope = new Map<string, PendingConfig>();
   /** Facts decided and not yet in the log, and what they say meanwhile, by scope. */
   private outbox: RecapEvent[] = [];
@@ -78,17 +79,21 @@ export class ConfigService {
   }
 
   user(): Effective {
-    return this.memo(undefined, () => {
-      if (this.userRead !== undefined) {
-        const settled = this.settle(USER_SCOPE, { file: this.userFile }, this.userRead, EMPTY_LAYER, ALLOW_USER_COMMAND);
-        this.userLayer = settled.layer;
-        return settled.effective;
-      }
-      const approved = this.approvedFor(USER_SCOPE);
-      this.userLayer = approved ? { values: approved.values, sources: sourcesOf(approved.values, asApproved(this.userFile, approved.hash)) } : this.legacyUser;
-      const combined = combine([this.userLayer]);
-      return combined.ok ? combined.effective : DEFAULTS;
-    });
+    return this.userSettled().effective;
+  }
+
+  /** The user's configuration in force and its layer (what each project's file is over), settled once per read of the files. */
+  private userSettled(): { effective: Effective; layer: Layer } {
+    this.userInForce ??= this.settleUser();
+    return this.userInForce;
+  }
+
+  private settleUser(): { effective: Effective; layer: Layer } {
+    if (this.userRead !== undefined) return this.settle(USER_SCOPE, { file: this.userFile }, this.userRead, EMPTY_LAYER, ALLOW_USER_COMMAND);
+    const approved = this.approvedFor(USER_SCOPE);
+    const layer = approved ? { values: approved.values, sources: sourcesOf(approved.values, asApproved(this.userFile, approved.hash)) } : this.legacyUser;
+    const combined = combine([layer]);
+    return { effective: combined.ok ? combined.effective : DEFAULTS, layer };
   }
 
   forProject(projectDir: string | undefined): Effective {
@@ -96,8 +101,8 @@ export class ConfigService {
     if (!this.projectFiles.has(projectDir)) this.loadProject(projectDir);
     return this.memo(projectDir, () => {
       const file = projectConfigPath(projectDir);
-      const user = this.user();
-      return this.settle(projectDir, { file, project: projectDir }, this.projectFiles.get(projectDir) ?? NO_FILE, this.userLayer, ALLOW_COMMAND, user).effective;
+      const user = this.userSettled();
+      return this.settle(projectDir, { file, project: projectDir }, this.projectFiles.get(projectDir) ?? NO_FILE, user.layer, ALLOW_COMMAND, user.effective).effective;
     });
   }
 
@@ -131,7 +136,7 @@ export class ConfigService {
   private settle(scope: string, ref: ConfigFileRef, read: ReadFile, beneath: Layer, command: string, fallback?: Effective): { effective: Effective; layer: Layer } {
     this.pendingByScope.delete(scope);
     const approved = this.approvedFor(scope);
-    const [inForce, events] = settleConfigFile({
+    const { answer: inForce, events } = decideConfig({
       type: 'SettleConfigFile',
       ...ref,
       read: { hash: read.hash, values: read.layer.values },
@@ -170,7 +175,7 @@ export class ConfigService {
     const problems = this.problemsByFile.get(file);
     if (problems) return { ok: false, problems: [...problems, `correct ${file}, then run ${command} again`] };
     const read = (project !== undefined ? this.projectFiles.get(project) : this.userRead) ?? NO_FILE;
-    const [answer, events] = allowConfigFile({
+    const { answer, events } = decideConfig({
       type: 'AllowConfigFile',
       file,
       ...(project !== undefined ? { project } : {}),
@@ -182,7 +187,7 @@ export class ConfigService {
       now: this.now(),
     });
     this.record(scope, events);
-    this.combined.clear();
+    this.forget();
     const changes = configChanges(before, this.forProject(project).config);
     return { ok: true, allowed: { file, hash: read.hash, changes, already: answer.already } };
   }
@@ -196,8 +201,9 @@ export class ConfigService {
     return events;
   }
 
-  private record(scope: string, events: (ConfigApproved | ConfigHeld)[]): void {
+  private record(scope: string, events: RecapEvent[]): void {
     for (const event of events) {
+      if (event.type !== 'ConfigApproved' && event.type !== 'ConfigHeld') continue;
       this.unrecorded.set(scope, evolveFileRecord(this.recordOf(scope), event));
       this.outbox.push(event);
     }
@@ -220,7 +226,13 @@ export class ConfigService {
     return this.recordOf(scope).heldHash;
   }
 
-  private memo(scope: string | undefined, make: () => Effective): Effective {
+  /** A file read again or approved may change any configuration (the user's underlies them all). */
+  private forget(): void {
+    this.combined.clear();
+    this.userInForce = undefined;
+  }
+
+  private memo(scope: string, make: () => Effective): Effective {
     let effective = this.combined.get(scope);
     if (effective === undefined) {
       effective = make();
@@ -247,14 +259,12 @@ export class ConfigService {
     const file = projectConfigPath(projectDir);
     const read = readConfigFile(file, this.env);
     if (!this.projectFiles.has(projectDir)) this.projectFiles.set(projectDir, NO_FILE);
-    this.user();
-    this.keep(file, read, [this.userLayer, read.layer], (layer) => this.projectFiles.set(projectDir, { layer, hash: read.hash }));
+    this.keep(file, read, [this.userSettled().layer, read.layer], (layer) => this.projectFiles.set(projectDir, { layer, hash: read.hash }));
   }
 
   /** Keeps a file's read when it has no problem at all, else its problems (every one, file's and bands'). */
   private keep(file: string, read: { layer: Layer; problems: string[] }, layers: Layer[], keep: (layer: Layer) => void): void {
-    // A file read again may change any project's configuration (the user's underlies them all).
-    this.combined.clear();
+    this.forget();
     const combined = combine(layers);
     const problems = [...read.problems, ...(combined.ok ? [] : combined.problems)];
     if (problems.length === 0) {
@@ -274,21 +284,4 @@ function asApproved(file: string, hash: string): string {
 
 function sourcesOf(values: Record<string, unknown>, source: string): Record<string, string> {
   return Object.fromEntries(Object.keys(values).map((key) => [key, source]));
-}
-
-/** Whether two configurations hold the same values. */
-export function sameValues(a: Record<string, unknown> | undefined, b: Record<string, unknown>): boolean {
-  return a !== undefined && (a === b || canonicalOf(a) === canonicalOf(b));
-}
-
-/** Configurations are never changed in place, so each one's canonical form is made once. */
-const canonicalForms = new WeakMap<Record<string, unknown>, string>();
-
-function canonicalOf(config: Record<string, unknown>): string {
-  let form = canonicalForms.get(config);
-  if (form === undefined) {
-    form = canonicalJson(config);
-    canonicalForms.set(config, form);
-  }
-  return form;
 }

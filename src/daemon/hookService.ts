@@ -7,15 +7,12 @@ import type { Logger } from 'pino';
 import type { Adapter, Caller, HookCall } from '../agents/adapter.js';
 import { NOTHING, withNotice, type HookAnswer } from '../agents/facts.js';
 import { CommandRefused } from '../events/commands.js';
-import type { HookOps } from './handler.js';
+import type { HookOps, PromptSent } from './hookOps.js';
 import type { Where } from './jobResolver.js';
 import { TranscriptReader, type MachineTurn } from './transcript.js';
 import { wayOutInHook } from './wayOutInHook.js';
 
-export type { HookAnswer };
-
-/** recap-hook's mark of a prompt it sends (and keeps, if the daemon does not answer): its id, and when it came. */
-export type PromptSent = { id: string; at?: number };
+export type { HookAnswer, PromptSent };
 
 const readers = new Map<Adapter, TranscriptReader>();
 
@@ -118,6 +115,8 @@ async function answerCall(
       if (call.text.trim() !== '') await ops.record({ kind: call.as, text: call.text, ...who }, where, prompt);
       return NOTHING;
     case 'sessionStart': {
+      // A session's start is a write: its binding and the config facts read for it go to the log before its memory is read.
+      await ops.recordPending(where);
       const { text: memory, tripped, summaries } = await ops.context({}, where, facts.shellTool, facts.contextLimit);
       if (!tripped && summaries === 0) return NOTHING;
       return facts.context('sessionStart', memory);
@@ -196,8 +195,8 @@ async function observe(
 
 /**
  * The call's session and agent, those it has. Made field by field: on Node 20's V8 an object
- * that begins with a spread and gets more properties survives two scavenges (Handler.checkTool
- * says more), and every hook call makes this one.
+ * that begins with a spread and gets more properties survives two scavenges (checkTool
+ * in ops/gate.ts says more), and every hook call makes this one.
  */
 function whoOf(caller: Caller): { session?: string; agent?: string } {
   const who: { session?: string; agent?: string } = {};

@@ -5,7 +5,7 @@
 // command's output as the reason, which the model reads as the tool's result.
 import type { ToolCall } from '../events/toolCall.js';
 import { readWayOut } from '../events/whitelist.js';
-import type { HookOps } from './handler.js';
+import type { HookOps } from './hookOps.js';
 import type { Where } from './jobResolver.js';
 import { requestSchemas } from '../protocol/protocol.js';
 import { describeIssues } from '../common/zodIssues.js';

@@ -1,6 +1,6 @@
 // What clients ask of a job, in the imperative. Time is part of the command.
 import type { Caller } from './caller.js';
-import type { Time } from './events.js';
+import type { NoticeKind, Time } from './events.js';
 import type { ToolCall } from './toolCall.js';
 
 export type RecordInteraction = {
@@ -46,7 +46,13 @@ export type PauseGate = { type: 'PauseGate'; job: string; until: Time; by?: Call
 
 export type ResumeGate = { type: 'ResumeGate'; job: string; by?: Caller; now: Time };
 
-export type Command = RecordInteraction | CheckTool | SubmitSummary | TripGate | RecordUsage | CancelTrip | PauseGate | ResumeGate;
+/** A hook showed the user the notice about the event `about` in the agent's own UI. */
+export type RecordNoticeShown = { type: 'RecordNoticeShown'; job: string; about: number; kind: NoticeKind; text: string; session?: string; agent?: string; now: Time };
+
+/** A hook found recap switched off (RECAP_DISABLE=1) for the session: it lets the call through, uncounted. */
+export type RecordRecapOff = { type: 'RecordRecapOff'; job: string; session?: string; agent: string; now: Time };
+
+export type Command = RecordInteraction | CheckTool | SubmitSummary | TripGate | RecordUsage | CancelTrip | PauseGate | ResumeGate | RecordNoticeShown | RecordRecapOff;
 
 /** A command the domain refuses: a user's mistake, reported as such. */
 export class CommandRefused extends Error {
@@ -55,3 +61,19 @@ export class CommandRefused extends Error {
     this.name = 'CommandRefused';
   }
 }
+
+/**
+ * The configuration in force for a job (no job: the user-wide one) is to be on record.
+ * What the log holds comes in the command: `recorded` is the job's last ConfigApplied (for
+ * no job, leave it out), `userRecorded` the user-wide one, `userValues` the user's in force.
+ */
+export type ApplyConfig = {
+  type: 'ApplyConfig';
+  job?: string;
+  values: Record<string, unknown>;
+  sources: Record<string, string>;
+  recorded?: Record<string, unknown> | undefined;
+  userRecorded?: Record<string, unknown> | undefined;
+  userValues?: Record<string, unknown> | undefined;
+  now: Time;
+};

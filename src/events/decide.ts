@@ -1,12 +1,29 @@
 // The domain's one entry: a command and a job's state in, the answer and the events to
-// store out. Each command's rules are in its own module; this only dispatches, and the
+// store out (decideConfig: the same for the config records, whose state comes in the
+// command). Each command's rules are in its own module; this only dispatches, and the
 // compiler checks that every command has its decider.
-import type { CancelTrip, CheckTool, Command, PauseGate, RecordInteraction, RecordUsage, ResumeGate, SubmitSummary, TripGate } from './commands.js';
+import type {
+  ApplyConfig,
+  CancelTrip,
+  CheckTool,
+  Command,
+  PauseGate,
+  RecordInteraction,
+  RecordNoticeShown,
+  RecordRecapOff,
+  RecordUsage,
+  ResumeGate,
+  SubmitSummary,
+  TripGate,
+} from './commands.js';
+import { allowConfigFile, settleConfigFile, type AllowConfigFile, type InForce, type SettleConfigFile } from './configApproval.js';
+import { applyConfig } from './configApplied.js';
+import { recordNoticeShown } from './notices.js';
 import type { DecideContext, Decision } from './decision.js';
 import { checkTool, recordInteraction, tripGate, type CheckAnswer } from './gate.js';
 import { submitSummary, type SubmitAnswer } from './summaries.js';
 import type { JobState } from './jobState.js';
-import { cancelTrip, pauseGate, resumeGate, type CancelAnswer, type PauseAnswer, type ResumeAnswer } from './switches.js';
+import { cancelTrip, pauseGate, recordRecapOff, resumeGate, type CancelAnswer, type PauseAnswer, type ResumeAnswer } from './switches.js';
 import { recordUsage } from './usage.js';
 
 /** What each command answers. */
@@ -26,7 +43,11 @@ export type AnswerOf<C extends Command> = C extends RecordInteraction
               ? PauseAnswer
               : C extends ResumeGate
                 ? ResumeAnswer
-                : never;
+                : C extends RecordNoticeShown
+                  ? { recorded: true }
+                  : C extends RecordRecapOff
+                    ? { first: boolean }
+                    : never;
 
 export function decide<C extends Command>(command: C, state: JobState, ctx: DecideContext): Decision<AnswerOf<C>> {
   return decideAny(command, state, ctx) as Decision<AnswerOf<C>>;
@@ -50,6 +71,44 @@ function decideAny(command: Command, state: JobState, ctx: DecideContext): Decis
       return pauseGate(command, state);
     case 'ResumeGate':
       return resumeGate(command, state);
+    case 'RecordNoticeShown':
+      return recordNoticeShown(command);
+    case 'RecordRecapOff':
+      return recordRecapOff(command, state);
+    default: {
+      const unknown: never = command;
+      throw new Error(`no decider for ${JSON.stringify(unknown)}`);
+    }
+  }
+}
+
+/** The commands about a config's records: which file content is approved, which configuration is on record. */
+export type ConfigCommand = ApplyConfig | AllowConfigFile | SettleConfigFile;
+
+export type ConfigAnswerOf<C extends ConfigCommand> = C extends ApplyConfig
+  ? { applied: boolean }
+  : C extends AllowConfigFile
+    ? { already: boolean }
+    : C extends SettleConfigFile
+      ? InForce
+      : never;
+
+export function decideConfig<C extends ConfigCommand>(command: C): Decision<ConfigAnswerOf<C>> {
+  return decideConfigAny(command) as Decision<ConfigAnswerOf<C>>;
+}
+
+function decideConfigAny(command: ConfigCommand): Decision<unknown> {
+  switch (command.type) {
+    case 'ApplyConfig':
+      return applyConfig(command);
+    case 'AllowConfigFile': {
+      const [answer, events] = allowConfigFile(command);
+      return { answer, events };
+    }
+    case 'SettleConfigFile': {
+      const [answer, events] = settleConfigFile(command);
+      return { answer, events };
+    }
     default: {
       const unknown: never = command;
       throw new Error(`no decider for ${JSON.stringify(unknown)}`);

@@ -1,7 +1,9 @@
 // The one short line the user sees in the agent's own UI when the gate trips, when a
 // summary is accepted, and when a config change waits for their approval: owed from the
 // event that said so until a hook shows it.
+import type { RecordNoticeShown } from './commands.js';
 import type { KeyChange } from './configPolicy.js';
+import type { Decision } from './decision.js';
 import type { NoticeKind } from './events.js';
 import { tripCause } from './gateMessages.js';
 import type { JobState } from './jobState.js';
@@ -36,4 +38,11 @@ export function owedConfigNotice(state: JobState, files: HeldFile[]): Notice | u
     return `${f.file} would weaken the gate (${shortened(keys)}); the values in force stay until you run ${f.command} yourself`;
   });
   return { kind: 'config', seq: Math.max(...files.map((f) => f.seq)), text: `recap: ${each.join('; ')}` };
+}
+
+/** A hook showed the user the notice: it is owed no more, and a config notice marks the change as told. */
+export function recordNoticeShown(command: RecordNoticeShown): Decision<{ recorded: true }> {
+  const { job, about, kind, text, session, agent, now } = command;
+  const who = { ...(session !== undefined ? { session } : {}), ...(agent !== undefined ? { agent } : {}) };
+  return { answer: { recorded: true }, events: [{ type: 'NoticeShown', data: { job, about, kind, text, ...who, time: now } }] };
 }

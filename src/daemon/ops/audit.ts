@@ -1,0 +1,82 @@
+// The audit's reads: pages of the log (`recap log`, following it with `wait`), the jobs,
+// a past moment (`replay`), the chain's verification, the usage report and the daemon's
+// counts. Each fails for a job named that has no events.
+import type { JobState } from '../../events/jobState.js';
+import { tripCause } from '../../events/gateMessages.js';
+import type { JobRow, PastStatus, RequestOf, ResponseOf } from '../../protocol/protocol.js';
+import { eventsPage, projectionAt, verifyLog } from '../audit.js';
+import type { CommandService } from '../commandService.js';
+import { usageReport } from '../report.js';
+import { known } from './job.js';
+import { defined, type OpsOf } from './table.js';
+
+export function auditOps(s: CommandService): OpsOf<'events' | 'jobs' | 'replay' | 'verify' | 'report' | 'stats'> {
+  const { store, projection } = s.deps;
+  return {
+    events: (r) => known(s, r.job, () => events(s, r)),
+    jobs: async () => ({ jobs: [...projection().jobs.values()].map(jobRow) }),
+    replay: (r, progress) => known(s, r.job, () => replay(s, r, progress)),
+    verify: (r, progress) => known(s, r.job, () => verifyLog(store, projection, progress, r.job)),
+    report: (r) =>
+      known(s, r.job, async () => {
+        await store.flushed();
+        return { jobs: await usageReport(store, defined({ job: r.job, since: r.since })) };
+      }),
+    // For benchmarks and load tests: how many events, how many synced batches wrote them,
+    // and the daemon's memory (process.memoryUsage, in bytes).
+    stats: async () => ({ lastSeq: store.lastSeq, syncs: store.syncs, memory: process.memoryUsage() }),
+  };
+}
+
+/** A page of events; with `wait`, a page that finds nothing new waits for new events up to that long. */
+async function events(s: CommandService, r: RequestOf<'events'>): Promise<ResponseOf<'events'>> {
+  const filter = defined({ job: r.job, types: r.types, since: r.since, until: r.until });
+  const deadline = Date.now() + r.wait;
+  let fromSeq = r.fromSeq;
+  for (;;) {
+    const appends = s.appends;
+    const page = await eventsPage(s.deps.store, fromSeq, r.limit, filter, r.raw, r.wait > 0);
+    const left = deadline - Date.now();
+    if (page.events.length > 0 || page.next === null || left <= 0 || s.closing) return page;
+    fromSeq = page.next;
+    if (appends !== s.appends) continue;
+    await s.nextAppend(left);
+  }
+}
+
+async function replay(s: CommandService, r: RequestOf<'replay'>, progress?: (done: number) => void): Promise<ResponseOf<'replay'>> {
+  await s.deps.store.flushed();
+  const at = await projectionAt(s.deps.store, defined({ seq: r.atSeq, time: r.atTime }), progress);
+  const jobs = r.job !== undefined ? [at.view(r.job)] : [...at.jobs.values()];
+  return { seq: at.lastSeq, jobs: jobs.map(pastStatus) };
+}
+
+/** A job as `recap jobs` lists it. */
+function jobRow(state: JobState): JobRow {
+  return {
+    job: state.job,
+    tripped: state.gate.tripped,
+    ...(state.gate.tripped ? { reason: state.gate.reason } : {}),
+    unsummarizedTokens: state.unsummarizedTokens,
+    unsummarizedInteractions: state.pending.length,
+    summaries: state.chain.length,
+    lastActivity: state.lastActivity > 0 ? state.lastActivity : null,
+    agents: state.agents,
+  };
+}
+
+/** A job as it was at a past moment: `recap replay`'s answer. */
+export function pastStatus(state: JobState): PastStatus {
+  const last = state.chain.at(-1);
+  return {
+    job: state.job,
+    tripped: state.gate.tripped,
+    ...(state.gate.tripped ? { reason: state.gate.reason, cause: tripCause(state), since: new Date(state.gate.since).toISOString() } : {}),
+    unsummarizedTokens: state.unsummarizedTokens,
+    unsummarizedInteractions: state.pending.length,
+    summaries: state.chain.length,
+    denials: state.denials,
+    rejections: state.rejections,
+    ...(last ? { lastSummary: { seq: last.seq, time: new Date(last.time).toISOString(), hash: last.hash } } : {}),
+  };
+}

@@ -1,0 +1,82 @@
+// The `hook` op: any agent's hook, answered by hookService.ts with the ops a hook runs
+// (HookOps, made here from the command service); and the prompts taken from recap-hook's
+// spool, which hooks wait for.
+import type { Logger } from 'pino';
+import { ADAPTERS } from '../../agents/adapters.js';
+import type { HookAnswer } from '../../agents/facts.js';
+import type { AgentName } from '../../agents/known.js';
+import type { RequestOf } from '../../protocol/protocol.js';
+import type { CommandService } from '../commandService.js';
+import type { HookOps } from '../hookOps.js';
+import { answerHook, recordSpooledPrompt, type SpooledOutcome } from '../hookService.js';
+import { check, noticeShown, owed, record, submit, switchedOff, usage } from './gate.js';
+import { chain, context, status, type Windows } from './job.js';
+import type { OpFunction } from './table.js';
+
+/** Told of every hook answered, with how long the daemon took: telemetry's latency figure. */
+export type HookAnswered = (agent: AgentName, ms: number, answer: HookAnswer) => void;
+
+export class Hooks {
+  private readonly ops: HookOps;
+  /** The spool being taken (SpoolTaker): hooks wait for it, so a trip it causes reaches the next tool call. */
+  private spoolTaking: Promise<unknown> | undefined;
+
+  constructor(
+    s: CommandService,
+    windows: Windows,
+    private readonly log: Logger,
+    private readonly answered?: HookAnswered,
+  ) {
+    this.ops = {
+      recapCommand: s.recapCommand,
+      recapPaths: s.recapPaths,
+      where: (r) => s.where(r),
+      record: (r, where, prompt) => record(s, r, where, prompt),
+      check: (r, where) => check(s, r, where),
+      submit: (r) => submit(s, r),
+      usage: (where, session, entries) => usage(s, where, session, entries),
+      status: (r) => status(s, r),
+      context: (r, where, shellTool, limit) => context(s, r, where, shellTool, limit),
+      chain: (r) => chain(s, r),
+      recordPending: (where) => s.recordPending(where),
+      windowOf: (session) => windows.of(session),
+      owedNotice: (where) => owed(s, where),
+      noticeShown: (where, notice, who) => noticeShown(s, where, notice, who),
+      switchedOff: (where, session, agent) => switchedOff(s, where, session, agent),
+    };
+  }
+
+  readonly hook: OpFunction<'hook'> = async (r) => {
+    // Prompts kept while the daemon was silent are recorded before any hook is answered.
+    if (this.spoolTaking !== undefined) await this.spoolTaking;
+    const told = this.answered;
+    if (!told) return answerHook(ADAPTERS[r.agent], r.payload, this.ops, this.log, r.off === true, promptOf(r));
+    const started = performance.now();
+    const answer = await answerHook(ADAPTERS[r.agent], r.payload, this.ops, this.log, r.off === true, promptOf(r));
+    told(r.agent, performance.now() - started, answer);
+    return answer;
+  };
+
+  /** Hooks wait until `taking` settles. */
+  hold(taking: Promise<unknown>): void {
+    const held = taking.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.spoolTaking = held;
+    void held.then(() => {
+      if (this.spoolTaking === held) this.spoolTaking = undefined;
+    });
+  }
+
+  /** A prompt taken from recap-hook's spool, recorded as its hook would have been: what became of it. */
+  recordSpooled(entry: { agent: AgentName; id: string; at: number; payload: Record<string, unknown> }): Promise<SpooledOutcome> {
+    return recordSpooledPrompt(ADAPTERS[entry.agent], entry.payload, this.ops, this.log, { id: entry.id, at: entry.at });
+  }
+}
+
+/** The mark recap-hook gave a prompt it sends, if it gave one. */
+function promptOf(r: RequestOf<'hook'>): { id: string; at?: number } | undefined {
+  if (r.promptId === undefined) return undefined;
+  return r.promptAt !== undefined ? { id: r.promptId, at: r.promptAt } : { id: r.promptId };
+}

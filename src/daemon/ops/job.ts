@@ -1,0 +1,123 @@
+// A job's reads: its gate (`status`, and `statusline`, which also tells the session's model
+// window), its memory (`context`) and its summaries (`chain`). Reads wait for the writes in
+// flight and append nothing (CommandService.read). A job named that has no events is never
+// silently a new one: these answer (scripts and agents ask about a job before its first
+// event) and say so; the audit's reads fail (`known`).
+import { cutToFit, fits, lengthIn, type ContextLimit } from '../../events/contextFit.js';
+import { gateStatus } from '../../events/gate.js';
+import { contextSeqs, contextText, fittedBudget } from '../../events/gateMessages.js';
+import { nearNames } from '../../common/nearNames.js';
+import { ProtocolError, type RequestOf, type ResponseOf, type StatusAnswer } from '../../protocol/protocol.js';
+import type { CommandService } from '../commandService.js';
+import type { Memory } from '../hookOps.js';
+import type { Where } from '../jobResolver.js';
+import type { OpsOf } from './table.js';
+
+/** How many sessions' model windows are kept. */
+const MAX_WINDOWS = 10_000;
+/** How many times a memory is rendered again to fit an agent's limit before it is cut. */
+const CONTEXT_FIT_ATTEMPTS = 4;
+
+export function jobOps(s: CommandService, windows: Windows): OpsOf<'status' | 'statusline' | 'context' | 'chain'> {
+  return {
+    status: (r) => noted(s, r.job, () => status(s, r)),
+    statusline: (r) => {
+      const { contextWindow, ...rest } = r;
+      if (r.session !== undefined && contextWindow !== undefined) windows.tell(r.session, contextWindow);
+      return status(s, rest);
+    },
+    context: (r) => noted(s, r.job, () => context(s, r)),
+    chain: (r) => noted(s, r.job, () => chain(s, r)),
+  };
+}
+
+/** The windows of the sessions' models, as their status lines told them; the newest sessions kept. */
+export class Windows {
+  private readonly bySession = new Map<string, number>();
+
+  tell(session: string, window: number): void {
+    this.bySession.delete(session);
+    if (this.bySession.size >= MAX_WINDOWS) this.bySession.delete(this.bySession.keys().next().value!);
+    this.bySession.set(session, window);
+  }
+
+  /** The window of the session's model in tokens, if its status line told it. */
+  of(session: string | undefined): number | undefined {
+    return session === undefined ? undefined : this.bySession.get(session);
+  }
+}
+
+export async function status(s: CommandService, r: RequestOf<'status'>): Promise<StatusAnswer> {
+  const where = s.where(r);
+  const { config } = await s.read(where);
+  const files = s.deps.config;
+  const problems = files.problems;
+  const pending = where.project !== undefined ? files.pending(where.project) : undefined;
+  const userPending = files.userPending();
+  return {
+    ...gateStatus(s.state(where.job), config, s.now()),
+    ...(problems.length > 0 ? { configProblems: problems } : {}),
+    ...(pending ? { configPending: pending } : {}),
+    ...(userPending ? { userConfigPending: userPending } : {}),
+  };
+}
+
+/**
+ * The job's memory, or the demand for a summary; `shellTool` names the asking agent's shell
+ * tool, `limit` the most text it hands its model whole: a memory over it is rendered again
+ * with a smaller budget, and whatever still does not fit is cut, saying where the rest is.
+ */
+export async function context(s: CommandService, r: RequestOf<'context'>, where = s.where(r), shellTool?: string, limit?: ContextLimit): Promise<Memory> {
+  const { config, count } = await s.read(where);
+  const recap = s.recapCommand;
+  let budget = config.CONTEXT_BUDGET;
+  for (let attempt = 1; ; attempt += 1) {
+    const answer = await s.withTexts(
+      where.job,
+      (state) => contextSeqs(state, config, count, recap, budget),
+      (state, texts) => ({ text: contextText(state, config, count, texts, recap, shellTool, limit, budget), tripped: state.gate.tripped, summaries: state.chain.length }),
+    );
+    if (limit === undefined || fits(answer.text, limit)) return answer;
+    if (answer.tripped || attempt === CONTEXT_FIT_ATTEMPTS) return { ...answer, text: cutToFit(answer.text, limit, `${recap} context prints it whole`) };
+    budget = fittedBudget(budget, lengthIn(answer.text, limit.unit), limit);
+  }
+}
+
+/** Every accepted summary of the job, oldest first, whole: read from the log. */
+export async function chain(s: CommandService, r: RequestOf<'chain'>): Promise<ResponseOf<'chain'>> {
+  const where: Where = s.where(r);
+  await s.read(where);
+  return { entries: await chainEntries(s, where.job) };
+}
+
+/** The job's accepted summaries as the log holds them, oldest first; with `last`, the newest `last` only. */
+export async function chainEntries(s: CommandService, job: string, last?: number): Promise<ResponseOf<'chain'>['entries']> {
+  const seqs = s.state(job).chain.map((e) => e.seq);
+  const accepted = await s.deps.store.get(last === undefined ? seqs : seqs.slice(Math.max(seqs.length - last, 0)));
+  return accepted.flatMap((e) => (e.type === 'SummaryAccepted' ? [{ ...e.data, seq: e.seq }] : []));
+}
+
+/** Runs `read` when `job` is not given or has events; else fails, saying so. */
+export async function known<T>(s: CommandService, job: string | undefined, read: () => Promise<T>): Promise<T> {
+  // Its events may be on their way to the log still.
+  if (job !== undefined) await s.deps.store.flushed();
+  const unknown = unknownJob(s, job);
+  if (unknown !== undefined) throw new ProtocolError('unknown_job', unknown);
+  return read();
+}
+
+/** `read`'s answer, with a notice when `job` has no events. */
+async function noted<T extends object>(s: CommandService, job: string | undefined, read: () => Promise<T>): Promise<T & { notice?: string }> {
+  const answer = await read();
+  const notice = unknownJob(s, job);
+  return notice === undefined ? answer : { ...answer, notice };
+}
+
+/** What to say of a job named that has no events (the jobs of near names), if it has none. */
+function unknownJob(s: CommandService, job: string | undefined): string | undefined {
+  const jobs = s.deps.projection().jobs;
+  if (job === undefined || jobs.has(job)) return undefined;
+  const near = nearNames(job, jobs.keys());
+  const hint = near.length > 0 ? `jobs with near names: ${near.join(', ')}` : jobs.size > 0 ? 'recap jobs lists every job' : 'no job has any event yet';
+  return `job ${JSON.stringify(job)} has no events; ${hint}`;
+}

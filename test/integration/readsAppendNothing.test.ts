@@ -1,0 +1,41 @@
+// Reads are reads: `status`, `context` and `chain` leave the event log as it was, even when
+// what they read (a new session, a project's config file) is not yet on record. The next
+// command that writes records it, so nothing is lost.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { RawClient, trackedSandboxes } from '../helpers/daemon.js';
+
+const { newBox, start } = trackedSandboxes(afterEach);
+
+describe('the reads status, context and chain', () => {
+  it('append nothing for a new session in a project with a config file of its own; the next write records both', async () => {
+    const box = newBox();
+    await start(box);
+    // A stricter project file applies at once: recorded as approved and applied for its job.
+    mkdirSync(join(box.project, '.recap'), { recursive: true });
+    writeFileSync(join(box.project, '.recap', 'config.conf'), 'TOKEN_THRESHOLD=100\n');
+    const client = await RawClient.connect(box.socket);
+    try {
+      const lastSeq = async () => ((await client.request({ id: 'stats', op: 'stats' })).result as { lastSeq: number }).lastSeq;
+      const where = { cwd: box.project, session: 'reader-1' };
+      const before = await lastSeq();
+
+      const status = await client.request({ id: 1, op: 'status', ...where });
+      expect(status.result).toMatchObject({ tripped: false, threshold: 100 });
+      const context = await client.request({ id: 2, op: 'context', ...where });
+      expect(context.result).toMatchObject({ tripped: false, summaries: 0 });
+      const chain = await client.request({ id: 3, op: 'chain', ...where });
+      expect(chain.result).toMatchObject({ entries: [] });
+      expect(await lastSeq()).toBe(before);
+
+      const recorded = await client.request({ id: 4, op: 'record', kind: 'prompt', text: 'hello', ...where });
+      expect(recorded.error).toBeUndefined();
+      const page = await client.request({ id: 5, op: 'events', fromSeq: before + 1 });
+      const types = (page.result as { events: { type: string }[] }).events.map((e) => e.type);
+      expect(types).toEqual(['SessionBound', 'ConfigApproved', 'ConfigApplied', 'InteractionRecorded']);
+    } finally {
+      client.close();
+    }
+  });
+});
