@@ -4,7 +4,7 @@
 // holds these to the adapters.
 import { AGENT_FACTS, type AgentName } from './known.js';
 
-/** Whose tool names `recap check` reads when --agent is not given. */
+/** Whose tool names `recap check` reads when --agent (or the request's `from`) is not given. */
 export const DEFAULT_AGENT: AgentName = 'claude';
 
 /** The agents recap installs as a plugin (`recap install --plugin`). */

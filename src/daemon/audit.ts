@@ -114,7 +114,6 @@ export async function projectionAt(store: EventStore, at: { seq?: number; time?:
   return projection;
 }
 
-
 /**
  * Recomputes every summary's hash and link, checks the sequence has no holes, replays the
  * whole log from nothing and compares the result with the daemon's live projection.

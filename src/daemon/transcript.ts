@@ -29,7 +29,6 @@ export type TranscriptNews = {
   machine: MachineTurn[];
 };
 
-
 /** Where a transcript's next read starts, and what it last said. */
 type Place = { offset: number; context?: number; model?: string; dev: number; ino: number; skipping: boolean };
 

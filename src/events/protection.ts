@@ -3,13 +3,14 @@
 // what wires recap in (settings, installed code, units, Node) can be read but not changed;
 // no file may shadow recap or Node on PATH; and no Bash command runs recap unless it is
 // exactly a whitelisted form (runsRecap.ts).
-import { basename, dirname, isAbsolute, join, normalize } from 'node:path/posix';
-import { globReaches, segmentMatches } from './glob.js';
+import { basename, dirname, isAbsolute } from 'node:path/posix';
+import { globReaches } from './glob.js';
+import { absolute, decodings, escapeRegex, expandHome, globTouches, inside, pathsAnywhere, pathWords, spellings, throughProc } from './pathNames.js';
 import { nestedAgentRefusal, type AgentLaunch } from './nestedAgents.js';
 import { signalRefusal, type RecapProcesses } from './recapSignals.js';
 import { commandsWithin } from './shellCommands.js';
 import { isInert, mightRunRecap } from './runsRecap.js';
-import { simpleCommands, tokenize, type ShellToken, type WordToken } from './shellTokens.js';
+import { simpleCommands, tokenize, type WordToken } from './shellTokens.js';
 import { KNOWN_SHAPES, READING, type ToolCall } from './toolCall.js';
 import { classifyBash, readWayOut } from './whitelist.js';
 
@@ -64,16 +65,6 @@ export const RUNS_RECAP = 'the command runs recap, or could: ';
 /** Names that, written into a folder on PATH, would run instead of recap or its Node. */
 const SHADOW_NAMES = new Set(['recap', 'recap-hook', 'node']);
 
-const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-
-const expandHome = (path: string, home: string) => (path === '~' ? home : path.startsWith('~/') ? join(home, path.slice(2)) : path);
-
-function absolute(path: string, cwd: string | undefined, home: string): string {
-  const expanded = expandHome(path, home);
-  // /proc is read before normalizing: /proc/self/cwd/.. is the agent's parent folder.
-  return normalize(throughProc(isAbsolute(expanded) ? expanded : join(cwd ?? '/', expanded), cwd));
-}
-
 /**
  * Where a path the call names may lead: as spelled, decoded (a file: URI, percent-escapes),
  * and, with a follower, where its links lead, its `..` read both after the links (as the
@@ -91,80 +82,6 @@ function places(candidate: string, cwd: string | undefined, home: string, real: 
     if (raw !== path) found.add(real(raw));
   }
   return [...found];
-}
-
-/**
- * The names a string may give a file: as written and, when it is a file: URI or holds
- * percent-escapes, decoded, up to three times (an MCP server may take
- * `file:///home/u/.config/%72ecap/config.conf`). Decoding more than a tool would only judges more names.
- */
-export function decodings(text: string): string[] {
-  const found = [text];
-  let current = text;
-  for (let round = 0; round < 3; round += 1) {
-    const uri = /^file:(?:\/\/[^/]*)?(\/[^?#]*)/i.exec(current)?.[1];
-    const next = percentDecoded(uri ?? current);
-    if (next === current) break;
-    found.push(next);
-    current = next;
-  }
-  return found;
-}
-
-function percentDecoded(text: string): string {
-  if (!text.includes('%')) return text;
-  return text.replace(/(?:%[0-9a-f]{2})+/gi, (run) => {
-    try {
-      return decodeURIComponent(run);
-    } catch {
-      // Not UTF-8: byte by byte, as a tool that decodes to Latin-1 would.
-      return run.replace(/%([0-9a-f]{2})/gi, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
-    }
-  });
-}
-
-/**
- * `/proc/self/cwd/x` (or any pid's) is the agent's folder, `/proc/self/root/x` is `/x`: the
- * same file by another name. Other pids' cwd is unknown, so the agent's own is assumed.
- */
-function throughProc(path: string, cwd: string | undefined): string {
-  const match = /^\/+proc\/+[^/]+\/+(cwd|root)(\/.*)?$/.exec(path);
-  if (!match) return path;
-  return `${match[1] === 'cwd' ? (cwd ?? '/') : '/'}/${match[2] ?? ''}`;
-}
-
-/**
- * The strings of an input that could be paths, a bounded walk (an input can be huge): any
- * one-line string, relative ones too (an MCP server takes `.recap/config.conf` from its own
- * folder, the agent's). Judging a string that is no path costs nothing: it resolves to no
- * protected file.
- */
-function pathsAnywhere(input: unknown): string[] {
-  const found: string[] = [];
-  let budget = 1000;
-  let joins = JOINS_KEPT;
-  // A line break or a NUL ends a path.
-  const pathLike = (value: unknown): value is string => typeof value === 'string' && value !== '' && value.length < 4096 && !/[\x00-\x1f]/.test(value);
-  const walk = (value: unknown, depth: number): void => {
-    if (budget-- <= 0 || depth > 6) return;
-    if (pathLike(value)) found.push(value);
-    const items = Array.isArray(value) ? value : value !== null && typeof value === 'object' ? Object.values(value) : undefined;
-    if (items === undefined) return;
-    for (const item of items) walk(item, depth + 1);
-    // A path split across fields of one object ({dir, name}, {path, file}): each folder-like
-    // string joined with each relative one, the first few of each object, a few in all.
-    const strings = items.filter(pathLike).slice(0, 8);
-    for (const dir of strings) for (const name of strings) if (dir !== name && !/^(?:\/|~|file:)/i.test(name) && joins-- > 0) found.push(`${dir.replace(/\/+$/, '')}/${name}`);
-  };
-  walk(input, 0);
-  return found;
-}
-
-/** Joins of split fields judged per call at most: each costs a path to follow. */
-const JOINS_KEPT = 64;
-
-function inside(path: string, root: string): boolean {
-  return path === root || path.startsWith(root.endsWith('/') ? root : `${root}/`);
 }
 
 /** Why the call touches recap's state, or undefined when it does not. */
@@ -350,38 +267,6 @@ function shadowPattern(state: ProtectedState): RegExp {
 }
 
 /**
- * Whether a path with glob characters could name `root`, a folder holding it, or something
- * inside it (`~/.cla?de`, `.re*`, `~/.claude/setting?.json`). As in bash, `*` and `?` do not
- * match a leading dot.
- */
-function globTouches(pattern: string, root: string): boolean {
-  if (!/[*?[]/.test(pattern)) return false;
-  const globs = pattern.split('/').filter(Boolean);
-  const segments = root.split('/').filter(Boolean);
-  for (let i = 0; i < Math.min(globs.length, segments.length); i += 1) {
-    const glob = globs[i]!;
-    const segment = segments[i]!;
-    if (glob === '**') return true;
-    if (segment.startsWith('.') && !glob.startsWith('.')) return false;
-    if (!segmentMatches(glob, segment)) return false;
-  }
-  return true;
-}
-
-/** Every word of a command that could be a path, with `$HOME` spelled as `~` and `--opt=PATH` split. */
-function pathWords(tokens: ShellToken[]): string[] {
-  const words: string[] = [];
-  for (const token of tokens) {
-    if (token.kind !== 'word' || token.value === '') continue;
-    const value = token.value.replace(/^(?:\$HOME|\$\{HOME\})(?=\/|$)/, '~');
-    words.push(value);
-    const eq = value.indexOf('=');
-    if (eq > 0 && value.slice(eq + 1) !== '') words.push(value.slice(eq + 1));
-  }
-  return words;
-}
-
-/**
  * A shadow in the making: a path to a folder on PATH ending in recap, recap-hook or node,
  * or such a folder named with one of those names elsewhere in the command (`cd ~/bin &&
  * ln -s /tmp/x node`, `cp /tmp/node ~/.local/bin/`).
@@ -393,41 +278,6 @@ function shadowIn(resolved: string[], words: string[], state: ProtectedState): s
   const folder = resolved.find((p) => dirs.includes(p.replace(/\/+$/, '') || '/'));
   const name = words.map((w) => w.slice(w.lastIndexOf('/') + 1)).find((n) => SHADOW_NAMES.has(n));
   return folder !== undefined && name !== undefined ? `a ${name} in ${folder}` : undefined;
-}
-
-type Spelling = { text: string; pattern: RegExp };
-const SPELLINGS_KEPT = 2000;
-const spelledBefore = new Map<string, Spelling[]>();
-
-/**
- * The ways a command can name a protected path: absolute, from home, relative to the cwd.
- * Every Bash check asks for the same few paths and folders: their regexes are built once.
- */
-function spellings(path: string, cwd: string | undefined, home: string): Spelling[] {
-  const key = `${path}\0${cwd ?? ''}\0${home}`;
-  let found = spelledBefore.get(key);
-  if (!found) {
-    if (spelledBefore.size >= SPELLINGS_KEPT) spelledBefore.clear();
-    found = spell(path, cwd, home);
-    spelledBefore.set(key, found);
-  }
-  return found;
-}
-
-function spell(path: string, cwd: string | undefined, home: string): Spelling[] {
-  // A name ends where a path component ends: recap-old or recap.bak are other files.
-  const whole = (text: string, before = '') => ({ text, pattern: new RegExp(`${before}${escapeRegex(text)}(?![\\w.-])`) });
-  const found = [whole(path)];
-  // The home-relative spellings only for paths below home: `~` alone names far more.
-  if (path !== home && inside(path, home)) {
-    const rest = path.slice(home.length);
-    for (const prefix of ['~', '$HOME', '${HOME}', '"$HOME"', '"${HOME}"']) found.push(whole(`${prefix}${rest}`));
-  }
-  if (cwd !== undefined && path !== cwd && inside(path, cwd)) {
-    const relative = path.slice(cwd.length + 1);
-    found.push(whole(relative, `(?:^|[\\s'"=<>|;&(:])(?:\\./)?`));
-  }
-  return found;
 }
 
 /** The setup subcommand a recap command line names, to say so in the refusal. */

@@ -1,4 +1,4 @@
-// A small shell tokenizer: enough of bash's grammar (quotes, escapes, operators,
+// A small shell lexer: enough of bash's grammar (quotes, escapes, operators,
 // here-documents, comments) to see what a command line really is. It never executes or
 // expands anything; it marks every word whose value bash would change by expansion, so a
 // policy can refuse it. Anything it cannot read with certainty is an error.

@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import type { HookAnswer } from '../agents/facts.js';
 import { AGENT_NAMES, isAgentName, type AgentName } from '../agents/known.js';
+import { DEFAULT_AGENT } from '../agents/cliFacts.js';
 import type { Config } from '../events/config.js';
 import { EVENT_TYPES, type EventType, type SummaryAccepted } from '../events/events.js';
 import type { CheckAnswer, GateStatus } from '../events/gate.js';
@@ -41,7 +42,7 @@ export const requestSchemas = {
     tool: z.string().min(1).max(256),
     input: z.unknown().optional(),
     /** Whose name for the tool: the agent's tool names are its own (Bash, run_shell_command). */
-    from: z.enum(AGENT_NAMES as [AgentName, ...AgentName[]], `from must be one of: ${AGENT_NAMES.join(', ')}`).default('claude'),
+    from: z.enum(AGENT_NAMES as [AgentName, ...AgentName[]], `from must be one of: ${AGENT_NAMES.join(', ')}`).default(DEFAULT_AGENT),
     session: optionalText,
     agent: optionalText,
     contextTokens: z.number().int().min(0).optional(),
@@ -276,7 +277,7 @@ function envelopeOf(raw: unknown): { id: string | number; op: string } | undefin
  */
 const fastPaths: { [O in Op]?: (r: Fields) => RequestOf<O> | undefined } = {
   check(r) {
-    const { job, tool, input, session, agent, contextTokens, contextWindow, cwd, project, from = 'claude' } = r;
+    const { job, tool, input, session, agent, contextTokens, contextWindow, cwd, project, from = DEFAULT_AGENT } = r;
     const valid =
       isAgentName(from) &&
       absentOr(job, isJob(job)) &&

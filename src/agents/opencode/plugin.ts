@@ -212,41 +212,50 @@ function isWayOut(tool: string, args: unknown): boolean {
   return lines.at(-1) === 'EOF' && !lines.slice(0, -1).includes('EOF');
 }
 
-export const RecapPlugin = async ({ directory, client }: Context) => {
+/** The sessions opencode runs, each under the one the user started, and what recap last knew of each such root's gate. */
+class SessionTree {
   /** Each session's parent, as opencode created it (undefined for a session the user started). */
-  const parents = new Map<string, string | undefined>();
-  const sessions = new Map<string, SessionState>();
+  private readonly parents = new Map<string, string | undefined>();
+  private readonly states = new Map<string, SessionState>();
 
-  const stateOf = (root: string): SessionState => {
-    let state = sessions.get(root);
-    if (state === undefined) remember(sessions, root, (state = { tripped: false }));
+  constructor(private readonly client: Client | undefined) {}
+
+  created(session: string, parent: string | undefined): void {
+    remember(this.parents, session, parent);
+  }
+
+  stateOf(root: string): SessionState {
+    let state = this.states.get(root);
+    if (state === undefined) remember(this.states, root, (state = { tripped: false }));
     return state;
-  };
+  }
 
   /** The session the user started, which a subagent's session (and its own subagents') belongs to. */
-  const rootOf = async (session: string): Promise<string> => {
+  async rootOf(session: string): Promise<string> {
     let current = session;
     for (let depth = 0; depth < 32; depth += 1) {
-      if (!parents.has(current)) remember(parents, current, await parentOf(current));
-      const parent = parents.get(current);
+      if (!this.parents.has(current)) remember(this.parents, current, await this.parentOf(current));
+      const parent = this.parents.get(current);
       if (parent === undefined) return current;
       current = parent;
     }
     return current;
-  };
+  }
 
   /** A session whose creation this plugin did not see (one continued with --session): opencode is asked. */
-  const parentOf = async (session: string): Promise<string | undefined> => {
+  private async parentOf(session: string): Promise<string | undefined> {
     try {
-      const found = await within(client!.session!.get!({ path: { id: session } }), LOOKUP_MS, 'opencode');
+      const found = await within(this.client!.session!.get!({ path: { id: session } }), LOOKUP_MS, 'opencode');
       return typeof found?.data?.parentID === 'string' ? found.data.parentID : undefined;
     } catch {
       return undefined; // Taken for the user's own: its prompts count, which errs on the side of summarizing.
     }
-  };
+  }
+}
 
-  /** Tells the user: in opencode's log, and as a toast in its TUI. Never awaited. */
-  const tell = (message: string) => {
+/** Tells the user: in opencode's log, and as a toast in its TUI. Never awaited. */
+function teller(client: Client | undefined): (message: string) => void {
+  return (message) => {
     for (const say of [
       () => client?.app?.log?.({ body: { service: 'recap', level: 'warn', message } }),
       () => client?.tui?.showToast?.({ body: { message, variant: 'warning' } }),
@@ -256,46 +265,57 @@ export const RecapPlugin = async ({ directory, client }: Context) => {
         .catch(() => undefined);
     }
   };
+}
 
-  const payload = (event: string, session: string, root: string, fields: Record<string, unknown> = {}) => ({
-    hook_event_name: event,
-    cwd: directory,
-    session_id: root,
-    ...(root !== session ? { agent_id: session } : {}),
-    ...fields,
-  });
+/** What the plugin knows while opencode runs it: its folder, its sessions, and how to tell the user. */
+type Plugin = { directory: string; tree: SessionTree; tell: (message: string) => void };
 
-  /** Why a tool call is denied, or undefined to let it run. */
-  const judge = async (tool: string, session: string, callID: unknown, args: unknown): Promise<string | undefined> => {
-    const root = await rootOf(session);
-    const state = stateOf(root);
-    const asked = await ask(payload(SETTINGS.events.tool, session, root, { tool_name: tool, ...(typeof callID === 'string' ? { call_id: callID } : {}), tool_input: args }));
-    if (asked.said === undefined) {
-      if ((state.tripped || asked.stopped) && !isWayOut(tool, args)) {
-        const why = asked.stopped ? 'recap-hook ran but was stopped before it answered' : "recap last knew this session's job as tripped";
-        return (
-          `recap: neither recap's daemon nor recap-hook answered (${asked.why}), and ${why}, ` +
-          `so every tool but the way out is denied: submit the summary with the ${SETTINGS.launcher} submit command recap named. ` +
-          'If this goes on, ask the user to run: recap doctor'
-        );
-      }
-      tell(`recap: neither recap's daemon nor recap-hook answered (${asked.why}); this ${tool} call was not checked. Run: recap doctor`);
-      return undefined;
+const payload = (directory: string, event: string, session: string, root: string, fields: Record<string, unknown> = {}) => ({
+  hook_event_name: event,
+  cwd: directory,
+  session_id: root,
+  ...(root !== session ? { agent_id: session } : {}),
+  ...fields,
+});
+
+/** Why a tool call is denied, or undefined to let it run. */
+async function judge({ directory, tree, tell }: Plugin, tool: string, session: string, callID: unknown, args: unknown): Promise<string | undefined> {
+  const root = await tree.rootOf(session);
+  const state = tree.stateOf(root);
+  const asked = await ask(
+    payload(directory, SETTINGS.events.tool, session, root, { tool_name: tool, ...(typeof callID === 'string' ? { call_id: callID } : {}), tool_input: args }),
+  );
+  if (asked.said === undefined) {
+    if ((state.tripped || asked.stopped) && !isWayOut(tool, args)) {
+      const why = asked.stopped ? 'recap-hook ran but was stopped before it answered' : "recap last knew this session's job as tripped";
+      return (
+        `recap: neither recap's daemon nor recap-hook answered (${asked.why}), and ${why}, ` +
+        `so every tool but the way out is denied: submit the summary with the ${SETTINGS.launcher} submit command recap named. ` +
+        'If this goes on, ask the user to run: recap doctor'
+      );
     }
-    const { said } = asked;
-    if (said.systemMessage !== undefined) tell(said.systemMessage);
-    // The gate as the answers tell it: a deny that asks for a summary means tripped, a call
-    // that runs (the way out aside, which runs either way) means open.
-    const tripped = said.deny !== undefined ? GATE_DENY.test(said.deny) || state.tripped : isWayOut(tool, args) ? state.tripped : false;
-    // The gate changed (tripped, or opened by a summary): the memory is asked for again.
-    if (tripped !== state.tripped) Object.assign(state, { tripped, memory: undefined });
-    return said.deny;
-  };
+    tell(`recap: neither recap's daemon nor recap-hook answered (${asked.why}); this ${tool} call was not checked. Run: recap doctor`);
+    return undefined;
+  }
+  const { said } = asked;
+  if (said.systemMessage !== undefined) tell(said.systemMessage);
+  // The gate as the answers tell it: a deny that asks for a summary means tripped, a call
+  // that runs (the way out aside, which runs either way) means open.
+  const tripped = said.deny !== undefined ? GATE_DENY.test(said.deny) || state.tripped : isWayOut(tool, args) ? state.tripped : false;
+  // The gate changed (tripped, or opened by a summary): the memory is asked for again.
+  if (tripped !== state.tripped) Object.assign(state, { tripped, memory: undefined });
+  return said.deny;
+}
+
+export const RecapPlugin = async ({ directory, client }: Context) => {
+  const tree = new SessionTree(client);
+  const tell = teller(client);
+  const plugin: Plugin = { directory, tree, tell };
 
   return {
     event: async ({ event }: { event?: { type?: unknown; properties?: { info?: { id?: unknown; parentID?: unknown } } } }) => {
       const info = event?.type === 'session.created' ? event.properties?.info : undefined;
-      if (typeof info?.id === 'string') remember(parents, info.id, typeof info.parentID === 'string' ? info.parentID : undefined);
+      if (typeof info?.id === 'string') tree.created(info.id, typeof info.parentID === 'string' ? info.parentID : undefined);
     },
 
     'chat.message': async (input: { sessionID?: unknown }, output: { parts?: unknown }) => {
@@ -303,13 +323,13 @@ export const RecapPlugin = async ({ directory, client }: Context) => {
       try {
         if (typeof input?.sessionID !== 'string') return;
         const session = input.sessionID;
-        const root = await rootOf(session);
+        const root = await tree.rootOf(session);
         const parts: Part[] = Array.isArray(output?.parts) ? (output.parts as Part[]) : [];
         const texts = parts.filter((p) => p?.type === 'text' && p.synthetic !== true && typeof p.text === 'string').map((p) => p.text as string);
-        const state = stateOf(root);
+        const state = tree.stateOf(root);
         // A new user message: the memory is asked for once more, at the next model call.
         if (root === session) state.memory = undefined;
-        const { said } = await ask(payload(SETTINGS.events.prompt, session, root, { prompt: texts.join('\n').slice(0, PROMPT_MAX) }));
+        const { said } = await ask(payload(directory, SETTINGS.events.prompt, session, root, { prompt: texts.join('\n').slice(0, PROMPT_MAX) }));
         if (said === undefined) return;
         if (said.systemMessage !== undefined) tell(said.systemMessage);
         if (root === session) state.tripped = said.context !== undefined;
@@ -327,12 +347,12 @@ export const RecapPlugin = async ({ directory, client }: Context) => {
         const system = output.system as unknown[];
         if (typeof system[0] === 'string' && system[0].startsWith(TITLE_PROMPT)) return;
         const session = input.sessionID;
-        const root = await rootOf(session);
+        const root = await tree.rootOf(session);
         // A subagent works from the task its caller wrote, who has the memory.
         if (root !== session) return;
-        const state = stateOf(root);
+        const state = tree.stateOf(root);
         // Asked once per user message and gate change, not on every model call; none when recap cannot answer.
-        state.memory ??= ask(payload(SETTINGS.events.memory, session, root)).then(({ said }) => said?.context ?? '');
+        state.memory ??= ask(payload(directory, SETTINGS.events.memory, session, root)).then(({ said }) => said?.context ?? '');
         const memory = await state.memory;
         if (memory !== '') system.push(memory);
       } catch {
@@ -343,7 +363,7 @@ export const RecapPlugin = async ({ directory, client }: Context) => {
     'tool.execute.before': async (input: { tool?: unknown; sessionID?: unknown; callID?: unknown }, output: { args?: unknown }) => {
       let reason: string | undefined;
       try {
-        reason = await judge(typeof input?.tool === 'string' ? input.tool : '', typeof input?.sessionID === 'string' ? input.sessionID : '', input?.callID, output?.args);
+        reason = await judge(plugin, typeof input?.tool === 'string' ? input.tool : '', typeof input?.sessionID === 'string' ? input.sessionID : '', input?.callID, output?.args);
       } catch (error) {
         reason = `recap: this tool call could not be checked (${(error as Error).message}), so it is denied. If this goes on, ask the user to run: recap doctor`;
       }
@@ -353,7 +373,7 @@ export const RecapPlugin = async ({ directory, client }: Context) => {
 
     'shell.env': async (input: { sessionID?: unknown }, output: { env?: unknown }) => {
       try {
-        if (typeof input?.sessionID === 'string' && isObject(output?.env)) output.env[SETTINGS.sessionVariable] = await rootOf(input.sessionID);
+        if (typeof input?.sessionID === 'string' && isObject(output?.env)) output.env[SETTINGS.sessionVariable] = await tree.rootOf(input.sessionID);
       } catch {
         // recap submit then finds the job by the folder.
       }
