@@ -1,9 +1,12 @@
 // Every command's --help names the docs page that explains more, from one map
 // (src/client/commands/docs.ts): a command added without a page, or a page not among docs/'s,
 // fails here.
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { buildCli } from '../../src/client/cli.js';
 import { COMMAND_DOCS, DOC_PAGES, moreLine } from '../../src/client/commands/docs.js';
+
+const ROOT = new URL('../../', import.meta.url);
 
 const side = { runDaemon: async () => {}, importLog: async () => 0 };
 
@@ -24,11 +27,17 @@ describe('the docs page of each command', () => {
     for (const page of Object.values(COMMAND_DOCS)) expect(DOC_PAGES).toContain(page);
   });
 
+  it('leads to a section of docs/cli.md that is there, one per command', () => {
+    const headings = new Set([...readFileSync(new URL('docs/cli.md', ROOT), 'utf8').matchAll(/^## recap (\S+)$/gm)].map((m) => m[1]));
+    for (const command of Object.keys(COMMAND_DOCS).filter((c) => c !== 'recap')) expect(headings, command).toContain(command);
+    for (const page of DOC_PAGES) expect(() => readFileSync(new URL(page, ROOT)), page).not.toThrow();
+  });
+
   it("is named in recap --help and in each command's own", async () => {
     expect(await help([])).toContain(moreLine('recap'));
     for (const command of ['log', 'install', 'context', 'status'] as const) {
       expect(await help(command === 'install' ? [command, 'systemd'] : [command]), command).toMatch(new RegExp(`\\n${moreLine(command)}$`));
     }
-    expect(await help(['config', 'allow'])).toMatch(/\nMore: docs\/configuration\.md$/);
+    expect(await help(['config', 'allow'])).toMatch(/\nMore: docs\/cli\.md#recap-config and docs\/configuration\.md$/);
   });
 });

@@ -51,8 +51,15 @@ export const COMMAND_DOCS = {
 
 export type CommandName = keyof typeof COMMAND_DOCS;
 
-/** The line at the foot of a command's --help. */
-export const moreLine = (command: CommandName): string => `More: ${COMMAND_DOCS[command]}`;
+/** The reference of every command: its section in docs/cli.md, `## recap <command>`. */
+export const commandSection = (command: Exclude<CommandName, 'recap'>): string => `docs/cli.md#recap-${command}`;
+
+/** The line at the foot of a command's --help: its section, and the page of its topic when that is another. */
+export function moreLine(command: CommandName): string {
+  if (command === 'recap') return `More: ${COMMAND_DOCS.recap}`;
+  const page = COMMAND_DOCS[command];
+  return page === 'docs/cli.md' ? `More: ${commandSection(command)}` : `More: ${commandSection(command)} and ${page}`;
+}
 
 /** A command's options, with its --help pointing to its page. */
 export function documented<T>(y: Argv<T>, command: CommandName): Argv<T> {
