@@ -19,7 +19,7 @@ import { UiServer } from './uiServer.js';
 export type HttpInfo = { url: string; tokenFile: string };
 
 /** The audit page's bundle: dist/ui, from dist/daemon (where both daemon.js and its bundle are). */
-const UI_ASSETS = new URL('../ui', import.meta.url);
+const UI_ASSETS = new URL('../ui/', import.meta.url);
 
 /** Starts a server once: callers meanwhile share the start; a failed start may be tried again. */
 function once<T>(start: () => Promise<T>): () => Promise<T> {

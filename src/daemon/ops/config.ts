@@ -27,6 +27,9 @@ async function config(s: CommandService, r: RequestOf<'config'>, by?: Caller): P
     const { config: values, sources } = files.forProject(project);
     const pending = project !== undefined ? files.pending(project) : undefined;
     const userPending = files.userPending();
+    // Not a plain read, on purpose: what the files decided when read (a stricter file applied
+    // at once, a weakening held) goes on record here, so a restart before any other write
+    // still holds a later weakening at the value that was in force.
     await s.recordDecided();
     const file = project !== undefined ? projectConfigPath(project) : files.userFile;
     return { file, userFile: files.userFile, values, sources, problems: files.problems, ...(pending ? { pending } : {}), ...(userPending ? { userPending } : {}) };
