@@ -58,6 +58,12 @@ describe('recap ui: who gets in', () => {
     expect(session).not.toContain(token);
     expect(signIn.headers['content-security-policy']).toContain("script-src 'self'");
     expect((await api<{ jobs: { job: string }[] }>(ui, '/api/jobs')).jobs.map((j) => j.job)).toEqual(['j']);
+    // Signed in, the page and its script are served from the built bundle.
+    const signedIn = { cookie: session!.split(';')[0]! };
+    const index = await get(`${ui.origin}/`, { headers: signedIn });
+    expect(index.status, index.body).toBe(200);
+    expect(index.body).toContain('app.js');
+    expect((await get(`${ui.origin}/assets/app.js`, { headers: signedIn })).status).toBe(200);
 
     const page = await get(`${ui.origin}/`);
     expect(page.status).toBe(401);
