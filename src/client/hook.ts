@@ -110,8 +110,9 @@ async function daemonFailed(payload: Record<string, unknown>, why: string): Prom
   if (off) return finish(NOTHING);
   try {
     finish((await fallback()).daemonFailed(facts, payload, why, prompt));
-  } catch {
-    await daemonDown(payload, why);
+  } catch (error) {
+    // Not daemonDown: the daemon is there, so ON_DAEMON_DOWN=open must not let a tool call through.
+    finish(hookFailed(payload, why, error));
   }
 }
 
@@ -132,10 +133,14 @@ async function daemonDown(payload: Record<string, unknown> | undefined, why: str
     if (payload === undefined) throw new Error('no payload was read');
     answer = (await fallback()).daemonDown(facts, payload, why, prompt);
   } catch (error) {
-    // Not even the fallback can answer: refuse a tool call, never a prompt.
-    answer = refusal(facts, eventOf(payload), `recap-hook failed (${why}; ${(error as Error).message})`, 'reinstall recap (npm install -g recap) if this persists');
+    answer = hookFailed(payload, why, error);
   }
   finish(answer);
+}
+
+/** Not even the fallback can answer: a tool call is refused, never a prompt. */
+function hookFailed(payload: Record<string, unknown> | undefined, why: string, error: unknown): Answer {
+  return refusal(facts, eventOf(payload), `recap-hook failed (${why}; ${(error as Error)?.message ?? String(error)})`, 'reinstall recap (npm install -g recap) if this persists');
 }
 
 /** The daemon's socket; when nobody answers, start the daemon and wait for it. */
