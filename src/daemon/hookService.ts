@@ -12,8 +12,6 @@ import type { Where } from './jobResolver.js';
 import { TranscriptReader, type MachineTurn } from './transcript.js';
 import { wayOutInHook } from './wayOutInHook.js';
 
-export type { HookAnswer, PromptSent };
-
 const readers = new Map<Adapter, TranscriptReader>();
 
 /**

@@ -30,7 +30,7 @@ export type Refused = { cause: 'unreadable' | 'oversized' | 'busy'; event: strin
 export type Judged = { payload: Record<string, unknown>; note: string | undefined; refused?: undefined } | { refused: Refused };
 
 /** The event an input is for, when its first bytes name it. */
-export function eventIn(head: string | undefined): string | undefined {
+function eventIn(head: string | undefined): string | undefined {
   return head === undefined ? undefined : /"hook_event_name"\s*:\s*"(\w+)"/.exec(head)?.[1];
 }
 

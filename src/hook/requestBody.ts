@@ -10,7 +10,7 @@ const MAX_BODY = MAX_HOOK_PAYLOAD;
  * A body up to this size is read whatever the others hold: the endpoints' connection limits
  * bound what that adds up to, and a hook's usual payload never meets "busy".
  */
-export const ALWAYS_READ_BYTES = 1024 * 1024;
+const ALWAYS_READ_BYTES = 1024 * 1024;
 
 /**
  * The body, up to MAX_BODY; past it (or past what all requests together may hold) only its
