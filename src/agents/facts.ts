@@ -82,12 +82,15 @@ export function withNotice(facts: AgentFacts, answer: HookAnswer, text: string):
   return facts.withNotice?.(answer, text) ?? answer;
 }
 
+/** A tool call, or a call of no known event: what a hook that fails or stays silent would let run, so it is denied. */
+export const deniedUnjudged = (facts: AgentFacts, event: string | undefined): boolean => event === undefined || facts.events[event] === 'tool';
+
 /**
  * The answer to a call recap cannot judge (unreadable, too large, unanswered). A tool call
  * (or a call of no known event) is denied, since silence would let it run; a prompt or a
  * session start is never blocked (the user must not be silenced), the user is told instead.
  */
 export function refusal(facts: AgentFacts, event: string | undefined, why: string, advice: string): HookAnswer {
-  if (event === undefined || facts.events[event] === 'tool') return facts.deny(`recap: ${why}, so this tool call was denied: ${advice}.`);
+  if (deniedUnjudged(facts, event)) return facts.deny(`recap: ${why}, so this tool call was denied: ${advice}.`);
   return facts.notice(`recap: ${why}; this ${event} was not checked: ${advice}.`);
 }

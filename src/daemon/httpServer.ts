@@ -12,7 +12,7 @@ import { decideInTime, eventOf, hookRequest, judgeInput, refusedAnswer, withNote
 import { readBody } from '../hook/requestBody.js';
 import { classifyBash } from '../events/whitelist.js';
 import { AGENT_FACTS, type AgentName } from '../agents/known.js';
-import { refusal, type AgentFacts } from '../agents/facts.js';
+import { deniedUnjudged, refusal, type AgentFacts } from '../agents/facts.js';
 import { HTTP_HOOK_AGENTS } from '../agents/hookRoutes.js';
 
 /** The path an agent's HTTP hooks post to. */
@@ -94,13 +94,13 @@ export class HttpEndpoint {
 
   /** An input the ingress refused: the agent's deny for a tool call (or a request of no known event), an error status for anything else. */
   private refused(res: ServerResponse, facts: AgentFacts, refused: Refused): void {
-    if (isToolCall(facts, refused.event)) return send(res, 200, refusedAnswer(facts, refused).stdout);
+    if (deniedUnjudged(facts, refused.event)) return send(res, 200, refusedAnswer(facts, refused).stdout);
     reply(res, REFUSED_STATUS[refused.cause], { error: refused.why });
   }
 
   /** A failure: a deny for a tool call (or a request of no known event), else the error status. */
   private failed(res: ServerResponse, facts: AgentFacts | undefined, event: string | undefined, status: number, why: string, advice: string): void {
-    if (facts !== undefined && isToolCall(facts, event)) return send(res, 200, refusal(facts, event, why, advice).stdout);
+    if (facts !== undefined && deniedUnjudged(facts, event)) return send(res, 200, refusal(facts, event, why, advice).stdout);
     reply(res, status, { error: why });
   }
 
@@ -125,9 +125,6 @@ export class HttpEndpoint {
     return { facts };
   }
 }
-
-/** A tool call, or a request of no known event: what a failed hook would let run. */
-const isToolCall = (facts: AgentFacts, event: string | undefined) => event === undefined || facts.events[event] === 'tool';
 
 /** The facts of the agent the request's path names, if it is one whose hooks post here. */
 function factsOf(req: IncomingMessage): AgentFacts | undefined {
