@@ -1,6 +1,6 @@
 // Which files are recap's, seen from the daemon: the launcher that names the real recap,
 // the state the agent may not touch at all, and the setup the agent may read but never change.
-import { existsSync, mkdirSync, readFileSync, realpathSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, delimiter, dirname, join } from 'node:path';
 import { dataDir, launcherPath, launcherSocketPath, socketPath, userConfigPath, xdgConfigHome } from '../common/paths.js';
@@ -9,11 +9,13 @@ import type { ProtectedState } from '../events/protection.js';
 import type { RecapProcesses } from '../events/recapSignals.js';
 import { AGENT_FACTS, AGENT_SHELL_VARIABLES } from './known.js';
 import { linkFollower } from '../common/linkFollower.js';
+import { writeWhole } from '../common/wholeFile.js';
+import { realOr } from './kit/files.js';
 
 const shellQuote = (text: string) => `'${text.replaceAll("'", "'\\''")}'`;
 
 /** The launcher's text: this Node and this recap, both by absolute path, so PATH plays no part. */
-export function launcherScript(node = process.execPath, bin = realpathOr(RECAP_BIN)): string {
+export function launcherScript(node = process.execPath, bin = realOr(RECAP_BIN)): string {
   return `#!/bin/sh\n# Written by the recap daemon at start-up; the way out of a tripped gate runs this.\nexec ${shellQuote(node)} ${shellQuote(bin)} "$@"\n`;
 }
 
@@ -26,9 +28,7 @@ export function writeLauncher(env: NodeJS.ProcessEnv): string {
   const text = launcherScript();
   if (existsSync(path) && readFileSync(path, 'utf8') === text && (statSync(path).mode & 0o777) === 0o700) return path;
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-  const temporary = `${path}.${process.pid}.tmp`;
-  writeFileSync(temporary, text, { mode: 0o700 });
-  renameSync(temporary, path);
+  writeWhole(path, text, { mode: 0o700 });
   return path;
 }
 
@@ -41,15 +41,7 @@ export function recapPaths(env: NodeJS.ProcessEnv): Set<string> {
   return new Set([launcherPath(env)]);
 }
 
-function realpathOr(path: string): string {
-  try {
-    return realpathSync(path);
-  } catch {
-    return path;
-  }
-}
-
-const withReal = (paths: string[]) => [...new Set(paths.flatMap((p) => [p, realpathOr(p)]))];
+const withReal = (paths: string[]) => [...new Set(paths.flatMap((p) => [p, realOr(p)]))];
 
 /**
  * recap's own files, off limits to the agent: the data folder, the sockets (the hook

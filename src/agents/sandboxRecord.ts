@@ -1,10 +1,11 @@
 // What `recap install <agent> --sandbox` added to an agent's config file, kept in recap's data
 // folder (which the sandbox keeps the agent's shell out of): uninstall takes out exactly
 // that, and a value or path the user had set before stays theirs.
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { dataDir } from '../common/paths.js';
 import { writeWhole } from '../common/wholeFile.js';
+import { readJsonObject } from './kit/jsonFile.js';
 
 /** The keys recap set (dotted, as the agent's file nests them) and the paths it listed. */
 export type SandboxAdded = { keys: string[]; paths: Record<string, string[]> };
@@ -14,15 +15,9 @@ type Records = Record<string, SandboxAdded>;
 const recordFile = (env: NodeJS.ProcessEnv): string => join(dataDir(env), 'sandboxes.json');
 
 function readRecords(env: NodeJS.ProcessEnv): Records {
-  const file = recordFile(env);
-  if (!existsSync(file)) return {};
-  try {
-    const parsed = JSON.parse(readFileSync(file, 'utf8')) as unknown;
-    return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Records) : {};
-  } catch {
-    // A broken record: recap then removes nothing it cannot name, and the sandbox stays.
-    return {};
-  }
+  const read = readJsonObject(recordFile(env));
+  // None, or a broken record: recap then removes nothing it cannot name, and the sandbox stays.
+  return read?.ok ? (read.value as Records) : {};
 }
 
 /** What recap added to `file`, if it added anything. */

@@ -1,6 +1,7 @@
 // The read commands as a user meets them: local times, --job everywhere (and a mistyped one
 // caught), --type checked, --json failures, recap jobs, show, log -f, completion, --help.
 import { spawn } from 'node:child_process';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RECAP, RawClient, runCli, type Sandbox, trackedSandboxes } from '../helpers/daemon.js';
 import { goodSummary, prose } from '../helpers/text.js';
@@ -152,6 +153,18 @@ describe('input checked, failures as JSON', () => {
     expect(usage.code).toBe(1);
     expect(JSON.parse(usage.stdout).error.code).toBe('usage');
     expect(usage.stderr).toBe('');
+  });
+
+  it('export to a folder that does not exist, or import of a missing file or a folder, says which path and what to give', async () => {
+    const box = newBox();
+    const out = join(box.dir, 'no-such-folder', 'log.jsonl');
+    expect(await runCli(box, ['export', '--out', out])).toMatchObject({
+      code: 1,
+      stderr: `recap: cannot write ${out} (ENOENT): give --out a file in a folder that exists and that you may write\n`,
+    });
+    const missing = join(box.dir, 'missing.jsonl');
+    expect(await runCli(box, ['import', missing])).toMatchObject({ code: 1, stderr: `recap: cannot read ${missing} (ENOENT): give the path of a file recap export wrote\n` });
+    expect(await runCli(box, ['import', box.dir])).toMatchObject({ code: 1, stderr: `recap: cannot read ${box.dir} (a folder): give the path of a file recap export wrote\n` });
   });
 });
 

@@ -1,5 +1,5 @@
 // The audit commands: recap log (and log -f), show, jobs, replay, verify, export and import.
-import { closeSync, openSync } from 'node:fs';
+import { closeSync, fstatSync, openSync } from 'node:fs';
 import { UserError } from '../../common/errors.js';
 import { eventLogDir } from '../../common/paths.js';
 import { nearNames } from '../../common/nearNames.js';
@@ -9,7 +9,7 @@ import type { JobRow } from '../../protocol/protocol.js';
 import { connectOrStart } from '../autostart.js';
 import type { DaemonSide } from '../daemonSide.js';
 import { eventPages, PAGE_TIMEOUT_MS, type EventQuery } from '../eventPages.js';
-import { ask, jobOf, type Builder } from '../jobCommands.js';
+import { ask, jobOf, UsageError, type Builder } from '../jobCommands.js';
 import { fieldOf, logLine, printEvent, printJobs, printReplay, printVerified } from '../present/audit.js';
 import { progress } from '../progress.js';
 import { write, writeAll } from '../stdout.js';
@@ -155,6 +155,31 @@ export const checkCommands: Builder = (y) =>
       },
     );
 
+/** The file `recap export --out` writes, opened (0600: the log holds the prompts); a path it cannot write says so. */
+function openOut(file: string): number {
+  try {
+    return openSync(file, 'w', 0o600);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    throw new UsageError(`cannot write ${file} (${code}): give --out a file in a folder that exists and that you may write`);
+  }
+}
+
+/** Refuses, before the daemon's code is loaded, an import file that cannot be read: missing, a folder, or not yours to read. */
+function refuseUnreadable(file: string): void {
+  let fd: number | undefined;
+  let problem: string | undefined;
+  try {
+    fd = openSync(file, 'r');
+    if (fstatSync(fd).isDirectory()) problem = 'a folder';
+  } catch (error) {
+    problem = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+  if (problem !== undefined) throw new UsageError(`cannot read ${file} (${problem}): give the path of a file recap export wrote`);
+}
+
 /** recap export and import: the log as JSON Lines, and back (`side` holds the offline import). */
 export const exportCommands =
   (side: DaemonSide): Builder =>
@@ -165,7 +190,7 @@ export const exportCommands =
         'every event as JSON Lines (format in the README)',
         (a) => documented(a, 'export').option('out', { type: 'string', describe: 'write to this file instead of stdout' }),
         async (argv) => {
-          const fd = argv.out !== undefined ? openSync(argv.out, 'w', 0o600) : 1;
+          const fd = argv.out !== undefined ? openOut(argv.out) : 1;
           const shown = progress('export');
           try {
             const { exportHeader } = await import('../../protocol/exportFormat.js');
@@ -183,6 +208,7 @@ export const exportCommands =
         // No job: --job is left out of its --help (and refused, see JOBLESS_COMMANDS in cli.ts).
         (a) => documented(a, 'import').hide('job').positional('file', { type: 'string', demandOption: true }),
         async (argv) => {
+          refuseUnreadable(argv.file);
           const shown = progress('import');
           const count = await side.importLog(argv.file, eventLogDir(), shown.update);
           shown.done();

@@ -16,6 +16,9 @@ export const daemonCommand =
       () => side.runDaemon(),
     );
 
+/** What stop, restart and reload run and print with, loaded only when one of them runs. */
+const lifecycleModules = () => Promise.all([import('../lifecycle.js'), import('../present/daemon.js')]);
+
 /** recap stop, restart and reload: the daemon's life. */
 export const lifecycleCommands: Builder = (y) =>
   y
@@ -24,7 +27,7 @@ export const lifecycleCommands: Builder = (y) =>
       'stop the daemon, once it has answered what is in flight',
       (a) => documented(a, 'stop'),
       async (argv) => {
-        const [{ stopDaemon }, { describeStop }] = await Promise.all([import('../lifecycle.js'), import('../present/daemon.js')]);
+        const [{ stopDaemon }, { describeStop }] = await lifecycleModules();
         const result = await stopDaemon();
         output(argv, result, () => process.stdout.write(`${describeStop(result)}\n`));
       },
@@ -34,7 +37,7 @@ export const lifecycleCommands: Builder = (y) =>
       'stop the daemon and start it again (after an upgrade)',
       (a) => documented(a, 'restart'),
       async (argv) => {
-        const [{ restartDaemon }, { printRestarted }] = await Promise.all([import('../lifecycle.js'), import('../present/daemon.js')]);
+        const [{ restartDaemon }, { printRestarted }] = await lifecycleModules();
         const result = await restartDaemon();
         output(argv, result, () => printRestarted(result));
       },
@@ -44,7 +47,7 @@ export const lifecycleCommands: Builder = (y) =>
       'make the daemon re-read the config (as SIGHUP does)',
       (a) => documented(a, 'reload'),
       async (argv) => {
-        const [{ reloadDaemon }, { printReloaded }] = await Promise.all([import('../lifecycle.js'), import('../present/daemon.js')]);
+        const [{ reloadDaemon }, { printReloaded }] = await lifecycleModules();
         const result = await reloadDaemon();
         output(argv, result ?? { reloaded: false }, () => printReloaded(result));
         if (result && result.problems.length > 0) process.exitCode = 1;
