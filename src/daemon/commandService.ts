@@ -64,8 +64,6 @@ export class CommandService {
   readonly now: () => number;
   /** How messages to the agent name recap: the launcher's path, the only name the gate accepts. */
   readonly recapCommand: string;
-  /** The launcher's paths, the only names of recap a whitelisted command may use. */
-  readonly recapPaths: ReadonlySet<string>;
   readonly prepared: Preparer;
   readonly verdicts: GateVerdicts;
   private readonly texts: SummaryTextCache;
@@ -79,7 +77,6 @@ export class CommandService {
   constructor(readonly deps: ServiceDeps) {
     this.now = deps.now ?? Date.now;
     this.recapCommand = recapWord(deps.recapPaths);
-    this.recapPaths = deps.recapPaths;
     this.texts = new SummaryTextCache(deps.store);
     this.jobs = new JobResolver(deps.projection, deps.config);
     this.prepared = new Preparer(deps.config, deps);

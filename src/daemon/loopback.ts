@@ -25,7 +25,7 @@ export function listenOnLoopback(server: Server, port: number): Promise<number> 
 }
 
 /** Where a loopback server's port comes from: the variable the user may set, its value, and the file a port is kept in. */
-export type PortChoice = {
+type PortChoice = {
   /** The user's variable (RECAP_HTTP_PORT, RECAP_UI_PORT) and the port it asks for, if set. */
   variable: string;
   asked: number | undefined;

@@ -21,11 +21,11 @@ export type HttpInfo = { url: string; tokenFile: string };
 /** The audit page's bundle: dist/ui, from dist/daemon (where both daemon.js and its bundle are). */
 const UI_ASSETS = new URL('../ui/', import.meta.url);
 
-/** Starts a server once: callers meanwhile share the start; a failed start may be tried again. */
-function once<T>(start: () => Promise<T>): () => Promise<T> {
+/** Starts a server once (the first call's arguments win): callers meanwhile share the start; a failed start may be tried again. */
+function once<A extends unknown[], T>(start: (...args: A) => Promise<T>): (...args: A) => Promise<T> {
   let started: Promise<T> | undefined;
-  return () =>
-    (started ??= start().catch((error: unknown) => {
+  return (...args) =>
+    (started ??= start(...args).catch((error: unknown) => {
       started = undefined;
       throw error;
     }));
@@ -35,7 +35,7 @@ export class LoopbackServers {
   private endpoint: HttpEndpoint | undefined;
   private uiServer: UiServer | undefined;
   private uiApi: UiApi | undefined;
-  private http: Promise<HttpInfo> | undefined;
+  private readonly serveHttp = once((choose: boolean) => this.startHttp(choose));
   private readonly serveUi = once(() => this.startUi());
 
   constructor(
@@ -53,10 +53,7 @@ export class LoopbackServers {
    * now gives way to a free one (at install, which rewrites the hooks' URL).
    */
   enableHttp(choose = true): Promise<HttpInfo> {
-    return (this.http ??= this.startHttp(choose).catch((error: unknown) => {
-      this.http = undefined;
-      throw error;
-    }));
+    return this.serveHttp(choose);
   }
 
   /** The audit page's server, started if it is not running; the URL to open, with its token. */

@@ -24,7 +24,7 @@ export type CodeManifest = InstalledCode & {
   installedBy: string;
 };
 
-export type CodeDifference = { changed: string[]; added: string[]; removed: string[] };
+type CodeDifference = { changed: string[]; added: string[]; removed: string[] };
 
 export type CodeVerdict =
   | { state: 'verified'; files: number; manifest: string }

@@ -85,7 +85,7 @@ function decideAny(command: Command, state: JobState, ctx: DecideContext): Decis
 /** The commands about a config's records: which file content is approved, which configuration is on record. */
 export type ConfigCommand = ApplyConfig | AllowConfigFile | SettleConfigFile;
 
-export type ConfigAnswerOf<C extends ConfigCommand> = C extends ApplyConfig
+type ConfigAnswerOf<C extends ConfigCommand> = C extends ApplyConfig
   ? { applied: boolean }
   : C extends AllowConfigFile
     ? { already: boolean }

@@ -37,7 +37,7 @@ async function config(s: CommandService, r: RequestOf<'config'>, by?: Caller): P
   if (project === undefined) throw new CommandRefused('a project configuration needs a folder: run this in the project, or give its folder');
   const read = files.allow({ job, project }, r.hash, by);
   if (!read.ok) throw new CommandRefused(read.problems.join('\n'));
-  await s.recordDecided();
+  // The approval goes on record with the configuration it puts in force, in one append (commit drains the approvals first).
   await s.recordPending({ job, project });
   return read.allowed;
 }

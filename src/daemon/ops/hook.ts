@@ -29,7 +29,7 @@ export class Hooks {
   ) {
     this.ops = {
       recapCommand: s.recapCommand,
-      recapPaths: s.recapPaths,
+      recapPaths: s.deps.recapPaths,
       where: (r) => s.where(r),
       record: (r, where, prompt) => record(s, r, where, prompt),
       check: (r, where) => check(s, r, where),
