@@ -5,12 +5,13 @@
 // 1.2 MiB Write, the poisoning and the move again, and a raised threshold written behind
 // recap's back and reloaded with SIGHUP. Every move on recap is denied; then the deny message's exact command with a real summary is accepted, from
 // the folder it moved to, and the next tool runs.
-import { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync, existsSync } from 'node:fs';
-import { delimiter, dirname, join } from 'node:path';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jobIdFor } from '../../src/common/jobs.js';
 import { assertClaudeRuns, claudeEnv, runClaude, type ClaudeResult } from '../helpers/claudeCli.js';
-import { RECAP, removeSandbox, runCli, sandbox, startDaemon, type DaemonProcess, type Sandbox } from '../helpers/daemon.js';
+import { RECAP, removeSandbox, runCli, startDaemon, type DaemonProcess, type Sandbox } from '../helpers/daemon.js';
+import { configuredSandbox } from '../helpers/configuredSandbox.js';
 import { filledIn, submitCommandIn, TRIP_PROMPTS } from '../helpers/gateAttack.js';
 import { answer, bash, callTool, MockAnthropic, read } from '../helpers/mockAnthropic.js';
 
@@ -30,16 +31,8 @@ describe('the real Claude Code against an agent that attacks the gate', () => {
 
   beforeAll(async () => {
     assertClaudeRuns();
-    const base = sandbox();
-    // The config file in a folder of its own, as in claude.test.ts; a threshold the prompt
-    // stays under, so the user trips the gate by hand mid-session.
-    const config = join(base.dir, 'etc', 'config.conf');
-    mkdirSync(dirname(config));
-    writeFileSync(config, 'TOKEN_THRESHOLD=100000\n');
-    const binDir = join(base.dir, 'bin');
-    mkdirSync(binDir);
-    symlinkSync(RECAP, join(binDir, 'recap'));
-    box = { ...base, config, env: { ...base.env, RECAP_CONFIG: config, PATH: [binDir, dirname(process.execPath), process.env.PATH].join(delimiter) } };
+    // A threshold the prompt stays under, so the user trips the gate by hand mid-session.
+    box = configuredSandbox('TOKEN_THRESHOLD=100000\n', { recap: RECAP });
     job = jobIdFor(box.project);
     daemon = await startDaemon(box);
     const installed = await runCli(box, ['install', 'claude']);

@@ -6,12 +6,13 @@
 // gate, and the way out, which the sandboxed shell could not run, is answered by the hook and
 // opens it. `recap uninstall claude` leaves the user's own sandbox settings as they were.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
-import { delimiter, dirname, join } from 'node:path';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jobIdFor } from '../../src/common/jobs.js';
 import { assertClaudeRuns, CLAUDE, claudeEnv, runClaude } from '../helpers/claudeCli.js';
-import { RECAP, removeSandbox, ROOT, runCli, sandbox, startDaemon, type DaemonProcess, type Sandbox } from '../helpers/daemon.js';
+import { RECAP, removeSandbox, ROOT, runCli, startDaemon, type DaemonProcess, type Sandbox } from '../helpers/daemon.js';
+import { configuredSandbox } from '../helpers/configuredSandbox.js';
 import { filledIn, submitCommandIn } from '../helpers/gateAttack.js';
 import { answer, bash, callTool, MockAnthropic, read } from '../helpers/mockAnthropic.js';
 
@@ -82,18 +83,8 @@ describe.skipIf(missing !== undefined).each(SCOPES)('the real Claude Code in the
 
   beforeAll(async () => {
     assertClaudeRuns();
-    const base = sandbox();
-    // The user config in a folder of its own (not recap's: only the file is recap's).
-    const config = join(base.dir, 'etc', 'config.conf');
-    mkdirSync(dirname(config));
-    writeFileSync(config, CONFIG_TEXT);
-    const binDir = join(base.dir, 'bin');
-    mkdirSync(binDir);
-    symlinkSync(RECAP, join(binDir, 'recap'));
-    symlinkSync(CLAUDE, join(binDir, 'claude'));
     // A project's shared settings name recap-hook by the bin on PATH.
-    symlinkSync(join(ROOT, 'bin', 'recap-hook.cjs'), join(binDir, 'recap-hook'));
-    box = { ...base, config, env: { ...base.env, RECAP_CONFIG: config, PATH: [binDir, dirname(process.execPath), process.env.PATH].join(delimiter) } };
+    box = configuredSandbox(CONFIG_TEXT, { recap: RECAP, claude: CLAUDE, 'recap-hook': join(ROOT, 'bin', 'recap-hook.cjs') });
     job = jobIdFor(box.project);
     // The user's own sandbox settings: commands may write anywhere in their home, where recap's files are too.
     userFile = join(box.dir, '.claude', 'settings.json');

@@ -4,13 +4,14 @@
 // recap's socket, to bind a socket of its own and to signal the daemon: Codex's Linux
 // sandbox stops each one, while the project is written. Then the user trips the gate and the way out, run by the hook,
 // opens it. `recap uninstall codex` takes the line out again.
-import { mkdirSync, readFileSync, writeFileSync, appendFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { mkdirSync, readFileSync, appendFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jobIdFor } from '../../src/common/jobs.js';
 import type { AgentDirs } from '../helpers/agentSandbox.js';
 import { assertCodexRuns, codexEnv, runCodex } from '../helpers/codexCli.js';
-import { removeSandbox, runCli, sandbox, startDaemon, type DaemonProcess, type Sandbox } from '../helpers/daemon.js';
+import { removeSandbox, runCli, startDaemon, type DaemonProcess, type Sandbox } from '../helpers/daemon.js';
+import { configuredSandbox } from '../helpers/configuredSandbox.js';
 import { filledIn, submitCommandIn } from '../helpers/gateAttack.js';
 import { answer, applyPatch, execCommand, MockOpenAIResponses } from '../helpers/mockOpenAIResponses.js';
 import type { RecordedRequest } from '../helpers/scriptedModel.js';
@@ -66,11 +67,7 @@ describe('the real Codex CLI in the sandbox recap turned on', () => {
 
   beforeAll(async () => {
     assertCodexRuns();
-    const base = sandbox();
-    const config = join(base.dir, 'etc', 'config.conf');
-    mkdirSync(dirname(config));
-    writeFileSync(config, CONFIG_TEXT);
-    box = { ...base, config, env: { ...base.env, RECAP_CONFIG: config } };
+    box = configuredSandbox(CONFIG_TEXT);
     job = jobIdFor(box.project);
     const dirs: AgentDirs = { root: box.dir, project: box.project, home: box.dir, tmp: join(box.dir, 'tmp'), hooks: join(box.dir, 'hooks') };
     mkdirSync(dirs.tmp);

@@ -3,12 +3,13 @@
 // `[]`, a number). When the user then trips the gate, its tools are still denied on
 // the job its session started in, and the deny's own `recap submit`, run from the moved
 // folder, clears that job, after which its next tool runs there.
-import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
-import { delimiter, dirname, join } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jobIdFor } from '../../src/common/jobs.js';
 import { assertClaudeRuns, claudeEnv, runClaude } from '../helpers/claudeCli.js';
-import { RECAP, removeSandbox, runCli, sandbox, startDaemon, type DaemonProcess, type Sandbox } from '../helpers/daemon.js';
+import { RECAP, removeSandbox, runCli, startDaemon, type DaemonProcess, type Sandbox } from '../helpers/daemon.js';
+import { configuredSandbox } from '../helpers/configuredSandbox.js';
 import { filledIn, submitCommandIn } from '../helpers/gateAttack.js';
 import { answer, bash, MockAnthropic, read } from '../helpers/mockAnthropic.js';
 
@@ -21,14 +22,7 @@ describe("the real Claude Code, moving and poisoning its transcript under recap'
 
   beforeAll(async () => {
     assertClaudeRuns();
-    const base = sandbox();
-    const config = join(base.dir, 'etc', 'config.conf');
-    mkdirSync(dirname(config));
-    writeFileSync(config, '');
-    const binDir = join(base.dir, 'bin');
-    mkdirSync(binDir);
-    symlinkSync(RECAP, join(binDir, 'recap'));
-    box = { ...base, config, env: { ...base.env, PATH: [binDir, dirname(process.execPath), process.env.PATH].join(delimiter), RECAP_CONFIG: config } };
+    box = configuredSandbox('', { recap: RECAP });
     daemon = await startDaemon(box);
     const installed = await runCli(box, ['install', 'claude', '--json']);
     expect(installed.code, installed.stderr).toBe(0);

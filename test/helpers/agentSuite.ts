@@ -12,7 +12,7 @@ import {
   allowedAs,
   deniedAs,
   endAgentAttack,
-  expectEveryDenied,
+  expectEveryDenied as expectEach,
   fakeAttack,
   gateDenied,
   hook,
@@ -93,6 +93,12 @@ export type AgentSuite = {
   tripped?: OwnCase[];
 };
 
+/** Every case denied, as `check` says; an agent's suite with no cases of a kind is a mistake, not a pass. */
+async function expectEveryDenied(a: AgentAttack, cases: Case[], check?: Parameters<typeof expectEach>[2]): Promise<void> {
+  expect(cases.length, 'attacks to run').toBeGreaterThan(0);
+  await expectEach(a, cases, check);
+}
+
 /** The names of `items`, with their place, for it.each before the sandbox exists. */
 const named = (items: [string, unknown][]): (readonly [string, number])[] => items.map(([name], i) => [name, i] as const);
 
@@ -161,6 +167,7 @@ export function describeAgentAttacks(agent: AgentName, suite: AgentSuite): void 
     }
 
     it(suite.gateTools.title, async () => {
+      expect(suite.gateTools.tools.length).toBeGreaterThan(0);
       for (const [tool, input] of suite.gateTools.tools) {
         const reason = gateDenied(a, await hook(a, agentTool(a, tool, input)));
         expect(reason, tool).toContain(`job ${a.job} needs a summary`);

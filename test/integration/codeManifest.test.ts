@@ -67,8 +67,8 @@ async function installed(): Promise<Installed> {
   return at;
 }
 
-async function started(at: Installed): Promise<DaemonProcess> {
-  const daemon = launch(at);
+async function started(at: Installed, env: NodeJS.ProcessEnv = {}): Promise<DaemonProcess> {
+  const daemon = launch(at, env);
   daemons.push(daemon);
   expect(await outcome(daemon)).toEqual({ ready: true });
   return daemon;
@@ -118,7 +118,7 @@ describe('recap install records the code, and the daemon checks it at start', ()
     expect(doctor.stdout).toMatch(/^ok +code +\d+ files as recap install recorded them/m);
   });
 
-  it('code added to a dependency: the daemon refuses to start, names the file and the fix, and the added code never runs', async () => {
+  it('code added to a dependency: the daemon refuses to start, names the file and the fix, and the added code never runs until the user records it', async () => {
     const at = await installed();
     const mark = join(at.box.dir, 'pino-ran');
     appendFileSync(join(at.recap, 'node_modules', 'pino', 'pino.js'), "\nrequire('node:fs').writeFileSync(process.env.RECAP_TEST_MARK, 'ran')\n");
@@ -137,6 +137,11 @@ describe('recap install records the code, and the daemon checks it at start', ()
     expect(doctor.code).toBe(1);
     expect(doctor.stdout).toMatch(/^FAIL +code +recap's code has changed since `recap install claude` recorded it \(1 file: node_modules\/pino\/pino\.js \(changed\)\)/m);
     expect(doctor.stdout).toContain('      fix: recap install claude again, in your own terminal, if you upgraded or changed recap yourself');
+
+    // The fix it names: once the user records the code as it is, the daemon starts, and runs it.
+    expect((await cli(at, ['install', 'claude'])).code).toBe(0);
+    await started(at, { RECAP_TEST_MARK: mark });
+    expect(readFileSync(mark, 'utf8')).toBe('ran');
   });
 
   it('with the bundle made stale (a file it was built from touched), the daemon from dist/ refuses all the same, before the changed code runs', async () => {
@@ -151,10 +156,12 @@ describe('recap install records the code, and the daemon checks it at start', ()
     expect(existsSync(mark)).toBe(false);
   });
 
-  it('a file added beside a dependency\'s code (require("./lib/tools") finds "lib/tools" first): refused, the file named', async () => {
+  it('a file added beside a dependency\'s code (require("./lib/tools") finds "lib/tools" first): refused, the file named; recorded anew, it starts', async () => {
     const at = await installed();
     writeFileSync(join(at.recap, 'node_modules', 'pino', 'lib', 'tools'), "module.exports = require('./tools.js')\n");
     expect(await refused(at)).toContain('(1 file: node_modules/pino/lib/tools (added))');
+    expect((await cli(at, ['install', 'claude'])).code).toBe(0);
+    await started(at);
   });
 
   it('a recap command that starts the daemon (as the hook does) says why it could not', async () => {

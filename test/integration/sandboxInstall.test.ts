@@ -14,16 +14,19 @@ describe('recap install --sandbox', () => {
     ['qwen', "Qwen Code's sandbox is a container that its hooks run inside too"],
     ['copilot', 'Copilot CLI has no OS sandbox recap can configure; leave out --sandbox'],
     ['opencode', 'opencode has no OS sandbox recap can configure; leave out --sandbox'],
-  ])('is refused for %s, which has no sandbox recap can configure', async (agent, says) => {
+  ])('is refused for %s, which has no sandbox recap can configure, and installs without --sandbox', async (agent, says) => {
     const box = newBox();
     const before = readdirSync(box.dir).sort();
     const result = await runCli(box, ['install', agent, '--sandbox']);
     expect(result.code).not.toBe(0);
     expect(result.stderr).toContain(says);
     expect(readdirSync(box.dir).sort()).toEqual(before);
+    // Without --sandbox the agent is installed as ever.
+    const plain = await runCli(box, ['install', agent]);
+    expect(plain.code, plain.stderr).toBe(0);
   });
 
-  it("is refused for a Claude Code whose own settings let sandboxed commands reach any Unix socket, and recap's hooks are not written", async () => {
+  it("is refused for a Claude Code whose own settings let sandboxed commands reach any Unix socket, and recap's hooks are not written; with the setting removed it goes through", async () => {
     const box = newBox();
     const local = join(box.project, '.claude', 'settings.local.json');
     mkdirSync(dirname(local), { recursive: true });
@@ -35,6 +38,12 @@ describe('recap install --sandbox', () => {
     expect(result.stderr).toContain('(recap changed nothing)');
     expect(readFileSync(local, 'utf8')).toBe(text);
     expect(existsSync(join(box.project, '.claude', 'settings.json'))).toBe(false);
+    // The way out the message names: with the setting removed, the same install goes through.
+    writeFileSync(local, `${JSON.stringify({ sandbox: { network: {} } })}\n`);
+    const again = await runCli(box, ['install', 'claude', '--sandbox', '--scope', 'project']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(JSON.parse(readFileSync(local, 'utf8')).sandbox).toMatchObject({ enabled: true, network: {} });
+    expect(existsSync(join(box.project, '.claude', 'settings.json'))).toBe(true);
   });
 
   it("puts a project's sandbox in settings.local.json, which names this machine's paths, and its hooks in the shared file", async () => {

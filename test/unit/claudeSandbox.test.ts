@@ -76,8 +76,10 @@ describe("recap's sandbox merged into Claude Code's settings", () => {
     const { settings, added } = withRecapSandbox(userSettings(), PATHS);
     const changed = structuredClone(settings) as Settings & { sandbox: { failIfUnavailable: boolean; filesystem: { denyWrite: string[] } } };
     changed.sandbox.filesystem.denyWrite.push('/etc/hosts');
+    changed.sandbox.failIfUnavailable = false;
     const after = withoutRecapSandbox(changed, added) as { sandbox: Record<string, unknown> };
     expect(after.sandbox.filesystem).toMatchObject({ denyWrite: ['/etc/hosts'] });
+    expect(after.sandbox.failIfUnavailable).toBe(false);
     expect(after.sandbox.enabled).toBeUndefined();
   });
 

@@ -38,8 +38,10 @@ describe('given the manifest recap install recorded', () => {
     expect(message).toContain('reinstall recap (npm install -g recap)');
   });
 
-  it('when a file named only (never loaded) keeps its name, then it is not a change', () => {
+  it('when a file named only (never loaded) keeps its name, then it is not a change; when its name is gone, it is', () => {
     expect(codeVerdict(PATH, recorded, found({ ...FILES }))).toMatchObject({ state: 'verified' });
+    const { 'node_modules/pino/README.md': _readme, ...withoutReadme } = FILES;
+    expect(codeVerdict(PATH, recorded, found(withoutReadme))).toMatchObject({ state: 'changed', files: ['node_modules/pino/README.md'] });
   });
 
   it('when many files changed, then five are named and the rest counted', () => {

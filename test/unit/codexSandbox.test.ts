@@ -63,14 +63,21 @@ describe("recap's sandbox_mode in Codex's config.toml", () => {
   });
 
   it.each([
-    ['sandbox_mode = "danger-full-access"\n', 'sandbox_mode is "danger-full-access"'],
-    ['[sandbox_workspace_write]\nnetwork_access = true\n', "network_access = true lets Codex's shell reach recap's socket"],
-    ['[sandbox_workspace_write]\nwritable_roots = ["/elsewhere", "DATA"]\n', "writable_roots (DATA) holds recap's files"],
-  ])('refuses over %j, and changes nothing', (text, says) => {
+    ['sandbox_mode = "danger-full-access"\n', 'sandbox_mode is "danger-full-access"', ''],
+    ['[sandbox_workspace_write]\nnetwork_access = true\n', "network_access = true lets Codex's shell reach recap's socket", '[sandbox_workspace_write]\n'],
+    [
+      '[sandbox_workspace_write]\nwritable_roots = ["/elsewhere", "DATA"]\n',
+      "writable_roots (DATA) holds recap's files",
+      '[sandbox_workspace_write]\nwritable_roots = ["/elsewhere"]\n',
+    ],
+  ])('refuses over %j, and changes nothing; with the setting taken out, it goes in', (text, says, fixed) => {
     const written = text.replace('DATA', join(dir, 'data'));
     writeFileSync(file, written);
     expect(() => installCodexSandbox(env)).toThrow(says.replace('DATA', join(dir, 'data')));
     expect(readFileSync(file, 'utf8')).toBe(written);
+    writeFileSync(file, fixed);
+    expect(installCodexSandbox(env)).toBe(true);
+    expect(readFileSync(file, 'utf8')).toContain('sandbox_mode = "workspace-write"');
   });
 
   it('doctor says when the sandbox recap turned on was opened afterwards', () => {
