@@ -47,7 +47,7 @@ const foreign = [hot, cold]
   // daemon cannot start because recap's code changed, the fallback checks it as the daemon does.
   .filter(
     (input) =>
-      !/^dist\/(client|common|hook)\/|^dist\/events\/(whitelist|shellTokens|shellCommands|protection|pathNames|nestedAgents|recapSignals|runsRecap|glob|toolCall|codeManifest)\.js$|^dist\/agents\/(known|facts|recapPaths|[a-z]+\/facts)\.js$/.test(
+      !/^dist\/(client|common|hook)\/|^dist\/events\/(whitelist|shellTokens|shellCommands|protection|pathNames|nestedAgents|recapSignals|runsRecap|glob|toolCall|codeManifest)\.js$|^dist\/agents\/(known|facts|recapPaths|kit\/files|[a-z]+\/facts)\.js$/.test(
         input,
       ),
   );
