@@ -16,7 +16,7 @@ const OPTIONS = { useRecords: true, mapsAsObjects: true, moreTypes: false } as c
 const unpackr = new Packr(OPTIONS);
 
 /** Bumped whenever the record or JobState changes shape: an older snapshot is then ignored and the log replayed. */
-export const SNAPSHOT_FORMAT = 8;
+export const SNAPSHOT_FORMAT = 9;
 
 type SnapshotRecord = {
   format: number;
@@ -30,7 +30,7 @@ type SnapshotRecord = {
   approvedConfig: [string, ApprovedConfig][];
   /** Config files' contents held since their approval (format 7). */
   heldConfig: [string, HeldConfig][];
-  /** The newest prompt ids recorded, oldest first (format 8). */
+  /** The newest prompt ids recorded, oldest first (format 8). Chain entries keep their gists and files (format 9). */
   promptIds: string[];
 };
 
@@ -95,6 +95,8 @@ function isJobState(value: unknown): value is JobState {
     typeof job.job === 'string' &&
     Array.isArray(job.pending) &&
     Array.isArray(job.chain) &&
+    // Gists came with format 9: an entry without one is from an older snapshot.
+    job.chain.every((e) => typeof e.gist === 'string') &&
     typeof job.unsummarizedTokens === 'number' &&
     typeof job.gate === 'object' &&
     job.gate !== null &&

@@ -1,4 +1,5 @@
 // What clients ask of a job, in the imperative. Time is part of the command.
+import type { ReferenceFacts } from './references.js';
 import type { Caller } from './caller.js';
 import type { NoticeKind, Time } from './events.js';
 import type { ToolCall } from './toolCall.js';
@@ -32,7 +33,8 @@ export type CheckTool = {
   now: Time;
 };
 
-export type SubmitSummary = { type: 'SubmitSummary'; job: string; text: string; topic?: string; now: Time };
+/** `files`: what the daemon found for each file the summary's `## Files` section names (references.ts). */
+export type SubmitSummary = { type: 'SubmitSummary'; job: string; text: string; topic?: string; files?: ReferenceFacts; now: Time };
 
 export type TripGate = { type: 'TripGate'; job: string; note?: string; by?: Caller; now: Time };
 

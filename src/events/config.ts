@@ -46,6 +46,12 @@ const fields = {
   // 0: the window of the model in use, as the agent tells it (200,000 when it does not).
   CONTEXT_WINDOW: z.number().int().min(0).default(0),
   CONTEXT_BUDGET: positiveInt.default(2000),
+  /** The memory's index of the entries not shown whole (number, date, topic, level, gist); 0: no index. */
+  INDEX_BUDGET: count.default(1000),
+  /** The most tokens a summary's `read` files may take, at submission and in the memory; 0: no read entries. */
+  REF_READ_BUDGET: count.default(4000),
+  /** agent: each summary begins with a `Gist:` line the agent writes, checked like a section; recap: recap derives it. */
+  GIST: z.enum(['agent', 'recap']).default('agent'),
 };
 
 /** Pairs of keys whose first must not exceed the second. */
@@ -73,7 +79,7 @@ export const CONFIG_KEYS = Object.keys(fields) as ConfigKey[];
 export const LIST_KEYS: ReadonlySet<string> = new Set(['REQUIRED_SECTIONS', 'BYPASS_PREFIXES', 'COUNT_KINDS']);
 /** Keys whose values are numbers. */
 export const NUMBER_KEYS: ReadonlySet<string> = new Set(
-  CONFIG_KEYS.filter((k) => !LIST_KEYS.has(k) && !['PROFILE', 'TOKEN_ENCODING', 'JOB_SCOPE', 'ON_DAEMON_DOWN', 'SUMMARY_GROUNDING'].includes(k)),
+  CONFIG_KEYS.filter((k) => !LIST_KEYS.has(k) && !['PROFILE', 'TOKEN_ENCODING', 'JOB_SCOPE', 'ON_DAEMON_DOWN', 'SUMMARY_GROUNDING', 'GIST'].includes(k)),
 );
 
 export const DEFAULT_CONFIG: Config = configSchema.parse({});

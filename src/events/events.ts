@@ -10,6 +10,17 @@ export type Time = number;
 
 export type SectionTally = { heading: string; tokens: number };
 
+/**
+ * A file a summary names in its `## Files` section (summaryParts.ts): `read` hands the next
+ * session the file's current contents (the lines start to end, else all of it), `ref` its
+ * name and the reason. `sha256` and `tokens` are of what was read at submission (the range,
+ * else the whole file); `path` is relative to the job's project.
+ */
+export type FileReference = { mode: 'read' | 'ref'; path: string; start?: number; end?: number; why: string; sha256: string; tokens: number };
+
+/** Who wrote a summary's gist: the agent on its `Gist:` line, or recap from its text (GIST=recap). */
+export type GistAuthor = 'agent' | 'recap';
+
 export type InteractionRecorded = {
   type: 'InteractionRecorded';
   data: {
@@ -77,6 +88,11 @@ export type SummaryAccepted = {
     topic?: string;
     /** A rollup's entries: the sequence numbers of the summaries it rolls up. */
     rolls?: number[];
+    /** One line, objective and outcome (version 2; older summaries have none, and recap derives one). */
+    gist?: string;
+    gistBy?: GistAuthor;
+    /** The files its `## Files` section names (version 2; older summaries name none). */
+    refs?: FileReference[];
     prevHash: string;
     hash: string;
     time: Time;
@@ -247,7 +263,7 @@ export const CURRENT_VERSION: Record<EventType, number> = {
   GateTripped: 1,
   ToolDenied: 2,
   SummaryRejected: 1,
-  SummaryAccepted: 1,
+  SummaryAccepted: 2,
   ConfigApplied: 1,
   UsageRecorded: 1,
   SessionBound: 1,

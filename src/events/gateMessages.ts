@@ -4,7 +4,9 @@
 import type { Config } from './config.js';
 import { fits, lengthIn, type ContextLimit } from './contextFit.js';
 import { summaryText, unrolled, type ChainEntry, type JobState, type PendingInteraction, type SummaryTexts } from './jobState.js';
-import { memorySeqs, memoryText } from './memory.js';
+import { GIST_FORM, GIST_MAX_TOKENS } from './gist.js';
+import { FILES_HEADING, REFERENCE_FORMS } from './summaryParts.js';
+import { memorySeqs, memoryText, type MemoryBudget, type MemoryFiles } from './memory.js';
 import type { TokenCounter } from './tokens.js';
 
 const REASON_BUDGET = 8000;
@@ -14,18 +16,30 @@ const EXCERPT_CHARS = 600;
  * The submit command to fill in. `recap` is the command word the gate accepts (the
  * launcher's absolute path, whitelist.ts recapWord), never a name PATH resolves.
  */
-export function summaryTemplate(config: Pick<Config, 'REQUIRED_SECTIONS'>, recap: string, topic?: string): string {
+export function summaryTemplate(config: Pick<Config, 'REQUIRED_SECTIONS'> & Partial<Pick<Config, 'GIST'>>, recap: string, topic?: string): string {
+  const gist = (config.GIST ?? 'agent') === 'agent' ? [GIST_FORM] : [];
   const sections = config.REQUIRED_SECTIONS.map((s) => `## ${s}\n<${s.toLowerCase()}: what happened, in your words>`);
-  return [`${recap} submit${topic === undefined ? '' : ` --topic ${topic}`} <<'EOF'`, ...sections, 'EOF'].join('\n');
+  return [`${recap} submit${topic === undefined ? '' : ` --topic ${topic}`} <<'EOF'`, ...gist, ...sections, 'EOF'].join('\n');
 }
 
 export function summaryRules(config: Config, rollup = false): string {
   const [min, max] = rollup ? [config.ROLLUP_MIN_TOKENS, config.ROLLUP_MAX_TOKENS] : [config.SUMMARY_MIN_TOKENS, config.SUMMARY_MAX_TOKENS];
   const cap = config.SECTION_MAX_TOKENS > 0 ? ` and at most ${config.SECTION_MAX_TOKENS}` : '';
+  const gist = config.GIST === 'agent' ? `the Gist line first (one line, at most ${GIST_MAX_TOKENS} tokens, listed in the next sessions' index); ` : '';
   return (
-    `Rules: each of the ${config.REQUIRED_SECTIONS.length} sections once, as a markdown heading; ` +
+    `Rules: ${gist}each of the ${config.REQUIRED_SECTIONS.length} sections once, as a markdown heading; ` +
     `at least ${config.MIN_TOKENS_PER_SECTION}${cap} tokens in each section; ${min} to ${max} tokens in total. ` +
+    filesRule(config) +
     `Keep the quotes around 'EOF' and chain nothing onto the command.`
+  );
+}
+
+/** How a summary names files for the next session: said in every demand for one. */
+function filesRule(config: Config): string {
+  if (config.REF_READ_BUDGET === 0) return '';
+  return (
+    `Optionally, end with a ## ${FILES_HEADING} section (not counted in the band): one line per file the next session needs, ` +
+    `${REFERENCE_FORMS}; paths relative to the project; read hands over the lines' current contents (all read entries within ${config.REF_READ_BUDGET} tokens), ref only the name. `
   );
 }
 
@@ -119,7 +133,7 @@ export function denyReason(state: JobState, config: Config, texts: SummaryTexts,
     `recap: job ${state.job} needs a summary before any other tool can run: ${tripCause(state)}.`,
     ...(refusal ? [`This command was refused: ${refusal}.`] : []),
     ...head,
-    `Meanwhile only ${recap} status, ${recap} context and ${recap} chain may run.`,
+    `Meanwhile only ${recap} status, ${recap} context, ${recap} chain and ${recap} show N may run.`,
   ].join('\n\n');
   const { what, blocks, tokens } = material(state, texts, EXCERPT_CHARS);
   const { shown, left } = newestWithin(blocks, REASON_BUDGET - top.length - 200);
@@ -128,37 +142,38 @@ export function denyReason(state: JobState, config: Config, texts: SummaryTexts,
   return [top, header, ...shown].join('\n\n');
 }
 
+/** The memory's budgets as the configuration sets them. */
+export function memoryBudget(config: Pick<Config, 'CONTEXT_BUDGET' | 'INDEX_BUDGET' | 'REF_READ_BUDGET'>): MemoryBudget {
+  return { summaries: config.CONTEXT_BUDGET, index: config.INDEX_BUDGET, files: config.REF_READ_BUDGET };
+}
+
 /** The summaries whose texts contextText shows with this memory budget: the texts to load first. */
-export function contextSeqs(state: JobState, config: Config, count: TokenCounter, recap: string, budget = config.CONTEXT_BUDGET): number[] {
+export function contextSeqs(state: JobState, config: Config, count: TokenCounter, recap: string, budget = memoryBudget(config)): number[] {
   return state.gate.tripped ? denySeqs(state) : memorySeqs(state, budget, count, recap);
 }
 
 /**
- * A smaller memory budget for a memory that came out `length` long, over the agent's limit:
- * in proportion, with a tenth to spare (counts of tokens and of characters do not scale
- * exactly together).
+ * Smaller memory budgets for a memory that came out `length` long, over the agent's limit:
+ * each part in proportion, with a tenth to spare (counts of tokens and of characters do not
+ * scale exactly together).
  */
-export function fittedBudget(budget: number, length: number, limit: ContextLimit): number {
-  return Math.max(1, Math.min(budget - 1, Math.floor(((budget * limit.max) / length) * 0.9)));
+export function fittedBudget(budget: MemoryBudget, length: number, limit: ContextLimit): MemoryBudget {
+  const scale = (n: number) => Math.max(n === 0 ? 0 : 1, Math.min(n - 1, Math.floor(((n * limit.max) / length) * 0.9)));
+  return { summaries: scale(budget.summaries), index: scale(budget.index), files: scale(budget.files) };
 }
+
+/** What the memory hands over besides summaries: the limit it must fit, its files. */
+export type ContextExtras = { shell?: string; limit?: ContextLimit; budget?: MemoryBudget; files?: MemoryFiles };
 
 /**
  * What the agent needs now: the demand for a summary when tripped, otherwise its memory
- * within `budget` tokens. With the agent's `limit`, a demand too long to hand over whole
+ * within its budgets. With the agent's `limit`, a demand too long to hand over whole
  * shows the newest interactions cut short (`recap context` in its shell prints it whole);
  * a memory is made to fit by the caller, with fittedBudget.
  */
-export function contextText(
-  state: JobState,
-  config: Config,
-  count: TokenCounter,
-  texts: SummaryTexts,
-  recap: string,
-  shell = 'shell',
-  limit?: ContextLimit,
-  budget = config.CONTEXT_BUDGET,
-): string {
-  if (!state.gate.tripped) return memoryText(state, budget, count, texts, recap);
+export function contextText(state: JobState, config: Config, count: TokenCounter, texts: SummaryTexts, recap: string, extras: ContextExtras = {}): string {
+  const { shell = 'shell', limit, budget = memoryBudget(config) } = extras;
+  if (!state.gate.tripped) return memoryText(state, budget, count, texts, recap, extras.files);
   const { head } = demand(state, config, recap, shell);
   const top = [`recap: job ${state.job} needs a summary: ${tripCause(state)}.`, ...head].join('\n\n');
   const all = material(state, texts, Number.POSITIVE_INFINITY);

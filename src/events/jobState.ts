@@ -1,6 +1,7 @@
 // A job's state as the events have made it: what is not yet summarized, the gate, the chain.
 import type { Caller } from './caller.js';
 import { GENESIS_HASH } from './chain.js';
+import { deriveGist } from './gist.js';
 import type { GateTripped, NoticeKind, StoredEvent, SummaryAccepted, Time } from './events.js';
 
 export type PendingInteraction = {
@@ -18,8 +19,10 @@ export type PendingInteraction = {
  * state does not grow with every summary's words. Only the newest entry of each chain keeps
  * its hash (the next summary links to it); the log holds them all.
  */
-export type ChainEntry = Pick<SummaryAccepted['data'], 'level' | 'tokens' | 'coversThrough' | 'topic' | 'rolls' | 'time'> & {
+export type ChainEntry = Pick<SummaryAccepted['data'], 'level' | 'tokens' | 'coversThrough' | 'topic' | 'rolls' | 'refs' | 'time'> & {
   seq: number;
+  /** Its gist, as written or derived (gist.ts): the memory's index shows it without reading the text. */
+  gist: string;
   hash?: string;
 };
 
@@ -139,11 +142,23 @@ export function evolve(state: JobState, event: StoredEvent): JobState {
       state.rejections += 1;
       return state;
     case 'SummaryAccepted': {
-      const { level, tokens, coversThrough: covered, topic, rolls, hash, time } = event.data;
+      const { level, tokens, coversThrough: covered, topic, rolls, refs, hash, time } = event.data;
       const previous = state.chain.findLast((e) => e.topic === topic);
       // The hash is the entry's last field: deleting it keeps the object's fast shape.
       if (previous) delete previous.hash;
-      state.chain.push({ seq: event.seq, level, tokens, coversThrough: covered, ...(topic !== undefined ? { topic } : {}), ...(rolls ? { rolls } : {}), time, hash });
+      const gist = event.data.gist ?? deriveGist(event.data.text);
+      state.chain.push({
+        seq: event.seq,
+        level,
+        tokens,
+        coversThrough: covered,
+        ...(topic !== undefined ? { topic } : {}),
+        ...(rolls ? { rolls } : {}),
+        ...(refs ? { refs } : {}),
+        gist,
+        time,
+        hash,
+      });
       state.pending = state.pending.filter((p) => p.seq > covered);
       state.unsummarizedTokens = state.pending.reduce((sum, p) => (p.counted ? sum + p.tokens : sum), 0);
       state.gate = { tripped: false };

@@ -1,9 +1,27 @@
-// The job's memory as handed to the agent: never over CONTEXT_BUDGET tokens however long
-// the chain is. It keeps the highest-level rollups and the newest summaries that fit, each
-// topic within its share of the budget, and ends with a line saying what it left out.
+// The job's memory as handed to the agent, in three parts, each within its own budget
+// however long the chain is:
+// - the summaries shown whole (CONTEXT_BUDGET): the highest-level rollups and the newest
+//   summaries that fit, each topic within its share;
+// - the files the newest summary named (REF_READ_BUDGET): a `read` entry's current contents,
+//   marked unchanged, changed since the summary, or gone; a `ref` entry's name and reason;
+// - an index of every entry not shown whole (INDEX_BUDGET), newest first, one line each
+//   (number, date, topic, level, gist), and how to read one whole.
 // Entries are chosen from their token counts alone, so only the chosen texts are read.
+import type { FileReference } from './events.js';
 import { summaryText, type ChainEntry, type JobState, type SummaryTexts } from './jobState.js';
+import { referenceSpec } from './summaryParts.js';
 import type { TokenCounter } from './tokens.js';
+
+/** The tokens each part of the memory may take. */
+export type MemoryBudget = { summaries: number; index: number; files: number };
+
+/** A file the newest summary named, as the daemon found it at hand-over (referenceFiles.ts). */
+export type HandedFile = { ref: FileReference } & (
+  { status: 'unchanged' | 'changed'; content: string } | { status: 'gone' } | { status: 'refused'; why: string } | { status: 'named' }
+);
+
+/** The summary whose files the memory hands over, and what was found of them. */
+export type MemoryFiles = { seq: number; files: HandedFile[] };
 
 /** The entries no rollup has rolled up: the chain's summary of everything, at its levels. */
 function frontier(entries: ChainEntry[]): ChainEntry[] {
@@ -11,9 +29,11 @@ function frontier(entries: ChainEntry[]): ChainEntry[] {
   return entries.filter((e) => !rolled.has(e.seq));
 }
 
+const day = (time: number) => new Date(time).toISOString().slice(0, 10);
+
 function heading(entry: ChainEntry): string {
   const what = entry.level === 0 ? 'Summary' : `Rollup (level ${entry.level}) of ${entry.rolls?.length ?? 0} summaries`;
-  return `### ${what}, through interaction #${entry.coversThrough}, ${new Date(entry.time).toISOString()}`;
+  return `### ${what} #${entry.seq}, through interaction #${entry.coversThrough}, ${new Date(entry.time).toISOString()}`;
 }
 
 type TopicPlan = { header: string; chosen: ChainEntry[]; footer: (shown: number) => string };
@@ -44,7 +64,7 @@ function planTopic(job: string, topic: string | undefined, entries: ChainEntry[]
   const header = `recap: the memory of ${name}: ${entries.length} summaries in its chain.`;
   const footer = (shown: number) =>
     shown < entries.length
-      ? `(${entries.length - shown} of the ${entries.length} summaries are not shown; ${recap} chain lists them all${topic === undefined ? '' : ` (topic ${topic})`}.)`
+      ? `(${entries.length - shown} of the ${entries.length} summaries are not shown whole; the index below lists them, and ${recap} chain prints them all${topic === undefined ? '' : ` (topic ${topic})`}.)`
       : '';
   // Highest levels first (each covers the most), then the newest summaries.
   const candidates = frontier(entries).sort((a, b) => b.level - a.level || b.seq - a.seq);
@@ -61,7 +81,7 @@ function planTopic(job: string, topic: string | undefined, entries: ChainEntry[]
   return { header, chosen, footer };
 }
 
-function renderTopic({ header, chosen, footer }: TopicPlan, budget: number, count: TokenCounter, texts: SummaryTexts): string {
+function renderTopic({ header, chosen, footer }: TopicPlan, budget: number, count: TokenCounter, texts: SummaryTexts): { text: string; shown: ChainEntry[] } {
   const shown = [...chosen];
   const render = () =>
     [header, ...[...shown].sort((a, b) => b.level - a.level || a.seq - b.seq).map((e) => `${heading(e)}\n\n${summaryText(texts, e.seq).trim()}`), footer(shown.length)]
@@ -73,20 +93,92 @@ function renderTopic({ header, chosen, footer }: TopicPlan, budget: number, coun
     shown.pop();
     text = render();
   }
-  return count(text) <= budget ? text : '';
+  return count(text) <= budget ? { text, shown } : { text: '', shown: [] };
+}
+
+/** The newest summary that names files: the one whose files the memory hands over. */
+export function filesOwner(state: JobState): ChainEntry | undefined {
+  return state.chain.findLast((e) => (e.refs?.length ?? 0) > 0);
 }
 
 /** The summaries memoryText would show: the texts to load first. */
-export function memorySeqs(state: JobState, budget: number, count: TokenCounter, recap: string): number[] {
-  return plan(state, budget, count, recap).plans.flatMap((p) => p.chosen.map((e) => e.seq));
+export function memorySeqs(state: JobState, budget: MemoryBudget, count: TokenCounter, recap: string): number[] {
+  return plan(state, budget.summaries, count, recap).plans.flatMap((p) => p.chosen.map((e) => e.seq));
 }
 
-/** `recap`: how the agent names recap in its shell (the launcher's path). */
-export function memoryText(state: JobState, budget: number, count: TokenCounter, texts: SummaryTexts, recap: string): string {
+const FILE_STATUS = { unchanged: 'unchanged since the summary', changed: 'changed since the summary: its contents now', gone: 'gone: the file no longer exists' };
+
+/** The files part: within `budget` tokens, a read's contents cut (with a closing line) where they do not fit. */
+function renderFiles(owned: MemoryFiles, budget: number, count: TokenCounter): string {
+  const head = `Files named by summary #${owned.seq} (read: their contents now; ref: where to look):`;
+  const blocks: string[] = [head];
+  let used = count(head) + 2;
+  for (const file of owned.files) {
+    const { ref } = file;
+    const line = `- ${ref.mode} ${referenceSpec(ref)} — ${ref.why}`;
+    const block = fileBlock(file, line, budget - used, count);
+    const tokens = count(block) + 2;
+    if (used + tokens > budget) break;
+    blocks.push(block);
+    used += tokens;
+  }
+  return blocks.length > 1 ? blocks.join('\n\n') : '';
+}
+
+function fileBlock(file: HandedFile, line: string, room: number, count: TokenCounter): string {
+  switch (file.status) {
+    case 'named':
+      return line;
+    case 'gone':
+      return `${line} [${FILE_STATUS.gone}]`;
+    case 'refused':
+      return `${line} [not handed over: ${file.why}]`;
+    case 'unchanged':
+    case 'changed': {
+      const top = `${line} [${FILE_STATUS[file.status]}]`;
+      const fence = file.content.includes('```') ? '````' : '```';
+      const whole = `${top}\n${fence}\n${file.content}\n${fence}`;
+      if (count(whole) <= room) return whole;
+      // Cut to what fits, by lines, with a line saying so.
+      const lines = file.content.split('\n');
+      let keep = Math.floor((lines.length * Math.max(0, room - count(top) - 20)) / Math.max(1, count(file.content)));
+      const cutText = (n: number) => `${top}\n${fence}\n${lines.slice(0, n).join('\n')}\n${fence}\n[cut after ${n} of ${lines.length} lines: read the file for the rest]`;
+      while (keep > 0 && count(cutText(keep)) > room) keep = Math.floor(keep * 0.8);
+      return keep > 0 ? cutText(keep) : `${line} [${FILE_STATUS[file.status]}; too large to hand over here: read it]`;
+    }
+  }
+}
+
+/** The index: entries not shown whole, newest first, one line each, within `budget` tokens. */
+function renderIndex(state: JobState, shown: ReadonlySet<number>, budget: number, count: TokenCounter, recap: string): string {
+  const rest = state.chain.filter((e) => !shown.has(e.seq));
+  if (rest.length === 0 || budget === 0) return '';
+  const head = `Index of the ${rest.length} summaries not shown whole, newest first (${recap} show N prints summary #N whole):`;
+  const lines: string[] = [];
+  let used = count(head) + 30;
+  for (let i = rest.length - 1; i >= 0; i -= 1) {
+    const e = rest[i]!;
+    const line = `#${e.seq} ${day(e.time)}${e.topic === undefined ? '' : ` [${e.topic}]`}${e.level > 0 ? ` rollup L${e.level}` : ''} — ${e.gist}`;
+    const tokens = count(line) + 1;
+    if (used + tokens > budget) break;
+    lines.push(line);
+    used += tokens;
+  }
+  if (lines.length === 0) return '';
+  const left = rest.length - lines.length;
+  const tail = left > 0 ? [`(${left} older not listed: ${recap} chain lists them all.)`] : [];
+  return [head, ...lines, ...tail].join('\n');
+}
+
+/**
+ * `recap`: how the agent names recap in its shell (the launcher's path). `files`: the newest
+ * summary's files as found at hand-over, if it names any (filesOwner).
+ */
+export function memoryText(state: JobState, budget: MemoryBudget, count: TokenCounter, texts: SummaryTexts, recap: string, files?: MemoryFiles): string {
   if (state.chain.length === 0) return `recap: job ${state.job} has no summaries yet.`;
-  const { plans, share } = plan(state, budget, count, recap);
-  return plans
-    .map((p) => renderTopic(p, share, count, texts))
-    .filter(Boolean)
-    .join('\n\n');
+  const { plans, share } = plan(state, budget.summaries, count, recap);
+  const topics = plans.map((p) => renderTopic(p, share, count, texts));
+  const shown = new Set(topics.flatMap((t) => t.shown.map((e) => e.seq)));
+  const parts = [...topics.map((t) => t.text), files ? renderFiles(files, budget.files, count) : '', renderIndex(state, shown, budget.index, count, recap)];
+  return parts.filter(Boolean).join('\n\n');
 }

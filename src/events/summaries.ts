@@ -9,6 +9,9 @@ import type { GateTripped, RecapEvent, SummaryAccepted } from './events.js';
 import type { DecideContext, Decision } from './decision.js';
 import { headHash, NO_TEXTS, summaryText, unrolled, type JobState, type SummaryTexts } from './jobState.js';
 import { validateSummary, type Evidence } from './summaryValidator.js';
+import { summaryParts } from './summaryParts.js';
+import { judgeReferences } from './references.js';
+import { deriveGist } from './gist.js';
 
 /** How many of the job's newest summaries a new one must not repeat. */
 export const EARLIER_CHECKED = 3;
@@ -62,7 +65,13 @@ export function submitSummary(command: SubmitSummary, state: JobState, ctx: Deci
     return refuse(['nothing to summarize: no interaction was recorded since the last summary']);
   }
   const rules = rollup ? rollupRules(ctx.config) : ctx.config;
-  const { problems, tokens, sections } = validateSummary(text, rules, ctx.count, evidenceFor(state, ctx.texts ?? NO_TEXTS));
+  // The Files section is judged by its own rules, not the band's or the floors'.
+  const parts = summaryParts(text, rules.REQUIRED_SECTIONS);
+  const byAgent = ctx.config.GIST === 'agent';
+  const validation = validateSummary(parts.body, rules, ctx.count, evidenceFor(state, ctx.texts ?? NO_TEXTS), byAgent ? { text: parts.gist } : undefined);
+  const files = judgeReferences(parts.references, command.files ?? {}, ctx.config.REF_READ_BUDGET);
+  const problems = [...validation.problems, ...parts.problems, ...files.problems];
+  const { tokens, sections } = validation;
   if (problems.length > 0) {
     return { answer: { accepted: false, problems }, events: [{ type: 'SummaryRejected', data: { job, problems, tokens, time: now } }] };
   }
@@ -80,6 +89,9 @@ export function submitSummary(command: SubmitSummary, state: JobState, ctx: Deci
     coversThrough,
     ...(topic !== undefined ? { topic } : {}),
     ...(rollup ? { rolls: rolled.map((e) => e.seq) } : {}),
+    gist: byAgent ? parts.gist! : deriveGist(parts.body),
+    gistBy: byAgent ? ('agent' as const) : ('recap' as const),
+    ...(files.accepted.length > 0 ? { refs: files.accepted } : {}),
     time: now,
   };
   const prevHash = headHash(state, topic);

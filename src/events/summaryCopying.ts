@@ -25,9 +25,9 @@ export function shingles(text: string, size: number): Set<string> {
   return runs;
 }
 
-/** The share of `text`'s runs found in `source`; 0 for a text too short to judge. */
-function sharedShare(text: string, source: Shingles, size: number): number {
-  if (wordsOf(text).length < MIN_WORDS) return 0;
+/** The share of `text`'s runs found in `source`; 0 for a text too short to judge (under `least` words). */
+function sharedShare(text: string, source: Shingles, size: number, least = MIN_WORDS): number {
+  if (wordsOf(text).length < least) return 0;
   const runs = shingles(text, size);
   if (runs.size === 0) return 0;
   let shared = 0;
@@ -64,6 +64,14 @@ export function copiedFrom(sections: readonly { heading: string; body: string }[
   if (problems.length > 0) return problems;
   const share = sharedShare(whole, material, COPY_RUN);
   return share > MAX_COPIED_WHOLE ? [`the summary is copied from the ${what} (${percent(share)} of it word for word): say what they amount to, in your own words`] : [];
+}
+
+/** A single line (a gist) mostly pasted from the material: judged from ten words on. */
+export function lineCopied(what: string, line: string, material: Shingles): string | undefined {
+  const share = sharedShare(line, material, COPY_RUN, 10);
+  return share > MAX_COPIED_SECTION
+    ? `${what} is copied from the interactions (${percent(share)} of it word for word): say in your own words what the work was for and how it ended`
+    : undefined;
 }
 
 /** An earlier summary this one repeats, newest first, if any. */

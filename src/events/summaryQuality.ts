@@ -49,6 +49,21 @@ export function compressedShare(text: string): number {
   return bytes.length === 0 ? 1 : deflateRawSync(bytes, { level: 9 }).length / bytes.length;
 }
 
+/**
+ * What is wrong with one short line as words (a gist), or undefined: filler, keyboard mash
+ * or one word over and over, judged at any length, since a line has few words to go by.
+ */
+export function lineQuality(what: string, line: string): string | undefined {
+  const words = wordsOf(line);
+  if (words.length === 0) return undefined;
+  const filler = words.filter((w) => FILLER.has(w)).length / words.length;
+  if (filler > MAX_FILLER * 2) return `${what} is filler text: say what the work was for and how it ended`;
+  const mash = words.filter(unpronounceable).length / words.length;
+  if (mash > MAX_MASH) return `${what} does not read as words: write it as a sentence`;
+  if (words.length >= 6 && new Set(words).size / words.length < MIN_DISTINCT) return `${what} repeats the same words: say each thing once`;
+  return undefined;
+}
+
 /** A Latin-script word no one can say: no vowel at all, or five consonants in a row. */
 function unpronounceable(word: string): boolean {
   return /^[a-z]{4,}$/.test(word) && (!/[aeiouy]/.test(word) || /[^aeiouy]{5,}/.test(word));

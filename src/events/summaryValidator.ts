@@ -7,7 +7,8 @@
 import type { Config } from './config.js';
 import type { SectionTally } from './events.js';
 import { bodyRange, enclosing, headingKey, structure, type Structure } from './summaryHeadings.js';
-import { copiedFrom, materialShingles, sameAsEarlier } from './summaryCopying.js';
+import { copiedFrom, materialShingles, sameAsEarlier, type Shingles } from './summaryCopying.js';
+import { gistProblems } from './gist.js';
 import { ungrounded } from './summaryGrounding.js';
 import { repetitionAcross, sectionQuality } from './summaryQuality.js';
 import type { TokenCounter } from './tokens.js';
@@ -60,7 +61,11 @@ function locate(s: Structure, required: readonly string[]): (number | string)[] 
   });
 }
 
-export function validateSummary(text: string, rules: SummaryRules, count: TokenCounter, evidence: Evidence = NO_EVIDENCE): Validation {
+/**
+ * `gist`: the agent's Gist line to check with the rest (its text, absent when the summary has
+ * none); left out, no gist is asked for (GIST=recap, or a caller judging sections only).
+ */
+export function validateSummary(text: string, rules: SummaryRules, count: TokenCounter, evidence: Evidence = NO_EVIDENCE, gist?: { text: string | undefined }): Validation {
   const s = structure(text.split(/\r?\n/));
   const tokens = count(text);
   const problems: string[] = [];
@@ -89,7 +94,7 @@ export function validateSummary(text: string, rules: SummaryRules, count: TokenC
   if (tokens < rules.SUMMARY_MIN_TOKENS || tokens > rules.SUMMARY_MAX_TOKENS) {
     problems.push(`total ${tokens} tokens; must be ${rules.SUMMARY_MIN_TOKENS} to ${rules.SUMMARY_MAX_TOKENS}`);
   }
-  problems.push(...substance(s.lines.join('\n'), found, rules, evidence));
+  problems.push(...substance(s.lines.join('\n'), found, rules, evidence, gist === undefined ? undefined : (copied) => gistProblems(gist.text, count, copied)));
   return { problems, tokens, sections };
 }
 
@@ -110,12 +115,14 @@ function bounded(material: readonly string[]): string[] {
 }
 
 /** Whether the text is a summary of this window at all, beyond its shape. */
-function substance(visible: string, found: Found[], rules: SummaryRules, evidence: Evidence): string[] {
+function substance(visible: string, found: Found[], rules: SummaryRules, evidence: Evidence, gist?: (copied: Shingles) => string[]): string[] {
   const problems = found.flatMap((f) => sectionQuality(f.heading, f.lines, f.code) ?? []);
   const repeated = repetitionAcross(found.map((f) => f.body));
   if (repeated) problems.push(repeated);
   const material = bounded(evidence.material);
-  problems.push(...copiedFrom(found, visible, materialShingles(visible, material), evidence.what));
+  const copied = materialShingles(visible, material);
+  if (gist) problems.unshift(...gist(copied));
+  problems.push(...copiedFrom(found, visible, copied, evidence.what));
   const same = sameAsEarlier(visible, evidence.earlier);
   if (same) problems.push(same);
   if ((rules.SUMMARY_GROUNDING ?? 'on') === 'on') {

@@ -10,6 +10,9 @@ const UPCASTERS: Partial<Record<EventType, Record<number, Upcaster>>> = {
   ToolDenied: { 1: (data) => ({ ...data, cause: 'gate' }) },
   // Version 1 of ConfigApproved was a project's file, approved by the user's `recap config allow`.
   ConfigApproved: { 1: (data) => ({ ...data, by: 'allow' }) },
+  // Version 1 of SummaryAccepted had no gist and named no files: absent fields are none, and
+  // adding any would change the content its hash covers.
+  SummaryAccepted: { 1: (data) => data },
 };
 
 export class UnknownEventVersion extends Error {}

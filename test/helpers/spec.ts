@@ -105,10 +105,10 @@ function variedWords(n: number, seed: number): string {
 }
 
 /**
- * A summary that passes the default template with word counting: `perSection` words each,
+ * A summary that passes the default template with word counting: a Gist line, then `perSection` words each,
  * the first of them "detail" (tests replace it with a marker). Summaries of different sizes
  * are different texts.
  */
 export function validSummary(perSection = 60, sections = DEFAULT_CONFIG.REQUIRED_SECTIONS): string {
-  return sections.map((s, i) => `## ${s}\ndetail ${variedWords(perSection - 1, perSection * 16 + i)}`).join('\n\n');
+  return `Gist: ${variedWords(10, perSection * 16 + 97)}\n\n` + sections.map((s, i) => `## ${s}\ndetail ${variedWords(perSection - 1, perSection * 16 + i)}`).join('\n\n');
 }

@@ -130,5 +130,6 @@ export const NOTE_COUNT = NOTES.length;
  */
 export function goodSummary(sections: readonly string[] = DEFAULT_SECTIONS, round = 0): string {
   const per = 3;
-  return sections.map((s, i) => `## ${s}\n${notes(per, (round * sections.length + i) * per)}`).join('\n\n');
+  const gist = `Gist: ${notes(1, (round * sections.length + sections.length) * per + 1)}\n\n`;
+  return gist + sections.map((s, i) => `## ${s}\n${notes(per, (round * sections.length + i) * per)}`).join('\n\n');
 }

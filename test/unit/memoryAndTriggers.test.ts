@@ -55,7 +55,9 @@ describe('rollups', () => {
   it('given a rollup is due, when the rollup pastes the summaries it rolls up, then it is rejected as copied from them', () => {
     const before = run([record(words(10)), submit(validSummary()), record(words(10)), submit(validSummary(61))], rollupConfig);
     const body = (text: string, heading: string) => text.split(`## ${heading}\n`)[1]!.split('\n\n')[0]!;
-    const pasted = DEFAULT_CONFIG.REQUIRED_SECTIONS.map((h) => `## ${h}\n${body(validSummary(), h)} ${body(validSummary(61), h)}`).join('\n\n');
+    const pasted =
+      'Gist: one rollup of the two summaries of this work, pasted rather than written\n\n' +
+      DEFAULT_CONFIG.REQUIRED_SECTIONS.map((h) => `## ${h}\n${body(validSummary(), h)} ${body(validSummary(61), h)}`).join('\n\n');
     const { answer } = decide(submit(pasted), stateFrom(before), { ...context(rollupConfig), texts: textsFrom(before) });
     expect(answer).toEqual({
       accepted: false,
@@ -82,6 +84,9 @@ describe('topics', () => {
 });
 
 describe('bounded memory', () => {
+  /** The summaries' budget alone: no index, no files. */
+  const only = (summaries: number) => ({ summaries, index: 0, files: 0 });
+
   /** A job with `n` summaries, folded event by event (re-folding from scratch would be slow). */
   function chainOf(n: number): { state: JobState; texts: Map<number, string> } {
     const ctx = context();
@@ -102,26 +107,26 @@ describe('bounded memory', () => {
   it('given a chain of 1,000 summaries, when the memory is rendered, then it stays within the budget and says what it left out', () => {
     const { state, texts } = chainOf(1000);
     expect(state.chain).toHaveLength(1000);
-    const memory = memoryText(state, 2000, count, texts, 'recap');
+    const memory = memoryText(state, only(2000), count, texts, 'recap');
     expect(count(memory)).toBeLessThanOrEqual(2000);
     expect(memory).toContain('detail999');
-    expect(memory.trim().split('\n').at(-1)).toMatch(/^\(\d+ of the 1000 summaries are not shown; recap chain lists them all\.\)$/);
+    expect(memory.trim().split('\n').at(-1)).toMatch(/^\(\d+ of the 1000 summaries are not shown whole; the index below lists them, and recap chain prints them all\.\)$/);
   }, 60_000);
 
   it('given a chain of 1,000 summaries, then the state keeps no texts and the memory needs only the few it shows', () => {
     const { state, texts } = chainOf(1000);
     expect(state.chain.every((e) => !('text' in e))).toBe(true);
-    const seqs = memorySeqs(state, 2000, count, 'recap');
+    const seqs = memorySeqs(state, only(2000), count, 'recap');
     expect(seqs.length).toBeGreaterThan(0);
     expect(seqs.length).toBeLessThan(40);
     const needed = new Map(seqs.map((seq) => [seq, texts.get(seq)!]));
-    expect(memoryText(state, 2000, count, needed, 'recap')).toBe(memoryText(state, 2000, count, texts, 'recap'));
+    expect(memoryText(state, only(2000), count, needed, 'recap')).toBe(memoryText(state, only(2000), count, texts, 'recap'));
   }, 60_000);
 
   it('given rollups, when the memory is rendered, then the highest-level rollup comes first', () => {
     const cycle = [record(words(10)), submit(validSummary()), record(words(10)), submit(validSummary(61)), submit(validSummary(70).replace('detail', 'ROLLED'))];
     const events = run([...cycle, record(words(10)), submit(validSummary(55).replace('detail', 'NEWEST'))], rollupConfig);
-    const memory = memoryText(stateFrom(events), 2000, count, textsFrom(events), 'recap');
+    const memory = memoryText(stateFrom(events), only(2000), count, textsFrom(events), 'recap');
     expect(memory.indexOf('Rollup (level 1) of 2 summaries')).toBeGreaterThan(0);
     expect(memory.indexOf('ROLLED')).toBeLessThan(memory.indexOf('NEWEST'));
     expect(count(memory)).toBeLessThanOrEqual(2000);
@@ -129,7 +134,7 @@ describe('bounded memory', () => {
 
   it('given two topics, when the memory is rendered, then each has its own section within its share', () => {
     const events = run([record(words(10)), submit(validSummary()), record(words(10)), { ...submit(validSummary(61)), topic: 'auth' } as Command]);
-    const memory = memoryText(stateFrom(events), 1000, count, textsFrom(events), 'recap');
+    const memory = memoryText(stateFrom(events), only(1000), count, textsFrom(events), 'recap');
     expect(memory).toContain(`recap: the memory of job ${JOB}: 1 summaries`);
     expect(memory).toContain(`recap: the memory of job ${JOB}, topic auth: 1 summaries`);
     expect(count(memory)).toBeLessThanOrEqual(1000);
@@ -137,7 +142,7 @@ describe('bounded memory', () => {
 
   it('never goes over a budget too small for anything', () => {
     const events = run([record(words(10)), submit(validSummary())]);
-    for (const budget of [1, 5, 20, 100]) expect(count(memoryText(stateFrom(events), budget, count, textsFrom(events), 'recap'))).toBeLessThanOrEqual(budget);
+    for (const budget of [1, 5, 20, 100]) expect(count(memoryText(stateFrom(events), only(budget), count, textsFrom(events), 'recap'))).toBeLessThanOrEqual(budget);
   });
 });
 

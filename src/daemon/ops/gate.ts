@@ -10,6 +10,7 @@ import { submitSeqs } from '../../events/summaries.js';
 import { byOf } from '../../events/switches.js';
 import { AGENT_FACTS } from '../../agents/known.js';
 import type { Where } from '../jobResolver.js';
+import { lookUpReferences } from '../referenceFiles.js';
 import type { RequestOf, ResponseOf } from '../../protocol/protocol.js';
 import type { CommandService, Done } from '../commandService.js';
 import type { PromptSent, Recorded, ToolCheck } from '../hookOps.js';
@@ -78,9 +79,16 @@ export async function check(s: CommandService, r: ToolCheck, where = s.where(r))
   return s.transact(where, command, s.state(where.job).gate.tripped ? { prepared: ctx, texts: denySeqs } : { prepared: ctx });
 }
 
-/** The newest summaries (or those a rollup rolls up) are what the new one is checked against. */
-export function submit(s: CommandService, r: RequestOf<'submit'>): Promise<ResponseOf<'submit'>> {
-  return s.transact(s.where(r), (job, now) => ({ type: 'SubmitSummary', job, text: r.text, ...defined({ topic: r.topic }), now }), { texts: submitSeqs });
+/**
+ * The newest summaries (or those a rollup rolls up) are what the new one is checked against;
+ * the files its `## Files` section names are looked up on the disk first.
+ */
+export async function submit(s: CommandService, r: RequestOf<'submit'>): Promise<ResponseOf<'submit'>> {
+  const where = s.where(r);
+  const prepared = await s.prepare(where.project);
+  const { config } = prepared.decide;
+  const files = await lookUpReferences(r.text, config.REQUIRED_SECTIONS, where.project, prepared.decide);
+  return s.transact(where, (job, now) => ({ type: 'SubmitSummary', job, text: r.text, ...defined({ topic: r.topic }), files, now }), { texts: submitSeqs, prepared });
 }
 
 function trip(s: CommandService, r: RequestOf<'trip'>, by?: Caller): Promise<ResponseOf<'trip'>> {

@@ -5,7 +5,9 @@
 // event) and say so; the audit's reads fail (`known`).
 import { cutToFit, fits, lengthIn, type ContextLimit } from '../../events/contextFit.js';
 import { gateStatus } from '../../events/gate.js';
-import { contextSeqs, contextText, fittedBudget } from '../../events/gateMessages.js';
+import { contextSeqs, contextText, fittedBudget, memoryBudget } from '../../events/gateMessages.js';
+import { filesOwner, type MemoryFiles } from '../../events/memory.js';
+import { filesNow } from '../referenceFiles.js';
 import { nearNames } from '../../common/nearNames.js';
 import { ProtocolError, type RequestOf, type ResponseOf, type StatusAnswer } from '../../protocol/protocol.js';
 import type { CommandService } from '../commandService.js';
@@ -68,19 +70,30 @@ export async function status(s: CommandService, r: RequestOf<'status'>): Promise
  * with a smaller budget, and whatever still does not fit is cut, saying where the rest is.
  */
 export async function context(s: CommandService, r: RequestOf<'context'>, where = s.where(r), shellTool?: string, limit?: ContextLimit): Promise<Memory> {
-  const { config, count } = await s.read(where);
+  const decide = await s.read(where);
+  const { config, count } = decide;
   const recap = s.recapCommand;
-  let budget = config.CONTEXT_BUDGET;
+  const files = await memoryFiles(s, where, decide);
+  let budget = memoryBudget(config);
   for (let attempt = 1; ; attempt += 1) {
+    const extras = { ...(shellTool !== undefined ? { shell: shellTool } : {}), ...(limit ? { limit } : {}), budget, ...(files ? { files } : {}) };
     const answer = await s.withTexts(
       where.job,
       (state) => contextSeqs(state, config, count, recap, budget),
-      (state, texts) => ({ text: contextText(state, config, count, texts, recap, shellTool, limit, budget), tripped: state.gate.tripped, summaries: state.chain.length }),
+      (state, texts) => ({ text: contextText(state, config, count, texts, recap, extras), tripped: state.gate.tripped, summaries: state.chain.length }),
     );
     if (limit === undefined || fits(answer.text, limit)) return answer;
     if (answer.tripped || attempt === CONTEXT_FIT_ATTEMPTS) return { ...answer, text: cutToFit(answer.text, limit, `${recap} context prints it whole`) };
     budget = fittedBudget(budget, lengthIn(answer.text, limit.unit), limit);
   }
+}
+
+/** The newest summary's files as they are now, read as a tool call's read would be (none on a tripped gate). */
+async function memoryFiles(s: CommandService, where: Where, decide: Awaited<ReturnType<CommandService['read']>>): Promise<MemoryFiles | undefined> {
+  const state = s.state(where.job);
+  const owner = state.gate.tripped || decide.config.REF_READ_BUDGET === 0 ? undefined : filesOwner(state);
+  if (owner?.refs === undefined) return undefined;
+  return { seq: owner.seq, files: await filesNow(owner.refs, where.project, decide) };
 }
 
 /** Every accepted summary of the job, oldest first, whole: read from the log. */
