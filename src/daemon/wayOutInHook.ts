@@ -33,13 +33,15 @@ export async function wayOutInHook(call: ToolCall, where: Where, ops: HookOps, s
   // (control characters, a topic of two words or a `;`, which a later deny message would
   // name in the command it asks for) is refused here too.
   const topic = way.options.get('--topic');
+  // The call's project, unless it named another job: a summary's files are paths in it, and its configuration applies.
+  const project = typeof explicit !== 'string' && where.project !== undefined ? { project: where.project } : {};
   const request = { job, ...(typeof topic === 'string' ? { topic } : {}), ...(way.subcommand === 'submit' ? { text: way.summary ?? '' } : {}) };
   const valid = (way.subcommand === 'submit' ? requestSchemas.submit : requestSchemas.status).safeParse(request);
   if (!valid.success) return `${RAN}\nrecap refused the request (${describeIssues(valid.error)}); nothing changed.`;
   switch (way.subcommand) {
     case 'submit': {
       if (way.summary === undefined) return `recap: give the summary in a quoted here-document (${ops.recapCommand} submit <<'EOF' ... EOF); here --file cannot be read.`;
-      const answer = await ops.submit({ job, text: `${way.summary}\n`, ...(typeof topic === 'string' ? { topic } : {}) });
+      const answer = await ops.submit({ job, ...project, text: `${way.summary}\n`, ...(typeof topic === 'string' ? { topic } : {}) });
       if (asJson) return `${RAN}\n${JSON.stringify(answer)}`;
       if (answer.accepted) {
         return (
@@ -54,7 +56,7 @@ export async function wayOutInHook(call: ToolCall, where: Where, ops: HookOps, s
       );
     }
     case 'context': {
-      const { text } = await ops.context({ job }, undefined, shellTool);
+      const { text } = await ops.context({ job, ...project }, undefined, shellTool);
       return `${RAN}\n${asJson ? JSON.stringify({ text }) : text}`;
     }
     case 'status': {
