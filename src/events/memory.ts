@@ -153,7 +153,7 @@ function fileBlock(file: HandedFile, line: string, room: number, count: TokenCou
 function renderIndex(state: JobState, shown: ReadonlySet<number>, budget: number, count: TokenCounter, recap: string): string {
   const rest = state.chain.filter((e) => !shown.has(e.seq));
   if (rest.length === 0 || budget === 0) return '';
-  const head = `Index of the ${rest.length} summaries not shown whole, newest first (${recap} show N prints summary #N whole):`;
+  const head = `Index of the ${rest.length === 1 ? '1 summary' : `${rest.length} summaries`} not shown whole, newest first (${recap} show N prints summary #N whole):`;
   const lines: string[] = [];
   let used = count(head) + 30;
   for (let i = rest.length - 1; i >= 0; i -= 1) {

@@ -4,8 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { GENESIS_HASH } from '../../src/events/chain.js';
 import type { Command } from '../../src/events/commands.js';
 import { configSchema, DEFAULT_CONFIG } from '../../src/events/config.js';
-import type { RecapEvent, StoredEvent, SummaryAccepted } from '../../src/events/events.js';
-import { evolve, initialJobState, type JobState } from '../../src/events/jobState.js';
+import type { RecapEvent, SummaryAccepted } from '../../src/events/events.js';
 import { tripGate } from '../../src/events/gate.js';
 import { memorySeqs, memoryText } from '../../src/events/memory.js';
 import { recordUsage } from '../../src/events/usage.js';
@@ -86,7 +85,6 @@ describe('topics', () => {
 describe('bounded memory', () => {
   /** The summaries' budget alone: no index, no files. */
   const only = (summaries: number) => ({ summaries, index: 0, files: 0 });
-
 
   it('given a chain of 1,000 summaries, when the memory is rendered, then it stays within the budget and says what it left out', () => {
     const { state, texts } = chainOf(1000);
