@@ -25,18 +25,22 @@ export const PROMPT = 'Please make the parser report every error with its line a
  * repeats an earlier round's, on the prompts' own subject.
  */
 export function roundSummary(sections, n) {
-  return sections
-    .map((s, i) => {
-      // Numbers of four or five digits: longer ones would make the text compress like repetition.
-      const k = 1000 + (n % 800) * 100 + i * 7;
-      return `## ${s}\n${[0, 1, 2]
-        .map(
-          (j) =>
-            `Round ${k + j} of the parser work covered ${k + j + 3} errors, ${k + j + 5} lines and ${k + j + 9} keys in ${k + j + 11} files, reported with ${k + j + 13} line numbers after the first one.`,
-        )
-        .join(' ')}`;
-    })
-    .join('\n\n');
+  const gist = `Gist: round ${1000 + (n % 800) * 100} of the parser work, its error report with lines and keys\n\n`;
+  return (
+    gist +
+    sections
+      .map((s, i) => {
+        // Numbers of four or five digits: longer ones would make the text compress like repetition.
+        const k = 1000 + (n % 800) * 100 + i * 7;
+        return `## ${s}\n${[0, 1, 2]
+          .map(
+            (j) =>
+              `Round ${k + j} of the parser work covered ${k + j + 3} errors, ${k + j + 5} lines and ${k + j + 9} keys in ${k + j + 11} files, reported with ${k + j + 13} line numbers after the first one.`,
+          )
+          .join(' ')}`;
+      })
+      .join('\n\n')
+  );
 }
 
 /**

@@ -217,7 +217,8 @@ function loadSummary(round, last) {
   const stride = 1 + (round % (VOCABULARY.length - 1));
   let at = round * 7;
   const section = () => Array.from({ length: 70 }, () => VOCABULARY[(at = (at + stride) % VOCABULARY.length)]).join(' ');
-  return DEFAULT_CONFIG.REQUIRED_SECTIONS.map((heading) => `## ${heading}\n${section()} ${last}`).join('\n\n');
+  const gist = `Gist: load round ${round}, the parser's error report through interaction ${last}\n\n`;
+  return gist + DEFAULT_CONFIG.REQUIRED_SECTIONS.map((heading) => `## ${heading}\n${section()} ${last}`).join('\n\n');
 }
 const LOAD_CLIENTS = 8;
 async function rssUnderLoad(child, dir, seconds) {

@@ -80,7 +80,7 @@ describe('the validator behind a tripped gate', () => {
     expect(trip.code, trip.stderr).toBe(0);
 
     await expectRejected(attack, previous.text, `this summary repeats summary #${previous.seq}`);
-    const accepted = await submitThroughGate(attack, next.summary);
+    const accepted = await submitThroughGate(attack, `Gist: the on-call handoff, what broke overnight, what was decided and what comes next\n\n${next.summary}`);
     expect(accepted.exitCode, `${accepted.stdout}\n${accepted.stderr}`).toBe(0);
     expectAllowed(await runHook(attack.box.env, toolCall(attack, 'Read', { file_path: join(attack.box.project, 'README.md') })));
   });

@@ -267,10 +267,17 @@ describe('the hook launcher against a flood or a daemon that cannot take the cal
     expect((await runCli(box, ['record', '--kind', 'prompt'], { cwd, input: prose(30) })).code).toBe(0);
     // In the daemon's place on the launcher socket: a server that knows no agent (as a daemon older than the launcher would not know a newer one).
     const path = launcherSocketPath(box.socket);
-    rmSync(path);
     const server = createServer();
     server.on('checkContinue', (_req, res: ServerResponse) => res.writeHead(404, { connection: 'close' }).end());
-    await new Promise<void>((resolve) => server.listen(path, resolve));
+    // The daemon's socket keeper makes a deleted socket again: on a busy machine it may win the
+    // race between the removal and the listen, and the path is removed again.
+    for (let bound = false; !bound;) {
+      rmSync(path, { force: true });
+      bound = await new Promise<boolean>((resolve) => {
+        server.once('error', () => resolve(false));
+        server.listen(path, () => resolve(true));
+      });
+    }
     try {
       const answer = await launcher(box, 'claude', AGENTS.claude!.read(cwd, join(cwd, 'a.ts')), { cwd, node: process.execPath });
       expect(denial(answer.stdout)).toContain('recap submit');
