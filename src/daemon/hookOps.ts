@@ -36,6 +36,7 @@ export type HookOps = {
   status(r: RequestOf<'status'>): Promise<ResponseOf<'statusline'>>;
   context(r: RequestOf<'context'>, where?: Where, shellTool?: string, limit?: ContextLimit): Promise<Memory>;
   chain(r: RequestOf<'chain'>): Promise<ResponseOf<'chain'>>;
+  show(r: RequestOf<'show'>): Promise<ResponseOf<'show'>>;
   /** Records what reads found and the log does not hold yet (a session's binding, config facts): a session's start is a write. */
   recordPending(where: Where): Promise<void>;
   /** The window of the session's model in tokens, if its status line told it. */
