@@ -21,6 +21,7 @@ const SCRIPTS = {
   tokens: { file: 'tokens.mjs', args: quick ? ['--quick'] : [], timeoutS: quick ? 60 : 300 },
   auditPage: { file: 'auditPage.mjs', args: quick ? ['--quick'] : [], timeoutS: quick ? 120 : 900 },
   codeManifest: { file: 'codeManifest.mjs', args: quick ? ['--quick'] : [], timeoutS: quick ? 60 : 300 },
+  memory: { file: 'memory.mjs', args: quick ? ['--quick'] : [], timeoutS: quick ? 60 : 600 },
 };
 
 if (!existsSync(join(root, 'dist', 'daemon')) || !existsSync(join(root, 'bin', 'recap-hook.cjs'))) {
@@ -365,6 +366,20 @@ function codeManifestSection(c) {
   };
 }
 
+function memorySection(m) {
+  return {
+    title: 'Memory hand-over',
+    method:
+      `A job of ${m.summaries.toLocaleString('en')} accepted summaries, each naming files (two read ranges and a ref; one range changed since the newest). ` +
+      'The memory is the newest summaries whole, the newest summary\'s files read from the disk, hashed and compared, and an index of the older entries. ' +
+      `Timed from the request's write to its answer over the socket, medians of ${m.runs}: \`context\` as \`recap context\` asks, and a Claude Code SessionStart through the hook op (fit to 10,000 characters).`,
+    figures: [
+      figure('recap context', m.context.medianMs, 'ms', { target: `< ${m.targets.handOverMs} ms`, met: below(m.context.medianMs, m.targets.handOverMs), baseline: `p95 ${m.context.p95Ms} ms; ${m.memoryChars} characters` }),
+      figure('Claude Code SessionStart', m.sessionStart.medianMs, 'ms', { target: `< ${m.targets.handOverMs} ms`, met: below(m.sessionStart.medianMs, m.targets.handOverMs), baseline: `p95 ${m.sessionStart.p95Ms} ms` }),
+    ],
+  };
+}
+
 const started = Date.now();
 const load = { start: loadavg() };
 const raw = {};
@@ -384,6 +399,7 @@ sections.push(raw.tokens ? tokensSection(raw.tokens) : failed('Token counting', 
 sections.push(raw.replay ? replaySection(raw.replay) : failed('Replay and start-up', 'replay'));
 sections.push(raw.auditPage ? auditPageSection(raw.auditPage) : failed('Audit page (recap ui)', 'auditPage'));
 sections.push(raw.codeManifest ? codeManifestSection(raw.codeManifest) : failed("recap's code checked at daemon start", 'codeManifest'));
+sections.push(raw.memory ? memorySection(raw.memory) : failed('Memory hand-over', 'memory'));
 
 const results = {
   date: new Date(started).toISOString(),

@@ -34,6 +34,8 @@ export async function wayOutInHook(call: ToolCall, where: Where, ops: HookOps, s
   // (control characters, a topic of two words or a `;`, which a later deny message would
   // name in the command it asks for) is refused here too.
   const topic = way.options.get('--topic');
+  // The call's project, unless it named another job: a summary's files are paths in it, and its configuration applies.
+  const project = typeof explicit !== 'string' && where.project !== undefined ? { project: where.project } : {};
   const request = {
     job,
     ...(typeof topic === 'string' ? { topic } : {}),
@@ -46,7 +48,7 @@ export async function wayOutInHook(call: ToolCall, where: Where, ops: HookOps, s
   switch (way.subcommand) {
     case 'submit': {
       if (way.summary === undefined) return `recap: give the summary in a quoted here-document (${ops.recapCommand} submit <<'EOF' ... EOF); here --file cannot be read.`;
-      const answer = await ops.submit({ job, text: `${way.summary}\n`, ...(typeof topic === 'string' ? { topic } : {}) });
+      const answer = await ops.submit({ job, ...project, text: `${way.summary}\n`, ...(typeof topic === 'string' ? { topic } : {}) });
       if (asJson) return `${RAN}\n${JSON.stringify(answer)}`;
       if (answer.accepted) {
         return (
@@ -61,7 +63,7 @@ export async function wayOutInHook(call: ToolCall, where: Where, ops: HookOps, s
       );
     }
     case 'context': {
-      const { text } = await ops.context({ job }, undefined, shellTool);
+      const { text } = await ops.context({ job, ...project }, undefined, shellTool);
       return `${RAN}\n${asJson ? JSON.stringify({ text }) : text}`;
     }
     case 'status': {
@@ -73,7 +75,7 @@ export async function wayOutInHook(call: ToolCall, where: Where, ops: HookOps, s
     case 'chain': {
       const { entries } = await ops.chain({ job });
       if (asJson) return `${RAN}\n${JSON.stringify({ entries })}`;
-      return `${RAN}\n${entries.length === 0 ? 'no summaries yet' : entries.map((e, i) => `${i + 1}. level ${e.level}, ${e.tokens} tokens:\n${e.text}`).join('\n\n')}`;
+      return `${RAN}\n${entries.length === 0 ? 'no summaries yet' : entries.map((e) => `#${e.seq}, level ${e.level}, ${e.tokens} tokens:\n${e.text}`).join('\n\n')}`;
     }
     case 'show':
       return `${RAN}\n${await shown(ops, { job, seq: way.seq ?? 0 }, asJson)}`;

@@ -41,7 +41,9 @@ const ORDERS: Record<string, Order> = {
   // A smaller window makes the same context use a larger share of it. 0 takes the window of
   // the model in use, which may be as small as 200,000: only a window no larger is stricter.
   CONTEXT_WINDOW: { lowerZeroAtMost: 200_000 },
-  // PROFILE, TOKEN_ENCODING, TOKEN_WORD_RATIO, JOB_SCOPE, CONTEXT_BUDGET: no safe direction
+  // A gist the agent must write asks more of it than one recap derives.
+  GIST: { strictest: 'agent' },
+  // PROFILE, TOKEN_ENCODING, TOKEN_WORD_RATIO, JOB_SCOPE, CONTEXT_BUDGET, INDEX_BUDGET, REF_READ_BUDGET: no safe direction
   // (a profile changes the sections; an encoding or ratio counts summaries differently too;
   // a session scope starts every session's count at zero).
 };

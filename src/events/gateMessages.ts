@@ -6,7 +6,7 @@ import { fits, lengthIn, type ContextLimit } from './contextFit.js';
 import { summaryText, unrolled, type ChainEntry, type JobState, type PendingInteraction, type SummaryTexts } from './jobState.js';
 import { GIST_FORM, GIST_MAX_TOKENS } from './gist.js';
 import { FILES_HEADING, REFERENCE_FORMS } from './summaryParts.js';
-import { memorySeqs, memoryText, type MemoryBudget, type MemoryFiles } from './memory.js';
+import { memorySeqs, memoryText, type MemoryBudget, type MemoryFiles, type MemoryParts } from './memory.js';
 import type { TokenCounter } from './tokens.js';
 
 const REASON_BUDGET = 8000;
@@ -153,13 +153,44 @@ export function contextSeqs(state: JobState, config: Config, count: TokenCounter
 }
 
 /**
- * Smaller memory budgets for a memory that came out `length` long, over the agent's limit:
- * each part in proportion, with a tenth to spare (counts of tokens and of characters do not
- * scale exactly together).
+ * How an agent's limit is shared when the whole memory does not fit it: the summaries half,
+ * the files three tenths, the index a fifth; a part that needs less than its share leaves
+ * the rest to the others.
  */
-export function fittedBudget(budget: MemoryBudget, length: number, limit: ContextLimit): MemoryBudget {
-  const scale = (n: number) => Math.max(n === 0 ? 0 : 1, Math.min(n - 1, Math.floor(((n * limit.max) / length) * 0.9)));
-  return { summaries: scale(budget.summaries), index: scale(budget.index), files: scale(budget.files) };
+export const LIMIT_SHARES: Readonly<Record<keyof MemoryParts, number>> = { summaries: 0.5, files: 0.3, index: 0.2 };
+
+/** Room kept for the blank lines between the parts and the counts' rounding. */
+const JOINS = 64;
+
+/**
+ * Smaller memory budgets for a memory whose parts came out over the agent's limit: each part
+ * over its share of the limit (LIMIT_SHARES) is given a budget in proportion, with a tenth to
+ * spare (counts of tokens and of characters do not scale exactly together).
+ */
+export function fittedBudget(budget: MemoryBudget, parts: MemoryParts, limit: ContextLimit): MemoryBudget {
+  const keys = Object.keys(LIMIT_SHARES) as (keyof MemoryParts)[];
+  const size = Object.fromEntries(keys.map((k) => [k, lengthIn(parts[k], limit.unit)])) as Record<keyof MemoryParts, number>;
+  const room = Math.max(0, limit.max - JOINS);
+  const allowed = { ...size };
+  let over = keys.filter((k) => size[k] > 0);
+  let left = room;
+  // Parts within their share keep their size; what they leave is shared among the others.
+  for (let changed = true; changed; ) {
+    changed = false;
+    const shares = over.reduce((sum, k) => sum + LIMIT_SHARES[k], 0);
+    for (const k of over) {
+      const share = (left * LIMIT_SHARES[k]) / shares;
+      if (size[k] > share) continue;
+      left -= size[k];
+      over = over.filter((o) => o !== k);
+      changed = true;
+      break;
+    }
+  }
+  const shares = over.reduce((sum, k) => sum + LIMIT_SHARES[k], 0);
+  for (const k of over) allowed[k] = (left * LIMIT_SHARES[k]) / shares;
+  const scale = (n: number, k: keyof MemoryParts) => (size[k] <= allowed[k] ? n : Math.max(0, Math.min(n - 1, Math.floor(((n * allowed[k]) / size[k]) * 0.9))));
+  return { summaries: Math.max(1, scale(budget.summaries, 'summaries')), files: scale(budget.files, 'files'), index: scale(budget.index, 'index') };
 }
 
 /** What the memory hands over besides summaries: the limit it must fit, its files. */

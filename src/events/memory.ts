@@ -170,15 +170,30 @@ function renderIndex(state: JobState, shown: ReadonlySet<number>, budget: number
   return [head, ...lines, ...tail].join('\n');
 }
 
+/** The memory's parts as rendered, each within its own budget ('' for a part with nothing to show). */
+export type MemoryParts = { summaries: string; files: string; index: string };
+
 /**
  * `recap`: how the agent names recap in its shell (the launcher's path). `files`: the newest
  * summary's files as found at hand-over, if it names any (filesOwner).
  */
-export function memoryText(state: JobState, budget: MemoryBudget, count: TokenCounter, texts: SummaryTexts, recap: string, files?: MemoryFiles): string {
-  if (state.chain.length === 0) return `recap: job ${state.job} has no summaries yet.`;
+export function memoryParts(state: JobState, budget: MemoryBudget, count: TokenCounter, texts: SummaryTexts, recap: string, files?: MemoryFiles): MemoryParts {
+  if (state.chain.length === 0) return { summaries: `recap: job ${state.job} has no summaries yet.`, files: '', index: '' };
   const { plans, share } = plan(state, budget.summaries, count, recap);
   const topics = plans.map((p) => renderTopic(p, share, count, texts));
   const shown = new Set(topics.flatMap((t) => t.shown.map((e) => e.seq)));
-  const parts = [...topics.map((t) => t.text), files ? renderFiles(files, budget.files, count) : '', renderIndex(state, shown, budget.index, count, recap)];
-  return parts.filter(Boolean).join('\n\n');
+  return {
+    summaries: topics
+      .map((t) => t.text)
+      .filter(Boolean)
+      .join('\n\n'),
+    files: files ? renderFiles(files, budget.files, count) : '',
+    index: renderIndex(state, shown, budget.index, count, recap),
+  };
+}
+
+export const joinParts = (parts: MemoryParts): string => [parts.summaries, parts.files, parts.index].filter(Boolean).join('\n\n');
+
+export function memoryText(state: JobState, budget: MemoryBudget, count: TokenCounter, texts: SummaryTexts, recap: string, files?: MemoryFiles): string {
+  return joinParts(memoryParts(state, budget, count, texts, recap, files));
 }

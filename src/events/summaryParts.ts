@@ -22,8 +22,8 @@ export const FILES_HEADING = 'Files';
 const FILES_KEY = headingKey(FILES_HEADING);
 
 const GIST = /^\s*(?:[*_]{1,2})?gist(?:[*_]{1,2})?\s*:(?:[*_]{1,2})?\s*(.*)$/i;
-/** `- read PATH[:START-END] — why`; the path may be in backticks, the dash an em or en dash, `--` or `-`. */
-const REFERENCE = /^\s*[-*+]\s+(read|ref)\s+(`[^`]+`|\S+)\s+(?:—|–|--|-|:)\s*(.*)$/i;
+/** `- read PATH[:START-END] — why`; the path may be in backticks, the dash an em or en dash, `--`, `-` or a colon. */
+const REFERENCE = /^\s*[-*+]\s+(read|ref)\s+(`[^`]+`|\S+?)(?::\s+|\s+(?:—|–|--|-|:)\s*|\s*$)(.*)$/i;
 const RANGE = /^(.*?):(\d+)(?:-(\d+))?$/;
 
 export const REFERENCE_FORMS = '`- read PATH[:START-END] — why` or `- ref PATH — why`';
@@ -50,7 +50,7 @@ export function summaryParts(text: string, required: readonly string[]): Summary
     if (typeof parsed === 'object') references.push(parsed);
     else problems.push(`${FILES_HEADING} line "${clip(line.trim())}" ${parsed ?? 'is inside a code block'}: write each line as ${REFERENCE_FORMS}`);
   }
-  const body = [...raw.slice(0, at.line), ...raw.slice(to)].join('\n');
+  const body = [...raw.slice(0, at.line), ...raw.slice(to)].join('\n').trimEnd();
   return { ...(gist !== undefined ? { gist } : {}), body, references, problems };
 }
 

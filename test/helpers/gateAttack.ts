@@ -161,13 +161,14 @@ export function submitCommandIn(reason: string): string {
   return lines.slice(start, end + 1).join('\n');
 }
 
-/** The command with each section's placeholder line replaced by a real summary of the window. */
+/** The command with its Gist line and each section's placeholder line replaced by a real summary of the window. */
 export function filledIn(command: string, round = 0): string {
   let section: string | undefined;
   let index = -1;
   return command
     .split('\n')
     .map((line) => {
+      if (/^Gist: <.*>$/.test(line)) return `Gist: round ${round} of the window on the config parser and its retries, summarized for the next session`;
       const heading = /^## (.+)$/.exec(line);
       if (heading) {
         section = heading[1];

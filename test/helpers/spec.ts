@@ -112,3 +112,20 @@ function variedWords(n: number, seed: number): string {
 export function validSummary(perSection = 60, sections = DEFAULT_CONFIG.REQUIRED_SECTIONS): string {
   return `Gist: ${variedWords(10, perSection * 16 + 97)}\n\n` + sections.map((s, i) => `## ${s}\ndetail ${variedWords(perSection - 1, perSection * 16 + i)}`).join('\n\n');
 }
+
+/** A job with `n` summaries, folded event by event (re-folding from scratch would be slow). */
+export function chainOf(n: number): { state: JobState; texts: Map<number, string> } {
+  const ctx = context();
+  const state = initialJobState(JOB);
+  const texts = new Map<number, string>();
+  let seq = 0;
+  for (let i = 0; i < n; i += 1) {
+    for (const command of [record(`${words(5)} ${i}`), submit(validSummary(50 + (i % 20)).replace('detail', `detail${i}`))]) {
+      for (const event of decide(command, state, { ...ctx, texts }).events) {
+        evolve(state, { ...event, seq: (seq += 1), version: 1 } as StoredEvent);
+        if (event.type === 'SummaryAccepted') texts.set(seq, event.data.text);
+      }
+    }
+  }
+  return { state, texts };
+}

@@ -10,7 +10,7 @@ import { tripGate } from '../../src/events/gate.js';
 import { memorySeqs, memoryText } from '../../src/events/memory.js';
 import { recordUsage } from '../../src/events/usage.js';
 import { wordsCounter } from '../../src/events/tokens.js';
-import { context, decide, gateTripped, given, interactionRecorded, JOB, record, stateFrom, submit, T0, textsFrom, validSummary, words } from '../helpers/spec.js';
+import { chainOf, context, decide, gateTripped, given, interactionRecorded, JOB, record, stateFrom, submit, T0, textsFrom, validSummary, words } from '../helpers/spec.js';
 import { claudeToolCall } from '../../src/agents/claude/facts.js';
 
 const count = wordsCounter(1);
@@ -87,22 +87,6 @@ describe('bounded memory', () => {
   /** The summaries' budget alone: no index, no files. */
   const only = (summaries: number) => ({ summaries, index: 0, files: 0 });
 
-  /** A job with `n` summaries, folded event by event (re-folding from scratch would be slow). */
-  function chainOf(n: number): { state: JobState; texts: Map<number, string> } {
-    const ctx = context();
-    const state = initialJobState(JOB);
-    const texts = new Map<number, string>();
-    let seq = 0;
-    for (let i = 0; i < n; i += 1) {
-      for (const command of [record(`${words(5)} ${i}`), submit(validSummary(50 + (i % 20)).replace('detail', `detail${i}`))]) {
-        for (const event of decide(command, state, { ...ctx, texts }).events) {
-          evolve(state, { ...event, seq: (seq += 1), version: 1 } as StoredEvent);
-          if (event.type === 'SummaryAccepted') texts.set(seq, event.data.text);
-        }
-      }
-    }
-    return { state, texts };
-  }
 
   it('given a chain of 1,000 summaries, when the memory is rendered, then it stays within the budget and says what it left out', () => {
     const { state, texts } = chainOf(1000);

@@ -6,7 +6,7 @@
 import { cutToFit, fits, lengthIn, type ContextLimit } from '../../events/contextFit.js';
 import { gateStatus } from '../../events/gate.js';
 import { contextSeqs, contextText, fittedBudget, memoryBudget } from '../../events/gateMessages.js';
-import { filesOwner, type MemoryFiles } from '../../events/memory.js';
+import { filesOwner, joinParts, memoryParts, type MemoryFiles } from '../../events/memory.js';
 import { filesNow } from '../referenceFiles.js';
 import { nearNames } from '../../common/nearNames.js';
 import { ProtocolError, type RequestOf, type ResponseOf, type StatusAnswer } from '../../protocol/protocol.js';
@@ -78,15 +78,20 @@ export async function context(s: CommandService, r: RequestOf<'context'>, where 
   const files = await memoryFiles(s, where, decide);
   let budget = memoryBudget(config);
   for (let attempt = 1; ; attempt += 1) {
-    const extras = { ...(shellTool !== undefined ? { shell: shellTool } : {}), ...(limit ? { limit } : {}), budget, ...(files ? { files } : {}) };
-    const answer = await s.withTexts(
+    const extras = { ...(shellTool !== undefined ? { shell: shellTool } : {}), ...(limit ? { limit } : {}) };
+    const { parts, ...answer } = await s.withTexts(
       where.job,
       (state) => contextSeqs(state, config, count, recap, budget),
-      (state, texts) => ({ text: contextText(state, config, count, texts, recap, extras), tripped: state.gate.tripped, summaries: state.chain.length }),
+      (state, texts) => {
+        const tripped = state.gate.tripped;
+        const parts = tripped ? undefined : memoryParts(state, budget, count, texts, recap, files);
+        const text = parts ? joinParts(parts) : contextText(state, config, count, texts, recap, extras);
+        return { text, parts, tripped, summaries: state.chain.length };
+      },
     );
     if (limit === undefined || fits(answer.text, limit)) return answer;
-    if (answer.tripped || attempt === CONTEXT_FIT_ATTEMPTS) return { ...answer, text: cutToFit(answer.text, limit, `${recap} context prints it whole`) };
-    budget = fittedBudget(budget, lengthIn(answer.text, limit.unit), limit);
+    if (parts === undefined || attempt === CONTEXT_FIT_ATTEMPTS) return { ...answer, text: cutToFit(answer.text, limit, `${recap} context prints it whole`) };
+    budget = fittedBudget(budget, parts, limit);
   }
 }
 
