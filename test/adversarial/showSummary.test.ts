@@ -1,6 +1,6 @@
 // `recap show N` on a tripped gate, through the real `recap-hook claude` and a real shell: the
 // deny names it, the exact command passes and prints summary #N whole while the gate stays
-// tripped; anything chained onto it or hidden in it is denied by the gate, and then the way
+// tripped; anything chained onto it or hidden in it is denied, and then the way
 // out still opens the gate. On the open gate it passes too, and `recap event N` (any event of
 // any job) stays the user's.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -67,9 +67,10 @@ describe('recap show N on a tripped gate', () => {
     ['bare recap on PATH', (_l: string, n: number) => `recap show ${n}`],
     ['through env', (l: string, n: number) => `env ${l} show ${n}`],
     ['a subshell', (l: string, n: number) => `(${l} show ${n})`],
-  ])('with %s is denied by the gate, and the way out stays open', async (_name, spell) => {
+  ])('with %s is denied, and the way out stays open', async (_name, spell) => {
     const reason = expectDenied(await bash(attack, spell(launcherOf(attack), seq)));
-    expect(reason).toContain(`job ${attack.job} needs a summary`);
+    // By the gate, or first by the protection rules (recap's config, a shell's start-up file, a wrapper that runs recap).
+    expect(reason).toMatch(new RegExp(`^recap: (?:job ${attack.job} needs a summary|this call was refused)`));
     expect(await tripped(attack)).toBe(true);
     await expectWayOutOpen(attack, {});
   });
