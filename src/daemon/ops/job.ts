@@ -3,7 +3,7 @@
 // flight and append nothing (CommandService.read). A job named that has no events is never
 // silently a new one: these answer (scripts and agents ask about a job before its first
 // event) and say so; the audit's reads fail (`known`).
-import { cutToFit, fits, lengthIn, type ContextLimit } from '../../events/contextFit.js';
+import { cutToFit, fits, type ContextLimit } from '../../events/contextFit.js';
 import { gateStatus } from '../../events/gate.js';
 import { contextSeqs, contextText, fittedBudget, memoryBudget } from '../../events/gateMessages.js';
 import { filesOwner, joinParts, memoryParts, type MemoryFiles } from '../../events/memory.js';
