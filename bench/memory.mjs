@@ -33,7 +33,10 @@ writeFileSync(join(project, 'src', 'retry.ts'), source('retry', 120));
 writeFileSync(join(project, 'src', 'parser.ts'), source('parse', 200));
 writeFileSync(join(project, 'README.md'), '# the project\n');
 // Word counting: the 1,000 summaries go in quickly; the hand-over does the same work whatever the encoding.
-writeFileSync(join(dir, 'config.conf'), ['TOKEN_ENCODING=words', 'TOKEN_THRESHOLD=1000000', 'REQUIRED_SECTIONS=("Notes")', 'MIN_TOKENS_PER_SECTION=1', 'SUMMARY_MIN_TOKENS=1', 'SUMMARY_GROUNDING=off'].join('\n'));
+writeFileSync(
+  join(dir, 'config.conf'),
+  ['TOKEN_ENCODING=words', 'TOKEN_THRESHOLD=1000000', 'REQUIRED_SECTIONS=("Notes")', 'MIN_TOKENS_PER_SECTION=1', 'SUMMARY_MIN_TOKENS=1', 'SUMMARY_GROUNDING=off'].join('\n'),
+);
 const env = benchEnv(dir);
 const daemon = await startDaemon(env);
 const client = await Client.connect(env.RECAP_SOCKET);
@@ -61,7 +64,8 @@ try {
     return { medianMs: round(median(ms), 2), p95Ms: round(p95(ms), 2) };
   };
   const context = await ask('context', {});
-  if (!context.text.includes('changed since the summary') || !context.text.includes('Index of the')) throw new Error(`the memory lacks its files or index:\n${context.text.slice(0, 2000)}`);
+  if (!context.text.includes('changed since the summary') || !context.text.includes('Index of the'))
+    throw new Error(`the memory lacks its files or index:\n${context.text.slice(0, 2000)}`);
   const payload = { session_id: 'bench', cwd: project, hook_event_name: 'SessionStart', source: 'startup', transcript_path: join(dir, 'none.jsonl') };
   const result = {
     targets: TARGETS,

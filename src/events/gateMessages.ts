@@ -175,7 +175,7 @@ export function fittedBudget(budget: MemoryBudget, parts: MemoryParts, limit: Co
   let over = keys.filter((k) => size[k] > 0);
   let left = room;
   // Parts within their share keep their size; what they leave is shared among the others.
-  for (let changed = true; changed; ) {
+  for (let changed = true; changed;) {
     changed = false;
     const shares = over.reduce((sum, k) => sum + LIMIT_SHARES[k], 0);
     for (const k of over) {

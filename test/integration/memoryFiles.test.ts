@@ -87,7 +87,9 @@ describe('the Files section', () => {
       expect.stringMatching(/^data-link\/LOG cannot be named: .*recap/),
       "src/gone.ts does not exist in the project: name a file that exists, relative to the project's folder",
       "src/app.ts:4-40 ends after the file's last line (5): name lines that exist",
-      expect.stringMatching(/^the read entries of Files need \d+ tokens; at most 300 \(REF_READ_BUDGET\) are handed over: narrow them to line ranges, or make some refs, e\.g\. big\.txt \(\d+ tokens\)$/),
+      expect.stringMatching(
+        /^the read entries of Files need \d+ tokens; at most 300 \(REF_READ_BUDGET\) are handed over: narrow them to line ranges, or make some refs, e\.g\. big\.txt \(\d+ tokens\)$/,
+      ),
     ]);
     expect(await h.tripped()).toBe(true);
     expect(await h.readAllowed()).toBe(false);
@@ -104,7 +106,7 @@ describe('the Files section', () => {
     ]);
   });
 
-  it('hands a new session the files as they are now: a changed range marked changed, a file turned into a link to recap\'s log refused', async () => {
+  it("hands a new session the files as they are now: a changed range marked changed, a file turned into a link to recap's log refused", async () => {
     const h = await setup(['TOKEN_THRESHOLD=20']);
     h.file('src/app.ts', APP);
     h.file('notes.txt', 'the plan: retry three times, then give up\n');
@@ -122,7 +124,9 @@ describe('the Files section', () => {
     symlinkSync(join(logFile.parentPath, logFile.name), join(h.box.project, 'notes.txt'));
 
     const after = await h.context();
-    expect(after).toContain('- read src/app.ts:2-4 — the retry loop [changed since the summary: its contents now]\n```\n  for (let i = 0; i < 3; i += 1) {\n    retryWithBackoff(i, 250);\n  }\n```');
+    expect(after).toContain(
+      '- read src/app.ts:2-4 — the retry loop [changed since the summary: its contents now]\n```\n  for (let i = 0; i < 3; i += 1) {\n    retryWithBackoff(i, 250);\n  }\n```',
+    );
     expect(after).toMatch(/- read notes\.txt — the plan \[not handed over: [^\]]*recap[^\]]*\]/);
     expect(after).not.toMatch(/MANIFEST-/);
     expect(after).toContain('- ref docs/plan.md — where the plan lives');
@@ -131,7 +135,16 @@ describe('the Files section', () => {
 
 describe('a long chain', () => {
   it('gives 200 summaries an index within INDEX_BUDGET, newest first, after the newest summaries whole', async () => {
-    const h = await setup(['TOKEN_ENCODING=words', 'TOKEN_THRESHOLD=1000000', 'REQUIRED_SECTIONS=("Notes")', 'MIN_TOKENS_PER_SECTION=1', 'SUMMARY_MIN_TOKENS=1', 'SUMMARY_GROUNDING=off', 'CONTEXT_BUDGET=300', 'INDEX_BUDGET=400']);
+    const h = await setup([
+      'TOKEN_ENCODING=words',
+      'TOKEN_THRESHOLD=1000000',
+      'REQUIRED_SECTIONS=("Notes")',
+      'MIN_TOKENS_PER_SECTION=1',
+      'SUMMARY_MIN_TOKENS=1',
+      'SUMMARY_GROUNDING=off',
+      'CONTEXT_BUDGET=300',
+      'INDEX_BUDGET=400',
+    ]);
     for (let i = 1; i <= 200; i += 1) {
       await h.op({ op: 'record', job: h.job, kind: 'prompt', text: `prompt ${i}: ${prose(1)}` });
       const text = `Gist: step ${i} moved the parser's error report into module number ${i}\n\n## Notes\nentry-${i} ${notes(2, i * 2)}`;

@@ -86,7 +86,6 @@ describe('bounded memory', () => {
   /** The summaries' budget alone: no index, no files. */
   const only = (summaries: number) => ({ summaries, index: 0, files: 0 });
 
-
   it('given a chain of 1,000 summaries, when the memory is rendered, then it stays within the budget and says what it left out', () => {
     const { state, texts } = chainOf(1000);
     expect(state.chain).toHaveLength(1000);

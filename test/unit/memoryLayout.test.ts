@@ -50,7 +50,14 @@ describe('the index', () => {
 });
 
 describe('the files', () => {
-  const ref = (mode: 'read' | 'ref', path: string, why: string, more: Partial<FileReference> = {}): FileReference => ({ mode, path, why, sha256: 'a'.repeat(64), tokens: 5, ...more });
+  const ref = (mode: 'read' | 'ref', path: string, why: string, more: Partial<FileReference> = {}): FileReference => ({
+    mode,
+    path,
+    why,
+    sha256: 'a'.repeat(64),
+    tokens: 5,
+    ...more,
+  });
 
   it('given the newest summary named files, when the memory is rendered, then each read shows its contents marked, and each ref its reason', () => {
     const { state, texts } = chainOf(3);

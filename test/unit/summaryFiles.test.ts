@@ -75,7 +75,7 @@ describe('the reference rules', () => {
   });
 
   it('given a range past the last line or backwards, then it is rejected saying so', () => {
-    expect(judgeReferences([read], { 'src/app.ts:1-40': file(10, 30) }, 4000).problems).toEqual(['src/app.ts:1-40 ends after the file\'s last line (30): name lines that exist']);
+    expect(judgeReferences([read], { 'src/app.ts:1-40': file(10, 30) }, 4000).problems).toEqual(["src/app.ts:1-40 ends after the file's last line (30): name lines that exist"]);
     const backwards = { ...read, start: 9, end: 3 };
     expect(judgeReferences([backwards], { 'src/app.ts:9-3': file(10) }, 4000).problems).toEqual([expect.stringMatching(/has the range 9-3: a range is START-END/)]);
   });
@@ -112,11 +112,15 @@ describe('the gist', () => {
     expect(answer).toMatchObject({ accepted: false, problems: [expect.stringMatching(/^the gist is copied from the interactions/)] });
   });
 
-  it('given an accepted summary, then its event keeps the agent\'s gist; with GIST=recap, recap derives it from the first sentence', () => {
+  it("given an accepted summary, then its event keeps the agent's gist; with GIST=recap, recap derives it from the first sentence", () => {
     const state = stateFrom(decide(record(words(20)), stateFrom([]), context({})).events);
     const agent = decide(submit(validSummary()), state, context({})).events[0] as SummaryAccepted;
     expect(agent.data).toMatchObject({ gist: validSummary().split('\n')[0]!.slice('Gist: '.length), gistBy: 'agent' });
-    const derived = decide(submit('## User Requests\nThe user asked for retries. More followed.\n\n' + validSummary().split('\n\n').slice(2).join('\n\n')), state, context({ GIST: 'recap', REQUIRED_SECTIONS: ['User Requests'], MIN_TOKENS_PER_SECTION: 1 }));
+    const derived = decide(
+      submit('## User Requests\nThe user asked for retries. More followed.\n\n' + validSummary().split('\n\n').slice(2).join('\n\n')),
+      state,
+      context({ GIST: 'recap', REQUIRED_SECTIONS: ['User Requests'], MIN_TOKENS_PER_SECTION: 1 }),
+    );
     expect(derived.events[0]).toMatchObject({ type: 'SummaryAccepted', data: { gist: 'The user asked for retries.', gistBy: 'recap' } });
   });
 
