@@ -29,7 +29,9 @@ export type HookCall =
    * when COUNT_KINDS names it.
    */
   | { kind: 'machine'; as: string; text: string }
-  | { kind: 'sessionStart' };
+  | { kind: 'sessionStart' }
+  /** The agent is about to compact its conversation: its summary is steered, never blocked. */
+  | { kind: 'compacting' };
 
 /** Who makes the call and where: the same for every event of an agent. */
 export type Caller = {

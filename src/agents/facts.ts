@@ -11,8 +11,12 @@ import type { ToolCall } from '../events/toolCall.js';
 /** What recap-hook prints and the exit code it ends with. */
 export type HookAnswer = { stdout: string; exitCode: number };
 
-/** recap's own names for the hook events it acts on; `compaction` records the agent's own summary of its compacted conversation. */
-export type EventKind = 'prompt' | 'tool' | 'toolUsed' | 'sessionStart' | 'compaction';
+/**
+ * recap's own names for the hook events it acts on; `compacting` comes before the agent
+ * compacts its conversation (its answer steers the agent's summary), `compaction` records
+ * the agent's own summary of its compacted conversation.
+ */
+export type EventKind = 'prompt' | 'tool' | 'toolUsed' | 'sessionStart' | 'compacting' | 'compaction';
 
 export type AgentFacts = {
   /** The name `recap install <name>` and `recap-hook <name>` take. */
@@ -33,6 +37,11 @@ export type AgentFacts = {
   withNotice?(answer: HookAnswer, text: string): HookAnswer;
   /** An answer that adds text to the model's context at a prompt or a session start. */
   context(event: 'prompt' | 'sessionStart', text: string): HookAnswer;
+  /**
+   * The answer that adds instructions to the agent's own summary request when it compacts, for
+   * an agent whose pre-compaction hook can do that (its `compacting` event); never a block.
+   */
+  steer?(instructions: string): HookAnswer;
   /**
    * The most context text the agent hands the model whole, if it has a limit: recap's memory
    * and gate messages are made to fit, whatever CONTEXT_BUDGET says.

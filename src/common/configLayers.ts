@@ -4,6 +4,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { allowedValues, BANDS, CONFIG_KEYS, configProblems, configSchema, LIST_KEYS, NUMBER_KEYS, valueProblems, type Config, type ConfigKey } from '../events/config.js';
+import { profileSource } from '../events/profiles.js';
 import { NO_FILE_HASH } from '../events/configApproval.js';
 import { parseConfigFile } from './configFile.js';
 
@@ -85,7 +86,12 @@ export function combine(layers: Layer[]): { ok: true; effective: Effective } | {
     Object.assign(sources, layer.sources);
   }
   const problems = configProblems(values);
-  if (problems.length === 0) return { ok: true, effective: { config: configSchema.parse(values), sources } };
+  if (problems.length === 0) {
+    const config = configSchema.parse(values);
+    // A key no file sets takes the profile's value where the profile has one: say so.
+    for (const key of CONFIG_KEYS) if (sources[key] === 'default') sources[key] = profileSource(config.PROFILE, key) ?? 'default';
+    return { ok: true, effective: { config, sources } };
+  }
   return {
     ok: false,
     problems: problems.map(({ key, message }) => {

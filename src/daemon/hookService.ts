@@ -1,8 +1,8 @@
 // Any agent's hook, answered the same way once its adapter has read it: a prompt is
 // recorded, a question and its answer are recorded, every tool call is checked, a new
-// session is handed the job's memory. A tool call of an unexpected shape is judged as an
-// unknown tool (denied while the gate is tripped); anything else unreadable gets a harmless
-// answer and a warning.
+// session is handed the job's memory, a compaction is steered (never blocked). A tool call
+// of an unexpected shape is judged as an unknown tool (denied while the gate is tripped);
+// anything else unreadable gets a harmless answer and a warning.
 import type { Logger } from 'pino';
 import type { Adapter, Caller, HookCall } from '../agents/adapter.js';
 import { NOTHING, withNotice, type HookAnswer } from '../agents/facts.js';
@@ -47,6 +47,7 @@ export async function answerHook(adapter: Adapter, payload: unknown, ops: HookOp
     return NOTHING;
   }
   const { call, caller } = parsed;
+  if (call.kind === 'compacting') return steerCompaction(adapter, caller, ops, log);
   // Not `{ ...(session ? { session } : {}), cwd }`: see whoOf.
   const where = ops.where({ session: caller.session, cwd: caller.cwd });
   const { machine, ...seen } = await observe(adapter, caller, where, ops, log);
@@ -74,9 +75,31 @@ async function withOwedNotice(adapter: Adapter, answer: HookAnswer, where: Where
   return told;
 }
 
+/**
+ * The agent is about to compact its conversation: its summary is asked to keep what the
+ * job's newest summary records. Never a block, whatever happens: a compaction held back
+ * would only come again, the context still full; with nothing to say or no way to say it,
+ * the answer is nothing. Not a turn of the session's: no transcript read, no notice owed.
+ */
+async function steerCompaction(adapter: Adapter, caller: Caller, ops: HookOps, log: Logger): Promise<HookAnswer> {
+  const { facts } = adapter;
+  if (facts.steer === undefined) return NOTHING;
+  try {
+    const where = ops.where({ session: caller.session, cwd: caller.cwd });
+    const instructions = await ops.compactSteer(where);
+    return instructions === undefined ? NOTHING : facts.steer(instructions);
+  } catch (error) {
+    log.warn({ err: error, agent: facts.name }, `${facts.title}'s compaction goes on without recap's instructions: they could not be made`);
+    return NOTHING;
+  }
+}
+
+/** Every call but a compaction's, which steerCompaction answers. */
+type AnsweredCall = Exclude<HookCall, { kind: 'compacting' }>;
+
 async function answerCall(
   adapter: Adapter,
-  call: HookCall,
+  call: AnsweredCall,
   caller: Caller,
   where: Where,
   ops: HookOps,
@@ -153,7 +176,7 @@ export async function recordSpooledPrompt(adapter: Adapter, payload: unknown, op
 }
 
 /** A prompt the transcript already shows as a turn the agent's harness made is recorded as that turn's kind. */
-function asMachine(call: HookCall, machine: MachineTurn[]): HookCall {
+function asMachine(call: AnsweredCall, machine: MachineTurn[]): AnsweredCall {
   if (call.kind !== 'prompt') return call;
   const turn = machine.find((m) => m.text.trim() === call.text.trim());
   return turn === undefined ? call : { kind: 'machine', as: turn.kind, text: call.text };

@@ -1,34 +1,33 @@
 // The configuration keys, their types, ranges and defaults: one schema, used to validate
 // config files at the boundary and to type the configuration everywhere inside.
 import { z } from 'zod';
+import { DEFAULT_RULES, PROFILES, profileRule, profileSource, type ProfileName, type ProfileRules } from './profiles.js';
 
 const positiveInt = z.number().int().min(1);
 const count = z.number().int().min(0);
 const words = z.array(z.string().min(1));
 
-export const DEFAULT_SECTIONS = ['User Requests', 'Questions & Decisions', 'Design Choices', 'Corrections & Feedback', 'Current State'];
+export { DEFAULT_SECTIONS, PROFILES } from './profiles.js';
 
-/** The templates PROFILE chooses from; REQUIRED_SECTIONS, when set, overrides them. */
-export const PROFILES = {
-  default: DEFAULT_SECTIONS,
-  handoff: ['Completed Tasks', 'Active Task', 'Key Decisions', 'User Directives', 'Current Work'],
-  progress: ['Goal', 'Constraints & Preferences', 'Progress', 'Key Decisions', 'Next Steps', 'Critical Context'],
-  research: ['Sources Cited', 'Hypotheses Tested', 'Open Questions'],
-  consulting: ['Client Goals', 'Constraints Surfaced', 'Action Items'],
-  legal: ['Statutes Referenced', 'Precedents Reviewed', 'Open Conflicts'],
-} as const satisfies Record<string, readonly string[]>;
+/**
+ * A key a profile may set: left out, it takes the profile's value (profiles.ts), else the
+ * default profile's, which the schema shows as its default (the docs and `allowedValues` read it).
+ */
+const profiled = <T extends z.ZodType>(schema: T, key: keyof ProfileRules) => schema.optional().meta({ default: DEFAULT_RULES[key] });
 
 const fields = {
   TOKEN_THRESHOLD: positiveInt.default(500),
-  SUMMARY_MIN_TOKENS: positiveInt.default(200),
-  SUMMARY_MAX_TOKENS: positiveInt.default(1000),
-  MIN_TOKENS_PER_SECTION: count.default(50),
+  SUMMARY_MIN_TOKENS: profiled(positiveInt, 'SUMMARY_MIN_TOKENS'),
+  SUMMARY_MAX_TOKENS: profiled(positiveInt, 'SUMMARY_MAX_TOKENS'),
+  MIN_TOKENS_PER_SECTION: profiled(count, 'MIN_TOKENS_PER_SECTION'),
   /** 0: no cap. */
   SECTION_MAX_TOKENS: count.default(0),
   /** on: a summary must name some of the concrete things (paths, identifiers, names, numbers) its window contained. */
   SUMMARY_GROUNDING: z.enum(['on', 'off']).default('on'),
-  PROFILE: z.enum(Object.keys(PROFILES) as [keyof typeof PROFILES, ...(keyof typeof PROFILES)[]]).default('default'),
+  PROFILE: z.enum(Object.keys(PROFILES) as [ProfileName, ...ProfileName[]]).default('default'),
   REQUIRED_SECTIONS: words.min(1).optional(),
+  /** Sections that quote the user's prompts word for word (summaryQuotes.ts). */
+  VERBATIM_SECTIONS: profiled(words, 'VERBATIM_SECTIONS'),
   BYPASS_PREFIXES: words.default([]),
   COUNT_KINDS: z.array(z.string().regex(/^[a-z][a-z0-9_-]*$/, 'kinds are lower-case words')).default(['prompt', 'qa']),
   TOKEN_ENCODING: z.enum(['o200k_base', 'cl100k_base', 'words']).default('o200k_base'),
@@ -60,15 +59,32 @@ export const BANDS = [
   ['ROLLUP_MIN_TOKENS', 'ROLLUP_MAX_TOKENS'],
 ] as const;
 
-export const configSchema = z
-  .object(fields)
-  .strict()
-  .superRefine((c, ctx) => {
-    for (const [low, high] of BANDS) {
-      if (c[low] > c[high]) ctx.addIssue({ code: 'custom', path: [low], message: `${low} (${c[low]}) must not exceed ${high} (${c[high]})` });
-    }
-  })
-  .transform((c) => ({ ...c, REQUIRED_SECTIONS: c.REQUIRED_SECTIONS ?? [...PROFILES[c.PROFILE]] }));
+export const configSchema = z.object(fields).strict().transform(withProfile);
+
+type Values = z.output<z.ZodObject<typeof fields>>;
+
+/** The keys left out filled in from the profile, then the bands checked (a problem names the keys, and says when the profile set an end). */
+function withProfile(c: Values, ctx: z.core.$RefinementCtx<Values>) {
+  const profile = c.PROFILE;
+  // Every key in the schema's order first (`recap config show` lists them so), then the values.
+  const config = {
+    ...(KEY_ORDER as object),
+    ...c,
+    REQUIRED_SECTIONS: c.REQUIRED_SECTIONS ?? [...PROFILES[profile]],
+    SUMMARY_MIN_TOKENS: c.SUMMARY_MIN_TOKENS ?? profileRule(profile, 'SUMMARY_MIN_TOKENS'),
+    SUMMARY_MAX_TOKENS: c.SUMMARY_MAX_TOKENS ?? profileRule(profile, 'SUMMARY_MAX_TOKENS'),
+    MIN_TOKENS_PER_SECTION: c.MIN_TOKENS_PER_SECTION ?? profileRule(profile, 'MIN_TOKENS_PER_SECTION'),
+    VERBATIM_SECTIONS: c.VERBATIM_SECTIONS ?? [...profileRule(profile, 'VERBATIM_SECTIONS')],
+  };
+  const shown = (key: BandKey) => (c[key] === undefined && profileSource(profile, key) ? `${config[key]}, PROFILE=${profile}'s` : String(config[key]));
+  for (const [low, high] of BANDS) {
+    if (config[low] > config[high]) ctx.issues.push({ code: 'custom', path: [low], input: c, message: `${low} (${shown(low)}) must not exceed ${high} (${shown(high)})` });
+  }
+  return config;
+}
+
+const KEY_ORDER = Object.fromEntries(Object.keys(fields).map((key) => [key, undefined]));
+type BandKey = (typeof BANDS)[number][number];
 
 export type Config = z.output<typeof configSchema>;
 export type ConfigKey = keyof typeof fields;
@@ -76,7 +92,7 @@ export type ConfigKey = keyof typeof fields;
 export const CONFIG_KEYS = Object.keys(fields) as ConfigKey[];
 
 /** Keys whose values are lists (bash arrays in config.conf). */
-export const LIST_KEYS: ReadonlySet<string> = new Set(['REQUIRED_SECTIONS', 'BYPASS_PREFIXES', 'COUNT_KINDS']);
+export const LIST_KEYS: ReadonlySet<string> = new Set(['REQUIRED_SECTIONS', 'VERBATIM_SECTIONS', 'BYPASS_PREFIXES', 'COUNT_KINDS']);
 /** Keys whose values are numbers. */
 export const NUMBER_KEYS: ReadonlySet<string> = new Set(
   CONFIG_KEYS.filter((k) => !LIST_KEYS.has(k) && !['PROFILE', 'TOKEN_ENCODING', 'JOB_SCOPE', 'ON_DAEMON_DOWN', 'SUMMARY_GROUNDING', 'GIST'].includes(k)),

@@ -80,14 +80,18 @@ export function settleConfigFile(c: SettleConfigFile): [InForce, ConfigEvent[]] 
   const merged = configSchema.safeParse(guardedValues(inForce, wanted).values);
   // Stricter ends of a band that cross (a floor above the old ceiling) keep the approved band.
   const config: Record<string, unknown> = merged.success ? merged.data : inForce;
-  const held = configChanges(config, wanted);
-  if (held.length === 0) return [{ values: c.read.values, held, neverApproved: false }, [approved(c, c.read, 'stricter')]];
-  const taken = configChanges(inForce, config).map((change) => change.key);
+  if (configChanges(config, wanted).length === 0) return [{ values: c.read.values, held: [], neverApproved: false }, [approved(c, c.read, 'stricter')]];
+  // Only what the file sets, or no longer sets, is taken: a value its PROFILE fills in
+  // follows the PROFILE in force, not the one that waits.
+  const taken = configChanges(inForce, config)
+    .map((change) => change.key)
+    .filter((key) => key in c.read.values || key in base.values);
   const values = { ...base.values };
   for (const key of taken) {
     if (key in c.read.values) values[key] = c.read.values[key];
     else delete values[key];
   }
+  const held = configChanges(full(c.beneath, values) ?? inForce, wanted);
   const events: ConfigEvent[] = [];
   if (taken.length > 0) events.push(approved(c, { hash: c.read.hash, values }, 'stricter'));
   if (c.heldHash !== c.read.hash) events.push(heldEvent(c, held));

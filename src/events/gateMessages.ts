@@ -7,6 +7,9 @@ import { summaryText, unrolled, type ChainEntry, type JobState, type PendingInte
 import { GIST_FORM, GIST_MAX_TOKENS } from './gist.js';
 import { FILES_HEADING, REFERENCE_FORMS } from './summaryParts.js';
 import { memorySeqs, memoryText, type MemoryBudget, type MemoryFiles, type MemoryParts } from './memory.js';
+import { sectionHint } from './profiles.js';
+import { headingKey } from './summaryHeadings.js';
+import { QUOTE_FORM } from './summaryQuotes.js';
 import type { TokenCounter } from './tokens.js';
 
 const REASON_BUDGET = 8000;
@@ -16,9 +19,16 @@ const EXCERPT_CHARS = 600;
  * The submit command to fill in. `recap` is the command word the gate accepts (the
  * launcher's absolute path, whitelist.ts recapWord), never a name PATH resolves.
  */
-export function summaryTemplate(config: Pick<Config, 'REQUIRED_SECTIONS'> & Partial<Pick<Config, 'GIST'>>, recap: string, topic?: string): string {
+export function summaryTemplate(
+  config: Pick<Config, 'REQUIRED_SECTIONS'> & Partial<Pick<Config, 'GIST' | 'PROFILE' | 'VERBATIM_SECTIONS'>>,
+  recap: string,
+  topic?: string,
+): string {
   const gist = (config.GIST ?? 'agent') === 'agent' ? [GIST_FORM] : [];
-  const sections = config.REQUIRED_SECTIONS.map((s) => `## ${s}\n<${s.toLowerCase()}: what happened, in your words>`);
+  // A verbatim section shows how to quote; others the sub-structure their profile asks for, if any.
+  const verbatim = new Set((config.VERBATIM_SECTIONS ?? []).map(headingKey));
+  const hint = (s: string) => (verbatim.has(headingKey(s)) ? QUOTE_FORM : (sectionHint(config.PROFILE, s) ?? `<${s.toLowerCase()}: what happened, in your words>`));
+  const sections = config.REQUIRED_SECTIONS.map((s) => `## ${s}\n${hint(s)}`);
   return [`${recap} submit${topic === undefined ? '' : ` --topic ${topic}`} <<'EOF'`, ...gist, ...sections, 'EOF'].join('\n');
 }
 
@@ -28,10 +38,16 @@ export function summaryRules(config: Config, rollup = false): string {
   const gist = config.GIST === 'agent' ? `the Gist line first (one line, at most ${GIST_MAX_TOKENS} tokens, listed in the next sessions' index); ` : '';
   return (
     `Rules: ${gist}each of the ${config.REQUIRED_SECTIONS.length} sections once, as a markdown heading; ` +
-    `at least ${config.MIN_TOKENS_PER_SECTION}${cap} tokens in each section; ${min} to ${max} tokens in total. ` +
+    `at least ${config.MIN_TOKENS_PER_SECTION}${cap} tokens in each section${verbatimRule(config)}; ${min} to ${max} tokens in total. ` +
     filesRule(config) +
     `Keep the quotes around 'EOF' and chain nothing onto the command.`
   );
+}
+
+/** The floor's exception: a verbatim section that quotes the user for real. */
+function verbatimRule(config: Config): string {
+  const verbatim = config.VERBATIM_SECTIONS.filter((v) => config.REQUIRED_SECTIONS.some((r) => headingKey(r) === headingKey(v)));
+  return verbatim.length === 0 ? '' : ` (but ${verbatim.join(', ')}: the user's own words, quoted, with no floor once one quote is real)`;
 }
 
 /** How a summary names files for the next session: said in every demand for one. */

@@ -141,30 +141,8 @@ export function evolve(state: JobState, event: StoredEvent): JobState {
     case 'SummaryRejected':
       state.rejections += 1;
       return state;
-    case 'SummaryAccepted': {
-      const { level, tokens, coversThrough: covered, topic, rolls, refs, hash, time } = event.data;
-      const previous = state.chain.findLast((e) => e.topic === topic);
-      // The hash is the entry's last field: deleting it keeps the object's fast shape.
-      if (previous) delete previous.hash;
-      const gist = event.data.gist ?? deriveGist(event.data.text);
-      state.chain.push({
-        seq: event.seq,
-        level,
-        tokens,
-        coversThrough: covered,
-        ...(topic !== undefined ? { topic } : {}),
-        ...(rolls ? { rolls } : {}),
-        ...(refs ? { refs } : {}),
-        gist,
-        time,
-        hash,
-      });
-      state.pending = state.pending.filter((p) => p.seq > covered);
-      state.unsummarizedTokens = state.pending.reduce((sum, p) => (p.counted ? sum + p.tokens : sum), 0);
-      state.gate = { tripped: false };
-      state.noticeOwed = { kind: 'accepted', seq: event.seq };
-      return state;
-    }
+    case 'SummaryAccepted':
+      return accepted(state, event);
     case 'TripCancelled':
       state.gate = { tripped: false };
       // The user cancelled it: no notice is owed for a trip they undid themselves.
@@ -202,4 +180,30 @@ export function evolve(state: JobState, event: StoredEvent): JobState {
       return exhaustive;
     }
   }
+}
+
+/** An accepted summary joins its chain and covers the interactions before it; the gate opens. */
+function accepted(state: JobState, event: StoredEvent & { type: 'SummaryAccepted' }): JobState {
+  const { level, tokens, coversThrough: covered, topic, rolls, refs, hash, time } = event.data;
+  const previous = state.chain.findLast((e) => e.topic === topic);
+  // The hash is the entry's last field: deleting it keeps the object's fast shape.
+  if (previous) delete previous.hash;
+  const gist = event.data.gist ?? deriveGist(event.data.text);
+  state.chain.push({
+    seq: event.seq,
+    level,
+    tokens,
+    coversThrough: covered,
+    ...(topic !== undefined ? { topic } : {}),
+    ...(rolls ? { rolls } : {}),
+    ...(refs ? { refs } : {}),
+    gist,
+    time,
+    hash,
+  });
+  state.pending = state.pending.filter((p) => p.seq > covered);
+  state.unsummarizedTokens = state.pending.reduce((sum, p) => (p.counted ? sum + p.tokens : sum), 0);
+  state.gate = { tripped: false };
+  state.noticeOwed = { kind: 'accepted', seq: event.seq };
+  return state;
 }

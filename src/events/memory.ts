@@ -39,7 +39,7 @@ function heading(entry: ChainEntry): string {
 type TopicPlan = { header: string; chosen: ChainEntry[]; footer: (shown: number) => string };
 
 /** The main chain first, then the topics by name, each with its share of the budget. */
-function plan(state: JobState, budget: number, count: TokenCounter, recap: string): { plans: TopicPlan[]; share: number } {
+function plan(state: JobState, budget: number, count: TokenCounter, recap: string, indexed: boolean): { plans: TopicPlan[]; share: number } {
   // sort() would put undefined last.
   const named = [...new Set(state.chain.flatMap((e) => (e.topic === undefined ? [] : [e.topic])))].sort();
   const topics = [...(state.chain.some((e) => e.topic === undefined) ? [undefined] : []), ...named];
@@ -53,18 +53,19 @@ function plan(state: JobState, budget: number, count: TokenCounter, recap: strin
         share,
         count,
         recap,
+        indexed,
       ),
     ),
     share,
   };
 }
 
-function planTopic(job: string, topic: string | undefined, entries: ChainEntry[], budget: number, count: TokenCounter, recap: string): TopicPlan {
+function planTopic(job: string, topic: string | undefined, entries: ChainEntry[], budget: number, count: TokenCounter, recap: string, indexed: boolean): TopicPlan {
   const name = topic === undefined ? `job ${job}` : `job ${job}, topic ${topic}`;
   const header = `recap: the memory of ${name}: ${entries.length} summaries in its chain.`;
   const footer = (shown: number) =>
     shown < entries.length
-      ? `(${entries.length - shown} of the ${entries.length} summaries are not shown whole; the index below lists them, and ${recap} chain prints them all${topic === undefined ? '' : ` (topic ${topic})`}.)`
+      ? `(${entries.length - shown} of the ${entries.length} summaries are not shown whole; ${indexed ? 'the index below lists them, and ' : ''}${recap} chain prints them all${topic === undefined ? '' : ` (topic ${topic})`}.)`
       : '';
   // Highest levels first (each covers the most), then the newest summaries.
   const candidates = frontier(entries).sort((a, b) => b.level - a.level || b.seq - a.seq);
@@ -103,7 +104,7 @@ export function filesOwner(state: JobState): ChainEntry | undefined {
 
 /** The summaries memoryText would show: the texts to load first. */
 export function memorySeqs(state: JobState, budget: MemoryBudget, count: TokenCounter, recap: string): number[] {
-  return plan(state, budget.summaries, count, recap).plans.flatMap((p) => p.chosen.map((e) => e.seq));
+  return plan(state, budget.summaries, count, recap, budget.index > 0).plans.flatMap((p) => p.chosen.map((e) => e.seq));
 }
 
 const FILE_STATUS = { unchanged: 'unchanged since the summary', changed: 'changed since the summary: its contents now', gone: 'gone: the file no longer exists' };
@@ -153,7 +154,7 @@ function fileBlock(file: HandedFile, line: string, room: number, count: TokenCou
 function renderIndex(state: JobState, shown: ReadonlySet<number>, budget: number, count: TokenCounter, recap: string): string {
   const rest = state.chain.filter((e) => !shown.has(e.seq));
   if (rest.length === 0 || budget === 0) return '';
-  const head = `Index of the ${rest.length} summaries not shown whole, newest first (${recap} show N prints summary #N whole):`;
+  const head = `Index of the ${rest.length === 1 ? '1 summary' : `${rest.length} summaries`} not shown whole, newest first (${recap} show N prints summary #N whole):`;
   const lines: string[] = [];
   let used = count(head) + 30;
   for (let i = rest.length - 1; i >= 0; i -= 1) {
@@ -179,7 +180,7 @@ export type MemoryParts = { summaries: string; files: string; index: string };
  */
 export function memoryParts(state: JobState, budget: MemoryBudget, count: TokenCounter, texts: SummaryTexts, recap: string, files?: MemoryFiles): MemoryParts {
   if (state.chain.length === 0) return { summaries: `recap: job ${state.job} has no summaries yet.`, files: '', index: '' };
-  const { plans, share } = plan(state, budget.summaries, count, recap);
+  const { plans, share } = plan(state, budget.summaries, count, recap, budget.index > 0);
   const topics = plans.map((p) => renderTopic(p, share, count, texts));
   const shown = new Set(topics.flatMap((t) => t.shown.map((e) => e.seq)));
   return {

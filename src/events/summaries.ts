@@ -12,6 +12,7 @@ import { validateSummary, type Evidence } from './summaryValidator.js';
 import { summaryParts } from './summaryParts.js';
 import { judgeReferences } from './references.js';
 import { deriveGist } from './gist.js';
+import { quotesIn } from './summaryQuotes.js';
 
 /** How many of the job's newest summaries a new one must not repeat. */
 export const EARLIER_CHECKED = 3;
@@ -36,17 +37,23 @@ export function submitSeqs(state: JobState): number[] {
  * What a summary is checked against: the window's counted interactions (all of them when
  * none counts) and the job's newest
  * summaries; for a rollup, the summaries it rolls up (it is grounded in them and must not
- * paste them), which are also the newest.
+ * paste them), which are also the newest. A verbatim section may quote the user's prompts of
+ * the window; a rollup's, the quotes of the summaries it rolls up (checked when they were accepted).
  */
-function evidenceFor(state: JobState, texts: SummaryTexts): Evidence {
+function evidenceFor(state: JobState, texts: SummaryTexts, verbatim: readonly string[]): Evidence {
   const seqs = submitSeqs(state);
-  if (dueRollup(state)) return { material: seqs.map((seq) => summaryText(texts, seq)), what: 'summaries rolled up', earlier: [] };
+  if (dueRollup(state)) {
+    const material = seqs.map((seq) => summaryText(texts, seq));
+    const quotes = { texts: material.flatMap((text) => quotesIn(text, verbatim)), what: 'the quotes of the summaries rolled up' };
+    return { material, what: 'summaries rolled up', earlier: [], quotes };
+  }
   // The user's own interactions: a task's notification or a compaction summary is noise to name.
   const counted = state.pending.filter((p) => p.counted);
   return {
     material: (counted.length > 0 ? counted : state.pending).map((p) => p.text),
     what: 'interactions',
     earlier: seqs.map((seq) => ({ seq, text: summaryText(texts, seq) })),
+    quotes: { texts: state.pending.filter((p) => p.kind === 'prompt').map((p) => p.text), what: "the user's prompts since the last summary" },
   };
 }
 
@@ -68,7 +75,7 @@ export function submitSummary(command: SubmitSummary, state: JobState, ctx: Deci
   // The Files section is judged by its own rules, not the band's or the floors'.
   const parts = summaryParts(text, rules.REQUIRED_SECTIONS);
   const byAgent = ctx.config.GIST === 'agent';
-  const validation = validateSummary(parts.body, rules, ctx.count, evidenceFor(state, ctx.texts ?? NO_TEXTS), byAgent ? { text: parts.gist } : undefined);
+  const validation = validateSummary(parts.body, rules, ctx.count, evidenceFor(state, ctx.texts ?? NO_TEXTS, rules.VERBATIM_SECTIONS), byAgent ? { text: parts.gist } : undefined);
   const files = judgeReferences(parts.references, command.files ?? {}, ctx.config.REF_READ_BUDGET);
   const problems = [...validation.problems, ...parts.problems, ...files.problems];
   const { tokens, sections } = validation;

@@ -55,11 +55,19 @@ export function materialShingles(summary: string, material: readonly string[]): 
   return found;
 }
 
-/** Sections (and then the whole) pasted from the material they should summarize. */
-export function copiedFrom(sections: readonly { heading: string; body: string }[], whole: string, material: Shingles, what: string): string[] {
-  const problems = sections.flatMap(({ heading, body }) => {
+/**
+ * Sections (and then the whole) pasted from the material they should summarize. A `quoting`
+ * section (a verbatim one) comes with its quotes taken out: what is left is judged as the
+ * agent's own text.
+ */
+export function copiedFrom(sections: readonly { heading: string; body: string; quoting?: boolean }[], whole: string, material: Shingles, what: string): string[] {
+  const problems = sections.flatMap(({ heading, body, quoting }) => {
     const share = sharedShare(body, material, COPY_RUN);
-    return share > MAX_COPIED_SECTION ? [`${heading} is copied from the ${what} (${percent(share)} of it word for word): say what they amount to, in your own words`] : [];
+    if (share <= MAX_COPIED_SECTION) return [];
+    const amount = `${percent(share)} of ${quoting ? 'its unquoted text' : 'it'} word for word`;
+    return quoting
+      ? [`${heading} copies the ${what} without quoting them (${amount}): quote the user's exact words, one quote per line, as > "...", and say the rest in your own words`]
+      : [`${heading} is copied from the ${what} (${amount}): say what they amount to, in your own words`];
   });
   if (problems.length > 0) return problems;
   const share = sharedShare(whole, material, COPY_RUN);

@@ -11,12 +11,13 @@ import { copiedFrom, materialShingles, sameAsEarlier, type Shingles } from './su
 import { gistProblems } from './gist.js';
 import { ungrounded } from './summaryGrounding.js';
 import { repetitionAcross, sectionQuality } from './summaryQuality.js';
+import { checkVerbatim, NO_QUOTE_SOURCES, type QuoteSources } from './summaryQuotes.js';
 import type { TokenCounter } from './tokens.js';
 
 export { headingKey } from './summaryHeadings.js';
 
 export type SummaryRules = Pick<Config, 'REQUIRED_SECTIONS' | 'MIN_TOKENS_PER_SECTION' | 'SUMMARY_MIN_TOKENS' | 'SUMMARY_MAX_TOKENS'> &
-  Partial<Pick<Config, 'SECTION_MAX_TOKENS' | 'SUMMARY_GROUNDING'>>;
+  Partial<Pick<Config, 'SECTION_MAX_TOKENS' | 'SUMMARY_GROUNDING' | 'VERBATIM_SECTIONS'>>;
 
 /** What the summary is checked against besides itself. */
 export type Evidence = {
@@ -26,6 +27,8 @@ export type Evidence = {
   what: string;
   /** Earlier accepted summaries of the job (the newest few), oldest first. */
   earlier: readonly { seq: number; text: string }[];
+  /** What a verbatim section may quote: the user's prompts of the window (none: every quote is refused). */
+  quotes?: QuoteSources;
 };
 
 export const NO_EVIDENCE: Evidence = { material: [], what: 'interactions', earlier: [] };
@@ -37,7 +40,8 @@ export type Validation = {
   sections: SectionTally[];
 };
 
-type Found = { heading: string; body: string; lines: string[]; code: boolean[] };
+/** `own`: a verbatim section's lines with its quotes taken out, what the copy check judges of it. */
+type Found = { heading: string; body: string; lines: string[]; code: boolean[]; from: number; own?: string[] };
 
 /** Each required section's heading index, or the problem that keeps it from counting. */
 function locate(s: Structure, required: readonly string[]): (number | string)[] {
@@ -71,6 +75,8 @@ export function validateSummary(text: string, rules: SummaryRules, count: TokenC
   const problems: string[] = [];
   const sections: SectionTally[] = [];
   const found: Found[] = [];
+  const verbatim = new Set((rules.VERBATIM_SECTIONS ?? []).map(headingKey));
+  const quotable = evidence.quotes ? { ...evidence.quotes, texts: bounded(evidence.quotes.texts) } : NO_QUOTE_SOURCES;
 
   locate(s, rules.REQUIRED_SECTIONS).forEach((at, r) => {
     const heading = rules.REQUIRED_SECTIONS[r]!;
@@ -82,9 +88,13 @@ export function validateSummary(text: string, rules: SummaryRules, count: TokenC
     const lines = s.lines.slice(from, to);
     const body = lines.join('\n').trim();
     const sectionTokens = count(body);
+    const code = s.code.slice(from, to);
+    const quoted = verbatim.has(headingKey(heading)) ? checkVerbatim(heading, lines, code, quotable) : undefined;
     sections.push({ heading, tokens: sectionTokens });
-    found.push({ heading, body, lines, code: s.code.slice(from, to) });
-    if (sectionTokens < rules.MIN_TOKENS_PER_SECTION) {
+    found.push({ heading, body, lines, code, from, ...(quoted ? { own: quoted.own } : {}) });
+    if (quoted) problems.push(...quoted.problems);
+    // The user's words are as long as the user made them: one real quote meets the floor.
+    if (sectionTokens < rules.MIN_TOKENS_PER_SECTION && !(quoted !== undefined && quoted.real > 0)) {
       problems.push(`${heading} has ${sectionTokens} tokens; at least ${rules.MIN_TOKENS_PER_SECTION} needed`);
     }
     const cap = rules.SECTION_MAX_TOKENS ?? 0;
@@ -120,9 +130,14 @@ function substance(visible: string, found: Found[], rules: SummaryRules, evidenc
   const repeated = repetitionAcross(found.map((f) => f.body));
   if (repeated) problems.push(repeated);
   const material = bounded(evidence.material);
-  const copied = materialShingles(visible, material);
+  // The user's words quoted in a verbatim section are not the agent's to have copied.
+  const own = visible.split('\n');
+  for (const f of found) if (f.own) own.splice(f.from, f.own.length, ...f.own);
+  const ownText = own.join('\n');
+  const copied = materialShingles(ownText, material);
   if (gist) problems.unshift(...gist(copied));
-  problems.push(...copiedFrom(found, visible, copied, evidence.what));
+  const bodies = found.map((f) => (f.own ? { heading: f.heading, body: f.own.join('\n').trim(), quoting: true } : f));
+  problems.push(...copiedFrom(bodies, ownText, copied, evidence.what));
   const same = sameAsEarlier(visible, evidence.earlier);
   if (same) problems.push(same);
   if ((rules.SUMMARY_GROUNDING ?? 'on') === 'on') {

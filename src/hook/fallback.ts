@@ -1,9 +1,10 @@
 // The answer to a hook call when the daemon does not give one: from the verdict file the
 // daemon keeps beside its socket (a job it last knew as tripped stays denied, its way out still
 // passes), else as ON_DAEMON_DOWN says; when the daemon is there but failed or was too slow, a
-// tool call is denied. recap-hook bundles it apart from its usual path (with starting the
-// daemon, in client/hookFallback.ts: dist/client/hookFallback.cjs), loaded only on this rare
-// path; the launcher's endpoint answers with it when the daemon is too slow.
+// tool call is denied. An agent about to compact gets nothing: a compaction is never held
+// back. recap-hook bundles it apart from its usual path (with starting the daemon, in
+// client/hookFallback.ts: dist/client/hookFallback.cjs), loaded only on this rare path; the
+// launcher's endpoint answers with it when the daemon is too slow.
 import { closeSync, existsSync, fstatSync, openSync, readFileSync, readSync, constants as fs } from 'node:fs';
 import { parseConfigFile } from '../common/configFile.js';
 import { jobIdFor, projectRoot } from '../common/jobs.js';
@@ -12,7 +13,7 @@ import { protectedPaths, protectionFor, readOnlyPaths, recapPaths, recapProcesse
 import { protectionRefusal } from '../events/protection.js';
 import { VERDICT_FILE_VERSION, verdictPath, type TrippedVerdict, type Verdicts } from '../common/verdicts.js';
 import { classifyBash, recapWord } from '../events/whitelist.js';
-import type { AgentFacts, HookAnswer as Answer } from '../agents/facts.js';
+import { NOTHING, type AgentFacts, type HookAnswer as Answer } from '../agents/facts.js';
 import { codeChanged } from '../common/codeManifest.js';
 import { isAlive, lockHolder, readPidFile } from '../common/daemonRecord.js';
 import { readProc } from '../common/processes.js';
@@ -129,11 +130,19 @@ function protectedFileRefusal(facts: AgentFacts, payload: Record<string, unknown
 const isToolCall = (facts: AgentFacts, payload: Record<string, unknown>) => typeof payload.hook_event_name === 'string' && facts.events[payload.hook_event_name] === 'tool';
 
 /**
+ * The agent is about to compact: answered with nothing, whatever ON_DAEMON_DOWN or the verdict
+ * file say. A compaction is never held back (an auto-compaction blocked comes again on every
+ * step until the turn fails), and what recap adds to it needs the daemon.
+ */
+const isCompacting = (facts: AgentFacts, payload: Record<string, unknown>) => typeof payload.hook_event_name === 'string' && facts.events[payload.hook_event_name] === 'compacting';
+
+/**
  * The daemon answered with an error, or the call could not be sent to it: answered as when
  * it is down (the verdict file, protection), except that a tool call ON_DAEMON_DOWN=open
  * would let through is denied: the daemon is there, it did not say yes. The way out passes.
  */
 export function daemonFailed(facts: AgentFacts, payload: Record<string, unknown>, why: string, prompt?: PromptMark): Answer {
+  if (isCompacting(facts, payload)) return NOTHING;
   const kept = keptPrompt(facts, payload, why, prompt);
   if (kept !== undefined) return kept;
   const { answer, denied } = whenDown(facts, payload, why);
@@ -188,6 +197,7 @@ const RESTART_ADVICE =
  * deny tool calls if closed, else warn.
  */
 export function daemonDown(facts: AgentFacts, payload: Record<string, unknown>, why: string, prompt?: PromptMark): Answer {
+  if (isCompacting(facts, payload)) return NOTHING;
   return keptPrompt(facts, payload, why, prompt) ?? whenDown(facts, payload, why).answer;
 }
 

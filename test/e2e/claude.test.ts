@@ -2,15 +2,17 @@
 // claude` (command hooks, then HTTP hooks), against a scripted model on 127.0.0.1. One
 // `claude -p` run trips the gate with a long prompt, meets the deny reason, fails to chain a
 // command onto `recap submit`, submits a summary through Bash and then works again; a second
-// run starts a new session and is handed the summary.
+// run starts a new session and is handed the summary; a third compacts on its own, and a
+// `/compact` resumes the second: each summary request carries recap's instructions to keep
+// that summary's decisions, directives and files.
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { delimiter, dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jobIdFor } from '../../src/common/jobs.js';
 import { assertClaudeRuns, CLAUDE, runClaude, type ClaudeResult } from '../helpers/claudeCli.js';
 import { freePort, RECAP, removeSandbox, ROOT, runCli, sandbox, startDaemon, type DaemonProcess, type Sandbox } from '../helpers/daemon.js';
-import { answer, bash, MockAnthropic, read, type RecordedRequest } from '../helpers/mockAnthropic.js';
-import { goodSummary } from '../helpers/text.js';
+import { answer, bash, contentText, MockAnthropic, read, type RecordedRequest } from '../helpers/mockAnthropic.js';
+import { goodSummary, notes } from '../helpers/text.js';
 
 const TEST_MS = 240_000;
 const SECTIONS = ['User Requests', 'Questions & Decisions', 'Design Choices', 'Corrections & Feedback', 'Current State'];
@@ -20,7 +22,8 @@ const SECTIONS = ['User Requests', 'Questions & Decisions', 'Design Choices', 'C
 // 30 sentences: well over the default threshold of 500 tokens.
 const PROMPT_SENTENCE = 'Please migrate the billing service from cron jobs to a queue, keep invoices idempotent, and log every retry with its cause. ';
 const LONG_PROMPT = PROMPT_SENTENCE.repeat(30).trim();
-const SUMMARY = goodSummary();
+// A ref hands over the file's name only: the notes stay out of every request.
+const SUMMARY = `${goodSummary()}\n\n## Files\n- ref notes.md — the notes the user keeps beside the work`;
 const NOTES = 'Notes the model must never see while the gate is tripped.';
 const SUMMARY_PHRASE = 'The user asked for a parser that reads the configuration file';
 
@@ -48,6 +51,7 @@ describe.each([{ mode: 'command' as const }, { mode: 'http' as const }, { mode: 
   let job: string;
   let claudeEnv: NodeJS.ProcessEnv;
   let firstRun: ClaudeResult;
+  let secondRun: ClaudeResult;
 
   beforeAll(async () => {
     assertClaudeRuns();
@@ -178,6 +182,7 @@ describe.each([{ mode: 'command' as const }, { mode: 'http' as const }, { mode: 
       expect(firstRun, 'the first session must have run').toBeDefined();
       mock.script(answer('I have the summary.'));
       const second = await runClaude(box.project, claudeEnv, 'What did we agree on so far?', mock);
+      secondRun = second;
       const session = second.json.session_id;
       expect(session).not.toBe(firstRun.json.session_id);
       const requests = requestsOf(mock, session).filter((r) => r.kind === 'turn');
@@ -190,6 +195,53 @@ describe.each([{ mode: 'command' as const }, { mode: 'http' as const }, { mode: 
       // It is the summary that came back, not a transcript of the first session.
       expectNotIn(body, PROMPT_SENTENCE.trim(), where);
       expect(second.json.result).toBe('I have the summary.');
+    },
+    TEST_MS,
+  );
+
+  /** The text of a compaction request: what Claude Code asked the model to summarize, and how. */
+  const compactionText = (request: RecordedRequest) => (request.body?.messages ?? []).map((m) => contentText(m.content)).join('\n');
+
+  /** The summary request carries recap's instructions to keep summary #1's decisions, directives and files. */
+  function expectSteered(asked: string, before: string): void {
+    const where = 'the summary request';
+    expectIn(asked, `Additional Instructions:\n${before}recap: when you summarize this conversation, keep what recap's summary #`, where, asked.slice(-3000));
+    expectIn(asked, 'The decisions and their reasons (its "Questions & Decisions" section):', where);
+    for (const k of [3, 4, 5]) expectIn(asked, `- ${notes(1, k)}`, where);
+    expectIn(asked, `The user's directives (its "User Requests" section):`, where);
+    expectIn(asked, '- ref notes.md — the notes the user keeps beside the work', where);
+    expectNotIn(asked, NOTES, where);
+  }
+
+  it(
+    "steers Claude's own summary when a later session compacts on its own: the summary request asks to keep the summary's decisions, directives and files",
+    async () => {
+      expect(firstRun, 'the first session must have run').toBeDefined();
+      // A turn that reports 190,000 tokens in use of a 200,000-token window makes Claude Code
+      // compact before its next request (CLAUDE_CODE_AUTO_COMPACT_WINDOW pins the window:
+      // Claude Code does not know the mock's model). PreCompact fires before the summary request.
+      mock.script({ ...bash('echo step-one', 'first step'), contextTokens: 190_000 }, answer('Done after the compaction.'));
+      const env = { ...claudeEnv, ANTHROPIC_MODEL: 'claude-sonnet-4-5', CLAUDE_CODE_AUTO_COMPACT_WINDOW: '200000' };
+      const run = await runClaude(box.project, env, 'Do the first step.', mock);
+      const compactions = requestsOf(mock, run.json.session_id).filter((r) => r.kind === 'compaction');
+      expect(compactions.length, mock.describe()).toBe(1);
+      expectSteered(compactionText(compactions[0]!), '');
+      expect(run.json.result).toBe('Done after the compaction.');
+    },
+    TEST_MS,
+  );
+
+  it(
+    "steers a manual /compact of a later session, after the user's own instructions",
+    async () => {
+      expect(secondRun, 'the second session must have run').toBeDefined();
+      // `-p "/compact ..."` on a resumed session compacts it; a fresh one has too little to compact.
+      const session = secondRun.json.session_id;
+      const before = mock.requests.length;
+      await runClaude(box.project, claudeEnv, '/compact keep the billing migration in view', mock, 'Bash,Read', ['--resume', session]);
+      const compactions = mock.requests.slice(before).filter((r) => r.kind === 'compaction');
+      expect(compactions.length, mock.describe()).toBe(1);
+      expectSteered(compactionText(compactions[0]!), 'keep the billing migration in view\n\n');
     },
     TEST_MS,
   );

@@ -1,10 +1,10 @@
 // End to end: a summary's Gist line and its ## Files section reach the next session. An
-// earlier summary is submitted through the CLI; then the real agent (Claude Code, then
-// Qwen Code) trips the gate with its prompt and submits, through its shell, a summary that
-// names a line range to read and a file to refer to. The test changes those lines, and a new
+// earlier summary is submitted through the CLI; then the real agent (Claude Code, Qwen Code,
+// and Gemini CLI, whose submit recap-hook runs for it in the project) trips the gate with its
+// prompt and submits, through its shell, a summary that names a line range to read and a file to refer to. The test changes those lines, and a new
 // session's first model request carries the memory: the newest summary whole, the earlier
 // one's gist in the index, the range's lines as they are now (marked as changed) and the ref.
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { delimiter, dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jobIdFor } from '../../src/common/jobs.js';
@@ -13,6 +13,8 @@ import { RECAP, removeSandbox, runCli, sandbox, startDaemon, type DaemonProcess,
 import { ATTACK_THRESHOLD, SECTION_TEXT, TRIP_PROMPTS } from '../helpers/gateAttack.js';
 import { answer as claudeAnswer, bash, MockAnthropic } from '../helpers/mockAnthropic.js';
 import { answer, MockOpenAIChat, shell } from '../helpers/mockOpenAIChat.js';
+import { answer as geminiAnswer, MockGemini, shell as geminiShell } from '../helpers/mockGemini.js';
+import { assertGeminiRuns, runGemini } from '../helpers/geminiCli.js';
 import { assertQwenRuns, runQwen } from '../helpers/qwenCli.js';
 import { goodSummary, prose } from '../helpers/text.js';
 
@@ -118,7 +120,7 @@ function expectMemory(request: string, job: string, first: Entry, second: Entry)
   expect(files).not.toContain('invoice sender');
   expect(files).not.toContain('attempt !== 5');
   const day = new Date(first.time).toISOString().slice(0, 10);
-  expectIn(memory, 'Index of the 1 summaries not shown whole, newest first', 'the memory');
+  expectIn(memory, 'Index of the 1 summary not shown whole, newest first', 'the memory');
   expectIn(memory, `#${first.seq} ${day} — ${FIRST_GIST}`, 'the memory');
 }
 
@@ -253,6 +255,79 @@ describe("the real Qwen Code hands a summary's gist and files to the next sessio
       expect(request, mock.describe()).toBeDefined();
       // SessionStart's context is in the system prompt.
       expectIn(stringsOf(request!.body), 'qwen:session-start-context', "the new session's first request");
+      expectMemory(stringsOf(request!.body), job, first, second!);
+    },
+    TEST_MS,
+  );
+});
+
+describe("the real Gemini CLI hands a summary's gist and files to the next session", () => {
+  let box: Sandbox;
+  let daemon: DaemonProcess;
+  let mock: MockGemini;
+  let env: NodeJS.ProcessEnv;
+  let project: string;
+  let job: string;
+  let first: Entry;
+  let second: Entry | undefined;
+
+  beforeAll(async () => {
+    assertGeminiRuns();
+    const base = memoryBox();
+    box = { ...base, env: { ...base.env, PATH: [dirname(process.execPath), process.env.PATH].join(delimiter) } };
+    // Gemini CLI reports its folder resolved.
+    project = realpathSync(box.project);
+    job = jobIdFor(project);
+    daemon = await startDaemon(box);
+    const installed = await runCli(box, ['install', 'gemini']);
+    expect(installed.code, installed.stderr).toBe(0);
+    first = await seedProject(box, project);
+    mock = await MockGemini.start();
+    // API-key auth: without it GOOGLE_GEMINI_BASE_URL selects gateway auth and the CLI stops.
+    writeFileSync(
+      join(box.dir, '.gemini', 'settings.json'),
+      `${JSON.stringify({ security: { auth: { selectedType: 'gemini-api-key' } }, privacy: { usageStatisticsEnabled: false } })}\n`,
+    );
+    env = { ...box.env, GEMINI_API_KEY: 'test-key-any', GOOGLE_GEMINI_BASE_URL: mock.url, GEMINI_CLI_TRUST_WORKSPACE: 'true', LANG: 'C.UTF-8', NO_COLOR: '1' };
+  });
+
+  afterAll(async () => {
+    await mock?.close();
+    await daemon?.stop();
+    if (box) removeSandbox(box);
+  });
+
+  it(
+    'accepts a summary with a Gist line and a Files section submitted through run_shell_command on a tripped gate',
+    async () => {
+      mock.script(geminiShell(`${join(box.data, 'bin', 'recap')} submit <<'EOF'\n${SUMMARY}\nEOF`), geminiAnswer('Done.'));
+      const run = await runGemini(project, env, LONG_PROMPT, mock);
+      const ctx = mock.describe();
+      expect(mock.unexpected, ctx).toEqual([]);
+      expect(mock.turnsTaken, ctx).toBe(2);
+      expectIn(stringsOf(mock.turnRequests[0]!.body), `recap: job ${job} needs a summary before any other tool can run`, 'the first request');
+      // recap-hook ran the submit for the session (Gemini CLI's shell cannot name recap) and
+      // handed the model its output.
+      const submitted = mock.toolResult(0);
+      expect(submitted?.text, ctx).toContain('recap ran this command for you in its hook');
+      expect(submitted!.text).toContain('accepted:');
+      expect(run.events.at(-1)).toMatchObject({ type: 'result', status: 'success' });
+      second = await expectAccepted(box, project);
+    },
+    TEST_MS,
+  );
+
+  it(
+    "hands a new session, after the read lines changed, the index, the range's lines now and the ref",
+    async () => {
+      expect(second, 'the summary must have been accepted').toBeDefined();
+      writeFileSync(join(project, 'src', 'app.ts'), APP_NOW);
+      const before = mock.turnRequests.length;
+      mock.script(geminiAnswer('I have the memory.'));
+      const run = await runGemini(project, env, 'What did we agree on so far?', mock);
+      expect(run.events.at(-1)).toMatchObject({ type: 'result', status: 'success' });
+      const [request] = mock.turnRequests.slice(before);
+      expect(request, mock.describe()).toBeDefined();
       expectMemory(stringsOf(request!.body), job, first, second!);
     },
     TEST_MS,

@@ -43,10 +43,10 @@ export function claudeEnv(env: NodeJS.ProcessEnv, mock: MockAnthropic): NodeJS.P
   };
 }
 
-/** `claude -p PROMPT --output-format json`. */
-export function runClaude(cwd: string, env: NodeJS.ProcessEnv, prompt: string, mock: MockAnthropic, tools = 'Bash,Read'): Promise<ClaudeResult> {
+/** `claude -p PROMPT --output-format json`, with `more` arguments (`--resume SESSION`). */
+export function runClaude(cwd: string, env: NodeJS.ProcessEnv, prompt: string, mock: MockAnthropic, tools = 'Bash,Read', more: string[] = []): Promise<ClaudeResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(CLAUDE, ['-p', prompt, '--output-format', 'json', '--allowedTools', tools], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(CLAUDE, ['-p', prompt, '--output-format', 'json', '--allowedTools', tools, ...more], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));

@@ -283,7 +283,7 @@ describe('Claude Code hooks through the daemon', () => {
       ['Stop', { stop_hook_active: false }],
       ['Notification', { message: 'Claude needs your permission' }],
       ['SubagentStop', {}],
-      ['PreCompact', { trigger: 'auto' }],
+      ['SubagentStart', { agent_id: 'agent-1', agent_type: 'Explore' }],
     ])('an unknown hook_event_name (%s) gets a harmless answer and a warning', async (name, extra) => {
       expect(await hook({ ...base(dir), hook_event_name: name, ...extra })).toEqual(NOTHING);
       const warning = await daemon.waitForLog((l) => l.msg === 'ignoring a Claude Code hook event recap does not handle' && l.event === name);

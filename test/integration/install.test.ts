@@ -114,7 +114,14 @@ describe('recap install claude', () => {
     const result = await runCli(box, ['install', 'claude', '--json']);
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toEqual({ file: userSettingsFile(box), mode: 'command', changed: true });
-    expect(recapHooksIn(readJson(userSettingsFile(box))).map((f) => f.event)).toEqual(['PreToolUse', 'PostToolUse', 'UserPromptSubmit', 'SessionStart', 'PostCompact']);
+    expect(recapHooksIn(readJson(userSettingsFile(box))).map((f) => f.event)).toEqual([
+      'PreToolUse',
+      'PostToolUse',
+      'UserPromptSubmit',
+      'SessionStart',
+      'PreCompact',
+      'PostCompact',
+    ]);
   });
 
   it('installing twice changes nothing, and says so', async () => {
@@ -232,6 +239,7 @@ describe('recap install claude', () => {
       ['PostToolUse', 'http'],
       ['UserPromptSubmit', 'http'],
       ['SessionStart', 'command'],
+      ['PreCompact', 'command'],
       ['PostCompact', 'command'],
     ]);
     for (const { event, hook } of recapHooksIn(after)) {

@@ -45,7 +45,8 @@ function words(text: string): number {
  * of one job take ranges that do not overlap, as the validator refuses one that repeats another.
  */
 function marked(marker: string, from: number, sentences = 3, sections: readonly string[] = DEFAULT_SECTIONS): string {
-  return sections.map((s, i) => `## ${s}\n${i === 0 ? `${marker} ` : ''}${notes(sentences, from + i * sentences)}`).join('\n\n');
+  const gist = `Gist: ${marker} covers step ${from} of the parser work and where it ended\n\n`;
+  return gist + sections.map((s, i) => `## ${s}\n${i === 0 ? `${marker} ` : ''}${notes(sentences, from + i * sentences)}`).join('\n\n');
 }
 
 const boxes: Sandbox[] = [];
@@ -241,7 +242,10 @@ describe('rollups', () => {
     expect(memory).toContain('Rollup (level 2) of 2 summaries');
     expect(memory).toContain('Marker-R3.');
     expect(memory).not.toContain('Marker-S4.');
-    expect(memory.trim().split('\n').at(-1)).toBe(`(6 of the 7 summaries are not shown; ${join(h.box.data, 'bin', 'recap')} chain lists them all.)`);
+    expect(memory).toContain(`(6 of the 7 summaries are not shown whole; the index below lists them, and ${join(h.box.data, 'bin', 'recap')} chain prints them all.)`);
+    // The others, newest first, one line each.
+    expect(memory).toContain('Index of the 6 summaries not shown whole, newest first');
+    expect([...memory.matchAll(/^#(\d+) \d{4}-\d\d-\d\d (?:rollup L1 )?— Marker-(\w+)\./gm)].map((m) => m[2])).toEqual(['R2', 'S4', 'S3', 'R1', 'S2', 'S1']);
   });
 
   it('after a restart, the summaries to roll up, the memory and the chain are read back from the log', async () => {
@@ -272,10 +276,10 @@ describe('bounded memory', () => {
   const FILLER = 'the parser now reads quoted values arrays comments and defaults and reports every mistake with its file line and key'.split(' ');
   const tag = (i: number) => `entry-${String(i).padStart(4, '0')}`;
   /** Summaries that differ in their words and their length. */
-  const note = (i: number) => `## Notes\n${tag(i)} ${FILLER.slice(0, 6 + (i % 13)).join(' ')} (step ${i * 7}).`;
+  const note = (i: number) => `Gist: ${tag(i)} moved the parser on by step ${i * 7} of its error reports\n\n## Notes\n${tag(i)} ${FILLER.slice(0, 6 + (i % 13)).join(' ')} (step ${i * 7}).`;
 
   it('recap context and SessionStart stay within CONTEXT_BUDGET over a chain of 1,000 summaries, newest first, saying what is left out', async () => {
-    const h = await setup([...FAST, 'CONTEXT_BUDGET=1500']);
+    const h = await setup([...FAST, 'CONTEXT_BUDGET=1500', 'INDEX_BUDGET=0']);
     for (let i = 1; i <= 1000; i += 1) {
       await h.op({ op: 'record', job: h.job, kind: 'prompt', text: `prompt ${i}: ${prose(1)}` });
       const answer = await h.op<{ accepted: boolean; problems?: string[] }>({ op: 'submit', job: h.job, text: note(i) });
@@ -293,7 +297,7 @@ describe('bounded memory', () => {
       for (let i = 1000; i > 1000 - shown; i -= 1) expect(memory).toContain(tag(i));
       expect(memory).not.toContain(tag(1000 - shown));
       const last = memory.trim().split('\n').at(-1)!;
-      expect(last).toBe(`(${1000 - shown} of the 1000 summaries are not shown; ${join(h.box.data, 'bin', 'recap')} chain lists them all.)`);
+      expect(last).toBe(`(${1000 - shown} of the 1000 summaries are not shown whole; ${join(h.box.data, 'bin', 'recap')} chain prints them all.)`);
     };
 
     const context = await h.cli(['context']);
@@ -307,7 +311,7 @@ describe('bounded memory', () => {
   });
 
   it('the memory handed to Claude Code stays within its 10,000 characters whatever CONTEXT_BUDGET says, while recap context prints it whole', async () => {
-    const h = await setup([...FAST, 'CONTEXT_BUDGET=50000']);
+    const h = await setup([...FAST, 'CONTEXT_BUDGET=50000', 'INDEX_BUDGET=0']);
     for (let i = 1; i <= 300; i += 1) {
       await h.record(`prompt ${i}: ${prose(1)}`);
       const answer = await h.submit(note(i));
@@ -323,7 +327,7 @@ describe('bounded memory', () => {
     // The newest summaries, and a closing line that says where the rest is: nothing cut mid-way.
     expect(handed).toContain(tag(300));
     expect(handed).not.toContain('[recap: cut at');
-    expect(handed.trim().split('\n').at(-1)).toMatch(/^\(\d+ of the 300 summaries are not shown; .* chain lists them all\.\)$/);
+    expect(handed.trim().split('\n').at(-1)).toMatch(/^\(\d+ of the 300 summaries are not shown whole; .* chain prints them all\.\)$/);
   });
 
   it('a tripped gate hands Claude Code the demand within 10,000 characters: the newest interactions cut short, and the command that prints them whole', async () => {
@@ -344,7 +348,7 @@ describe('bounded memory', () => {
 
   it('with rollups the memory leads with the highest-level rollup, even over newer summaries', async () => {
     // The rollups here are stand-ins that name none of the entries' numbers: grounding is not what this tests.
-    const h = await setup([...FAST, 'ROLLUP_EVERY=2', 'ROLLUP_MIN_TOKENS=1', 'CONTEXT_BUDGET=2000', 'SUMMARY_GROUNDING=off']);
+    const h = await setup([...FAST, 'ROLLUP_EVERY=2', 'ROLLUP_MIN_TOKENS=1', 'CONTEXT_BUDGET=2000', 'SUMMARY_GROUNDING=off', 'INDEX_BUDGET=0']);
     const submit = async (text: string, level: number) => {
       const answer = await h.op<{ accepted: boolean; entry: Entry }>({ op: 'submit', job: h.job, text });
       expect(answer).toMatchObject({ accepted: true, entry: { level } });
@@ -368,7 +372,7 @@ describe('bounded memory', () => {
     expect(memory.indexOf('rollup-TOP')).toBeGreaterThan(0);
     expect(memory.indexOf('rollup-TOP')).toBeLessThan(memory.indexOf(tag(5)));
     for (const rolled of ['rollup-A', 'rollup-B', tag(1), tag(2), tag(3), tag(4)]) expect(memory).not.toContain(rolled);
-    expect(memory.trim().split('\n').at(-1)).toBe(`(6 of the 8 summaries are not shown; ${join(h.box.data, 'bin', 'recap')} chain lists them all.)`);
+    expect(memory.trim().split('\n').at(-1)).toBe(`(6 of the 8 summaries are not shown whole; ${join(h.box.data, 'bin', 'recap')} chain prints them all.)`);
 
     // With room for one block only, the rollup wins over the newer summary.
     await h.reload([...FAST, 'ROLLUP_EVERY=2', 'ROLLUP_MIN_TOKENS=1', 'CONTEXT_BUDGET=90', 'SUMMARY_GROUNDING=off']);
@@ -376,7 +380,7 @@ describe('bounded memory', () => {
     expect(words(tight)).toBeLessThanOrEqual(90);
     expect(tight).toContain('rollup-TOP');
     expect(tight).not.toContain(tag(5));
-    expect(tight.trim().split('\n').at(-1)).toBe(`(7 of the 8 summaries are not shown; ${join(h.box.data, 'bin', 'recap')} chain lists them all.)`);
+    expect(tight.trim().split('\n').at(-1)).toBe(`(7 of the 8 summaries are not shown whole; ${join(h.box.data, 'bin', 'recap')} chain prints them all.)`);
   });
 });
 
@@ -418,14 +422,14 @@ describe('profiles and section caps', () => {
     expect(await h.deniedRead()).toContain('at least 20 and at most 55 tokens in each section');
 
     const summary = goodSummary(); // three sentences a section: 57 to 68 tokens each
-    const over = summary.split('\n\n').map((part) => words(part.slice(part.indexOf('\n') + 1)));
+    const over = summary.split('\n\n').slice(1).map((part) => words(part.slice(part.indexOf('\n') + 1)));
     for (const n of over) expect(n).toBeGreaterThan(55);
     const rejected = await h.submitCli(summary);
     expect(rejected.code).toBe(2);
     expect(rejected.problems).toEqual(DEFAULT_SECTIONS.map((s, i) => `${s} has ${over[i]} tokens; at most 55 allowed`));
 
-    const short = DEFAULT_SECTIONS.map((s, i) => `## ${s}\n${notes(2, 20 + 2 * i)}`).join('\n\n'); // two sentences a section: 40 to 48 tokens each
-    for (const part of short.split('\n\n')) expect(words(part.slice(part.indexOf('\n') + 1))).toBeLessThanOrEqual(55);
+    const short = `Gist: the parser reports errors with lines, in sections under the cap\n\n${DEFAULT_SECTIONS.map((s, i) => `## ${s}\n${notes(2, 20 + 2 * i)}`).join('\n\n')}`; // two sentences a section: 40 to 48 tokens each
+    for (const part of short.split('\n\n').slice(1)) expect(words(part.slice(part.indexOf('\n') + 1))).toBeLessThanOrEqual(55);
     expect(await h.submit(short)).toMatchObject({ accepted: true });
   });
 });

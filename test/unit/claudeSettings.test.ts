@@ -24,7 +24,7 @@ const URL = 'http://127.0.0.1:47654/hooks/claude';
 const TOKEN = 'c2VjcmV0LXRva2Vu';
 
 const commands = () => commandHook(HOOK_BIN);
-const http = (event: string): HookEntry => (event === 'SessionStart' || event === 'PostCompact' ? commandHook(HOOK_BIN) : httpHook(URL, TOKEN));
+const http = (event: string): HookEntry => (['SessionStart', 'PreCompact', 'PostCompact'].includes(event) ? commandHook(HOOK_BIN) : httpHook(URL, TOKEN));
 
 /** A user's own settings, with hooks of their own in every place recap also writes to. */
 function userSettings(): Settings {
@@ -138,7 +138,7 @@ describe('isRecapHook', () => {
 });
 
 describe('withRecap', () => {
-  it('adds PreToolUse (*), PostToolUse (AskUserQuestion), UserPromptSubmit, SessionStart and PostCompact to empty settings', () => {
+  it('adds PreToolUse (*), PostToolUse (AskUserQuestion), UserPromptSubmit, SessionStart, PreCompact and PostCompact to empty settings', () => {
     const hook = commands();
     expect(withRecap({}, commands)).toEqual({
       hooks: {
@@ -146,10 +146,11 @@ describe('withRecap', () => {
         PostToolUse: [{ matcher: 'AskUserQuestion', hooks: [hook] }],
         UserPromptSubmit: [{ hooks: [hook] }],
         SessionStart: [{ hooks: [hook] }],
+        PreCompact: [{ hooks: [hook] }],
         PostCompact: [{ hooks: [hook] }],
       },
     });
-    expect(RECAP_EVENTS.map((e) => e.event)).toEqual(['PreToolUse', 'PostToolUse', 'UserPromptSubmit', 'SessionStart', 'PostCompact']);
+    expect(RECAP_EVENTS.map((e) => e.event)).toEqual(['PreToolUse', 'PostToolUse', 'UserPromptSubmit', 'SessionStart', 'PreCompact', 'PostCompact']);
   });
 
   it('writes no onFailure when the Claude Code in use would ignore it', () => {
@@ -191,6 +192,7 @@ describe('withRecap', () => {
       ['PostToolUse', 'http'],
       ['SessionStart', 'command'],
       ['UserPromptSubmit', 'http'],
+      ['PreCompact', 'command'],
       ['PostCompact', 'command'],
     ]);
     expect(withRecap(viaHttp, http)).toEqual(viaHttp);
@@ -322,7 +324,7 @@ describe('recapHooksIn', () => {
 
   it('lists each event with its recap hook, command or http', () => {
     expect(recapHooksIn(withRecap(userSettings(), commands))).toEqual(
-      ['PreToolUse', 'PostToolUse', 'SessionStart', 'UserPromptSubmit', 'PostCompact'].map((event) => ({
+      ['PreToolUse', 'PostToolUse', 'SessionStart', 'UserPromptSubmit', 'PreCompact', 'PostCompact'].map((event) => ({
         event,
         hook: event === 'PreToolUse' ? { ...commands(), onFailure: 'block' } : commands(),
       })),
@@ -333,6 +335,7 @@ describe('recapHooksIn', () => {
       { event: 'PostToolUse', hook: httpHook(URL, TOKEN) },
       { event: 'UserPromptSubmit', hook: httpHook(URL, TOKEN) },
       { event: 'SessionStart', hook: commands() },
+      { event: 'PreCompact', hook: commands() },
       { event: 'PostCompact', hook: commands() },
     ]);
     expect(httpHook(URL, TOKEN)).toEqual({ type: 'http', url: URL, headers: { Authorization: `Bearer ${TOKEN}` }, timeout: 10 });

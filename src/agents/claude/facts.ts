@@ -2,7 +2,7 @@
 // Verified against Claude Code 2.1.330 (shared/claude-code-hooks.md).
 import { join } from 'node:path';
 import { field, strings, questionsOf, type ToolCall, type ToolKind } from '../../events/toolCall.js';
-import { json, systemMessage, withSystemMessage, type AgentFacts } from '../facts.js';
+import { json, NOTHING, systemMessage, withSystemMessage, type AgentFacts, type HookAnswer } from '../facts.js';
 
 const KINDS: Readonly<Record<string, ToolKind>> = {
   Bash: 'shell',
@@ -58,18 +58,30 @@ export function claudeContextWindow(model: string): number | undefined {
   return Number(generation) >= 5 ? 1_000_000 : 200_000;
 }
 
+/**
+ * PreCompact's plain stdout (exit 0) is appended to the summary request under "Additional
+ * Instructions:" (2.1.330). Text that reads as a JSON object would be taken for JSON output,
+ * so such text is not sent; nothing that could block (exit 2, `decision: "block"`) ever is.
+ */
+function steerCompaction(instructions: string): HookAnswer {
+  const trimmed = instructions.trim();
+  if (trimmed === '' || (trimmed.startsWith('{') && trimmed.endsWith('}'))) return NOTHING;
+  return { stdout: instructions, exitCode: 0 };
+}
+
 const claudeDirs = (env: NodeJS.ProcessEnv, home: string) => [...new Set([join(home, '.claude'), ...(env.CLAUDE_CONFIG_DIR ? [env.CLAUDE_CONFIG_DIR] : [])])];
 
 export const claudeFacts: AgentFacts = {
   name: 'claude',
   title: 'Claude Code',
-  events: { UserPromptSubmit: 'prompt', PreToolUse: 'tool', PostToolUse: 'toolUsed', SessionStart: 'sessionStart', PostCompact: 'compaction' },
+  events: { UserPromptSubmit: 'prompt', PreToolUse: 'tool', PostToolUse: 'toolUsed', SessionStart: 'sessionStart', PreCompact: 'compacting', PostCompact: 'compaction' },
   shellTool: 'Bash',
   toolCall: claudeToolCall,
   deny: (reason) => json({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: reason } }),
   notice: systemMessage,
   withNotice: withSystemMessage,
   context: (event, text) => json({ hookSpecificOutput: { hookEventName: event === 'prompt' ? 'UserPromptSubmit' : 'SessionStart', additionalContext: text } }),
+  steer: steerCompaction,
   // Longer context reaches the model as a 2,000-character preview and a file to Read, which a
   // tripped gate denies (measured on 2.1.330: 10,000 characters pass whole, 10,001 do not).
   contextLimit: { max: 10_000, unit: 'chars' },

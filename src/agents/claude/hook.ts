@@ -1,9 +1,10 @@
 // Claude Code's hook payloads read into recap's terms: a prompt, a tool call, a question
-// answered (AskUserQuestion's PostToolUse), a session start, and the turns Claude Code
-// makes itself (a task's notification, a `/loop` wakeup, its compaction summary). Claude
-// Code does not send UserPromptSubmit's `source`: a notification is told by its text, and a
-// wakeup by repeating what the session's `/loop` asked for (remembered here, per session),
-// or later by the transcript's turnOrigin (transcript.ts).
+// answered (AskUserQuestion's PostToolUse), a session start, a compaction about to begin
+// (PreCompact), and the turns Claude Code makes itself (a task's notification, a `/loop`
+// wakeup, its compaction summary). Claude Code does not send UserPromptSubmit's `source`: a
+// notification is told by its text, and a wakeup by repeating what the session's `/loop`
+// asked for (remembered here, per session), or later by the transcript's turnOrigin
+// (transcript.ts).
 import { z } from 'zod';
 import type { HookCall, ParsedHook } from '../adapter.js';
 import { common, readPayload, text, tool } from '../payload.js';
@@ -14,6 +15,8 @@ const payloads = {
   PreToolUse: tool,
   PostToolUse: tool.extend({ tool_response: z.unknown() }),
   SessionStart: common.extend({ source: text.optional() }),
+  // custom_instructions (what follows /compact, null for auto) is not read: recap adds its own.
+  PreCompact: common.extend({ trigger: text.nullish() }),
   PostCompact: common.extend({ trigger: text.optional(), compact_summary: z.string() }),
 };
 type Payload = z.infer<typeof tool> & { prompt?: string; tool_response?: unknown; compact_summary?: string };
@@ -26,6 +29,8 @@ function callOf(name: string, data: Payload): HookCall {
   switch (claudeFacts.events[name]) {
     case 'prompt':
       return promptCall(data.prompt ?? '', data.session_id);
+    case 'compacting':
+      return { kind: 'compacting' };
     case 'compaction':
       return { kind: 'machine', as: MACHINE_KINDS.compactSummary, text: data.compact_summary ?? '' };
     case 'tool':

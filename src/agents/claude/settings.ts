@@ -20,6 +20,10 @@ export const RECAP_EVENTS: readonly { event: string; matcher?: string; failClose
   { event: 'PostToolUse', matcher: 'AskUserQuestion' },
   { event: 'UserPromptSubmit' },
   { event: 'SessionStart' },
+  // Before Claude Code compacts (auto or /compact): its answer asks Claude's summary to keep
+  // the newest recap summary's decisions, directives and files. Never fails closed: a
+  // blocked auto-compaction comes again on every step until the turn fails.
+  { event: 'PreCompact' },
   // Claude Code's own summary of a compacted conversation, kept for the audit.
   { event: 'PostCompact' },
 ];

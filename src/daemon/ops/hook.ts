@@ -1,13 +1,15 @@
 // The `hook` op: any agent's hook, answered by hookService.ts with the ops a hook runs
-// (HookOps, made here from the command service); and the prompts taken from recap-hook's
-// spool, which hooks wait for.
+// (HookOps, made here from the command service, and the instructions for an agent's own
+// compaction summary); and the prompts taken from recap-hook's spool, which hooks wait for.
 import type { Logger } from 'pino';
 import { ADAPTERS } from '../../agents/adapters.js';
 import type { HookAnswer } from '../../agents/facts.js';
 import type { AgentName } from '../../agents/known.js';
+import { steerSeqs, steerText } from '../../events/compactSteer.js';
 import type { RequestOf } from '../../protocol/protocol.js';
 import type { CommandService } from '../commandService.js';
 import type { HookOps } from '../hookOps.js';
+import type { Where } from '../jobResolver.js';
 import { answerHook, recordSpooledPrompt, type SpooledOutcome } from '../hookService.js';
 import { check, noticeShown, owed, record, submit, switchedOff, usage } from './gate.js';
 import { chain, context, known, show, status, type Windows } from './job.js';
@@ -39,6 +41,7 @@ export class Hooks {
       context: (r, where, shellTool, limit) => context(s, r, where, shellTool, limit),
       chain: (r) => chain(s, r),
       show: (r) => known(s, r.job, () => show(s, r)),
+      compactSteer: (where) => compactSteer(s, where),
       recordPending: (where) => s.recordPending(where),
       windowOf: (session) => windows.of(session),
       owedNotice: (where) => owed(s, where),
@@ -74,6 +77,12 @@ export class Hooks {
   recordSpooled(entry: { agent: AgentName; id: string; at: number; payload: Record<string, unknown> }): Promise<SpooledOutcome> {
     return recordSpooledPrompt(ADAPTERS[entry.agent], entry.payload, this.ops, this.log, { id: entry.id, at: entry.at });
   }
+}
+
+/** The instructions for the agent's own compaction summary, from the job's newest summary read from the log: a read, it appends nothing. */
+async function compactSteer(s: CommandService, where: Where): Promise<string | undefined> {
+  const { config } = await s.read(where);
+  return s.withTexts(where.job, steerSeqs, (state, texts) => steerText(state, texts, config));
 }
 
 /** The mark recap-hook gave a prompt it sends, if it gave one. */
