@@ -276,7 +276,8 @@ describe('bounded memory', () => {
   const FILLER = 'the parser now reads quoted values arrays comments and defaults and reports every mistake with its file line and key'.split(' ');
   const tag = (i: number) => `entry-${String(i).padStart(4, '0')}`;
   /** Summaries that differ in their words and their length. */
-  const note = (i: number) => `Gist: ${tag(i)} moved the parser on by step ${i * 7} of its error reports\n\n## Notes\n${tag(i)} ${FILLER.slice(0, 6 + (i % 13)).join(' ')} (step ${i * 7}).`;
+  const note = (i: number) =>
+    `Gist: ${tag(i)} moved the parser on by step ${i * 7} of its error reports\n\n## Notes\n${tag(i)} ${FILLER.slice(0, 6 + (i % 13)).join(' ')} (step ${i * 7}).`;
 
   it('recap context and SessionStart stay within CONTEXT_BUDGET over a chain of 1,000 summaries, newest first, saying what is left out', async () => {
     const h = await setup([...FAST, 'CONTEXT_BUDGET=1500', 'INDEX_BUDGET=0']);
@@ -422,7 +423,10 @@ describe('profiles and section caps', () => {
     expect(await h.deniedRead()).toContain('at least 20 and at most 55 tokens in each section');
 
     const summary = goodSummary(); // three sentences a section: 57 to 68 tokens each
-    const over = summary.split('\n\n').slice(1).map((part) => words(part.slice(part.indexOf('\n') + 1)));
+    const over = summary
+      .split('\n\n')
+      .slice(1)
+      .map((part) => words(part.slice(part.indexOf('\n') + 1)));
     for (const n of over) expect(n).toBeGreaterThan(55);
     const rejected = await h.submitCli(summary);
     expect(rejected.code).toBe(2);
