@@ -1,12 +1,12 @@
 // What the CLI's commands share, and the commands that only ask the daemon about a job
-// (status, context, chain). Kept apart from cli.ts so main.ts can run these without
+// (status, context, chain, show). Kept apart from cli.ts so main.ts can run these without
 // loading yargs and the rest of the CLI: nothing here may import either.
 import type { Argv } from 'yargs';
 import { UserError } from '../common/errors.js';
 import { sessionFromEnv } from '../agents/known.js';
 import type { Op, RequestFields, ResponseOf } from '../protocol/protocol.js';
 import { connectOrStart } from './autostart.js';
-import { printChain, printStatus } from './present/gate.js';
+import { printChain, printShown, printStatus } from './present/gate.js';
 
 export type Global = { json: boolean; job?: string | undefined; debug: boolean };
 
@@ -105,4 +105,13 @@ export async function context(argv: Global): Promise<void> {
 export async function chain(argv: Global): Promise<void> {
   const result = await call('chain', target(argv));
   output(argv, result, () => printChain(result));
+}
+
+/** `recap show N`: summary #N of the job whole; N as recap chain and the memory's index give it (12 or #12). */
+export async function show(argv: Global & { seq: string }): Promise<void> {
+  if (!/^#?\d{1,15}$/.test(argv.seq) || Number(argv.seq.replace('#', '')) < 1) {
+    throw new UsageError(`recap show takes a summary's number such as 12 or #12 (recap chain lists them), not ${JSON.stringify(argv.seq)}`);
+  }
+  const result = await call('show', { ...target(argv), seq: Number(argv.seq.replace('#', '')) });
+  output(argv, result, () => printShown(result));
 }

@@ -2,7 +2,7 @@
 // answers as `recap jobs`, `replay --at`, `verify`), the projection and the log, and, for
 // what the page draws, from the audit index. Nothing here appends an event: the ops that
 // settle a job's configuration first (status, chain) are not used.
-import type { StoredEvent } from '../events/events.js';
+import type { GistAuthor, StoredEvent } from '../events/events.js';
 import type { Caller } from '../events/caller.js';
 import { DEFAULT_CONFIG } from '../events/config.js';
 import type { Verification } from '../protocol/answers.js';
@@ -50,7 +50,9 @@ export type JobsAnswer = { lastSeq: number; jobs: (JobRow & { threshold: number;
 export type JobAnswer = JobView & { job: string; lastSeq: number; threshold: number; now: PastStatus };
 export type AtAnswer = { seq: number; status: PastStatus | undefined };
 export type MomentsAnswer = { events: Moment[]; more: boolean };
-export type ChainAnswer = { total: number; entries: ResponseOf<'chain'>['entries'] };
+/** A summary as the page shows it: as the log holds it, with the gist recap derived where it has none (one written before gists). */
+export type ChainSummary = ResponseOf<'chain'>['entries'][number] & { gist: string; gistBy: GistAuthor };
+export type ChainAnswer = { total: number; entries: ChainSummary[] };
 export type VerifyAnswer = Verification;
 export type UsageAnswer = { series: UsageSeries[] };
 /** /api/live's `change` event: the log's last sequence number and the jobs that changed. */
@@ -145,14 +147,21 @@ export class UiApi {
   }
 
   /**
-   * The job's accepted summaries, oldest first, whole, as `recap chain` shows them; with
-   * `last`, only the newest `last` of them (a long job's chain is thousands).
+   * The job's accepted summaries, oldest first, whole, as `recap chain` shows them, each with
+   * its gist and the files it names; with `last`, only the newest `last` of them (a long
+   * job's chain is thousands).
    */
   private async chain(job: string, last: number | undefined): Promise<ChainAnswer> {
     // The projection names summaries as soon as they are decided: read them once written.
     await this.store.flushed();
-    const total = this.projection().view(job).chain.length;
-    return { total, entries: await this.handler.chainEntries(job, last === undefined ? undefined : Math.max(Math.floor(last), 0)) };
+    const { chain } = this.projection().view(job);
+    const entries = await this.handler.chainEntries(job, last === undefined ? undefined : Math.max(Math.floor(last), 0));
+    // The gists the projection keeps, derived for summaries that have none of their own.
+    const gists = new Map(chain.map((e) => [e.seq, e.gist]));
+    return {
+      total: chain.length,
+      entries: entries.map((e) => ({ ...e, gist: e.gist ?? gists.get(e.seq) ?? '', gistBy: e.gist === undefined ? 'recap' : (e.gistBy ?? 'agent') })),
+    };
   }
 
   /**

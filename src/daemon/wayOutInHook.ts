@@ -7,7 +7,8 @@ import type { ToolCall } from '../events/toolCall.js';
 import { readWayOut } from '../events/whitelist.js';
 import type { HookOps } from './hookOps.js';
 import type { Where } from './jobResolver.js';
-import { requestSchemas } from '../protocol/protocol.js';
+import { ProtocolError, requestSchemas } from '../protocol/protocol.js';
+import { shownSummary } from '../protocol/shownSummary.js';
 import { describeIssues } from '../common/zodIssues.js';
 
 /**
@@ -35,8 +36,14 @@ export async function wayOutInHook(call: ToolCall, where: Where, ops: HookOps, s
   const topic = way.options.get('--topic');
   // The call's project, unless it named another job: a summary's files are paths in it, and its configuration applies.
   const project = typeof explicit !== 'string' && where.project !== undefined ? { project: where.project } : {};
-  const request = { job, ...(typeof topic === 'string' ? { topic } : {}), ...(way.subcommand === 'submit' ? { text: way.summary ?? '' } : {}) };
-  const valid = (way.subcommand === 'submit' ? requestSchemas.submit : requestSchemas.status).safeParse(request);
+  const request = {
+    job,
+    ...(typeof topic === 'string' ? { topic } : {}),
+    ...(way.subcommand === 'submit' ? { text: way.summary ?? '' } : {}),
+    ...(way.seq !== undefined ? { seq: way.seq } : {}),
+  };
+  const schema = way.subcommand === 'submit' ? requestSchemas.submit : way.subcommand === 'show' ? requestSchemas.show : requestSchemas.status;
+  const valid = schema.safeParse(request);
   if (!valid.success) return `${RAN}\nrecap refused the request (${describeIssues(valid.error)}); nothing changed.`;
   switch (way.subcommand) {
     case 'submit': {
@@ -68,9 +75,22 @@ export async function wayOutInHook(call: ToolCall, where: Where, ops: HookOps, s
     case 'chain': {
       const { entries } = await ops.chain({ job });
       if (asJson) return `${RAN}\n${JSON.stringify({ entries })}`;
-      return `${RAN}\n${entries.length === 0 ? 'no summaries yet' : entries.map((e, i) => `${i + 1}. level ${e.level}, ${e.tokens} tokens:\n${e.text}`).join('\n\n')}`;
+      return `${RAN}\n${entries.length === 0 ? 'no summaries yet' : entries.map((e) => `#${e.seq}, level ${e.level}, ${e.tokens} tokens:\n${e.text}`).join('\n\n')}`;
     }
+    case 'show':
+      return `${RAN}\n${await shown(ops, { job, seq: way.seq ?? 0 }, asJson)}`;
     default:
       return undefined;
+  }
+}
+
+/** `show N`'s output, or the daemon's word on a number that is no summary of the job (recap show prints it so too). */
+async function shown(ops: HookOps, request: { job: string; seq: number }, asJson: boolean): Promise<string> {
+  try {
+    const answer = await ops.show(request);
+    return asJson ? JSON.stringify(answer) : shownSummary(answer, (ms) => new Date(ms).toISOString());
+  } catch (error) {
+    if (!(error instanceof ProtocolError)) throw error;
+    return asJson ? JSON.stringify({ error: { code: error.code, message: error.message } }) : `recap: ${error.message}`;
   }
 }

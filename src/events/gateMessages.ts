@@ -241,7 +241,7 @@ export function protectionReason(refusal: string, recap: string): string {
     `recap: this call was refused: ${refusal}. recap's event log, socket, config, its hooks in the agent's ` +
     'settings and its installed files are off limits to the agent, and its setup commands (install, uninstall, ' +
     "config, daemon, trip, import, stop, restart, reload, pause, resume) are the user's to run outside the agent. " +
-    `Name recap exactly as ${recap}: ${recap} status, ${recap} context and ${recap} chain read the job's state and memory, ` +
+    `Name recap exactly as ${recap}: ${recap} status, ${recap} context, ${recap} chain and ${recap} show N read the job's state, memory and summaries, ` +
     'and a summary goes in with its submit subcommand and a quoted here-document.'
   );
 }

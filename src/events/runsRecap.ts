@@ -99,12 +99,12 @@ export const FIND_EXEC = /^-(?:exec|execdir|ok|okdir)$/;
 export const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]]*\])?\+?=/;
 const DEPTH_LIMIT = 8;
 
-/** recap's commands for the agent (read the state, submit a summary): by the launcher, never a risk. */
-const READING = new Set(['status', 'context', 'chain', 'submit']);
+/** recap's commands for the agent (read the state and the summaries, submit one): by the launcher, never a risk. */
+const READING = new Set(['status', 'context', 'chain', 'show', 'submit']);
 
 /**
  * Why the command might run recap outside the whitelist, or undefined when it cannot.
- * @param recapPaths the launcher: a plain `<launcher> status` (or context, chain, submit)
+ * @param recapPaths the launcher: a plain `<launcher> status` (or context, chain, show, submit)
  * chained to something else is left to the gate, whose message says what to fix.
  */
 export function mightRunRecap(command: string, recapPaths: ReadonlySet<string> = new Set(), depth = 0): string | undefined {
@@ -122,7 +122,8 @@ export function mightRunRecap(command: string, recapPaths: ReadonlySet<string> =
 function isOwnReading(simple: SimpleCommand, recapPaths: ReadonlySet<string>): boolean {
   const [program, ...rest] = simple.words;
   if (program === undefined || !recapPaths.has(program.value) || !simple.words.every((w) => w.literal)) return false;
-  const sub = rest.find((w) => !w.value.startsWith('-'));
+  // The subcommand is the first word that is no option nor --job's value: `--job status log` runs log.
+  const sub = rest.find((w, i) => !w.value.startsWith('-') && rest[i - 1]?.value !== '--job');
   if (sub === undefined || !READING.has(sub.value)) return false;
   return simple.heredocs.every((h) => h.quoted || !/[$`\\]/.test(h.body)) && simple.redirects.every((r) => r.target === undefined || !RECAP.test(r.target.value));
 }

@@ -1,20 +1,28 @@
 // What a Bash command may be while the gate is tripped: exactly one recap command that
-// reads state or submits a summary, with nothing chained onto it or hidden in it.
+// reads state (status, context, chain, show N) or submits a summary, with nothing chained
+// onto it or hidden in it.
 import { tokenize, type HeredocToken, type WordToken } from './shellTokens.js';
 
 export type BashVerdict = { allowed: true; subcommand: string } | { allowed: false; why: string };
 
-/** The read-only subcommands, each with the options it may take (`true`: takes a value). */
+/** Options and whether each takes a value (`true`). */
 type Options = ReadonlyMap<string, boolean>;
+/** A read-only subcommand: the options it may take, and whether it takes a summary's number (`show N`). */
+type ReadOnly = { options: Options; number?: true };
 const READ_ONLY_OPTIONS: Options = new Map([
   ['--json', false],
   ['--job', true],
 ]);
-const READ_ONLY: ReadonlyMap<string, Options> = new Map([
-  ['status', new Map([...READ_ONLY_OPTIONS, ['--daemon', false]])],
-  ['context', READ_ONLY_OPTIONS],
-  ['chain', READ_ONLY_OPTIONS],
+const READ_ONLY: ReadonlyMap<string, ReadOnly> = new Map([
+  ['status', { options: new Map([...READ_ONLY_OPTIONS, ['--daemon', false]]) }],
+  ['context', { options: READ_ONLY_OPTIONS }],
+  ['chain', { options: READ_ONLY_OPTIONS }],
+  ['show', { options: READ_ONLY_OPTIONS, number: true }],
 ]);
+/** A summary's number as `recap show` takes it: its sequence number, `#` before it allowed (quoted: bare, it starts a comment). */
+const SUMMARY_NUMBER = /^#?[1-9][0-9]{0,14}$/;
+/** How the messages name the read-only commands and the way out. */
+const WAYS = 'submit, status, context, chain or show N';
 const SUBMIT_OPTIONS: Options = new Map([
   ['--json', false],
   ['--job', true],
@@ -56,6 +64,9 @@ export function classifyBash(command: string, recapPaths: ReadonlySet<string>): 
       continue;
     }
     if (lineEnded) return deny('only one command is allowed; nothing may follow it on another line');
+    if (token.kind === 'operator' && token.op === '#') {
+      return deny("the shell operator # is not allowed: it starts a comment, so the shell would drop the rest of the line; give a summary's number without it (show 12)");
+    }
     if (token.kind === 'operator') return deny(`the shell operator ${token.op} is not allowed`);
     if (token.kind === 'heredoc') heredocs.push(token);
     else words.push(token);
@@ -71,17 +82,26 @@ export function classifyBash(command: string, recapPaths: ReadonlySet<string>): 
     }
     return deny(`only recap commands may run; ${JSON.stringify(program)} is not recap`);
   }
-  if (subcommand === undefined) return deny('name a recap subcommand: submit, status, context or chain');
+  if (subcommand === undefined) return deny(`name a recap subcommand: ${WAYS}`);
   const recap = recapWord(recapPaths);
 
-  const readOnlyOptions = READ_ONLY.get(subcommand);
-  if (readOnlyOptions) {
+  const readOnly = READ_ONLY.get(subcommand);
+  if (readOnly) {
     if (heredocs.length > 0) return deny(`${recap} ${subcommand} takes no input`);
-    const problem = optionProblem(args, readOnlyOptions, subcommand);
+    const numbers: string[] | undefined = readOnly.number ? [] : undefined;
+    const problem = optionProblem(args, readOnly.options, subcommand, numbers) ?? numberProblem(numbers, recap);
     return problem ? deny(problem) : { allowed: true, subcommand };
   }
   if (subcommand === 'submit') return classifySubmit(args, heredocs);
-  return deny(`recap ${subcommand} is not allowed while the gate is tripped; use submit, status, context or chain`);
+  return deny(`recap ${subcommand} is not allowed while the gate is tripped; use ${WAYS}`);
+}
+
+/** What is wrong with the words `show` was given for its number (undefined: it takes none). */
+function numberProblem(numbers: string[] | undefined, recap: string): string | undefined {
+  if (numbers === undefined) return undefined;
+  const usage = `give one summary's number, as in ${recap} show 12 (${recap} chain lists them)`;
+  if (numbers.length !== 1) return `${recap} show takes one number: ${usage}`;
+  return SUMMARY_NUMBER.test(numbers[0]!) ? undefined : `${JSON.stringify(numbers[0])} is not a summary's number: ${usage}`;
 }
 
 function classifySubmit(args: string[], heredocs: HeredocToken[]): BashVerdict {
@@ -111,11 +131,18 @@ function classifySubmit(args: string[], heredocs: HeredocToken[]): BashVerdict {
   return { allowed: true, subcommand: 'submit' };
 }
 
-/** Checks that every argument is a known option, with its value where it takes one. */
-function optionProblem(args: string[], allowed: Options, subcommand: string): string | undefined {
+/**
+ * Checks that every argument is a known option, with its value where it takes one. With
+ * `words`, the arguments that are no option and no option's value go there instead.
+ */
+function optionProblem(args: string[], allowed: Options, subcommand: string, words?: string[]): string | undefined {
   const seen = new Set<string>();
   for (let i = 0; i < args.length; i += 1) {
     const arg = args[i]!;
+    if (words !== undefined && !arg.startsWith('-')) {
+      words.push(arg);
+      continue;
+    }
     const [name, inlineValue] = arg.startsWith('--') && arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
     const takesValue = allowed.get(name);
     if (takesValue === undefined) return `recap ${subcommand} does not take ${JSON.stringify(arg)} here`;
@@ -131,8 +158,8 @@ function optionProblem(args: string[], allowed: Options, subcommand: string): st
   return undefined;
 }
 
-/** A whitelisted recap command, read: its subcommand, its options, its here-document. */
-export type WayOut = { subcommand: string; options: ReadonlyMap<string, string | true>; summary?: string };
+/** A whitelisted recap command, read: its subcommand, its options, the summary's number (show), its here-document. */
+export type WayOut = { subcommand: string; options: ReadonlyMap<string, string | true>; seq?: number; summary?: string };
 
 /** The whitelisted recap command `command` is, read for running it elsewhere (Codex's hook); undefined if it is none. */
 export function readWayOut(command: string, recapPaths: ReadonlySet<string>): WayOut | undefined {
@@ -142,14 +169,20 @@ export function readWayOut(command: string, recapPaths: ReadonlySet<string>): Wa
   const words = tokenized.tokens.filter((t): t is WordToken => t.kind === 'word').map((w) => w.value);
   const heredoc = tokenized.tokens.find((t): t is HeredocToken => t.kind === 'heredoc');
   const options = new Map<string, string | true>();
+  let seq: number | undefined;
   const args = words.slice(2);
-  const takes = (READ_ONLY.get(verdict.subcommand) ?? SUBMIT_OPTIONS).get.bind(READ_ONLY.get(verdict.subcommand) ?? SUBMIT_OPTIONS);
+  const readOnly = READ_ONLY.get(verdict.subcommand);
+  const allowed = readOnly?.options ?? SUBMIT_OPTIONS;
   for (let i = 0; i < args.length; i += 1) {
     const arg = args[i]!;
     if (arg === '-') continue;
+    if (readOnly?.number && !arg.startsWith('-')) {
+      seq = Number(arg.replace('#', ''));
+      continue;
+    }
     const eq = arg.indexOf('=');
     const name = eq > 0 ? arg.slice(0, eq) : arg;
-    options.set(name, takes(name) ? (eq > 0 ? arg.slice(eq + 1) : (args[(i += 1)] ?? '')) : true);
+    options.set(name, allowed.get(name) ? (eq > 0 ? arg.slice(eq + 1) : (args[(i += 1)] ?? '')) : true);
   }
-  return { subcommand: verdict.subcommand, options, ...(heredoc ? { summary: heredoc.body } : {}) };
+  return { subcommand: verdict.subcommand, options, ...(seq !== undefined ? { seq } : {}), ...(heredoc ? { summary: heredoc.body } : {}) };
 }

@@ -5,7 +5,7 @@ import type { HookAnswer } from '../agents/facts.js';
 import { AGENT_NAMES, isAgentName, type AgentName } from '../agents/known.js';
 import { DEFAULT_AGENT } from '../agents/cliFacts.js';
 import type { Config } from '../events/config.js';
-import { EVENT_TYPES, type EventType, type SummaryAccepted } from '../events/events.js';
+import { EVENT_TYPES, type EventType, type GistAuthor, type SummaryAccepted } from '../events/events.js';
 import type { CheckAnswer, GateStatus } from '../events/gate.js';
 import type { SubmitAnswer } from '../events/summaries.js';
 import type { KeyChange } from '../events/configPolicy.js';
@@ -69,6 +69,8 @@ export const requestSchemas = {
   statusline: z.object({ ...where, contextWindow: z.number().int().min(1).optional() }),
   context: z.object(where),
   chain: z.object(where),
+  /** `recap show N`: summary #N of the job whole, N its sequence number as `recap chain` lists it. */
+  show: z.object({ ...where, seq: z.number().int().min(1, "seq is a summary's sequence number, 1 or more").max(Number.MAX_SAFE_INTEGER) }),
   hook: z.object({
     agent: z.enum(AGENT_NAMES as [AgentName, ...AgentName[]], `agent must be one of: ${AGENT_NAMES.join(', ')}`),
     payload: z.unknown(),
@@ -187,6 +189,8 @@ export type Responses = {
   statusline: StatusAnswer;
   context: { text: string; tripped: boolean; summaries: number; notice?: string };
   chain: { entries: (SummaryAccepted['data'] & { seq: number })[]; notice?: string };
+  /** `entry` as the log holds it (its hash checks); `gist` as written, or derived for a summary written before gists (`gistBy: 'recap'`). */
+  show: { entry: SummaryAccepted['data'] & { seq: number }; gist: string; gistBy: GistAuthor };
   hook: HookAnswer;
   http: { url: string; tokenFile: string };
   ui: { url: string };
@@ -321,7 +325,7 @@ function absentOr(value: unknown, valid: boolean): boolean {
 }
 
 export type ErrorCode =
-  'bad_request' | 'unknown_op' | 'refused' | 'invalid_frame' | 'frame_too_large' | 'storage' | 'system' | 'shutting_down' | 'busy' | 'internal' | 'unknown_job';
+  'bad_request' | 'unknown_op' | 'refused' | 'invalid_frame' | 'frame_too_large' | 'storage' | 'system' | 'shutting_down' | 'busy' | 'internal' | 'unknown_job' | 'not_summary';
 
 export type Response = { id: string | number | null; result: unknown } | { id: string | number | null; error: { code: ErrorCode; message: string } };
 

@@ -2,7 +2,7 @@
 // the exact command of the deny message is accepted; near-miss spellings are denied by the
 // gate; where the hook runs the way out (Codex, Gemini CLI) a submit with commands chained
 // on, a second here-document, --file on recap's own files, --job and --topic of forms the
-// socket refuses, a huge summary, and status/context/chain with odd options each end in a
+// socket refuses, a huge summary, and status/context/chain/show with odd options each end in a
 // deny and leave the gate tripped. Payloads of unexpected shapes are denied; another agent's
 // events and unknown ones are answered with nothing and change nothing. With the daemon
 // stopped (SIGSTOP), or killed and unable to start again, each agent's hook still denies in
@@ -74,6 +74,9 @@ function nearMisses(a: AgentAttack, exact: string): [string, string][] {
     ['a context with --json twice', `${launcher} context --json --json`],
     ['a chain with --file', `${launcher} chain --file /etc/passwd`],
     ['a chain with input', `${launcher} chain <<'EOF'\nx\nEOF`],
+    ['a show with no number', `${launcher} show`],
+    ['a show with a command chained on', `${launcher} show 1 && ls`],
+    ['a show with --job of another job and a command chained on', `${launcher} show 1 --job other-job; cat ${a.box.config}`],
     ['a submit with the here-document and --file', `${launcher} submit --file notes.md <<'EOF'${body}`],
     ['a submit with two here-documents', `${launcher} submit <<'EOF' <<'EOG'${body}\nx\nEOG`],
     ['a submit with its here-document and then a command', `${exact}\nrm -rf ${a.box.data}`],
@@ -149,10 +152,24 @@ describe.each(AGENTS)('the way out through %s', (agent: AgentName) => {
 
   it('the read-only commands with the options they take answer; the gate stays tripped', async () => {
     const launcher = launcherOf(a);
-    for (const command of [`${launcher} status --json`, `${launcher} context --job ${a.job}`, `${launcher} chain --json --job=${a.job}`, `'${launcher}' status`]) {
+    const chain = JSON.parse((await runCli(a.box, ['chain', '--json', '--job', a.job])).stdout) as { entries: { seq: number }[] };
+    const seq = chain.entries[0]!.seq;
+    for (const command of [
+      `${launcher} status --json`,
+      `${launcher} context --job ${a.job}`,
+      `${launcher} chain --json --job=${a.job}`,
+      `'${launcher}' status`,
+      `${launcher} show ${seq}`,
+      `${launcher} show --job ${a.job} '#${seq}' --json`,
+    ]) {
       const run = await hook(a, agentShell(a, command));
       if (PROFILES[agent].wayOutInHook) expect(deniedAs(agent, run).startsWith(RAN)).toBe(true);
       else allowedAs(run);
+    }
+    // Where the hook runs it, show prints the summary whole, or says the number is none of the job's.
+    if (PROFILES[agent].wayOutInHook) {
+      expect(deniedAs(agent, await hook(a, agentShell(a, `${launcher} show ${seq}`)))).toContain(`summary #${seq} of job ${a.job}\n`);
+      expect(deniedAs(agent, await hook(a, agentShell(a, `${launcher} show ${seq + 1}`)))).toContain(`recap: #${seq + 1} is not a summary of job ${a.job}`);
     }
     expect(await status(a)).toMatchObject({ tripped: true });
     await wayOutOpen(a);

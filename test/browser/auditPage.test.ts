@@ -1,14 +1,15 @@
 // The audit page in real headless Chromium (Debian's chromium, driven by playwright-core)
 // against a real daemon: who gets in, what a scripted job's meter shows, that new events
-// appear without a reload, and that a tampered summary shows as a broken link. Every page
+// appear without a reload, that a summary's gist and files show, and that a tampered summary shows as a broken link. Every page
 // is also checked for console errors, which is where a CSP violation would show.
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Level } from 'level';
 import { pack, unpack } from 'msgpackr';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { RawClient, ROOT, type Sandbox, trackedSandboxes } from '../helpers/daemon.js';
+import { RawClient, ROOT, runCli, type Sandbox, trackedSandboxes } from '../helpers/daemon.js';
+import { goodSummary, prose } from '../helpers/text.js';
 import { openUi, rounds } from '../helpers/uiPage.js';
 
 const CHROMIUM = process.env.RECAP_CHROMIUM ?? '/usr/bin/chromium';
@@ -97,6 +98,33 @@ describe('the audit page in a browser', () => {
 
     mkdirSync(join(ROOT, 'test-results'), { recursive: true });
     await page.screenshot({ path: join(ROOT, 'test-results', 'audit-job-page.png'), fullPage: true });
+    expect(problems).toEqual([]);
+  });
+
+  it("shows each summary's gist, and the files its ## Files section names", async () => {
+    const box = newBox();
+    await start(box);
+    mkdirSync(join(box.project, 'src'), { recursive: true });
+    writeFileSync(join(box.project, 'src', 'parser.ts'), Array.from({ length: 8 }, (_, i) => `export const line${i} = ${i};`).join('\n'));
+    writeFileSync(join(box.project, 'README.md'), '# Demo\n');
+    await runCli(box, ['record', '--job', 'j', '--text', prose(3)]);
+    const files = '## Files\n- read src/parser.ts:2-4 — where the parser starts reading\n- ref README.md — how the project is run';
+    const submitted = await runCli(box, ['submit', '--job', 'j'], { input: `${goodSummary()}\n\n${files}\n` });
+    expect(submitted.code, submitted.stderr).toBe(0);
+    const [entry] = (JSON.parse((await runCli(box, ['chain', '--job', 'j', '--json'])).stdout) as { entries: { seq: number; gist: string }[] }).entries;
+
+    const { page, problems } = await jobPage(box, 'j');
+    const item = page.locator(`.chain-list > li[data-seq="${entry!.seq}"]`);
+    // The gist is on the summary's line, before it is opened.
+    expect(await item.locator('summary .gist').textContent()).toBe(entry!.gist);
+    expect(await item.locator('summary .gist').getAttribute('data-gist-by')).toBe('agent');
+    await item.locator('summary').click();
+    const refs = item.locator('ul.refs > li');
+    await expect.poll(() => refs.count()).toBe(2);
+    expect(await refs.nth(0).getAttribute('data-mode')).toBe('read');
+    expect(await refs.nth(0).textContent()).toMatch(/^read src\/parser\.ts lines 2–4 — where the parser starts reading · \d+ tokens · sha256 [0-9a-f]{12}$/);
+    expect(await refs.nth(1).getAttribute('data-mode')).toBe('ref');
+    expect(await refs.nth(1).textContent()).toMatch(/^ref README\.md — how the project is run · sha256 [0-9a-f]{12}$/);
     expect(problems).toEqual([]);
   });
 

@@ -1,5 +1,5 @@
 // The read commands as a user meets them: local times, --job everywhere (and a mistyped one
-// caught), --type checked, --json failures, recap jobs, show, log -f, completion, --help.
+// caught), --type checked, --json failures, recap jobs, event, log -f, completion, --help.
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -35,7 +35,7 @@ describe('times', () => {
     const human = (await runCli(box, ['log', '--job', 'alpha'], { env: kolkata })).stdout.trim().split('\n');
     expect(human[0]).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d \+05:30  #\d+  alpha  /);
     const chain = (await runCli(box, ['chain', '--job', 'alpha'], { env: kolkata })).stdout;
-    expect(chain).toMatch(/^1\. \d{4}-\d\d-\d\d \d\d:\d\d:\d\d \+05:30  level 0/);
+    expect(chain).toMatch(/^#\d+  \d{4}-\d\d-\d\d \d\d:\d\d:\d\d \+05:30  level 0/);
     const json = jsonLines((await runCli(box, ['log', '--json', '--job', 'alpha'], { env: kolkata })).stdout);
     expect(json[0]!.time).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
   });
@@ -226,22 +226,22 @@ describe('recap jobs', () => {
   });
 });
 
-describe('recap show', () => {
+describe('recap event', () => {
   it('prints one event whole: a summary with its whole text', async () => {
     const box = newBox();
     await start(box);
     await twoJobs(box);
     const accepted = jsonLines((await runCli(box, ['log', '--json', '--type', 'SummaryAccepted'])).stdout)[0]!;
-    const shown = await runCli(box, ['show', `#${accepted.seq}`], { env: { TZ: 'UTC' } });
+    const shown = await runCli(box, ['event', `#${accepted.seq}`], { env: { TZ: 'UTC' } });
     expect(shown.code).toBe(0);
     expect(shown.stdout).toMatch(new RegExp(`^event #${accepted.seq}: SummaryAccepted \\(version 2\\)\ntime: \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d \\+00:00\njob: alpha\n`));
     expect(shown.stdout).toContain(`text:\n${String(accepted.data.text)}`);
-    expect(JSON.parse((await runCli(box, ['show', String(accepted.seq), '--json'])).stdout)).toEqual(accepted);
-    const missing = await runCli(box, ['show', '9999']);
+    expect(JSON.parse((await runCli(box, ['event', String(accepted.seq), '--json'])).stdout)).toEqual(accepted);
+    const missing = await runCli(box, ['event', '9999']);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/^recap: there is no event #9999: the log holds events #1 to #\d+\n$/);
-    expect((await runCli(box, ['show', 'abc'])).stderr).toContain('a sequence number such as 12');
-    expect((await runCli(box, ['show', String(accepted.seq), '--job', 'beta'])).stderr).toBe(`recap: event #${accepted.seq} is not of job beta (it is of alpha)\n`);
+    expect((await runCli(box, ['event', 'abc'])).stderr).toContain('recap event takes a sequence number such as 12');
+    expect((await runCli(box, ['event', String(accepted.seq), '--job', 'beta'])).stderr).toBe(`recap: event #${accepted.seq} is not of job beta (it is of alpha)\n`);
   });
 });
 

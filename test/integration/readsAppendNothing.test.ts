@@ -1,14 +1,15 @@
-// Reads are reads: `status`, `context` and `chain` leave the event log as it was, even when
+// Reads are reads: `status`, `context`, `chain` and `show` leave the event log as it was, even when
 // what they read (a new session, a project's config file) is not yet on record. The next
 // command that writes records it, so nothing is lost.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RawClient, trackedSandboxes } from '../helpers/daemon.js';
+import { goodSummary, prose } from '../helpers/text.js';
 
 const { newBox, start } = trackedSandboxes(afterEach);
 
-describe('the reads status, context and chain', () => {
+describe('the reads status, context, chain and show', () => {
   it('append nothing for a new session in a project with a config file of its own; the next write records both', async () => {
     const box = newBox();
     await start(box);
@@ -34,6 +35,30 @@ describe('the reads status, context and chain', () => {
       const page = await client.request({ id: 5, op: 'events', fromSeq: before + 1 });
       const types = (page.result as { events: { type: string }[] }).events.map((e) => e.type);
       expect(types).toEqual(['SessionBound', 'ConfigApproved', 'ConfigApplied', 'InteractionRecorded']);
+    } finally {
+      client.close();
+    }
+  });
+
+  it('show appends nothing for a new session, whether it finds the summary or refuses the number', async () => {
+    const box = newBox();
+    await start(box);
+    const client = await RawClient.connect(box.socket);
+    try {
+      const lastSeq = async () => ((await client.request({ id: 'stats', op: 'stats' })).result as { lastSeq: number }).lastSeq;
+      const writer = { cwd: box.project, session: 'writer-1' };
+      await client.request({ id: 1, op: 'record', kind: 'prompt', text: prose(3), ...writer });
+      expect((await client.request({ id: 2, op: 'submit', text: goodSummary(), ...writer })).result).toMatchObject({ accepted: true });
+      const chain = await client.request({ id: 'chain', op: 'chain', ...writer });
+      const seq = (chain.result as { entries: { seq: number }[] }).entries[0]!.seq;
+      const reader = { cwd: box.project, session: 'reader-2' };
+      const before = await lastSeq();
+
+      const shown = await client.request({ id: 3, op: 'show', seq, ...reader });
+      expect(shown.result).toMatchObject({ entry: { seq }, gistBy: 'agent' });
+      const refused = await client.request({ id: 4, op: 'show', seq: seq - 1, ...reader });
+      expect(refused.error).toMatchObject({ code: 'not_summary' });
+      expect(await lastSeq()).toBe(before);
     } finally {
       client.close();
     }

@@ -31,6 +31,8 @@ describe('mightRunRecap: commands that run recap, or could', () => {
     ['find -exec with a computed program', 'find . -exec "$x" {} \\;'],
     ['the launcher with a setup subcommand', `${LAUNCHER} uninstall claude`],
     ['the launcher with a computed word', `${LAUNCHER} status $(touch x)`],
+    ['the launcher with --job taking a reading subcommand as its value', `${LAUNCHER} --job status log`],
+    ['the launcher showing a whole event of any job', `${LAUNCHER} --job show event 12`],
     ['the launcher with an unquoted here-document that expands', `${LAUNCHER} submit <<EOF\n$(recap trip)\nEOF`],
     ['an unreadable command that mentions recap', "recap trip 'unterminated"],
     ['git with a config option', "git -c core.pager='recap trip' log"],
@@ -59,6 +61,8 @@ describe('mightRunRecap: commands that cannot', () => {
     ['a tilde program path', '~/bin/format-all --check'],
     ['an interpreter with a literal script and computed args', 'python3 tools/gen.py "$OUT"'],
     ['the launcher reading state, chained (the gate decides)', `${LAUNCHER} status; ls`],
+    ['the launcher showing a summary', `${LAUNCHER} show 12 --json`],
+    ['the launcher reading with --job first', `${LAUNCHER} --job myjob show 12`],
     ['the launcher submitting with a quoted here-document', `${LAUNCHER} submit <<'EOF'\n## A\nrecap trip was discussed\nEOF`],
     ['an empty line', ''],
   ])('%s: %s', (_label, command) => {

@@ -1,9 +1,9 @@
 // The gate's Bash whitelist (DESIGN.md, "Claude Code": "While a gate is tripped the only tool
 // calls allowed are ..."). While the gate is tripped, a Bash command line may only be exactly
-// one recap command that reads state (status, context, chain) or submits a summary (quoted
-// here-document or --file). Anything chained onto it or hidden in it is denied.
+// one recap command that reads state (status, context, chain, show N) or submits a summary
+// (quoted here-document or --file). Anything chained onto it or hidden in it is denied.
 import { describe, it, expect } from 'vitest';
-import { classifyBash } from '../../src/events/whitelist.js';
+import { classifyBash, readWayOut } from '../../src/events/whitelist.js';
 import { tokenize, type HeredocToken, type WordToken } from '../../src/events/shellTokens.js';
 
 // The only name of recap the gate accepts: the launcher the daemon keeps in its data folder.
@@ -29,6 +29,10 @@ describe('classifyBash: the forms a tripped gate lets through', () => {
     ['context --json --job', 'recap context --json --job myjob', 'context'],
     ['chain', 'recap chain', 'chain'],
     ['chain --json --job=x', 'recap chain --json --job=x', 'chain'],
+    ['show N', 'recap show 12', 'show'],
+    ['show #N, quoted', "recap show '#12'", 'show'],
+    ['show N --json --job', 'recap show 12 --json --job myjob', 'show'],
+    ['show with its options first', 'recap show --job=myjob --json 7', 'show'],
     ['tab-separated words', 'recap\tstatus\t--json', 'status'],
     ['single-quoted launcher path', `'${LAUNCHER}' status`, 'status'],
     ['double-quoted launcher path', `"${LAUNCHER}" status`, 'status'],
@@ -347,7 +351,7 @@ describe('classifyBash: the deny reason says what is wrong', () => {
   it('given a state-changing subcommand, when it is denied, then the reason lists the allowed subcommands', () => {
     const reason = why('recap install claude');
     expect(reason).toContain('recap install is not allowed');
-    expect(reason).toContain('submit, status, context or chain');
+    expect(reason).toContain('submit, status, context, chain or show N');
   });
 
   it('given submit with no summary source, when it is denied, then the reason shows both ways to give one', () => {
@@ -480,5 +484,68 @@ describe('tokenize', () => {
 
   it('given a here-document operator with no delimiter, when tokenized, then it is an error', () => {
     expect(tokenize('cat <<')).toEqual({ ok: false, error: 'here-document operator << has no delimiter' });
+  });
+});
+
+describe('classifyBash: recap show N, read-only like status, context and chain', () => {
+  const why = (command: string): string => {
+    const verdict = classify(command);
+    if (verdict.allowed) throw new Error(`expected ${JSON.stringify(command)} to be denied`);
+    return verdict.why;
+  };
+
+  it.each([
+    ['; and another command', 'recap show 12; rm x'],
+    ['--job of another job && another command', 'recap show 12 --job other && cat /etc/passwd'],
+    ['a pipe into a shell', 'recap show 12 | sh'],
+    ['a redirection', 'recap show 12 > /tmp/x'],
+    ['a second line', 'recap show 12\nrm -rf /'],
+    ['a command substitution for the number', 'recap show $(id -u)'],
+    ['a variable for the number', 'recap show $N'],
+    ['a here-document', "recap show 12 <<'EOF'\nx\nEOF"],
+    ['an unquoted # (a comment to the shell)', 'recap show #12'],
+    ['a comment after it', 'recap show 12 # all of them'],
+  ])('given a tripped gate, when the agent runs show N with %s, then it is denied', (_label, command) => {
+    expect(classify(command).allowed).toBe(false);
+  });
+
+  it.each([
+    ['no number', 'recap show'],
+    ['two numbers', 'recap show 12 13'],
+    ['a word', 'recap show latest'],
+    ['zero', 'recap show 0'],
+    ['a negative number', 'recap show -1'],
+    ['a fraction', 'recap show 1.5'],
+    ['a number with a leading zero', 'recap show 012'],
+    ['# alone, quoted', "recap show '#'"],
+    ['an option it does not take', 'recap show 12 --event'],
+    ['--daemon, which only status takes', 'recap show 12 --daemon'],
+    ['--job with no value', 'recap show 12 --job'],
+    ['--job given twice', 'recap show 12 --job a --job b'],
+  ])('given a tripped gate, when the agent runs show with %s, then it is denied', (_label, command) => {
+    expect(classify(command).allowed).toBe(false);
+  });
+
+  it('given a denied show, when the reason is read, then it says how to give the number', () => {
+    expect(why('recap show')).toContain(`give one summary's number, as in ${LAUNCHER} show 12`);
+    expect(why('recap show 12 13')).toContain('show takes one number');
+    expect(why('recap show latest')).toContain('"latest" is not a summary\'s number');
+    expect(why('recap show #12')).toContain('starts a comment');
+    expect(why('recap show 12 --event')).toContain('"--event"');
+  });
+
+  it('given show N through the hook, when it is read to be run there, then its number and options come with it', () => {
+    const read = (command: string) => readWayOut(command.replace(/^recap/, LAUNCHER), recapPaths);
+    expect(read('recap show 12')).toEqual({ subcommand: 'show', options: new Map(), seq: 12 });
+    expect(read("recap show --job other '#7' --json")).toEqual({
+      subcommand: 'show',
+      options: new Map<string, string | true>([
+        ['--job', 'other'],
+        ['--json', true],
+      ]),
+      seq: 7,
+    });
+    expect(read('recap show 12; rm x')).toBeUndefined();
+    expect(read('recap chain --job 12')).toEqual({ subcommand: 'chain', options: new Map([['--job', '12']]) });
   });
 });

@@ -1,5 +1,5 @@
-// A job's summary chain: each summary with its sections, tokens, level, what it covers, its
-// hash and the hash it links to, rollups holding what they roll up; above it, what
+// A job's summary chain: each summary with its gist, sections, tokens, level, what it covers,
+// the files it names, its hash and the hash it links to, rollups holding what they roll up; above it, what
 // `recap verify` says of the job (asked when the page opens and on the button: it replays
 // the whole log), and the first broken link marked where there is one.
 import { Latest, type ChainAnswer, type VerifyAnswer } from './api.js';
@@ -122,7 +122,9 @@ function summaryEntry(entry: Entry, problem: string | undefined, previous: Entry
       entry.level > 0 ? h('span', { class: 'badge rollup' }, `rollup, level ${entry.level}`) : h('span', { class: 'badge' }, 'summary'),
       entry.topic !== undefined ? h('span', { class: 'badge topic' }, entry.topic) : null,
       ` ${tokens(entry.tokens)} tokens · covers through #${entry.coversThrough} · ${when(entry.time)}`,
+      (entry.refs?.length ?? 0) > 0 ? ` · ${entry.refs!.length} files` : null,
       problem ? h('span', { class: 'problem' }, ` — ${problem}`) : null,
+      h('span', { class: 'gist', 'data-gist-by': entry.gistBy }, entry.gist),
     ),
   );
   // The body is made when first opened: a long job's chain is thousands of entries.
@@ -141,9 +143,37 @@ function summaryBody(entry: Entry, previous: Entry | undefined): HTMLElement[] {
       h('dd', {}, h('code', {}, entry.hash)),
       h('dt', {}, 'Links to'),
       h('dd', {}, h('code', {}, entry.prevHash), previous ? ` (#${previous.seq})` : ''),
+      h('dt', {}, 'Gist'),
+      h('dd', {}, entry.gist, h('span', { class: 'muted' }, entry.gistBy === 'agent' ? ' (written by the agent)' : ' (derived by recap from the text)')),
       h('dt', {}, 'Sections'),
       h('dd', {}, h('ul', { class: 'sections' }, ...entry.sections.map((section) => h('li', {}, `${section.heading}: ${tokens(section.tokens)} tokens`)))),
+      h('dt', {}, 'Files'),
+      h('dd', {}, files(entry.refs ?? [])),
     ),
     h('pre', { class: 'text' }, entry.text),
   ];
+}
+
+type Reference = NonNullable<Entry['refs']>[number];
+
+/** The files a summary names: `read` ones handed to the next session whole (or their lines), `ref` ones by name and reason. */
+function files(refs: Reference[]): HTMLElement {
+  if (refs.length === 0) return h('span', { class: 'muted' }, 'none named');
+  return h(
+    'ul',
+    { class: 'refs' },
+    ...refs.map((ref) =>
+      h(
+        'li',
+        { 'data-mode': ref.mode },
+        h('span', { class: `badge ${ref.mode}` }, ref.mode),
+        ' ',
+        h('code', { class: 'path' }, ref.path),
+        ref.start !== undefined ? h('span', { class: 'range' }, ` lines ${ref.start}–${ref.end ?? ref.start}`) : null,
+        h('span', { class: 'why' }, ` — ${ref.why}`),
+        // A ref hands over the name only: its tokens are none.
+        h('span', { class: 'muted', title: `sha256 ${ref.sha256}` }, `${ref.mode === 'read' ? ` · ${tokens(ref.tokens)} tokens` : ''} · sha256 ${ref.sha256.slice(0, 12)}`),
+      ),
+    ),
+  );
 }

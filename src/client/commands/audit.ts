@@ -1,4 +1,4 @@
-// The audit commands: recap log (and log -f), show, jobs, replay, verify, export and import.
+// The audit commands: recap log (and log -f), event, jobs, replay, verify, export and import.
 import { closeSync, fstatSync, openSync } from 'node:fs';
 import { UserError } from '../../common/errors.js';
 import { eventLogDir } from '../../common/paths.js';
@@ -46,7 +46,7 @@ const SORTS = {
   summaries: (a: JobRow, b: JobRow) => b.summaries - a.summaries,
 } as const;
 
-/** recap log, show and jobs: the timeline, one event, the jobs. */
+/** recap log, event and jobs: the timeline, one event, the jobs. */
 export const readCommands: Builder = (y) =>
   y
     .command(
@@ -82,12 +82,12 @@ export const readCommands: Builder = (y) =>
       },
     )
     .command(
-      'show <seq>',
-      'one event whole (a summary with its text)',
-      (a) => documented(a, 'show').positional('seq', { type: 'string', demandOption: true, describe: 'the sequence number (#N or N), as recap log shows it' }),
+      'event <seq>',
+      'one event whole, of any job and type',
+      (a) => documented(a, 'event').positional('seq', { type: 'string', demandOption: true, describe: 'the sequence number (#N or N), as recap log shows it' }),
       async (argv) => {
         if (!/^#?\d+$/.test(argv.seq) || Number(argv.seq.replace('#', '')) < 1)
-          throw new UserError(`recap show takes a sequence number such as 12 or #12, not ${JSON.stringify(argv.seq)}`);
+          throw new UserError(`recap event takes a sequence number such as 12 or #12, not ${JSON.stringify(argv.seq)}`);
         const seq = Number(argv.seq.replace('#', ''));
         const page = await ask('events', { fromSeq: seq, limit: 1 });
         const line = page.events[0];

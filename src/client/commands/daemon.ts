@@ -24,7 +24,7 @@ export const lifecycleCommands: Builder = (y) =>
   y
     .command(
       'stop',
-      'stop the daemon, once it has answered what is in flight',
+      'stop the daemon, once what is in flight is answered',
       (a) => documented(a, 'stop'),
       async (argv) => {
         const [{ stopDaemon }, { describeStop }] = await lifecycleModules();

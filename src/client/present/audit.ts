@@ -14,7 +14,7 @@ export function fieldOf(data: unknown, key: string): unknown {
 /** One line of `recap log`: local time with its offset, sequence, job, type, gist. */
 export const logLine = (l: EventLine): string => `${localIso(l.time)}  #${l.seq}  ${String(fieldOf(l.data, 'job') ?? '-')}  ${l.type}  ${eventGist(l.type, l.data)}`;
 
-/** `recap show N`: the event's fields one a line, long texts (a prompt, a summary) whole below. */
+/** `recap event N`: the event's fields one a line, long texts (a prompt, a summary) whole below. */
 export function printEvent(line: EventLine): void {
   write(1, `event #${line.seq}: ${line.type} (version ${line.version})\n`);
   write(1, `time: ${localIso(line.time)}\n`);

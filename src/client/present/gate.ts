@@ -1,7 +1,9 @@
 // A job's gate as people read it: `recap status`, what record, submit, trip, pause and
-// resume print after their own line, the chain, the token report, a config change that waits.
+// resume print after their own line, the chain and one summary whole, the token report, a
+// config change that waits.
 import type { AgentRow, JobReport, PendingConfig } from '../../protocol/answers.js';
 import type { ResponseOf, StatusAnswer } from '../../protocol/protocol.js';
+import { shownSummary } from '../../protocol/shownSummary.js';
 import { localIso, localTime } from '../time.js';
 
 const write = (line: string) => process.stdout.write(`${line}\n`);
@@ -53,9 +55,16 @@ export function printChain(result: ResponseOf<'chain'>): void {
     write('no summaries yet');
     return;
   }
-  result.entries.forEach((e, i) => {
-    write(`${i + 1}. ${localTime(e.time)}  level ${e.level}  ${e.tokens} tokens  through #${e.coversThrough}  ${e.hash.slice(0, 12)}`);
-  });
+  // Each by its number, as recap show N and the memory's index name it.
+  for (const e of result.entries) {
+    const gist = e.gist !== undefined ? `  ${e.gist}` : '';
+    write(`#${e.seq}  ${localTime(e.time)}  level ${e.level}  ${e.tokens} tokens  through #${e.coversThrough}  ${e.hash.slice(0, 12)}${gist}`);
+  }
+}
+
+/** `recap show N`: the summary whole (shownSummary.ts), its time in the local zone. */
+export function printShown(result: ResponseOf<'show'>): void {
+  write(shownSummary(result, localTime));
 }
 
 export function printReport(jobs: JobReport[]): void {

@@ -12,7 +12,7 @@ import type { HookOps } from '../hookOps.js';
 import type { Where } from '../jobResolver.js';
 import { answerHook, recordSpooledPrompt, type SpooledOutcome } from '../hookService.js';
 import { check, noticeShown, owed, record, submit, switchedOff, usage } from './gate.js';
-import { chain, context, status, type Windows } from './job.js';
+import { chain, context, known, show, status, type Windows } from './job.js';
 import type { OpFunction } from './table.js';
 
 /** Told of every hook answered, with how long the daemon took: telemetry's latency figure. */
@@ -40,6 +40,7 @@ export class Hooks {
       status: (r) => status(s, r),
       context: (r, where, shellTool, limit) => context(s, r, where, shellTool, limit),
       chain: (r) => chain(s, r),
+      show: (r) => known(s, r.job, () => show(s, r)),
       compactSteer: (where) => compactSteer(s, where),
       recordPending: (where) => s.recordPending(where),
       windowOf: (session) => windows.of(session),

@@ -1,5 +1,5 @@
 // A job's reads: its gate (`status`, and `statusline`, which also tells the session's model
-// window), its memory (`context`) and its summaries (`chain`). Reads wait for the writes in
+// window), its memory (`context`), its summaries (`chain`) and one of them whole (`show`). Reads wait for the writes in
 // flight and append nothing (CommandService.read). A job named that has no events is never
 // silently a new one: these answer (scripts and agents ask about a job before its first
 // event) and say so; the audit's reads fail (`known`).
@@ -20,7 +20,7 @@ const MAX_WINDOWS = 10_000;
 /** How many times a memory is rendered again to fit an agent's limit before it is cut. */
 const CONTEXT_FIT_ATTEMPTS = 4;
 
-export function jobOps(s: CommandService, windows: Windows): OpsOf<'status' | 'statusline' | 'context' | 'chain'> {
+export function jobOps(s: CommandService, windows: Windows): OpsOf<'status' | 'statusline' | 'context' | 'chain' | 'show'> {
   return {
     status: (r) => noted(s, r.job, () => status(s, r)),
     statusline: (r) => {
@@ -30,6 +30,8 @@ export function jobOps(s: CommandService, windows: Windows): OpsOf<'status' | 's
     },
     context: (r) => noted(s, r.job, () => context(s, r)),
     chain: (r) => noted(s, r.job, () => chain(s, r)),
+    // A job named that has no events has no summary to show: an error naming the near jobs.
+    show: (r) => known(s, r.job, () => show(s, r)),
   };
 }
 
@@ -113,6 +115,37 @@ export async function chainEntries(s: CommandService, job: string, last?: number
   const seqs = s.state(job).chain.map((e) => e.seq);
   const accepted = await s.deps.store.get(last === undefined ? seqs : seqs.slice(Math.max(seqs.length - last, 0)));
   return accepted.flatMap((e) => (e.type === 'SummaryAccepted' ? [{ ...e.data, seq: e.seq }] : []));
+}
+
+/**
+ * Summary #`seq` of the job whole, as the log holds it, with its gist (derived for a summary
+ * older than gists). A number that is no summary of this job is refused with the nearest that are.
+ */
+export async function show(s: CommandService, r: RequestOf<'show'>): Promise<ResponseOf<'show'>> {
+  const where: Where = s.where(r);
+  await s.read(where);
+  const chain = s.state(where.job).chain;
+  const entry = chain.find((e) => e.seq === r.seq);
+  if (entry === undefined)
+    throw new ProtocolError(
+      'not_summary',
+      notSummary(
+        where.job,
+        r.seq,
+        chain.map((e) => e.seq),
+      ),
+    );
+  const [event] = await s.deps.store.get([r.seq]);
+  if (event?.type !== 'SummaryAccepted') throw new Error(`summary #${r.seq} of job ${where.job} is not in the event log`);
+  const { data } = event;
+  return { entry: { ...data, seq: event.seq }, gist: entry.gist, gistBy: data.gist === undefined ? 'recap' : (data.gistBy ?? 'agent') };
+}
+
+/** Why `seq` cannot be shown, with the job's summaries just before and after it. */
+function notSummary(job: string, seq: number, seqs: number[]): string {
+  if (seqs.length === 0) return `#${seq} is not a summary of job ${job}: the job has no summaries yet`;
+  const near = [seqs.findLast((n) => n < seq), seqs.find((n) => n > seq)].flatMap((n) => (n === undefined ? [] : [`#${n}`]));
+  return `#${seq} is not a summary of job ${job}; recap chain lists them (the nearest: ${near.join(', ')})`;
 }
 
 /** Runs `read` when `job` is not given or has events; else fails, saying so. */

@@ -1,0 +1,29 @@
+// `show`'s answer as people read it: summary #N whole, its place in the chain and the files it
+// names. One text for `recap show N` and for the hook that runs that command for an agent
+// whose shell cannot reach the daemon (src/daemon/wayOutInHook.ts).
+import { referenceSpec } from '../events/summaryParts.js';
+import type { ResponseOf } from './protocol.js';
+
+/** How much of a sha256 a reference line shows: enough to tell two versions of a file apart. */
+const SHA_PREFIX = 12;
+
+/** `time` writes the summary's time: the CLI's local zone, UTC in the hook. */
+export function shownSummary(answer: ResponseOf<'show'>, time: (ms: number) => string): string {
+  const { entry, gist, gistBy } = answer;
+  const rolls = (entry.rolls ?? []).map((seq) => `#${seq}`).join(', ');
+  const refs = entry.refs ?? [];
+  return [
+    `summary #${entry.seq} of job ${entry.job}`,
+    `date: ${time(entry.time)}`,
+    ...(entry.topic !== undefined ? [`topic: ${entry.topic}`] : []),
+    `level: ${entry.level === 0 ? '0 (a summary)' : `${entry.level} (a rollup of ${rolls})`}`,
+    `gist: ${gist} (${gistBy === 'agent' ? 'written by the agent' : 'derived by recap from the text'})`,
+    `tokens: ${entry.tokens}, covering the interactions through #${entry.coversThrough}`,
+    `hash: ${entry.hash} (links to ${entry.prevHash.slice(0, SHA_PREFIX)})`,
+    '',
+    entry.text.trimEnd(),
+    '',
+    refs.length === 0 ? 'references: none' : `references (${refs.length}):`,
+    ...refs.map((r) => `- ${r.mode} ${referenceSpec(r)} — ${r.why} (sha256 ${r.sha256.slice(0, SHA_PREFIX)}, ${r.tokens} tokens)`),
+  ].join('\n');
+}
