@@ -71,11 +71,17 @@ function planTopic(job: string, topic: string | undefined, entries: ChainEntry[]
   const candidates = frontier(entries).sort((a, b) => b.level - a.level || b.seq - a.seq);
   const chosen: ChainEntry[] = [];
   let used = count(header) + count(footer(0)) + 4;
+  // At each level the newest that fit, with no gap: past the first that does not fit, the
+  // older ones of its level are the index's.
+  const full = new Set<number>();
   for (const entry of candidates) {
+    if (full.has(entry.level)) continue;
     // Most entries of a long chain cannot fit: they are passed over before any counting.
-    if (used + entry.tokens >= budget) continue;
-    const tokens = count(heading(entry)) + entry.tokens + 4;
-    if (used + tokens > budget) continue;
+    const tokens = used + entry.tokens >= budget ? Infinity : count(heading(entry)) + entry.tokens + 4;
+    if (used + tokens > budget) {
+      full.add(entry.level);
+      continue;
+    }
     chosen.push(entry);
     used += tokens;
   }

@@ -130,6 +130,7 @@ export const NOTE_COUNT = NOTES.length;
  */
 export function goodSummary(sections: readonly string[] = DEFAULT_SECTIONS, round = 0): string {
   const per = 3;
-  const gist = `Gist: ${notes(1, (round * sections.length + sections.length) * per + 1)}\n\n`;
+  // Its own words, not one of the sentences: those may be in the summaries a rollup rolls up.
+  const gist = `Gist: round ${round} of the config parser work, where its error reports stand and what is next\n\n`;
   return gist + sections.map((s, i) => `## ${s}\n${notes(per, (round * sections.length + i) * per)}`).join('\n\n');
 }
