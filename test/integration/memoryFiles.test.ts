@@ -3,7 +3,7 @@
 // stays tripped, and a corrected summary is the way out; the memory hands over the files as
 // they are now (changed, or refused when a file became a link into recap's data); a long
 // chain's memory is the newest summaries whole and an index within its budget.
-import { mkdirSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdirSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { jobIdFor } from '../../src/common/jobs.js';
@@ -69,6 +69,9 @@ describe('the Files section', () => {
     h.file('big.txt', `${'a line of the large generated file that nobody should hand over whole\n'.repeat(200)}`);
     writeFileSync(join(h.box.dir, 'outside.txt'), 'outside the project\n');
     symlinkSync(h.box.data, join(h.box.project, 'data-link'));
+    // A second name for a file: it could as well be one of recap's.
+    h.file('plan.txt', 'the plan\n');
+    linkSync(join(h.box.project, 'plan.txt'), join(h.box.project, 'plan-again.txt'));
     await h.op({ op: 'record', job: h.job, kind: 'prompt', text: prose(3) });
     expect(await h.tripped()).toBe(true);
 
@@ -79,6 +82,7 @@ describe('the Files section', () => {
       '- ref src/gone.ts — a file that is not there',
       '- read src/app.ts:4-40 — past the end of the file',
       '- read big.txt — all of it',
+      '- read plan-again.txt — the plan under another name',
     ].join('\n');
     const rejected = await h.submit(`${goodSummary()}\n\n${bad}`);
     expect(rejected.code).toBe(2);
