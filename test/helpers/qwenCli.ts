@@ -37,9 +37,9 @@ export function installQwenHooks(dirs: AgentDirs, hooks: QwenHooks): string {
 
 export type QwenResult = AgentRun & { events: Record<string, unknown>[] };
 
-/** `qwen -p PROMPT --approval-mode yolo -o stream-json`. */
-export async function runQwen(cwd: string, env: NodeJS.ProcessEnv, prompt: string, mock: MockOpenAIChat): Promise<QwenResult> {
-  const args = ['-p', prompt, '--approval-mode', 'yolo', '-o', 'stream-json'];
+/** `qwen -p PROMPT --approval-mode yolo -o stream-json`, and `more` switches (`--resume ID`). */
+export async function runQwen(cwd: string, env: NodeJS.ProcessEnv, prompt: string, mock: MockOpenAIChat, more: string[] = []): Promise<QwenResult> {
+  const args = ['-p', prompt, '--approval-mode', 'yolo', '-o', 'stream-json', ...more];
   const run = await runAgent('qwen -p', QWEN, args, cwd, env, () => mock.describe(), QWEN_RUN_MS);
   return { ...run, events: jsonLines(run.stdout) };
 }

@@ -43,6 +43,9 @@ const CALLER = {
 /** What each fixture must read as: a call with its caller, or nothing to do. */
 const EXPECTED: Record<string, ParsedHook> = {
   SessionStart: { ok: true, call: { kind: 'sessionStart' }, caller: CALLER },
+  // Before an auto-compression (custom_instructions "") and a `/compress keep the parser notes`.
+  'PreCompact-auto': { ok: true, call: { kind: 'compacting' }, caller: CALLER },
+  'PreCompact-manual': { ok: true, call: { kind: 'compacting' }, caller: CALLER },
   UserPromptSubmit: { ok: true, call: { kind: 'prompt', text: 'Exercise the hooks, please.' }, caller: CALLER },
   // Fired before the request after a tool round, with "prompt": "": not the user's.
   'UserPromptSubmit-followup': { ok: true, call: undefined, event: 'UserPromptSubmit' },

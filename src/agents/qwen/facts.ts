@@ -2,7 +2,7 @@
 // Verified against Qwen Code 0.24.4 (shared/agents/qwen.md, test/fixtures/agents/qwen).
 import { isAbsolute, join } from 'node:path';
 import { field, strings, questionsOf, type ToolCall, type ToolKind } from '../../events/toolCall.js';
-import { json, systemMessage, withSystemMessage, type AgentFacts } from '../facts.js';
+import { json, NOTHING, systemMessage, withSystemMessage, type AgentFacts, type HookAnswer } from '../facts.js';
 
 const KINDS: Readonly<Record<string, ToolKind>> = {
   run_shell_command: 'shell',
@@ -75,6 +75,56 @@ export function fitted(text: string): string {
 export const ESCAPED_NOTE = '(Qwen Code shows the less-than and greater-than signs in this context as &lt; and &gt;: in a command, type the signs themselves.)';
 
 /**
+ * What Qwen Code keeps of a PreCompact hook's instructions. Qwen Code 0.24.4
+ * (@qwen-code/qwen-code, chunks/chunk-DPEB6S2R.js) reads PreCompact's
+ * `hookSpecificOutput.additionalContext` in ChatCompressionService.compress (lines 33190-33206),
+ * trims it and keeps its first MAX_HOOK_INSTRUCTIONS_CHARS = 4,000 characters (line 33034), and
+ * buildCompressionSystemPrompt (lines 33070-33081) appends it to the compression request's system
+ * prompt under "Additional Instructions:", after the user's own `/compress` text. The 4,000 are
+ * counted after DefaultHookOutput.getAdditionalContext (chunks/chunk-QA5TENCT.js, lines 240-246)
+ * has written each `<` and `>` as `&lt;` and `&gt;`. Plain stdout is context only on
+ * SessionStart, UserPromptSubmit and UserPromptExpansion (PLAIN_TEXT_CONTEXT_EVENTS, line 145949);
+ * on PreCompact it is a message for the user. Neither `decision` nor `continue` is read there.
+ */
+export const QWEN_STEER_MAX = 4000;
+
+/** The text's length once Qwen Code has written each `<` and `>` as four characters. */
+const escapedLength = (text: string) => text.length + 3 * (text.match(/[<>]/g)?.length ?? 0);
+
+/**
+ * The instructions within QWEN_STEER_MAX as Qwen Code counts them: whole when they fit (recap's
+ * renderer keeps 4,000 characters, so they fit unless they hold `<` or `>`), else whole lines
+ * left out from the end, with a line saying so, rather than Qwen Code's cut in mid-line.
+ */
+export function steerFitted(instructions: string): string {
+  const lines = instructions.trim().split('\n');
+  let kept = lines.length;
+  const left = () => lines.slice(kept).filter((line) => line.trim() !== '').length;
+  const render = () => (kept === lines.length ? lines.join('\n') : [...lines.slice(0, kept), `(recap left out ${left()} more lines to fit Qwen Code's limit)`].join('\n'));
+  const fits = () => escapedLength(render()) <= QWEN_STEER_MAX;
+  // A group's title or a blank line is not left standing at the end.
+  const dangling = () => kept < lines.length && /^$|:$/.test(lines[kept - 1]!);
+  while (kept > 1 && (!fits() || dangling())) kept -= 1;
+  const text = render();
+  if (fits()) return text;
+  // One line longer than the limit: cut by characters, never half a pair.
+  let used = 0;
+  let end = 0;
+  for (const char of text) {
+    used += /[<>]/.test(char) ? 4 : char.length;
+    if (used > QWEN_STEER_MAX) break;
+    end += char.length;
+  }
+  return text.slice(0, end);
+}
+
+/** PreCompact's answer: the instructions as additionalContext, never a decision; nothing when there are none. */
+function steerCompaction(instructions: string): HookAnswer {
+  const text = steerFitted(instructions);
+  return text === '' ? NOTHING : json({ hookSpecificOutput: { hookEventName: 'PreCompact', additionalContext: text } });
+}
+
+/**
  * The settings folders Qwen Code may read: ~/.qwen, and QWEN_HOME when it is set (it replaces
  * ~/.qwen). A relative QWEN_HOME is taken from the folder Qwen Code starts in, unknown here.
  */
@@ -98,7 +148,8 @@ export const qwenFacts: AgentFacts = {
   name: 'qwen',
   title: 'Qwen Code',
   // PostToolUse only on ask_user_question (the matcher recap installs): the user's answers.
-  events: { UserPromptSubmit: 'prompt', PreToolUse: 'tool', PostToolUse: 'toolUsed', SessionStart: 'sessionStart' },
+  // PreCompact comes before Qwen Code compresses its conversation, on its own or on /compress.
+  events: { UserPromptSubmit: 'prompt', PreToolUse: 'tool', PostToolUse: 'toolUsed', SessionStart: 'sessionStart', PreCompact: 'compacting' },
   shellTool: 'run_shell_command',
   toolCall: qwenToolCall,
   deny: (reason) => json({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: fitted(reason) } }),
@@ -110,6 +161,8 @@ export const qwenFacts: AgentFacts = {
     const shown = /[<>]/.test(text) ? `${ESCAPED_NOTE}\n\n${text}` : text;
     return json({ hookSpecificOutput: { hookEventName: event === 'prompt' ? 'UserPromptSubmit' : 'SessionStart', additionalContext: fitted(shown) } });
   },
+  // No note on < and > as context has: its room is the instructions', which hold no command to type.
+  steer: steerCompaction,
   // Under QWEN_TEXT_MAX with room for the note on < and >: the daemon makes the memory and a
   // demand fit, so fitted() never has to cut them.
   contextLimit: { max: QWEN_TEXT_MAX - 1000, unit: 'chars' },

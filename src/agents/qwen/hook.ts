@@ -1,5 +1,6 @@
 // Qwen Code's hook payloads read into recap's terms: a prompt the user submitted, a tool
-// call, a question answered (ask_user_question's PostToolUse), a session start.
+// call, a question answered (ask_user_question's PostToolUse), a session start, a compression
+// about to begin (PreCompact).
 import { z } from 'zod';
 import type { HookCall, ParsedHook } from '../adapter.js';
 import { common, readPayload, text, tool } from '../payload.js';
@@ -13,6 +14,10 @@ const payloads = {
   PreToolUse: tool,
   PostToolUse: tool.extend({ tool_response: z.unknown() }),
   SessionStart: common.extend({ source: text.optional() }),
+  // `trigger` is auto (the context passed its threshold) or manual (/compress);
+  // `custom_instructions` is what followed /compress, "" when nothing did. Neither changes
+  // recap's answer: Qwen Code puts the user's instructions before a hook's.
+  PreCompact: common.extend({ trigger: text.optional(), custom_instructions: z.string().nullish() }),
 };
 
 type Payload = z.infer<typeof tool> & { prompt?: string; submitted_prompt?: string; tool_response?: unknown };
@@ -26,6 +31,8 @@ function callOf(name: string, data: Payload): HookCall | undefined {
     case 'prompt':
       if (data.submitted_prompt !== undefined) return { kind: 'prompt', text: data.submitted_prompt };
       return rebuilt(data) ? { kind: 'prompt', text: data.prompt ?? '' } : undefined;
+    case 'compacting':
+      return { kind: 'compacting' };
     case 'tool':
       return { kind: 'tool', call: qwenFacts.toolCall(data.tool_name, data.tool_input) };
     case 'toolUsed':

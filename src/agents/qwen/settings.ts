@@ -16,6 +16,10 @@ export const RECAP_EVENTS: readonly { event: string; matcher?: string }[] = [
   { event: 'PostToolUse', matcher: 'ask_user_question' },
   { event: 'UserPromptSubmit' },
   { event: 'SessionStart' },
+  // Before Qwen Code compresses its conversation (on its own or /compress): the answer asks
+  // its summary to keep the newest recap summary's decisions, directives and files. Every
+  // trigger: no matcher.
+  { event: 'PreCompact' },
 ];
 
 /**
