@@ -107,7 +107,8 @@ async function read(ref: ParsedReference, real: string, { root, path, judge, dep
     if (stat.isDirectory()) return { state: 'folder' };
     if (!stat.isFile()) return { state: 'refused', why: 'it is not a regular file' };
     // Another name for the same file may be one of recap's: its contents are not handed over.
-    if (ref.mode === 'read' && stat.nlink > 1) return { state: 'refused', why: 'it has other names (hard links), so recap cannot tell it is not one of its own files: name it as a ref' };
+    if (ref.mode === 'read' && stat.nlink > 1)
+      return { state: 'refused', why: 'it has other names (hard links), so recap cannot tell it is not one of its own files: name it as a ref' };
     if (depth === 'stat') return { state: 'file', path, lines: 0, sha256: '', tokens: 0 };
     if (stat.size > MAX_REFERENCE_BYTES) return { state: 'tooLarge', bytes: stat.size };
     const bytes = await file.readFile();
