@@ -33,8 +33,8 @@ export type CheckTool = {
   now: Time;
 };
 
-/** `files`: what the daemon found for each file the summary's `## Files` section names (references.ts). */
-export type SubmitSummary = { type: 'SubmitSummary'; job: string; text: string; topic?: string; files?: ReferenceFacts; now: Time };
+/** `files`: what the daemon found for each file the summary's `## Files` section names (references.ts), in the project `root`. */
+export type SubmitSummary = { type: 'SubmitSummary'; job: string; text: string; topic?: string; files?: ReferenceFacts; root?: string; now: Time };
 
 export type TripGate = { type: 'TripGate'; job: string; note?: string; by?: Caller; now: Time };
 

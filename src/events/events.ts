@@ -91,8 +91,9 @@ export type SummaryAccepted = {
     /** One line, objective and outcome (version 2; older summaries have none, and recap derives one). */
     gist?: string;
     gistBy?: GistAuthor;
-    /** The files its `## Files` section names (version 2; older summaries name none). */
+    /** The files its `## Files` section names (version 2; older summaries name none), and the project folder their paths are in. */
     refs?: FileReference[];
+    filesRoot?: string;
     prevHash: string;
     hash: string;
     time: Time;

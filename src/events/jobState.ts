@@ -19,7 +19,7 @@ export type PendingInteraction = {
  * state does not grow with every summary's words. Only the newest entry of each chain keeps
  * its hash (the next summary links to it); the log holds them all.
  */
-export type ChainEntry = Pick<SummaryAccepted['data'], 'level' | 'tokens' | 'coversThrough' | 'topic' | 'rolls' | 'refs' | 'time'> & {
+export type ChainEntry = Pick<SummaryAccepted['data'], 'level' | 'tokens' | 'coversThrough' | 'topic' | 'rolls' | 'refs' | 'filesRoot' | 'time'> & {
   seq: number;
   /** Its gist, as written or derived (gist.ts): the memory's index shows it without reading the text. */
   gist: string;
@@ -184,7 +184,7 @@ export function evolve(state: JobState, event: StoredEvent): JobState {
 
 /** An accepted summary joins its chain and covers the interactions before it; the gate opens. */
 function accepted(state: JobState, event: StoredEvent & { type: 'SummaryAccepted' }): JobState {
-  const { level, tokens, coversThrough: covered, topic, rolls, refs, hash, time } = event.data;
+  const { level, tokens, coversThrough: covered, topic, rolls, refs, filesRoot, hash, time } = event.data;
   const previous = state.chain.findLast((e) => e.topic === topic);
   // The hash is the entry's last field: deleting it keeps the object's fast shape.
   if (previous) delete previous.hash;
@@ -197,6 +197,7 @@ function accepted(state: JobState, event: StoredEvent & { type: 'SummaryAccepted
     ...(topic !== undefined ? { topic } : {}),
     ...(rolls ? { rolls } : {}),
     ...(refs ? { refs } : {}),
+    ...(filesRoot !== undefined ? { filesRoot } : {}),
     gist,
     time,
     hash,

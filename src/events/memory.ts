@@ -16,9 +16,9 @@ import type { TokenCounter } from './tokens.js';
 export type MemoryBudget = { summaries: number; index: number; files: number };
 
 /** A file the newest summary named, as the daemon found it at hand-over (referenceFiles.ts). */
-export type HandedFile = { ref: FileReference } & (
-  { status: 'unchanged' | 'changed'; content: string } | { status: 'gone' } | { status: 'refused'; why: string } | { status: 'named' }
-);
+export type HandedFile = { ref: FileReference } &
+  /** `lines`: the range's or file's lines when `content` is only their head (the rest past the budget). */
+  ({ status: 'unchanged' | 'changed'; content: string; lines?: number } | { status: 'gone' } | { status: 'refused'; why: string } | { status: 'named' });
 
 /** The summary whose files the memory hands over, and what was found of them. */
 export type MemoryFiles = { seq: number; files: HandedFile[] };
@@ -144,12 +144,13 @@ function fileBlock(file: HandedFile, line: string, room: number, count: TokenCou
     case 'changed': {
       const top = `${line} [${FILE_STATUS[file.status]}]`;
       const fence = file.content.includes('```') ? '````' : '```';
-      const whole = `${top}\n${fence}\n${file.content}\n${fence}`;
-      if (count(whole) <= room) return whole;
-      // Cut to what fits, by lines, with a line saying so.
       const lines = file.content.split('\n');
-      let keep = Math.floor((lines.length * Math.max(0, room - count(top) - 20)) / Math.max(1, count(file.content)));
-      const cutText = (n: number) => `${top}\n${fence}\n${lines.slice(0, n).join('\n')}\n${fence}\n[cut after ${n} of ${lines.length} lines: read the file for the rest]`;
+      const all = file.lines ?? lines.length;
+      const whole = `${top}\n${fence}\n${file.content}\n${fence}`;
+      if (all === lines.length && count(whole) <= room) return whole;
+      // Cut to what fits, by lines, with a line saying so.
+      let keep = Math.min(lines.length, Math.floor((lines.length * Math.max(0, room - count(top) - 20)) / Math.max(1, count(file.content))));
+      const cutText = (n: number) => `${top}\n${fence}\n${lines.slice(0, n).join('\n')}\n${fence}\n[cut after ${n} of ${all} lines: read the file for the rest]`;
       while (keep > 0 && count(cutText(keep)) > room) keep = Math.floor(keep * 0.8);
       return keep > 0 ? cutText(keep) : `${line} [${FILE_STATUS[file.status]}; too large to hand over here: read it]`;
     }

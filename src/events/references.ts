@@ -4,7 +4,7 @@
 // `read` entries together fit REF_READ_BUDGET tokens, so the next session's memory can carry
 // them. Every problem is reported at once, each said as what to change.
 import type { FileReference } from './events.js';
-import { referenceSpec, type ParsedReference } from './summaryParts.js';
+import { MAX_REFERENCES, referenceSpec, type ParsedReference } from './summaryParts.js';
 
 /** What a reference leads to on the disk, as the daemon found it (referenceFiles.ts). */
 export type ReferenceFact =
@@ -13,8 +13,11 @@ export type ReferenceFact =
   | { state: 'refused'; why: string }
   | { state: 'tooLarge'; bytes: number };
 
-/** The facts of a summary's references, by referenceSpec. */
+/** The facts of a summary's references, by factKey. */
 export type ReferenceFacts = Readonly<Record<string, ReferenceFact>>;
+
+/** A reference's key among the facts: a read and a ref of the same file are looked up apart (only a read is measured). */
+export const factKey = (ref: ParsedReference): string => `${ref.mode} ${referenceSpec(ref)}`;
 
 export type ReferenceVerdict = { problems: string[]; accepted: FileReference[] };
 
@@ -24,15 +27,18 @@ export const MAX_REFERENCE_BYTES = 4 * 1024 * 1024;
 export function judgeReferences(refs: readonly ParsedReference[], facts: ReferenceFacts, budget: number): ReferenceVerdict {
   const problems: string[] = [];
   const accepted: FileReference[] = [];
+  // Too many to look up: summaryParts says so, and none is judged.
+  if (refs.length > MAX_REFERENCES) return { problems, accepted };
+  if (budget === 0 && refs.length > 0) return { problems: ['Files are off here (REF_READ_BUDGET=0): leave the section out, and name the files in the sections'], accepted };
   const seen = new Set<string>();
   for (const ref of refs) {
     const spec = referenceSpec(ref);
-    if (seen.has(`${ref.mode} ${spec}`)) {
+    if (seen.has(factKey(ref))) {
       problems.push(`${spec} is named twice in Files; keep one line for it`);
       continue;
     }
-    seen.add(`${ref.mode} ${spec}`);
-    const fact = facts[spec];
+    seen.add(factKey(ref));
+    const fact = facts[factKey(ref)];
     const problem = fact === undefined ? `${spec} was not looked up` : factProblem(ref, spec, fact);
     if (problem !== undefined || fact?.state !== 'file') {
       problems.push(problem ?? `${spec} cannot be used`);

@@ -78,7 +78,9 @@ export function submitSummary(command: SubmitSummary, state: JobState, ctx: Deci
   const validation = validateSummary(parts.body, rules, ctx.count, evidenceFor(state, ctx.texts ?? NO_TEXTS, rules.VERBATIM_SECTIONS), byAgent ? { text: parts.gist } : undefined);
   const files = judgeReferences(parts.references, command.files ?? {}, ctx.config.REF_READ_BUDGET);
   const problems = [...validation.problems, ...parts.problems, ...files.problems];
-  const { tokens, sections } = validation;
+  const { sections } = validation;
+  // Stored is the whole text's size, Files section included: the memory shows it whole.
+  const tokens = text === parts.body ? validation.tokens : ctx.count(text);
   if (problems.length > 0) {
     return { answer: { accepted: false, problems }, events: [{ type: 'SummaryRejected', data: { job, problems, tokens, time: now } }] };
   }
@@ -98,7 +100,7 @@ export function submitSummary(command: SubmitSummary, state: JobState, ctx: Deci
     ...(rollup ? { rolls: rolled.map((e) => e.seq) } : {}),
     gist: byAgent ? parts.gist! : deriveGist(parts.body),
     gistBy: byAgent ? ('agent' as const) : ('recap' as const),
-    ...(files.accepted.length > 0 ? { refs: files.accepted } : {}),
+    ...(files.accepted.length > 0 ? { refs: files.accepted, ...(command.root !== undefined ? { filesRoot: command.root } : {}) } : {}),
     time: now,
   };
   const prevHash = headHash(state, topic);

@@ -1,8 +1,9 @@
 // The parts of a submitted summary besides its required sections: the `Gist:` line before
-// the first heading (one line, objective and outcome), and the optional `## Files` section,
-// whose lines name files for the next session: `- read PATH[:START-END] — why` hands it the
-// file's current contents, `- ref PATH — why` its name and the reason. Neither counts toward
-// the band or the floors; the Files section is judged by its own rules (references.ts).
+// the first heading (one line, objective and outcome; it counts toward the band like any
+// text before the sections), and the optional `## Files` section, whose lines name files for
+// the next session: `- read PATH[:START-END] — why` hands it the file's current contents,
+// `- ref PATH — why` its name and the reason. The Files section counts toward neither the
+// band nor the floors: it is judged by its own rules (references.ts).
 import { headingKey, structure } from './summaryHeadings.js';
 
 /** A `## Files` line as written: the path as given (relative to the project, or absolute). */
@@ -28,6 +29,11 @@ const RANGE = /^(.*?):(\d+)(?:-(\d+))?$/;
 
 export const REFERENCE_FORMS = '`- read PATH[:START-END] — why` or `- ref PATH — why`';
 
+/** The most files one summary may name: each is looked up on the disk before the summary is judged. */
+export const MAX_REFERENCES = 50;
+/** The most characters of a reference's reason. */
+const MAX_WHY_CHARS = 200;
+
 export function summaryParts(text: string, required: readonly string[]): SummaryParts {
   const raw = text.split(/\r?\n/);
   const s = structure(raw);
@@ -50,6 +56,12 @@ export function summaryParts(text: string, required: readonly string[]): Summary
     if (typeof parsed === 'object') references.push(parsed);
     else problems.push(`${FILES_HEADING} line "${clip(line.trim())}" ${parsed ?? 'is inside a code block'}: write each line as ${REFERENCE_FORMS}`);
   }
+  if (references.length > MAX_REFERENCES) problems.push(`${FILES_HEADING} names ${references.length} files; at most ${MAX_REFERENCES}: keep the ones the next session needs`);
+  const long = references.filter((r) => r.why.length > MAX_WHY_CHARS);
+  if (long.length > 0)
+    problems.push(
+      `${FILES_HEADING} gives ${long.map((r) => referenceSpec(r)).join(', ')} a reason of more than ${MAX_WHY_CHARS} characters: say why in a few words; the sections say the rest`,
+    );
   const body = [...raw.slice(0, at.line), ...raw.slice(to)].join('\n').trimEnd();
   return { ...(gist !== undefined ? { gist } : {}), body, references, problems };
 }

@@ -88,6 +88,13 @@ describe('the files', () => {
     expect(part).toMatch(/\[cut after \d+ of 400 lines: read the file for the rest\]/);
   });
 
+  it('given only the head of a file within the budget, then it says how many lines the file has', () => {
+    const { state, texts } = chainOf(1);
+    const files: HandedFile[] = [{ ref: ref('read', 'src/big.ts', 'grew'), status: 'changed', content: 'line 1\nline 2', lines: 900 }];
+    const memory = memoryText(state, budget, count, texts, 'recap', { seq: 2, files });
+    expect(memory).toContain('line 1\nline 2\n```\n[cut after 2 of 900 lines: read the file for the rest]');
+  });
+
   it('hands over the files of the newest summary that names any', () => {
     const { state } = chainOf(3);
     expect(filesOwner(state)).toBeUndefined();

@@ -56,7 +56,7 @@ describe('the reference rules', () => {
   const read = { mode: 'read' as const, path: 'src/app.ts', start: 1, end: 40, why: 'the loop' };
 
   it('given an existing file within the budget, then it is kept with its path, range, sha256 and tokens', () => {
-    const { problems, accepted } = judgeReferences([read], { 'src/app.ts:1-40': file(300) }, 4000);
+    const { problems, accepted } = judgeReferences([read], { 'read src/app.ts:1-40': file(300) }, 4000);
     expect(problems).toEqual([]);
     expect(accepted).toEqual([{ mode: 'read', path: 'src/app.ts', start: 1, end: 40, why: 'the loop', sha256: 'a'.repeat(64), tokens: 300 }]);
   });
@@ -69,20 +69,22 @@ describe('the reference rules', () => {
     ['no project', { state: 'noProject' }, /this job has no project folder/],
     ['too large', { state: 'tooLarge', bytes: 9 * 1024 * 1024 }, /is 9 MB, more than recap reads \(4 MB\): name a line range or name it as a ref/],
   ] as [string, ReferenceFact, RegExp][])('given a path %s, then it is rejected with its own message', (_, fact, message) => {
-    const { problems, accepted } = judgeReferences([read], { 'src/app.ts:1-40': fact }, 4000);
+    const { problems, accepted } = judgeReferences([read], { 'read src/app.ts:1-40': fact }, 4000);
     expect(accepted).toEqual([]);
     expect(problems).toEqual([expect.stringMatching(message)]);
   });
 
   it('given a range past the last line or backwards, then it is rejected saying so', () => {
-    expect(judgeReferences([read], { 'src/app.ts:1-40': file(10, 30) }, 4000).problems).toEqual(["src/app.ts:1-40 ends after the file's last line (30): name lines that exist"]);
+    expect(judgeReferences([read], { 'read src/app.ts:1-40': file(10, 30) }, 4000).problems).toEqual([
+      "src/app.ts:1-40 ends after the file's last line (30): name lines that exist",
+    ]);
     const backwards = { ...read, start: 9, end: 3 };
-    expect(judgeReferences([backwards], { 'src/app.ts:9-3': file(10) }, 4000).problems).toEqual([expect.stringMatching(/has the range 9-3: a range is START-END/)]);
+    expect(judgeReferences([backwards], { 'read src/app.ts:9-3': file(10) }, 4000).problems).toEqual([expect.stringMatching(/has the range 9-3: a range is START-END/)]);
   });
 
   it('given read entries over REF_READ_BUDGET, then the rejection says the tokens they need and which to drop', () => {
     const other = { mode: 'read' as const, path: 'src/big.ts', why: 'all of it' };
-    const { problems } = judgeReferences([read, other], { 'src/app.ts:1-40': file(300), 'src/big.ts': file(5000, 100, 'src/big.ts') }, 4000);
+    const { problems } = judgeReferences([read, other], { 'read src/app.ts:1-40': file(300), 'read src/big.ts': file(5000, 100, 'src/big.ts') }, 4000);
     expect(problems).toEqual([
       'the read entries of Files need 5300 tokens; at most 4000 (REF_READ_BUDGET) are handed over: narrow them to line ranges, or make some refs, e.g. src/big.ts (5000 tokens)',
     ]);
@@ -90,7 +92,21 @@ describe('the reference rules', () => {
 
   it('given refs, then they do not count toward the read budget', () => {
     const ref = { mode: 'ref' as const, path: 'src/app.ts', why: 'where it lives' };
-    expect(judgeReferences([ref], { 'src/app.ts': file(0) }, 0).problems).toEqual([]);
+    expect(judgeReferences([ref], { 'ref src/app.ts': file(0) }, 10).problems).toEqual([]);
+  });
+
+  it('given REF_READ_BUDGET=0, then any Files entry is rejected, saying the section is off', () => {
+    const ref = { mode: 'ref' as const, path: 'src/app.ts', why: 'where it lives' };
+    expect(judgeReferences([ref], { 'ref src/app.ts': file(0) }, 0).problems).toEqual([
+      'Files are off here (REF_READ_BUDGET=0): leave the section out, and name the files in the sections',
+    ]);
+  });
+
+  it('given more files than recap looks up, then only the section says so', () => {
+    const many = Array.from({ length: 51 }, (_, i) => `- ref f${i}.ts — file ${i}`).join('\n');
+    const parts = summaryParts(`${validSummary()}\n\n## Files\n${many}`, DEFAULT_SECTIONS);
+    expect(parts.problems).toEqual(['Files names 51 files; at most 50: keep the ones the next session needs']);
+    expect(judgeReferences(parts.references, {}, 4000).problems).toEqual([]);
   });
 });
 

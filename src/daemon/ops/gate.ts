@@ -88,7 +88,10 @@ export async function submit(s: CommandService, r: RequestOf<'submit'>): Promise
   const prepared = await s.prepare(where.project);
   const { config } = prepared.decide;
   const files = await lookUpReferences(r.text, config.REQUIRED_SECTIONS, where.project, prepared.decide);
-  return s.transact(where, (job, now) => ({ type: 'SubmitSummary', job, text: r.text, ...defined({ topic: r.topic }), files, now }), { texts: submitSeqs, prepared });
+  return s.transact(where, (job, now) => ({ type: 'SubmitSummary', job, text: r.text, ...defined({ topic: r.topic, root: where.project }), files, now }), {
+    texts: submitSeqs,
+    prepared,
+  });
 }
 
 function trip(s: CommandService, r: RequestOf<'trip'>, by?: Caller): Promise<ResponseOf<'trip'>> {

@@ -95,12 +95,15 @@ export async function context(s: CommandService, r: RequestOf<'context'>, where 
   }
 }
 
-/** The newest summary's files as they are now, read as a tool call's read would be (none on a tripped gate). */
+/**
+ * The newest summary's files as they are now, read as a tool call's read would be, in the
+ * project they were named in (none on a tripped gate).
+ */
 async function memoryFiles(s: CommandService, where: Where, decide: Awaited<ReturnType<CommandService['read']>>): Promise<MemoryFiles | undefined> {
   const state = s.state(where.job);
   const owner = state.gate.tripped || decide.config.REF_READ_BUDGET === 0 ? undefined : filesOwner(state);
   if (owner?.refs === undefined) return undefined;
-  return { seq: owner.seq, files: await filesNow(owner.refs, where.project, decide) };
+  return { seq: owner.seq, files: await filesNow(owner.refs, owner.filesRoot ?? where.project, decide, decide.config.REF_READ_BUDGET) };
 }
 
 /** Every accepted summary of the job, oldest first, whole: read from the log. */
