@@ -47,7 +47,7 @@ const fields = {
   CONTEXT_BUDGET: positiveInt.default(2000),
   /** The memory's index of the entries not shown whole (number, date, topic, level, gist); 0: no index. */
   INDEX_BUDGET: count.default(1000),
-  /** The most tokens a summary's `read` files may take, at submission and in the memory; 0: no read entries. */
+  /** The most tokens a summary's `read` files may take, at submission and in the memory; 0: the `## Files` section is off. */
   REF_READ_BUDGET: count.default(4000),
   /** agent: each summary begins with a `Gist:` line the agent writes, checked like a section; recap: recap derives it. */
   GIST: z.enum(['agent', 'recap']).default('agent'),
