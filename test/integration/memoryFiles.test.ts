@@ -91,6 +91,7 @@ describe('the Files section', () => {
       expect.stringMatching(/^data-link\/LOG cannot be named: .*recap/),
       "src/gone.ts does not exist in the project: name a file that exists, relative to the project's folder",
       "src/app.ts:4-40 ends after the file's last line (5): name lines that exist",
+      'plan-again.txt cannot be named: it has other names (hard links), so recap cannot tell it is not one of its own files: name it as a ref',
       expect.stringMatching(
         /^the read entries of Files need \d+ tokens; at most 300 \(REF_READ_BUDGET\) are handed over: narrow them to line ranges, or make some refs, e\.g\. big\.txt \(\d+ tokens\)$/,
       ),
