@@ -125,7 +125,8 @@ function renderFiles(owned: MemoryFiles, budget: number, count: TokenCounter): s
     const line = `- ${ref.mode} ${referenceSpec(ref)} — ${ref.why}`;
     const block = fileBlock(file, line, budget - used, count);
     const tokens = count(block) + 2;
-    if (used + tokens > budget) break;
+    // One that does not fit leaves its room to the smaller ones after it (a ref is a line).
+    if (used + tokens > budget) continue;
     blocks.push(block);
     used += tokens;
   }

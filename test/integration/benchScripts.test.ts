@@ -36,4 +36,12 @@ describe('the benchmark scripts', { timeout: 150_000 }, () => {
       expect(results[sample]!.exactTokens, sample).toBe(results[sample]!.libraryTokens);
     }
   });
+
+  it('memory: hands over the memory of a job whose summaries name files', () => {
+    const figures = bench('memory.mjs', ['--quick']) as { summaries: number; memoryChars: number; context: { medianMs: number }; sessionStart: { medianMs: number } };
+    expect(figures.summaries).toBe(100);
+    expect(figures.memoryChars).toBeGreaterThan(0);
+    expect(figures.context.medianMs).toBeGreaterThan(0);
+    expect(figures.sessionStart.medianMs).toBeGreaterThan(0);
+  });
 });
