@@ -33,9 +33,18 @@ writeFileSync(join(project, 'src', 'retry.ts'), source('retry', 120));
 writeFileSync(join(project, 'src', 'parser.ts'), source('parse', 200));
 writeFileSync(join(project, 'README.md'), '# the project\n');
 // Word counting: the 1,000 summaries go in quickly; the hand-over does the same work whatever the encoding.
+// Gists derived by recap: summaries of one short line each, which a gist of the agent's would echo.
 writeFileSync(
   join(dir, 'config.conf'),
-  ['TOKEN_ENCODING=words', 'TOKEN_THRESHOLD=1000000', 'REQUIRED_SECTIONS=("Notes")', 'MIN_TOKENS_PER_SECTION=1', 'SUMMARY_MIN_TOKENS=1', 'SUMMARY_GROUNDING=off'].join('\n'),
+  [
+    'TOKEN_ENCODING=words',
+    'TOKEN_THRESHOLD=1000000',
+    'REQUIRED_SECTIONS=("Notes")',
+    'MIN_TOKENS_PER_SECTION=1',
+    'SUMMARY_MIN_TOKENS=1',
+    'SUMMARY_GROUNDING=off',
+    'GIST=recap',
+  ].join('\n'),
 );
 const env = benchEnv(dir);
 const daemon = await startDaemon(env);
@@ -47,7 +56,7 @@ try {
   for (let i = 1; i <= SUMMARIES; i += 1) {
     await ask('record', { kind: 'prompt', text: `prompt ${i}: make the parser report its errors with their lines` });
     const files = `## Files\n- read src/retry.ts:${1 + (i % 40)}-${30 + (i % 40)} — the retry loop\n- read src/parser.ts:1-40 — the parser's entry\n- ref README.md — the overview`;
-    const text = `Gist: step ${i} of the parser work, its error report moved into module ${i}\n\n## Notes\nentry-${i} ${WORDS.slice(0, 6 + (i % 13)).join(' ')} (step ${i * 7}).\n\n${files}`;
+    const text = `## Notes\nentry-${i} ${WORDS.slice(0, 6 + (i % 13)).join(' ')} (step ${i * 7}).\n\n${files}`;
     const answer = await ask('submit', { text });
     if (!answer.accepted) throw new Error(`summary ${i} was rejected: ${answer.problems.join('; ')}`);
   }
