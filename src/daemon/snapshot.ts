@@ -95,8 +95,6 @@ function isJobState(value: unknown): value is JobState {
     typeof job.job === 'string' &&
     Array.isArray(job.pending) &&
     Array.isArray(job.chain) &&
-    // Gists came with format 9: an entry without one is from an older snapshot.
-    job.chain.every((e) => typeof e.gist === 'string') &&
     typeof job.unsummarizedTokens === 'number' &&
     typeof job.gate === 'object' &&
     job.gate !== null &&

@@ -5,6 +5,7 @@
 import type { GistAuthor, StoredEvent } from '../events/events.js';
 import type { Caller } from '../events/caller.js';
 import { DEFAULT_CONFIG } from '../events/config.js';
+import { gistAuthor } from '../events/gist.js';
 import type { Verification } from '../protocol/answers.js';
 import { AuditIndex, type JobView } from './auditIndex.js';
 import { BUCKETS, type Bucket, type UsageSeries } from './usageIndex.js';
@@ -160,7 +161,7 @@ export class UiApi {
     const gists = new Map(chain.map((e) => [e.seq, e.gist]));
     return {
       total: chain.length,
-      entries: entries.map((e) => ({ ...e, gist: e.gist ?? gists.get(e.seq) ?? '', gistBy: e.gist === undefined ? 'recap' : (e.gistBy ?? 'agent') })),
+      entries: entries.map((e) => ({ ...e, gist: e.gist ?? gists.get(e.seq) ?? '', gistBy: gistAuthor(e) })),
     };
   }
 

@@ -6,7 +6,7 @@ import { fits, lengthIn, type ContextLimit } from './contextFit.js';
 import { summaryText, unrolled, type ChainEntry, type JobState, type PendingInteraction, type SummaryTexts } from './jobState.js';
 import { GIST_FORM, GIST_MAX_TOKENS } from './gist.js';
 import { FILES_HEADING, REFERENCE_FORMS } from './summaryParts.js';
-import { memorySeqs, memoryText, type MemoryBudget, type MemoryFiles, type MemoryParts } from './memory.js';
+import { memorySeqs, type MemoryBudget, type MemoryParts } from './memory.js';
 import { sectionHint } from './profiles.js';
 import { headingKey } from './summaryHeadings.js';
 import { QUOTE_FORM } from './summaryQuotes.js';
@@ -209,18 +209,12 @@ export function fittedBudget(budget: MemoryBudget, parts: MemoryParts, limit: Co
   return { summaries: Math.max(1, scale(budget.summaries, 'summaries')), files: scale(budget.files, 'files'), index: scale(budget.index, 'index') };
 }
 
-/** What the memory hands over besides summaries: the limit it must fit, its files. */
-export type ContextExtras = { shell?: string; limit?: ContextLimit; budget?: MemoryBudget; files?: MemoryFiles };
-
 /**
- * What the agent needs now: the demand for a summary when tripped, otherwise its memory
- * within its budgets. With the agent's `limit`, a demand too long to hand over whole
- * shows the newest interactions cut short (`recap context` in its shell prints it whole);
- * a memory is made to fit by the caller, with fittedBudget.
+ * What a tripped gate's agent needs: the demand for a summary (the memory is memoryParts').
+ * With the agent's `limit`, a demand too long to hand over whole shows the newest
+ * interactions cut short (`recap context` in its shell prints it whole).
  */
-export function contextText(state: JobState, config: Config, count: TokenCounter, texts: SummaryTexts, recap: string, extras: ContextExtras = {}): string {
-  const { shell = 'shell', limit, budget = memoryBudget(config) } = extras;
-  if (!state.gate.tripped) return memoryText(state, budget, count, texts, recap, extras.files);
+export function demandText(state: JobState, config: Config, texts: SummaryTexts, recap: string, shell = 'shell', limit?: ContextLimit): string {
   const { head } = demand(state, config, recap, shell);
   const top = [`recap: job ${state.job} needs a summary: ${tripCause(state)}.`, ...head].join('\n\n');
   const all = material(state, texts, Number.POSITIVE_INFINITY);

@@ -3,6 +3,7 @@
 // agent writes it on the `Gist:` line the template asks for, checked like a section (there,
 // not a placeholder, not filler, not copied); with GIST=recap, and for summaries older than
 // gists, recap derives one from the text.
+import type { GistAuthor, SummaryAccepted } from './events.js';
 import { lineCopied, type Shingles } from './summaryCopying.js';
 import { structure } from './summaryHeadings.js';
 import { lineQuality, wordsOf } from './summaryQuality.js';
@@ -25,6 +26,11 @@ export function gistProblems(gist: string | undefined, count: TokenCounter, copi
   if (wordsOf(gist).length < GIST_MIN_WORDS) return [`the gist is too short (${wordsOf(gist).length} words): say the objective and its outcome, and the key files`];
   const problem = lineQuality('the gist', gist) ?? lineCopied('the gist', gist, copied);
   return problem === undefined ? [] : [problem];
+}
+
+/** Who wrote an accepted summary's gist: recap, for one written before gists (it derives one), else as recorded. */
+export function gistAuthor(entry: Pick<SummaryAccepted['data'], 'gist' | 'gistBy'>): GistAuthor {
+  return entry.gist === undefined ? 'recap' : (entry.gistBy ?? 'agent');
 }
 
 /** A gist recap makes from the text: the first sentence of the first section that has prose. */

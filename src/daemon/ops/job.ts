@@ -5,7 +5,8 @@
 // event) and say so; the audit's reads fail (`known`).
 import { cutToFit, fits, type ContextLimit } from '../../events/contextFit.js';
 import { gateStatus } from '../../events/gate.js';
-import { contextSeqs, contextText, fittedBudget, memoryBudget } from '../../events/gateMessages.js';
+import { contextSeqs, demandText, fittedBudget, memoryBudget } from '../../events/gateMessages.js';
+import { gistAuthor } from '../../events/gist.js';
 import { filesOwner, joinParts, memoryParts, type MemoryFiles } from '../../events/memory.js';
 import { filesNow } from '../referenceFiles.js';
 import { nearNames } from '../../common/nearNames.js';
@@ -78,14 +79,13 @@ export async function context(s: CommandService, r: RequestOf<'context'>, where 
   const files = await memoryFiles(s, where, decide);
   let budget = memoryBudget(config);
   for (let attempt = 1; ; attempt += 1) {
-    const extras = { ...(shellTool !== undefined ? { shell: shellTool } : {}), ...(limit ? { limit } : {}) };
     const { parts, ...answer } = await s.withTexts(
       where.job,
       (state) => contextSeqs(state, config, count, recap, budget),
       (state, texts) => {
         const tripped = state.gate.tripped;
         const parts = tripped ? undefined : memoryParts(state, budget, count, texts, recap, files);
-        const text = parts ? joinParts(parts) : contextText(state, config, count, texts, recap, extras);
+        const text = parts ? joinParts(parts) : demandText(state, config, texts, recap, shellTool, limit);
         return { text, parts, tripped, summaries: state.chain.length };
       },
     );
@@ -141,7 +141,7 @@ export async function show(s: CommandService, r: RequestOf<'show'>): Promise<Res
   const [event] = await s.deps.store.get([r.seq]);
   if (event?.type !== 'SummaryAccepted') throw new Error(`summary #${r.seq} of job ${where.job} is not in the event log`);
   const { data } = event;
-  return { entry: { ...data, seq: event.seq }, gist: entry.gist, gistBy: data.gist === undefined ? 'recap' : (data.gistBy ?? 'agent') };
+  return { entry: { ...data, seq: event.seq }, gist: entry.gist, gistBy: gistAuthor(data) };
 }
 
 /** Why `seq` cannot be shown, with the job's summaries just before and after it. */
