@@ -4,46 +4,16 @@
 // summary (exit 0, plain stdout: Claude Code appends it to the summary request), tripped gate
 // or not; with no summary it is nothing; and with the daemon down it is nothing too, whatever
 // ON_DAEMON_DOWN and the verdict file say: a compaction is never blocked.
-import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jobIdFor } from '../../src/common/jobs.js';
-import { removeSandbox, ROOT, runCli, sandbox, startDaemon, type DaemonProcess, type Sandbox } from '../helpers/daemon.js';
+import { removeSandbox, runCli, sandbox, startDaemon, type DaemonProcess, type Sandbox } from '../helpers/daemon.js';
 import { goodSummary, notes, prose } from '../helpers/text.js';
+import { hookCommands, runHookCommand, type HookCommandRun } from '../helpers/hookCommand.js';
 
-const LAUNCHER = join(ROOT, 'bin', 'recap-hook.sh');
-const HOOK = join(ROOT, 'bin', 'recap-hook.cjs');
-const HANG_LIMIT_MS = 15_000;
-
-type Run = { code: number | null; stdout: string; stderr: string };
-
-/** One hook command run as Claude Code runs it: the payload on stdin, then its end. */
-function run(box: Sandbox, args: string[], payload: unknown, env: NodeJS.ProcessEnv = {}): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(args[0]!, args.slice(1), { cwd: box.project, env: { ...box.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    child.stdin.on('error', () => undefined);
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`${args.join(' ')} hung\n${stderr}`));
-    }, HANG_LIMIT_MS);
-    child.once('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-    child.stdin.end(JSON.stringify(payload));
-  });
-}
-
-/** The installed command (the launcher, handed this Node) and recap-hook alone, as the launcher falls back on it. */
-const COMMANDS = {
-  launcher: ['/bin/sh', LAUNCHER, process.execPath, 'claude'],
-  'recap-hook': [process.execPath, HOOK, 'claude'],
-};
+const run = runHookCommand;
+const COMMANDS = hookCommands('claude');
 
 const SESSION = 'sess-precompact';
 const base = (box: Sandbox) => ({ session_id: SESSION, transcript_path: join(box.dir, 'transcripts', `${SESSION}.jsonl`), cwd: box.project, permission_mode: 'default' });
@@ -63,7 +33,7 @@ const readTool = (box: Sandbox) => ({
 });
 
 /** An allow that says nothing: exit 0, no stdout. */
-function expectNothing(answer: Run): void {
+function expectNothing(answer: HookCommandRun): void {
   expect(answer.code, answer.stderr).toBe(0);
   expect(answer.stdout).toBe('');
 }

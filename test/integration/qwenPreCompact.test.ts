@@ -6,50 +6,21 @@
 // compression request), tripped gate or not; with no summary it is nothing; with the daemon
 // down it is nothing too, whatever ON_DAEMON_DOWN and the verdict file say. And `recap install
 // qwen` registers the hook, which `recap doctor` expects.
-import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Check } from '../../src/common/check.js';
 import { jobIdFor } from '../../src/common/jobs.js';
-import { removeSandbox, ROOT, runCli, sandbox, startDaemon, type DaemonProcess, type Sandbox } from '../helpers/daemon.js';
+import { removeSandbox, runCli, sandbox, startDaemon, type DaemonProcess, type Sandbox } from '../helpers/daemon.js';
 import { FIXTURE_ROOT, FIXTURES } from '../helpers/hookRecorder.js';
 import { goodSummary, notes, prose } from '../helpers/text.js';
+import { hookCommands, runHookCommand, type HookCommandRun } from '../helpers/hookCommand.js';
 
-const LAUNCHER = join(ROOT, 'bin', 'recap-hook.sh');
-const HOOK = join(ROOT, 'bin', 'recap-hook.cjs');
-const HANG_LIMIT_MS = 15_000;
 const FIXTURE_SESSION = '4a0b4ae9-d80c-4043-ba1f-921033014e8d';
 const SESSION = 'qwen-precompact';
 
-type Run = { code: number | null; stdout: string; stderr: string };
-
-/** One hook command run as Qwen Code runs it: in the project, the payload on stdin, then its end. */
-function run(box: Sandbox, args: string[], payload: unknown, env: NodeJS.ProcessEnv = {}): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(args[0]!, args.slice(1), { cwd: box.project, env: { ...box.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    child.stdin.on('error', () => undefined);
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`${args.join(' ')} hung\n${stderr}`));
-    }, HANG_LIMIT_MS);
-    child.once('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-    child.stdin.end(JSON.stringify(payload));
-  });
-}
-
-/** The installed command (the launcher, handed this Node) and recap-hook alone, as the launcher falls back on it. */
-const COMMANDS = {
-  launcher: ['/bin/sh', LAUNCHER, process.execPath, 'qwen'],
-  'recap-hook': [process.execPath, HOOK, 'qwen'],
-};
+const run = runHookCommand;
+const COMMANDS = hookCommands('qwen');
 
 /** A real payload of Qwen Code's, moved into the sandbox and this test's session. */
 function fixture(box: Sandbox, name: string, fields: Record<string, unknown> = {}): Record<string, unknown> {
@@ -63,13 +34,13 @@ const TRIGGERS = ['PreCompact-auto', 'PreCompact-manual'] as const;
 const prompt = (box: Sandbox, text: string) => fixture(box, 'UserPromptSubmit', { prompt: text, submitted_prompt: text });
 
 /** No opinion: exit 0, no stdout (never `allow`, nor a decision). */
-function expectNothing(answer: Run): void {
+function expectNothing(answer: HookCommandRun): void {
   expect(answer.code, answer.stderr).toBe(0);
   expect(answer.stdout).toBe('');
 }
 
 /** The instructions of a PreCompact answer: additionalContext, and nothing beside it that could stop Qwen Code. */
-function instructions(answer: Run): string {
+function instructions(answer: HookCommandRun): string {
   expect(answer.code, answer.stderr).toBe(0);
   const output = JSON.parse(answer.stdout) as { hookSpecificOutput?: Record<string, unknown> };
   expect(Object.keys(output)).toEqual(['hookSpecificOutput']);
