@@ -5,6 +5,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { connect, createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { afterEach } from 'vitest';
 import { encodeFrame, FrameReader } from '../../src/common/frames.js';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
@@ -273,4 +274,15 @@ export function blockSocketPath(path: string): void {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     }
   }
+}
+
+/** A test file's sandboxes, daemons and socket clients: closed, killed and removed after each test. */
+export function removedAfterEach(): { boxes: Sandbox[]; daemons: DaemonProcess[]; clients: RawClient[] } {
+  const kept = { boxes: [] as Sandbox[], daemons: [] as DaemonProcess[], clients: [] as RawClient[] };
+  afterEach(async () => {
+    for (const client of kept.clients.splice(0)) client.close();
+    await Promise.all(kept.daemons.splice(0).map((d) => d.stop('SIGKILL')));
+    for (const box of kept.boxes.splice(0)) removeSandbox(box);
+  });
+  return kept;
 }

@@ -3,20 +3,13 @@
 // summary that quotes the user's prompts word for word is accepted, and one with a quote the
 // user never wrote is refused, naming it, with the way out still open.
 import { writeFileSync } from 'node:fs';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { jobIdFor } from '../../src/common/jobs.js';
 import { QUOTE_FORM } from '../../src/events/summaryQuotes.js';
-import { RawClient, removeSandbox, runCli, sandbox, startDaemon, type DaemonProcess, type Sandbox } from '../helpers/daemon.js';
+import { RawClient, removedAfterEach, runCli, sandbox, startDaemon } from '../helpers/daemon.js';
 import { notes } from '../helpers/text.js';
 
-const boxes: Sandbox[] = [];
-const daemons: DaemonProcess[] = [];
-const clients: RawClient[] = [];
-afterEach(async () => {
-  for (const client of clients.splice(0)) client.close();
-  await Promise.all(daemons.splice(0).map((d) => d.stop('SIGKILL')));
-  for (const box of boxes.splice(0)) removeSandbox(box);
-});
+const { boxes, daemons, clients } = removedAfterEach();
 
 type Status = { tripped: boolean; summaries: number };
 

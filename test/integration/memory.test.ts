@@ -5,10 +5,10 @@
 // topics with chains of their own.
 import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { jobIdFor } from '../../src/common/jobs.js';
 import { DEFAULT_SECTIONS } from '../../src/events/config.js';
-import { RawClient, removeSandbox, runCli, sandbox, startDaemon, type CliResult, type DaemonProcess, type Sandbox } from '../helpers/daemon.js';
+import { RawClient, removedAfterEach, runCli, sandbox, startDaemon, type CliResult } from '../helpers/daemon.js';
 import { goodSummary, notes, prose } from '../helpers/text.js';
 import type { JobReport } from '../../src/protocol/answers.js';
 import { additionalContext, deniedReason, NOTHING, type HookAnswer } from '../helpers/hookAnswers.js';
@@ -49,14 +49,7 @@ function marked(marker: string, from: number, sentences = 3, sections: readonly 
   return gist + sections.map((s, i) => `## ${s}\n${i === 0 ? `${marker} ` : ''}${notes(sentences, from + i * sentences)}`).join('\n\n');
 }
 
-const boxes: Sandbox[] = [];
-const daemons: DaemonProcess[] = [];
-const clients: RawClient[] = [];
-afterEach(async () => {
-  for (const client of clients.splice(0)) client.close();
-  await Promise.all(daemons.splice(0).map((d) => d.stop('SIGKILL')));
-  for (const box of boxes.splice(0)) removeSandbox(box);
-});
+const { boxes, daemons, clients } = removedAfterEach();
 
 /** A sandbox whose config file holds `lines`, its daemon, and ways to talk to it about the project's job. */
 /** The one line a hook answer shows the user (a notice), if it has one. */

@@ -5,21 +5,14 @@
 // chain's memory is the newest summaries whole and an index within its budget.
 import { linkSync, mkdirSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { jobIdFor } from '../../src/common/jobs.js';
-import { RawClient, removeSandbox, runCli, sandbox, startDaemon, type DaemonProcess, type Sandbox } from '../helpers/daemon.js';
+import { RawClient, removedAfterEach, runCli, sandbox, startDaemon } from '../helpers/daemon.js';
 import { goodSummary, notes, prose } from '../helpers/text.js';
 
 type Entry = { seq: number; gist?: string; gistBy?: string; refs?: { mode: string; path: string; start?: number; end?: number; why: string; sha256: string; tokens: number }[] };
 
-const boxes: Sandbox[] = [];
-const daemons: DaemonProcess[] = [];
-const clients: RawClient[] = [];
-afterEach(async () => {
-  for (const client of clients.splice(0)) client.close();
-  await Promise.all(daemons.splice(0).map((d) => d.stop('SIGKILL')));
-  for (const box of boxes.splice(0)) removeSandbox(box);
-});
+const { boxes, daemons, clients } = removedAfterEach();
 
 /** The `words` encoding, counted here independently of recap: words x 1.3, truncated. */
 const words = (text: string) => Math.floor(text.split(/\s+/u).filter((w) => w !== '').length * 1.3);
