@@ -64,6 +64,14 @@ function memoryBox(): Sandbox {
   return { ...base, config, env: { ...base.env, RECAP_CONFIG: config } };
 }
 
+/** The box with `recap` on the PATH, as a user's install puts it, and this Node. */
+function withRecapOnPath(base: Sandbox, env: NodeJS.ProcessEnv = {}): Sandbox {
+  const binDir = join(base.dir, 'bin');
+  mkdirSync(binDir);
+  symlinkSync(RECAP, join(binDir, 'recap'));
+  return { ...base, env: { ...base.env, PATH: [binDir, dirname(process.execPath), process.env.PATH].join(delimiter), ...env } };
+}
+
 /** The project's two files, and an earlier summary of another window, accepted through the CLI. */
 async function seedProject(box: Sandbox, project: string): Promise<Entry> {
   mkdirSync(join(project, 'src'));
@@ -135,12 +143,7 @@ describe("the real Claude Code hands a summary's gist and files to the next sess
 
   beforeAll(async () => {
     assertClaudeRuns();
-    const base = memoryBox();
-    // `recap` on the PATH, as a user's install puts it.
-    const binDir = join(base.dir, 'bin');
-    mkdirSync(binDir);
-    symlinkSync(RECAP, join(binDir, 'recap'));
-    box = { ...base, env: { ...base.env, PATH: [binDir, dirname(process.execPath), process.env.PATH].join(delimiter) } };
+    box = withRecapOnPath(memoryBox());
     job = jobIdFor(box.project);
     daemon = await startDaemon(box);
     const installed = await runCli(box, ['install', 'claude']);
@@ -202,12 +205,9 @@ describe("the real Qwen Code hands a summary's gist and files to the next sessio
   beforeAll(async () => {
     assertQwenRuns();
     const base = memoryBox();
-    const binDir = join(base.dir, 'bin');
-    mkdirSync(binDir);
-    symlinkSync(RECAP, join(binDir, 'recap'));
     const tmp = join(base.dir, 'tmp');
     mkdirSync(tmp);
-    box = { ...base, env: { ...base.env, PATH: [binDir, dirname(process.execPath), process.env.PATH].join(delimiter), TMPDIR: tmp } };
+    box = withRecapOnPath(base, { TMPDIR: tmp });
     job = jobIdFor(box.project);
     daemon = await startDaemon(box);
     const installed = await runCli(box, ['install', 'qwen']);
