@@ -18,6 +18,7 @@ import { daemonOps, type DaemonDeps } from './ops/daemon.js';
 import { gateOps } from './ops/gate.js';
 import { Hooks, type HookAnswered } from './ops/hook.js';
 import { chainEntries, jobOps, Windows } from './ops/job.js';
+import { pendingOps } from './ops/pending.js';
 import type { OpTable } from './ops/table.js';
 
 export { VERSION, type Lifecycle } from './ops/daemon.js';
@@ -47,6 +48,7 @@ export class Handler {
       ...jobOps(service, windows),
       ...auditOps(service),
       ...configOps(service),
+      ...pendingOps,
       hook: this.hooks.hook,
     };
   }

@@ -36,3 +36,48 @@ export type AgentRow = {
 };
 
 export type JobReport = { job: string; summaries: number; rejections: number; agents: AgentRow[] };
+
+/** One summary as an index line: what search, timeline and the memory's index show of it before it is read whole (`show`). */
+export type IndexLine = {
+  job: string;
+  seq: number;
+  time: number;
+  level: number;
+  topic?: string;
+  gist: string;
+  tokens: number;
+  /** The amendment that replaced its text (`recap amend`), by its sequence number. */
+  supersededBy?: number;
+  /** Its text was removed (`recap redact`): only its hash and this line's numbers remain. */
+  redacted?: true;
+};
+
+/** A summary that matched a search: its index line, where it matched, and a piece of the matching text. */
+export type SearchHit = IndexLine & {
+  score: number;
+  /** The section the best match is in: its heading, `Gist`, or `Files`. */
+  section: string;
+  /** Up to a few hundred characters of that section around the match. */
+  snippet: string;
+  /** The words of the snippet that matched the query, as they appear in it (for highlighting). */
+  terms: string[];
+};
+
+/** A decision a summary recorded (`decision — reason` in its decisions section). */
+export type DecisionEntry = {
+  /** Its number in the job's decision log, 1 for the first ever recorded. */
+  n: number;
+  /** The summary it is in, and that summary's time and topic. */
+  seq: number;
+  time: number;
+  topic?: string;
+  section: string;
+  decision: string;
+  reason: string;
+  /** The summary it is in was amended or redacted since. */
+  supersededBy?: number;
+  redacted?: true;
+};
+
+/** The decision log, newest first: whole up to 100 entries; past that, `index` has one line for each older one. */
+export type DecisionLog = { total: number; decisions: DecisionEntry[]; index?: string[] };

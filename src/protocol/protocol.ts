@@ -9,7 +9,7 @@ import { EVENT_TYPES, type EventType, type GistAuthor, type SummaryAccepted } fr
 import type { CheckAnswer, GateStatus } from '../events/gate.js';
 import type { SubmitAnswer } from '../events/summaries.js';
 import type { KeyChange } from '../events/configPolicy.js';
-import type { Allowed, EventLine, JobReport, PendingConfig, Verification } from './answers.js';
+import type { Allowed, DecisionLog, EventLine, IndexLine, JobReport, PendingConfig, SearchHit, Verification } from './answers.js';
 import type { CodeVerdict } from '../events/codeManifest.js';
 import { PROMPT_ID } from '../common/promptSpool.js';
 import { describeIssues } from '../common/zodIssues.js';
@@ -71,6 +71,33 @@ export const requestSchemas = {
   chain: z.object(where),
   /** `recap show N`: summary #N of the job whole, N its sequence number as `recap chain` lists it. */
   show: z.object({ ...where, seq: z.number().int().min(1, "seq is a summary's sequence number, 1 or more").max(Number.MAX_SAFE_INTEGER) }),
+  /**
+   * `recap search QUERY`: ranked full-text search over the summaries of the job (or every
+   * job's: `allJobs`), by section, gist and the files they name; `since` in ms since the epoch.
+   */
+  search: z.object({
+    ...where,
+    query: z.string().trim().min(1, 'the query is empty: give the words to look for').max(1000, 'the query is longer than 1,000 characters'),
+    allJobs: z.boolean().default(false),
+    topic: z
+      .string()
+      .regex(/^[\w.-]{1,64}$/, 'a topic is a word of letters, digits, dots and dashes')
+      .optional(),
+    since: z.number().optional(),
+    limit: z.number().int().min(1).max(100).default(10),
+  }),
+  /** The job's summaries around entry `seq`, or around the moment `time` (ms), else the newest: index lines, oldest first. */
+  timeline: z
+    .object({
+      ...where,
+      seq: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional(),
+      time: z.number().optional(),
+      before: z.number().int().min(0).max(50).default(3),
+      after: z.number().int().min(0).max(50).default(3),
+    })
+    .refine((r) => r.seq === undefined || r.time === undefined, 'give at most one of seq and time'),
+  /** `recap decisions`: the job's decision log, newest first. */
+  decisions: z.object({ ...where, limit: z.number().int().min(1).max(10_000).optional() }),
   hook: z.object({
     agent: z.enum(AGENT_NAMES as [AgentName, ...AgentName[]], `agent must be one of: ${AGENT_NAMES.join(', ')}`),
     payload: z.unknown(),
@@ -191,6 +218,9 @@ export type Responses = {
   chain: { entries: (SummaryAccepted['data'] & { seq: number })[]; notice?: string };
   /** `entry` as the log holds it (its hash checks); `gist` as written, or derived for a summary written before gists (`gistBy: 'recap'`). */
   show: { entry: SummaryAccepted['data'] & { seq: number }; gist: string; gistBy: GistAuthor };
+  search: { hits: SearchHit[]; notice?: string };
+  timeline: { entries: IndexLine[]; notice?: string };
+  decisions: DecisionLog & { notice?: string };
   hook: HookAnswer;
   http: { url: string; tokenFile: string };
   ui: { url: string };
