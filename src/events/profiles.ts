@@ -13,6 +13,8 @@ export const PROFILES = {
   research: ['Sources Cited', 'Hypotheses Tested', 'Open Questions'],
   consulting: ['Client Goals', 'Constraints Surfaced', 'Action Items'],
   legal: ['Statutes Referenced', 'Precedents Reviewed', 'Open Conflicts'],
+  // A support desk's record: the questions asked and their answers, and what was decided, as entries.
+  support: ['Customer Issue', 'Questions Answered', 'Decisions', 'Follow-ups'],
 } as const satisfies Record<string, readonly string[]>;
 
 export type ProfileName = keyof typeof PROFILES;
@@ -53,6 +55,48 @@ export function profileSource(profile: ProfileName, key: string): string | undef
   return set ? `PROFILE=${profile}` : undefined;
 }
 
+/**
+ * The section whose `decision — reason` lines are the job's decision log (decisionLog.ts), by
+ * profile; a profile without one has none. Every one of them is looked for in every summary,
+ * whatever PROFILE is in force now, so changing profiles never renumbers the log.
+ */
+const DECISIONS_SECTION: Partial<Record<ProfileName, string>> = {
+  default: 'Questions & Decisions',
+  handoff: 'Key Decisions',
+  progress: 'Key Decisions',
+  support: 'Decisions',
+};
+
+/** The heading keys (headingKey) of every profile's decisions section. */
+export const DECISIONS_SECTIONS: ReadonlySet<string> = new Set(Object.values(DECISIONS_SECTION).map(headingKey));
+
+/** The decisions section of a profile, if it has one. */
+export const decisionsSection = (profile: ProfileName): string | undefined => DECISIONS_SECTION[profile];
+
+/**
+ * A section written as repeatable entries, of which it must hold at least `min` well-formed:
+ * `qa`, a `### Q: <question>` heading with its answer under it; `decision`, one line per
+ * decision, `- <decision> — <reason>`.
+ */
+export type EntryRule = { form: 'qa' | 'decision'; min: number };
+
+/** The sections each profile requires as entries, not just prose (summaryEntries.ts checks them). */
+const ENTRY_SECTIONS: Partial<Record<ProfileName, Record<string, EntryRule>>> = {
+  support: { 'Questions Answered': { form: 'qa', min: 1 }, Decisions: { form: 'decision', min: 1 } },
+};
+
+/** The entry rule of a section under this profile, if it is written as entries. */
+export function entryRule(profile: ProfileName | undefined, section: string): EntryRule | undefined {
+  const key = headingKey(section);
+  return Object.entries(ENTRY_SECTIONS[profile ?? 'default'] ?? {}).find(([name]) => headingKey(name) === key)?.[1];
+}
+
+/** How an entry of each form is written: the template shows it, and the validator's messages name it. */
+export const ENTRY_FORMS: Record<EntryRule['form'], string> = {
+  qa: '### Q: <question>\n<its answer>',
+  decision: '- <decision> — <reason>',
+};
+
 /** What the template shows under a section, by profile: the sub-structure its format asks for. */
 const HINTS: Partial<Record<ProfileName, Record<string, string>>> = {
   handoff: {
@@ -65,6 +109,8 @@ const HINTS: Partial<Record<ProfileName, Record<string, string>>> = {
 
 /** The template's placeholder for a section under this profile, if the profile gives one. */
 export function sectionHint(profile: ProfileName | undefined, section: string): string | undefined {
+  const entries = entryRule(profile, section);
+  if (entries) return `${ENTRY_FORMS[entries.form]}\n<at least ${entries.min}, one per ${entries.form === 'qa' ? 'question' : 'decision'}>`;
   const hints = HINTS[profile ?? 'default'] ?? {};
   const key = headingKey(section);
   return Object.entries(hints).find(([name]) => headingKey(name) === key)?.[1];

@@ -1,6 +1,6 @@
 // Checks a submitted summary: the template (every required section exactly once as a real
-// markdown heading, not nested in another, a depth floor per section, the total inside the
-// token band), then that it is a summary at all (prose, not repetition, filler, data or
+// markdown heading, not nested in another, a depth floor per section, the entries a profile
+// requires of a section, the total inside the token band), then that it is a summary at all (prose, not repetition, filler, data or
 // punctuation; its own words, not the interactions pasted back or an earlier summary again;
 // about this window).
 // Every problem is reported at once, each phrased as what to change.
@@ -10,6 +10,8 @@ import { bodyRange, enclosing, headingKey, structure, type Structure } from './s
 import { copiedFrom, materialShingles, sameAsEarlier, type Shingles } from './summaryCopying.js';
 import { gistProblems } from './gist.js';
 import { ungrounded } from './summaryGrounding.js';
+import { entryRule } from './profiles.js';
+import { entryProblems } from './summaryEntries.js';
 import { repetitionAcross, sectionQuality } from './summaryQuality.js';
 import { checkVerbatim, NO_QUOTE_SOURCES, type QuoteSources } from './summaryQuotes.js';
 import type { TokenCounter } from './tokens.js';
@@ -17,7 +19,7 @@ import type { TokenCounter } from './tokens.js';
 export { headingKey } from './summaryHeadings.js';
 
 export type SummaryRules = Pick<Config, 'REQUIRED_SECTIONS' | 'MIN_TOKENS_PER_SECTION' | 'SUMMARY_MIN_TOKENS' | 'SUMMARY_MAX_TOKENS'> &
-  Partial<Pick<Config, 'SECTION_MAX_TOKENS' | 'SUMMARY_GROUNDING' | 'VERBATIM_SECTIONS'>>;
+  Partial<Pick<Config, 'SECTION_MAX_TOKENS' | 'SUMMARY_GROUNDING' | 'VERBATIM_SECTIONS' | 'PROFILE'>>;
 
 /** What the summary is checked against besides itself. */
 export type Evidence = {
@@ -93,6 +95,9 @@ export function validateSummary(text: string, rules: SummaryRules, count: TokenC
     sections.push({ heading, tokens: sectionTokens });
     found.push({ heading, body, lines, code, from, ...(quoted ? { own: quoted.own } : {}) });
     if (quoted) problems.push(...quoted.problems);
+    // A section the profile requires as entries (Q&A pairs, decisions) must hold them.
+    const entries = entryRule(rules.PROFILE, heading);
+    if (entries) problems.push(...entryProblems(heading, lines, entries));
     // The user's words are as long as the user made them: one real quote meets the floor.
     if (sectionTokens < rules.MIN_TOKENS_PER_SECTION && !(quoted !== undefined && quoted.real > 0)) {
       problems.push(`${heading} has ${sectionTokens} tokens; at least ${rules.MIN_TOKENS_PER_SECTION} needed`);
