@@ -1,12 +1,12 @@
 // What the CLI's commands share, and the commands that only ask the daemon about a job
-// (status, context, chain, show). Kept apart from cli.ts so main.ts can run these without
+// (status, context, chain, show, decisions). Kept apart from cli.ts so main.ts can run these without
 // loading yargs and the rest of the CLI: nothing here may import either.
 import type { Argv } from 'yargs';
 import { UserError } from '../common/errors.js';
 import { sessionFromEnv } from '../agents/known.js';
 import type { Op, RequestFields, ResponseOf } from '../protocol/protocol.js';
 import { connectOrStart } from './autostart.js';
-import { printChain, printShown, printStatus } from './present/gate.js';
+import { printChain, printDecisions, printShown, printStatus } from './present/gate.js';
 
 export type Global = { json: boolean; job?: string | undefined; debug: boolean };
 
@@ -114,4 +114,10 @@ export async function show(argv: Global & { seq: string }): Promise<void> {
   }
   const result = await call('show', { ...target(argv), seq: Number(argv.seq.replace('#', '')) });
   output(argv, result, () => printShown(result));
+}
+
+/** `recap decisions`: the job's decision log, newest first, the older entries past 100 as an index. */
+export async function decisions(argv: Global): Promise<void> {
+  const result = await call('decisions', target(argv));
+  output(argv, result, () => printDecisions(result));
 }

@@ -15,6 +15,7 @@ import type { SpooledOutcome } from './hookService.js';
 import { auditOps } from './ops/audit.js';
 import { configOps } from './ops/config.js';
 import { daemonOps, type DaemonDeps } from './ops/daemon.js';
+import { decisionOps } from './ops/decisions.js';
 import { gateOps } from './ops/gate.js';
 import { Hooks, type HookAnswered } from './ops/hook.js';
 import { chainEntries, jobOps, Windows } from './ops/job.js';
@@ -41,11 +42,14 @@ export class Handler {
     const service = new CommandService(deps);
     const windows = new Windows();
     this.service = service;
-    this.hooks = new Hooks(service, windows, deps.log, deps.hookAnswered);
+    // One decision log per job, for the op and the hook's way out alike.
+    const decisions = decisionOps(service);
+    this.hooks = new Hooks(service, windows, deps.log, decisions, deps.hookAnswered);
     this.ops = {
       ...daemonOps(deps),
       ...gateOps(service),
       ...jobOps(service, windows),
+      ...decisions,
       ...auditOps(service),
       ...configOps(service),
       ...pendingOps,

@@ -9,6 +9,7 @@ import type { HookOps } from './hookOps.js';
 import type { Where } from './jobResolver.js';
 import { ProtocolError, requestSchemas } from '../protocol/protocol.js';
 import { shownSummary } from '../protocol/shownSummary.js';
+import { decisionLogText } from '../protocol/decisionLogText.js';
 import { describeIssues } from '../common/zodIssues.js';
 
 /**
@@ -79,6 +80,10 @@ export async function wayOutInHook(call: ToolCall, where: Where, ops: HookOps, s
     }
     case 'show':
       return `${RAN}\n${await shown(ops, { job, seq: way.seq ?? 0 }, asJson)}`;
+    case 'decisions': {
+      const log = await ops.decisions({ job });
+      return `${RAN}\n${asJson ? JSON.stringify(log) : decisionLogText(log, (ms) => new Date(ms).toISOString().slice(0, 10))}`;
+    }
     default:
       return undefined;
   }

@@ -100,7 +100,7 @@ export const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]]*\])?\+?=/;
 const DEPTH_LIMIT = 8;
 
 /** recap's commands for the agent (read the state and the summaries, submit one): by the launcher, never a risk. */
-const READING = new Set(['status', 'context', 'chain', 'show', 'submit']);
+const READING = new Set(['status', 'context', 'chain', 'show', 'decisions', 'submit']);
 
 /**
  * Why the command might run recap outside the whitelist, or undefined when it cannot.

@@ -1,5 +1,5 @@
 // What a Bash command may be while the gate is tripped: exactly one recap command that
-// reads state (status, context, chain, show N) or submits a summary, with nothing chained
+// reads state (status, context, chain, show N, decisions) or submits a summary, with nothing chained
 // onto it or hidden in it.
 import { tokenize, type HeredocToken, type WordToken } from './shellTokens.js';
 
@@ -18,11 +18,12 @@ const READ_ONLY: ReadonlyMap<string, ReadOnly> = new Map([
   ['context', { options: READ_ONLY_OPTIONS }],
   ['chain', { options: READ_ONLY_OPTIONS }],
   ['show', { options: READ_ONLY_OPTIONS, number: true }],
+  ['decisions', { options: READ_ONLY_OPTIONS }],
 ]);
 /** A summary's number as `recap show` takes it: its sequence number, `#` before it allowed (quoted: bare, it starts a comment). */
 const SUMMARY_NUMBER = /^#?[1-9][0-9]{0,14}$/;
 /** How the messages name the read-only commands and the way out. */
-const WAYS = 'submit, status, context, chain or show N';
+const WAYS = 'submit, status, context, chain, show N or decisions';
 const SUBMIT_OPTIONS: Options = new Map([
   ['--json', false],
   ['--job', true],

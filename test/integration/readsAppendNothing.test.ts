@@ -1,4 +1,4 @@
-// Reads are reads: `status`, `context`, `chain` and `show` leave the event log as it was, even when
+// Reads are reads: `status`, `context`, `chain`, `show` and `decisions` leave the event log as it was, even when
 // what they read (a new session, a project's config file) is not yet on record. The next
 // command that writes records it, so nothing is lost.
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -9,7 +9,7 @@ import { goodSummary, prose } from '../helpers/text.js';
 
 const { newBox, start } = trackedSandboxes(afterEach);
 
-describe('the reads status, context, chain and show', () => {
+describe('the reads status, context, chain, show and decisions', () => {
   it('append nothing for a new session in a project with a config file of its own; the next write records both', async () => {
     const box = newBox();
     await start(box);
@@ -58,6 +58,28 @@ describe('the reads status, context, chain and show', () => {
       expect(shown.result).toMatchObject({ entry: { seq }, gistBy: 'agent' });
       const refused = await client.request({ id: 4, op: 'show', seq: seq - 1, ...reader });
       expect(refused.error).toMatchObject({ code: 'not_summary' });
+      expect(await lastSeq()).toBe(before);
+    } finally {
+      client.close();
+    }
+  });
+
+  it('decisions appends nothing for a new session, whether the log is built or brought up to date', async () => {
+    const box = newBox();
+    await start(box);
+    const client = await RawClient.connect(box.socket);
+    try {
+      const lastSeq = async () => ((await client.request({ id: 'stats', op: 'stats' })).result as { lastSeq: number }).lastSeq;
+      const writer = { cwd: box.project, session: 'writer-1' };
+      const withDecision = goodSummary().replace('## Questions & Decisions\n', '## Questions & Decisions\n- Keep the parser strict — loose input hid two bugs\n');
+      await client.request({ id: 1, op: 'record', kind: 'prompt', text: prose(3), ...writer });
+      expect((await client.request({ id: 2, op: 'submit', text: withDecision, ...writer })).result).toMatchObject({ accepted: true });
+      const reader = { cwd: box.project, session: 'reader-3' };
+      const before = await lastSeq();
+
+      const log = await client.request({ id: 3, op: 'decisions', ...reader });
+      expect(log.result).toMatchObject({ total: 1, decisions: [{ n: 1, decision: 'Keep the parser strict' }] });
+      expect((await client.request({ id: 4, op: 'decisions', ...reader })).result).toEqual(log.result);
       expect(await lastSeq()).toBe(before);
     } finally {
       client.close();

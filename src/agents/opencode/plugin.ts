@@ -198,14 +198,14 @@ const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'
 
 /**
  * Whether a bash call is exactly the way out recap names: the launcher's status, context,
- * chain or show N, or its submit with a quoted here-document and nothing after it. Stricter than
+ * chain, show N or decisions, or its submit with a quoted here-document and nothing after it. Stricter than
  * recap's own whitelist (src/events/whitelist.ts), which cannot run here: it lets through
  * less, never more.
  */
 function isWayOut(tool: string, args: unknown): boolean {
   const command = isObject(args) ? args.command : undefined;
   if (tool !== 'bash' || typeof command !== 'string' || SETTINGS.launcher === '') return false;
-  if (new RegExp(`^${escapeRegex(SETTINGS.launcher)} (?:status|context|chain|show (?:\\d+|'#?\\d+'))(?: --json)?$`).test(command)) return true;
+  if (new RegExp(`^${escapeRegex(SETTINGS.launcher)} (?:status|context|chain|decisions|show (?:\\d+|'#?\\d+'))(?: --json)?$`).test(command)) return true;
   const head = `${SETTINGS.launcher} submit <<'EOF'\n`;
   if (!command.startsWith(head)) return false;
   const lines = command.slice(head.length).replace(/\n$/, '').split('\n');

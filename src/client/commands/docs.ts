@@ -30,6 +30,7 @@ export const COMMAND_DOCS = {
   context: 'docs/memory.md',
   chain: 'docs/memory.md',
   show: 'docs/cli.md',
+  decisions: 'docs/memory.md',
   statusline: 'docs/agents.md',
   install: 'docs/agents.md',
   uninstall: 'docs/agents.md',

@@ -1,10 +1,10 @@
 // The job's commands: its gate and tokens (status), what an agent or a script tells the gate
-// (record, check, submit), the memory (context, chain, show), the user's hold on the gate (trip,
+// (record, check, submit), the memory (context, chain, show, decisions), the user's hold on the gate (trip,
 // pause, resume) and where the tokens went (report).
 import { AGENT_NAMES } from '../../agents/known.js';
 import { DEFAULT_AGENT } from '../../agents/cliFacts.js';
 import { readInput } from '../input.js';
-import { call, chain, context, jobOf, output, show, status, target, UsageError, type Builder } from '../jobCommands.js';
+import { call, chain, context, decisions, jobOf, output, show, status, target, UsageError, type Builder } from '../jobCommands.js';
 import { printReport, printStatus, printSubmit } from '../present/gate.js';
 import { localTime, parseDuration, timeFlag } from '../time.js';
 import { documented } from './docs.js';
@@ -85,7 +85,7 @@ export const agentCommands: Builder = (y) =>
       },
     );
 
-/** recap context, chain and show: the job's memory, its summaries, one of them whole. */
+/** recap context, chain, show and decisions: the job's memory, its summaries, one of them whole, its decisions. */
 export const memoryCommands: Builder = (y) =>
   y
     .command(
@@ -105,6 +105,12 @@ export const memoryCommands: Builder = (y) =>
       'one summary whole, with its gist and files',
       (a) => documented(a, 'show').positional('seq', { type: 'string', demandOption: true, describe: "the summary's number (N or #N), as recap chain lists it" }),
       (argv) => show(argv),
+    )
+    .command(
+      'decisions',
+      "the job's decision log, newest first",
+      (a) => documented(a, 'decisions'),
+      (argv) => decisions(argv),
     );
 
 /** recap trip, pause and resume: the user's hold on the job's gate. */

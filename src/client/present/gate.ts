@@ -4,6 +4,7 @@
 import type { AgentRow, JobReport, PendingConfig } from '../../protocol/answers.js';
 import type { ResponseOf, StatusAnswer } from '../../protocol/protocol.js';
 import { shownSummary } from '../../protocol/shownSummary.js';
+import { decisionLogText } from '../../protocol/decisionLogText.js';
 import { localIso, localTime } from '../time.js';
 
 const write = (line: string) => process.stdout.write(`${line}\n`);
@@ -65,6 +66,11 @@ export function printChain(result: ResponseOf<'chain'>): void {
 /** `recap show N`: the summary whole (shownSummary.ts), its time in the local zone. */
 export function printShown(result: ResponseOf<'show'>): void {
   write(shownSummary(result, localTime));
+}
+
+/** The decision log, each entry dated by the user's local day. */
+export function printDecisions(result: ResponseOf<'decisions'>): void {
+  write(decisionLogText(result, (ms) => localTime(ms).slice(0, 10)));
 }
 
 export function printReport(jobs: JobReport[]): void {

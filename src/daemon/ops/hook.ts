@@ -13,7 +13,7 @@ import type { Where } from '../jobResolver.js';
 import { answerHook, recordSpooledPrompt, type SpooledOutcome } from '../hookService.js';
 import { check, noticeShown, owed, record, submit, switchedOff, usage } from './gate.js';
 import { chain, context, known, show, status, type Windows } from './job.js';
-import type { OpFunction } from './table.js';
+import type { OpFunction, OpsOf } from './table.js';
 
 /** Told of every hook answered, with how long the daemon took: telemetry's latency figure. */
 export type HookAnswered = (agent: AgentName, ms: number, answer: HookAnswer) => void;
@@ -27,6 +27,8 @@ export class Hooks {
     s: CommandService,
     windows: Windows,
     private readonly log: Logger,
+    /** The reads that keep state of their own (the decision logs), shared with the op table. */
+    reads: OpsOf<'decisions'>,
     private readonly answered?: HookAnswered,
   ) {
     this.ops = {
@@ -41,6 +43,7 @@ export class Hooks {
       context: (r, where, shellTool, limit) => context(s, r, where, shellTool, limit),
       chain: (r) => chain(s, r),
       show: (r) => known(s, r.job, () => show(s, r)),
+      decisions: (r) => reads.decisions(r),
       compactSteer: (where) => compactSteer(s, where),
       recordPending: (where) => s.recordPending(where),
       windowOf: (session) => windows.of(session),

@@ -161,7 +161,7 @@ export async function known<T>(s: CommandService, job: string | undefined, read:
 }
 
 /** `read`'s answer, with a notice when `job` has no events. */
-async function noted<T extends object>(s: CommandService, job: string | undefined, read: () => Promise<T>): Promise<T & { notice?: string }> {
+export async function noted<T extends object>(s: CommandService, job: string | undefined, read: () => Promise<T>): Promise<T & { notice?: string }> {
   const answer = await read();
   const notice = unknownJob(s, job);
   return notice === undefined ? answer : { ...answer, notice };

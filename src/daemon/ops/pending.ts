@@ -5,8 +5,7 @@ import type { OpsOf } from './table.js';
 
 const notYet = (op: string) => () => Promise.reject(new ProtocolError('internal', `${op} is not built yet in this version of recap`));
 
-export const pendingOps: OpsOf<'search' | 'timeline' | 'decisions'> = {
+export const pendingOps: OpsOf<'search' | 'timeline'> = {
   search: notYet('search'),
   timeline: notYet('timeline'),
-  decisions: notYet('decisions'),
 };
