@@ -351,7 +351,7 @@ describe('classifyBash: the deny reason says what is wrong', () => {
   it('given a state-changing subcommand, when it is denied, then the reason lists the allowed subcommands', () => {
     const reason = why('recap install claude');
     expect(reason).toContain('recap install is not allowed');
-    expect(reason).toContain('submit, status, context, chain or show N');
+    expect(reason).toContain('submit, status, context, chain, show N or decisions');
   });
 
   it('given submit with no summary source, when it is denied, then the reason shows both ways to give one', () => {
@@ -484,6 +484,39 @@ describe('tokenize', () => {
 
   it('given a here-document operator with no delimiter, when tokenized, then it is an error', () => {
     expect(tokenize('cat <<')).toEqual({ ok: false, error: 'here-document operator << has no delimiter' });
+  });
+});
+
+describe('classifyBash: recap decisions, read-only like status, context and chain', () => {
+  it.each([
+    ['decisions', 'recap decisions'],
+    ['decisions --json --job', 'recap decisions --json --job myjob'],
+    ['decisions --job=', 'recap decisions --job=myjob'],
+  ])('given a tripped gate, when the agent runs %s, then it is allowed', (_label, command) => {
+    expect(classify(command)).toEqual({ allowed: true, subcommand: 'decisions' });
+  });
+
+  it.each([
+    ['; and another command', 'recap decisions; rm x'],
+    ['&& another command', 'recap decisions --job other && cat /etc/passwd'],
+    ['a pipe into a shell', 'recap decisions | sh'],
+    ['a redirection', 'recap decisions > /tmp/x'],
+    ['a here-document', "recap decisions <<'EOF'\nx\nEOF"],
+    ['a word after it', 'recap decisions 12'],
+    ['an option it does not take', 'recap decisions --limit 5'],
+    ['--daemon, which only status takes', 'recap decisions --daemon'],
+  ])('given a tripped gate, when the agent runs decisions with %s, then it is denied', (_label, command) => {
+    expect(classify(command).allowed).toBe(false);
+  });
+
+  it('given decisions through the hook, when it is read to be run there, then its options come with it', () => {
+    expect(readWayOut(`${LAUNCHER} decisions --json --job other`, recapPaths)).toEqual({
+      subcommand: 'decisions',
+      options: new Map<string, string | true>([
+        ['--json', true],
+        ['--job', 'other'],
+      ]),
+    });
   });
 });
 
