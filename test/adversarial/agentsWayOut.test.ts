@@ -161,6 +161,7 @@ describe.each(AGENTS)('the way out through %s', (agent: AgentName) => {
       `'${launcher}' status`,
       `${launcher} show ${seq}`,
       `${launcher} show --job ${a.job} '#${seq}' --json`,
+      `${launcher} decisions --json --job ${a.job}`,
     ]) {
       const run = await hook(a, agentShell(a, command));
       if (PROFILES[agent].wayOutInHook) expect(deniedAs(agent, run).startsWith(RAN)).toBe(true);
@@ -170,6 +171,8 @@ describe.each(AGENTS)('the way out through %s', (agent: AgentName) => {
     if (PROFILES[agent].wayOutInHook) {
       expect(deniedAs(agent, await hook(a, agentShell(a, `${launcher} show ${seq}`)))).toContain(`summary #${seq} of job ${a.job}\n`);
       expect(deniedAs(agent, await hook(a, agentShell(a, `${launcher} show ${seq + 1}`)))).toContain(`recap: #${seq + 1} is not a summary of job ${a.job}`);
+      // And decisions prints the decision log as recap decisions does.
+      expect(deniedAs(agent, await hook(a, agentShell(a, `${launcher} decisions`)))).toMatch(/\n(?:no decisions yet|\d+ decisions?, newest first)/);
     }
     expect(await status(a)).toMatchObject({ tripped: true });
     await wayOutOpen(a);
