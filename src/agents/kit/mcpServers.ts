@@ -5,11 +5,16 @@
 import { RECAP_BIN } from '../../common/bins.js';
 import type { Check } from '../../common/check.js';
 import { RECAP_MCP_SERVER } from '../../events/recapTools.js';
-import type { InstallOptions } from '../adapter.js';
+import { homedir } from 'node:os';
 import { jsonText, modeOf, writeIfChanged } from './files.js';
 import { InstallError } from './installError.js';
 import { FIX_OR_MOVE, isObject, readJsonForWriting, readJsonObject, type Dialect } from './jsonFile.js';
-import { homeOf, scopeFlag } from './scopes.js';
+
+/** Where an install writes (recap install's scope, project and environment); kept apart from adapter.ts, which names McpConfig. */
+type Scope = 'user' | 'project';
+type Where = { scope: Scope; project: string; env: NodeJS.ProcessEnv };
+const homeOf = (env: NodeJS.ProcessEnv): string => env.HOME ?? homedir();
+const scopeFlag = (scope: Scope): string => (scope === 'project' ? ' --scope project' : '');
 
 /** The program and arguments that start recap's server: Node and recap.js, never looked up on PATH. */
 export const recapMcpCommand = (node = process.execPath): string[] => [node, RECAP_BIN, 'mcp'];
@@ -17,7 +22,7 @@ export const recapMcpCommand = (node = process.execPath): string[] => [node, REC
 /** Where and how an agent keeps its MCP servers. */
 export type McpConfig = {
   /** The config file for the scope, where the agent has one for it. */
-  file(scope: InstallOptions['scope'], project: string, env: NodeJS.ProcessEnv, home: string): string;
+  file(scope: Scope, project: string, env: NodeJS.ProcessEnv, home: string): string;
   /** The key of the servers' object (mcpServers; opencode's mcp). */
   key: string;
   /** recap's entry in the agent's format. */
@@ -52,7 +57,7 @@ function writeJson(file: string, value: Record<string, unknown>, comments: boole
 }
 
 /** Registers recap's server; true when the file changed. */
-export function addRecapServer(config: McpConfig, options: InstallOptions): { file: string; changed: boolean } {
+export function addRecapServer(config: McpConfig, options: Where): { file: string; changed: boolean } {
   const file = config.file(options.scope, options.project, options.env, homeOf(options.env));
   const read = readJsonForWriting(file, config.dialect);
   const value = (read?.value ?? {}) as Record<string, unknown>;
@@ -63,7 +68,7 @@ export function addRecapServer(config: McpConfig, options: InstallOptions): { fi
 }
 
 /** Removes recap's server (only one that runs recap); the file when it changed. */
-export function removeRecapServer(config: McpConfig, options: InstallOptions): string[] {
+export function removeRecapServer(config: McpConfig, options: Where): string[] {
   const file = config.file(options.scope, options.project, options.env, homeOf(options.env));
   const read = readJsonObject(file, config.dialect);
   if (read === undefined || !read.ok) return [];
