@@ -43,11 +43,12 @@ const foreign = [hot, cold]
   // The hook ingress (dist/hook/) is what the daemon's endpoints do with a hook call too.
   // The fallback also judges the way out and recap's protected files as the daemon does,
   // with the same pure code, and follows links where paths lead as the daemon does (linkFollower).
-  // Each agent's facts (dist/agents/known.js and <agent>/facts.js) are pure and small. While the
+  // Each agent's facts (dist/agents/known.js and <agent>/facts.js) are pure and small, and
+  // name recap's own MCP tools through recapTools.js. While the
   // daemon cannot start because recap's code changed, the fallback checks it as the daemon does.
   .filter(
     (input) =>
-      !/^dist\/(client|common|hook)\/|^dist\/events\/(whitelist|shellTokens|shellCommands|protection|pathNames|nestedAgents|recapSignals|runsRecap|glob|toolCall|codeManifest)\.js$|^dist\/agents\/(known|facts|recapPaths|kit\/files|[a-z]+\/facts)\.js$/.test(
+      !/^dist\/(client|common|hook)\/|^dist\/events\/(whitelist|shellTokens|shellCommands|protection|pathNames|nestedAgents|recapSignals|runsRecap|glob|toolCall|recapTools|codeManifest)\.js$|^dist\/agents\/(known|facts|recapPaths|kit\/files|[a-z]+\/facts)\.js$/.test(
         input,
       ),
   );

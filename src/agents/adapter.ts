@@ -2,6 +2,7 @@
 // into recap's own terms, its transcript's usage, its installer and its doctor checks.
 // Everything else in recap knows no agent.
 import type { Check } from '../common/check.js';
+import type { McpConfig } from './kit/mcpServers.js';
 import type { ToolCall } from '../events/toolCall.js';
 import type { UsageEntry } from '../events/commands.js';
 import type { AgentFacts } from './facts.js';
@@ -83,6 +84,8 @@ export type Adapter = {
   /** Whether recap can be installed as the agent's plugin (`recap install --plugin`). */
   plugin?: boolean;
   install(options: InstallOptions): Installed;
+  /** Where the agent keeps MCP servers, for recap's (`recap install --mcp`): none for an agent recap does not register it with. */
+  mcp?: McpConfig;
   /** The files recap's entries were removed from. */
   uninstall(options: InstallOptions): string[];
   /** Whether recap is installed for this agent, and will really run; [] when the agent is not in use. */

@@ -6,6 +6,7 @@
 import type { ContextLimit } from '../events/contextFit.js';
 import type { AgentLaunch } from '../events/nestedAgents.js';
 import type { SettingsName } from '../events/protection.js';
+import type { McpToolName } from '../events/recapTools.js';
 import type { ToolCall } from '../events/toolCall.js';
 
 /** What recap-hook prints and the exit code it ends with. */
@@ -29,6 +30,8 @@ export type AgentFacts = {
   shellTool: string;
   /** A tool call in recap's terms: its kind, command and paths. */
   toolCall(name: string, input: unknown): ToolCall;
+  /** How the agent names an MCP server's tool (recap's own are let through a tripped gate: recapTools.ts). */
+  mcpToolName: McpToolName;
   /** The answer that denies a tool call, with the reason the model reads. */
   deny(reason: string): HookAnswer;
   /** An answer that lets the call go on and tells the user something. */

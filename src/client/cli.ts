@@ -9,6 +9,7 @@ import { checkCommands, exportCommands, readCommands } from './commands/audit.js
 import { configCommands } from './commands/config.js';
 import { daemonCommand, lifecycleCommands } from './commands/daemon.js';
 import { moreLine } from './commands/docs.js';
+import { mcpCommand } from './commands/mcp.js';
 import { agentCommands, holdCommands, memoryCommands, reportCommand, statusCommand } from './commands/gate.js';
 import { completionCommand, doctorCommand, installCommands, statuslineCommand } from './commands/setup.js';
 import { uiCommand } from './commands/ui.js';
@@ -40,6 +41,7 @@ const commands = (side: DaemonSide): Builder[] => [
   exportCommands(side),
   uiCommand,
   configCommands,
+  mcpCommand,
 ];
 
 /** The user's commands refused in an agent's shell, and --job where no job is meant. */

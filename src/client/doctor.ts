@@ -9,6 +9,7 @@ import { clearStaleSocket } from '../common/staleSocket.js';
 import { whyUnreachable } from './autostart.js';
 import { checkConfigFiles } from '../common/configLayers.js';
 import { isRecapFolder } from '../agents/recapPaths.js';
+import { recapServerCheck } from '../agents/kit/mcpServers.js';
 import { ADAPTERS } from '../agents/adapters.js';
 import type { Check } from '../common/check.js';
 import { Client } from './socketClient.js';
@@ -209,7 +210,11 @@ async function approvalCheck(project: string, env: NodeJS.ProcessEnv): Promise<C
  * finds, says whether its hooks will really run; with none installed, one line says how.
  */
 function agentChecks(project: string, env: NodeJS.ProcessEnv): Check[] {
-  const checks = Object.values(ADAPTERS).flatMap((adapter) => adapter.doctor(project, env));
+  const checks = Object.values(ADAPTERS).flatMap((adapter) => {
+    const own = adapter.doctor(project, env);
+    // recap's MCP server, for an agent recap is installed in: registered, optional, or another program under its name.
+    return own.length > 0 && adapter.mcp ? [...own, recapServerCheck(adapter.mcp, adapter.facts.name, adapter.facts.title, project, env)] : own;
+  });
   if (checks.length > 0) return checks;
   return [{ name: 'hooks', ok: false, detail: 'recap is not installed in any agent', fix: `recap install <agent>, the agent one of: ${Object.keys(ADAPTERS).join(', ')}` }];
 }

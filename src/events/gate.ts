@@ -86,9 +86,10 @@ function toolDenied(command: CheckTool, cause: DenialCause): RecapEvent {
 
 type ToolVerdict = { allowed: true } | { allowed: false; why?: string };
 
-/** While the gate is tripped: the way out (recap's own commands) and bypassed questions pass. */
+/** While the gate is tripped: the way out (recap's own commands), recap's own MCP tools (they only read the memory) and bypassed questions pass. */
 function toolVerdict(command: CheckTool, ctx: DecideContext): ToolVerdict {
   const call = command.call;
+  if (call.kind === 'memory') return { allowed: true };
   if (call.kind === 'shell') {
     if (typeof call.command !== 'string') return { allowed: false, why: `the ${call.name} call has no command` };
     if (call.typedIntoSession)

@@ -5,9 +5,10 @@
 /**
  * What a tool does, as far as recap's rules care. `read` and `search` only read; `write`,
  * `edit` and `patch` change the files they name; `shell` runs a command line; `question`
- * asks the user; `web` and `mcp` reach outside; `other` is anything else.
+ * asks the user; `web` and `mcp` reach outside; `memory` is one of recap's own MCP tools,
+ * which read the job's summaries (recapTools.ts); `other` is anything else.
  */
-export type ToolKind = 'shell' | 'read' | 'search' | 'write' | 'edit' | 'patch' | 'question' | 'web' | 'mcp' | 'other';
+export type ToolKind = 'shell' | 'read' | 'search' | 'write' | 'edit' | 'patch' | 'question' | 'web' | 'mcp' | 'memory' | 'other';
 
 export type ToolCall = {
   /** The agent's own name for the tool, for messages and the log. */
@@ -34,7 +35,7 @@ export type ToolCall = {
 };
 
 /** Kinds whose fields are known, so their `paths` are all the paths they touch. */
-export const KNOWN_SHAPES: ReadonlySet<ToolKind> = new Set(['shell', 'read', 'search', 'write', 'edit', 'patch']);
+export const KNOWN_SHAPES: ReadonlySet<ToolKind> = new Set(['shell', 'read', 'search', 'write', 'edit', 'patch', 'memory']);
 
 /** Kinds that only read what they name. */
 export const READING: ReadonlySet<ToolKind> = new Set(['read', 'search']);
@@ -80,3 +81,6 @@ export function patchPaths(patch: string): string[] {
   }
   return [...found];
 }
+
+/** One of recap's own MCP tools: it names no file (its query is words, not a path). */
+export const memoryCall = (name: string, input: unknown): ToolCall => ({ name, kind: 'memory', paths: [], input });

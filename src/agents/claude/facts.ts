@@ -1,7 +1,8 @@
 // Claude Code as recap-hook sees it: its events, its tools in recap's terms, its answers.
 // Verified against Claude Code 2.1.330 (shared/claude-code-hooks.md).
 import { join } from 'node:path';
-import { field, strings, questionsOf, type ToolCall, type ToolKind } from '../../events/toolCall.js';
+import { field, strings, questionsOf, type ToolCall, type ToolKind, memoryCall } from '../../events/toolCall.js';
+import { isRecapMcpTool, type McpToolName } from '../../events/recapTools.js';
 import { json, NOTHING, systemMessage, withSystemMessage, type AgentFacts, type HookAnswer } from '../facts.js';
 
 const KINDS: Readonly<Record<string, ToolKind>> = {
@@ -23,7 +24,11 @@ const KINDS: Readonly<Record<string, ToolKind>> = {
 /** Input fields that hold a path. */
 const PATH_FIELDS = ['file_path', 'notebook_path', 'path'];
 
+/** How Claude Code 2.1.330 names an MCP server's tool: mcp__<server>__<tool>. */
+export const claudeMcpToolName: McpToolName = (server, tool) => `mcp__${server}__${tool}`;
+
 export function claudeToolCall(name: string, input: unknown): ToolCall {
+  if (isRecapMcpTool(name, claudeMcpToolName)) return memoryCall(name, input);
   const kind = KINDS[name] ?? (name.startsWith('mcp__') ? 'mcp' : 'other');
   const call: ToolCall = { name, kind, paths: strings(input, PATH_FIELDS), input };
   if (kind === 'shell') {
@@ -69,6 +74,12 @@ function steerCompaction(instructions: string): HookAnswer {
   return { stdout: instructions, exitCode: 0 };
 }
 
+/** Where Claude Code keeps its user- and local-scope MCP servers: ~/.claude.json, or $CLAUDE_CONFIG_DIR/.claude.json. */
+export const claudeMcpFiles = (env: NodeJS.ProcessEnv, home: string) => [
+  join(home, '.claude.json'),
+  ...(env.CLAUDE_CONFIG_DIR ? [join(env.CLAUDE_CONFIG_DIR, '.claude.json')] : []),
+];
+
 const claudeDirs = (env: NodeJS.ProcessEnv, home: string) => [...new Set([join(home, '.claude'), ...(env.CLAUDE_CONFIG_DIR ? [env.CLAUDE_CONFIG_DIR] : [])])];
 
 export const claudeFacts: AgentFacts = {
@@ -77,6 +88,7 @@ export const claudeFacts: AgentFacts = {
   events: { UserPromptSubmit: 'prompt', PreToolUse: 'tool', PostToolUse: 'toolUsed', SessionStart: 'sessionStart', PreCompact: 'compacting', PostCompact: 'compaction' },
   shellTool: 'Bash',
   toolCall: claudeToolCall,
+  mcpToolName: claudeMcpToolName,
   deny: (reason) => json({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: reason } }),
   notice: systemMessage,
   withNotice: withSystemMessage,
@@ -91,11 +103,17 @@ export const claudeFacts: AgentFacts = {
   // Both: Claude Code reads CLAUDE_CONFIG_DIR when it is set, and a session started without
   // it reads ~/.claude. Its shell snapshots hold functions it copies into every Bash call;
   // plugins/ says where recap's plugin is loaded from and which Node its hook runs.
-  settingsFiles: (env, home) =>
-    claudeDirs(env, home).flatMap((dir) => [join(dir, 'settings.json'), join(dir, 'settings.local.json'), join(dir, 'shell-snapshots'), join(dir, 'plugins')]),
-  projectSettingsFiles: (project) => [join(project, '.claude', 'settings.json'), join(project, '.claude', 'settings.local.json')],
+  settingsFiles: (env, home) => [
+    ...claudeDirs(env, home).flatMap((dir) => [join(dir, 'settings.json'), join(dir, 'settings.local.json'), join(dir, 'shell-snapshots'), join(dir, 'plugins')]),
+    // Its MCP servers (user and local scope), recap's among them: a server the agent named `recap` would pass a tripped gate.
+    ...claudeMcpFiles(env, home),
+  ],
+  projectSettingsFiles: (project) => [join(project, '.claude', 'settings.json'), join(project, '.claude', 'settings.local.json'), join(project, '.mcp.json')],
   settingsNames: [
     { path: /\/\.claude\/settings(\.local)?\.json$/, mentioned: [/\.claude\b/, /settings(\.local)?\.json/], what: "Claude Code's settings" },
+    { path: /\/\.claude\.json$|\/\.mcp\.json$/, mentioned: [/\.claude\.json|\.mcp\.json/], what: "Claude Code's MCP servers, recap's among them" },
+    // `claude mcp add|remove`: its own commands change the MCP servers and name no file.
+    { path: /(?!)/, mentioned: [/\bclaude\b/, /\bmcp\b/], what: "Claude Code's MCP servers, recap's among them" },
     // `claude plugin disable --all`, `claude plugin marketplace remove ...`: its own commands
     // change which plugins load, recap's among them, and name no file.
     { path: /(?!)/, mentioned: [/\bclaude\b/, /\bplugins?\b/], what: "Claude Code's plugins, one of which runs recap's hooks" },

@@ -1,6 +1,7 @@
 // Claude Code behind recap's adapter seam: settings hooks (command or HTTP) or the plugin,
 // never both, since Claude Code would run both.
 import type { Adapter, InstallOptions } from '../adapter.js';
+import { claudeMcp } from './mcp.js';
 import { claudeDoctor } from './doctor.js';
 import { claudeFacts } from './facts.js';
 import { parseClaudeHook } from './hook.js';
@@ -25,6 +26,7 @@ function hooks(scope: InstallOptions['scope'], project: string, env: NodeJS.Proc
 }
 
 export const claude: Adapter = {
+  mcp: claudeMcp,
   facts: claudeFacts,
   parse: parseClaudeHook,
   transcriptUsage: usageOf,

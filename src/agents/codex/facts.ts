@@ -1,7 +1,8 @@
 // Codex CLI as recap-hook sees it: its events, its tools in recap's terms, its answers.
 // Verified against codex-cli 0.169.0 (shared/agents/codex.md, test/fixtures/agents/codex).
 import { isAbsolute, join } from 'node:path';
-import { field, patchPaths, questionsOf, type ToolCall, type ToolKind } from '../../events/toolCall.js';
+import { field, patchPaths, questionsOf, type ToolCall, type ToolKind, memoryCall } from '../../events/toolCall.js';
+import { isRecapMcpTool, type McpToolName } from '../../events/recapTools.js';
 import { json, systemMessage, withSystemMessage, type AgentFacts } from '../facts.js';
 
 /**
@@ -47,7 +48,11 @@ function shellPatchPaths(command: string): string[] {
   return paths.flatMap((path) => [path, ...(isAbsolute(path) || path.startsWith('~') ? [] : dirs.map((dir) => join(dir, path)))]);
 }
 
+/** How Codex names an MCP server's tool: mcp__<server>__<tool> (agents/codex.md). */
+export const codexMcpToolName: McpToolName = (server, tool) => `mcp__${server}__${tool}`;
+
 export function codexToolCall(name: string, input: unknown): ToolCall {
+  if (isRecapMcpTool(name, codexMcpToolName)) return memoryCall(name, input);
   const command = text(input, 'command') ?? text(input, 'cmd');
   // A shell call without a command line to read is judged as an unknown tool: every path in it.
   const known = KINDS[name] === 'shell' && command === undefined ? undefined : KINDS[name];
@@ -101,6 +106,7 @@ export const codexFacts: AgentFacts = {
   // what to run, and exec_command is the tool in its list.
   shellTool: 'exec_command',
   toolCall: codexToolCall,
+  mcpToolName: codexMcpToolName,
   deny: (reason) => json({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: denyReason(reason) } }),
   // systemMessage: Codex shows it to the user (the TUI; `codex exec` prints nothing) and lets
   // the call go on. An empty answer is an allow.

@@ -3,7 +3,8 @@
 // recap installs the PascalCase events, whose payloads are Claude Code's shape; the tool
 // names of both dialects are mapped all the same, so a hook file of either kind is read right.
 import { isAbsolute, join } from 'node:path';
-import { field, strings, type ToolCall, type ToolKind } from '../../events/toolCall.js';
+import { field, strings, type ToolCall, type ToolKind, memoryCall } from '../../events/toolCall.js';
+import { isRecapMcpTool, type McpToolName } from '../../events/recapTools.js';
 import { json, NOTHING, type AgentFacts, type HookAnswer } from '../facts.js';
 
 const KINDS: Readonly<Record<string, ToolKind>> = {
@@ -36,7 +37,11 @@ function pathsOf(input: unknown): string[] {
   return paths;
 }
 
+/** How GitHub Copilot CLI names an MCP server's tool: <server>-<tool> (github-mcp-server-list_issues), in both dialects. */
+export const copilotMcpToolName: McpToolName = (server, tool) => `${server}-${tool}`;
+
 export function copilotToolCall(name: string, input: unknown): ToolCall {
+  if (isRecapMcpTool(name, copilotMcpToolName)) return memoryCall(name, input);
   const kind = KINDS[name] ?? 'other';
   const call: ToolCall = { name, kind, paths: pathsOf(input), input };
   if (kind === 'shell') {
@@ -99,6 +104,7 @@ export const copilotFacts: AgentFacts = {
   // The name the model sees (the hook sees Bash).
   shellTool: 'bash',
   toolCall: copilotToolCall,
+  mcpToolName: copilotMcpToolName,
   // Top level: Copilot CLI reads it under both dialects (the nested Claude form only under
   // PascalCase). Never "allow": that would skip Copilot CLI's own permission rules.
   deny: (reason) => fittedAnswer(reason, (text) => json({ permissionDecision: 'deny', permissionDecisionReason: text })),
@@ -119,6 +125,7 @@ export const copilotFacts: AgentFacts = {
       join(dir, 'settings.json'),
       join(dir, 'settings.local.json'),
       join(dir, 'config.json'),
+      join(dir, 'mcp-config.json'),
       join(dir, 'installed-plugins'),
     ]),
   // A trusted repo's hooks and settings (disableAllHooks turns the user's hooks off too).
@@ -129,9 +136,9 @@ export const copilotFacts: AgentFacts = {
   ],
   settingsNames: [
     {
-      path: /\/\.copilot\/(?:hooks(?:\/|$)|settings(?:\.local)?\.json$|config\.json$)/,
-      mentioned: [/\.copilot\b/, /\bhooks\b|(?:settings|config)(?:\.local)?\.json/],
-      what: "GitHub Copilot CLI's hooks and settings",
+      path: /\/\.copilot\/(?:hooks(?:\/|$)|settings(?:\.local)?\.json$|(?:mcp-)?config\.json$)/,
+      mentioned: [/\.copilot\b/, /\bhooks\b|(?:settings|(?:mcp-)?config)(?:\.local)?\.json/],
+      what: "GitHub Copilot CLI's hooks, settings and MCP servers",
     },
     { path: /\/\.copilot\/installed-plugins(?:\/|$)/, mentioned: [/\.copilot\b/, /installed-plugins/], what: "GitHub Copilot CLI's plugins, whose hooks run outside the gate" },
     {

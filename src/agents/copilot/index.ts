@@ -1,5 +1,6 @@
 // GitHub Copilot CLI behind recap's adapter seam.
 import type { Adapter } from '../adapter.js';
+import { copilotMcp } from './mcp.js';
 import { copilotDoctor } from './doctor.js';
 import { copilotFacts } from './facts.js';
 import { parseCopilotHook } from './hook.js';
@@ -7,6 +8,7 @@ import { installHooks, uninstallHooks } from './install.js';
 import { folderTrusted, hooksDisabledBy } from './trust.js';
 
 export const copilot: Adapter = {
+  mcp: copilotMcp,
   facts: copilotFacts,
   parse: parseCopilotHook,
   sandbox: { unsupported: "Copilot CLI has no OS sandbox recap can configure; leave out --sandbox (recap's hook still judges every tool call)" },

@@ -1,7 +1,8 @@
 // Gemini CLI as recap-hook sees it: its events, its tools in recap's terms, its answers.
 // Verified against Gemini CLI 0.61.0 (shared/agents/gemini.md).
 import { join } from 'node:path';
-import { field, strings, questionsOf, type ToolCall, type ToolKind } from '../../events/toolCall.js';
+import { field, strings, questionsOf, type ToolCall, type ToolKind, memoryCall } from '../../events/toolCall.js';
+import { isRecapMcpTool, type McpToolName } from '../../events/recapTools.js';
 import { json, systemMessage, withSystemMessage, type AgentFacts } from '../facts.js';
 
 const KINDS: Readonly<Record<string, ToolKind>> = {
@@ -23,7 +24,11 @@ const KINDS: Readonly<Record<string, ToolKind>> = {
 /** Input fields that hold a path: every file tool names its file or folder with one of these. */
 const PATH_FIELDS = ['file_path', 'dir_path'];
 
+/** How Gemini CLI names an MCP server's tool: mcp_<server>_<tool> (agents/gemini.md). */
+export const geminiMcpToolName: McpToolName = (server, tool) => `mcp_${server}_${tool}`;
+
 export function geminiToolCall(name: string, input: unknown): ToolCall {
+  if (isRecapMcpTool(name, geminiMcpToolName)) return memoryCall(name, input);
   const kind = KINDS[name] ?? (name.startsWith('mcp_') ? 'mcp' : 'other');
   const call: ToolCall = { name, kind, paths: [], input };
   if (kind === 'shell') {
@@ -65,6 +70,7 @@ export const geminiFacts: AgentFacts = {
   events: { BeforeAgent: 'prompt', BeforeTool: 'tool', AfterTool: 'toolUsed', SessionStart: 'sessionStart' },
   shellTool: 'run_shell_command',
   toolCall: geminiToolCall,
+  mcpToolName: geminiMcpToolName,
   // The model reads "Tool execution blocked: <reason>" as the tool's result.
   deny: (reason) => json({ decision: 'deny', reason }),
   notice: systemMessage,

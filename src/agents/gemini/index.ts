@@ -1,5 +1,6 @@
 // Gemini CLI behind recap's adapter seam.
 import type { Adapter } from '../adapter.js';
+import { geminiMcp } from './mcp.js';
 import { geminiDoctor } from './doctor.js';
 import { geminiFacts } from './facts.js';
 import { parseGeminiHook } from './hook.js';
@@ -7,6 +8,7 @@ import { installExtension, uninstallExtension } from './install.js';
 import { geminiUsageOf } from './transcript.js';
 
 export const gemini: Adapter = {
+  mcp: geminiMcp,
   facts: geminiFacts,
   parse: parseGeminiHook,
   transcriptUsage: geminiUsageOf,

@@ -8,7 +8,8 @@
 // prompt) and acts on the answer: a deny is thrown (the model reads the message as the tool's
 // result), a context is added to the prompt or, for the memory, to the system prompt.
 import { isAbsolute, join } from 'node:path';
-import { field, patchPaths, strings, questionsOf, type ToolCall, type ToolKind } from '../../events/toolCall.js';
+import { field, patchPaths, strings, questionsOf, type ToolCall, type ToolKind, memoryCall } from '../../events/toolCall.js';
+import { isRecapMcpTool, type McpToolName } from '../../events/recapTools.js';
 import { json, systemMessage, withSystemMessage, type AgentFacts } from '../facts.js';
 import { xdgConfigHome } from '../../common/paths.js';
 
@@ -48,7 +49,11 @@ const KINDS: Readonly<Record<string, ToolKind>> = {
 /** Input fields that hold a path: opencode's file tools name it `filePath`, list and the search tools `path`. */
 const PATH_FIELDS = ['filePath', 'path'];
 
+/** How opencode names an MCP server's tool: <server>_<tool>, like its custom tools (whose folders are protected). */
+export const opencodeMcpToolName: McpToolName = (server, tool) => `${server}_${tool}`;
+
 export function opencodeToolCall(name: string, input: unknown): ToolCall {
+  if (isRecapMcpTool(name, opencodeMcpToolName)) return memoryCall(name, input);
   const command = field(input, 'command');
   // A bash call without a command line to read is judged as an unknown tool: every path in it.
   const known = KINDS[name] === 'shell' && typeof command !== 'string' ? undefined : KINDS[name];
@@ -114,6 +119,7 @@ export const opencodeFacts: AgentFacts = {
   events: { [EVENTS.prompt]: 'prompt', [EVENTS.tool]: 'tool', [EVENTS.memory]: 'sessionStart' },
   shellTool: 'bash',
   toolCall: opencodeToolCall,
+  mcpToolName: opencodeMcpToolName,
   // Thrown by the plugin: the model reads the message, unchanged, as the tool's result.
   deny: (reason) => json({ deny: reason }),
   // Written by the plugin to opencode's log and shown as a toast in its TUI.

@@ -1,11 +1,13 @@
 // opencode behind recap's adapter seam: a plugin in opencode's own runtime, not command hooks.
 import type { Adapter } from '../adapter.js';
+import { opencodeMcp } from './mcp.js';
 import { opencodeDoctor } from './doctor.js';
 import { opencodeFacts } from './facts.js';
 import { parseOpencodeHook } from './hook.js';
 import { installPlugin, uninstallPlugin } from './install.js';
 
 export const opencode: Adapter = {
+  mcp: opencodeMcp,
   facts: opencodeFacts,
   parse: parseOpencodeHook,
   sandbox: { unsupported: "opencode has no OS sandbox recap can configure; leave out --sandbox (recap's plugin still judges every tool call)" },

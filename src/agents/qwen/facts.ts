@@ -1,7 +1,8 @@
 // Qwen Code as recap-hook sees it: its events, its tools in recap's terms, its answers.
 // Verified against Qwen Code 0.24.4 (shared/agents/qwen.md, test/fixtures/agents/qwen).
 import { isAbsolute, join } from 'node:path';
-import { field, strings, questionsOf, type ToolCall, type ToolKind } from '../../events/toolCall.js';
+import { field, strings, questionsOf, type ToolCall, type ToolKind, memoryCall } from '../../events/toolCall.js';
+import { isRecapMcpTool, type McpToolName } from '../../events/recapTools.js';
 import { json, NOTHING, systemMessage, withSystemMessage, type AgentFacts, type HookAnswer } from '../facts.js';
 
 const KINDS: Readonly<Record<string, ToolKind>> = {
@@ -29,7 +30,11 @@ const PATH_FIELDS = ['file_path', 'notebook_path', 'path', 'filePath'];
 /** The deferred-tool bridge: `tool_call {name, arguments}` runs the tool it names. */
 const BRIDGE = 'tool_call';
 
+/** How Qwen Code names an MCP server's tool: mcp__<server>__<tool> (agents/qwen.md). */
+export const qwenMcpToolName: McpToolName = (server, tool) => `mcp__${server}__${tool}`;
+
 export function qwenToolCall(name: string, input: unknown): ToolCall {
+  if (isRecapMcpTool(name, qwenMcpToolName)) return memoryCall(name, input);
   // Qwen Code shows hooks the bridged tool's own name; a bridge call seen whole is read as that tool.
   const inner = field(input, 'name');
   if (name === BRIDGE && typeof inner === 'string' && inner !== BRIDGE) return qwenToolCall(inner, field(input, 'arguments'));
@@ -152,6 +157,7 @@ export const qwenFacts: AgentFacts = {
   events: { UserPromptSubmit: 'prompt', PreToolUse: 'tool', PostToolUse: 'toolUsed', SessionStart: 'sessionStart', PreCompact: 'compacting' },
   shellTool: 'run_shell_command',
   toolCall: qwenToolCall,
+  mcpToolName: qwenMcpToolName,
   deny: (reason) => json({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: fitted(reason) } }),
   // A JSON object, never plain text: Qwen Code reads plain text on stdout as an allow (and,
   // on a prompt or a session start, as context for the model).

@@ -1,5 +1,6 @@
 // Qwen Code behind recap's adapter seam.
 import type { Adapter } from '../adapter.js';
+import { qwenMcp } from './mcp.js';
 import { qwenDoctor } from './doctor.js';
 import { qwenFacts } from './facts.js';
 import { parseQwenHook } from './hook.js';
@@ -8,6 +9,7 @@ import { usageOf } from './transcript.js';
 import { hooksDisabledBy, projectSettingsLoad } from './trust.js';
 
 export const qwen: Adapter = {
+  mcp: qwenMcp,
   facts: qwenFacts,
   parse: parseQwenHook,
   // Its sandbox, Gemini CLI's, is a container its hooks run inside, away from recap's daemon.

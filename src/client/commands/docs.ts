@@ -49,6 +49,7 @@ export const COMMAND_DOCS = {
   ui: 'docs/audit.md',
   config: 'docs/configuration.md',
   completion: 'docs/cli.md',
+  mcp: 'docs/cli.md',
 } as const satisfies Record<string, DocPage>;
 
 export type CommandName = keyof typeof COMMAND_DOCS;

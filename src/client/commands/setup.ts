@@ -9,6 +9,7 @@ import { AGENT_NAMES, type AgentName } from '../../agents/known.js';
 import { projectRoot } from '../../common/jobs.js';
 import { readInput } from '../input.js';
 import { call, here, output, UsageError, type Builder, type Global } from '../jobCommands.js';
+import { addRecapServer, removeRecapServer } from '../../agents/kit/mcpServers.js';
 import { documented } from './docs.js';
 
 /** The project of this folder: where install, uninstall and doctor look. */
@@ -16,7 +17,7 @@ function projectHere(): string {
   return projectRoot(here());
 }
 
-type InstallArgv = Global & { target: AgentName | 'systemd'; scope: 'user' | 'project'; http: boolean; plugin: boolean; sandbox: boolean };
+type InstallArgv = Global & { target: AgentName | 'systemd'; scope: 'user' | 'project'; http: boolean; plugin: boolean; sandbox: boolean; mcp: boolean };
 
 /**
  * The user's command: the code it runs is recap's, recorded for the daemon to check at start
@@ -44,6 +45,7 @@ async function installAgent(argv: InstallArgv & { target: AgentName }): Promise<
   if (argv.plugin && argv.http) throw new UsageError('--plugin and --http are two ways to install recap: choose one');
   if (argv.plugin && !adapter.plugin) throw new UsageError(`recap has no plugin for ${title}; install its hooks (leave out --plugin)`);
   if (argv.sandbox && adapter.sandbox !== true) throw new UsageError(adapter.sandbox.unsupported);
+  if (argv.mcp && adapter.mcp === undefined) throw new UsageError(`recap does not register its MCP server for ${title} yet; install its hooks (leave out --mcp)`);
   await recordCode(argv.target);
   const http = argv.http ? await call('http', {}) : undefined;
   const installed = adapter.install({
@@ -54,7 +56,8 @@ async function installAgent(argv: InstallArgv & { target: AgentName }): Promise<
     ...(argv.plugin ? { plugin: true } : {}),
     ...(argv.sandbox ? { sandbox: true } : {}),
   });
-  const { warnings, ...shown } = installed;
+  const server = argv.mcp && adapter.mcp ? addRecapServer(adapter.mcp, { scope: argv.scope, project: projectHere(), env: process.env }) : undefined;
+  const { warnings, ...shown } = { ...installed, ...(server ? { mcp: server } : {}) };
   for (const warning of warnings) process.stderr.write(`recap: warning: ${warning}\n`);
   const hooks =
     installed.mode === 'plugin'
@@ -63,7 +66,8 @@ async function installAgent(argv: InstallArgv & { target: AgentName }): Promise<
         ? `recap's ${installed.mode} hooks are in ${installed.file}; new ${title} sessions use them\n`
         : `recap's ${installed.mode} hooks were already in ${installed.file}; nothing changed\n`;
   const sandbox = argv.sandbox ? `${title}'s own sandbox is on and keeps its shell out of recap's files and socket; recap's hook answers the way out\n` : '';
-  output(argv, { ...shown, ...(argv.sandbox ? { sandbox: true } : {}) }, () => process.stdout.write(hooks + sandbox));
+  const mcp = server ? `recap's MCP server (search, timeline, get, decisions) ${server.changed ? 'is registered' : 'was already registered'} in ${server.file}\n` : '';
+  output(argv, { ...shown, ...(argv.sandbox ? { sandbox: true } : {}) }, () => process.stdout.write(hooks + sandbox + mcp));
 }
 
 async function uninstall(argv: Global & { target: AgentName | 'systemd'; scope: 'user' | 'project' }): Promise<void> {
@@ -80,7 +84,9 @@ async function uninstall(argv: Global & { target: AgentName | 'systemd'; scope: 
     return;
   }
   const { ADAPTERS } = await import('../../agents/adapters.js');
-  const files = ADAPTERS[argv.target].uninstall({ scope: argv.scope, project: projectHere(), env: process.env });
+  const adapter = ADAPTERS[argv.target];
+  const options = { scope: argv.scope, project: projectHere(), env: process.env };
+  const files = [...adapter.uninstall(options), ...(adapter.mcp ? removeRecapServer(adapter.mcp, options) : [])];
   output(argv, { files }, () => process.stdout.write(files.length > 0 ? `removed recap's hooks from ${files.join(' and ')}\n` : 'recap had no hooks there; nothing changed\n'));
 }
 
@@ -114,7 +120,8 @@ export const installCommands: Builder = (y) =>
             type: 'boolean',
             default: false,
             describe: `also turn on the agent's own OS sandbox, kept out of recap's files and socket (${helpNames(SANDBOX_AGENTS)})`,
-          }),
+          })
+          .option('mcp', { type: 'boolean', default: false, describe: "also register recap's read-only MCP server (recap mcp) with the agent" }),
       (argv) => (argv.target === 'systemd' ? installSystemdUnits(argv) : installAgent({ ...argv, target: argv.target })),
     )
     .command(
