@@ -32,8 +32,11 @@ function summaryOf(state: JobState, seq: number, verb: string): ChainEntry {
   );
 }
 
-/** The texts an amendment is checked against: the entry's text in force (its quotes stay quotable). */
-export const amendSeqs = (entry: number) => (): number[] => [entry];
+/** The texts an amendment is checked against: the entry's text in force (its quotes stay quotable), if it is a summary. */
+export const amendSeqs =
+  (entry: number) =>
+  (state: JobState): number[] =>
+    state.chain.some((e) => e.seq === entry) ? [entry] : [];
 
 /**
  * Validated as a summary of the entry's level under the job's configuration; no window to be
