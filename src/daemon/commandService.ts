@@ -243,16 +243,20 @@ export class CommandService {
   private async append<T>(events: RecapEvent[], after?: (stored: Stored) => T, rewrites?: StoredEvent[]): Promise<Committed<T>> {
     const projection = this.deps.projection();
     const every = this.deps.snapshotEvery;
-    const { stored, durable } = this.deps.store.append(events, (numbered) => {
-      const before = projection.lastSeq;
-      for (const event of numbered) {
-        projection.apply(event);
-        if (event.type === 'SummaryAccepted') this.texts.remember(event.seq, event.data.text);
-        if (event.type === 'SummaryAmended') this.texts.remember(event.data.entry, event.data.text);
-        if (event.type === 'EntryRedacted') this.texts.forget(event.data.seq);
-      }
-      return Math.floor(before / every) !== Math.floor(projection.lastSeq / every) ? encodeSnapshot(projection) : undefined;
-    }, rewrites);
+    const { stored, durable } = this.deps.store.append(
+      events,
+      (numbered) => {
+        const before = projection.lastSeq;
+        for (const event of numbered) {
+          projection.apply(event);
+          if (event.type === 'SummaryAccepted') this.texts.remember(event.seq, event.data.text);
+          if (event.type === 'SummaryAmended') this.texts.remember(event.data.entry, event.data.text);
+          if (event.type === 'EntryRedacted') this.texts.forget(event.data.seq);
+        }
+        return Math.floor(before / every) !== Math.floor(projection.lastSeq / every) ? encodeSnapshot(projection) : undefined;
+      },
+      rewrites,
+    );
     const rendered = after?.(stored);
     await durable;
     this.appends += 1;

@@ -9,17 +9,8 @@ import { CURRENT_VERSION, type RecapEvent, type StoredEvent } from '../events/ev
 import { upcast } from '../events/upcast.js';
 import { decodeEvent, decodeKey, encodeEvent, encodeKey, MAX_SEQ } from './codec.js';
 
-type Waiting = {
-  events: StoredEvent[];
-  /** Events already in the log, written again in their place (a redaction's copies without their text). */
-  rewrites?: StoredEvent[];
-  snapshot?: { seq: number; bytes: Uint8Array };
-  resolve: () => void;
-  reject: (error: Error) => void;
-};
-
-/** LevelDB's compaction, which `level`'s types leave out though its Node build (classic-level) has it. */
-type Compactable = { compactRange(start: Uint8Array, end: Uint8Array): Promise<void> };
+/** `rewrites`: events already in the log, written again in their place (a redaction's copies without their text). */
+type Waiting = { events: StoredEvent[]; rewrites?: StoredEvent[]; snapshot?: { seq: number; bytes: Uint8Array }; resolve: () => void; reject: (error: Error) => void };
 
 /**
  * Snapshot keys sort after every event key: a 0xff byte, a name, the sequence number
@@ -373,21 +364,18 @@ export class EventStore extends EventEmitter<{ failed: [error: Error]; appended:
   }
 
   /**
-   * After a redaction rewrote events in place: every snapshot (each may hold the removed
-   * texts: pending prompts, gists) is deleted and `snapshot`, of the projection after the
-   * redaction, written in their stead; then the whole key range is compacted. LevelDB's
-   * compaction first writes its in-memory table to a new table file and starts a new
-   * write-ahead log, deletes the old log, and merges every level, keeping only the newest
-   * value of each key: the old values leave the folder's files.
-   */
+   * After a redaction rewrote events in place: every snapshot (each may hold the texts) is
+   * replaced by `snapshot`, of the projection after it, and the whole key range compacted:
+   * LevelDB writes its in-memory table to a table file, drops the old write-ahead log, and
+   * merges every level keeping each key's newest value, so the old values leave its files
+   * (a crash between the clear and the put leaves no snapshot: start-up replays the log). */
   async purge(seq: number, snapshot: Uint8Array): Promise<void> {
     await this.flushed();
-    const old = await this.listSnapshots();
-    const ops: BatchOp[] = old.flatMap((s) => Array.from({ length: s.pieces }, (_, piece): BatchOp => ({ type: 'del', key: snapshotKey(s.seq, piece) })));
-    ops.push(...snapshotPuts(seq, snapshot));
-    await this.db.batch(ops, { sync: true });
+    await this.db.clear({ gte: SNAPSHOT_PREFIX, lt: SNAPSHOT_END });
+    await this.db.batch(snapshotPuts(seq, snapshot), { sync: true });
     this.snapshotsInLog = [{ seq, pieces: Math.max(1, Math.ceil(snapshot.length / SNAPSHOT_PIECE)) }];
-    await (this.db as unknown as Compactable).compactRange(encodeKey(0), SNAPSHOT_END);
+    // `level`'s types leave compactRange out; its Node build (classic-level) has it.
+    await (this.db as unknown as { compactRange(start: Uint8Array, end: Uint8Array): Promise<void> }).compactRange(encodeKey(0), SNAPSHOT_END);
   }
 
   /** Writes events as they are, with their own sequence numbers (import into an empty log). */

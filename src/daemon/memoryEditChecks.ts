@@ -26,7 +26,8 @@ export class MemoryEditChecks {
         this.amendments += 1;
         const { job, entry, entryHash, hash, redacted } = event.data;
         if (this.hashes.get(entry) !== entryHash) problem({ seq: event.seq, job, what: `the amendment names summary #${entry} by a hash that is not that summary's` });
-        if (!redacted && recomputeAmendmentHash(event.data) !== hash) problem({ seq: event.seq, job, what: 'the amendment does not match its hash: its text or another field was changed after it was recorded' });
+        if (!redacted && recomputeAmendmentHash(event.data) !== hash)
+          problem({ seq: event.seq, job, what: 'the amendment does not match its hash: its text or another field was changed after it was recorded' });
         return;
       }
       case 'EntryRedacted': {

@@ -79,18 +79,7 @@ export type RedactEntry = {
 export type RedactTarget = { type: string; job?: string; hash?: string; entry?: number; redacted?: boolean };
 
 export type Command =
-  | RecordInteraction
-  | CheckTool
-  | SubmitSummary
-  | TripGate
-  | RecordUsage
-  | CancelTrip
-  | PauseGate
-  | ResumeGate
-  | RecordNoticeShown
-  | RecordRecapOff
-  | AmendSummary
-  | RedactEntry;
+  RecordInteraction | CheckTool | SubmitSummary | TripGate | RecordUsage | CancelTrip | PauseGate | ResumeGate | RecordNoticeShown | RecordRecapOff | AmendSummary | RedactEntry;
 
 /** A command the domain refuses: a user's mistake, reported as such. */
 export class CommandRefused extends Error {

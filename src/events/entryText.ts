@@ -2,7 +2,9 @@
 // or none (`recap redact`). The one place that decides it: memory, show, chain, the page,
 // search and the decision log all ask here.
 import type { Time } from './events.js';
-import type { ChainEntry } from './jobState.js';
+
+/** What an entry of the chain (jobState.ts ChainEntry) says of its edits. */
+type Edited = { seq: number; amendments?: number[]; redacted?: { seq: number; time: Time; reason?: string } };
 
 /** The gist a redacted entry shows in indexes. */
 export const REDACTED_GIST = '[redacted]';
@@ -15,7 +17,7 @@ export type EntryText =
   /** None: removed by the user at `time`. */
   | { state: 'redacted'; time: Time; reason?: string };
 
-export function entryText(entry: Pick<ChainEntry, 'seq' | 'amendments' | 'redacted'>): EntryText {
+export function entryText(entry: Edited): EntryText {
   const amendment = entry.amendments?.at(-1);
   const { redacted } = entry;
   // An amendment made after a redaction gives the entry a text again; one made before went with it.
@@ -26,7 +28,7 @@ export function entryText(entry: Pick<ChainEntry, 'seq' | 'amendments' | 'redact
 }
 
 /** Whether the entry has a text to show. */
-export const hasText = (entry: Pick<ChainEntry, 'seq' | 'amendments' | 'redacted'>): boolean => entryText(entry).state !== 'redacted';
+export const hasText = (entry: Edited): boolean => entryText(entry).state !== 'redacted';
 
 /** What stands in for a redacted entry's text where a text is shown. */
 export function redactedText(seq: number, time: Time, reason?: string): string {

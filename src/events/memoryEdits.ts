@@ -88,7 +88,10 @@ export function redactEntry(command: RedactEntry, state: JobState): Decision<Red
       const entry = summaryOf(state, seq, 'redact');
       const amendments = entry.amendments ?? [];
       if (entryText(entry).state === 'redacted') return { answer: { what: 'summary', already: true, amendments }, events: [] };
-      const event: EntryRedacted = { type: 'EntryRedacted', data: { ...common, what: 'summary', ...(amendments.length > 0 ? { amendments } : {}), ...(target.hash !== undefined ? { hash: target.hash } : {}) } };
+      const event: EntryRedacted = {
+        type: 'EntryRedacted',
+        data: { ...common, what: 'summary', ...(amendments.length > 0 ? { amendments } : {}), ...(target.hash !== undefined ? { hash: target.hash } : {}) },
+      };
       return { answer: { what: 'summary', already: false, amendments }, events: [event] };
     }
     case 'InteractionRecorded': {
@@ -97,7 +100,9 @@ export function redactEntry(command: RedactEntry, state: JobState): Decision<Red
       return { answer: { what: 'interaction', already: false, amendments: [] }, events: [event] };
     }
     case 'SummaryAmended':
-      throw new CommandRefused(`#${seq} is an amendment of summary #${target.entry ?? '?'}: recap redact ${target.entry ?? 'N'} removes the summary's text with every amendment of it`);
+      throw new CommandRefused(
+        `#${seq} is an amendment of summary #${target.entry ?? '?'}: recap redact ${target.entry ?? 'N'} removes the summary's text with every amendment of it`,
+      );
     default:
       throw new CommandRefused(`#${seq} is a ${target.type} event, which holds no summary or prompt text; recap redact takes a summary's or an interaction's number`);
   }
@@ -123,4 +128,3 @@ export function redactedCopy(event: StoredEvent): StoredEvent {
       return event;
   }
 }
-

@@ -21,7 +21,9 @@ export function shownSummary(answer: ResponseOf<'show'>, time: (ms: number) => s
     `tokens: ${entry.tokens}, covering the interactions through #${entry.coversThrough}`,
     `hash: ${entry.hash} (links to ${entry.prevHash.slice(0, SHA_PREFIX)})`,
     ...(amendment !== undefined ? [amendedLine(entry.seq, amendment.seq, time(amendment.time), answer.original === true)] : []),
-    ...(redaction !== undefined ? [`redacted: ${time(redaction.time)}${redaction.reason !== undefined ? ` (${redaction.reason})` : ''}; the original text is gone, its hash stays in the chain`] : []),
+    ...(redaction !== undefined
+      ? [`redacted: ${time(redaction.time)}${redaction.reason !== undefined ? ` (${redaction.reason})` : ''}; the original text is gone, its hash stays in the chain`]
+      : []),
     '',
     entry.redacted ? '[the text was redacted]' : entry.text.trimEnd(),
     '',

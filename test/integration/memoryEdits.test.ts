@@ -81,7 +81,9 @@ describe('recap amend and recap redact', () => {
     const run = await runCli(box, ['amend', String(second), '--job', JOB], { input: 'just a line' });
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/missing section/);
-    expect((await runCli(box, ['amend', String(prompt), '--job', JOB], { input: goodSummary(undefined, 3) })).stderr).toMatch(new RegExp(`#${prompt} is not a summary of job ${JOB}`));
+    expect((await runCli(box, ['amend', String(prompt), '--job', JOB], { input: goodSummary(undefined, 3) })).stderr).toMatch(
+      new RegExp(`#${prompt} is not a summary of job ${JOB}`),
+    );
   });
 
   it("redact: the words leave every output, the page's API and every file of the data folder; verify passes and names it", async () => {

@@ -59,7 +59,10 @@ export function printReplay(result: ResponseOf<'replay'>, atTime: number | undef
 export function printVerified(result: ResponseOf<'verify'>, job: string | undefined): void {
   const edits = () => {
     for (const r of result.redactions ?? []) {
-      write(1, `redacted: ${r.what} #${r.seq} of job ${r.job}, on ${localTime(r.time)} (#${r.at})${r.reason !== undefined ? `, reason: ${r.reason}` : ''}; its hash is checked by the link to it, not its content\n`);
+      write(
+        1,
+        `redacted: ${r.what} #${r.seq} of job ${r.job}, on ${localTime(r.time)} (#${r.at})${r.reason !== undefined ? `, reason: ${r.reason}` : ''}; its hash is checked by the link to it, not its content\n`,
+      );
     }
     if ((result.amendments ?? 0) > 0) write(1, `amended: ${result.amendments} amendments, each checked against its hash and the entry it amends\n`);
   };

@@ -31,7 +31,8 @@ const GISTS: { [T in EventType]: (data: DataOf<T>) => string } = {
   GateResumed: (d) => `resumed${by(d.by)}`,
   NoticeShown: (d) => `${d.kind} notice about #${d.about}: ${quoted(d.text)}`,
   SummaryAmended: (d) => `summary #${d.entry} amended, ${d.tokens} tokens${by(d.by)}${d.redacted ? ' [redacted]' : `: ${quoted(d.gist)}`}`,
-  EntryRedacted: (d) => `the text of ${d.what} #${d.seq}${d.amendments?.length ? ` and its ${d.amendments.length} amendments` : ''} redacted${d.reason !== undefined ? ` (${d.reason})` : ''}${by(d.by)}`,
+  EntryRedacted: (d) =>
+    `the text of ${d.what} #${d.seq}${d.amendments?.length ? ` and its ${d.amendments.length} amendments` : ''} redacted${d.reason !== undefined ? ` (${d.reason})` : ''}${by(d.by)}`,
   RecapDisabled: (d) => `RECAP_DISABLE in the ${d.agent} session${d.session !== undefined ? ` ${d.session}` : ''}: everything let through, uncounted`,
 };
 

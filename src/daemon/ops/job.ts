@@ -144,7 +144,14 @@ export async function show(s: CommandService, r: RequestOf<'show'>): Promise<Res
   const { amendment, redaction, ...data } = shown;
   // The original's own gist when it is asked for, else the one in force (the projection's).
   const gist = r.original && amendment !== undefined ? (data.gist ?? gistOf(data)) : entry.gist;
-  return { entry: data, gist, gistBy: gistAuthor(data), ...(r.original ? { original: true as const } : {}), ...(amendment ? { amendment } : {}), ...(redaction ? { redaction } : {}) };
+  return {
+    entry: data,
+    gist,
+    gistBy: gistAuthor(data),
+    ...(r.original ? { original: true as const } : {}),
+    ...(amendment ? { amendment } : {}),
+    ...(redaction ? { redaction } : {}),
+  };
 }
 
 /** The gist of an original text that has none of its own: recap's, or none when its text is gone. */

@@ -41,10 +41,14 @@ async function redact(s: CommandService, r: RequestOf<'redact'>, by?: Caller): P
   const [stored] = await s.deps.store.get([r.seq]);
   const amendments = stored?.type === 'SummaryAccepted' ? (s.state(where.job).chain.find((e) => e.seq === r.seq)?.amendments ?? []) : [];
   const copies = [...(stored ? [stored] : []), ...(await s.deps.store.get(amendments))];
-  const answer = await s.transact(where, (job, now) => ({ type: 'RedactEntry', job, seq: r.seq, target: stored && target(stored), ...defined({ reason: r.reason }), ...byOf({ by }), now }), {
-    // Written again in their place in the same batch as the EntryRedacted: never one without the other.
-    rewrites: (events) => (events.some((e) => e.type === 'EntryRedacted') ? copies.map(redactedCopy) : []),
-  });
+  const answer = await s.transact(
+    where,
+    (job, now) => ({ type: 'RedactEntry', job, seq: r.seq, target: stored && target(stored), ...defined({ reason: r.reason }), ...byOf({ by }), now }),
+    {
+      // Written again in their place in the same batch as the EntryRedacted: never one without the other.
+      rewrites: (events) => (events.some((e) => e.type === 'EntryRedacted') ? copies.map(redactedCopy) : []),
+    },
+  );
   if (!answer.already) await s.purgeLog();
   return { ...answer, seq: r.seq };
 }
