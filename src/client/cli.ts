@@ -13,13 +13,14 @@ import { mcpCommand } from './commands/mcp.js';
 import { agentCommands, holdCommands, memoryCommands, reportCommand, statusCommand } from './commands/gate.js';
 import { completionCommand, doctorCommand, installCommands, statuslineCommand } from './commands/setup.js';
 import { uiCommand } from './commands/ui.js';
+import { memoryEditCommands } from './commands/memoryEdits.js';
 import type { DaemonSide } from './daemonSide.js';
 import { currentFolder, UsageError, type Builder, type Global } from './jobCommands.js';
 
 export { UsageError };
 
 /** Commands that change recap's setup or gate: the user's, never run from an agent's shell. */
-const SETUP_COMMANDS = new Set(['install', 'uninstall', 'trip', 'import', 'stop', 'restart', 'reload', 'pause', 'resume']);
+const SETUP_COMMANDS = new Set(['install', 'uninstall', 'trip', 'import', 'stop', 'restart', 'reload', 'pause', 'resume', 'amend', 'redact']);
 
 /** Commands that are about no one job: a --job given to them is refused, not silently ignored (and each hides it from its --help). */
 const JOBLESS_COMMANDS = new Set(['install', 'uninstall', 'import', 'completion']);
@@ -31,6 +32,7 @@ const commands = (side: DaemonSide): Builder[] => [
   lifecycleCommands,
   agentCommands,
   memoryCommands,
+  memoryEditCommands,
   statuslineCommand,
   installCommands,
   holdCommands,

@@ -2,6 +2,7 @@
 // state at any moment for `recap replay`, and `recap verify`'s proof of integrity.
 import { canonicalJson } from '../events/canonical.js';
 import { recomputeHash } from '../events/chain.js';
+import { MemoryEditChecks } from './memoryEditChecks.js';
 import type { StoredEvent } from '../events/events.js';
 import { headHash, type JobState } from '../events/jobState.js';
 import { MAX_SEQ, UndecodableEvent } from './codec.js';
@@ -123,6 +124,7 @@ export async function verifyLog(store: EventStore, live: () => Projection, progr
   const replayed = new Projection();
   let events = 0;
   let summaries = 0;
+  const edits = new MemoryEditChecks();
 
   const check = (event: StoredEvent) => {
     if (event.seq !== replayed.lastSeq + 1) {
@@ -130,10 +132,12 @@ export async function verifyLog(store: EventStore, live: () => Projection, progr
     }
     // With a job, its events and summaries are counted and its problems told; the log's own (holes) always are.
     const mine = job === undefined || (event.data as { job?: string }).job === job;
+    edits.check(event, mine, (problem) => problems.push(problem));
     if (event.type === 'SummaryAccepted' && mine) {
       summaries += 1;
       const { job, topic, hash, prevHash } = event.data;
-      if (recomputeHash(event.data) !== hash) {
+      // A redacted entry's content is gone: its hash is checked against its redaction's and the next entry's link.
+      if (!event.data.redacted && recomputeHash(event.data) !== hash) {
         problems.push({ seq: event.seq, job, what: 'the summary does not match its hash: its text or another field was changed after it was accepted' });
       }
       // Each topic has a chain of its own: the link is to the head of this one.
@@ -154,8 +158,8 @@ export async function verifyLog(store: EventStore, live: () => Projection, progr
       }
       const current = live();
       if (current.lastSeq <= replayed.lastSeq) {
-        problems.push(...compare(replayed, current, job));
-        return { ok: problems.length === 0, events, summaries, jobs: job === undefined ? replayed.jobs.size : 1, problems };
+        problems.push(...compare(replayed, current, job), ...edits.unexplained());
+        return { ok: problems.length === 0, events, summaries, jobs: job === undefined ? replayed.jobs.size : 1, problems, ...edits.report() };
       }
       await store.flushed();
     }

@@ -9,7 +9,8 @@ import type { Command } from '../events/commands.js';
 import type { Config } from '../events/config.js';
 import { decide, decideConfig, type AnswerOf } from '../events/decide.js';
 import type { DecideContext } from '../events/decision.js';
-import type { RecapEvent, SessionBound, Time } from '../events/events.js';
+import type { RecapEvent, SessionBound, StoredEvent, Time } from '../events/events.js';
+import { entryText } from '../events/entryText.js';
 import { NO_TEXTS, type JobState, type SummaryTexts } from '../events/jobState.js';
 import { recapWord } from '../events/whitelist.js';
 import type { VerdictFile } from '../common/verdicts.js';
@@ -54,6 +55,8 @@ export type How<C extends Command, R> = {
   prepared?: Prepared;
   /** The command's events alone: no session binding or config facts go with them. */
   alone?: boolean;
+  /** Events already in the log to write again in their place, in the same batch (a redaction's copies). */
+  rewrites?: (events: RecapEvent[]) => StoredEvent[];
 };
 
 type Committed<T> = { events: Stored; after: T | undefined };
@@ -113,7 +116,7 @@ export class CommandService {
     const { answer, events } = decide(command, state, texts === NO_TEXTS ? ctx.decide : Object.assign({}, ctx.decide, { texts }));
     const { render } = how;
     const done = render && ((stored: Stored): R => render(answer, { state: this.state(where.job), config: ctx.decide.config, now: command.now, stored }));
-    const committed = this.commit(where, ctx, events, done, how.alone === true);
+    const committed = this.commit(where, ctx, events, done, how.alone === true, how.rewrites?.(events));
     // Nothing stored (an open gate, a known session): no write is waited for, no turn taken.
     if (committed === NOTHING_TO_COMMIT) return done ? done([]) : (answer as R);
     return committed.then((c) => (done ? (c.after as R) : (answer as R)));
@@ -148,7 +151,7 @@ export class CommandService {
       const seqs = needed(this.state(job));
       // What the log is asked for must be in it: the writes in flight land first.
       if (seqs.length > 0) await this.deps.store.flushed();
-      const texts = seqs.length > 0 ? await this.texts.load(seqs) : NO_TEXTS;
+      const texts = seqs.length > 0 ? await this.texts.load(seqs, (seq) => this.textSource(job, seq)) : NO_TEXTS;
       const state = this.state(job);
       const missing = needed(state).filter((seq) => !texts.has(seq));
       if (missing.length === 0) return use(state, texts);
@@ -156,18 +159,34 @@ export class CommandService {
     }
   }
 
+  /** Where summary #`seq` of the job has its text in force (entryText.ts). */
+  private textSource(job: string, seq: number) {
+    const entry = this.state(job).chain.find((e) => e.seq === seq);
+    return entry && entryText(entry);
+  }
+
+  /**
+   * After a redaction: the log's snapshots replaced by one of the projection now, and the log
+   * compacted, so the removed texts leave its files (EventStore.purge).
+   */
+  async purgeLog(): Promise<void> {
+    await this.deps.store.flushed();
+    const projection = this.deps.projection();
+    await this.deps.store.purge(projection.lastSeq, encodeSnapshot(projection));
+  }
+
   /**
    * Appends the events, after what reads found that the log does not hold yet (unless
    * `alone`). Nothing awaits before the append, so the events go on top of the state they
    * were decided on.
    */
-  private commit<T>(where: Where, ctx: Prepared, events: RecapEvent[], after?: (stored: Stored) => T, alone = false): Promise<Committed<T>> {
+  private commit<T>(where: Where, ctx: Prepared, events: RecapEvent[], after?: (stored: Stored) => T, alone = false, rewrites?: StoredEvent[]): Promise<Committed<T>> {
     const bound = alone ? NO_EVENTS : this.binding(where.bind);
     // What the config files' approvals decided (configApproval.ts) goes first: it is what the rest was decided under.
     const all = alone ? events : [...bound, ...this.deps.config.drain(), ...this.configEvents(where.job, ctx.effective), ...events];
     // Nothing to store: no append, no turn (an empty append made nothing durable either).
     if (all.length === 0) return NOTHING_TO_COMMIT as Promise<Committed<T>>;
-    const appended = this.append(all, after);
+    const appended = this.append(all, after, rewrites);
     const gateMoved = events.some((e) => e.type === 'GateTripped' || e.type === 'SummaryAccepted');
     // The common case (nothing for the verdict file) takes no extra turn: every check is here.
     if (!gateMoved && bound.length === 0) return appended;
@@ -221,17 +240,23 @@ export class CommandService {
    * Appends, folds the events in at once (with a snapshot of the projection in the same
    * batch every `snapshotEvery` events), and resolves when they are durable.
    */
-  private async append<T>(events: RecapEvent[], after?: (stored: Stored) => T): Promise<Committed<T>> {
+  private async append<T>(events: RecapEvent[], after?: (stored: Stored) => T, rewrites?: StoredEvent[]): Promise<Committed<T>> {
     const projection = this.deps.projection();
     const every = this.deps.snapshotEvery;
-    const { stored, durable } = this.deps.store.append(events, (numbered) => {
-      const before = projection.lastSeq;
-      for (const event of numbered) {
-        projection.apply(event);
-        if (event.type === 'SummaryAccepted') this.texts.remember(event.seq, event.data.text);
-      }
-      return Math.floor(before / every) !== Math.floor(projection.lastSeq / every) ? encodeSnapshot(projection) : undefined;
-    });
+    const { stored, durable } = this.deps.store.append(
+      events,
+      (numbered) => {
+        const before = projection.lastSeq;
+        for (const event of numbered) {
+          projection.apply(event);
+          if (event.type === 'SummaryAccepted') this.texts.remember(event.seq, event.data.text);
+          if (event.type === 'SummaryAmended') this.texts.remember(event.data.entry, event.data.text);
+          if (event.type === 'EntryRedacted') this.texts.forget(event.data.seq);
+        }
+        return Math.floor(before / every) !== Math.floor(projection.lastSeq / every) ? encodeSnapshot(projection) : undefined;
+      },
+      rewrites,
+    );
     const rendered = after?.(stored);
     await durable;
     this.appends += 1;

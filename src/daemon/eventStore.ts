@@ -9,7 +9,8 @@ import { CURRENT_VERSION, type RecapEvent, type StoredEvent } from '../events/ev
 import { upcast } from '../events/upcast.js';
 import { decodeEvent, decodeKey, encodeEvent, encodeKey, MAX_SEQ } from './codec.js';
 
-type Waiting = { events: StoredEvent[]; snapshot?: { seq: number; bytes: Uint8Array }; resolve: () => void; reject: (error: Error) => void };
+/** `rewrites`: events already in the log, written again in their place (a redaction's copies without their text). */
+type Waiting = { events: StoredEvent[]; rewrites?: StoredEvent[]; snapshot?: { seq: number; bytes: Uint8Array }; resolve: () => void; reject: (error: Error) => void };
 
 /**
  * Snapshot keys sort after every event key: a 0xff byte, a name, the sequence number
@@ -143,11 +144,11 @@ export class EventStore extends EventEmitter<{ failed: [error: Error]; appended:
    * appended); a snapshot `fold` returns is written in the same batch as the events.
    * `durable` settles when that batch is synced to disk.
    */
-  append(events: RecapEvent[], fold?: (stored: StoredEvent[]) => Uint8Array | undefined): Appended {
+  append(events: RecapEvent[], fold?: (stored: StoredEvent[]) => Uint8Array | undefined, rewrites?: StoredEvent[]): Appended {
     if (events.length === 0) return { stored: [], durable: Promise.resolve() };
     const stored = events.map((e) => ({ ...e, seq: this.nextSeq++, version: CURRENT_VERSION[e.type] }) as StoredEvent);
     const snapshot = fold?.(stored);
-    const durable = this.enqueue(stored, snapshot ? { seq: stored.at(-1)!.seq, bytes: snapshot } : undefined);
+    const durable = this.enqueue(stored, snapshot ? { seq: stored.at(-1)!.seq, bytes: snapshot } : undefined, rewrites);
     this.emit('appended', stored, durable);
     return { stored, durable };
   }
@@ -160,8 +161,8 @@ export class EventStore extends EventEmitter<{ failed: [error: Error]; appended:
     return this.enqueue([], { seq, bytes: snapshot });
   }
 
-  private enqueue(events: StoredEvent[], snapshot: Waiting['snapshot']): Promise<void> {
-    const durable = new Promise<void>((resolve, reject) => this.queue.push({ events, ...(snapshot ? { snapshot } : {}), resolve, reject }));
+  private enqueue(events: StoredEvent[], snapshot: Waiting['snapshot'], rewrites?: StoredEvent[]): Promise<void> {
+    const durable = new Promise<void>((resolve, reject) => this.queue.push({ events, ...(snapshot ? { snapshot } : {}), ...(rewrites ? { rewrites } : {}), resolve, reject }));
     if (!this.flushing) this.startFlushing();
     return durable;
   }
@@ -182,7 +183,7 @@ export class EventStore extends EventEmitter<{ failed: [error: Error]; appended:
     while (this.queue.length > 0) {
       const batch = this.queue.splice(0);
       try {
-        const ops: BatchOp[] = batch.flatMap((w) => w.events.map((e): BatchOp => ({ type: 'put', key: encodeKey(e.seq), value: encodeEvent(e) })));
+        const ops: BatchOp[] = batch.flatMap((w) => [...(w.rewrites ?? []), ...w.events].map((e): BatchOp => ({ type: 'put', key: encodeKey(e.seq), value: encodeEvent(e) })));
         const snapshots = batch.filter((w) => w.snapshot !== undefined);
         const newest = snapshots.at(-1);
         if (newest?.snapshot) {
@@ -360,6 +361,21 @@ export class EventStore extends EventEmitter<{ failed: [error: Error]; appended:
       found.set(seq, known);
     }
     return [...found.values()];
+  }
+
+  /**
+   * After a redaction rewrote events in place: every snapshot (each may hold the texts) is
+   * replaced by `snapshot`, of the projection after it, and the whole key range compacted:
+   * LevelDB writes its in-memory table to a table file, drops the old write-ahead log, and
+   * merges every level keeping each key's newest value, so the old values leave its files
+   * (a crash between the clear and the put leaves no snapshot: start-up replays the log). */
+  async purge(seq: number, snapshot: Uint8Array): Promise<void> {
+    await this.flushed();
+    await this.db.clear({ gte: SNAPSHOT_PREFIX, lt: SNAPSHOT_END });
+    await this.db.batch(snapshotPuts(seq, snapshot), { sync: true });
+    this.snapshotsInLog = [{ seq, pieces: Math.max(1, Math.ceil(snapshot.length / SNAPSHOT_PIECE)) }];
+    // `level`'s types leave compactRange out; its Node build (classic-level) has it.
+    await (this.db as unknown as { compactRange(start: Uint8Array, end: Uint8Array): Promise<void> }).compactRange(encodeKey(0), SNAPSHOT_END);
   }
 
   /** Writes events as they are, with their own sequence numbers (import into an empty log). */

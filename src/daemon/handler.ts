@@ -20,6 +20,7 @@ import { gateOps } from './ops/gate.js';
 import { Hooks, type HookAnswered } from './ops/hook.js';
 import { chainEntries, jobOps, Windows } from './ops/job.js';
 import { pendingOps } from './ops/pending.js';
+import { memoryEditOps } from './ops/memoryEdits.js';
 import type { OpTable } from './ops/table.js';
 
 export { VERSION, type Lifecycle } from './ops/daemon.js';
@@ -53,6 +54,7 @@ export class Handler {
       ...auditOps(service),
       ...configOps(service),
       ...pendingOps,
+      ...memoryEditOps(service),
       hook: this.hooks.hook,
     };
   }

@@ -2,8 +2,12 @@
 // text: the texts are read from the log by sequence number when a message shows them. The
 // newest texts (those just accepted, those just read) are kept, up to a budget of characters, so
 // showing the memory at each session start seldom reads the log at all.
+import { redactedText, type EntryText } from '../events/entryText.js';
 import type { SummaryTexts } from '../events/jobState.js';
 import type { EventStore } from './eventStore.js';
+
+/** Where each summary's text in force is (entryText.ts); a summary it does not know is its own. */
+export type TextSources = (seq: number) => EntryText | undefined;
 
 const DEFAULT_BUDGET_CHARS = 8 * 1024 * 1024;
 
@@ -33,18 +37,35 @@ export class SummaryTextCache {
     }
   }
 
-  /** The texts of these summaries, from memory or else from the log. */
-  async load(seqs: readonly number[]): Promise<SummaryTexts> {
+  /** A summary amended or redacted: the text kept for it is no longer the one in force. */
+  forget(seq: number): void {
+    const previous = this.kept.get(seq);
+    if (previous === undefined) return;
+    this.kept.delete(seq);
+    this.chars -= previous.length;
+  }
+
+  /**
+   * The texts in force of these summaries (by the summary's number), from memory or else
+   * from the log: the summary's own, its newest amendment's, or what stands for a redacted one.
+   */
+  async load(seqs: readonly number[], sources: TextSources = () => undefined): Promise<SummaryTexts> {
     const texts = new Map<number, string>();
-    const missing: number[] = [];
+    /** The event to read for each summary whose text is not kept. */
+    const missing = new Map<number, number>();
     for (const seq of seqs) {
       const text = this.kept.get(seq);
-      if (text === undefined) missing.push(seq);
-      else texts.set(seq, text);
+      if (text !== undefined) {
+        texts.set(seq, text);
+        continue;
+      }
+      const source = sources(seq) ?? { state: 'original', seq };
+      if (source.state === 'redacted') texts.set(seq, redactedText(seq, source.time, source.reason));
+      else missing.set(source.seq, seq);
     }
-    for (const event of missing.length > 0 ? await this.store.get(missing) : []) {
-      if (event.type !== 'SummaryAccepted') continue;
-      texts.set(event.seq, event.data.text);
+    for (const event of missing.size > 0 ? await this.store.get([...missing.keys()]) : []) {
+      if (event.type !== 'SummaryAccepted' && event.type !== 'SummaryAmended') continue;
+      texts.set(missing.get(event.seq)!, event.data.text);
     }
     for (const [seq, text] of texts) this.remember(seq, text);
     return texts;

@@ -79,7 +79,7 @@ export async function wayOutInHook(call: ToolCall, where: Where, ops: HookOps, s
       return `${RAN}\n${entries.length === 0 ? 'no summaries yet' : entries.map((e) => `#${e.seq}, level ${e.level}, ${e.tokens} tokens:\n${e.text}`).join('\n\n')}`;
     }
     case 'show':
-      return `${RAN}\n${await shown(ops, { job, seq: way.seq ?? 0 }, asJson)}`;
+      return `${RAN}\n${await shown(ops, { job, seq: way.seq ?? 0, original: false }, asJson)}`;
     case 'decisions': {
       const log = await ops.decisions({ job });
       return `${RAN}\n${asJson ? JSON.stringify(log) : decisionLogText(log, (ms) => new Date(ms).toISOString().slice(0, 10))}`;
@@ -90,7 +90,7 @@ export async function wayOutInHook(call: ToolCall, where: Where, ops: HookOps, s
 }
 
 /** `show N`'s output, or the daemon's word on a number that is no summary of the job (recap show prints it so too). */
-async function shown(ops: HookOps, request: { job: string; seq: number }, asJson: boolean): Promise<string> {
+async function shown(ops: HookOps, request: { job: string; seq: number; original: boolean }, asJson: boolean): Promise<string> {
   try {
     const answer = await ops.show(request);
     return asJson ? JSON.stringify(answer) : shownSummary(answer, (ms) => new Date(ms).toISOString());

@@ -2,13 +2,13 @@
 // canonical content, so changing any accepted summary breaks every link after it.
 import { createHash } from 'node:crypto';
 import { canonicalJson } from './canonical.js';
-import type { SummaryAccepted } from './events.js';
+import type { SummaryAccepted, SummaryAmended } from './events.js';
 
 export const GENESIS_HASH = '0'.repeat(64);
 
 export type ChainContent = Omit<SummaryAccepted['data'], 'hash' | 'prevHash'>;
 
-export function entryHash(prevHash: string, content: ChainContent): string {
+export function entryHash(prevHash: string, content: ChainContent | AmendmentContent): string {
   return createHash('sha256').update(prevHash).update('\n').update(canonicalJson(content)).digest('hex');
 }
 
@@ -16,4 +16,17 @@ export function entryHash(prevHash: string, content: ChainContent): string {
 export function recomputeHash(data: SummaryAccepted['data']): string {
   const { hash: _hash, prevHash, ...content } = data;
   return entryHash(prevHash, content);
+}
+
+export type AmendmentContent = Omit<SummaryAmended['data'], 'hash' | 'entryHash'>;
+
+/** An amendment's hash: over the hash of the entry it amends and its own canonical content. */
+export function amendmentHash(amendedEntryHash: string, content: AmendmentContent): string {
+  return entryHash(amendedEntryHash, content);
+}
+
+/** Recomputes an amendment's hash from its stored fields. */
+export function recomputeAmendmentHash(data: SummaryAmended['data']): string {
+  const { hash: _hash, entryHash: amended, ...content } = data;
+  return amendmentHash(amended, content);
 }

@@ -54,7 +54,32 @@ export type RecordNoticeShown = { type: 'RecordNoticeShown'; job: string; about:
 /** A hook found recap switched off (RECAP_DISABLE=1) for the session: it lets the call through, uncounted. */
 export type RecordRecapOff = { type: 'RecordRecapOff'; job: string; session?: string; agent: string; now: Time };
 
-export type Command = RecordInteraction | CheckTool | SubmitSummary | TripGate | RecordUsage | CancelTrip | PauseGate | ResumeGate | RecordNoticeShown | RecordRecapOff;
+/**
+ * `recap amend N`: the user's corrected text for summary #`entry`, whose chain hash the log
+ * holds (`entryHash`, read at the edge); `files` and `root` as a submission's.
+ */
+export type AmendSummary = { type: 'AmendSummary'; job: string; entry: number; entryHash: string; text: string; files?: ReferenceFacts; root?: string; by?: Caller; now: Time };
+
+/**
+ * `recap redact N`: remove the text of event #`seq`. `target` is what the log holds at that
+ * number (read at the edge): a summary with its chain hash, an interaction (and whether its
+ * text is gone already), or something else of that type.
+ */
+export type RedactEntry = {
+  type: 'RedactEntry';
+  job: string;
+  seq: number;
+  target: RedactTarget | undefined;
+  reason?: string;
+  by?: Caller;
+  now: Time;
+};
+
+/** An event as a redaction sees it: its type and job, a summary's hash, an amendment's entry, whether its text is gone. */
+export type RedactTarget = { type: string; job?: string; hash?: string; entry?: number; redacted?: boolean };
+
+export type Command =
+  RecordInteraction | CheckTool | SubmitSummary | TripGate | RecordUsage | CancelTrip | PauseGate | ResumeGate | RecordNoticeShown | RecordRecapOff | AmendSummary | RedactEntry;
 
 /** A command the domain refuses: a user's mistake, reported as such. */
 export class CommandRefused extends Error {

@@ -3,6 +3,7 @@
 // command). Each command's rules are in its own module; this only dispatches, and the
 // compiler checks that every command has its decider.
 import type {
+  AmendSummary,
   ApplyConfig,
   CancelTrip,
   CheckTool,
@@ -12,6 +13,7 @@ import type {
   RecordNoticeShown,
   RecordRecapOff,
   RecordUsage,
+  RedactEntry,
   ResumeGate,
   SubmitSummary,
   TripGate,
@@ -25,6 +27,7 @@ import { submitSummary, type SubmitAnswer } from './summaries.js';
 import type { JobState } from './jobState.js';
 import { cancelTrip, pauseGate, recordRecapOff, resumeGate, type CancelAnswer, type PauseAnswer, type ResumeAnswer } from './switches.js';
 import { recordUsage } from './usage.js';
+import { amendSummary, redactEntry, type AmendAnswer, type RedactAnswer } from './memoryEdits.js';
 
 /** What each command answers. */
 export type AnswerOf<C extends Command> = C extends RecordInteraction
@@ -47,7 +50,11 @@ export type AnswerOf<C extends Command> = C extends RecordInteraction
                   ? { recorded: true }
                   : C extends RecordRecapOff
                     ? { first: boolean }
-                    : never;
+                    : C extends AmendSummary
+                      ? AmendAnswer
+                      : C extends RedactEntry
+                        ? RedactAnswer
+                        : never;
 
 export function decide<C extends Command>(command: C, state: JobState, ctx: DecideContext): Decision<AnswerOf<C>> {
   return decideAny(command, state, ctx) as Decision<AnswerOf<C>>;
@@ -75,6 +82,10 @@ function decideAny(command: Command, state: JobState, ctx: DecideContext): Decis
       return recordNoticeShown(command);
     case 'RecordRecapOff':
       return recordRecapOff(command, state);
+    case 'AmendSummary':
+      return amendSummary(command, state, ctx);
+    case 'RedactEntry':
+      return redactEntry(command, state);
     default: {
       const unknown: never = command;
       throw new Error(`no decider for ${JSON.stringify(unknown)}`);

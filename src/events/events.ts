@@ -36,6 +36,8 @@ export type InteractionRecorded = {
     agent?: string;
     /** The id recap-hook gave a prompt it may also have kept in its spool (src/common/promptSpool.ts). */
     promptId?: string;
+    /** Set when `recap redact` rewrote the stored event: its text is gone (''), its count stays. */
+    redacted?: true;
     time: Time;
   };
 };
@@ -94,8 +96,61 @@ export type SummaryAccepted = {
     /** The files its `## Files` section names (version 2; older summaries name none), and the project folder their paths are in. */
     refs?: FileReference[];
     filesRoot?: string;
+    /**
+     * Set when `recap redact` rewrote the stored event: its text, sections, gist and files are
+     * gone ('' and none), its hash and link stay; an EntryRedacted later in the log says when and why.
+     */
+    redacted?: true;
     prevHash: string;
     hash: string;
+    time: Time;
+  };
+};
+
+/**
+ * The user's corrected text for summary #`entry` (`recap amend N`): it supersedes the entry's
+ * text (or an earlier amendment's) in memory, `show`, `chain` and the page, while the entry
+ * stays in its chain, its hash untouched. `hash` covers `entryHash` (the amended entry's hash)
+ * and the amendment's own fields (chain.ts), so `recap verify` checks both.
+ */
+export type SummaryAmended = {
+  type: 'SummaryAmended';
+  data: {
+    job: string;
+    entry: number;
+    text: string;
+    sections: SectionTally[];
+    tokens: number;
+    gist: string;
+    gistBy: GistAuthor;
+    refs?: FileReference[];
+    filesRoot?: string;
+    /** Who ran `recap amend`, as the kernel told the daemon. */
+    by?: Caller;
+    /** Set when `recap redact` of its entry rewrote it: its text and what came of it are gone. */
+    redacted?: true;
+    entryHash: string;
+    hash: string;
+    time: Time;
+  };
+};
+
+/**
+ * The user removed the text of event #`seq` (`recap redact N`): a summary (with every
+ * amendment of it, `amendments`) or an interaction. The log's copies were rewritten without
+ * their text in the same write; this event holds no text of theirs. `hash`: the summary's
+ * chain hash, which its redacted copy keeps and verify checks it against.
+ */
+export type EntryRedacted = {
+  type: 'EntryRedacted';
+  data: {
+    job: string;
+    seq: number;
+    what: 'summary' | 'interaction';
+    amendments?: number[];
+    hash?: string;
+    reason?: string;
+    by?: Caller;
     time: Time;
   };
 };
@@ -236,7 +291,9 @@ export type RecapEvent =
   | GatePaused
   | GateResumed
   | NoticeShown
-  | RecapDisabled;
+  | RecapDisabled
+  | SummaryAmended
+  | EntryRedacted;
 
 export type EventType = RecapEvent['type'];
 
@@ -256,6 +313,8 @@ export const EVENT_TYPES: readonly EventType[] = [
   'GateResumed',
   'NoticeShown',
   'RecapDisabled',
+  'SummaryAmended',
+  'EntryRedacted',
 ];
 
 /** The schema version written for each event type today. */
@@ -275,6 +334,8 @@ export const CURRENT_VERSION: Record<EventType, number> = {
   GateResumed: 1,
   NoticeShown: 1,
   RecapDisabled: 1,
+  SummaryAmended: 1,
+  EntryRedacted: 1,
 };
 
 /** An event as it sits in the log: its global sequence number and schema version. */

@@ -2,6 +2,7 @@
 import type { Caller } from './caller.js';
 import { GENESIS_HASH } from './chain.js';
 import { deriveGist } from './gist.js';
+import { REDACTED_GIST } from './entryText.js';
 import type { GateTripped, NoticeKind, StoredEvent, SummaryAccepted, Time } from './events.js';
 
 export type PendingInteraction = {
@@ -21,8 +22,16 @@ export type PendingInteraction = {
  */
 export type ChainEntry = Pick<SummaryAccepted['data'], 'level' | 'tokens' | 'coversThrough' | 'topic' | 'rolls' | 'refs' | 'filesRoot' | 'time'> & {
   seq: number;
-  /** Its gist, as written or derived (gist.ts): the memory's index shows it without reading the text. */
+  /**
+   * Its gist, as written or derived (gist.ts), of the text in force (entryText.ts): the
+   * newest amendment's, or REDACTED_GIST: the memory's index shows it without reading the text.
+   * `tokens` too are the text in force's.
+   */
   gist: string;
+  /** The SummaryAmended events that replaced its text (`recap amend`), oldest first. */
+  amendments?: number[];
+  /** Its text was removed (`recap redact`), by the EntryRedacted event `seq`. */
+  redacted?: { seq: number; time: Time; reason?: string };
   hash?: string;
 };
 
@@ -143,6 +152,10 @@ export function evolve(state: JobState, event: StoredEvent): JobState {
       return state;
     case 'SummaryAccepted':
       return accepted(state, event);
+    case 'SummaryAmended':
+      return amended(state, event);
+    case 'EntryRedacted':
+      return redacted(state, event);
     case 'TripCancelled':
       state.gate = { tripped: false };
       // The user cancelled it: no notice is owed for a trip they undid themselves.
@@ -188,7 +201,7 @@ function accepted(state: JobState, event: StoredEvent & { type: 'SummaryAccepted
   const previous = state.chain.findLast((e) => e.topic === topic);
   // The hash is the entry's last field: deleting it keeps the object's fast shape.
   if (previous) delete previous.hash;
-  const gist = event.data.gist ?? deriveGist(event.data.text);
+  const gist = event.data.redacted ? REDACTED_GIST : (event.data.gist ?? deriveGist(event.data.text));
   state.chain.push({
     seq: event.seq,
     level,
@@ -206,5 +219,37 @@ function accepted(state: JobState, event: StoredEvent & { type: 'SummaryAccepted
   state.unsummarizedTokens = state.pending.reduce((sum, p) => (p.counted ? sum + p.tokens : sum), 0);
   state.gate = { tripped: false };
   state.noticeOwed = { kind: 'accepted', seq: event.seq };
+  return state;
+}
+
+/** An amendment: the entry's text in force is its, and so are its gist, size and files. */
+function amended(state: JobState, event: StoredEvent & { type: 'SummaryAmended' }): JobState {
+  const entry = state.chain.find((e) => e.seq === event.data.entry);
+  if (entry === undefined) return state;
+  const { tokens, gist, refs, filesRoot, redacted } = event.data;
+  entry.amendments = [...(entry.amendments ?? []), event.seq];
+  entry.tokens = tokens;
+  entry.gist = redacted ? REDACTED_GIST : gist;
+  if (refs && !redacted) entry.refs = refs;
+  else delete entry.refs;
+  if (filesRoot !== undefined && !redacted) entry.filesRoot = filesRoot;
+  else delete entry.filesRoot;
+  return state;
+}
+
+/**
+ * A redaction: a summary keeps its place, hash and size, its gist and files go; an
+ * interaction not yet summarized keeps its tokens, its text goes.
+ */
+function redacted(state: JobState, event: StoredEvent & { type: 'EntryRedacted' }): JobState {
+  const { seq, reason, time } = event.data;
+  const pending = state.pending.find((p) => p.seq === seq);
+  if (pending) pending.text = '';
+  const entry = state.chain.find((e) => e.seq === seq);
+  if (entry === undefined) return state;
+  entry.gist = REDACTED_GIST;
+  delete entry.refs;
+  delete entry.filesRoot;
+  entry.redacted = { seq: event.seq, time, ...(reason !== undefined ? { reason } : {}) };
   return state;
 }

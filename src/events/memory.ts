@@ -10,6 +10,7 @@
 import type { FileReference } from './events.js';
 import { summaryText, type ChainEntry, type JobState, type SummaryTexts } from './jobState.js';
 import { referenceSpec } from './summaryParts.js';
+import { hasText } from './entryText.js';
 import type { TokenCounter } from './tokens.js';
 
 /** The tokens each part of the memory may take. */
@@ -68,7 +69,10 @@ function planTopic(job: string, topic: string | undefined, entries: ChainEntry[]
       ? `(${entries.length - shown} of the ${entries.length} summaries are not shown whole; ${indexed ? 'the index below lists them, and ' : ''}${recap} chain prints them all${topic === undefined ? '' : ` (topic ${topic})`}.)`
       : '';
   // Highest levels first (each covers the most), then the newest summaries.
-  const candidates = frontier(entries).sort((a, b) => b.level - a.level || b.seq - a.seq);
+  // A redacted entry has no text to show whole: the index lists it.
+  const candidates = frontier(entries)
+    .filter(hasText)
+    .sort((a, b) => b.level - a.level || b.seq - a.seq);
   const chosen: ChainEntry[] = [];
   let used = count(header) + count(footer(0)) + 4;
   // At each level the newest that fit, with no gap: past the first that does not fit, the

@@ -54,7 +54,7 @@ export class PathUnknown extends Error {}
 export type SettingsName = { path: RegExp; mentioned: readonly RegExp[]; what: string };
 
 /** recap subcommands that change its setup: named in the refusal so the agent knows why. */
-const SETUP_SUBCOMMANDS = new Set(['install', 'uninstall', 'daemon', 'trip', 'import', 'config', 'stop', 'restart', 'reload', 'pause', 'resume']);
+const SETUP_SUBCOMMANDS = new Set(['install', 'uninstall', 'daemon', 'trip', 'import', 'config', 'stop', 'restart', 'reload', 'pause', 'resume', 'amend', 'redact']);
 
 /**
  * How a refusal for running recap outside the whitelist begins: on a tripped gate the gate's
@@ -285,7 +285,7 @@ function setupSubcommand(command: string): string | undefined {
   const tokenized = tokenize(command);
   if (!tokenized.ok) {
     // Unreadable as shell: judge the raw text, erring on the side of refusing.
-    return /\brecap(?:\.js)?['"]?\s+(?:\S+\s+)*?['"]?(install|uninstall|daemon|trip|import|stop|restart|reload|pause|resume|doctor\s+--fix)\b/.exec(command)?.[1];
+    return /\brecap(?:\.js)?['"]?\s+(?:\S+\s+)*?['"]?(install|uninstall|daemon|trip|import|stop|restart|reload|pause|resume|amend|redact|doctor\s+--fix)\b/.exec(command)?.[1];
   }
   // Any setup word after a recap command word, up to the end of that simple command: the
   // CLI takes its options anywhere (recap --json uninstall claude).

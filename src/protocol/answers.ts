@@ -1,13 +1,18 @@
 // The shapes of the daemon's answers that both sides of the socket read: the client
 // prints them, the daemon builds them.
 import type { KeyChange } from '../events/configPolicy.js';
+import type { Caller } from '../events/caller.js';
 
 /** One event of the log as `recap log` and the audit page show it. */
 export type EventLine = { seq: number; type: string; version: number; time: string | null; data: unknown };
 
 export type Problem = { seq?: number; job?: string; what: string };
 
-export type Verification = { ok: boolean; events: number; summaries: number; jobs: number; problems: Problem[] };
+/** A redaction as `recap verify` reports it: the event whose text went, by which EntryRedacted (`at`), when, why, by whom. */
+export type Redaction = { seq: number; job: string; what: 'summary' | 'interaction'; at: number; time: number; reason?: string; by?: Caller };
+
+/** `redactions` and `amendments`: the user's edits of memory the log holds (each checked). */
+export type Verification = { ok: boolean; events: number; summaries: number; jobs: number; problems: Problem[]; redactions?: Redaction[]; amendments?: number };
 
 /** A config file whose weakening values wait for the user's `recap config allow`. */
 export type PendingConfig = {

@@ -8,6 +8,7 @@ import type { Config } from '../events/config.js';
 import { EVENT_TYPES, type EventType, type GistAuthor, type SummaryAccepted } from '../events/events.js';
 import type { CheckAnswer, GateStatus } from '../events/gate.js';
 import type { SubmitAnswer } from '../events/summaries.js';
+import type { AmendAnswer, RedactAnswer } from '../events/memoryEdits.js';
 import type { KeyChange } from '../events/configPolicy.js';
 import type { Allowed, DecisionLog, EventLine, IndexLine, JobReport, PendingConfig, SearchHit, Verification } from './answers.js';
 import type { CodeVerdict } from '../events/codeManifest.js';
@@ -70,7 +71,20 @@ export const requestSchemas = {
   context: z.object(where),
   chain: z.object(where),
   /** `recap show N`: summary #N of the job whole, N its sequence number as `recap chain` lists it. */
-  show: z.object({ ...where, seq: z.number().int().min(1, "seq is a summary's sequence number, 1 or more").max(Number.MAX_SAFE_INTEGER) }),
+  show: z.object({
+    ...where,
+    seq: z.number().int().min(1, "seq is a summary's sequence number, 1 or more").max(Number.MAX_SAFE_INTEGER),
+    /** The text the summary was accepted with, not its newest amendment's. */
+    original: z.boolean().default(false),
+  }),
+  /** `recap amend N`: the user's corrected text for summary #N of the job. */
+  amend: z.object({ ...where, seq: z.number().int().min(1, "seq is a summary's sequence number, 1 or more").max(Number.MAX_SAFE_INTEGER), text: z.string() }),
+  /** `recap redact N`: remove the text of summary or interaction #N of the job, from the log too. */
+  redact: z.object({
+    ...where,
+    seq: z.number().int().min(1, "seq is an event's sequence number, 1 or more").max(Number.MAX_SAFE_INTEGER),
+    reason: z.string().max(1000, 'the reason is longer than 1,000 characters').optional(),
+  }),
   /**
    * `recap search QUERY`: ranked full-text search over the summaries of the job (or every
    * job's: `allJobs`), by section, gist and the files they name; `since` in ms since the epoch.
@@ -161,6 +175,8 @@ export function userCommand(op: Op, request: unknown): string | undefined {
     case 'resume':
     case 'reload':
     case 'stop':
+    case 'amend':
+    case 'redact':
       return op;
     case 'trip':
       return (request as RequestOf<'trip'>).cancel ? 'trip --cancel' : 'trip';
@@ -177,6 +193,9 @@ export type RequestFields<O extends Op> = z.input<(typeof requestSchemas)[O]>;
 
 /** A job's gate as `status` (and `record`, `trip`) tell it. */
 export type StatusAnswer = GateStatus & { configProblems?: string[]; configPending?: PendingConfig; userConfigPending?: PendingConfig };
+
+/** What the user did to a summary's text: the amendment in force (its number and time), the redaction (when, why). */
+export type EntryEdits = { amendment?: { seq: number; time: number }; redaction?: { time: number; reason?: string } };
 
 /** A job at a past moment: `replay`'s answer, one per job. */
 export type PastStatus = {
@@ -215,9 +234,16 @@ export type Responses = {
   status: StatusAnswer & { notice?: string };
   statusline: StatusAnswer;
   context: { text: string; tripped: boolean; summaries: number; notice?: string };
-  chain: { entries: (SummaryAccepted['data'] & { seq: number })[]; notice?: string };
-  /** `entry` as the log holds it (its hash checks); `gist` as written, or derived for a summary written before gists (`gistBy: 'recap'`). */
-  show: { entry: SummaryAccepted['data'] & { seq: number }; gist: string; gistBy: GistAuthor };
+  /** Each summary with its text in force (EntryEdits: its amendment, its redaction). */
+  chain: { entries: (SummaryAccepted['data'] & { seq: number } & EntryEdits)[]; notice?: string };
+  /**
+   * `entry` as the log holds it (its hash checks) unless an amendment's text is in force: then
+   * its text, sections, tokens and files are the amendment's (`amendment` says so; `original`
+   * asks for the entry's own). `gist` as written, or derived for a summary written before gists (`gistBy: 'recap'`).
+   */
+  show: { entry: SummaryAccepted['data'] & { seq: number }; gist: string; gistBy: GistAuthor; original?: true } & EntryEdits;
+  amend: AmendAnswer;
+  redact: RedactAnswer & { seq: number };
   search: { hits: SearchHit[]; notice?: string };
   timeline: { entries: IndexLine[]; notice?: string };
   decisions: DecisionLog & { notice?: string };

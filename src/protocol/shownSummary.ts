@@ -9,7 +9,7 @@ const SHA_PREFIX = 12;
 
 /** `time` writes the summary's time: the CLI's local zone, UTC in the hook. */
 export function shownSummary(answer: ResponseOf<'show'>, time: (ms: number) => string): string {
-  const { entry, gist, gistBy } = answer;
+  const { entry, gist, gistBy, amendment, redaction } = answer;
   const rolls = (entry.rolls ?? []).map((seq) => `#${seq}`).join(', ');
   const refs = entry.refs ?? [];
   return [
@@ -20,10 +20,21 @@ export function shownSummary(answer: ResponseOf<'show'>, time: (ms: number) => s
     `gist: ${gist} (${gistBy === 'agent' ? 'written by the agent' : 'derived by recap from the text'})`,
     `tokens: ${entry.tokens}, covering the interactions through #${entry.coversThrough}`,
     `hash: ${entry.hash} (links to ${entry.prevHash.slice(0, SHA_PREFIX)})`,
+    ...(amendment !== undefined ? [amendedLine(entry.seq, amendment.seq, time(amendment.time), answer.original === true)] : []),
+    ...(redaction !== undefined
+      ? [`redacted: ${time(redaction.time)}${redaction.reason !== undefined ? ` (${redaction.reason})` : ''}; the original text is gone, its hash stays in the chain`]
+      : []),
     '',
-    entry.text.trimEnd(),
+    entry.redacted ? '[the text was redacted]' : entry.text.trimEnd(),
     '',
     refs.length === 0 ? 'references: none' : `references (${refs.length}):`,
     ...refs.map((r) => `- ${r.mode} ${referenceSpec(r)} — ${r.why} (sha256 ${r.sha256.slice(0, SHA_PREFIX)}, ${r.tokens} tokens)`),
   ].join('\n');
+}
+
+/** Whose text is shown: the amendment's (in force), or the original (`--original`, unless it is gone). */
+function amendedLine(seq: number, amendment: number, time: string, original: boolean): string {
+  return original
+    ? `amended: by #${amendment} (${time}); this is the original text`
+    : `amended: this is amendment #${amendment} (${time}), which supersedes the text summary #${seq} was accepted with (recap show ${seq} --original prints that)`;
 }

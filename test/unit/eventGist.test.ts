@@ -22,6 +22,8 @@ const SAMPLES: { [T in EventType]: Extract<RecapEvent, { type: T }>['data'] } = 
   GateResumed: { job: 'j', by, time: 1 },
   NoticeShown: { job: 'j', about: 7, kind: 'tripped', text: 'recap: the gate tripped', time: 1 },
   RecapDisabled: { job: 'j', agent: 'claude', session: 's', time: 1 },
+  SummaryAmended: { job: 'j', entry: 12, text: 't', sections: [], tokens: 300, gist: 'the parser, fixed', gistBy: 'agent', by, entryHash: 'a', hash: 'b', time: 1 },
+  EntryRedacted: { job: 'j', seq: 12, what: 'summary', hash: 'a', reason: 'a key', by, time: 1 },
 };
 
 describe('the gist of each event in recap log', () => {
@@ -29,7 +31,7 @@ describe('the gist of each event in recap log', () => {
     expect(eventGist(type, SAMPLES[type])).not.toBe('');
   });
 
-  it.each(['TripCancelled', 'GatePaused', 'GateResumed', 'ConfigApproved'] as const)('%s names the process that ran the command', (type) => {
+  it.each(['TripCancelled', 'GatePaused', 'GateResumed', 'ConfigApproved', 'SummaryAmended', 'EntryRedacted'] as const)('%s names the process that ran the command', (type) => {
     expect(eventGist(type, SAMPLES[type])).toContain('by process 4242 (recap 4242 ← bash 17 ← sshd 3)');
   });
 

@@ -31,6 +31,8 @@ export const COMMAND_DOCS = {
   chain: 'docs/memory.md',
   show: 'docs/cli.md',
   decisions: 'docs/memory.md',
+  amend: 'docs/audit.md',
+  redact: 'docs/audit.md',
   statusline: 'docs/agents.md',
   install: 'docs/agents.md',
   uninstall: 'docs/agents.md',

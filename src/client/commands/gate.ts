@@ -103,7 +103,10 @@ export const memoryCommands: Builder = (y) =>
     .command(
       'show <seq>',
       'one summary whole, with its gist and files',
-      (a) => documented(a, 'show').positional('seq', { type: 'string', demandOption: true, describe: "the summary's number (N or #N), as recap chain lists it" }),
+      (a) =>
+        documented(a, 'show')
+          .positional('seq', { type: 'string', demandOption: true, describe: "the summary's number (N or #N), as recap chain lists it" })
+          .option('original', { type: 'boolean', default: false, describe: 'the text it was accepted with, not the amendment in force' }),
       (argv) => show(argv),
     )
     .command(

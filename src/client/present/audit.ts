@@ -57,7 +57,20 @@ export function printReplay(result: ResponseOf<'replay'>, atTime: number | undef
 
 /** `recap verify`: intact, or each problem on stderr; `job` when one was verified. */
 export function printVerified(result: ResponseOf<'verify'>, job: string | undefined): void {
-  if (result.ok) return write(1, `intact: ${result.events} events, ${result.summaries} summaries in ${job !== undefined ? `job ${job}` : `${result.jobs} jobs`}\n`);
+  const edits = () => {
+    for (const r of result.redactions ?? []) {
+      write(
+        1,
+        `redacted: ${r.what} #${r.seq} of job ${r.job}, on ${localTime(r.time)} (#${r.at})${r.reason !== undefined ? `, reason: ${r.reason}` : ''}; its hash is checked by the link to it, not its content\n`,
+      );
+    }
+    if ((result.amendments ?? 0) > 0) write(1, `amended: ${result.amendments} amendments, each checked against its hash and the entry it amends\n`);
+  };
+  if (result.ok) {
+    write(1, `intact: ${result.events} events, ${result.summaries} summaries in ${job !== undefined ? `job ${job}` : `${result.jobs} jobs`}\n`);
+    return edits();
+  }
+  edits();
   write(1, `BROKEN: ${result.problems.length} problems in ${result.events} events\n`);
   for (const p of result.problems) write(2, `${p.job ? `job ${p.job}, ` : ''}${p.seq !== undefined ? `#${p.seq}: ` : ''}${p.what}\n`);
 }

@@ -59,8 +59,14 @@ export function printChain(result: ResponseOf<'chain'>): void {
   // Each by its number, as recap show N and the memory's index name it.
   for (const e of result.entries) {
     const gist = e.gist !== undefined ? `  ${e.gist}` : '';
-    write(`#${e.seq}  ${localTime(e.time)}  level ${e.level}  ${e.tokens} tokens  through #${e.coversThrough}  ${e.hash.slice(0, 12)}${gist}`);
+    write(`#${e.seq}  ${localTime(e.time)}  level ${e.level}  ${e.tokens} tokens  through #${e.coversThrough}  ${e.hash.slice(0, 12)}${editMark(e)}${gist}`);
   }
+}
+
+/** How chain marks a summary the user amended (superseded by the amendment in force) or redacted. */
+function editMark(e: ResponseOf<'chain'>['entries'][number]): string {
+  if (e.amendment !== undefined) return `  [superseded by amendment #${e.amendment.seq}, ${localTime(e.amendment.time)}]`;
+  return e.redaction !== undefined ? `  [redacted ${localTime(e.redaction.time)}]` : '';
 }
 
 /** `recap show N`: the summary whole (shownSummary.ts), its time in the local zone. */

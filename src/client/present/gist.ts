@@ -15,12 +15,12 @@ const by = (caller: Caller | undefined) => (caller !== undefined ? ` by process 
 const local = (time: number) => localTime(time);
 
 const GISTS: { [T in EventType]: (data: DataOf<T>) => string } = {
-  InteractionRecorded: (d) => `${d.kind}, ${d.tokens} tokens${d.paused ? ' (paused, not counted)' : ''}: ${quoted(d.text)}`,
+  InteractionRecorded: (d) => `${d.kind}, ${d.tokens} tokens${d.paused ? ' (paused, not counted)' : ''}: ${d.redacted ? '[redacted]' : quoted(d.text)}`,
   UsageRecorded: (d) => `${d.model ?? 'model'}: ${d.input} in, ${d.output} out, ${d.cacheRead} cache read, ${d.cacheCreation} cache written`,
   GateTripped: (d) => `${d.reason}: ${d.unsummarizedTokens} unsummarized, limit ${d.limit}${by(d.by)}`,
   ToolDenied: (d) => `${d.tool} (${d.cause})`,
   SummaryRejected: (d) => `${d.problems.length} problems: ${d.problems[0] ?? ''}`,
-  SummaryAccepted: (d) => `level ${d.level}, ${d.tokens} tokens, through #${d.coversThrough}, ${shortHash(d.hash)}`,
+  SummaryAccepted: (d) => `level ${d.level}, ${d.tokens} tokens, through #${d.coversThrough}, ${shortHash(d.hash)}${d.redacted ? ' [redacted]' : ''}`,
   ConfigApplied: (d) =>
     `${d.job !== undefined ? `job ${d.job}` : 'user'}: threshold ${String(d.values.TOKEN_THRESHOLD)}, band ${String(d.values.SUMMARY_MIN_TOKENS)}..${String(d.values.SUMMARY_MAX_TOKENS)}`,
   SessionBound: (d) => `session ${d.session} keeps job ${d.job} (first seen in ${d.cwd})`,
@@ -30,6 +30,9 @@ const GISTS: { [T in EventType]: (data: DataOf<T>) => string } = {
   GatePaused: (d) => `until ${local(d.until)}${by(d.by)}`,
   GateResumed: (d) => `resumed${by(d.by)}`,
   NoticeShown: (d) => `${d.kind} notice about #${d.about}: ${quoted(d.text)}`,
+  SummaryAmended: (d) => `summary #${d.entry} amended, ${d.tokens} tokens${by(d.by)}${d.redacted ? ' [redacted]' : `: ${quoted(d.gist)}`}`,
+  EntryRedacted: (d) =>
+    `the text of ${d.what} #${d.seq}${d.amendments?.length ? ` and its ${d.amendments.length} amendments` : ''} redacted${d.reason !== undefined ? ` (${d.reason})` : ''}${by(d.by)}`,
   RecapDisabled: (d) => `RECAP_DISABLE in the ${d.agent} session${d.session !== undefined ? ` ${d.session}` : ''}: everything let through, uncounted`,
 };
 

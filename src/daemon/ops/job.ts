@@ -6,7 +6,9 @@
 import { cutToFit, fits, type ContextLimit } from '../../events/contextFit.js';
 import { gateStatus } from '../../events/gate.js';
 import { contextSeqs, demandText, fittedBudget, memoryBudget } from '../../events/gateMessages.js';
-import { gistAuthor } from '../../events/gist.js';
+import { deriveGist, gistAuthor } from '../../events/gist.js';
+import { REDACTED_GIST } from '../../events/entryText.js';
+import { entriesInForce } from '../entriesInForce.js';
 import { filesOwner, joinParts, memoryParts, type MemoryFiles } from '../../events/memory.js';
 import { filesNow } from '../referenceFiles.js';
 import { nearNames } from '../../common/nearNames.js';
@@ -115,9 +117,8 @@ export async function chain(s: CommandService, r: RequestOf<'chain'>): Promise<R
 
 /** The job's accepted summaries as the log holds them, oldest first; with `last`, the newest `last` only. */
 export async function chainEntries(s: CommandService, job: string, last?: number): Promise<ResponseOf<'chain'>['entries']> {
-  const seqs = s.state(job).chain.map((e) => e.seq);
-  const accepted = await s.deps.store.get(last === undefined ? seqs : seqs.slice(Math.max(seqs.length - last, 0)));
-  return accepted.flatMap((e) => (e.type === 'SummaryAccepted' ? [{ ...e.data, seq: e.seq }] : []));
+  const { chain } = s.state(job);
+  return entriesInForce(s.deps.store, last === undefined ? chain : chain.slice(Math.max(chain.length - last, 0)));
 }
 
 /**
@@ -138,11 +139,23 @@ export async function show(s: CommandService, r: RequestOf<'show'>): Promise<Res
         chain.map((e) => e.seq),
       ),
     );
-  const [event] = await s.deps.store.get([r.seq]);
-  if (event?.type !== 'SummaryAccepted') throw new Error(`summary #${r.seq} of job ${where.job} is not in the event log`);
-  const { data } = event;
-  return { entry: { ...data, seq: event.seq }, gist: entry.gist, gistBy: gistAuthor(data) };
+  const [shown] = await entriesInForce(s.deps.store, [entry], r.original);
+  if (shown === undefined) throw new Error(`summary #${r.seq} of job ${where.job} is not in the event log`);
+  const { amendment, redaction, ...data } = shown;
+  // The original's own gist when it is asked for, else the one in force (the projection's).
+  const gist = r.original && amendment !== undefined ? (data.gist ?? gistOf(data)) : entry.gist;
+  return {
+    entry: data,
+    gist,
+    gistBy: gistAuthor(data),
+    ...(r.original ? { original: true as const } : {}),
+    ...(amendment ? { amendment } : {}),
+    ...(redaction ? { redaction } : {}),
+  };
 }
+
+/** The gist of an original text that has none of its own: recap's, or none when its text is gone. */
+const gistOf = (data: { text: string; redacted?: true }) => (data.redacted ? REDACTED_GIST : deriveGist(data.text));
 
 /** Why `seq` cannot be shown, with the job's summaries just before and after it. */
 function notSummary(job: string, seq: number, seqs: number[]): string {
