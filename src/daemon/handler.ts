@@ -11,6 +11,7 @@ import type { TokenCounter } from '../events/tokens.js';
 import { parseRequest, ProtocolError, userCommand, type Op, type Response, type ResponseOf } from '../protocol/protocol.js';
 import { CommandService, type ServiceDeps } from './commandService.js';
 import { StorageFailed } from './eventStore.js';
+import { SearchIndex } from './searchIndex.js';
 import type { SpooledOutcome } from './hookService.js';
 import { auditOps } from './ops/audit.js';
 import { configOps } from './ops/config.js';
@@ -19,6 +20,7 @@ import { gateOps } from './ops/gate.js';
 import { Hooks, type HookAnswered } from './ops/hook.js';
 import { chainEntries, jobOps, Windows } from './ops/job.js';
 import { pendingOps } from './ops/pending.js';
+import { searchOps } from './ops/search.js';
 import type { OpTable } from './ops/table.js';
 
 export { VERSION, type Lifecycle } from './ops/daemon.js';
@@ -34,6 +36,7 @@ export type HandlerDeps = ServiceDeps &
 export class Handler {
   private readonly service: CommandService;
   private readonly hooks: Hooks;
+  private readonly searchIndex: SearchIndex;
   /** Every op, one function each: the compiler checks each answers as protocol.ts says. */
   private readonly ops: OpTable;
 
@@ -42,12 +45,14 @@ export class Handler {
     const windows = new Windows();
     this.service = service;
     this.hooks = new Hooks(service, windows, deps.log, deps.hookAnswered);
+    this.searchIndex = new SearchIndex(deps.store, deps.projection, (error) => deps.log.error({ err: error }, 'the search index failed to follow the log; it is built again'));
     this.ops = {
       ...daemonOps(deps),
       ...gateOps(service),
       ...jobOps(service, windows),
       ...auditOps(service),
       ...configOps(service),
+      ...searchOps(service, this.searchIndex),
       ...pendingOps,
       hook: this.hooks.hook,
     };
@@ -116,6 +121,7 @@ export class Handler {
   /** Lets the requests that wait for events answer now: the daemon is stopping. */
   close(): void {
     this.service.close();
+    this.searchIndex.stop();
   }
 }
 

@@ -145,7 +145,7 @@ export async function show(s: CommandService, r: RequestOf<'show'>): Promise<Res
 }
 
 /** Why `seq` cannot be shown, with the job's summaries just before and after it. */
-function notSummary(job: string, seq: number, seqs: number[]): string {
+export function notSummary(job: string, seq: number, seqs: number[]): string {
   if (seqs.length === 0) return `#${seq} is not a summary of job ${job}: the job has no summaries yet`;
   const near = [seqs.findLast((n) => n < seq), seqs.find((n) => n > seq)].flatMap((n) => (n === undefined ? [] : [`#${n}`]));
   return `#${seq} is not a summary of job ${job}; recap chain lists them (the nearest: ${near.join(', ')})`;
@@ -161,7 +161,7 @@ export async function known<T>(s: CommandService, job: string | undefined, read:
 }
 
 /** `read`'s answer, with a notice when `job` has no events. */
-async function noted<T extends object>(s: CommandService, job: string | undefined, read: () => Promise<T>): Promise<T & { notice?: string }> {
+export async function noted<T extends object>(s: CommandService, job: string | undefined, read: () => Promise<T>): Promise<T & { notice?: string }> {
   const answer = await read();
   const notice = unknownJob(s, job);
   return notice === undefined ? answer : { ...answer, notice };

@@ -5,8 +5,6 @@ import type { OpsOf } from './table.js';
 
 const notYet = (op: string) => () => Promise.reject(new ProtocolError('internal', `${op} is not built yet in this version of recap`));
 
-export const pendingOps: OpsOf<'search' | 'timeline' | 'decisions'> = {
-  search: notYet('search'),
-  timeline: notYet('timeline'),
+export const pendingOps: OpsOf<'decisions'> = {
   decisions: notYet('decisions'),
 };
