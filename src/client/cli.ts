@@ -11,6 +11,7 @@ import { daemonCommand, lifecycleCommands } from './commands/daemon.js';
 import { moreLine } from './commands/docs.js';
 import { agentCommands, holdCommands, memoryCommands, reportCommand, statusCommand } from './commands/gate.js';
 import { completionCommand, doctorCommand, installCommands, statuslineCommand } from './commands/setup.js';
+import { searchCommands } from './commands/search.js';
 import { uiCommand } from './commands/ui.js';
 import type { DaemonSide } from './daemonSide.js';
 import { currentFolder, UsageError, type Builder, type Global } from './jobCommands.js';
@@ -30,6 +31,7 @@ const commands = (side: DaemonSide): Builder[] => [
   lifecycleCommands,
   agentCommands,
   memoryCommands,
+  searchCommands,
   statuslineCommand,
   installCommands,
   holdCommands,

@@ -83,8 +83,8 @@ export class SearchIndex {
       const part = this.parts[result.id as number]!;
       const key = `${part.job}\u0000${part.seq}`;
       const entry = entries.get(key);
-      // The section shown is the best part's; the gist is shown anyway, so a section beats it.
-      const weight = part.section === GIST_SECTION ? result.score / BOOST.gist : result.score;
+      // The section shown is the best part's; the gist is shown with every hit anyway, so any section that matched beats it.
+      const weight = part.section === GIST_SECTION ? -1 : result.score;
       if (entry === undefined) entries.set(key, { job: part.job, seq: part.seq, score: result.score, section: part.section, terms: result.terms, best: weight });
       else {
         entry.score += result.score;

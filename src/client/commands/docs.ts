@@ -30,6 +30,8 @@ export const COMMAND_DOCS = {
   context: 'docs/memory.md',
   chain: 'docs/memory.md',
   show: 'docs/cli.md',
+  search: 'docs/memory.md',
+  timeline: 'docs/memory.md',
   statusline: 'docs/agents.md',
   install: 'docs/agents.md',
   uninstall: 'docs/agents.md',
