@@ -44,15 +44,16 @@ export class Handler {
     const service = new CommandService(deps);
     const windows = new Windows();
     this.service = service;
-    this.hooks = new Hooks(service, windows, deps.log, deps.hookAnswered);
     this.searchIndex = new SearchIndex(deps.store, deps.projection, (error) => deps.log.error({ err: error }, 'the search index failed to follow the log; it is built again'));
+    const reads = searchOps(service, this.searchIndex);
+    this.hooks = new Hooks(service, windows, reads, deps.log, deps.hookAnswered);
     this.ops = {
       ...daemonOps(deps),
       ...gateOps(service),
       ...jobOps(service, windows),
       ...auditOps(service),
       ...configOps(service),
-      ...searchOps(service, this.searchIndex),
+      ...reads,
       ...pendingOps,
       hook: this.hooks.hook,
     };

@@ -21,7 +21,7 @@ async function search(argv: SearchArgs): Promise<void> {
     ...(argv.since !== undefined ? { since: timeFlag(argv.since, '--since', argv.json) } : {}),
     ...(argv.limit !== undefined ? { limit: argv.limit } : {}),
   });
-  output(argv, result, () => printHits(result, query, argv.allJobs ? undefined : argv.job));
+  output(argv, result, () => printHits(result, query, argv.allJobs === true));
 }
 
 async function timeline(argv: TimelineArgs): Promise<void> {

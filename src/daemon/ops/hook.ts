@@ -13,7 +13,7 @@ import type { Where } from '../jobResolver.js';
 import { answerHook, recordSpooledPrompt, type SpooledOutcome } from '../hookService.js';
 import { check, noticeShown, owed, record, submit, switchedOff, usage } from './gate.js';
 import { chain, context, known, show, status, type Windows } from './job.js';
-import type { OpFunction } from './table.js';
+import type { OpFunction, OpsOf } from './table.js';
 
 /** Told of every hook answered, with how long the daemon took: telemetry's latency figure. */
 export type HookAnswered = (agent: AgentName, ms: number, answer: HookAnswer) => void;
@@ -26,6 +26,8 @@ export class Hooks {
   constructor(
     s: CommandService,
     windows: Windows,
+    /** The reads that have an op file of their own, which a hook may run as the way out. */
+    reads: OpsOf<'search' | 'timeline'>,
     private readonly log: Logger,
     private readonly answered?: HookAnswered,
   ) {
@@ -41,6 +43,8 @@ export class Hooks {
       context: (r, where, shellTool, limit) => context(s, r, where, shellTool, limit),
       chain: (r) => chain(s, r),
       show: (r) => known(s, r.job, () => show(s, r)),
+      search: reads.search,
+      timeline: reads.timeline,
       compactSteer: (where) => compactSteer(s, where),
       recordPending: (where) => s.recordPending(where),
       windowOf: (session) => windows.of(session),
