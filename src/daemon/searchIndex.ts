@@ -76,7 +76,11 @@ export class SearchIndex {
   search(query: string, filter: SearchFilter): EntryMatch[] {
     const keep = (r: SearchResult) => {
       const part = this.parts[r.id as number]!;
-      return (filter.job === undefined || part.job === filter.job) && (filter.topic === undefined || part.topic === filter.topic) && (filter.since === undefined || part.time >= filter.since);
+      return (
+        (filter.job === undefined || part.job === filter.job) &&
+        (filter.topic === undefined || part.topic === filter.topic) &&
+        (filter.since === undefined || part.time >= filter.since)
+      );
     };
     const entries = new Map<string, EntryMatch & { best: number }>();
     for (const result of this.mini.search(query, { filter: keep })) {

@@ -99,7 +99,12 @@ async function found(ops: HookOps, way: WayOut, job: string, asJson: boolean): P
   const fields =
     way.subcommand === 'search'
       ? { job, query: way.query ?? '', allJobs, ...(typeof topic === 'string' ? { topic } : {}), ...(number('--limit') !== undefined ? { limit: number('--limit') } : {}) }
-      : { job, ...(way.seq !== undefined ? { seq: way.seq } : {}), ...(number('--before') !== undefined ? { before: number('--before') } : {}), ...(number('--after') !== undefined ? { after: number('--after') } : {}) };
+      : {
+          job,
+          ...(way.seq !== undefined ? { seq: way.seq } : {}),
+          ...(number('--before') !== undefined ? { before: number('--before') } : {}),
+          ...(number('--after') !== undefined ? { after: number('--after') } : {}),
+        };
   const iso = (ms: number) => new Date(ms).toISOString();
   try {
     if (way.subcommand === 'search') {

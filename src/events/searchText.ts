@@ -62,7 +62,6 @@ export function searchParts(source: SearchSource): SearchPart[] {
   return parts;
 }
 
-
 /**
  * What search indexes of an accepted summary: the one place that decides it, so an entry's
  * text can later be left out (redacted) or replaced (amended) here alone.

@@ -4,7 +4,21 @@
 // way out still opens the gate.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/daemon.js';
-import { endAttack, expectAllowed, expectDenied, expectWayOutOpen, launcherOf, payload, proveWayOut, runHook, runShell, toolCall, trippedSandbox, TRIP_PROMPTS, type Attack } from '../helpers/gateAttack.js';
+import {
+  endAttack,
+  expectAllowed,
+  expectDenied,
+  expectWayOutOpen,
+  launcherOf,
+  payload,
+  proveWayOut,
+  runHook,
+  runShell,
+  toolCall,
+  trippedSandbox,
+  TRIP_PROMPTS,
+  type Attack,
+} from '../helpers/gateAttack.js';
 
 const bash = (attack: Attack, command: string) => runHook(attack.box.env, toolCall(attack, 'Bash', { command, description: 'look up a summary' }));
 const tripped = async (attack: Attack): Promise<boolean> =>

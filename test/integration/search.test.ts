@@ -49,7 +49,12 @@ describe('recap search and timeline', () => {
     seqs.push(
       await submit(
         JOB,
-        summaryWith(2, 1, 'Refund decisions: a refund is issued to the original card; partial refund amounts are rounded down; the refund export runs nightly.', 'refund handling: how a refund is issued and exported'),
+        summaryWith(
+          2,
+          1,
+          'Refund decisions: a refund is issued to the original card; partial refund amounts are rounded down; the refund export runs nightly.',
+          'refund handling: how a refund is issued and exported',
+        ),
       ),
     );
     seqs.push(await submit(JOB, summaryWith(3, 0, 'The billing topic keeps its own invoices chain.'), 'billing'));

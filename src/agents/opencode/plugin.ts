@@ -203,7 +203,7 @@ const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'
 const READS =
   "(?:status|context|chain|show (?:\\d+|'#?\\d+')" +
   "|search (?:[A-Za-z0-9_.]+|'[^'\\n]*')(?: --all-jobs| --(?:topic|since) [\\w:.-]+| --limit \\d+)*" +
-  "|timeline(?: \\d+)?(?: --at [\\w:.-]+| --(?:before|after) \\d+)*)";
+  '|timeline(?: \\d+)?(?: --at [\\w:.-]+| --(?:before|after) \\d+)*)';
 
 /**
  * Whether a bash call is exactly the way out recap names: the launcher's status, context,

@@ -48,7 +48,7 @@ export const searchCommands: Builder = (y) =>
   y
     .command(
       'search <query..>',
-      "find summaries by their words: ranked, by section, gist and files",
+      'find summaries by their words: ranked, by section, gist and files',
       (a) =>
         documented(a, 'search')
           .positional('query', { type: 'string', array: true, demandOption: true, describe: 'the words to look for (quote several as one)' })
