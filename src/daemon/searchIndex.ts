@@ -24,7 +24,17 @@ const FIELDS = Object.keys(BOOST);
 /** Summaries read from the log at a time while the index is built. */
 const BUILD_CHUNK = 500;
 
-const lowercase = (term: string) => term.toLowerCase();
+/**
+ * Words too common to tell summaries apart: left out of the index (they would match nearly
+ * every part, costing memory and time for no ranking).
+ */
+const STOP_WORDS = new Set(
+  'a an and are as at be but by for from has have in is it its of on or so that the their then there these they this to was we were what when which will with'.split(' '),
+);
+const lowercase = (term: string) => {
+  const lower = term.toLowerCase();
+  return STOP_WORDS.has(lower) ? null : lower;
+};
 
 function newMini(): MiniSearch<Doc> {
   return new MiniSearch<Doc>({
@@ -82,14 +92,14 @@ export class SearchIndex {
         (filter.since === undefined || part.time >= filter.since)
       );
     };
-    const entries = new Map<string, EntryMatch & { best: number }>();
+    // By sequence number: it is unique across jobs.
+    const entries = new Map<number, EntryMatch & { best: number }>();
     for (const result of this.mini.search(query, { filter: keep })) {
       const part = this.parts[result.id as number]!;
-      const key = `${part.job}\u0000${part.seq}`;
-      const entry = entries.get(key);
+      const entry = entries.get(part.seq);
       // The section shown is the best part's; the gist is shown with every hit anyway, so any section that matched beats it.
       const weight = part.section === GIST_SECTION ? -1 : result.score;
-      if (entry === undefined) entries.set(key, { job: part.job, seq: part.seq, score: result.score, section: part.section, terms: result.terms, best: weight });
+      if (entry === undefined) entries.set(part.seq, { job: part.job, seq: part.seq, score: result.score, section: part.section, terms: result.terms, best: weight });
       else {
         entry.score += result.score;
         if (weight > entry.best) Object.assign(entry, { section: part.section, terms: result.terms, best: weight });
