@@ -22,6 +22,7 @@ const SCRIPTS = {
   auditPage: { file: 'auditPage.mjs', args: quick ? ['--quick'] : [], timeoutS: quick ? 120 : 900 },
   codeManifest: { file: 'codeManifest.mjs', args: quick ? ['--quick'] : [], timeoutS: quick ? 60 : 300 },
   memory: { file: 'memory.mjs', args: quick ? ['--quick'] : [], timeoutS: quick ? 60 : 600 },
+  search: { file: 'search.mjs', args: quick ? ['--quick'] : [], timeoutS: quick ? 60 : 1200 },
 };
 
 if (!existsSync(join(root, 'dist', 'daemon')) || !existsSync(join(root, 'bin', 'recap-hook.cjs'))) {
@@ -388,6 +389,28 @@ function memorySection(m) {
   };
 }
 
+function searchSection(r) {
+  return {
+    title: 'Search',
+    method:
+      `A job of ${r.summaries.toLocaleString('en')} accepted summaries (a gist and three sections each). ` +
+      `Timed from the request's write to its answer over the socket, ${r.runs} queries (one word, a five-letter prefix, two words), limit 10, snippets read from the log. ` +
+      "The index's memory is the daemon's heap after the first search less before it (an upper bound: the build's garbage may not be collected yet).",
+    figures: [
+      figure('search, p95', r.search.p95Ms, 'ms', {
+        target: `< ${r.targets.searchP95Ms} ms`,
+        met: below(r.search.p95Ms, r.targets.searchP95Ms),
+        baseline: `median ${r.search.medianMs} ms; ${r.search.meanHits} hits on average`,
+      }),
+      figure('search index, heap', r.indexMb, 'MB', {
+        target: `< ${r.targets.indexMb} MB`,
+        met: below(r.indexMb, r.targets.indexMb),
+        baseline: `built by the first search in ${r.firstSearchMs} ms`,
+      }),
+    ],
+  };
+}
+
 const started = Date.now();
 const load = { start: loadavg() };
 const raw = {};
@@ -408,6 +431,7 @@ sections.push(raw.replay ? replaySection(raw.replay) : failed('Replay and start-
 sections.push(raw.auditPage ? auditPageSection(raw.auditPage) : failed('Audit page (recap ui)', 'auditPage'));
 sections.push(raw.codeManifest ? codeManifestSection(raw.codeManifest) : failed("recap's code checked at daemon start", 'codeManifest'));
 sections.push(raw.memory ? memorySection(raw.memory) : failed('Memory hand-over', 'memory'));
+sections.push(raw.search ? searchSection(raw.search) : failed('Search', 'search'));
 
 const results = {
   date: new Date(started).toISOString(),

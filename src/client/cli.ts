@@ -12,6 +12,7 @@ import { moreLine } from './commands/docs.js';
 import { mcpCommand } from './commands/mcp.js';
 import { agentCommands, holdCommands, memoryCommands, reportCommand, statusCommand } from './commands/gate.js';
 import { completionCommand, doctorCommand, installCommands, statuslineCommand } from './commands/setup.js';
+import { searchCommands } from './commands/search.js';
 import { uiCommand } from './commands/ui.js';
 import { memoryEditCommands } from './commands/memoryEdits.js';
 import type { DaemonSide } from './daemonSide.js';
@@ -33,6 +34,7 @@ const commands = (side: DaemonSide): Builder[] => [
   agentCommands,
   memoryCommands,
   memoryEditCommands,
+  searchCommands,
   statuslineCommand,
   installCommands,
   holdCommands,

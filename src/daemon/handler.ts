@@ -11,6 +11,7 @@ import type { TokenCounter } from '../events/tokens.js';
 import { parseRequest, ProtocolError, userCommand, type Op, type Response, type ResponseOf } from '../protocol/protocol.js';
 import { CommandService, type ServiceDeps } from './commandService.js';
 import { StorageFailed } from './eventStore.js';
+import { SearchIndex } from './searchIndex.js';
 import type { SpooledOutcome } from './hookService.js';
 import { auditOps } from './ops/audit.js';
 import { configOps } from './ops/config.js';
@@ -19,8 +20,8 @@ import { decisionOps } from './ops/decisions.js';
 import { gateOps } from './ops/gate.js';
 import { Hooks, type HookAnswered } from './ops/hook.js';
 import { chainEntries, jobOps, Windows } from './ops/job.js';
-import { pendingOps } from './ops/pending.js';
 import { memoryEditOps } from './ops/memoryEdits.js';
+import { searchOps } from './ops/search.js';
 import type { OpTable } from './ops/table.js';
 
 export { VERSION, type Lifecycle } from './ops/daemon.js';
@@ -36,6 +37,7 @@ export type HandlerDeps = ServiceDeps &
 export class Handler {
   private readonly service: CommandService;
   private readonly hooks: Hooks;
+  private readonly searchIndex: SearchIndex;
   /** Every op, one function each: the compiler checks each answers as protocol.ts says. */
   private readonly ops: OpTable;
 
@@ -45,7 +47,9 @@ export class Handler {
     this.service = service;
     // One decision log per job, for the op and the hook's way out alike.
     const decisions = decisionOps(service);
-    this.hooks = new Hooks(service, windows, deps.log, decisions, deps.hookAnswered);
+    this.searchIndex = new SearchIndex(deps.store, deps.projection, (error) => deps.log.error({ err: error }, 'the search index failed to follow the log; it is built again'));
+    const reads = searchOps(service, this.searchIndex);
+    this.hooks = new Hooks(service, windows, { ...reads, ...decisions }, deps.log, deps.hookAnswered);
     this.ops = {
       ...daemonOps(deps),
       ...gateOps(service),
@@ -53,7 +57,7 @@ export class Handler {
       ...decisions,
       ...auditOps(service),
       ...configOps(service),
-      ...pendingOps,
+      ...reads,
       ...memoryEditOps(service),
       hook: this.hooks.hook,
     };
@@ -122,6 +126,7 @@ export class Handler {
   /** Lets the requests that wait for events answer now: the daemon is stopping. */
   close(): void {
     this.service.close();
+    this.searchIndex.stop();
   }
 }
 

@@ -38,6 +38,8 @@ export type HookOps = {
   chain(r: RequestOf<'chain'>): Promise<ResponseOf<'chain'>>;
   show(r: RequestOf<'show'>): Promise<ResponseOf<'show'>>;
   decisions(r: RequestOf<'decisions'>): Promise<ResponseOf<'decisions'>>;
+  search(r: RequestOf<'search'>): Promise<ResponseOf<'search'>>;
+  timeline(r: RequestOf<'timeline'>): Promise<ResponseOf<'timeline'>>;
   /** What the agent's own summary should keep when it compacts (compactSteer.ts); undefined with no summary to keep from. */
   compactSteer(where: Where): Promise<string | undefined>;
   /** Records what reads found and the log does not hold yet (a session's binding, config facts): a session's start is a write. */

@@ -4,10 +4,11 @@
 // a whitelisted recap command is answered here, and the call itself is denied with the
 // command's output as the reason, which the model reads as the tool's result.
 import type { ToolCall } from '../events/toolCall.js';
-import { readWayOut } from '../events/whitelist.js';
+import { readWayOut, type WayOut } from '../events/whitelist.js';
 import type { HookOps } from './hookOps.js';
 import type { Where } from './jobResolver.js';
 import { ProtocolError, requestSchemas } from '../protocol/protocol.js';
+import { shownHits, shownTimeline } from '../protocol/shownHits.js';
 import { shownSummary } from '../protocol/shownSummary.js';
 import { decisionLogText } from '../protocol/decisionLogText.js';
 import { describeIssues } from '../common/zodIssues.js';
@@ -46,6 +47,7 @@ export async function wayOutInHook(call: ToolCall, where: Where, ops: HookOps, s
   const schema = way.subcommand === 'submit' ? requestSchemas.submit : way.subcommand === 'show' ? requestSchemas.show : requestSchemas.status;
   const valid = schema.safeParse(request);
   if (!valid.success) return `${RAN}\nrecap refused the request (${describeIssues(valid.error)}); nothing changed.`;
+  if (way.subcommand === 'search' || way.subcommand === 'timeline') return `${RAN}\n${await found(ops, way, job, asJson)}`;
   switch (way.subcommand) {
     case 'submit': {
       if (way.summary === undefined) return `recap: give the summary in a quoted here-document (${ops.recapCommand} submit <<'EOF' ... EOF); here --file cannot be read.`;
@@ -86,6 +88,43 @@ export async function wayOutInHook(call: ToolCall, where: Where, ops: HookOps, s
     }
     default:
       return undefined;
+  }
+}
+
+/**
+ * `search` and `timeline`'s output. A time (--since, --at) is read by the CLI in the user's
+ * zone and forms, which the hook does not have: the agent is told to leave it out.
+ */
+async function found(ops: HookOps, way: WayOut, job: string, asJson: boolean): Promise<string> {
+  const time = way.options.has('--since') ? '--since' : way.options.has('--at') ? '--at' : undefined;
+  if (time !== undefined) return `recap: ${time} cannot be read here, where recap runs the command in its hook; run it again without ${time}.`;
+  const number = (name: string) => (typeof way.options.get(name) === 'string' ? Number(way.options.get(name)) : undefined);
+  const allJobs = way.options.has('--all-jobs');
+  const topic = way.options.get('--topic');
+  const fields =
+    way.subcommand === 'search'
+      ? { job, query: way.query ?? '', allJobs, ...(typeof topic === 'string' ? { topic } : {}), ...(number('--limit') !== undefined ? { limit: number('--limit') } : {}) }
+      : {
+          job,
+          ...(way.seq !== undefined ? { seq: way.seq } : {}),
+          ...(number('--before') !== undefined ? { before: number('--before') } : {}),
+          ...(number('--after') !== undefined ? { after: number('--after') } : {}),
+        };
+  const iso = (ms: number) => new Date(ms).toISOString();
+  try {
+    if (way.subcommand === 'search') {
+      const request = requestSchemas.search.safeParse(fields);
+      if (!request.success) return `recap refused the request (${describeIssues(request.error)}); nothing changed.`;
+      const answer = await ops.search(request.data);
+      return asJson ? JSON.stringify(answer) : shownHits(answer, { query: request.data.query, allJobs, recap: ops.recapCommand }, iso);
+    }
+    const request = requestSchemas.timeline.safeParse(fields);
+    if (!request.success) return `recap refused the request (${describeIssues(request.error)}); nothing changed.`;
+    const answer = await ops.timeline(request.data);
+    return asJson ? JSON.stringify(answer) : shownTimeline(answer, iso);
+  } catch (error) {
+    if (!(error instanceof ProtocolError)) throw error;
+    return asJson ? JSON.stringify({ error: { code: error.code, message: error.message } }) : `recap: ${error.message}`;
   }
 }
 

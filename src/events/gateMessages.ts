@@ -149,7 +149,7 @@ export function denyReason(state: JobState, config: Config, texts: SummaryTexts,
     `recap: job ${state.job} needs a summary before any other tool can run: ${tripCause(state)}.`,
     ...(refusal ? [`This command was refused: ${refusal}.`] : []),
     ...head,
-    `Meanwhile only ${recap} status, ${recap} context, ${recap} chain, ${recap} decisions and ${recap} show N may run.`,
+    `Meanwhile only ${recap} status, ${recap} context, ${recap} chain, ${recap} show N, ${recap} decisions, ${recap} search QUERY and ${recap} timeline may run.`,
   ].join('\n\n');
   const { what, blocks, tokens } = material(state, texts, EXCERPT_CHARS);
   const { shown, left } = newestWithin(blocks, REASON_BUDGET - top.length - 200);
@@ -235,7 +235,7 @@ export function protectionReason(refusal: string, recap: string): string {
     `recap: this call was refused: ${refusal}. recap's event log, socket, config, its hooks in the agent's ` +
     'settings and its installed files are off limits to the agent, and its setup commands (install, uninstall, ' +
     "config, daemon, trip, import, stop, restart, reload, pause, resume) are the user's to run outside the agent. " +
-    `Name recap exactly as ${recap}: ${recap} status, ${recap} context, ${recap} chain, ${recap} decisions and ${recap} show N read the job's state, memory, summaries and decisions, ` +
+    `Name recap exactly as ${recap}: ${recap} status, ${recap} context, ${recap} chain, ${recap} show N, ${recap} decisions, ${recap} search QUERY and ${recap} timeline read the job's state, memory, summaries and decisions, ` +
     'and a summary goes in with its submit subcommand and a quoted here-document.'
   );
 }

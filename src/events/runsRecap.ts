@@ -100,11 +100,11 @@ export const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]]*\])?\+?=/;
 const DEPTH_LIMIT = 8;
 
 /** recap's commands for the agent (read the state and the summaries, submit one): by the launcher, never a risk. */
-const READING = new Set(['status', 'context', 'chain', 'show', 'decisions', 'submit']);
+const READING = new Set(['status', 'context', 'chain', 'show', 'decisions', 'search', 'timeline', 'submit']);
 
 /**
  * Why the command might run recap outside the whitelist, or undefined when it cannot.
- * @param recapPaths the launcher: a plain `<launcher> status` (or context, chain, show, submit)
+ * @param recapPaths the launcher: a plain `<launcher> status` (or context, chain, show, search, timeline, submit)
  * chained to something else is left to the gate, whose message says what to fix.
  */
 export function mightRunRecap(command: string, recapPaths: ReadonlySet<string> = new Set(), depth = 0): string | undefined {
@@ -122,8 +122,10 @@ export function mightRunRecap(command: string, recapPaths: ReadonlySet<string> =
 function isOwnReading(simple: SimpleCommand, recapPaths: ReadonlySet<string>): boolean {
   const [program, ...rest] = simple.words;
   if (program === undefined || !recapPaths.has(program.value) || !simple.words.every((w) => w.literal)) return false;
-  // The subcommand is the first word that is no option nor --job's value: `--job status log` runs log.
-  const sub = rest.find((w, i) => !w.value.startsWith('-') && rest[i - 1]?.value !== '--job');
+  // The subcommand comes first, or after --job and its value (`--job status log` runs log); any
+  // other option before it could take the next word as its value (`--since status log` runs log).
+  const skip = rest[0]?.value === '--job' ? 2 : rest[0]?.value.startsWith('--job=') ? 1 : 0;
+  const sub = rest[skip];
   if (sub === undefined || !READING.has(sub.value)) return false;
   return simple.heredocs.every((h) => h.quoted || !/[$`\\]/.test(h.body)) && simple.redirects.every((r) => r.target === undefined || !RECAP.test(r.target.value));
 }

@@ -1,14 +1,18 @@
 // What a Bash command may be while the gate is tripped: exactly one recap command that
-// reads state (status, context, chain, show N, decisions) or submits a summary, with nothing chained
-// onto it or hidden in it.
+// reads state (status, context, chain, show N, decisions, search QUERY, timeline [N]) or submits a
+// summary, with nothing chained onto it or hidden in it.
 import { tokenize, type HeredocToken, type WordToken } from './shellTokens.js';
 
 export type BashVerdict = { allowed: true; subcommand: string } | { allowed: false; why: string };
 
 /** Options and whether each takes a value (`true`). */
 type Options = ReadonlyMap<string, boolean>;
-/** A read-only subcommand: the options it may take, and whether it takes a summary's number (`show N`). */
-type ReadOnly = { options: Options; number?: true };
+/**
+ * A read-only subcommand: the options it may take, and the one word it takes besides them:
+ * a summary's number (`show N`; `timeline [N]`, where it may be left out) or a query
+ * (`search QUERY`: one literal word, quoted when it has spaces).
+ */
+type ReadOnly = { options: Options; word?: 'number' | 'optional number' | 'query' };
 const READ_ONLY_OPTIONS: Options = new Map([
   ['--json', false],
   ['--job', true],
@@ -17,13 +21,27 @@ const READ_ONLY: ReadonlyMap<string, ReadOnly> = new Map([
   ['status', { options: new Map([...READ_ONLY_OPTIONS, ['--daemon', false]]) }],
   ['context', { options: READ_ONLY_OPTIONS }],
   ['chain', { options: READ_ONLY_OPTIONS }],
-  ['show', { options: READ_ONLY_OPTIONS, number: true }],
+  ['show', { options: READ_ONLY_OPTIONS, word: 'number' }],
   ['decisions', { options: READ_ONLY_OPTIONS }],
+  [
+    'search',
+    {
+      options: new Map([...READ_ONLY_OPTIONS, ['--all-jobs', false], ['--topic', true], ['--since', true], ['--limit', true]]),
+      word: 'query',
+    },
+  ],
+  [
+    'timeline',
+    {
+      options: new Map([...READ_ONLY_OPTIONS, ['--at', true], ['--before', true], ['--after', true]]),
+      word: 'optional number',
+    },
+  ],
 ]);
 /** A summary's number as `recap show` takes it: its sequence number, `#` before it allowed (quoted: bare, it starts a comment). */
 const SUMMARY_NUMBER = /^#?[1-9][0-9]{0,14}$/;
 /** How the messages name the read-only commands and the way out. */
-const WAYS = 'submit, status, context, chain, show N or decisions';
+const WAYS = 'submit, status, context, chain, show N, decisions, search QUERY or timeline';
 const SUBMIT_OPTIONS: Options = new Map([
   ['--json', false],
   ['--job', true],
@@ -89,20 +107,22 @@ export function classifyBash(command: string, recapPaths: ReadonlySet<string>): 
   const readOnly = READ_ONLY.get(subcommand);
   if (readOnly) {
     if (heredocs.length > 0) return deny(`${recap} ${subcommand} takes no input`);
-    const numbers: string[] | undefined = readOnly.number ? [] : undefined;
-    const problem = optionProblem(args, readOnly.options, subcommand, numbers) ?? numberProblem(numbers, recap);
+    const words: string[] | undefined = readOnly.word ? [] : undefined;
+    const problem = optionProblem(args, readOnly.options, subcommand, words) ?? wordProblem(readOnly.word, words ?? [], subcommand, recap);
     return problem ? deny(problem) : { allowed: true, subcommand };
   }
   if (subcommand === 'submit') return classifySubmit(args, heredocs);
   return deny(`recap ${subcommand} is not allowed while the gate is tripped; use ${WAYS}`);
 }
 
-/** What is wrong with the words `show` was given for its number (undefined: it takes none). */
-function numberProblem(numbers: string[] | undefined, recap: string): string | undefined {
-  if (numbers === undefined) return undefined;
-  const usage = `give one summary's number, as in ${recap} show 12 (${recap} chain lists them)`;
-  if (numbers.length !== 1) return `${recap} show takes one number: ${usage}`;
-  return SUMMARY_NUMBER.test(numbers[0]!) ? undefined : `${JSON.stringify(numbers[0])} is not a summary's number: ${usage}`;
+/** What is wrong with the words a read-only subcommand was given besides its options. */
+function wordProblem(kind: ReadOnly['word'], words: string[], subcommand: string, recap: string): string | undefined {
+  if (kind === undefined) return undefined;
+  if (kind === 'query') return words.length === 1 ? undefined : `${recap} search takes one query: quote several words as one, as in ${recap} search 'export folder'`;
+  const usage = `give one summary's number, as in ${recap} ${subcommand} 12 (${recap} chain lists them)`;
+  if (kind === 'optional number' && words.length === 0) return undefined;
+  if (words.length !== 1) return `${recap} ${subcommand} takes one number: ${usage}`;
+  return SUMMARY_NUMBER.test(words[0]!) ? undefined : `${JSON.stringify(words[0])} is not a summary's number: ${usage}`;
 }
 
 function classifySubmit(args: string[], heredocs: HeredocToken[]): BashVerdict {
@@ -159,8 +179,8 @@ function optionProblem(args: string[], allowed: Options, subcommand: string, wor
   return undefined;
 }
 
-/** A whitelisted recap command, read: its subcommand, its options, the summary's number (show), its here-document. */
-export type WayOut = { subcommand: string; options: ReadonlyMap<string, string | true>; seq?: number; summary?: string };
+/** A whitelisted recap command, read: its subcommand, its options, the summary's number (show, timeline), the query (search), its here-document. */
+export type WayOut = { subcommand: string; options: ReadonlyMap<string, string | true>; seq?: number; query?: string; summary?: string };
 
 /** The whitelisted recap command `command` is, read for running it elsewhere (Codex's hook); undefined if it is none. */
 export function readWayOut(command: string, recapPaths: ReadonlySet<string>): WayOut | undefined {
@@ -171,19 +191,27 @@ export function readWayOut(command: string, recapPaths: ReadonlySet<string>): Wa
   const heredoc = tokenized.tokens.find((t): t is HeredocToken => t.kind === 'heredoc');
   const options = new Map<string, string | true>();
   let seq: number | undefined;
+  let query: string | undefined;
   const args = words.slice(2);
   const readOnly = READ_ONLY.get(verdict.subcommand);
   const allowed = readOnly?.options ?? SUBMIT_OPTIONS;
   for (let i = 0; i < args.length; i += 1) {
     const arg = args[i]!;
     if (arg === '-') continue;
-    if (readOnly?.number && !arg.startsWith('-')) {
-      seq = Number(arg.replace('#', ''));
+    if (readOnly?.word !== undefined && !arg.startsWith('-')) {
+      if (readOnly.word === 'query') query = arg;
+      else seq = Number(arg.replace('#', ''));
       continue;
     }
     const eq = arg.indexOf('=');
     const name = eq > 0 ? arg.slice(0, eq) : arg;
     options.set(name, allowed.get(name) ? (eq > 0 ? arg.slice(eq + 1) : (args[(i += 1)] ?? '')) : true);
   }
-  return { subcommand: verdict.subcommand, options, ...(seq !== undefined ? { seq } : {}), ...(heredoc ? { summary: heredoc.body } : {}) };
+  return {
+    subcommand: verdict.subcommand,
+    options,
+    ...(seq !== undefined ? { seq } : {}),
+    ...(query !== undefined ? { query } : {}),
+    ...(heredoc ? { summary: heredoc.body } : {}),
+  };
 }

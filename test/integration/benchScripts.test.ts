@@ -44,4 +44,13 @@ describe('the benchmark scripts', { timeout: 150_000 }, () => {
     expect(figures.context.medianMs).toBeGreaterThan(0);
     expect(figures.sessionStart.medianMs).toBeGreaterThan(0);
   });
+
+  it('search: searches a job of summaries through the daemon and measures its index', () => {
+    const figures = bench('search.mjs', ['--quick']) as { summaries: number; firstHits: number; indexMb: number; search: { medianMs: number; p95Ms: number } };
+    expect(figures.summaries).toBe(200);
+    expect(figures.firstHits).toBeGreaterThan(0);
+    expect(figures.search.medianMs).toBeGreaterThan(0);
+    expect(figures.search.p95Ms).toBeGreaterThanOrEqual(figures.search.medianMs);
+    expect(typeof figures.indexMb).toBe('number');
+  });
 });

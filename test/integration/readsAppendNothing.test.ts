@@ -1,4 +1,4 @@
-// Reads are reads: `status`, `context`, `chain`, `show` and `decisions` leave the event log as it was, even when
+// Reads are reads: `status`, `context`, `chain`, `show`, `decisions`, `search` and `timeline` leave the event log as it was, even when
 // what they read (a new session, a project's config file) is not yet on record. The next
 // command that writes records it, so nothing is lost.
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -40,7 +40,7 @@ describe('the reads status, context, chain, show and decisions', () => {
     }
   });
 
-  it('show appends nothing for a new session, whether it finds the summary or refuses the number', async () => {
+  it('show, search and timeline append nothing for a new session, whether show finds the summary or refuses the number', async () => {
     const box = newBox();
     await start(box);
     const client = await RawClient.connect(box.socket);
@@ -58,6 +58,15 @@ describe('the reads status, context, chain, show and decisions', () => {
       expect(shown.result).toMatchObject({ entry: { seq }, gistBy: 'agent' });
       const refused = await client.request({ id: 4, op: 'show', seq: seq - 1, ...reader });
       expect(refused.error).toMatchObject({ code: 'not_summary' });
+      expect(await lastSeq()).toBe(before);
+
+      // search (its index built on this first one) and timeline are reads too.
+      const found = await client.request({ id: 5, op: 'search', query: 'parser', ...reader });
+      expect((found.result as { hits: { seq: number }[] }).hits.map((h) => h.seq)).toEqual([seq]);
+      const everyJob = await client.request({ id: 6, op: 'search', query: 'parser', allJobs: true, ...reader });
+      expect(everyJob.error).toBeUndefined();
+      const timeline = await client.request({ id: 7, op: 'timeline', seq, ...reader });
+      expect((timeline.result as { entries: { seq: number }[] }).entries.map((e) => e.seq)).toEqual([seq]);
       expect(await lastSeq()).toBe(before);
     } finally {
       client.close();

@@ -351,7 +351,7 @@ describe('classifyBash: the deny reason says what is wrong', () => {
   it('given a state-changing subcommand, when it is denied, then the reason lists the allowed subcommands', () => {
     const reason = why('recap install claude');
     expect(reason).toContain('recap install is not allowed');
-    expect(reason).toContain('submit, status, context, chain, show N or decisions');
+    expect(reason).toContain('submit, status, context, chain, show N, decisions, search QUERY or timeline');
   });
 
   it('given submit with no summary source, when it is denied, then the reason shows both ways to give one', () => {
@@ -580,5 +580,66 @@ describe('classifyBash: recap show N, read-only like status, context and chain',
     });
     expect(read('recap show 12; rm x')).toBeUndefined();
     expect(read('recap chain --job 12')).toEqual({ subcommand: 'chain', options: new Map([['--job', '12']]) });
+  });
+});
+
+describe('classifyBash: recap search QUERY and recap timeline [N], read-only like show', () => {
+  const read = (command: string) => readWayOut(command.replace(/^recap/, LAUNCHER), recapPaths);
+
+  it.each([
+    ['a bare word', 'recap search refunds'],
+    ['a quoted phrase', "recap search 'export folder'"],
+    ['a double-quoted phrase', 'recap search "export folder"'],
+    ['a query that looks like a command substitution, in single quotes (never expanded)', "recap search '$(rm -rf x)'"],
+    ['every option', "recap search 'export folder' --all-jobs --topic billing --since 2h --limit 5 --json"],
+    ['--job', 'recap search refunds --job other'],
+    ['the newest', 'recap timeline'],
+    ['around N', 'recap timeline 12 --before 2 --after 1 --json'],
+    ['around #N, quoted', "recap timeline '#12'"],
+    ['around a time', 'recap timeline --at 14:02 --job myjob'],
+  ])('given a tripped gate, when the agent runs %s, then it is allowed', (_label, command) => {
+    expect(classify(command).allowed).toBe(true);
+  });
+
+  it.each([
+    ['a command substitution in double quotes', 'recap search "$(rm -rf x)"'],
+    ['backticks', 'recap search "`rm -rf x`"'],
+    ['a bare command substitution', 'recap search $(rm -rf x)'],
+    ['a variable', 'recap search $HOME'],
+    ['; and another command', 'recap search x; rm -rf x'],
+    ['&& another command', 'recap search x && rm -rf x'],
+    ['a pipe', 'recap search x | sh'],
+    ['a redirection', 'recap search x > /tmp/x'],
+    ['a second line', 'recap search x\nrm -rf x'],
+    ['a here-document', "recap search x <<'EOF'\nx\nEOF"],
+    ['no query', 'recap search'],
+    ['two words unquoted', 'recap search export folder'],
+    ['an unknown option', 'recap search x --exec sh'],
+    ['an option value that is an option', 'recap search x --topic --json'],
+    ['a query that is an option', 'recap search --help'],
+    ['a substitution in an option value', 'recap search x --since "$(date)"'],
+    ['timeline with a word', 'recap timeline latest'],
+    ['timeline with two numbers', 'recap timeline 1 2'],
+    ['timeline with an unknown option', 'recap timeline --topic x'],
+    ['timeline chained', 'recap timeline 3; id'],
+  ])('given a tripped gate, when the agent runs search or timeline with %s, then it is denied', (_label, command) => {
+    expect(classify(command).allowed).toBe(false);
+  });
+
+  it('given two unquoted words, when the reason is read, then it says to quote them as one query', () => {
+    const verdict = classify('recap search export folder');
+    expect(verdict).toEqual({ allowed: false, why: `${LAUNCHER} search takes one query: quote several words as one, as in ${LAUNCHER} search 'export folder'` });
+  });
+
+  it('given search or timeline through the hook, when it is read to be run there, then the query, number and options come with it', () => {
+    expect(read("recap search 'export folder' --limit 3 --all-jobs")).toEqual({
+      subcommand: 'search',
+      options: new Map<string, string | true>([
+        ['--limit', '3'],
+        ['--all-jobs', true],
+      ]),
+      query: 'export folder',
+    });
+    expect(read('recap timeline 12 --before 1')).toEqual({ subcommand: 'timeline', options: new Map([['--before', '1']]), seq: 12 });
   });
 });

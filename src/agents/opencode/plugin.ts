@@ -197,15 +197,24 @@ function remember<K, V>(map: Map<K, V>, key: K, value: V): void {
 const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /**
+ * The read-only commands, as plain text: a search's query is a bare word or one in single
+ * quotes (nothing inside is expanded), and every option's value is made of safe characters.
+ */
+const READS =
+  "(?:status|context|chain|decisions|show (?:\\d+|'#?\\d+')" +
+  "|search (?:[A-Za-z0-9_.]+|'[^'\\n]*')(?: --all-jobs| --(?:topic|since) [\\w:.-]+| --limit \\d+)*" +
+  '|timeline(?: \\d+)?(?: --at [\\w:.-]+| --(?:before|after) \\d+)*)';
+
+/**
  * Whether a bash call is exactly the way out recap names: the launcher's status, context,
- * chain, show N or decisions, or its submit with a quoted here-document and nothing after it. Stricter than
+ * chain, show N, decisions, search QUERY or timeline [N], or its submit with a quoted here-document and nothing after it. Stricter than
  * recap's own whitelist (src/events/whitelist.ts), which cannot run here: it lets through
  * less, never more.
  */
 function isWayOut(tool: string, args: unknown): boolean {
   const command = isObject(args) ? args.command : undefined;
   if (tool !== 'bash' || typeof command !== 'string' || SETTINGS.launcher === '') return false;
-  if (new RegExp(`^${escapeRegex(SETTINGS.launcher)} (?:status|context|chain|decisions|show (?:\\d+|'#?\\d+'))(?: --json)?$`).test(command)) return true;
+  if (new RegExp(`^${escapeRegex(SETTINGS.launcher)} ${READS}(?: --json)?$`).test(command)) return true;
   const head = `${SETTINGS.launcher} submit <<'EOF'\n`;
   if (!command.startsWith(head)) return false;
   const lines = command.slice(head.length).replace(/\n$/, '').split('\n');

@@ -33,6 +33,8 @@ export const COMMAND_DOCS = {
   decisions: 'docs/memory.md',
   amend: 'docs/audit.md',
   redact: 'docs/audit.md',
+  search: 'docs/memory.md',
+  timeline: 'docs/memory.md',
   statusline: 'docs/agents.md',
   install: 'docs/agents.md',
   uninstall: 'docs/agents.md',

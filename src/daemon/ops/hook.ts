@@ -26,9 +26,9 @@ export class Hooks {
   constructor(
     s: CommandService,
     windows: Windows,
+    /** The reads that have an op file (and state) of their own, shared with the op table, which a hook may run as the way out. */
+    reads: OpsOf<'search' | 'timeline' | 'decisions'>,
     private readonly log: Logger,
-    /** The reads that keep state of their own (the decision logs), shared with the op table. */
-    reads: OpsOf<'decisions'>,
     private readonly answered?: HookAnswered,
   ) {
     this.ops = {
@@ -43,7 +43,9 @@ export class Hooks {
       context: (r, where, shellTool, limit) => context(s, r, where, shellTool, limit),
       chain: (r) => chain(s, r),
       show: (r) => known(s, r.job, () => show(s, r)),
-      decisions: (r) => reads.decisions(r),
+      decisions: reads.decisions,
+      search: reads.search,
+      timeline: reads.timeline,
       compactSteer: (where) => compactSteer(s, where),
       recordPending: (where) => s.recordPending(where),
       windowOf: (session) => windows.of(session),

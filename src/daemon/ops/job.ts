@@ -158,7 +158,7 @@ export async function show(s: CommandService, r: RequestOf<'show'>): Promise<Res
 const gistOf = (data: { text: string; redacted?: true }) => (data.redacted ? REDACTED_GIST : deriveGist(data.text));
 
 /** Why `seq` cannot be shown, with the job's summaries just before and after it. */
-function notSummary(job: string, seq: number, seqs: number[]): string {
+export function notSummary(job: string, seq: number, seqs: number[]): string {
   if (seqs.length === 0) return `#${seq} is not a summary of job ${job}: the job has no summaries yet`;
   const near = [seqs.findLast((n) => n < seq), seqs.find((n) => n > seq)].flatMap((n) => (n === undefined ? [] : [`#${n}`]));
   return `#${seq} is not a summary of job ${job}; recap chain lists them (the nearest: ${near.join(', ')})`;
