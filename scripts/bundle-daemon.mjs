@@ -7,7 +7,7 @@ import { writeFileSync } from 'node:fs';
 import { build } from 'esbuild';
 
 // OpenTelemetry's SDK is imported only when telemetry is on (daemon/telemetry/index.ts).
-const EXTERNAL = ['level', 'classic-level', 'msgpackr', 'pino', 'gpt-tokenizer', 'gpt-tokenizer/*', '@opentelemetry/*'];
+const EXTERNAL = ['@secretlint/*', 'level', 'classic-level', 'msgpackr', 'pino', 'gpt-tokenizer', 'gpt-tokenizer/*', '@opentelemetry/*'];
 
 const result = await build({
   stdin: {
