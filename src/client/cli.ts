@@ -10,7 +10,7 @@ import { configCommands } from './commands/config.js';
 import { daemonCommand, lifecycleCommands } from './commands/daemon.js';
 import { moreLine } from './commands/docs.js';
 import { agentCommands, holdCommands, memoryCommands, reportCommand, statusCommand } from './commands/gate.js';
-import { completionCommand, doctorCommand, installCommands, statuslineCommand } from './commands/setup.js';
+import { completionCommand, doctorCommand, initCommand, installCommands, statuslineCommand } from './commands/setup.js';
 import { uiCommand } from './commands/ui.js';
 import type { DaemonSide } from './daemonSide.js';
 import { currentFolder, UsageError, type Builder, type Global } from './jobCommands.js';
@@ -21,7 +21,7 @@ export { UsageError };
 const SETUP_COMMANDS = new Set(['install', 'uninstall', 'trip', 'import', 'stop', 'restart', 'reload', 'pause', 'resume']);
 
 /** Commands that are about no one job: a --job given to them is refused, not silently ignored (and each hides it from its --help). */
-const JOBLESS_COMMANDS = new Set(['install', 'uninstall', 'import', 'completion']);
+const JOBLESS_COMMANDS = new Set(['install', 'uninstall', 'import', 'completion', 'init']);
 
 /** The commands in the order --help lists them; `side` runs what only the daemon's code can. */
 const commands = (side: DaemonSide): Builder[] => [
@@ -35,6 +35,7 @@ const commands = (side: DaemonSide): Builder[] => [
   holdCommands,
   reportCommand,
   doctorCommand,
+  initCommand,
   readCommands,
   checkCommands,
   exportCommands(side),

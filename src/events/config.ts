@@ -33,6 +33,8 @@ const fields = {
   TOKEN_ENCODING: z.enum(['o200k_base', 'cl100k_base', 'words']).default('o200k_base'),
   TOKEN_WORD_RATIO: z.number().positive().max(100).default(1.3),
   JOB_SCOPE: z.enum(['project', 'session']).default('project'),
+  /** marked: recap acts only in projects with a `.recap/` folder (scope.ts). */
+  SCOPE: z.enum(['all', 'marked']).default('all'),
   ON_DAEMON_DOWN: z.enum(['open', 'closed']).default('open'),
   /** 0: no rollups. */
   ROLLUP_EVERY: count.default(0),
