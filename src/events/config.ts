@@ -97,7 +97,7 @@ export const CONFIG_KEYS = Object.keys(fields) as ConfigKey[];
 export const LIST_KEYS: ReadonlySet<string> = new Set(['REQUIRED_SECTIONS', 'VERBATIM_SECTIONS', 'BYPASS_PREFIXES', 'COUNT_KINDS']);
 /** Keys whose values are numbers. */
 export const NUMBER_KEYS: ReadonlySet<string> = new Set(
-  CONFIG_KEYS.filter((k) => !LIST_KEYS.has(k) && !['PROFILE', 'TOKEN_ENCODING', 'JOB_SCOPE', 'ON_DAEMON_DOWN', 'SUMMARY_GROUNDING', 'GIST'].includes(k)),
+  CONFIG_KEYS.filter((k) => !LIST_KEYS.has(k) && !['PROFILE', 'TOKEN_ENCODING', 'JOB_SCOPE', 'SCOPE', 'ON_DAEMON_DOWN', 'SUMMARY_GROUNDING', 'GIST'].includes(k)),
 );
 
 export const DEFAULT_CONFIG: Config = configSchema.parse({});
