@@ -16,7 +16,6 @@ export const SECRETS = {
   ),
   urlPassword: join('pa55', 'word', 'Secret'),
   slackToken: join('xo', 'xb-', '123456789012-1234567890123-', 'AbCdEfGhIjKlMnOpQrStUvWx'),
-  stripeKey: join('sk', '_live_', '4eC39HqLyjWDarjt', 'T1zdp7dc'),
 };
 
 /** A prompt that holds an AWS key and its secret, a GitHub token and a private key. */
