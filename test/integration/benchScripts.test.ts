@@ -44,4 +44,12 @@ describe('the benchmark scripts', { timeout: 150_000 }, () => {
     expect(figures.context.medianMs).toBeGreaterThan(0);
     expect(figures.sessionStart.medianMs).toBeGreaterThan(0);
   });
+
+  it('secrets: finds and replaces the secrets of a 2 KB and a 1 MB prompt', () => {
+    const figures = bench('secrets.mjs', ['--quick']) as Record<'prompt' | 'megabyte', { secrets: number; medianMs: number }>;
+    for (const size of ['prompt', 'megabyte'] as const) {
+      expect(figures[size].secrets, size).toBe(2);
+      expect(figures[size].medianMs, size).toBeGreaterThan(0);
+    }
+  });
 });
