@@ -34,7 +34,7 @@ export const lifecycleCommands: Builder = (y) =>
     )
     .command(
       'restart',
-      'stop the daemon and start it again (after an upgrade)',
+      'stop and start the daemon again (after an upgrade)',
       (a) => documented(a, 'restart'),
       async (argv) => {
         const [{ restartDaemon }, { printRestarted }] = await lifecycleModules();

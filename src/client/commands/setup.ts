@@ -153,7 +153,7 @@ export const doctorCommand: Builder = (y) =>
 export const initCommand: Builder = (y) =>
   y.command(
     'init',
-    "mark this project: with SCOPE=marked recap acts only where there's a .recap/",
+    'mark this project (.recap/) for SCOPE=marked',
     (a) => documented(a, 'init').hide('job'),
     async (argv) => {
       const { markProject } = await import('../init.js');
