@@ -9,7 +9,15 @@ type Scan = (text: string) => Promise<SecretFinding[]>;
 let loaded: Promise<Scan> | undefined;
 
 async function load(): Promise<Scan> {
-  const [{ lintSource }, { creator }] = await Promise.all([import('@secretlint/core'), import('@secretlint/secretlint-rule-preset-recommend')]);
+  const [{ lintSource }, { creator }, { secretLintProfiler }] = await Promise.all([
+    import('@secretlint/core'),
+    import('@secretlint/secretlint-rule-preset-recommend'),
+    import('@secretlint/profiler'),
+  ]);
+  // secretlint's profiler keeps every performance mark it makes, and looks through them all
+  // at each: in a daemon that scans every prompt, memory that grows and scans that slow down.
+  // recap reads no profile, so its marks are not made.
+  secretLintProfiler.mark = () => undefined;
   const config: SecretLintCoreConfig = {
     rules: [
       {

@@ -68,6 +68,14 @@ describe('secrets replaced by the kind of secret they are', () => {
   });
 });
 
+describe('the scanner in a long-running daemon', () => {
+  it('leaves no performance mark behind, scan after scan (secretlint profiler keeps every one)', async () => {
+    for (let i = 0; i < 20; i += 1) await findSecrets(`scan ${i}: ${SECRETS.githubToken}`);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(performance.getEntriesByType('mark')).toEqual([]);
+  });
+});
+
 describe('ordinary text kept as it is', () => {
   it('leaves a sha256, a UUID, a git commit id and code alone', async () => {
     const text = [
