@@ -23,6 +23,7 @@ const SCRIPTS = {
   codeManifest: { file: 'codeManifest.mjs', args: quick ? ['--quick'] : [], timeoutS: quick ? 60 : 300 },
   memory: { file: 'memory.mjs', args: quick ? ['--quick'] : [], timeoutS: quick ? 60 : 600 },
   search: { file: 'search.mjs', args: quick ? ['--quick'] : [], timeoutS: quick ? 60 : 1200 },
+  secrets: { file: 'secrets.mjs', args: quick ? ['--quick'] : [], timeoutS: quick ? 60 : 300 },
 };
 
 if (!existsSync(join(root, 'dist', 'daemon')) || !existsSync(join(root, 'bin', 'recap-hook.cjs'))) {
@@ -411,6 +412,27 @@ function searchSection(r) {
   };
 }
 
+function secretsSection(x) {
+  return {
+    title: 'Secrets replaced before a text is stored',
+    method:
+      "secretlint's recommended rules find the secrets in a prompt (a GitHub token and an AWS access key among prose), then the pure replacement puts a marker in their place, " +
+      `as the daemon does for every prompt, Q&A and summary (never for a tool call); in one process after a warm-up, medians of ${x.prompt.runs} and ${x.megabyte.runs} runs.`,
+    figures: [
+      figure('2 KB prompt', x.prompt.medianMs, 'ms', {
+        target: `< ${x.targets.promptMs} ms`,
+        met: below(x.prompt.medianMs, x.targets.promptMs),
+        baseline: `p95 ${x.prompt.p95Ms} ms`,
+      }),
+      figure('1 MB prompt', x.megabyte.medianMs, 'ms', {
+        target: `< ${x.targets.megabyteMs} ms`,
+        met: below(x.megabyte.medianMs, x.targets.megabyteMs),
+        baseline: `p95 ${x.megabyte.p95Ms} ms`,
+      }),
+    ],
+  };
+}
+
 const started = Date.now();
 const load = { start: loadavg() };
 const raw = {};
@@ -432,6 +454,7 @@ sections.push(raw.auditPage ? auditPageSection(raw.auditPage) : failed('Audit pa
 sections.push(raw.codeManifest ? codeManifestSection(raw.codeManifest) : failed("recap's code checked at daemon start", 'codeManifest'));
 sections.push(raw.memory ? memorySection(raw.memory) : failed('Memory hand-over', 'memory'));
 sections.push(raw.search ? searchSection(raw.search) : failed('Search', 'search'));
+sections.push(raw.secrets ? secretsSection(raw.secrets) : failed('Secrets replaced before a text is stored', 'secrets'));
 
 const results = {
   date: new Date(started).toISOString(),

@@ -6,8 +6,9 @@
 import { writeFileSync } from 'node:fs';
 import { build } from 'esbuild';
 
-// OpenTelemetry's SDK is imported only when telemetry is on (daemon/telemetry/index.ts).
-const EXTERNAL = ['level', 'classic-level', 'msgpackr', 'pino', 'gpt-tokenizer', 'gpt-tokenizer/*', '@opentelemetry/*'];
+// OpenTelemetry's SDK is imported only when telemetry is on (daemon/telemetry/index.ts);
+// secretlint's rules on the first text stored (daemon/secretScanner.ts).
+const EXTERNAL = ['@secretlint/*', 'level', 'classic-level', 'msgpackr', 'pino', 'gpt-tokenizer', 'gpt-tokenizer/*', '@opentelemetry/*'];
 
 const result = await build({
   stdin: {

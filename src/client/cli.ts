@@ -11,7 +11,7 @@ import { daemonCommand, lifecycleCommands } from './commands/daemon.js';
 import { moreLine } from './commands/docs.js';
 import { mcpCommand } from './commands/mcp.js';
 import { agentCommands, holdCommands, memoryCommands, reportCommand, statusCommand } from './commands/gate.js';
-import { completionCommand, doctorCommand, installCommands, statuslineCommand } from './commands/setup.js';
+import { completionCommand, doctorCommand, initCommand, installCommands, statuslineCommand } from './commands/setup.js';
 import { searchCommands } from './commands/search.js';
 import { uiCommand } from './commands/ui.js';
 import { memoryEditCommands } from './commands/memoryEdits.js';
@@ -24,7 +24,7 @@ export { UsageError };
 const SETUP_COMMANDS = new Set(['install', 'uninstall', 'trip', 'import', 'stop', 'restart', 'reload', 'pause', 'resume', 'amend', 'redact']);
 
 /** Commands that are about no one job: a --job given to them is refused, not silently ignored (and each hides it from its --help). */
-const JOBLESS_COMMANDS = new Set(['install', 'uninstall', 'import', 'completion']);
+const JOBLESS_COMMANDS = new Set(['install', 'uninstall', 'import', 'completion', 'init']);
 
 /** The commands in the order --help lists them; `side` runs what only the daemon's code can. */
 const commands = (side: DaemonSide): Builder[] => [
@@ -40,6 +40,7 @@ const commands = (side: DaemonSide): Builder[] => [
   holdCommands,
   reportCommand,
   doctorCommand,
+  initCommand,
   readCommands,
   checkCommands,
   exportCommands(side),

@@ -18,6 +18,7 @@ import type { ResponseOf } from '../protocol/protocol.js';
 import { spelled } from './present/gate.js';
 import { checkInstalledCode } from '../common/codeManifest.js';
 import type { CodeVerdict } from '../events/codeManifest.js';
+import { addTallies } from '../events/secrets.js';
 
 const MIN_NODE = [20, 19];
 
@@ -31,6 +32,7 @@ export async function runDoctor(project: string, env: NodeJS.ProcessEnv): Promis
     ...permissionChecks(env),
     configCheck(project, env),
     ...(await approvalCheck(project, env)),
+    ...(await secretsCheck(env)),
     ...agentChecks(project, env),
   ];
 }
@@ -203,6 +205,27 @@ async function approvalCheck(project: string, env: NodeJS.ProcessEnv): Promise<C
     const keys = pending.held.map((h) => `${h.key}=${spelled(h.to)} (in force: ${spelled(h.from)})`).join(', ');
     return { name: 'config approval', ok: false, detail: `${pending.file} waits for approval: ${keys}`, fix: `read the change, then run yourself: ${pending.command}` };
   });
+}
+
+/** How many secrets recap replaced before storing a text, every job's, by kind (read from the log; appends nothing). */
+async function secretsCheck(env: NodeJS.ProcessEnv): Promise<Check[]> {
+  let jobs: ResponseOf<'report'>['jobs'];
+  try {
+    const client = await Client.connect(socketPath(env), 1000);
+    try {
+      ({ jobs } = await client.request('report', {}, 5000));
+    } finally {
+      client.close();
+    }
+  } catch {
+    return []; // The daemon check says why it cannot be asked.
+  }
+  const kinds = new Map<string, number>();
+  for (const job of jobs) addTallies(kinds, job.secrets);
+  const total = [...kinds.values()].reduce((a, b) => a + b, 0);
+  const byKind = [...kinds].map(([kind, count]) => `${count} ${kind}`).join(', ');
+  const detail = total === 0 ? 'none found in the texts recap stored' : `${total} replaced before storing, never written to the log (${byKind})`;
+  return [{ name: 'secrets', ok: true, detail }];
 }
 
 /**

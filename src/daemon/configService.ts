@@ -96,6 +96,11 @@ export class ConfigService {
     return { effective: combined.ok ? combined.effective : DEFAULTS, layer };
   }
 
+  /** RECAP_SCOPE in the daemon's environment: SCOPE where no config file sets it (events/scope.ts). */
+  get scopeFromEnv(): string | undefined {
+    return this.env.RECAP_SCOPE;
+  }
+
   forProject(projectDir: string | undefined): Effective {
     if (projectDir === undefined) return this.user();
     if (!this.projectFiles.has(projectDir)) this.loadProject(projectDir);

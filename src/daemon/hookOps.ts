@@ -28,6 +28,8 @@ export type HookOps = {
   /** The launcher's paths, the only names of recap a whitelisted command may use. */
   readonly recapPaths: ReadonlySet<string>;
   where(r: JobFields): Where;
+  /** Whether recap acts on this job's hooks at all (SCOPE=marked: only in a marked project, or a job it already holds). */
+  inScope(where: Where): boolean;
   record(r: RequestOf<'record'>, where?: Where, prompt?: PromptSent): Promise<Recorded>;
   check(r: ToolCheck, where?: Where): Promise<ResponseOf<'check'>>;
   submit(r: RequestOf<'submit'>): Promise<ResponseOf<'submit'>>;

@@ -47,9 +47,12 @@ export async function answerHook(adapter: Adapter, payload: unknown, ops: HookOp
     return NOTHING;
   }
   const { call, caller } = parsed;
+  // A job out of scope has no summary to steer a compaction by: it gets none.
   if (call.kind === 'compacting') return steerCompaction(adapter, caller, ops, log);
   // Not `{ ...(session ? { session } : {}), cwd }`: see whoOf.
   const where = ops.where({ session: caller.session, cwd: caller.cwd });
+  // Out of scope (SCOPE=marked, a project not marked): answered at once, nothing counted or recorded.
+  if (!ops.inScope(where)) return NOTHING;
   const { machine, ...seen } = await observe(adapter, caller, where, ops, log);
   let answer: HookAnswer;
   try {
@@ -161,6 +164,7 @@ export async function recordSpooledPrompt(adapter: Adapter, payload: unknown, op
   const { call, caller } = parsed;
   if (call.kind !== 'prompt') return notPrompt;
   const where = ops.where({ session: caller.session, cwd: caller.cwd });
+  if (!ops.inScope(where)) return { recorded: false, why: 'its project is out of scope (SCOPE=marked, no .recap/ folder)' };
   const { machine, ...seen } = await observe(adapter, caller, where, ops, log);
   const turn = asMachine(call, machine);
   const interaction = turn.kind === 'machine' ? { kind: turn.as, text: turn.text } : { kind: 'prompt', text: call.text, ...seen };

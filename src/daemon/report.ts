@@ -2,6 +2,7 @@
 import type { StoredEvent } from '../events/events.js';
 import type { EventStore } from './eventStore.js';
 import type { AgentRow, JobReport } from '../protocol/answers.js';
+import { addTallies } from '../events/secrets.js';
 
 const MAIN = 'main';
 
@@ -10,7 +11,7 @@ function emptyRow(agent: string): AgentRow {
 }
 
 export async function usageReport(store: EventStore, filter: { job?: string; since?: number }): Promise<JobReport[]> {
-  const jobs = new Map<string, { summaries: number; rejections: number; agents: Map<string, AgentRow> }>();
+  const jobs = new Map<string, { summaries: number; rejections: number; agents: Map<string, AgentRow>; secrets: Map<string, number> }>();
   const row = (event: StoredEvent, agent: string | undefined): { job: ReturnType<typeof jobOf>; row: AgentRow } => {
     const job = jobOf((event.data as { job: string }).job);
     const name = agent ?? MAIN;
@@ -20,7 +21,7 @@ export async function usageReport(store: EventStore, filter: { job?: string; sin
   };
   const jobOf = (id: string) => {
     let job = jobs.get(id);
-    if (!job) jobs.set(id, (job = { summaries: 0, rejections: 0, agents: new Map() }));
+    if (!job) jobs.set(id, (job = { summaries: 0, rejections: 0, agents: new Map(), secrets: new Map() }));
     return job;
   };
 
@@ -33,6 +34,7 @@ export async function usageReport(store: EventStore, filter: { job?: string; sin
         const { row: r } = row(event, event.data.agent);
         r.interactions += 1;
         if (event.data.counted) r.countedTokens += event.data.tokens;
+        addTallies(jobOf(event.data.job).secrets, event.data.secrets);
         break;
       }
       case 'ToolDenied':
@@ -48,6 +50,7 @@ export async function usageReport(store: EventStore, filter: { job?: string; sin
       }
       case 'SummaryAccepted':
         jobOf(event.data.job).summaries += 1;
+        addTallies(jobOf(event.data.job).secrets, event.data.secrets);
         break;
       case 'SummaryRejected':
         jobOf(event.data.job).rejections += 1;
@@ -58,5 +61,11 @@ export async function usageReport(store: EventStore, filter: { job?: string; sin
   }
   return [...jobs.entries()]
     .sort(([a], [b]) => a.localeCompare(b))
-    .map(([job, j]) => ({ job, summaries: j.summaries, rejections: j.rejections, agents: [...j.agents.values()].sort((a, b) => a.agent.localeCompare(b.agent)) }));
+    .map(([job, j]) => ({
+      job,
+      summaries: j.summaries,
+      rejections: j.rejections,
+      agents: [...j.agents.values()].sort((a, b) => a.agent.localeCompare(b.agent)),
+      ...(j.secrets.size > 0 ? { secrets: [...j.secrets].map(([kind, count]) => ({ kind, count })) } : {}),
+    }));
 }

@@ -1,5 +1,6 @@
 // What clients ask of a job, in the imperative. Time is part of the command.
 import type { ReferenceFacts } from './references.js';
+import type { SecretFinding } from './secrets.js';
 import type { Caller } from './caller.js';
 import type { NoticeKind, Time } from './events.js';
 import type { ToolCall } from './toolCall.js';
@@ -17,6 +18,8 @@ export type RecordInteraction = {
   contextWindow?: number;
   /** The id recap-hook gave the prompt: one already recorded is not recorded again. */
   promptId?: string;
+  /** The secrets found in `text` (daemon/secretScanner.ts): replaced before it is stored. */
+  secrets?: SecretFinding[];
   now: Time;
 };
 
@@ -33,8 +36,12 @@ export type CheckTool = {
   now: Time;
 };
 
-/** `files`: what the daemon found for each file the summary's `## Files` section names (references.ts), in the project `root`. */
-export type SubmitSummary = { type: 'SubmitSummary'; job: string; text: string; topic?: string; files?: ReferenceFacts; root?: string; now: Time };
+/**
+ * `files`: what the daemon found for each file the summary's `## Files` section names
+ * (references.ts), in the project `root`; `secrets`: the secrets found in `text`, replaced
+ * before it is checked and stored.
+ */
+export type SubmitSummary = { type: 'SubmitSummary'; job: string; text: string; topic?: string; files?: ReferenceFacts; root?: string; secrets?: SecretFinding[]; now: Time };
 
 export type TripGate = { type: 'TripGate'; job: string; note?: string; by?: Caller; now: Time };
 

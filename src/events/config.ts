@@ -33,6 +33,8 @@ const fields = {
   TOKEN_ENCODING: z.enum(['o200k_base', 'cl100k_base', 'words']).default('o200k_base'),
   TOKEN_WORD_RATIO: z.number().positive().max(100).default(1.3),
   JOB_SCOPE: z.enum(['project', 'session']).default('project'),
+  /** marked: recap acts only in projects with a `.recap/` folder (scope.ts). */
+  SCOPE: z.enum(['all', 'marked']).default('all'),
   ON_DAEMON_DOWN: z.enum(['open', 'closed']).default('open'),
   /** 0: no rollups. */
   ROLLUP_EVERY: count.default(0),
@@ -95,7 +97,7 @@ export const CONFIG_KEYS = Object.keys(fields) as ConfigKey[];
 export const LIST_KEYS: ReadonlySet<string> = new Set(['REQUIRED_SECTIONS', 'VERBATIM_SECTIONS', 'BYPASS_PREFIXES', 'COUNT_KINDS']);
 /** Keys whose values are numbers. */
 export const NUMBER_KEYS: ReadonlySet<string> = new Set(
-  CONFIG_KEYS.filter((k) => !LIST_KEYS.has(k) && !['PROFILE', 'TOKEN_ENCODING', 'JOB_SCOPE', 'ON_DAEMON_DOWN', 'SUMMARY_GROUNDING', 'GIST'].includes(k)),
+  CONFIG_KEYS.filter((k) => !LIST_KEYS.has(k) && !['PROFILE', 'TOKEN_ENCODING', 'JOB_SCOPE', 'SCOPE', 'ON_DAEMON_DOWN', 'SUMMARY_GROUNDING', 'GIST'].includes(k)),
 );
 
 export const DEFAULT_CONFIG: Config = configSchema.parse({});

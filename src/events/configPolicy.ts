@@ -43,6 +43,8 @@ const ORDERS: Record<string, Order> = {
   CONTEXT_WINDOW: { lowerZeroAtMost: 200_000 },
   // A gist the agent must write asks more of it than one recap derives.
   GIST: { strictest: 'agent' },
+  // Acting everywhere is stricter than acting only in marked projects.
+  SCOPE: { strictest: 'all' },
   // PROFILE, TOKEN_ENCODING, TOKEN_WORD_RATIO, JOB_SCOPE, CONTEXT_BUDGET, INDEX_BUDGET, REF_READ_BUDGET: no safe direction
   // (a profile changes the sections; an encoding or ratio counts summaries differently too;
   // a session scope starts every session's count at zero).

@@ -1,6 +1,7 @@
 // The facts recap stores, in the past tense. A stored event never changes meaning;
 // a new shape gets a new version and an upcaster when it is read.
 import type { Caller } from './caller.js';
+import type { SecretTally } from './secrets.js';
 
 export const TRIP_REASONS = ['threshold', 'interactions', 'context', 'manual', 'rollup'] as const;
 export type TripReason = (typeof TRIP_REASONS)[number];
@@ -38,6 +39,8 @@ export type InteractionRecorded = {
     promptId?: string;
     /** Set when `recap redact` rewrote the stored event: its text is gone (''), its count stays. */
     redacted?: true;
+    /** The secrets replaced in `text` by their kind's marker, and how many (version 2; absent: none); `tokens` counts the text as said. */
+    secrets?: SecretTally[];
     time: Time;
   };
 };
@@ -101,6 +104,8 @@ export type SummaryAccepted = {
      * gone ('' and none), its hash and link stay; an EntryRedacted later in the log says when and why.
      */
     redacted?: true;
+    /** The secrets replaced in its text by their kind's marker, and how many (version 3; absent: none). */
+    secrets?: SecretTally[];
     prevHash: string;
     hash: string;
     time: Time;
@@ -319,11 +324,11 @@ export const EVENT_TYPES: readonly EventType[] = [
 
 /** The schema version written for each event type today. */
 export const CURRENT_VERSION: Record<EventType, number> = {
-  InteractionRecorded: 1,
+  InteractionRecorded: 2,
   GateTripped: 1,
   ToolDenied: 2,
   SummaryRejected: 1,
-  SummaryAccepted: 2,
+  SummaryAccepted: 3,
   ConfigApplied: 1,
   UsageRecorded: 1,
   SessionBound: 1,

@@ -9,6 +9,7 @@ import type { DenialCause, RecapEvent } from './events.js';
 import { denyReason, protectionReason } from './gateMessages.js';
 import { evolve, isPaused, NO_TEXTS, type JobState } from './jobState.js';
 import { withoutPrivate } from './privateText.js';
+import { replaceSecrets } from './secrets.js';
 import { protectionRefusal, RUNS_RECAP } from './protection.js';
 import { tripFor } from './triggers.js';
 import { classifyBash, recapWord } from './whitelist.js';
@@ -19,9 +20,11 @@ export function recordInteraction(command: RecordInteraction, state: JobState, c
   if (command.text.trim() === '') throw new CommandRefused('the interaction text is empty; give the text to record');
   const { job, kind, now } = command;
   // What the user marked private is neither stored nor counted; a text all private is not recorded.
-  const text = withoutPrivate(command.text);
-  if (text.trim() === '') return { answer: { tokens: 0 }, events: [] };
-  const tokens = ctx.count(text);
+  const said = withoutPrivate(command.text);
+  if (said.trim() === '') return { answer: { tokens: 0 }, events: [] };
+  // Secrets are counted (the gate sees the text as said) but never stored.
+  const tokens = ctx.count(said);
+  const { text, secrets } = replaceSecrets(said, command.secrets ?? []);
   const paused = isPaused(state, now);
   const counted = !paused && ctx.config.COUNT_KINDS.includes(kind);
   const recorded: RecapEvent = {
@@ -33,6 +36,7 @@ export function recordInteraction(command: RecordInteraction, state: JobState, c
       tokens,
       counted,
       ...(paused ? { paused: true as const } : {}),
+      ...(secrets.length > 0 ? { secrets } : {}),
       ...defined({ session: command.session, agent: command.agent, promptId: command.promptId }),
       time: now,
     },

@@ -13,6 +13,7 @@ import { summaryParts } from './summaryParts.js';
 import { judgeReferences } from './references.js';
 import { deriveGist } from './gist.js';
 import { quotesIn } from './summaryQuotes.js';
+import { replaceSecrets } from './secrets.js';
 
 /** How many of the job's newest summaries a new one must not repeat. */
 export const EARLIER_CHECKED = 3;
@@ -62,7 +63,9 @@ export function rollupRules(config: Config): Config {
 }
 
 export function submitSummary(command: SubmitSummary, state: JobState, ctx: DecideContext): Decision<SubmitAnswer> {
-  const { job, text, now } = command;
+  const { job, now } = command;
+  // Checked and stored as it will be kept: with its secrets replaced, in the text, gist and Files reasons alike.
+  const { text, secrets } = replaceSecrets(command.text, command.secrets ?? []);
   const rollup = dueRollup(state);
   if (rollup && command.topic !== undefined && command.topic !== rollup.topic) {
     const due = rollup.topic === undefined ? 'the main chain' : `topic ${rollup.topic}`;
@@ -101,6 +104,7 @@ export function submitSummary(command: SubmitSummary, state: JobState, ctx: Deci
     gist: byAgent ? parts.gist! : deriveGist(parts.body),
     gistBy: byAgent ? ('agent' as const) : ('recap' as const),
     ...(files.accepted.length > 0 ? { refs: files.accepted, ...(command.root !== undefined ? { filesRoot: command.root } : {}) } : {}),
+    ...(secrets.length > 0 ? { secrets } : {}),
     time: now,
   };
   const prevHash = headHash(state, topic);

@@ -12,7 +12,10 @@ const UPCASTERS: Partial<Record<EventType, Record<number, Upcaster>>> = {
   ConfigApproved: { 1: (data) => ({ ...data, by: 'allow' }) },
   // Version 1 of SummaryAccepted had no gist and named no files: absent fields are none, and
   // adding any would change the content its hash covers.
-  SummaryAccepted: { 1: (data) => data },
+  // Version 2 had no `secrets`: none were replaced (adding the field would change its hash).
+  SummaryAccepted: { 1: (data) => data, 2: (data) => data },
+  // Version 1 of InteractionRecorded had no `secrets`: none were replaced.
+  InteractionRecorded: { 1: (data) => data },
 };
 
 export class UnknownEventVersion extends Error {}

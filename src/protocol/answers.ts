@@ -1,5 +1,6 @@
 // The shapes of the daemon's answers that both sides of the socket read: the client
 // prints them, the daemon builds them.
+import type { SecretTally } from '../events/secrets.js';
 import type { KeyChange } from '../events/configPolicy.js';
 import type { Caller } from '../events/caller.js';
 
@@ -40,7 +41,8 @@ export type AgentRow = {
   cacheRead: number;
 };
 
-export type JobReport = { job: string; summaries: number; rejections: number; agents: AgentRow[] };
+/** `secrets`: how many of each kind recap replaced in the job's stored texts (none: absent). */
+export type JobReport = { job: string; summaries: number; rejections: number; agents: AgentRow[]; secrets?: SecretTally[] };
 
 /** One summary as an index line: what search, timeline and the memory's index show of it before it is read whole (`show`). */
 export type IndexLine = {

@@ -234,7 +234,7 @@ describe('recap event', () => {
     const accepted = jsonLines((await runCli(box, ['log', '--json', '--type', 'SummaryAccepted'])).stdout)[0]!;
     const shown = await runCli(box, ['event', `#${accepted.seq}`], { env: { TZ: 'UTC' } });
     expect(shown.code).toBe(0);
-    expect(shown.stdout).toMatch(new RegExp(`^event #${accepted.seq}: SummaryAccepted \\(version 2\\)\ntime: \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d \\+00:00\njob: alpha\n`));
+    expect(shown.stdout).toMatch(new RegExp(`^event #${accepted.seq}: SummaryAccepted \\(version 3\\)\ntime: \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d \\+00:00\njob: alpha\n`));
     expect(shown.stdout).toContain(`text:\n${String(accepted.data.text)}`);
     expect(JSON.parse((await runCli(box, ['event', String(accepted.seq), '--json'])).stdout)).toEqual(accepted);
     const missing = await runCli(box, ['event', '9999']);

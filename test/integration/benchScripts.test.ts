@@ -53,4 +53,12 @@ describe('the benchmark scripts', { timeout: 150_000 }, () => {
     expect(figures.search.p95Ms).toBeGreaterThanOrEqual(figures.search.medianMs);
     expect(typeof figures.indexMb).toBe('number');
   });
+
+  it('secrets: finds and replaces the secrets of a 2 KB and a 1 MB prompt', () => {
+    const figures = bench('secrets.mjs', ['--quick']) as Record<'prompt' | 'megabyte', { secrets: number; medianMs: number }>;
+    for (const size of ['prompt', 'megabyte'] as const) {
+      expect(figures[size].secrets, size).toBe(2);
+      expect(figures[size].medianMs, size).toBeGreaterThan(0);
+    }
+  });
 });

@@ -43,6 +43,7 @@ export const COMMAND_DOCS = {
   resume: 'docs/cli.md',
   report: 'docs/audit.md',
   doctor: 'docs/cli.md',
+  init: 'docs/cli.md',
   log: 'docs/audit.md',
   event: 'docs/audit.md',
   jobs: 'docs/audit.md',

@@ -157,6 +157,21 @@ export const doctorCommand: Builder = (y) =>
     },
   );
 
+export const initCommand: Builder = (y) =>
+  y.command(
+    'init',
+    'mark this project (.recap/) for SCOPE=marked',
+    (a) => documented(a, 'init').hide('job'),
+    async (argv) => {
+      const { markProject } = await import('../init.js');
+      const marked = markProject(projectHere());
+      output(argv, marked, () => {
+        const made = marked.created.length === 0 ? `${marked.folder} was there already: nothing changed` : `made ${marked.created.join(' and ')}`;
+        process.stdout.write(`${made}\nrecap acts in this project under SCOPE=marked too; to undo: rm -r ${marked.folder} (a job recap holds stays gated)\n`);
+      });
+    },
+  );
+
 export const completionCommand: Builder = (y) =>
   y.command(
     'completion <shell>',

@@ -11,6 +11,7 @@ import { byOf } from '../../events/switches.js';
 import { AGENT_FACTS } from '../../agents/known.js';
 import type { Where } from '../jobResolver.js';
 import { lookUpReferences } from '../referenceFiles.js';
+import { findSecrets } from '../secretScanner.js';
 import type { RequestOf, ResponseOf } from '../../protocol/protocol.js';
 import type { CommandService, Done } from '../commandService.js';
 import type { PromptSent, Recorded, ToolCheck } from '../hookOps.js';
@@ -38,15 +39,20 @@ const gateOf = (done: Done) => gateStatus(done.state, done.config, done.now);
  */
 export async function record(s: CommandService, r: RequestOf<'record'>, where = s.where(r), prompt?: PromptSent): Promise<Recorded> {
   const ctx = await s.prepare(where.project);
+  const secrets = await findSecrets(r.text);
   // Checked after the last await: nothing else records between this look and the append.
   if (prompt !== undefined && s.deps.projection().promptRecorded(prompt.id)) {
     return { seq: undefined, tokens: 0, gate: gateStatus(s.state(where.job), ctx.decide.config), already: true };
   }
   const fields = defined({ kind: r.kind, text: r.text, session: r.session, agent: r.agent, contextTokens: r.contextTokens, contextWindow: r.contextWindow, promptId: prompt?.id });
-  return s.transact(where, (job, now) => ({ type: 'RecordInteraction', ...fields, job, now: prompt?.at !== undefined ? Math.min(prompt.at, now) : now }), {
-    prepared: ctx,
-    render: (answer, done) => ({ seq: done.stored.find((e) => e.type === 'InteractionRecorded')?.seq, tokens: answer.tokens, gate: gateStatus(done.state, done.config) }),
-  });
+  return s.transact(
+    where,
+    (job, now) => ({ type: 'RecordInteraction', ...fields, ...(secrets.length > 0 ? { secrets } : {}), job, now: prompt?.at !== undefined ? Math.min(prompt.at, now) : now }),
+    {
+      prepared: ctx,
+      render: (answer, done) => ({ seq: done.stored.find((e) => e.type === 'InteractionRecorded')?.seq, tokens: answer.tokens, gate: gateStatus(done.state, done.config) }),
+    },
+  );
 }
 
 /** `recap check` and the HTTP endpoint: a tool call by the agent's own name for the tool. */
@@ -88,10 +94,15 @@ export async function submit(s: CommandService, r: RequestOf<'submit'>): Promise
   const prepared = await s.prepare(where.project);
   const { config } = prepared.decide;
   const files = await lookUpReferences(r.text, config.REQUIRED_SECTIONS, where.project, prepared.decide);
-  return s.transact(where, (job, now) => ({ type: 'SubmitSummary', job, text: r.text, ...defined({ topic: r.topic, root: where.project }), files, now }), {
-    texts: submitSeqs,
-    prepared,
-  });
+  const secrets = await findSecrets(r.text);
+  return s.transact(
+    where,
+    (job, now) => ({ type: 'SubmitSummary', job, text: r.text, ...defined({ topic: r.topic, root: where.project }), files, ...(secrets.length > 0 ? { secrets } : {}), now }),
+    {
+      texts: submitSeqs,
+      prepared,
+    },
+  );
 }
 
 function trip(s: CommandService, r: RequestOf<'trip'>, by?: Caller): Promise<ResponseOf<'trip'>> {

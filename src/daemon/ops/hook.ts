@@ -14,6 +14,7 @@ import { answerHook, recordSpooledPrompt, type SpooledOutcome } from '../hookSer
 import { check, noticeShown, owed, record, submit, switchedOff, usage } from './gate.js';
 import { chain, context, known, show, status, type Windows } from './job.js';
 import type { OpFunction, OpsOf } from './table.js';
+import { inScope } from '../scopeCheck.js';
 
 /** Told of every hook answered, with how long the daemon took: telemetry's latency figure. */
 export type HookAnswered = (agent: AgentName, ms: number, answer: HookAnswer) => void;
@@ -35,6 +36,7 @@ export class Hooks {
       recapCommand: s.recapCommand,
       recapPaths: s.deps.recapPaths,
       where: (r) => s.where(r),
+      inScope: (where) => inScope(s, where),
       record: (r, where, prompt) => record(s, r, where, prompt),
       check: (r, where) => check(s, r, where),
       submit: (r) => submit(s, r),
