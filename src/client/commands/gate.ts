@@ -148,7 +148,7 @@ export const holdCommands: Builder = (y) =>
     )
     .command(
       'pause <duration>',
-      "pause the job's gate for a while (30m, 2h, 1d): nothing counts, the gate denies nothing",
+      'pause the gate (30m, 2h, 1d): nothing counts',
       (a) => documented(a, 'pause').positional('duration', { type: 'string', demandOption: true, describe: 'how long: 90s, 30m, 2h or 1d' }),
       async (argv) => {
         let ms: number;

@@ -6,7 +6,7 @@ import { documented } from './docs.js';
 export const mcpCommand: Builder = (y) =>
   y.command(
     'mcp',
-    'a read-only MCP server on stdio: search, timeline, get, decisions (for the agent)',
+    'a read-only MCP server on stdio, for the agent',
     (a) => documented(a, 'mcp'),
     async (argv) => {
       const { serveMcp } = await import('../mcp/server.js');

@@ -35,7 +35,7 @@ export const memoryEditCommands: Builder = (y) =>
   y
     .command(
       'amend <seq>',
-      'correct summary #N: your text supersedes it (stdin or --file)',
+      'correct summary #N: your text supersedes it',
       (a) =>
         documented(a, 'amend')
           .positional('seq', { type: 'string', demandOption: true, describe: "the summary's number (N or #N), as recap chain lists it" })
@@ -55,7 +55,7 @@ export const memoryEditCommands: Builder = (y) =>
     )
     .command(
       'redact <seq>',
-      "remove the text of summary or interaction #N, from recap's log too",
+      'remove the text of #N everywhere, log included',
       (a) =>
         documented(a, 'redact')
           .positional('seq', { type: 'string', demandOption: true, describe: "the summary's or interaction's number (N or #N)" })

@@ -48,7 +48,7 @@ export const searchCommands: Builder = (y) =>
   y
     .command(
       'search <query..>',
-      'find summaries by their words: ranked, by section, gist and files',
+      'find summaries by their words, best first',
       (a) =>
         documented(a, 'search')
           .positional('query', { type: 'string', array: true, demandOption: true, describe: 'the words to look for (quote several as one)' })
@@ -61,7 +61,7 @@ export const searchCommands: Builder = (y) =>
     )
     .command(
       'timeline [seq]',
-      "the job's summaries around entry N, a moment (--at), or the newest",
+      'the summaries around #N, a moment (--at), or now',
       (a) =>
         documented(a, 'timeline')
           .positional('seq', { type: 'string', describe: "the summary's number (N or #N) to centre on" })
