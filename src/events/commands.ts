@@ -1,7 +1,7 @@
 // What clients ask of a job, in the imperative. Time is part of the command.
 import type { ReferenceFacts } from './references.js';
 import type { Caller } from './caller.js';
-import type { NoticeKind, Time } from './events.js';
+import type { NoticeKind, SessionFigures, Time } from './events.js';
 import type { ToolCall } from './toolCall.js';
 
 export type RecordInteraction = {
@@ -54,7 +54,10 @@ export type RecordNoticeShown = { type: 'RecordNoticeShown'; job: string; about:
 /** A hook found recap switched off (RECAP_DISABLE=1) for the session: it lets the call through, uncounted. */
 export type RecordRecapOff = { type: 'RecordRecapOff'; job: string; session?: string; agent: string; now: Time };
 
-export type Command = RecordInteraction | CheckTool | SubmitSummary | TripGate | RecordUsage | CancelTrip | PauseGate | ResumeGate | RecordNoticeShown | RecordRecapOff;
+/** The agent said the session ended: its figures, folded by the daemon from the log and its hooks, go on record. */
+export type EndSession = { type: 'EndSession'; job: string; session: string; from: string; reason?: string; started: Time; figures: SessionFigures; now: Time };
+
+export type Command = EndSession | RecordInteraction | CheckTool | SubmitSummary | TripGate | RecordUsage | CancelTrip | PauseGate | ResumeGate | RecordNoticeShown | RecordRecapOff;
 
 /** A command the domain refuses: a user's mistake, reported as such. */
 export class CommandRefused extends Error {

@@ -7,6 +7,7 @@ import type {
   CancelTrip,
   CheckTool,
   Command,
+  EndSession,
   PauseGate,
   RecordInteraction,
   RecordNoticeShown,
@@ -25,6 +26,7 @@ import { submitSummary, type SubmitAnswer } from './summaries.js';
 import type { JobState } from './jobState.js';
 import { cancelTrip, pauseGate, recordRecapOff, resumeGate, type CancelAnswer, type PauseAnswer, type ResumeAnswer } from './switches.js';
 import { recordUsage } from './usage.js';
+import { endSession } from './sessionReport.js';
 
 /** What each command answers. */
 export type AnswerOf<C extends Command> = C extends RecordInteraction
@@ -47,7 +49,9 @@ export type AnswerOf<C extends Command> = C extends RecordInteraction
                   ? { recorded: true }
                   : C extends RecordRecapOff
                     ? { first: boolean }
-                    : never;
+                    : C extends EndSession
+                      ? { recorded: true }
+                      : never;
 
 export function decide<C extends Command>(command: C, state: JobState, ctx: DecideContext): Decision<AnswerOf<C>> {
   return decideAny(command, state, ctx) as Decision<AnswerOf<C>>;
@@ -75,6 +79,8 @@ function decideAny(command: Command, state: JobState, ctx: DecideContext): Decis
       return recordNoticeShown(command);
     case 'RecordRecapOff':
       return recordRecapOff(command, state);
+    case 'EndSession':
+      return endSession(command);
     default: {
       const unknown: never = command;
       throw new Error(`no decider for ${JSON.stringify(unknown)}`);

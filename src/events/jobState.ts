@@ -172,6 +172,7 @@ export function evolve(state: JobState, event: StoredEvent): JobState {
       return state;
     case 'ConfigApplied':
     case 'SessionBound':
+    case 'SessionEnded':
     case 'ConfigApproved':
     case 'ConfigHeld':
       return state;

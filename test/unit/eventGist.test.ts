@@ -22,6 +22,24 @@ const SAMPLES: { [T in EventType]: Extract<RecapEvent, { type: T }>['data'] } = 
   GateResumed: { job: 'j', by, time: 1 },
   NoticeShown: { job: 'j', about: 7, kind: 'tripped', text: 'recap: the gate tripped', time: 1 },
   RecapDisabled: { job: 'j', agent: 'claude', session: 's', time: 1 },
+  SessionEnded: {
+    job: 'j',
+    session: 's',
+    from: 'claude',
+    reason: 'other',
+    started: 0,
+    input: 3,
+    output: 5,
+    cacheCreation: 0,
+    cacheRead: 0,
+    byModel: [],
+    byAgent: [],
+    toolCalls: 2,
+    denials: 1,
+    interactions: 1,
+    countedTokens: 4,
+    time: 1,
+  },
 };
 
 describe('the gist of each event in recap log', () => {

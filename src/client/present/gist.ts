@@ -30,6 +30,8 @@ const GISTS: { [T in EventType]: (data: DataOf<T>) => string } = {
   GatePaused: (d) => `until ${local(d.until)}${by(d.by)}`,
   GateResumed: (d) => `resumed${by(d.by)}`,
   NoticeShown: (d) => `${d.kind} notice about #${d.about}: ${quoted(d.text)}`,
+  SessionEnded: (d) =>
+    `${d.from} session ${d.session} ended${d.reason !== undefined ? ` (${d.reason})` : ''}: ${d.input} in, ${d.output} out, ${d.toolCalls} tool calls, ${d.denials} denied`,
   RecapDisabled: (d) => `RECAP_DISABLE in the ${d.agent} session${d.session !== undefined ? ` ${d.session}` : ''}: everything let through, uncounted`,
 };
 

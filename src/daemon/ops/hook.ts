@@ -13,6 +13,7 @@ import type { Where } from '../jobResolver.js';
 import { answerHook, recordSpooledPrompt, type SpooledOutcome } from '../hookService.js';
 import { check, noticeShown, owed, record, submit, switchedOff, usage } from './gate.js';
 import { chain, context, known, show, status, type Windows } from './job.js';
+import { sessionEnded } from './session.js';
 import type { OpFunction } from './table.js';
 
 /** Told of every hook answered, with how long the daemon took: telemetry's latency figure. */
@@ -47,6 +48,8 @@ export class Hooks {
       owedNotice: (where) => owed(s, where),
       noticeShown: (where, notice, who) => noticeShown(s, where, notice, who),
       switchedOff: (where, session, agent) => switchedOff(s, where, session, agent),
+      toolCalled: (session) => s.sessions.toolCalled(session),
+      sessionEnded: (where, end) => sessionEnded(s, where, end),
     };
   }
 
