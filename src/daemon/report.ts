@@ -1,7 +1,8 @@
 // `recap report`: where the tokens went, per job and agent, from the log.
 import type { StoredEvent } from '../events/events.js';
 import type { EventStore } from './eventStore.js';
-import type { AgentRow, JobReport } from '../protocol/answers.js';
+import type { AgentRow, JobReport, SessionReport } from '../protocol/answers.js';
+import type { SessionIndex } from './sessionIndex.js';
 
 const MAIN = 'main';
 
@@ -59,4 +60,17 @@ export async function usageReport(store: EventStore, filter: { job?: string; sin
   return [...jobs.entries()]
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([job, j]) => ({ job, summaries: j.summaries, rejections: j.rejections, agents: [...j.agents.values()].sort((a, b) => a.agent.localeCompare(b.agent)) }));
+}
+
+/** The sessions a report shows below its jobs: the newest first. */
+export const SESSIONS_SHOWN = 20;
+
+/** The reported jobs' sessions active since `since`, newest first, at most SESSIONS_SHOWN. */
+export async function sessionsReport(index: SessionIndex, jobs: JobReport[], since: number | undefined): Promise<SessionReport[]> {
+  const all = (await Promise.all(jobs.map((j) => index.sessionsOf(j.job)))).flat();
+  return all
+    .filter((r) => since === undefined || r.last >= since)
+    .sort((a, b) => b.last - a.last)
+    .slice(0, SESSIONS_SHOWN)
+    .map((r) => ({ ...r, toolCalls: Math.max(r.toolCalls, index.toolCallsOf(r.session)) }));
 }

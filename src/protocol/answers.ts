@@ -37,6 +37,8 @@ export type AgentRow = {
 
 export type JobReport = { job: string; summaries: number; rejections: number; agents: AgentRow[] };
 
+export type { SessionReport } from '../events/sessionReport.js';
+
 /** One summary as an index line: what search, timeline and the memory's index show of it before it is read whole (`show`). */
 export type IndexLine = {
   job: string;

@@ -16,6 +16,8 @@ export const RECAP_EVENTS: readonly { event: string; matcher?: string; contextLi
   { event: 'SessionStart', contextLimit: 0 },
   { event: 'UserPromptSubmit', contextLimit: 0 },
   { event: 'PreToolUse', matcher: '*' },
+  // The session's end (an interactive session's; `codex exec` sends none): its report goes on record.
+  { event: 'SessionEnd' },
 ];
 
 /**
