@@ -71,6 +71,5 @@ export async function sessionsReport(index: SessionIndex, jobs: JobReport[], sin
   return all
     .filter((r) => since === undefined || r.last >= since)
     .sort((a, b) => b.last - a.last)
-    .slice(0, SESSIONS_SHOWN)
-    .map((r) => ({ ...r, toolCalls: Math.max(r.toolCalls, index.toolCallsOf(r.session)) }));
+    .slice(0, SESSIONS_SHOWN);
 }

@@ -2,7 +2,7 @@
 // asked for, then kept up to date from the appends; and the tool calls recap's hooks judged
 // per session, which no event records, counted in memory while this daemon runs.
 import type { StoredEvent } from '../events/events.js';
-import { emptyReport, foldSession, sessionOf, type SessionReport } from '../events/sessionReport.js';
+import { emptyReport, figuresOf, foldSession, sessionOf, type SessionReport } from '../events/sessionReport.js';
 import type { EventStore } from './eventStore.js';
 
 /** Sessions whose tool calls are counted at once; past this the oldest counter goes. */
@@ -37,13 +37,21 @@ export class SessionIndex {
     await this.ready();
     const report = this.reports.get(session);
     if (report === undefined) return undefined;
-    return { ...report, toolCalls: Math.max(report.toolCalls, this.toolCallsOf(session)) };
+    return this.shown(report);
   }
 
   /** The job's sessions, the newest (by last activity) first. */
   async sessionsOf(job: string): Promise<SessionReport[]> {
     await this.ready();
-    return [...this.reports.values()].filter((r) => r.job === job).sort((a, b) => b.last - a.last || b.started - a.started);
+    return [...this.reports.values()]
+      .filter((r) => r.job === job)
+      .sort((a, b) => b.last - a.last || b.started - a.started)
+      .map((r) => this.shown(r));
+  }
+
+  /** A report as answers show it: a copy, its rows in a stable order, its tool calls counted in. */
+  private shown(report: SessionReport): SessionReport {
+    return { ...report, ...figuresOf(report, this.toolCallsOf(report.session)) };
   }
 
   stop(): void {

@@ -57,7 +57,8 @@ export type RecordRecapOff = { type: 'RecordRecapOff'; job: string; session?: st
 /** The agent said the session ended: its figures, folded by the daemon from the log and its hooks, go on record. */
 export type EndSession = { type: 'EndSession'; job: string; session: string; from: string; reason?: string; started: Time; figures: SessionFigures; now: Time };
 
-export type Command = EndSession | RecordInteraction | CheckTool | SubmitSummary | TripGate | RecordUsage | CancelTrip | PauseGate | ResumeGate | RecordNoticeShown | RecordRecapOff;
+export type Command =
+  EndSession | RecordInteraction | CheckTool | SubmitSummary | TripGate | RecordUsage | CancelTrip | PauseGate | ResumeGate | RecordNoticeShown | RecordRecapOff;
 
 /** A command the domain refuses: a user's mistake, reported as such. */
 export class CommandRefused extends Error {

@@ -21,7 +21,22 @@ export type SessionReport = SessionFigures & {
 const UNKNOWN_MODEL = 'unknown';
 
 export function emptyReport(session: string, job: string, time: Time): SessionReport {
-  return { session, job, started: time, last: time, input: 0, output: 0, cacheCreation: 0, cacheRead: 0, byModel: [], byAgent: [], toolCalls: 0, denials: 0, interactions: 0, countedTokens: 0 };
+  return {
+    session,
+    job,
+    started: time,
+    last: time,
+    input: 0,
+    output: 0,
+    cacheCreation: 0,
+    cacheRead: 0,
+    byModel: [],
+    byAgent: [],
+    toolCalls: 0,
+    denials: 0,
+    interactions: 0,
+    countedTokens: 0,
+  };
 }
 
 /** The session an event is about, if it names one. */
@@ -65,12 +80,20 @@ export function foldSession(report: SessionReport, event: StoredEvent): SessionR
       const model = event.data.model ?? UNKNOWN_MODEL;
       addTokens(report, event.data);
       addTokens(
-        rowOf(report.byModel, (r) => r.model === model, () => ({ model, ...zero() })),
+        rowOf(
+          report.byModel,
+          (r) => r.model === model,
+          () => ({ model, ...zero() }),
+        ),
         event.data,
       );
       const agent = event.data.agent;
       addTokens(
-        rowOf(report.byAgent, (r) => r.agent === agent, () => ({ agent, ...zero() })),
+        rowOf(
+          report.byAgent,
+          (r) => r.agent === agent,
+          () => ({ agent, ...zero() }),
+        ),
         event.data,
       );
       return report;

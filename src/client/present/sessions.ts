@@ -13,7 +13,12 @@ function table(head: string[], rows: string[][], left: number): void {
   for (const row of rows) write(line(row));
 }
 
-const tokens = (r: { input: number; output: number; cacheCreation: number; cacheRead: number }) => [String(r.input), String(r.output), String(r.cacheCreation), String(r.cacheRead)];
+const tokens = (r: { input: number; output: number; cacheCreation: number; cacheRead: number }) => [
+  String(r.input),
+  String(r.output),
+  String(r.cacheCreation),
+  String(r.cacheRead),
+];
 const TOKEN_HEAD = ['input', 'output', 'cache write', 'cache read'];
 
 function state(r: SessionReport): string {
@@ -32,13 +37,27 @@ export function printSessionReport(r: SessionReport): void {
   }
   table(['model', ...TOKEN_HEAD], [...r.byModel.map((m) => [m.model, ...tokens(m)]), ['all', ...tokens(r)]], 1);
   write('');
-  table(['agent', ...TOKEN_HEAD], r.byAgent.map((a) => [a.agent, ...tokens(a)]), 1);
+  table(
+    ['agent', ...TOKEN_HEAD],
+    r.byAgent.map((a) => [a.agent, ...tokens(a)]),
+    1,
+  );
 }
 
 /** The sessions below the jobs' report, a line each, newest first. */
 export function printSessionLines(sessions: SessionReport[]): void {
   if (sessions.length === 0) return;
   write('');
-  const rows = sessions.map((r) => [r.session, r.from ?? '-', r.job, localTime(r.started), r.ended !== undefined ? 'ended' : 'open', String(r.input), String(r.output), String(r.toolCalls), String(r.denials)]);
+  const rows = sessions.map((r) => [
+    r.session,
+    r.from ?? '-',
+    r.job,
+    localTime(r.started),
+    r.ended !== undefined ? 'ended' : 'open',
+    String(r.input),
+    String(r.output),
+    String(r.toolCalls),
+    String(r.denials),
+  ]);
   table(['session', 'agent', 'job', 'started', 'state', 'input', 'output', 'tool calls', 'denials'], rows, 5);
 }
