@@ -244,7 +244,24 @@ export type SessionFigures = TokenFigures & {
  */
 export type SessionEnded = {
   type: 'SessionEnded';
-  data: SessionFigures & { job: string; session: string; from: string; reason?: string; started: Time; time: Time };
+  data: {
+    job: string;
+    session: string;
+    from: string;
+    reason?: string;
+    started: Time;
+    input: number;
+    output: number;
+    cacheCreation: number;
+    cacheRead: number;
+    byModel: ModelTokens[];
+    byAgent: AgentTokens[];
+    toolCalls: number;
+    denials: number;
+    interactions: number;
+    countedTokens: number;
+    time: Time;
+  };
 };
 
 export type RecapEvent =

@@ -73,7 +73,11 @@ describe('the real Gemini CLI payloads', () => {
   });
 
   it('SessionEnd is the session ending, with its reason', () => {
-    expect(parseGeminiHook(fixture('SessionEnd'))).toMatchObject({ ok: true, call: { kind: 'sessionEnd', reason: 'exit' }, caller: { session: '15370887-e588-4dc7-8262-e1533530e376' } });
+    expect(parseGeminiHook(fixture('SessionEnd'))).toMatchObject({
+      ok: true,
+      call: { kind: 'sessionEnd', reason: 'exit' },
+      caller: { session: '15370887-e588-4dc7-8262-e1533530e376' },
+    });
   });
 
   it.each(['AfterAgent'])('%s is an event recap does not act on', (event) => {
