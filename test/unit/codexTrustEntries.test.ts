@@ -73,14 +73,12 @@ describe("recap's trust entries in config.toml", () => {
       ['PreToolUse', 1],
       ['SessionStart', 0],
       ['UserPromptSubmit', 0],
-      ['SessionEnd', 0],
     ]);
     expect(states(text)).toEqual({
       [key('pre_tool_use', 0)]: { trustedHash: auditHash },
       [key('pre_tool_use', 1)]: { trustedHash: handlerHash('PreToolUse', '*', { type: 'command', command: COMMAND, timeout: 20 }) },
       [key('session_start', 0)]: { trustedHash: handlerHash('SessionStart', undefined, { type: 'command', command: COMMAND, timeout: 20, additionalContextLimit: 0 }) },
       [key('user_prompt_submit', 0)]: { trustedHash: handlerHash('UserPromptSubmit', undefined, { type: 'command', command: COMMAND, timeout: 20, additionalContextLimit: 0 }) },
-      [key('session_end', 0)]: { trustedHash: handlerHash('SessionEnd', undefined, { type: 'command', command: COMMAND, timeout: 20 }) },
     });
   });
 

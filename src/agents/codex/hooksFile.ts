@@ -16,9 +16,10 @@ export const RECAP_EVENTS: readonly { event: string; matcher?: string; contextLi
   { event: 'SessionStart', contextLimit: 0 },
   { event: 'UserPromptSubmit', contextLimit: 0 },
   { event: 'PreToolUse', matcher: '*' },
-  // The session's end (an interactive session's; `codex exec` sends none): its report goes on record.
-  { event: 'SessionEnd' },
 ];
+// Not SessionEnd: `codex exec` sends none, and codex-cli 0.169.0 hashes a SessionEnd handler
+// otherwise than trust.ts does (its trust entry reads as modified), so Codex would skip it.
+// The adapter still reads one, should a user wire it in and trust it themselves.
 
 /**
  * Well past recap-hook's own 8 s deadline (RECAP_HOOK_DEADLINE_MS), which counts from the
