@@ -31,6 +31,8 @@ export type HookCall =
    */
   | { kind: 'machine'; as: string; text: string }
   | { kind: 'sessionStart' }
+  /** The session ended (the agent's SessionEnd): its figures go on record; never blocked, nothing to say. */
+  | { kind: 'sessionEnd'; reason?: string }
   /** The agent is about to compact its conversation: its summary is steered, never blocked. */
   | { kind: 'compacting' };
 

@@ -15,9 +15,10 @@ export type HookAnswer = { stdout: string; exitCode: number };
 /**
  * recap's own names for the hook events it acts on; `compacting` comes before the agent
  * compacts its conversation (its answer steers the agent's summary), `compaction` records
- * the agent's own summary of its compacted conversation.
+ * the agent's own summary of its compacted conversation, `sessionEnd` a session's end (its
+ * report recorded, never held back).
  */
-export type EventKind = 'prompt' | 'tool' | 'toolUsed' | 'sessionStart' | 'compacting' | 'compaction';
+export type EventKind = 'prompt' | 'tool' | 'toolUsed' | 'sessionStart' | 'sessionEnd' | 'compacting' | 'compaction';
 
 export type AgentFacts = {
   /** The name `recap install <name>` and `recap-hook <name>` take. */

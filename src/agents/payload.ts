@@ -20,6 +20,9 @@ export const common = z.object({
   /** Gemini CLI and Qwen Code send it with every event. */
   timestamp: z.string().max(64).optional(),
 });
+/** A session's end (SessionEnd): why it ended, where the agent says (exit, clear, other, ...). */
+export const sessionEnd = common.extend({ reason: text.optional() });
+
 export const tool = common.extend({ tool_name: z.string().min(1).max(256), tool_input: z.unknown() });
 
 type Common = z.infer<typeof common>;

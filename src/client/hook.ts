@@ -63,10 +63,10 @@ async function main(): Promise<void> {
     return;
   }
   // Connecting while stdin is read saves the milliseconds each takes.
-  const reading = readStdin();
-  const connecting = connect();
+  const judging = readStdin().then((input) => judgeInput(facts, input));
+  const connecting = connect(judging.then((judged) => judged.refused !== undefined || !endsSession(judged.payload)));
   connecting.catch(() => undefined);
-  const judged = judgeInput(facts, await reading);
+  const judged = await judging;
   if (judged.refused !== undefined) {
     finish(off ? NOTHING : refusedAnswer(facts, judged.refused));
     return;
@@ -143,14 +143,23 @@ function hookFailed(payload: Record<string, unknown> | undefined, why: string, e
   return refusal(facts, eventOf(payload), `recap-hook failed (${why}; ${(error as Error)?.message ?? String(error)})`, 'reinstall recap (npm install -g recap) if this persists');
 }
 
-/** The daemon's socket; when nobody answers, start the daemon and wait for it. */
-async function connect(): Promise<Client> {
+/**
+ * The daemon's socket; when nobody answers, start the daemon and wait for it, unless `starts`
+ * says not to: a session's end is answered at once, its report lost (the agent is leaving).
+ */
+async function connect(starts: Promise<boolean>): Promise<Client> {
   try {
     return await Client.connect(socketPath());
   } catch (error) {
-    if (!(error instanceof DaemonUnavailable)) throw error;
+    if (!(error instanceof DaemonUnavailable) || !(await starts)) throw error;
     return (await fallback()).startAndConnect(START_DEADLINE_MS);
   }
+}
+
+/** Whether the payload is the agent's word that its session ended. */
+function endsSession(payload: Record<string, unknown> | undefined): boolean {
+  const event = eventOf(payload);
+  return event !== undefined && Object.hasOwn(facts.events, event) && facts.events[event] === 'sessionEnd';
 }
 
 // A crash or a stop (the agent's timeout) still answers, in the safe direction.

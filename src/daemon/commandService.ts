@@ -4,6 +4,7 @@
 // what reads found that the log does not hold yet: a session's binding, the config files'
 // facts, the configuration in force), folding them into the projection with a snapshot now
 // and then, and answer once they are durable. Reads go through `read`, which appends nothing.
+import { SessionIndex } from './sessionIndex.js';
 import type { Logger } from 'pino';
 import type { Command } from '../events/commands.js';
 import type { Config } from '../events/config.js';
@@ -69,6 +70,8 @@ export class CommandService {
   readonly recapCommand: string;
   readonly prepared: Preparer;
   readonly verdicts: GateVerdicts;
+  /** Every session's report, and the tool calls each made (sessionIndex.ts). */
+  readonly sessions: SessionIndex;
   private readonly texts: SummaryTextCache;
   private readonly jobs: JobResolver;
   /** Resolves the waiting `recap log -f` pages (on new events, or at shutdown). */
@@ -84,6 +87,7 @@ export class CommandService {
     this.jobs = new JobResolver(deps.projection, deps.config);
     this.prepared = new Preparer(deps.config, deps);
     this.verdicts = new GateVerdicts(deps.verdicts, this.recapCommand);
+    this.sessions = new SessionIndex(deps.store);
   }
 
   /** The job a request is about (see JobResolver): the hook and every command ask here. */

@@ -2,6 +2,7 @@
 // ask the kernel who calls for the user's commands, run the op, and say what went wrong in
 // words. Each op is a function of the table below, kept by area in ops/; every command runs
 // through the command service (commandService.ts).
+import type { SessionIndex } from './sessionIndex.js';
 import type { Logger } from 'pino';
 import { CommandRefused } from '../events/commands.js';
 import { userCommandRefusal, type Caller, type CallerVerdict } from '../events/caller.js';
@@ -61,6 +62,11 @@ export class Handler {
       ...memoryEditOps(service),
       hook: this.hooks.hook,
     };
+  }
+
+  /** Every session's report, which the audit page reads too. */
+  get sessions(): SessionIndex {
+    return this.service.sessions;
   }
 
   /**

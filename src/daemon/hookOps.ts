@@ -22,6 +22,9 @@ export type Recorded = { seq: number | undefined; tokens: number; gate: GateStat
 /** The job's memory as a session start hands it over. */
 export type Memory = { text: string; tripped: boolean; summaries: number };
 
+/** A session's end as its agent told it. */
+export type SessionEnd = { session: string; from: string; reason?: string };
+
 export type HookOps = {
   /** How messages to the agent name recap: the launcher's path. */
   readonly recapCommand: string;
@@ -52,6 +55,10 @@ export type HookOps = {
   owedNotice(where: Where): Notice | undefined;
   /** The user was shown the notice in the agent's UI. */
   noticeShown(where: Where, notice: Notice, who: { session?: string; agent: string }): Promise<void>;
+  /** A tool call of the session was judged: counted for its report. */
+  toolCalled(session: string): void;
+  /** The agent said the session ended: its figures go on record (SessionEnded). */
+  sessionEnded(where: Where, end: SessionEnd): Promise<void>;
   /** A hook of a session recap is switched off for (RECAP_DISABLE=1); whether it is the session's first. */
   switchedOff(where: Where, session: string | undefined, agent: string): Promise<boolean>;
 };

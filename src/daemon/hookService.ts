@@ -22,7 +22,7 @@ export async function answerHook(adapter: Adapter, payload: unknown, ops: HookOp
   const { facts } = adapter;
   const parsed = adapter.parse(payload);
   if (off) {
-    if (!parsed.ok || parsed.call === undefined) return NOTHING;
+    if (!parsed.ok || parsed.call === undefined || parsed.call.kind === 'sessionEnd') return NOTHING;
     const where = ops.where({ session: parsed.caller.session, cwd: parsed.caller.cwd });
     const first = await ops.switchedOff(where, parsed.caller.session, facts.name);
     return first ? facts.notice(`recap is off in this shell (RECAP_DISABLE=1): nothing is counted or gated until ${facts.title} starts without it`) : NOTHING;
@@ -54,6 +54,7 @@ export async function answerHook(adapter: Adapter, payload: unknown, ops: HookOp
   // Out of scope (SCOPE=marked, a project not marked): answered at once, nothing counted or recorded.
   if (!ops.inScope(where)) return NOTHING;
   const { machine, ...seen } = await observe(adapter, caller, where, ops, log);
+  if (call.kind === 'sessionEnd') return endSession(adapter, call.reason, caller, where, ops, log);
   let answer: HookAnswer;
   try {
     answer = await answerCall(adapter, asMachine(call, machine), caller, where, ops, seen, prompt);
@@ -97,8 +98,24 @@ async function steerCompaction(adapter: Adapter, caller: Caller, ops: HookOps, l
   }
 }
 
-/** Every call but a compaction's, which steerCompaction answers. */
-type AnsweredCall = Exclude<HookCall, { kind: 'compacting' }>;
+/**
+ * The session ended: its figures go on record, its transcript read one last time just before
+ * (observe). Never a block and nothing to say: the agent is leaving, and whatever goes wrong
+ * here is the daemon's log's to tell.
+ */
+async function endSession(adapter: Adapter, reason: string | undefined, caller: Caller, where: Where, ops: HookOps, log: Logger): Promise<HookAnswer> {
+  const session = caller.session;
+  if (session === undefined) return NOTHING;
+  try {
+    await ops.sessionEnded(where, { session, from: adapter.facts.name, ...(reason !== undefined ? { reason } : {}) });
+  } catch (error) {
+    log.warn({ err: error, agent: adapter.facts.name, session }, `${adapter.facts.title} session ${session} ended; its report could not be recorded`);
+  }
+  return NOTHING;
+}
+
+/** Every call but a compaction's, which steerCompaction answers, and a session's end, which endSession does. */
+type AnsweredCall = Exclude<HookCall, { kind: 'compacting' } | { kind: 'sessionEnd' }>;
 
 async function answerCall(
   adapter: Adapter,
@@ -123,6 +140,7 @@ async function answerCall(
       );
     }
     case 'tool': {
+      if (caller.session !== undefined) ops.toolCalled(caller.session);
       const inHook = adapter.wayOutInHook;
       if (inHook !== undefined && inHook !== false) {
         const ran = await wayOutInHook(call.call, where, ops, facts.shellTool, () => inHook === true || inHook(caller));

@@ -1,8 +1,9 @@
 // `recap report`: where the tokens went, per job and agent, from the log.
 import type { StoredEvent } from '../events/events.js';
 import type { EventStore } from './eventStore.js';
-import type { AgentRow, JobReport } from '../protocol/answers.js';
+import type { AgentRow, JobReport, SessionReport } from '../protocol/answers.js';
 import { addTallies } from '../events/secrets.js';
+import type { SessionIndex } from './sessionIndex.js';
 
 const MAIN = 'main';
 
@@ -68,4 +69,16 @@ export async function usageReport(store: EventStore, filter: { job?: string; sin
       agents: [...j.agents.values()].sort((a, b) => a.agent.localeCompare(b.agent)),
       ...(j.secrets.size > 0 ? { secrets: [...j.secrets].map(([kind, count]) => ({ kind, count })) } : {}),
     }));
+}
+
+/** The sessions a report shows below its jobs: the newest first. */
+export const SESSIONS_SHOWN = 20;
+
+/** The reported jobs' sessions active since `since`, newest first, at most SESSIONS_SHOWN. */
+export async function sessionsReport(index: SessionIndex, jobs: JobReport[], since: number | undefined): Promise<SessionReport[]> {
+  const all = (await Promise.all(jobs.map((j) => index.sessionsOf(j.job)))).flat();
+  return all
+    .filter((r) => since === undefined || r.last >= since)
+    .sort((a, b) => b.last - a.last)
+    .slice(0, SESSIONS_SHOWN);
 }

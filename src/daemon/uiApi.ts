@@ -8,6 +8,8 @@ import { DEFAULT_CONFIG } from '../events/config.js';
 import { gistAuthor } from '../events/gist.js';
 import type { Verification } from '../protocol/answers.js';
 import { AuditIndex, type JobView } from './auditIndex.js';
+import type { SessionReport } from '../events/sessionReport.js';
+import { SESSIONS_SHOWN } from './report.js';
 import { BUCKETS, type Bucket, type UsageSeries } from './usageIndex.js';
 import type { EventStore } from './eventStore.js';
 import { pastStatus, type Handler } from './handler.js';
@@ -56,6 +58,8 @@ export type ChainSummary = ResponseOf<'chain'>['entries'][number] & { gist: stri
 export type ChainAnswer = { total: number; entries: ChainSummary[] };
 export type VerifyAnswer = Verification;
 export type UsageAnswer = { series: UsageSeries[] };
+/** The job's newest sessions, each with its tokens per model, tool calls and denials, and whether it ended. */
+export type SessionsAnswer = { sessions: SessionReport[] };
 /** /api/live's `change` event: the log's last sequence number and the jobs that changed. */
 export type LiveChange = { lastSeq: number; jobs: string[] };
 
@@ -101,6 +105,8 @@ export class UiApi {
         return this.chain(this.knownJob(query), optionalNumber(query, 'last'));
       case '/api/verify':
         return this.verify(this.knownJob(query));
+      case '/api/sessions':
+        return { sessions: (await this.handler.sessions.sessionsOf(this.knownJob(query))).slice(0, SESSIONS_SHOWN) };
       case '/api/usage': {
         const bucket = query.get('bucket') ?? 'day';
         if (!Object.hasOwn(BUCKETS, bucket)) throw new UiRequestError(400, `bucket is one of: ${Object.keys(BUCKETS).join(', ')}`);

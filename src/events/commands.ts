@@ -2,7 +2,7 @@
 import type { ReferenceFacts } from './references.js';
 import type { SecretFinding } from './secrets.js';
 import type { Caller } from './caller.js';
-import type { NoticeKind, Time } from './events.js';
+import type { NoticeKind, SessionFigures, Time } from './events.js';
 import type { ToolCall } from './toolCall.js';
 
 export type RecordInteraction = {
@@ -85,8 +85,23 @@ export type RedactEntry = {
 /** An event as a redaction sees it: its type and job, a summary's hash, an amendment's entry, whether its text is gone. */
 export type RedactTarget = { type: string; job?: string; hash?: string; entry?: number; redacted?: boolean };
 
+/** The agent said the session ended: its figures, folded by the daemon from the log and its hooks, go on record. */
+export type EndSession = { type: 'EndSession'; job: string; session: string; from: string; reason?: string; started: Time; figures: SessionFigures; now: Time };
+
 export type Command =
-  RecordInteraction | CheckTool | SubmitSummary | TripGate | RecordUsage | CancelTrip | PauseGate | ResumeGate | RecordNoticeShown | RecordRecapOff | AmendSummary | RedactEntry;
+  | EndSession
+  | RecordInteraction
+  | CheckTool
+  | SubmitSummary
+  | TripGate
+  | RecordUsage
+  | CancelTrip
+  | PauseGate
+  | ResumeGate
+  | RecordNoticeShown
+  | RecordRecapOff
+  | AmendSummary
+  | RedactEntry;
 
 /** A command the domain refuses: a user's mistake, reported as such. */
 export class CommandRefused extends Error {

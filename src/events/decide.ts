@@ -8,6 +8,7 @@ import type {
   CancelTrip,
   CheckTool,
   Command,
+  EndSession,
   PauseGate,
   RecordInteraction,
   RecordNoticeShown,
@@ -28,6 +29,7 @@ import type { JobState } from './jobState.js';
 import { cancelTrip, pauseGate, recordRecapOff, resumeGate, type CancelAnswer, type PauseAnswer, type ResumeAnswer } from './switches.js';
 import { recordUsage } from './usage.js';
 import { amendSummary, redactEntry, type AmendAnswer, type RedactAnswer } from './memoryEdits.js';
+import { endSession } from './sessionReport.js';
 
 /** What each command answers. */
 export type AnswerOf<C extends Command> = C extends RecordInteraction
@@ -54,7 +56,9 @@ export type AnswerOf<C extends Command> = C extends RecordInteraction
                       ? AmendAnswer
                       : C extends RedactEntry
                         ? RedactAnswer
-                        : never;
+                        : C extends EndSession
+                          ? { recorded: true }
+                          : never;
 
 export function decide<C extends Command>(command: C, state: JobState, ctx: DecideContext): Decision<AnswerOf<C>> {
   return decideAny(command, state, ctx) as Decision<AnswerOf<C>>;
@@ -86,6 +90,8 @@ function decideAny(command: Command, state: JobState, ctx: DecideContext): Decis
       return amendSummary(command, state, ctx);
     case 'RedactEntry':
       return redactEntry(command, state);
+    case 'EndSession':
+      return endSession(command);
     default: {
       const unknown: never = command;
       throw new Error(`no decider for ${JSON.stringify(unknown)}`);

@@ -281,6 +281,49 @@ export type NoticeShown = {
 /** A session's hooks found RECAP_DISABLE=1 in the user's own shell: recap let everything through, uncounted. */
 export type RecapDisabled = { type: 'RecapDisabled'; data: { job: string; session?: string; agent: string; time: Time } };
 
+export type TokenFigures = { input: number; output: number; cacheCreation: number; cacheRead: number };
+export type ModelTokens = TokenFigures & { model: string };
+/** A transcript's agent: `main`, or a subagent's id. */
+export type AgentTokens = TokenFigures & { agent: string };
+
+/** What a session did: its model's tokens in all, per model and per agent, its tool calls, denials and interactions. */
+export type SessionFigures = TokenFigures & {
+  byModel: ModelTokens[];
+  byAgent: AgentTokens[];
+  /** Tool calls recap's hooks judged (allowed or denied) while this daemon ran. */
+  toolCalls: number;
+  denials: number;
+  interactions: number;
+  countedTokens: number;
+};
+
+/**
+ * An agent said a session ended (its SessionEnd hook): the session's figures to that time,
+ * its transcript read one last time first. `from` is the agent (claude, codex, ...), `started`
+ * the session's first event.
+ */
+export type SessionEnded = {
+  type: 'SessionEnded';
+  data: {
+    job: string;
+    session: string;
+    from: string;
+    reason?: string;
+    started: Time;
+    input: number;
+    output: number;
+    cacheCreation: number;
+    cacheRead: number;
+    byModel: ModelTokens[];
+    byAgent: AgentTokens[];
+    toolCalls: number;
+    denials: number;
+    interactions: number;
+    countedTokens: number;
+    time: Time;
+  };
+};
+
 export type RecapEvent =
   | InteractionRecorded
   | UsageRecorded
@@ -298,7 +341,8 @@ export type RecapEvent =
   | NoticeShown
   | RecapDisabled
   | SummaryAmended
-  | EntryRedacted;
+  | EntryRedacted
+  | SessionEnded;
 
 export type EventType = RecapEvent['type'];
 
@@ -320,6 +364,7 @@ export const EVENT_TYPES: readonly EventType[] = [
   'RecapDisabled',
   'SummaryAmended',
   'EntryRedacted',
+  'SessionEnded',
 ];
 
 /** The schema version written for each event type today. */
@@ -341,6 +386,7 @@ export const CURRENT_VERSION: Record<EventType, number> = {
   RecapDisabled: 1,
   SummaryAmended: 1,
   EntryRedacted: 1,
+  SessionEnded: 1,
 };
 
 /** An event as it sits in the log: its global sequence number and schema version. */

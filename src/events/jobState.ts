@@ -185,6 +185,7 @@ export function evolve(state: JobState, event: StoredEvent): JobState {
       return state;
     case 'ConfigApplied':
     case 'SessionBound':
+    case 'SessionEnded':
     case 'ConfigApproved':
     case 'ConfigHeld':
       return state;

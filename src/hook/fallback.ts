@@ -130,11 +130,15 @@ function protectedFileRefusal(facts: AgentFacts, payload: Record<string, unknown
 const isToolCall = (facts: AgentFacts, payload: Record<string, unknown>) => typeof payload.hook_event_name === 'string' && facts.events[payload.hook_event_name] === 'tool';
 
 /**
- * The agent is about to compact: answered with nothing, whatever ON_DAEMON_DOWN or the verdict
- * file say. A compaction is never held back (an auto-compaction blocked comes again on every
- * step until the turn fails), and what recap adds to it needs the daemon.
+ * The agent is about to compact, or its session ended: answered with nothing, whatever
+ * ON_DAEMON_DOWN or the verdict file say. A compaction is never held back (an auto-compaction
+ * blocked comes again on every step until the turn fails), and what recap adds to it needs the
+ * daemon; a session's end blocks nothing, and without the daemon only its report is lost.
  */
-const isCompacting = (facts: AgentFacts, payload: Record<string, unknown>) => typeof payload.hook_event_name === 'string' && facts.events[payload.hook_event_name] === 'compacting';
+export const answeredWithNothing = (facts: AgentFacts, payload: Record<string, unknown>) => {
+  const kind = typeof payload.hook_event_name === 'string' ? facts.events[payload.hook_event_name] : undefined;
+  return kind === 'compacting' || kind === 'sessionEnd';
+};
 
 /**
  * The daemon answered with an error, or the call could not be sent to it: answered as when
@@ -142,7 +146,7 @@ const isCompacting = (facts: AgentFacts, payload: Record<string, unknown>) => ty
  * would let through is denied: the daemon is there, it did not say yes. The way out passes.
  */
 export function daemonFailed(facts: AgentFacts, payload: Record<string, unknown>, why: string, prompt?: PromptMark): Answer {
-  if (isCompacting(facts, payload)) return NOTHING;
+  if (answeredWithNothing(facts, payload)) return NOTHING;
   const kept = keptPrompt(facts, payload, why, prompt);
   if (kept !== undefined) return kept;
   const { answer, denied } = whenDown(facts, payload, why);
@@ -197,7 +201,7 @@ const RESTART_ADVICE =
  * deny tool calls if closed, else warn.
  */
 export function daemonDown(facts: AgentFacts, payload: Record<string, unknown>, why: string, prompt?: PromptMark): Answer {
-  if (isCompacting(facts, payload)) return NOTHING;
+  if (answeredWithNothing(facts, payload)) return NOTHING;
   return keptPrompt(facts, payload, why, prompt) ?? whenDown(facts, payload, why).answer;
 }
 

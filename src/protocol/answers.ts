@@ -44,6 +44,8 @@ export type AgentRow = {
 /** `secrets`: how many of each kind recap replaced in the job's stored texts (none: absent). */
 export type JobReport = { job: string; summaries: number; rejections: number; agents: AgentRow[]; secrets?: SecretTally[] };
 
+export type { SessionReport } from '../events/sessionReport.js';
+
 /** One summary as an index line: what search, timeline and the memory's index show of it before it is read whole (`show`). */
 export type IndexLine = {
   job: string;

@@ -10,7 +10,7 @@ import type { CheckAnswer, GateStatus } from '../events/gate.js';
 import type { SubmitAnswer } from '../events/summaries.js';
 import type { AmendAnswer, RedactAnswer } from '../events/memoryEdits.js';
 import type { KeyChange } from '../events/configPolicy.js';
-import type { Allowed, DecisionLog, EventLine, IndexLine, JobReport, PendingConfig, SearchHit, Verification } from './answers.js';
+import type { Allowed, DecisionLog, EventLine, IndexLine, JobReport, PendingConfig, SearchHit, SessionReport, Verification } from './answers.js';
 import type { CodeVerdict } from '../events/codeManifest.js';
 import { PROMPT_ID } from '../common/promptSpool.js';
 import { describeIssues } from '../common/zodIssues.js';
@@ -64,7 +64,8 @@ export const requestSchemas = {
   /** `recap pause`: until when (ms since the epoch); `recap resume` ends it. */
   pause: z.object({ ...where, until: z.number().int().positive() }),
   resume: z.object(where),
-  report: z.object({ job: job.optional(), since: z.number().optional() }),
+  /** `recap report`; with `session`, that session's report alone. */
+  report: z.object({ job: job.optional(), since: z.number().optional(), session: optionalText }),
   status: z.object(where),
   /** `recap statusline`: the job's gate, and the window of the session's model, which the agent tells only its status line. */
   statusline: z.object({ ...where, contextWindow: z.number().int().min(1).optional() }),
@@ -258,7 +259,7 @@ export type Responses = {
   pause: { until: number; extended: boolean; gate: GateStatus };
   resume: { resumed: boolean; gate: GateStatus };
   stats: { lastSeq: number; syncs: number; memory: NodeJS.MemoryUsage };
-  report: { jobs: JobReport[] };
+  report: { jobs: JobReport[]; sessions: SessionReport[]; session?: SessionReport };
   config:
     | { file: string; userFile: string; values: Config; sources: Record<string, string>; problems: string[]; pending?: PendingConfig; userPending?: PendingConfig }
     | { file: string; hash: string; changes: KeyChange[]; already: boolean };

@@ -1,6 +1,6 @@
 // The audit page in real headless Chromium (Debian's chromium, driven by playwright-core)
 // against a real daemon: who gets in, what a scripted job's meter shows, that new events
-// appear without a reload, that a summary's gist and files show, and that a tampered summary shows as a broken link. Every page
+// appear without a reload, that a summary's gist and files show, that a session's report shows, and that a tampered summary shows as a broken link. Every page
 // is also checked for console errors, which is where a CSP violation would show.
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -8,6 +8,7 @@ import { Level } from 'level';
 import { pack, unpack } from 'msgpackr';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { jobIdFor } from '../../src/common/jobs.js';
 import { RawClient, ROOT, runCli, type Sandbox, trackedSandboxes } from '../helpers/daemon.js';
 import { goodSummary, prose } from '../helpers/text.js';
 import { openUi, rounds } from '../helpers/uiPage.js';
@@ -125,6 +126,27 @@ describe('the audit page in a browser', () => {
     expect(await refs.nth(0).textContent()).toMatch(/^read src\/parser\.ts lines 2–4 — where the parser starts reading · \d+ tokens · sha256 [0-9a-f]{12}$/);
     expect(await refs.nth(1).getAttribute('data-mode')).toBe('ref');
     expect(await refs.nth(1).textContent()).toMatch(/^ref README\.md — how the project is run · sha256 [0-9a-f]{12}$/);
+    expect(problems).toEqual([]);
+  });
+
+  it("shows a session's report: its agent, its end and its tokens per model", async () => {
+    const box = newBox();
+    await start(box);
+    const transcript = join(box.dir, 'sess-ui.jsonl');
+    const line = { type: 'assistant', requestId: 'r1', message: { id: 'm1', model: 'claude-opus-5', usage: { input_tokens: 1500, output_tokens: 90 } } };
+    writeFileSync(transcript, `${JSON.stringify(line)}\n`);
+    const client = await RawClient.connect(box.socket);
+    const base = { session_id: 'sess-ui', transcript_path: transcript, cwd: box.project };
+    await client.request({ id: 1, op: 'hook', agent: 'claude', payload: { ...base, hook_event_name: 'UserPromptSubmit', prompt: prose(2) } });
+    await client.request({ id: 2, op: 'hook', agent: 'claude', payload: { ...base, hook_event_name: 'SessionEnd', reason: 'other' } });
+    client.close();
+
+    const { page, problems } = await jobPage(box, jobIdFor(box.project));
+    const row = page.locator('tr[data-session="sess-ui"]');
+    await row.waitFor();
+    expect(await row.locator('td').nth(0).textContent()).toBe('claude');
+    expect(await row.locator('td').nth(2).textContent()).toMatch(/^ended .* \(other\)$/);
+    expect(await row.locator('td[data-models]').textContent()).toBe('claude-opus-5: 1,500 / 90');
     expect(problems).toEqual([]);
   });
 

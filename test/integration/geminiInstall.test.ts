@@ -63,7 +63,7 @@ describe('recap install gemini', () => {
     expect(result.stdout).toBe(`recap's command hooks are in ${extension()}; new Gemini CLI sessions use them\n`);
     expect(JSON.parse(readFileSync(join(extension(), 'gemini-extension.json'), 'utf8'))).toMatchObject({ name: 'recap', version: expect.any(String) });
     const hooks = readHooks();
-    expect(Object.keys(hooks.hooks)).toEqual(['SessionStart', 'BeforeAgent', 'BeforeTool', 'AfterTool']);
+    expect(Object.keys(hooks.hooks)).toEqual(['SessionStart', 'BeforeAgent', 'BeforeTool', 'AfterTool', 'SessionEnd']);
     for (const command of commands(hooks)) expect(commandTarget(command)).toEqual({ node: process.execPath, hookBin: HOOK_BIN });
     // recap-hook talks to this user's daemon whatever a project's .env says.
     for (const entry of Object.values(hooks.hooks).flatMap((groups) => groups.flatMap((g) => g.hooks))) {

@@ -121,6 +121,7 @@ describe('recap install claude', () => {
       'SessionStart',
       'PreCompact',
       'PostCompact',
+      'SessionEnd',
     ]);
   });
 
@@ -241,6 +242,7 @@ describe('recap install claude', () => {
       ['SessionStart', 'command'],
       ['PreCompact', 'command'],
       ['PostCompact', 'command'],
+      ['SessionEnd', 'command'],
     ]);
     for (const { event, hook } of recapHooksIn(after)) {
       const failure = event === 'PreToolUse' ? { onFailure: 'block' } : {};

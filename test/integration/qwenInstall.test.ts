@@ -55,7 +55,7 @@ describe('recap install qwen', () => {
   });
   afterEach(() => removeSandbox(box));
 
-  it('adds five command hooks to the user settings and keeps every other key and hook', async () => {
+  it('adds six command hooks to the user settings and keeps every other key and hook', async () => {
     writeJson(userFile(box), existingSettings());
     const result = await runCli(box, ['install', 'qwen']);
     expect(result.stderr).toBe('');
@@ -91,6 +91,7 @@ describe('recap install qwen', () => {
       { event: 'PostToolUse', matcher: 'ask_user_question', hook: entry },
       { event: 'SessionStart', matcher: undefined, hook: entry },
       { event: 'PreCompact', matcher: undefined, hook: entry },
+      { event: 'SessionEnd', matcher: undefined, hook: entry },
     ]);
   });
 
@@ -98,7 +99,7 @@ describe('recap install qwen', () => {
     const result = await runCli(box, ['install', 'qwen', '--json']);
     expect(result.code, result.stderr).toBe(0);
     expect(JSON.parse(result.stdout)).toEqual({ file: userFile(box), mode: 'command', changed: true });
-    expect(recapHooksIn(readJson(userFile(box))).map((f) => f.event)).toEqual(['PreToolUse', 'PostToolUse', 'UserPromptSubmit', 'SessionStart', 'PreCompact']);
+    expect(recapHooksIn(readJson(userFile(box))).map((f) => f.event)).toEqual(['PreToolUse', 'PostToolUse', 'UserPromptSubmit', 'SessionStart', 'PreCompact', 'SessionEnd']);
   });
 
   it('installing twice changes nothing, and says so', async () => {
@@ -118,7 +119,7 @@ describe('recap install qwen', () => {
     const result = await runCli(box, ['install', 'qwen', '--json'], { env: { QWEN_HOME: home } });
     expect(result.code, result.stderr).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({ file: join(home, 'settings.json') });
-    expect(recapHooksIn(readJson(join(home, 'settings.json')))).toHaveLength(5);
+    expect(recapHooksIn(readJson(join(home, 'settings.json')))).toHaveLength(6);
     expect(existsSync(userFile(box))).toBe(false);
   });
 
@@ -132,7 +133,7 @@ describe('recap install qwen', () => {
     expect(result.stdout).toContain(projectFile(box));
     const after = readJson(projectFile(box));
     expect(after.tools).toEqual({ approvalMode: 'default' });
-    expect(recapHooksIn(after)).toHaveLength(5);
+    expect(recapHooksIn(after)).toHaveLength(6);
     expect(existsSync(userFile(box))).toBe(false);
   });
 
@@ -143,7 +144,7 @@ describe('recap install qwen', () => {
     expect(result.stderr).toBe(
       `recap: warning: folder trust is on and ${box.project} is not trusted, so Qwen Code will not run the hooks in ${projectFile(box)}; trust the folder (/trust in Qwen Code) or install for the user (recap install qwen)\n`,
     );
-    expect(recapHooksIn(readJson(projectFile(box)))).toHaveLength(5);
+    expect(recapHooksIn(readJson(projectFile(box)))).toHaveLength(6);
     // Trusted, no warning.
     writeJson(trustFile(box), { [box.project]: 'TRUST_FOLDER' });
     expect((await runCli(box, ['install', 'qwen', '--scope', 'project'])).stderr).toBe('');
@@ -243,7 +244,7 @@ describe('recap uninstall qwen', () => {
     const result = await runCli(box, ['uninstall', 'qwen', '--scope', 'project']);
     expect(result.stdout).toBe(`removed recap's hooks from ${projectFile(box)}\n`);
     expect(readJson(projectFile(box))).toEqual({ model: { name: 'x' } });
-    expect(recapHooksIn(readJson(userFile(box)))).toHaveLength(5);
+    expect(recapHooksIn(readJson(userFile(box)))).toHaveLength(6);
   });
 
   it('with no settings file says nothing changed and creates none', async () => {

@@ -24,7 +24,7 @@ const URL = 'http://127.0.0.1:47654/hooks/claude';
 const TOKEN = 'c2VjcmV0LXRva2Vu';
 
 const commands = () => commandHook(HOOK_BIN);
-const http = (event: string): HookEntry => (['SessionStart', 'PreCompact', 'PostCompact'].includes(event) ? commandHook(HOOK_BIN) : httpHook(URL, TOKEN));
+const http = (event: string): HookEntry => (['SessionStart', 'PreCompact', 'PostCompact', 'SessionEnd'].includes(event) ? commandHook(HOOK_BIN) : httpHook(URL, TOKEN));
 
 /** A user's own settings, with hooks of their own in every place recap also writes to. */
 function userSettings(): Settings {
@@ -138,7 +138,7 @@ describe('isRecapHook', () => {
 });
 
 describe('withRecap', () => {
-  it('adds PreToolUse (*), PostToolUse (AskUserQuestion), UserPromptSubmit, SessionStart, PreCompact and PostCompact to empty settings', () => {
+  it('adds PreToolUse (*), PostToolUse (AskUserQuestion), UserPromptSubmit, SessionStart, PreCompact, PostCompact and SessionEnd to empty settings', () => {
     const hook = commands();
     expect(withRecap({}, commands)).toEqual({
       hooks: {
@@ -148,9 +148,10 @@ describe('withRecap', () => {
         SessionStart: [{ hooks: [hook] }],
         PreCompact: [{ hooks: [hook] }],
         PostCompact: [{ hooks: [hook] }],
+        SessionEnd: [{ hooks: [hook] }],
       },
     });
-    expect(RECAP_EVENTS.map((e) => e.event)).toEqual(['PreToolUse', 'PostToolUse', 'UserPromptSubmit', 'SessionStart', 'PreCompact', 'PostCompact']);
+    expect(RECAP_EVENTS.map((e) => e.event)).toEqual(['PreToolUse', 'PostToolUse', 'UserPromptSubmit', 'SessionStart', 'PreCompact', 'PostCompact', 'SessionEnd']);
   });
 
   it('writes no onFailure when the Claude Code in use would ignore it', () => {
@@ -194,6 +195,7 @@ describe('withRecap', () => {
       ['UserPromptSubmit', 'http'],
       ['PreCompact', 'command'],
       ['PostCompact', 'command'],
+      ['SessionEnd', 'command'],
     ]);
     expect(withRecap(viaHttp, http)).toEqual(viaHttp);
     expect(withoutRecap(viaHttp)).toEqual(userSettings());
@@ -324,7 +326,7 @@ describe('recapHooksIn', () => {
 
   it('lists each event with its recap hook, command or http', () => {
     expect(recapHooksIn(withRecap(userSettings(), commands))).toEqual(
-      ['PreToolUse', 'PostToolUse', 'SessionStart', 'UserPromptSubmit', 'PreCompact', 'PostCompact'].map((event) => ({
+      ['PreToolUse', 'PostToolUse', 'SessionStart', 'UserPromptSubmit', 'PreCompact', 'PostCompact', 'SessionEnd'].map((event) => ({
         event,
         hook: event === 'PreToolUse' ? { ...commands(), onFailure: 'block' } : commands(),
       })),
@@ -337,6 +339,7 @@ describe('recapHooksIn', () => {
       { event: 'SessionStart', hook: commands() },
       { event: 'PreCompact', hook: commands() },
       { event: 'PostCompact', hook: commands() },
+      { event: 'SessionEnd', hook: commands() },
     ]);
     expect(httpHook(URL, TOKEN)).toEqual({ type: 'http', url: URL, headers: { Authorization: `Bearer ${TOKEN}` }, timeout: 10 });
   });

@@ -168,9 +168,9 @@ describe("recap's hooks file", () => {
     expect(commandPaths('/usr/bin/recap-hook copilot')).toBeUndefined();
   });
 
-  it('has the three PascalCase events, no matcher, and a timeout well past recap-hook deadline', () => {
+  it('has the four PascalCase events, no matcher, and a timeout well past recap-hook deadline', () => {
     const file = recapHooksFile(command);
-    expect(Object.keys(file.hooks!)).toEqual(['SessionStart', 'UserPromptSubmit', 'PreToolUse']);
+    expect(Object.keys(file.hooks!)).toEqual(['SessionStart', 'UserPromptSubmit', 'PreToolUse', 'SessionEnd']);
     for (const entries of Object.values(file.hooks!)) expect(entries).toEqual([{ type: 'command', bash: command, timeoutSec: 30 }]);
   });
 

@@ -24,6 +24,24 @@ const SAMPLES: { [T in EventType]: Extract<RecapEvent, { type: T }>['data'] } = 
   RecapDisabled: { job: 'j', agent: 'claude', session: 's', time: 1 },
   SummaryAmended: { job: 'j', entry: 12, text: 't', sections: [], tokens: 300, gist: 'the parser, fixed', gistBy: 'agent', by, entryHash: 'a', hash: 'b', time: 1 },
   EntryRedacted: { job: 'j', seq: 12, what: 'summary', hash: 'a', reason: 'a key', by, time: 1 },
+  SessionEnded: {
+    job: 'j',
+    session: 's',
+    from: 'claude',
+    reason: 'other',
+    started: 0,
+    input: 3,
+    output: 5,
+    cacheCreation: 0,
+    cacheRead: 0,
+    byModel: [],
+    byAgent: [],
+    toolCalls: 2,
+    denials: 1,
+    interactions: 1,
+    countedTokens: 4,
+    time: 1,
+  },
 };
 
 describe('the gist of each event in recap log', () => {

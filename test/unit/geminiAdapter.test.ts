@@ -72,7 +72,15 @@ describe('the real Gemini CLI payloads', () => {
     expect(parseGeminiHook(fixture(`AfterTool-${tool}`))).toEqual({ ok: true, call: { kind: 'toolUsed' }, caller: CALLER });
   });
 
-  it.each(['AfterAgent', 'SessionEnd'])('%s is an event recap does not act on', (event) => {
+  it('SessionEnd is the session ending, with its reason', () => {
+    expect(parseGeminiHook(fixture('SessionEnd'))).toMatchObject({
+      ok: true,
+      call: { kind: 'sessionEnd', reason: 'exit' },
+      caller: { session: '15370887-e588-4dc7-8262-e1533530e376' },
+    });
+  });
+
+  it.each(['AfterAgent'])('%s is an event recap does not act on', (event) => {
     expect(parseGeminiHook(fixture(event))).toEqual({ ok: true, call: undefined, event });
   });
 
@@ -235,7 +243,7 @@ describe("the extension's hook command", () => {
   it("is one entry per event, named recap, with the matcher each needs and a timeout above recap-hook's 8 s", () => {
     const env = hookEnvironment({ HOME: '/home/ann' });
     const file = hooksFile(BIN, NODE, '/x', env);
-    expect(Object.keys(file.hooks)).toEqual(['SessionStart', 'BeforeAgent', 'BeforeTool', 'AfterTool']);
+    expect(Object.keys(file.hooks)).toEqual(['SessionStart', 'BeforeAgent', 'BeforeTool', 'AfterTool', 'SessionEnd']);
     expect(file.hooks.BeforeTool).toEqual([{ matcher: '*', hooks: [{ type: 'command', name: 'recap', command: hookCommand(BIN, NODE, '/x'), timeout: TIMEOUT_MS, env }] }]);
     expect(file.hooks.AfterTool![0]!.matcher).toBe('^ask_user$');
     expect(file.hooks.SessionStart![0]!.matcher).toBeUndefined();

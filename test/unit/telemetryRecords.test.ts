@@ -24,6 +24,40 @@ describe('eventRecord', () => {
     });
   });
 
+  it("flattens a session's rows per model and per agent into plain attributes", () => {
+    const row = { input: 120, output: 8, cacheCreation: 0, cacheRead: 20 };
+    const ended: StoredEvent = {
+      seq: 9,
+      version: 1,
+      type: 'SessionEnded',
+      data: {
+        job: 'j',
+        session: 's',
+        from: 'claude',
+        reason: 'other',
+        started: 500,
+        ...row,
+        byModel: [{ model: 'claude-opus-5', ...row }],
+        byAgent: [{ agent: 'main', ...row }],
+        toolCalls: 3,
+        denials: 1,
+        interactions: 2,
+        countedTokens: 40,
+        time: 1000,
+      },
+    };
+    expect(eventRecord(ended, false).attributes).toMatchObject({
+      from: 'claude',
+      reason: 'other',
+      input: 120,
+      toolCalls: 3,
+      denials: 1,
+      'byModel.claude-opus-5.input': 120,
+      'byModel.claude-opus-5.cacheRead': 20,
+      'byAgent.main.output': 8,
+    });
+  });
+
   it('adds texts, notes and problems only when asked', () => {
     expect(eventRecord(prompt, true).attributes).toHaveProperty('text', 'my secret plan');
     const rejected: StoredEvent = { seq: 4, version: 1, type: 'SummaryRejected', data: { job: 'j', problems: ['too short'], tokens: 9, time: 2000 } };

@@ -1,9 +1,10 @@
 // #/job/<name> — one job: where its gate stands now, its token meter over a range the user
 // picks (a preset, zooming in and out, or a drag across the chart), what happened under the
-// cursor, its state at any moment on the slider (what `recap replay --at` answers), and its
-// summary chain.
+// cursor, its state at any moment on the slider (what `recap replay --at` answers), its
+// sessions, and its summary chain.
 import { Latest, type AtAnswer, type JobAnswer, type LiveChange, type MomentsAnswer } from './api.js';
 import { ChainPanel } from './chainView.js';
+import { SessionsPanel } from './sessionsView.js';
 import { debounce, failure, h, tokens, when } from './dom.js';
 import { gate } from './jobsView.js';
 import { MeterChart, meterKey, type Range } from './meterChart.js';
@@ -39,10 +40,12 @@ export class JobView implements View {
   private readonly atOutput = h('output', { for: 'at', 'aria-live': 'polite' });
   private readonly moments = h('div', { class: 'moments', 'aria-live': 'polite' });
   private readonly chain: ChainPanel;
+  private readonly sessions: SessionsPanel;
   private closed = false;
 
   constructor(private readonly job: string) {
     this.chain = new ChainPanel(job);
+    this.sessions = new SessionsPanel(job);
   }
 
   async show(main: HTMLElement): Promise<void> {
@@ -64,15 +67,19 @@ export class JobView implements View {
         h('section', { 'aria-labelledby': 'at-title' }, h('h2', { id: 'at-title' }, h('label', { for: 'at' }, 'State at a moment')), this.slider, this.atOutput),
         h('section', { 'aria-labelledby': 'moments-title' }, h('h2', { id: 'moments-title' }, 'What happened there'), this.moments),
       ),
+      this.sessions.element,
       this.chain.element,
     );
     this.moments.append(h('p', { class: 'muted' }, 'Hover the chart, or move the slider, to see the interactions, trips, summaries and denials at that moment.'));
     await this.load();
     this.chain.load({ verify: true });
+    this.sessions.load();
   }
 
   changed(change: LiveChange): void {
-    if (change.jobs.includes(this.job)) this.refresh();
+    if (!change.jobs.includes(this.job)) return;
+    this.refresh();
+    this.sessions.load();
   }
 
   refresh(): void {

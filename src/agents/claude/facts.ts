@@ -85,7 +85,15 @@ const claudeDirs = (env: NodeJS.ProcessEnv, home: string) => [...new Set([join(h
 export const claudeFacts: AgentFacts = {
   name: 'claude',
   title: 'Claude Code',
-  events: { UserPromptSubmit: 'prompt', PreToolUse: 'tool', PostToolUse: 'toolUsed', SessionStart: 'sessionStart', PreCompact: 'compacting', PostCompact: 'compaction' },
+  events: {
+    UserPromptSubmit: 'prompt',
+    PreToolUse: 'tool',
+    PostToolUse: 'toolUsed',
+    SessionStart: 'sessionStart',
+    SessionEnd: 'sessionEnd',
+    PreCompact: 'compacting',
+    PostCompact: 'compaction',
+  },
   shellTool: 'Bash',
   toolCall: claudeToolCall,
   mcpToolName: claudeMcpToolName,

@@ -7,7 +7,7 @@
 // (transcript.ts).
 import { z } from 'zod';
 import type { HookCall, ParsedHook } from '../adapter.js';
-import { common, readPayload, text, tool } from '../payload.js';
+import { common, readPayload, sessionEnd, text, tool } from '../payload.js';
 import { claudeFacts, MACHINE_KINDS } from './facts.js';
 
 const payloads = {
@@ -15,11 +15,12 @@ const payloads = {
   PreToolUse: tool,
   PostToolUse: tool.extend({ tool_response: z.unknown() }),
   SessionStart: common.extend({ source: text.optional() }),
+  SessionEnd: sessionEnd,
   // custom_instructions (what follows /compact, null for auto) is not read: recap adds its own.
   PreCompact: common.extend({ trigger: text.nullish() }),
   PostCompact: common.extend({ trigger: text.optional(), compact_summary: z.string() }),
 };
-type Payload = z.infer<typeof tool> & { prompt?: string; tool_response?: unknown; compact_summary?: string };
+type Payload = z.infer<typeof tool> & { prompt?: string; tool_response?: unknown; compact_summary?: string; reason?: string };
 
 export function parseClaudeHook(payload: unknown): ParsedHook {
   return readPayload(payload, claudeFacts, payloads, callOf);
@@ -37,6 +38,8 @@ function callOf(name: string, data: Payload): HookCall {
       return { kind: 'tool', call: claudeFacts.toolCall(data.tool_name, data.tool_input) };
     case 'toolUsed':
       return data.tool_name === 'AskUserQuestion' ? { kind: 'toolUsed', qa: questionsAndAnswers(data.tool_input, data.tool_response) } : { kind: 'toolUsed' };
+    case 'sessionEnd':
+      return { kind: 'sessionEnd', ...(data.reason !== undefined ? { reason: data.reason } : {}) };
     default:
       return { kind: 'sessionStart' };
   }

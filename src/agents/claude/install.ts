@@ -63,9 +63,9 @@ export function installCommandHooks(scope: Scope, project: string, env: NodeJS.P
 /**
  * Events whose hook stays a command: Claude Code skips HTTP hooks on SessionStart; PreCompact
  * steers the summary with a command's plain stdout (verified for command hooks only); and
- * neither compaction hook is on any gate's path.
+ * neither compaction hook, nor SessionEnd (verified as a command hook), is on any gate's path.
  */
-const COMMAND_ONLY = new Set(['SessionStart', 'PreCompact', 'PostCompact']);
+const COMMAND_ONLY = new Set(['SessionStart', 'PreCompact', 'PostCompact', 'SessionEnd']);
 
 /** HTTP hooks, but for the events in COMMAND_ONLY. */
 export function installHttpHooks(scope: Scope, project: string, env: NodeJS.ProcessEnv, url: string, token: string, failClosed = true): Installed {

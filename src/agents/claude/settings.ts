@@ -26,6 +26,9 @@ export const RECAP_EVENTS: readonly { event: string; matcher?: string; failClose
   { event: 'PreCompact' },
   // Claude Code's own summary of a compacted conversation, kept for the audit.
   { event: 'PostCompact' },
+  // The session's end (exit, /clear, the end of a -p run): its report goes on record. It
+  // blocks nothing, so it never fails closed.
+  { event: 'SessionEnd' },
 ];
 
 const TIMEOUT_SECONDS = 10;

@@ -101,7 +101,7 @@ export const codexFacts: AgentFacts = {
   name: 'codex',
   title: 'Codex CLI',
   // No PostToolUse: Codex has no question tool whose answer a hook could record.
-  events: { UserPromptSubmit: 'prompt', PreToolUse: 'tool', SessionStart: 'sessionStart' },
+  events: { UserPromptSubmit: 'prompt', PreToolUse: 'tool', SessionStart: 'sessionStart', SessionEnd: 'sessionEnd' },
   // The name the model calls its shell by (the hook sees Bash): the messages tell the model
   // what to run, and exec_command is the tool in its list.
   shellTool: 'exec_command',

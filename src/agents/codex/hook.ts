@@ -3,15 +3,16 @@
 // a subagent's adds agent_id and agent_type under its parent's session_id.
 import { z } from 'zod';
 import type { HookCall, ParsedHook } from '../adapter.js';
-import { common, readPayload, text, tool } from '../payload.js';
+import { common, readPayload, sessionEnd, text, tool } from '../payload.js';
 import { codexFacts } from './facts.js';
 
 const payloads = {
   UserPromptSubmit: common.extend({ prompt: z.string() }),
   PreToolUse: tool,
   SessionStart: common.extend({ source: text.optional() }),
+  SessionEnd: sessionEnd,
 };
-type Payload = z.infer<typeof tool> & { prompt?: string };
+type Payload = z.infer<typeof tool> & { prompt?: string; reason?: string };
 
 export function parseCodexHook(payload: unknown): ParsedHook {
   return readPayload(payload, codexFacts, payloads, callOf);
@@ -24,6 +25,8 @@ function callOf(name: string, data: Payload): HookCall {
       return { kind: 'prompt', text: data.prompt ?? '' };
     case 'tool':
       return { kind: 'tool', call: codexFacts.toolCall(data.tool_name, data.tool_input) };
+    case 'sessionEnd':
+      return { kind: 'sessionEnd', ...(data.reason !== undefined ? { reason: data.reason } : {}) };
     default:
       return { kind: 'sessionStart' };
   }

@@ -17,6 +17,9 @@ export const RECAP_EVENTS: readonly { event: string; matcher?: string; contextLi
   { event: 'UserPromptSubmit', contextLimit: 0 },
   { event: 'PreToolUse', matcher: '*' },
 ];
+// Not SessionEnd: `codex exec` sends none, and codex-cli 0.169.0 hashes a SessionEnd handler
+// otherwise than trust.ts does (its trust entry reads as modified), so Codex would skip it.
+// The adapter still reads one, should a user wire it in and trust it themselves.
 
 /**
  * Well past recap-hook's own 8 s deadline (RECAP_HOOK_DEADLINE_MS), which counts from the

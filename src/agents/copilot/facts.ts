@@ -100,7 +100,7 @@ const copilotDirs = (env: NodeJS.ProcessEnv, home: string) => [...new Set([join(
 export const copilotFacts: AgentFacts = {
   name: 'copilot',
   title: 'GitHub Copilot CLI',
-  events: { UserPromptSubmit: 'prompt', PreToolUse: 'tool', SessionStart: 'sessionStart' },
+  events: { UserPromptSubmit: 'prompt', PreToolUse: 'tool', SessionStart: 'sessionStart', SessionEnd: 'sessionEnd' },
   // The name the model sees (the hook sees Bash).
   shellTool: 'bash',
   toolCall: copilotToolCall,

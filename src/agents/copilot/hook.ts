@@ -4,16 +4,17 @@
 // judged in the parent's session, as the subagent they are.
 import { z } from 'zod';
 import type { HookCall, ParsedHook } from '../adapter.js';
-import { common, readPayload, text, tool } from '../payload.js';
+import { common, readPayload, sessionEnd, text, tool } from '../payload.js';
 import { copilotFacts } from './facts.js';
 
 const payloads = {
   UserPromptSubmit: common.extend({ prompt: z.string() }),
   PreToolUse: tool,
   SessionStart: common.extend({ source: text.optional() }),
+  SessionEnd: sessionEnd,
 };
 
-type Payload = z.infer<typeof tool> & { prompt?: string };
+type Payload = z.infer<typeof tool> & { prompt?: string; reason?: string };
 
 /**
  * A subagent's payload carries its own session id (also its agent_id) and its parent's
@@ -44,6 +45,8 @@ function callOf(event: string, data: Payload, subagent: boolean): HookCall | und
       return subagent ? undefined : { kind: 'prompt', text: data.prompt ?? '' };
     case 'tool':
       return { kind: 'tool', call: copilotFacts.toolCall(data.tool_name, data.tool_input) };
+    case 'sessionEnd':
+      return subagent ? undefined : { kind: 'sessionEnd', ...(data.reason !== undefined ? { reason: data.reason } : {}) };
     default:
       // A subagent's session is not a new session of the user's: no memory to hand over.
       return subagent ? undefined : { kind: 'sessionStart' };

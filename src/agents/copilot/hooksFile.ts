@@ -5,7 +5,7 @@
 // recap-hook answers a deny as JSON on stdout, never through its exit code.
 
 /** The events recap installs: the PascalCase dialect, in which a top-level deny and context both work. */
-export const RECAP_EVENTS = ['SessionStart', 'UserPromptSubmit', 'PreToolUse'] as const;
+export const RECAP_EVENTS = ['SessionStart', 'UserPromptSubmit', 'PreToolUse', 'SessionEnd'] as const;
 
 /**
  * Seconds; Copilot CLI's own default, written out. A hook it times out lets the call run:

@@ -24,6 +24,8 @@ export const RECAP_EVENTS: readonly { event: string; matcher?: string }[] = [
   { event: 'BeforeTool', matcher: '*' },
   // The user's answers to the model's questions are interactions too.
   { event: 'AfterTool', matcher: '^ask_user$' },
+  // The session's end (exit, -p too, and /clear): its report goes on record. Every reason: no matcher.
+  { event: 'SessionEnd' },
 ];
 
 export type ExtensionPaths = { dir: string; manifest: string; hooks: string; extensions: string };

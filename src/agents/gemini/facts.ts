@@ -67,7 +67,7 @@ const ESCAPED = '\n\n(Gemini CLI shows the characters < and > in this text as &l
 export const geminiFacts: AgentFacts = {
   name: 'gemini',
   title: 'Gemini CLI',
-  events: { BeforeAgent: 'prompt', BeforeTool: 'tool', AfterTool: 'toolUsed', SessionStart: 'sessionStart' },
+  events: { BeforeAgent: 'prompt', BeforeTool: 'tool', AfterTool: 'toolUsed', SessionStart: 'sessionStart', SessionEnd: 'sessionEnd' },
   shellTool: 'run_shell_command',
   toolCall: geminiToolCall,
   mcpToolName: geminiMcpToolName,

@@ -3,7 +3,7 @@
 // start.
 import { z } from 'zod';
 import type { HookCall, ParsedHook } from '../adapter.js';
-import { common, readPayload, text, tool } from '../payload.js';
+import { common, readPayload, sessionEnd, text, tool } from '../payload.js';
 import { geminiFacts } from './facts.js';
 
 const payloads = {
@@ -11,8 +11,9 @@ const payloads = {
   BeforeTool: tool,
   AfterTool: tool.extend({ tool_response: z.unknown() }),
   SessionStart: common.extend({ source: text.optional() }),
+  SessionEnd: sessionEnd,
 };
-type Payload = z.infer<typeof tool> & { prompt?: string; tool_response?: unknown };
+type Payload = z.infer<typeof tool> & { prompt?: string; tool_response?: unknown; reason?: string };
 
 export function parseGeminiHook(payload: unknown): ParsedHook {
   return readPayload(payload, geminiFacts, payloads, callOf);
@@ -26,6 +27,8 @@ function callOf(name: string, data: Payload): HookCall {
       return { kind: 'tool', call: geminiFacts.toolCall(data.tool_name, data.tool_input) };
     case 'toolUsed':
       return data.tool_name === 'ask_user' ? { kind: 'toolUsed', qa: questionsAndAnswers(data.tool_input, data.tool_response) } : { kind: 'toolUsed' };
+    case 'sessionEnd':
+      return { kind: 'sessionEnd', ...(data.reason !== undefined ? { reason: data.reason } : {}) };
     default:
       return { kind: 'sessionStart' };
   }

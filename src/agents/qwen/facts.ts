@@ -154,7 +154,7 @@ export const qwenFacts: AgentFacts = {
   title: 'Qwen Code',
   // PostToolUse only on ask_user_question (the matcher recap installs): the user's answers.
   // PreCompact comes before Qwen Code compresses its conversation, on its own or on /compress.
-  events: { UserPromptSubmit: 'prompt', PreToolUse: 'tool', PostToolUse: 'toolUsed', SessionStart: 'sessionStart', PreCompact: 'compacting' },
+  events: { UserPromptSubmit: 'prompt', PreToolUse: 'tool', PostToolUse: 'toolUsed', SessionStart: 'sessionStart', SessionEnd: 'sessionEnd', PreCompact: 'compacting' },
   shellTool: 'run_shell_command',
   toolCall: qwenToolCall,
   mcpToolName: qwenMcpToolName,

@@ -3,7 +3,7 @@
 // about to begin (PreCompact).
 import { z } from 'zod';
 import type { HookCall, ParsedHook } from '../adapter.js';
-import { common, readPayload, text, tool } from '../payload.js';
+import { common, readPayload, sessionEnd, text, tool } from '../payload.js';
 import { qwenFacts } from './facts.js';
 
 const payloads = {
@@ -14,13 +14,14 @@ const payloads = {
   PreToolUse: tool,
   PostToolUse: tool.extend({ tool_response: z.unknown() }),
   SessionStart: common.extend({ source: text.optional() }),
+  SessionEnd: sessionEnd,
   // `trigger` is auto (the context passed its threshold) or manual (/compress);
   // `custom_instructions` is what followed /compress, "" when nothing did. Neither changes
   // recap's answer: Qwen Code puts the user's instructions before a hook's.
   PreCompact: common.extend({ trigger: text.optional(), custom_instructions: z.string().nullish() }),
 };
 
-type Payload = z.infer<typeof tool> & { prompt?: string; submitted_prompt?: string; tool_response?: unknown };
+type Payload = z.infer<typeof tool> & { prompt?: string; submitted_prompt?: string; tool_response?: unknown; reason?: string };
 
 export function parseQwenHook(payload: unknown): ParsedHook {
   return readPayload(payload, qwenFacts, payloads, callOf);
@@ -37,6 +38,8 @@ function callOf(name: string, data: Payload): HookCall | undefined {
       return { kind: 'tool', call: qwenFacts.toolCall(data.tool_name, data.tool_input) };
     case 'toolUsed':
       return data.tool_name === 'ask_user_question' ? { kind: 'toolUsed', qa: questionsAndAnswers(data.tool_input, data.tool_response) } : { kind: 'toolUsed' };
+    case 'sessionEnd':
+      return { kind: 'sessionEnd', ...(data.reason !== undefined ? { reason: data.reason } : {}) };
     default:
       return { kind: 'sessionStart' };
   }

@@ -20,6 +20,8 @@ export const RECAP_EVENTS: readonly { event: string; matcher?: string }[] = [
   // its summary to keep the newest recap summary's decisions, directives and files. Every
   // trigger: no matcher.
   { event: 'PreCompact' },
+  // The session's end (/quit; a -p run sends none): its report goes on record.
+  { event: 'SessionEnd' },
 ];
 
 /**

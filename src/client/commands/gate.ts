@@ -6,6 +6,7 @@ import { DEFAULT_AGENT } from '../../agents/cliFacts.js';
 import { readInput } from '../input.js';
 import { call, chain, context, decisions, jobOf, output, show, status, target, UsageError, type Builder } from '../jobCommands.js';
 import { printReport, printStatus, printSubmit } from '../present/gate.js';
+import { printSessionLines, printSessionReport } from '../present/sessions.js';
 import { localTime, parseDuration, timeFlag } from '../time.js';
 import { documented } from './docs.js';
 
@@ -180,11 +181,22 @@ export const holdCommands: Builder = (y) =>
 export const reportCommand: Builder = (y) =>
   y.command(
     'report',
-    'where the tokens went, per job and agent',
-    (a) => documented(a, 'report').option('since', { type: 'string', describe: 'from this time (HH:MM, ISO 8601, or 10m/2h/3d ago)' }),
+    'where the tokens went, per job, agent and session',
+    (a) =>
+      documented(a, 'report')
+        .option('since', { type: 'string', describe: 'from this time (HH:MM, ISO 8601, or 10m/2h/3d ago)' })
+        .option('session', { type: 'string', describe: "one session's tokens per model and agent, tool calls and denials" }),
     async (argv) => {
+      if (argv.session !== undefined) {
+        const result = await call('report', { session: argv.session });
+        output(argv, result, () => printSessionReport(result.session!));
+        return;
+      }
       const since = argv.since === undefined ? undefined : timeFlag(argv.since, '--since', argv.json);
       const result = await call('report', { ...jobOf(argv), ...(since !== undefined ? { since } : {}) });
-      output(argv, result, () => printReport(result.jobs));
+      output(argv, result, () => {
+        printReport(result.jobs);
+        printSessionLines(result.sessions);
+      });
     },
   );

@@ -33,6 +33,8 @@ const GISTS: { [T in EventType]: (data: DataOf<T>) => string } = {
   SummaryAmended: (d) => `summary #${d.entry} amended, ${d.tokens} tokens${by(d.by)}${d.redacted ? ' [redacted]' : `: ${quoted(d.gist)}`}`,
   EntryRedacted: (d) =>
     `the text of ${d.what} #${d.seq}${d.amendments?.length ? ` and its ${d.amendments.length} amendments` : ''} redacted${d.reason !== undefined ? ` (${d.reason})` : ''}${by(d.by)}`,
+  SessionEnded: (d) =>
+    `${d.from} session ${d.session} ended${d.reason !== undefined ? ` (${d.reason})` : ''}: ${d.input} in, ${d.output} out, ${d.toolCalls} tool calls, ${d.denials} denied`,
   RecapDisabled: (d) => `RECAP_DISABLE in the ${d.agent} session${d.session !== undefined ? ` ${d.session}` : ''}: everything let through, uncounted`,
 };
 

@@ -3,10 +3,10 @@
 // counts. Each fails for a job named that has no events.
 import type { JobState } from '../../events/jobState.js';
 import { tripCause } from '../../events/gateMessages.js';
-import type { JobRow, PastStatus, RequestOf, ResponseOf } from '../../protocol/protocol.js';
+import { ProtocolError, type JobRow, type PastStatus, type RequestOf, type ResponseOf } from '../../protocol/protocol.js';
 import { eventsPage, projectionAt, verifyLog } from '../audit.js';
 import type { CommandService } from '../commandService.js';
-import { usageReport } from '../report.js';
+import { sessionsReport, usageReport } from '../report.js';
 import { known } from './job.js';
 import { defined, type OpsOf } from './table.js';
 
@@ -17,15 +17,26 @@ export function auditOps(s: CommandService): OpsOf<'events' | 'jobs' | 'replay' 
     jobs: async () => ({ jobs: [...projection().jobs.values()].map(jobRow) }),
     replay: (r, progress) => known(s, r.job, () => replay(s, r, progress)),
     verify: (r, progress) => known(s, r.job, () => verifyLog(store, projection, progress, r.job)),
-    report: (r) =>
-      known(s, r.job, async () => {
-        await store.flushed();
-        return { jobs: await usageReport(store, defined({ job: r.job, since: r.since })) };
-      }),
+    report: (r) => (r.session !== undefined ? oneSession(s, r.session) : known(s, r.job, () => jobsReport(s, r))),
     // For benchmarks and load tests: how many events, how many synced batches wrote them,
     // and the daemon's memory (process.memoryUsage, in bytes).
     stats: async () => ({ lastSeq: store.lastSeq, syncs: store.syncs, memory: process.memoryUsage() }),
   };
+}
+
+/** Where the tokens went per job and agent, and the jobs' newest sessions, a line each. */
+async function jobsReport(s: CommandService, r: RequestOf<'report'>): Promise<ResponseOf<'report'>> {
+  await s.deps.store.flushed();
+  const jobs = await usageReport(s.deps.store, defined({ job: r.job, since: r.since }));
+  return { jobs, sessions: await sessionsReport(s.sessions, jobs, r.since) };
+}
+
+/** One session's report: ended or still open, from the log so far. */
+async function oneSession(s: CommandService, session: string): Promise<ResponseOf<'report'>> {
+  await s.deps.store.flushed();
+  const report = await s.sessions.report(session);
+  if (report === undefined) throw new ProtocolError('unknown_job', `no session ${JSON.stringify(session)} in the log: recap report lists the sessions it knows`);
+  return { jobs: [], sessions: [], session: report };
 }
 
 /** A page of events; with `wait`, a page that finds nothing new waits for new events up to that long. */

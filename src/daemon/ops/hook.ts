@@ -15,6 +15,7 @@ import { check, noticeShown, owed, record, submit, switchedOff, usage } from './
 import { chain, context, known, show, status, type Windows } from './job.js';
 import type { OpFunction, OpsOf } from './table.js';
 import { inScope } from '../scopeCheck.js';
+import { sessionEnded } from './session.js';
 
 /** Told of every hook answered, with how long the daemon took: telemetry's latency figure. */
 export type HookAnswered = (agent: AgentName, ms: number, answer: HookAnswer) => void;
@@ -54,6 +55,8 @@ export class Hooks {
       owedNotice: (where) => owed(s, where),
       noticeShown: (where, notice, who) => noticeShown(s, where, notice, who),
       switchedOff: (where, session, agent) => switchedOff(s, where, session, agent),
+      toolCalled: (session) => s.sessions.toolCalled(session),
+      sessionEnded: (where, end) => sessionEnded(s, where, end),
     };
   }
 

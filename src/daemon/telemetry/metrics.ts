@@ -1,5 +1,6 @@
-// recap's instruments: what the gate did (trips, denials, summaries) counted from the events
-// appended, the tokens each job has not summarized read from the projection at each export,
+// recap's instruments: what the gate did (trips, denials, summaries) and each ended session's
+// tokens and tool calls, counted from the events appended, the tokens each job has not
+// summarized read from the projection at each export,
 // and how long the daemon took to answer each hook.
 import type { Meter } from '@opentelemetry/api';
 import type { AgentName } from '../../agents/known.js';
@@ -15,6 +16,7 @@ export type RecapMetrics = {
 
 /** Hook answers take well under a millisecond to a few seconds (a transcript read): buckets for that range. */
 const HOOK_BUCKETS_MS = [0.25, 0.5, 1, 2, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000];
+const TOKEN_TYPES = ['input', 'output', 'cacheCreation', 'cacheRead'] as const;
 const SUMMARY_BUCKETS_TOKENS = [100, 250, 500, 1000, 2000, 4000, 8000, 16000];
 
 export function recapMetrics(meter: Meter, unsummarized: () => Iterable<[job: string, tokens: number]>): RecapMetrics {
@@ -31,6 +33,11 @@ export function recapMetrics(meter: Meter, unsummarized: () => Iterable<[job: st
     description: 'Length of accepted summaries',
     advice: { explicitBucketBoundaries: SUMMARY_BUCKETS_TOKENS },
   });
+  const sessionTokens = meter.createCounter('recap.session.tokens', {
+    unit: '{token}',
+    description: "The model's tokens of the sessions that ended, by agent, model and type (input, output, cacheCreation, cacheRead)",
+  });
+  const sessionToolCalls = meter.createCounter('recap.session.tool_calls', { unit: '{call}', description: 'Tool calls of the sessions that ended, by agent' });
   const hookDuration = meter.createHistogram('recap.hook.duration', {
     unit: 'ms',
     description: 'Time the daemon took to answer a hook, by agent and decision (deny or allow)',
@@ -54,6 +61,12 @@ export function recapMetrics(meter: Meter, unsummarized: () => Iterable<[job: st
           case 'SummaryRejected':
             summaries.add(1, { outcome: 'rejected' });
             break;
+          case 'SessionEnded': {
+            const { from: agent, byModel, toolCalls } = event.data;
+            for (const row of byModel) for (const type of TOKEN_TYPES) if (row[type] > 0) sessionTokens.add(row[type], { agent, model: row.model, type });
+            sessionToolCalls.add(toolCalls, { agent });
+            break;
+          }
           default:
             break;
         }
