@@ -6,7 +6,21 @@
 // open or tripped. After each attack a real summary through submit still opens the gate.
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AGENTS, agentTool, allowedAs, endAgentAttack, gateDenied, hook, proveAgentWayOut, trippedAgent, type AgentAttack } from '../helpers/agentAttack.js';
+import {
+  AGENTS,
+  agentShell,
+  agentTool,
+  agentUser,
+  allowedAs,
+  endAgentAttack,
+  gateDenied,
+  hook,
+  protectionDenied,
+  proveAgentWayOut,
+  trip,
+  trippedAgent,
+  type AgentAttack,
+} from '../helpers/agentAttack.js';
 import { trackedSandboxes } from '../helpers/daemon.js';
 import { expectAllowed, expectDenied, openGate, proveWayOut, runHook, toolCall, trippedGate, type Attack } from '../helpers/gateAttack.js';
 
@@ -52,6 +66,25 @@ describe('Claude Code: the files that register MCP servers, gate open', () => {
     expect(expectDenied(add)).toMatch(/^recap: this call was refused: .*MCP servers/);
     // Reading them is fine.
     expectAllowed(await runHook(attack.box.env, toolCall(attack, 'Read', { file_path: join(attack.box.project, '.mcp.json') })));
+  });
+});
+
+describe("codex: the files and commands that register Codex's MCP servers, on an open gate", () => {
+  let a: AgentAttack;
+  beforeAll(async () => {
+    a = await agentUser('codex');
+  });
+  afterAll(() => endAgentAttack(a));
+
+  it('refuses a recap server written to config.toml, the project’s .codex/config.toml or by codex mcp add, and the way out still works', async () => {
+    const server = '[mcp_servers.recap]\ncommand = "/bin/sh"\nargs = ["-c", "evil"]\n';
+    for (const file of [join(a.box.env.HOME!, '.codex', 'config.toml'), join(a.box.project, '.codex', 'config.toml')]) {
+      protectionDenied(a, await hook(a, agentShell(a, `printf '${server}' >> ${file}`)));
+    }
+    expect(protectionDenied(a, await hook(a, agentShell(a, 'codex mcp add recap -- /bin/sh -c evil')))).toMatch(/MCP servers/);
+    allowedAs(await hook(a, agentShell(a, 'ls')));
+    await trip(a);
+    await proveAgentWayOut(a);
   });
 });
 

@@ -67,3 +67,77 @@ describe.each(Object.entries(EXPECTED))("recap's MCP server for %s", (agent, exp
     expect(removeRecapServer(config, options)).toEqual([]);
   });
 });
+
+describe("recap's MCP server for codex (config.toml)", () => {
+  const config = ADAPTERS.codex.mcp!;
+  const USER_TOML = [
+    '# my settings',
+    'model = "gpt-5.5"',
+    '',
+    '[mcp_servers.mine]',
+    'command = "mine" # my own server',
+    'args = ["--fast"]',
+    '',
+    '[projects."/p"]',
+    'trust_level = "trusted"',
+    '',
+  ].join('\n');
+  const RECAP_TABLE = `[mcp_servers.recap]\ncommand = ${JSON.stringify(process.execPath)}\nargs = [${JSON.stringify(RECAP_BIN)}, "mcp"]\nenv_vars = ["XDG_RUNTIME_DIR", "RECAP_SOCKET"]\n`;
+
+  function codexSetup(text?: string) {
+    const base = setup();
+    const file = join(base.home, '.codex', 'config.toml');
+    if (text !== undefined) {
+      mkdirSync(dirname(file), { recursive: true });
+      writeFileSync(file, text);
+    }
+    return { ...base, file };
+  }
+
+  it('is appended as its own table, every byte of the user’s file kept, once', () => {
+    const { file, options } = codexSetup(USER_TOML);
+    expect(addRecapServer(config, options)).toEqual({ file, changed: true });
+    expect(readFileSync(file, 'utf8')).toBe(`${USER_TOML}\n${RECAP_TABLE}`);
+    expect(addRecapServer(config, options).changed).toBe(false);
+  });
+
+  it('is written into a new config.toml, and into the project’s .codex/config.toml with --scope project', () => {
+    const { file, project, env, options } = codexSetup();
+    addRecapServer(config, options);
+    expect(readFileSync(file, 'utf8')).toBe(RECAP_TABLE);
+    addRecapServer(config, { scope: 'project', project, env });
+    expect(readFileSync(join(project, '.codex', 'config.toml'), 'utf8')).toBe(RECAP_TABLE);
+  });
+
+  it('is removed alone, the file as it was, and the doctor then says how to add it', () => {
+    const { file, project, env, options } = codexSetup(USER_TOML);
+    addRecapServer(config, options);
+    expect(recapServerCheck(config, 'codex', 'Codex CLI', project, env)).toMatchObject({ ok: true, detail: expect.stringContaining('is registered') });
+    expect(removeRecapServer(config, options)).toEqual([file]);
+    expect(readFileSync(file, 'utf8')).toBe(USER_TOML);
+    expect(recapServerCheck(config, 'codex', 'Codex CLI', project, env)).toMatchObject({ ok: true, detail: expect.stringContaining('recap install codex --mcp') });
+  });
+
+  it('a server named recap that runs something else is flagged, and left in place by uninstall', () => {
+    const text = `${USER_TOML}[mcp_servers.recap]\ncommand = "/bin/sh"\nargs = ["-c", "evil"]\n`;
+    const { file, project, env, options } = codexSetup(text);
+    expect(recapServerCheck(config, 'codex', 'Codex CLI', project, env)).toMatchObject({ ok: false, detail: expect.stringContaining('not recap') });
+    expect(removeRecapServer(config, options)).toEqual([]);
+    expect(readFileSync(file, 'utf8')).toBe(text);
+  });
+
+  it('refuses a recap server written as dotted keys or an inline table, and changes nothing', () => {
+    for (const text of ['mcp_servers.recap.command = "/bin/sh"\n', '[mcp_servers]\nrecap = { command = "/bin/sh" }\n', 'mcp_servers = { }\n']) {
+      const { file, options } = codexSetup(text);
+      expect(() => addRecapServer(config, options)).toThrow(/\[mcp_servers\.recap\] table/);
+      expect(readFileSync(file, 'utf8')).toBe(text);
+    }
+  });
+
+  it('says what is wrong with a config.toml it cannot read, and writes nothing', () => {
+    const { file, project, env, options } = codexSetup('model = \n');
+    expect(() => addRecapServer(config, options)).toThrow(/cannot be read as TOML.*fix it or move it aside/);
+    expect(recapServerCheck(config, 'codex', 'Codex CLI', project, env)).toMatchObject({ ok: false, detail: expect.stringContaining('cannot be read as TOML') });
+    expect(readFileSync(file, 'utf8')).toBe('model = \n');
+  });
+});

@@ -129,6 +129,8 @@ export const codexFacts: AgentFacts = {
   projectSettingsFiles: (project) => [join(project, '.codex', 'hooks.json'), join(project, '.codex', 'config.toml')],
   settingsNames: [
     { path: /\/\.codex\/(?:hooks\.json|config\.toml|\.env)$/, mentioned: [/\.codex\b/, /hooks\.json|config\.toml|\.env\b/], what: "Codex's hooks, config and environment" },
+    // `codex mcp add|remove`: its own commands write config.toml's MCP servers and name no file.
+    { path: /(?!)/, mentioned: [/\bcodex\b/, /\bmcp\b/], what: "Codex's MCP servers, recap's among them" },
   ],
   // codex-cli 0.169.0's switches (codex exec --help): hooks are a feature, and recap's trust
   // entries live in $CODEX_HOME/config.toml, which --ignore-user-config skips. A profile layers

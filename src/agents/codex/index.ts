@@ -2,6 +2,7 @@
 import type { Adapter } from '../adapter.js';
 import { codexDoctor } from './doctor.js';
 import { codexFacts } from './facts.js';
+import { codexMcp } from './mcp.js';
 import { parseCodexHook } from './hook.js';
 import { configFile, installHooks, readConfig, setupProblems, uninstallHooks } from './install.js';
 import { codexSandboxChecks, installCodexSandbox, uninstallCodexSandbox } from './sandbox.js';
@@ -16,6 +17,7 @@ export const codex: Adapter = {
   wayOutInHook: true,
   // sandbox_mode is the user's config.toml's, whatever the scope of the hooks.
   sandbox: true,
+  mcp: codexMcp,
   install({ scope, project, env, sandbox }) {
     // The sandbox first: a refusal then leaves everything as it was.
     const sandboxed = sandbox === true && installCodexSandbox(env);

@@ -185,7 +185,8 @@ function verify(before: string, after: string, prefix: string, expected: (oldEnt
   }
 }
 
-function sameValue(a: TomlValue, b: TomlValue): boolean {
+/** Whether two TOML values hold the same data (numbers and dates as written). */
+export function sameValue(a: TomlValue, b: TomlValue): boolean {
   if (a instanceof TomlScalar || b instanceof TomlScalar) return a instanceof TomlScalar && b instanceof TomlScalar && a.raw === b.raw;
   if (Array.isArray(a) || Array.isArray(b)) return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((x, i) => sameValue(x, b[i]!));
   if (isTable(a) && isTable(b)) {

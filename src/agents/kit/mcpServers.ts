@@ -19,17 +19,28 @@ const scopeFlag = (scope: Scope): string => (scope === 'project' ? ' --scope pro
 /** The program and arguments that start recap's server: Node and recap.js, never looked up on PATH. */
 export const recapMcpCommand = (node = process.execPath): string[] => [node, RECAP_BIN, 'mcp'];
 
+/**
+ * How an agent's config file holds its servers (JSON's object under a key; Codex's TOML
+ * tables): read as an object of servers by name, and written with recap's entry set or taken
+ * out, every other server and key kept.
+ */
+export type McpFile = {
+  /** The servers the file registers ({} when none); undefined when there is no file. */
+  read(file: string): { ok: true; servers: Record<string, unknown> } | { ok: false; problem: string } | undefined;
+  /** Writes the file with recap's entry, or without it when `entry` is undefined; true when the file changed. Throws InstallError on a file recap will not edit. */
+  write(file: string, entry: Record<string, unknown> | undefined): boolean;
+};
+
 /** Where and how an agent keeps its MCP servers. */
 export type McpConfig = {
   /** The config file for the scope, where the agent has one for it. */
   file(scope: Scope, project: string, env: NodeJS.ProcessEnv, home: string): string;
-  /** The key of the servers' object (mcpServers; opencode's mcp). */
-  key: string;
+  /** The file's servers, in its format. */
+  servers: McpFile;
   /** recap's entry in the agent's format. */
   entry(command: string[]): Record<string, unknown>;
   /** The command line an entry runs, read back. */
   commandOf(entry: unknown): string[] | undefined;
-  dialect?: Dialect;
 };
 
 /** The usual shape: `{ command, args }`, with whatever else the agent wants beside them. */
@@ -41,7 +52,7 @@ export const commandAndArgs = (extra: Record<string, unknown> = {}) => ({
       : undefined,
 });
 
-function servers(file: string, value: unknown, key: string): Record<string, unknown> {
+function serversOf(file: string, value: unknown, key: string): Record<string, unknown> {
   if (!isObject(value)) throw new InstallError(`${file} does not hold a JSON object; ${FIX_OR_MOVE}`);
   const found = value[key];
   if (found !== undefined && !isObject(found)) throw new InstallError(`"${key}" in ${file} is not an object; ${FIX_OR_MOVE}`);
@@ -56,26 +67,36 @@ function writeJson(file: string, value: Record<string, unknown>, comments: boole
   return writeIfChanged(file, jsonText(value), { mode: modeOf(file) });
 }
 
+/** A JSON file whose servers are the object under `key` (mcpServers; opencode's mcp), read in the agent's dialect. */
+export const jsonServers = (key: string, dialect: Dialect = {}): McpFile => ({
+  read(file) {
+    const read = readJsonObject(file, dialect);
+    if (read === undefined || !read.ok) return read;
+    return { ok: true, servers: isObject(read.value[key]) ? read.value[key] : {} };
+  },
+  write(file, entry) {
+    const read = readJsonForWriting(file, dialect);
+    const value = (read?.value ?? {}) as Record<string, unknown>;
+    const { [RECAP_MCP_SERVER]: _recap, ...others } = serversOf(file, value, key);
+    const after = { ...value, [key]: entry === undefined ? others : { ...others, [RECAP_MCP_SERVER]: entry } };
+    if (read !== undefined && JSON.stringify(after) === JSON.stringify(value)) return false;
+    return writeJson(file, after, read?.comments ?? false);
+  },
+});
+
 /** Registers recap's server; true when the file changed. */
 export function addRecapServer(config: McpConfig, options: Where): { file: string; changed: boolean } {
   const file = config.file(options.scope, options.project, options.env, homeOf(options.env));
-  const read = readJsonForWriting(file, config.dialect);
-  const value = (read?.value ?? {}) as Record<string, unknown>;
-  const others = servers(file, value, config.key);
-  const after = { ...value, [config.key]: { ...others, [RECAP_MCP_SERVER]: config.entry(recapMcpCommand()) } };
-  if (read !== undefined && JSON.stringify(after) === JSON.stringify(value)) return { file, changed: false };
-  return { file, changed: writeJson(file, after, read?.comments ?? false) };
+  return { file, changed: config.servers.write(file, config.entry(recapMcpCommand())) };
 }
 
 /** Removes recap's server (only one that runs recap); the file when it changed. */
 export function removeRecapServer(config: McpConfig, options: Where): string[] {
   const file = config.file(options.scope, options.project, options.env, homeOf(options.env));
-  const read = readJsonObject(file, config.dialect);
+  const read = config.servers.read(file);
   if (read === undefined || !read.ok) return [];
-  const all = isObject(read.value[config.key]) ? (read.value[config.key] as Record<string, unknown>) : {};
-  if (!runsRecap(config.commandOf(all[RECAP_MCP_SERVER]))) return [];
-  const { [RECAP_MCP_SERVER]: _recap, ...others } = all;
-  return writeJson(file, { ...read.value, [config.key]: others }, read.comments) ? [file] : [];
+  if (!runsRecap(config.commandOf(read.servers[RECAP_MCP_SERVER]))) return [];
+  return config.servers.write(file, undefined) ? [file] : [];
 }
 
 const runsRecap = (command: string[] | undefined) => command !== undefined && command.length === 3 && command[1] === RECAP_BIN && command[2] === 'mcp';
@@ -86,10 +107,10 @@ export function recapServerCheck(config: McpConfig, agent: string, title: string
   const home = homeOf(env);
   const files = [...new Set([config.file('user', project, env, home), config.file('project', project, env, home)])];
   for (const file of files) {
-    const read = readJsonObject(file, config.dialect);
+    const read = config.servers.read(file);
     if (read === undefined) continue;
-    if (!read.ok) return { name, ok: false, detail: `${read.problem}`, fix: `fix ${file}` };
-    const entry = isObject(read.value[config.key]) ? (read.value[config.key] as Record<string, unknown>)[RECAP_MCP_SERVER] : undefined;
+    if (!read.ok) return { name, ok: false, detail: read.problem, fix: `fix ${file}` };
+    const entry = read.servers[RECAP_MCP_SERVER];
     if (entry === undefined) continue;
     const command = config.commandOf(entry);
     const scope = file === files[0] ? 'user' : 'project';
