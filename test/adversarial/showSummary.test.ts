@@ -44,7 +44,7 @@ describe('recap show N on a tripped gate', () => {
   it('is named by the deny, passes the hook, and prints the summary whole; the gate stays tripped', async () => {
     const launcher = launcherOf(attack);
     const reason = expectDenied(await runHook(attack.box.env, toolCall(attack, 'Read', { file_path: `${attack.box.project}/README.md` })));
-    expect(reason).toContain(`${launcher} show N may run`);
+    expect(reason).toContain(`${launcher} show N, `);
     for (const command of [`${launcher} show ${seq}`, `${launcher} show ${seq} --json --job ${attack.job}`, `${launcher} show '#${seq}'`]) {
       expectAllowed(await bash(attack, command));
     }

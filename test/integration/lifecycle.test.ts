@@ -143,7 +143,7 @@ describe('the daemon process', () => {
       { type: 'ConfigApplied', version: 1 },
     ]);
     expect(events.find((e) => e.type === 'InteractionRecorded')).toMatchObject({
-      version: 1,
+      version: 2,
       data: { job: 'format', kind: 'prompt', text: 'hello log', counted: true, tokens: expect.any(Number), time: expect.any(Number) },
     });
   });
