@@ -101,6 +101,8 @@ export type SummaryAccepted = {
      * gone ('' and none), its hash and link stay; an EntryRedacted later in the log says when and why.
      */
     redacted?: true;
+    /** On a redacted copy: how many entries of the job's decision log its text gave (their numbers stay taken). */
+    decisions?: number;
     prevHash: string;
     hash: string;
     time: Time;
@@ -129,6 +131,8 @@ export type SummaryAmended = {
     by?: Caller;
     /** Set when `recap redact` of its entry rewrote it: its text and what came of it are gone. */
     redacted?: true;
+    /** On a redacted copy: how many entries of the job's decision log its text gave (their numbers stay taken). */
+    decisions?: number;
     entryHash: string;
     hash: string;
     time: Time;
