@@ -117,7 +117,9 @@ try {
     console.log(`search over ${SUMMARIES} summaries, ${RUNS} queries (target p95 < ${TARGETS.searchP95Ms} ms, index < ${TARGETS.indexMb} MB)`);
     console.log(`search: median ${result.search.medianMs} ms, p95 ${result.search.p95Ms} ms (target ${TARGETS.searchP95Ms} ms), ${result.search.meanHits} hits on average`);
     console.log(`index alone: ${result.indexMb} MB of heap (target ${TARGETS.indexMb} MB)`);
-    console.log(`daemon, settled, after the first search less before: heap ${result.daemon.heapMb} MB, RSS ${result.daemon.rssMb} MB (heap ${result.daemon.heapAfterMb} MB, RSS ${result.daemon.rssAfterMb} MB in all)`);
+    console.log(
+      `daemon, settled, after the first search less before: heap ${result.daemon.heapMb} MB, RSS ${result.daemon.rssMb} MB (heap ${result.daemon.heapAfterMb} MB, RSS ${result.daemon.rssAfterMb} MB in all)`,
+    );
     console.log(`first search, building the index: ${firstSearchMs} ms`);
   }
 } finally {

@@ -17,8 +17,7 @@ const BATCH = 200;
 type Source = { seq: number; entry: ChainEntry };
 
 /** Every text of the chain that gives the log decisions, in log order. */
-const sourcesOf = (chain: readonly ChainEntry[]): Source[] =>
-  chain.flatMap((entry) => decisionSources(entry).map((seq) => ({ seq, entry }))).sort((a, b) => a.seq - b.seq);
+const sourcesOf = (chain: readonly ChainEntry[]): Source[] => chain.flatMap((entry) => decisionSources(entry).map((seq) => ({ seq, entry }))).sort((a, b) => a.seq - b.seq);
 
 class JobLog {
   /** By the summary they are in. */

@@ -139,5 +139,9 @@ export const indexLine = (entry: LoggedDecision): string => `#${entry.n} [${day(
 export function decisionLogView(entries: readonly LoggedDecision[], whole = WHOLE_ENTRIES): { total: number; decisions: Omit<LoggedDecision, 'source'>[]; index?: string[] } {
   const newestFirst = [...entries].reverse();
   const older = newestFirst.slice(whole);
-  return { total: entries.length, decisions: newestFirst.slice(0, whole).map(({ source: _source, ...shown }) => shown), ...(older.length > 0 ? { index: older.map(indexLine) } : {}) };
+  return {
+    total: entries.length,
+    decisions: newestFirst.slice(0, whole).map(({ source: _source, ...shown }) => shown),
+    ...(older.length > 0 ? { index: older.map(indexLine) } : {}),
+  };
 }

@@ -91,7 +91,11 @@ export function matchedPart(parts: readonly SearchPart[], matched: ReadonlySet<s
   let best = parts[0]!;
   let most = 0;
   for (const part of parts) {
-    const found = new Set(searchWords(part.section === GIST_SECTION ? part.text : `${part.section} ${part.text}`).map((w) => w.toLowerCase()).filter((w) => matched.has(w))).size;
+    const found = new Set(
+      searchWords(part.section === GIST_SECTION ? part.text : `${part.section} ${part.text}`)
+        .map((w) => w.toLowerCase())
+        .filter((w) => matched.has(w)),
+    ).size;
     const score = part.section === GIST_SECTION ? found - 0.5 : found;
     if (score > most) [best, most] = [part, score];
   }

@@ -61,7 +61,9 @@ describe('search and decisions after amend and redact', () => {
   afterAll(() => closeSandbox(box, daemon));
 
   it('amend: the summary is found by a word only in the new text, marked superseded, and not by a word only in the old', async () => {
-    const answer = JSON.parse(await cli(box, ['amend', String(amended), '--json'], summary(3, NEW_WORD, ['- Keep the parser lenient — the users asked for it']))) as { seq: number };
+    const answer = JSON.parse(await cli(box, ['amend', String(amended), '--json'], summary(3, NEW_WORD, ['- Keep the parser lenient — the users asked for it']))) as {
+      seq: number;
+    };
     const hits = await search(NEW_WORD);
     expect(hits.map((h) => [h.seq, h.supersededBy])).toEqual([[amended, answer.seq]]);
     expect(hits[0]!.snippet).toContain(NEW_WORD);
