@@ -85,6 +85,9 @@ describe('search and decisions after amend and redact', () => {
     expect(lines.find((l) => l.seq === amended)?.supersededBy).toBeGreaterThan(amended);
     expect(lines.find((l) => l.seq === kept)).not.toHaveProperty('redacted');
     expect((await search(KEPT_WORD)).map((h) => h.seq)).toEqual([kept]);
+    const text = await cli(box, ['timeline']);
+    expect(text).toMatch(new RegExp(`^#${redacted} .*\\(redacted\\).*\\[redacted\\]$`, 'm'));
+    expect(text).toMatch(new RegExp(`^#${amended} .*\\(amended by #\\d+\\)`, 'm'));
   });
 
   it('redact: its decisions are gone from recap decisions, the numbers of the others stay', async () => {
