@@ -3,9 +3,12 @@
 // gist each, their words drawn from a vocabulary of a few thousand), timed from the request's
 // write to its answer over the socket, as a user waits for it: the first search (which builds
 // the index from the log), then p50 and p95 of single-word, prefix and two-word queries. The
-// index's memory is the daemon's heap (the `stats` op) after the first search less before it:
-// an upper bound, as the build's garbage may not be collected yet.
+// index's memory, measured twice: the index alone, built in a process of its own from the
+// same summaries, its heap after a full garbage collection less before (the target is this
+// one's); and the daemon's heap and RSS (the `stats` op, settled by a full collection: the
+// daemon runs with --expose-gc) after the first search less before it.
 //   node bench/search.mjs [--quick] [--json]
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,8 +24,6 @@ const sorted = (values) => [...values].sort((a, b) => a - b);
 const median = (values) => sorted(values)[Math.floor(values.length / 2)];
 const p95 = (values) => sorted(values)[Math.min(values.length - 1, Math.ceil(values.length * 0.95) - 1)];
 
-const { Client } = await import(join(ROOT, 'dist', 'client', 'socketClient.js'));
-
 // A seeded generator, so every run searches the same log.
 let seed = 42;
 const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
@@ -31,6 +32,32 @@ const SYLLABLES = ['ka', 'lo', 'mi', 'ne', 'ru', 'sa', 'ti', 'vo', 'ze', 'pa', '
 const VOCABULARY = Array.from({ length: 4000 }, () => Array.from({ length: 2 + Math.floor(random() * 3) }, () => pick(SYLLABLES)).join(''));
 const COMMON = 'the parser reads quoted values and reports each error with its file line and key so the daemon keeps the last good configuration'.split(' ');
 const sentence = (n) => Array.from({ length: n }, () => (random() < 0.5 ? pick(COMMON) : pick(VOCABULARY))).join(' ');
+/** Each summary in turn, with the prompt before it; the same ones on every run. */
+function* summaries() {
+  for (let i = 1; i <= SUMMARIES; i += 1) {
+    const prompt = `prompt ${i}: ${sentence(8)}`;
+    yield { prompt, text: `Gist: entry ${i}: ${sentence(10)}\n\n## Decisions\n${sentence(60)}\n\n## Design\n${sentence(50)}\n\n## State\n${sentence(40)}` };
+  }
+}
+
+// The index alone, in this process started again with --expose-gc: its heap, settled, less before.
+if (args.includes('--index-alone')) {
+  const { SummaryIndex } = await import(join(ROOT, 'dist', 'daemon', 'summaryIndex.js'));
+  const all = [...summaries()];
+  globalThis.gc();
+  const before = process.memoryUsage().heapUsed;
+  const index = new SummaryIndex();
+  // As the daemon has them: the text whole, the gist its `Gist:` line gives (submit parses it so).
+  all.forEach(({ text }, i) => index.put('bench', i + 1, { text, gist: text.slice('Gist: '.length, text.indexOf('\n')) }));
+  globalThis.gc();
+  console.log(JSON.stringify({ indexMb: (process.memoryUsage().heapUsed - before) / 2 ** 20, hits: index.search(VOCABULARY[0]).length }));
+  process.exit(0);
+}
+const alone = spawnSync(process.execPath, ['--expose-gc', import.meta.filename, ...args.filter((a) => a === '--quick'), '--index-alone'], { encoding: 'utf8' });
+if (alone.status !== 0) throw new Error(`the index alone could not be measured: ${alone.stderr}`);
+const indexAlone = JSON.parse(alone.stdout.trim().split('\n').at(-1));
+
+const { Client } = await import(join(ROOT, 'dist', 'client', 'socketClient.js'));
 
 const dir = mkdtempSync(join(tmpdir(), 'recap-bench-search-'));
 const project = join(dir, 'project');
@@ -48,23 +75,25 @@ writeFileSync(
   ].join('\n'),
 );
 const env = benchEnv(dir);
-const daemon = await startDaemon(env);
+const daemon = await startDaemon(env, ['--expose-gc']);
 const client = await Client.connect(env.RECAP_SOCKET);
 const ask = (op, fields) => client.request(op, { cwd: project, ...fields });
 
 try {
-  for (let i = 1; i <= SUMMARIES; i += 1) {
-    await ask('record', { kind: 'prompt', text: `prompt ${i}: ${sentence(8)}` });
-    const text = `Gist: entry ${i}: ${sentence(10)}\n\n## Decisions\n${sentence(60)}\n\n## Design\n${sentence(50)}\n\n## State\n${sentence(40)}`;
+  let i = 0;
+  for (const { prompt, text } of summaries()) {
+    i += 1;
+    await ask('record', { kind: 'prompt', text: prompt });
     const answer = await ask('submit', { text });
     if (!answer.accepted) throw new Error(`summary ${i} was rejected: ${answer.problems.join('; ')}`);
   }
-  const heap = async () => (await client.request('stats', {})).memory.heapUsed;
-  const heapBefore = await heap();
+  const settled = async () => (await client.request('stats', { settle: true })).memory;
+  const before = await settled();
   const firstStarted = performance.now();
   const first = await ask('search', { query: VOCABULARY[0] });
   const firstSearchMs = round(performance.now() - firstStarted);
-  const indexMb = ((await heap()) - heapBefore) / 2 ** 20;
+  const after = await settled();
+  const mb = (bytes) => round(bytes / 2 ** 20);
   const queries = Array.from({ length: RUNS }, (_, i) => (i % 3 === 0 ? pick(VOCABULARY) : i % 3 === 1 ? pick(VOCABULARY).slice(0, 5) : `${pick(VOCABULARY)} ${pick(VOCABULARY)}`));
   const ms = [];
   let hits = 0;
@@ -80,14 +109,19 @@ try {
     runs: RUNS,
     firstSearchMs,
     firstHits: first.hits.length,
-    indexMb: round(indexMb),
+    indexMb: round(indexAlone.indexMb),
+    daemon: { heapMb: mb(after.heapUsed - before.heapUsed), rssMb: mb(after.rss - before.rss), heapAfterMb: mb(after.heapUsed), rssAfterMb: mb(after.rss) },
     search: { medianMs: round(median(ms), 2), p95Ms: round(p95(ms), 2), meanHits: round(hits / RUNS) },
   };
   if (args.includes('--json')) console.log(JSON.stringify(result));
   else {
     console.log(`search over ${SUMMARIES} summaries, ${RUNS} queries (target p95 < ${TARGETS.searchP95Ms} ms, index < ${TARGETS.indexMb} MB)`);
     console.log(`search: median ${result.search.medianMs} ms, p95 ${result.search.p95Ms} ms (target ${TARGETS.searchP95Ms} ms), ${result.search.meanHits} hits on average`);
-    console.log(`first search, building the index: ${firstSearchMs} ms; index: ${result.indexMb} MB of heap (target ${TARGETS.indexMb} MB)`);
+    console.log(`index alone: ${result.indexMb} MB of heap (target ${TARGETS.indexMb} MB)`);
+    console.log(
+      `daemon, settled, after the first search less before: heap ${result.daemon.heapMb} MB, RSS ${result.daemon.rssMb} MB (heap ${result.daemon.heapAfterMb} MB, RSS ${result.daemon.rssAfterMb} MB in all)`,
+    );
+    console.log(`first search, building the index: ${firstSearchMs} ms`);
   }
 } finally {
   client.close();

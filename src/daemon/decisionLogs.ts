@@ -1,43 +1,70 @@
 // Each job's decision log, kept in memory: built on the first `decisions` of a job from the
-// texts of its summaries in the log, then brought up to date at each read from the summaries
-// accepted since (only their texts are read). It holds the entries only (a decision and its
-// reason are bounded: under a kilobyte each), never a summary's text. Were a summary it
-// holds taken back (a failed write), the job's log is built again.
-import { decisionSource, newDecisions, decisionKey, type LoggedDecision } from '../events/decisionLog.js';
+// texts of its summaries and their amendments in the log, then brought up to date at each read
+// from those appended since (only their texts are read), each numbered on from the last. It
+// holds the entries only (a decision and its reason are bounded: under a kilobyte each), never
+// a summary's text; a redacted summary's entries leave it, their numbers stay taken (a redacted
+// copy in the log says how many it had, `decisions`). Were a text it took taken back (a failed
+// write), the job's log is built again.
+import { decisionKey, decisionSources, decisionsInForce, newDecisions, type LoggedDecision } from '../events/decisionLog.js';
+import { hasText } from '../events/entryText.js';
 import type { ChainEntry } from '../events/jobState.js';
 import type { EventStore } from './eventStore.js';
 
-/** How many summaries' texts are read from the log at once. */
+/** How many texts are read from the log at once. */
 const BATCH = 200;
 
-class JobLog {
-  readonly entries: LoggedDecision[] = [];
-  readonly seen = new Set<string>();
-  /** How many entries of the chain are in, and the last one's number and hash. */
-  taken = 0;
-  last: { seq: number; hash: string | undefined } | undefined;
+/** A text the log is to take: the event `seq` holds it, for the chain's `entry`. */
+type Source = { seq: number; entry: ChainEntry };
 
-  holds(chain: readonly ChainEntry[]): boolean {
-    if (this.last === undefined) return this.taken === 0;
-    const entry = chain[this.taken - 1];
-    return entry !== undefined && entry.seq === this.last.seq && entry.hash === this.last.hash;
+/** Every text of the chain that gives the log decisions, in log order. */
+const sourcesOf = (chain: readonly ChainEntry[]): Source[] => chain.flatMap((entry) => decisionSources(entry).map((seq) => ({ seq, entry }))).sort((a, b) => a.seq - b.seq);
+
+class JobLog {
+  /** By the summary they are in. */
+  readonly entries = new Map<number, LoggedDecision[]>();
+  readonly seen = new Set<string>();
+  /** Numbers given so far, a redacted text's included. */
+  numbered = 0;
+  /** The texts taken, by their events' numbers. */
+  readonly taken = new Set<number>();
+  last = 0;
+
+  /** The texts of `sources` it has not taken yet; undefined when it took one `sources` no longer has, or would take one out of order. */
+  pending(sources: readonly Source[]): Source[] | undefined {
+    const fresh = sources.filter((s) => !this.taken.has(s.seq));
+    if (sources.length - fresh.length !== this.taken.size || fresh.some((s) => s.seq < this.last)) return undefined;
+    return fresh;
   }
 
-  add(entry: ChainEntry, text: string | undefined): void {
-    if (text !== undefined) {
-      for (const decision of newDecisions(this.entries.length, this.seen, entry, text)) {
-        this.entries.push(decision);
-        this.seen.add(decisionKey(decision.decision));
-      }
+  /** Takes a text: its decisions not logged before, or as many numbers as a redacted copy says its text had. */
+  add({ seq, entry }: Source, text: { text: string; decisions?: number } | undefined): void {
+    if (text?.decisions !== undefined) this.numbered += text.decisions;
+    else if (text !== undefined) {
+      const added = newDecisions(this.numbered, this.seen, entry, text.text, seq);
+      for (const decision of added) this.seen.add(decisionKey(decision.decision));
+      this.numbered += added.length;
+      this.entries.set(entry.seq, [...(this.entries.get(entry.seq) ?? []), ...added]);
     }
-    this.taken += 1;
-    this.last = { seq: entry.seq, hash: entry.hash };
+    this.taken.add(seq);
+    this.last = seq;
+  }
+
+  /** The entries shown, in number order: each summary's text in force's (decisionLog.ts). A redacted summary's are forgotten. */
+  shown(chain: readonly ChainEntry[]): LoggedDecision[] {
+    const shown: LoggedDecision[] = [];
+    for (const entry of chain) {
+      const logged = this.entries.get(entry.seq);
+      if (logged === undefined) continue;
+      if (!hasText(entry)) this.entries.delete(entry.seq);
+      else shown.push(...decisionsInForce(entry, logged));
+    }
+    return shown.sort((a, b) => a.n - b.n);
   }
 }
 
 export class DecisionLogs {
   private readonly jobs = new Map<string, JobLog>();
-  /** Each job's update in progress: one at a time, so two reads never take a summary twice. */
+  /** Each job's update in progress: one at a time, so two reads never take a text twice. */
   private readonly updating = new Map<string, Promise<unknown>>();
 
   constructor(private readonly store: Pick<EventStore, 'get'>) {}
@@ -53,31 +80,49 @@ export class DecisionLogs {
     return turn;
   }
 
+  /**
+   * How many entries of the job's log each of `seqs` (a summary and its amendments) gave: what
+   * their redacted copies keep, so the log's numbers stay when it is built again.
+   */
+  async counts(job: string, chain: () => readonly ChainEntry[], seqs: readonly number[]): Promise<Map<number, number>> {
+    await this.of(job, chain);
+    const log = this.jobs.get(job);
+    const counts = new Map(seqs.map((seq) => [seq, 0]));
+    for (const logged of log?.entries.values() ?? []) for (const d of logged) if (counts.has(d.source)) counts.set(d.source, counts.get(d.source)! + 1);
+    return counts;
+  }
+
   private async update(job: string, chain: readonly ChainEntry[]): Promise<readonly LoggedDecision[]> {
+    const sources = sourcesOf(chain);
     let log = this.jobs.get(job);
-    if (log === undefined || !log.holds(chain)) this.jobs.set(job, (log = new JobLog()));
+    let pending = log?.pending(sources);
+    if (log === undefined || pending === undefined) {
+      this.jobs.set(job, (log = new JobLog()));
+      pending = sources;
+    }
     const fresh = log;
     try {
-      for (let from = fresh.taken; from < chain.length; from += BATCH) {
-        const batch = chain.slice(from, from + BATCH);
-        const texts = await this.texts(batch.flatMap((e) => decisionSource(e) ?? []));
-        for (const entry of batch) {
-          const source = decisionSource(entry);
-          fresh.add(entry, source === undefined ? undefined : texts.get(source));
-        }
+      for (let from = 0; from < pending.length; from += BATCH) {
+        const batch = pending.slice(from, from + BATCH);
+        const texts = await this.texts(batch.map((s) => s.seq));
+        for (const source of batch) fresh.add(source, texts.get(source.seq));
       }
     } catch (error) {
       // Half taken: the next read starts again.
       this.jobs.delete(job);
       throw error;
     }
-    return fresh.entries;
+    return fresh.shown(chain);
   }
 
-  private async texts(seqs: number[]): Promise<Map<number, string>> {
-    const texts = new Map<number, string>();
+  private async texts(seqs: number[]): Promise<Map<number, { text: string; decisions?: number }>> {
+    const texts = new Map<number, { text: string; decisions?: number }>();
     if (seqs.length === 0) return texts;
-    for (const event of await this.store.get(seqs)) if (event.type === 'SummaryAccepted') texts.set(event.seq, event.data.text);
+    for (const event of await this.store.get(seqs)) {
+      if (event.type !== 'SummaryAccepted' && event.type !== 'SummaryAmended') continue;
+      const { text, redacted, decisions } = event.data;
+      texts.set(event.seq, redacted ? { text: '', decisions: decisions ?? 0 } : { text });
+    }
     return texts;
   }
 }

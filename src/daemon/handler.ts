@@ -17,6 +17,7 @@ import type { SpooledOutcome } from './hookService.js';
 import { auditOps } from './ops/audit.js';
 import { configOps } from './ops/config.js';
 import { daemonOps, type DaemonDeps } from './ops/daemon.js';
+import { DecisionLogs } from './decisionLogs.js';
 import { decisionOps } from './ops/decisions.js';
 import { gateOps } from './ops/gate.js';
 import { Hooks, type HookAnswered } from './ops/hook.js';
@@ -47,7 +48,8 @@ export class Handler {
     const windows = new Windows();
     this.service = service;
     // One decision log per job, for the op and the hook's way out alike.
-    const decisions = decisionOps(service);
+    const decisionLogs = new DecisionLogs(deps.store);
+    const decisions = decisionOps(service, decisionLogs);
     this.searchIndex = new SearchIndex(deps.store, deps.projection, (error) => deps.log.error({ err: error }, 'the search index failed to follow the log; it is built again'));
     const reads = searchOps(service, this.searchIndex);
     this.hooks = new Hooks(service, windows, { ...reads, ...decisions }, deps.log, deps.hookAnswered);
@@ -59,7 +61,7 @@ export class Handler {
       ...auditOps(service),
       ...configOps(service),
       ...reads,
-      ...memoryEditOps(service),
+      ...memoryEditOps(service, decisionLogs),
       hook: this.hooks.hook,
     };
   }

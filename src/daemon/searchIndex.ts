@@ -1,63 +1,40 @@
-// The full-text index of every job's summaries (MiniSearch: BM25, prefix and fuzzy terms).
-// Each part of a summary (its gist, each section, the files it names) is one document, so a
-// hit knows its section and a passing mention in a long section weighs less than the subject
-// of a short one. Built from the log on the first search, then kept up to date from the
-// store's appends; it holds words and numbers only: snippets read the texts from the log.
-import MiniSearch, { type SearchResult } from 'minisearch';
+// The search index of every job's summaries (summaryIndex.ts), fed from the log: built on the
+// first search, in batches that let other requests through (a hook never waits for it), then
+// kept up to date from the store's appends: a summary accepted is added, an amended one
+// indexed with its amendment's text, a redacted one removed, as entryText.ts says.
 import type { StoredEvent } from '../events/events.js';
-import { GIST_SECTION, indexedSource, searchParts, searchWords } from '../events/searchText.js';
-import { FILES_HEADING } from '../events/summaryParts.js';
+import { chainEntry } from '../events/jobState.js';
+import { indexedSeq } from '../events/searchText.js';
 import type { EventStore } from './eventStore.js';
 import type { Projection } from './projection.js';
+import { SummaryIndex, type EntryMatch } from './summaryIndex.js';
 
-/** A document: one part of a summary, its text in the field that weighs as its kind does. */
-type Doc = { id: number; gist?: string; heading?: string; body?: string; files?: string };
-type Part = { job: string; seq: number; section: string; topic: string | undefined; time: number };
-
+export type { EntryMatch } from './summaryIndex.js';
 export type SearchFilter = { job?: string; topic?: string; since?: number };
-/** An entry that matched: its score summed over its parts, and the part that matched best. */
-export type EntryMatch = { job: string; seq: number; score: number; section: string; terms: string[] };
 
-/** What a word weighs by where it is: a summary is about what its gist and headings say. */
-const BOOST = { gist: 3, heading: 2, files: 1.5, body: 1 };
-const FIELDS = Object.keys(BOOST);
-/** Summaries read from the log at a time while the index is built. */
-const BUILD_CHUNK = 500;
+/** Summaries' texts read from the log at a time while the index is built. */
+const READ_BATCH = 1000;
+/** Summaries added between two turns of the event loop while the index is built (a few milliseconds' work). */
+const ADD_SLICE = 50;
 
-/**
- * Words too common to tell summaries apart: left out of the index (they would match nearly
- * every part, costing memory and time for no ranking).
- */
-const STOP_WORDS = new Set(
-  'a an and are as at be but by for from has have in is it its of on or so that the their then there these they this to was we were what when which will with'.split(' '),
-);
-const lowercase = (term: string) => {
-  const lower = term.toLowerCase();
-  return STOP_WORDS.has(lower) ? null : lower;
-};
-
-function newMini(): MiniSearch<Doc> {
-  return new MiniSearch<Doc>({
-    fields: FIELDS,
-    storeFields: [],
-    tokenize: searchWords,
-    processTerm: lowercase,
-    searchOptions: {
-      tokenize: searchWords,
-      processTerm: lowercase,
-      boost: BOOST,
-      // Longer words also find their longer forms (refund: refunds) and their misspellings.
-      prefix: (term) => term.length >= 4,
-      fuzzy: (term) => (term.length >= 6 ? 0.2 : false),
-      maxFuzzy: 2,
-    },
-  });
+/** The entry of the chain an event is about: a summary accepted, amended or redacted. */
+function entryOf(event: StoredEvent): { job: string; seq: number } | undefined {
+  switch (event.type) {
+    case 'SummaryAccepted':
+      return { job: event.data.job, seq: event.seq };
+    case 'SummaryAmended':
+      return { job: event.data.job, seq: event.data.entry };
+    case 'EntryRedacted':
+      return event.data.what === 'summary' ? { job: event.data.job, seq: event.data.seq } : undefined;
+    default:
+      return undefined;
+  }
 }
 
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 export class SearchIndex {
-  private mini = newMini();
-  private parts: Part[] = [];
-  private readonly indexed = new Set<number>();
+  private index = new SummaryIndex();
   private building: Promise<void> | undefined;
   private buffered: StoredEvent[] | undefined;
   private following = false;
@@ -84,36 +61,19 @@ export class SearchIndex {
 
   /** The entries that match `query`, best first (the newest first among equal scores). */
   search(query: string, filter: SearchFilter): EntryMatch[] {
-    const keep = (r: SearchResult) => {
-      const part = this.parts[r.id as number]!;
-      return (
-        (filter.job === undefined || part.job === filter.job) &&
-        (filter.topic === undefined || part.topic === filter.topic) &&
-        (filter.since === undefined || part.time >= filter.since)
-      );
-    };
-    // By sequence number: it is unique across jobs.
-    const entries = new Map<number, EntryMatch & { best: number }>();
-    for (const result of this.mini.search(query, { filter: keep })) {
-      const part = this.parts[result.id as number]!;
-      const entry = entries.get(part.seq);
-      // The section shown is the best part's; the gist is shown with every hit anyway, so any section that matched beats it.
-      const weight = part.section === GIST_SECTION ? -1 : result.score;
-      if (entry === undefined) entries.set(part.seq, { job: part.job, seq: part.seq, score: result.score, section: part.section, terms: result.terms, best: weight });
-      else {
-        entry.score += result.score;
-        if (weight > entry.best) Object.assign(entry, { section: part.section, terms: result.terms, best: weight });
-      }
-    }
-    return [...entries.values()].map(({ best: _best, ...match }) => match).sort((a, b) => b.score - a.score || b.seq - a.seq);
+    const jobs = this.projection().jobs;
+    return this.index.search(query, (seq, job) => {
+      if (filter.job !== undefined && job !== filter.job) return false;
+      if (filter.topic === undefined && filter.since === undefined) return true;
+      const entry = chainEntry(jobs.get(job)?.chain ?? [], seq);
+      return entry !== undefined && (filter.topic === undefined || entry.topic === filter.topic) && (filter.since === undefined || entry.time >= filter.since);
+    });
   }
 
   /** Forgets everything; the next search builds the index again. */
   reset(): void {
     this.stop();
-    this.mini = newMini();
-    this.parts = [];
-    this.indexed.clear();
+    this.index = new SummaryIndex();
     this.building = undefined;
   }
 
@@ -125,18 +85,31 @@ export class SearchIndex {
   }
 
   private async build(): Promise<void> {
-    const { mini } = this;
+    const { index } = this;
     this.buffered = [];
     this.store.on('appended', this.follow);
     this.following = true;
-    // The projection has folded every event appended so far: its chains name every summary.
-    const seqs = [...this.projection().jobs.values()].flatMap((state) => state.chain.map((e) => e.seq)).sort((a, b) => a - b);
+    // The projection has folded every event appended so far: its chains name every summary and the event that holds its text now.
+    const entries = [...this.projection().jobs.values()].flatMap((state) =>
+      state.chain.flatMap((entry) => {
+        const from = indexedSeq(entry);
+        return from === undefined ? [] : [{ job: state.job, seq: entry.seq, from }];
+      }),
+    );
     await this.store.flushed();
-    for (let at = 0; at < seqs.length; at += BUILD_CHUNK) {
-      const events = await this.store.get(seqs.slice(at, at + BUILD_CHUNK));
-      // A reset while this build ran: the next build has it.
-      if (mini !== this.mini) return;
-      for (const event of events) this.add(event);
+    for (let at = 0; at < entries.length; at += READ_BATCH) {
+      const batch = entries.slice(at, at + READ_BATCH);
+      const events = new Map((await this.store.get(batch.map((e) => e.from))).map((e) => [e.seq, e]));
+      for (let slice = 0; slice < batch.length; slice += ADD_SLICE) {
+        // Other requests (a hook's above all) go first between slices: the build never holds the daemon long.
+        if (slice > 0) await nextTurn();
+        // A reset while this build ran: the next build has it.
+        if (index !== this.index) return;
+        for (const { job, seq, from } of batch.slice(slice, slice + ADD_SLICE)) {
+          const event = events.get(from);
+          if (event?.type === 'SummaryAccepted' || event?.type === 'SummaryAmended') index.put(job, seq, event.data);
+        }
+      }
     }
     const held = this.buffered ?? [];
     this.buffered = undefined;
@@ -150,7 +123,7 @@ export class SearchIndex {
       return;
     }
     try {
-      for (const event of stored) this.add(event);
+      for (const event of stored) this.follows(event);
     } catch (error) {
       // Told inside the store's append: a fault here must not fail the command that appended.
       this.failed?.(error as Error);
@@ -158,16 +131,19 @@ export class SearchIndex {
     }
   }
 
-  private add(event: StoredEvent): void {
-    if (event.type !== 'SummaryAccepted' || this.indexed.has(event.seq)) return;
-    this.indexed.add(event.seq);
-    const source = indexedSource(event.data);
-    if (source === undefined) return;
-    const { job, topic, time } = event.data;
-    for (const { section, text } of searchParts(source)) {
-      const id = this.parts.length;
-      this.parts.push({ job, seq: event.seq, section, topic, time });
-      this.mini.add({ id, ...(section === GIST_SECTION ? { gist: text } : section === FILES_HEADING ? { files: text } : { heading: section, body: text }) });
-    }
+  /**
+   * An event about a summary: the projection has folded it (and perhaps later ones, when the
+   * build held it), so the entry's text in force is asked of it: none, and the summary leaves
+   * the index; this event's, and the summary is indexed with it; another event's, and that
+   * event, later in the log, does it.
+   */
+  private follows(event: StoredEvent): void {
+    const about = entryOf(event);
+    if (about === undefined) return;
+    const entry = chainEntry(this.projection().jobs.get(about.job)?.chain ?? [], about.seq);
+    if (entry === undefined) return;
+    const from = indexedSeq(entry);
+    if (from === undefined) this.index.remove(about.seq);
+    else if (from === event.seq && (event.type === 'SummaryAccepted' || event.type === 'SummaryAmended')) this.index.put(about.job, about.seq, event.data);
   }
 }

@@ -3,6 +3,7 @@
 // only, so it is append-only by construction: a new summary adds entries after the last, and
 // an entry's number never changes. Pure: the daemon hands in each summary's text.
 import type { ChainEntry } from './jobState.js';
+import { entryText } from './entryText.js';
 import { DECISIONS_SECTIONS } from './profiles.js';
 import { bodyRange, structure } from './summaryHeadings.js';
 
@@ -13,7 +14,16 @@ export type DecisionLine = { decision: string; reason: string };
 export type FoundDecision = DecisionLine & { section: string };
 
 /** An entry of the log: its number (1 for the job's first) and the summary it is in. */
-export type LoggedDecision = FoundDecision & { n: number; seq: number; time: number; topic?: string };
+export type LoggedDecision = FoundDecision & {
+  n: number;
+  seq: number;
+  time: number;
+  topic?: string;
+  /** The event whose text gave it: the summary `seq` or one of its amendments. */
+  source: number;
+  /** Set when `source` is an amendment: the summary's text in force is it. */
+  supersededBy?: number;
+};
 
 /** The most characters of a decision and of a reason kept: past them the text is cut, and the summary has it whole. */
 export const DECISION_MAX_CHARS = 300;
@@ -72,12 +82,26 @@ export function decisionsIn(text: string): FoundDecision[] {
 }
 
 /**
- * Which summary's text an entry of the chain gives the log its decisions from, or undefined
- * when it gives none. The one place this is decided: a rollup restates decisions already
- * logged from the summaries it rolls up (in other words, so not found equal), so it adds none.
+ * The events whose texts give the log an entry of the chain's decisions, in log order: the
+ * summary's own and each amendment's (`recap amend`), each read once, when it is appended, so
+ * an amendment's decisions are numbered on from the last and no entry's number ever changes.
+ * None for a rollup: it restates decisions already logged from the summaries it rolls up
+ * (in other words, so not found equal).
  */
-export function decisionSource(entry: Pick<ChainEntry, 'seq' | 'level'>): number | undefined {
-  return entry.level === 0 ? entry.seq : undefined;
+export function decisionSources(entry: Pick<ChainEntry, 'seq' | 'level' | 'amendments'>): number[] {
+  return entry.level === 0 ? [entry.seq, ...(entry.amendments ?? [])] : [];
+}
+
+/**
+ * The entries a summary shows in the log: those of its text in force (entryText.ts), marked
+ * `supersededBy` when that is an amendment's; none once it is redacted (their numbers stay
+ * taken: the next entry's number does not change).
+ */
+export function decisionsInForce(entry: Parameters<typeof entryText>[0], logged: readonly LoggedDecision[]): LoggedDecision[] {
+  const now = entryText(entry);
+  if (now.state === 'redacted') return [];
+  const mine = logged.filter((d) => d.source === now.seq);
+  return now.state === 'amended' ? mine.map((d) => ({ ...d, supersededBy: now.seq })) : mine;
 }
 
 /** A decision's words compared as the log compares them: case, spacing and end punctuation aside. */
@@ -93,14 +117,14 @@ export const decisionKey = (decision: string): string =>
  * (decisionKey): each decision not logged before, numbered on from the last. A decision a
  * summary states again, in the same words, keeps the entry of the summary that first stated it.
  */
-export function newDecisions(count: number, seen: ReadonlySet<string>, summary: Pick<ChainEntry, 'seq' | 'time' | 'topic'>, text: string): LoggedDecision[] {
+export function newDecisions(count: number, seen: ReadonlySet<string>, summary: Pick<ChainEntry, 'seq' | 'time' | 'topic'>, text: string, source = summary.seq): LoggedDecision[] {
   const added: LoggedDecision[] = [];
   const keys = new Set<string>();
   for (const found of decisionsIn(text)) {
     const key = decisionKey(found.decision);
     if (seen.has(key) || keys.has(key)) continue;
     keys.add(key);
-    const where = { seq: summary.seq, time: summary.time, ...(summary.topic !== undefined ? { topic: summary.topic } : {}) };
+    const where = { seq: summary.seq, time: summary.time, ...(summary.topic !== undefined ? { topic: summary.topic } : {}), source };
     added.push({ n: count + added.length + 1, ...where, ...found });
   }
   return added;
@@ -112,8 +136,12 @@ const day = (time: number) => new Date(time).toISOString().slice(0, 10);
 export const indexLine = (entry: LoggedDecision): string => `#${entry.n} [${day(entry.time)}] ${cut(entry.decision, INDEX_DECISION_CHARS)} (summary #${entry.seq})`;
 
 /** The log as it is shown, newest first: the newest `whole` entries whole, every older one as an index line. */
-export function decisionLogView(entries: readonly LoggedDecision[], whole = WHOLE_ENTRIES): { total: number; decisions: LoggedDecision[]; index?: string[] } {
+export function decisionLogView(entries: readonly LoggedDecision[], whole = WHOLE_ENTRIES): { total: number; decisions: Omit<LoggedDecision, 'source'>[]; index?: string[] } {
   const newestFirst = [...entries].reverse();
   const older = newestFirst.slice(whole);
-  return { total: entries.length, decisions: newestFirst.slice(0, whole), ...(older.length > 0 ? { index: older.map(indexLine) } : {}) };
+  return {
+    total: entries.length,
+    decisions: newestFirst.slice(0, whole).map(({ source: _source, ...shown }) => shown),
+    ...(older.length > 0 ? { index: older.map(indexLine) } : {}),
+  };
 }

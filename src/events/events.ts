@@ -104,6 +104,8 @@ export type SummaryAccepted = {
      * gone ('' and none), its hash and link stay; an EntryRedacted later in the log says when and why.
      */
     redacted?: true;
+    /** On a redacted copy: how many entries of the job's decision log its text gave (their numbers stay taken). */
+    decisions?: number;
     /** The secrets replaced in its text by their kind's marker, and how many (version 3; absent: none). */
     secrets?: SecretTally[];
     prevHash: string;
@@ -134,6 +136,8 @@ export type SummaryAmended = {
     by?: Caller;
     /** Set when `recap redact` of its entry rewrote it: its text and what came of it are gone. */
     redacted?: true;
+    /** On a redacted copy: how many entries of the job's decision log its text gave (their numbers stay taken). */
+    decisions?: number;
     entryHash: string;
     hash: string;
     time: Time;

@@ -254,3 +254,15 @@ function redacted(state: JobState, event: StoredEvent & { type: 'EntryRedacted' 
   entry.redacted = { seq: event.seq, time, ...(reason !== undefined ? { reason } : {}) };
   return state;
 }
+
+/** The chain's entry numbered `seq` (a chain is in sequence order). */
+export function chainEntry(chain: readonly ChainEntry[], seq: number): ChainEntry | undefined {
+  let lo = 0;
+  let hi = chain.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (chain[mid]!.seq < seq) lo = mid + 1;
+    else hi = mid;
+  }
+  return chain[lo]?.seq === seq ? chain[lo] : undefined;
+}

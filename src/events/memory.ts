@@ -5,12 +5,12 @@
 // - the files the newest summary named (REF_READ_BUDGET): a `read` entry's current contents,
 //   marked unchanged, changed since the summary, or gone; a `ref` entry's name and reason;
 // - an index of every entry not shown whole (INDEX_BUDGET), newest first, one line each
-//   (number, date, topic, level, gist), and how to read one whole.
+//   (number, date, topic, level, whether it was amended, gist), and how to read one whole.
 // Entries are chosen from their token counts alone, so only the chosen texts are read.
 import type { FileReference } from './events.js';
 import { summaryText, type ChainEntry, type JobState, type SummaryTexts } from './jobState.js';
 import { referenceSpec } from './summaryParts.js';
-import { hasText } from './entryText.js';
+import { entryText, hasText } from './entryText.js';
 import type { TokenCounter } from './tokens.js';
 
 /** The tokens each part of the memory may take. */
@@ -171,7 +171,7 @@ function renderIndex(state: JobState, shown: ReadonlySet<number>, budget: number
   let used = count(head) + 30;
   for (let i = rest.length - 1; i >= 0; i -= 1) {
     const e = rest[i]!;
-    const line = `#${e.seq} ${day(e.time)}${e.topic === undefined ? '' : ` [${e.topic}]`}${e.level > 0 ? ` rollup L${e.level}` : ''} — ${e.gist}`;
+    const line = `#${e.seq} ${day(e.time)}${e.topic === undefined ? '' : ` [${e.topic}]`}${e.level > 0 ? ` rollup L${e.level}` : ''}${entryText(e).state === 'amended' ? ' (amended)' : ''} — ${e.gist}`;
     const tokens = count(line) + 1;
     if (used + tokens > budget) break;
     lines.push(line);

@@ -112,17 +112,18 @@ export function redactEntry(command: RedactEntry, state: JobState): Decision<Red
  * The event as the log keeps it after a redaction: its text and everything made from it
  * (sections, gist, the files it names) gone, its numbers, links and hashes kept.
  */
-export function redactedCopy(event: StoredEvent): StoredEvent {
+export function redactedCopy(event: StoredEvent, decisions?: number): StoredEvent {
+  const counted = decisions !== undefined && decisions > 0 ? { decisions } : {};
   switch (event.type) {
     case 'InteractionRecorded':
       return { ...event, data: { ...event.data, text: '', redacted: true } };
     case 'SummaryAccepted': {
       const { gist: _gist, gistBy: _by, refs: _refs, filesRoot: _root, ...data } = event.data;
-      return { ...event, data: { ...data, text: '', sections: [], redacted: true } };
+      return { ...event, data: { ...data, text: '', sections: [], redacted: true, ...counted } };
     }
     case 'SummaryAmended': {
       const { refs: _refs, filesRoot: _root, ...data } = event.data;
-      return { ...event, data: { ...data, text: '', sections: [], gist: '', redacted: true } };
+      return { ...event, data: { ...data, text: '', sections: [], gist: '', redacted: true, ...counted } };
     }
     default:
       return event;

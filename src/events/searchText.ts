@@ -2,6 +2,7 @@
 // section's heading as written, `Files`), and the words of a text as the index and the
 // snippets both see them. One tokenizer for both, so a highlighted word is the word that matched.
 import type { FileReference, SummaryAccepted } from './events.js';
+import { entryText } from './entryText.js';
 import { deriveGist } from './gist.js';
 import { FILES_HEADING, referenceSpec } from './summaryParts.js';
 import { bodyRange, headingKey, structure } from './summaryHeadings.js';
@@ -63,9 +64,40 @@ export function searchParts(source: SearchSource): SearchPart[] {
 }
 
 /**
- * What search indexes of an accepted summary: the one place that decides it, so an entry's
- * text can later be left out (redacted) or replaced (amended) here alone.
+ * Which event holds the text search indexes of an entry of the chain now (entryText.ts): its
+ * own SummaryAccepted, its newest SummaryAmended, or none when it was redacted.
  */
-export function indexedSource(data: Pick<SummaryAccepted['data'], 'text' | 'gist' | 'refs'>): SearchSource | undefined {
+export function indexedSeq(entry: Parameters<typeof entryText>[0]): number | undefined {
+  const now = entryText(entry);
+  return now.state === 'redacted' ? undefined : now.seq;
+}
+
+/**
+ * What search indexes of the event that holds an entry's text (a SummaryAccepted or a
+ * SummaryAmended, indexedSeq): its text, gist and files; nothing when its text was removed.
+ */
+export function indexedSource(data: Pick<SummaryAccepted['data'], 'text' | 'gist' | 'refs' | 'redacted'>): SearchSource | undefined {
+  if (data.redacted) return undefined;
   return { text: data.text, gist: data.gist ?? deriveGist(data.text), ...(data.refs ? { refs: data.refs } : {}) };
+}
+
+/**
+ * The part of a summary a hit shows: the one whose words hold the most of the terms that
+ * matched (`matched`: lowercase), any section before the gist, which every hit shows anyway;
+ * the first such part among equals. The index keeps one document per summary, so the section
+ * is worked out here, from the text the snippet reads.
+ */
+export function matchedPart(parts: readonly SearchPart[], matched: ReadonlySet<string>): SearchPart {
+  let best = parts[0]!;
+  let most = 0;
+  for (const part of parts) {
+    const found = new Set(
+      searchWords(part.section === GIST_SECTION ? part.text : `${part.section} ${part.text}`)
+        .map((w) => w.toLowerCase())
+        .filter((w) => matched.has(w)),
+    ).size;
+    const score = part.section === GIST_SECTION ? found - 0.5 : found;
+    if (score > most) [best, most] = [part, score];
+  }
+  return best;
 }

@@ -7,7 +7,10 @@ import type { ResponseOf } from './protocol.js';
 export function decisionLogText(answer: ResponseOf<'decisions'>, day: (ms: number) => string): string {
   const { total, decisions, index = [] } = answer;
   if (total === 0) return "no decisions yet: a summary's decisions section (Questions & Decisions, Key Decisions) lists them as - <decision> — <reason>";
-  const lines = decisions.map((d) => `#${d.n}  ${day(d.time)}  ${d.decision} — ${d.reason}  (summary #${d.seq}${d.topic !== undefined ? `, topic ${d.topic}` : ''})`);
+  const lines = decisions.map(
+    (d) =>
+      `#${d.n}  ${day(d.time)}  ${d.decision} — ${d.reason}  (summary #${d.seq}${d.supersededBy !== undefined ? `, as amended by #${d.supersededBy}` : ''}${d.topic !== undefined ? `, topic ${d.topic}` : ''})`,
+  );
   return [
     `${total} decision${total === 1 ? '' : 's'}, newest first:`,
     ...lines,

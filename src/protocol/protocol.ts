@@ -146,7 +146,8 @@ export const requestSchemas = {
     .object({ job: job.optional(), atSeq: z.number().int().min(0).optional(), atTime: z.number().optional() })
     .refine((r) => (r.atSeq === undefined) !== (r.atTime === undefined), 'give exactly one of atSeq and atTime'),
   verify: z.object({ job: job.optional() }),
-  stats: z.object({}),
+  /** `settle`: collect the garbage first, when the daemon runs with node's --expose-gc (benchmarks measure the heap so). */
+  stats: z.object({ settle: z.boolean().optional() }),
   /** `recap config show` (allow: false) and `recap config allow`: a project's configuration and its approval; `user`: the user's file's. */
   config: z.object({
     ...where,

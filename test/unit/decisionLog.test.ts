@@ -6,7 +6,8 @@ import {
   decisionLine,
   decisionLogView,
   decisionsIn,
-  decisionSource,
+  decisionSources,
+  decisionsInForce,
   newDecisions,
   REASON_MAX_CHARS,
   type LoggedDecision,
@@ -98,12 +99,28 @@ describe('the log', () => {
   });
 
   it('takes a summary’s decisions, and none of a rollup’s, which restate them', () => {
-    expect(decisionSource({ seq: 7, level: 0 })).toBe(7);
-    expect(decisionSource({ seq: 8, level: 1 })).toBeUndefined();
+    expect(decisionSources({ seq: 7, level: 0 })).toEqual([7]);
+    expect(decisionSources({ seq: 8, level: 1 })).toEqual([]);
+  });
+
+  it('takes an amended summary’s own text and each amendment’s, in log order', () => {
+    expect(decisionSources({ seq: 7, level: 0, amendments: [12, 15] })).toEqual([7, 12, 15]);
+  });
+
+  const logged = (n: number, source: number): LoggedDecision => ({ n, ...at(7), source, section: 'Key Decisions', decision: `D${n}`, reason: 'why' });
+
+  it('shows an amended summary’s decisions from its amendment in force, marked superseded by it', () => {
+    const all = [logged(1, 7), logged(2, 12), logged(3, 15)];
+    expect(decisionsInForce({ seq: 7, amendments: [12, 15] }, all)).toEqual([{ ...logged(3, 15), supersededBy: 15 }]);
+    expect(decisionsInForce({ seq: 7 }, all)).toEqual([logged(1, 7)]);
+  });
+
+  it('shows none of a redacted summary’s decisions', () => {
+    expect(decisionsInForce({ seq: 7, redacted: { seq: 20, time: T0 } }, [logged(1, 7)])).toEqual([]);
   });
 
   const entries = (n: number): LoggedDecision[] =>
-    Array.from({ length: n }, (_, i) => ({ n: i + 1, ...at(i + 1), section: 'Key Decisions', decision: `Decision ${i + 1}`, reason: 'why' }));
+    Array.from({ length: n }, (_, i) => ({ n: i + 1, ...at(i + 1), source: i + 1, section: 'Key Decisions', decision: `Decision ${i + 1}`, reason: 'why' }));
 
   it('is shown newest first, whole, with no index up to 100 entries', () => {
     const view = decisionLogView(entries(100));

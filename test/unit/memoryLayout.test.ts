@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import type { FileReference } from '../../src/events/events.js';
 import { fittedBudget } from '../../src/events/gateMessages.js';
 import { filesOwner, memoryText, type HandedFile, type MemoryBudget } from '../../src/events/memory.js';
+import type { ChainEntry } from '../../src/events/jobState.js';
 import { wordsCounter } from '../../src/events/tokens.js';
 import { chainOf } from '../helpers/spec.js';
 
@@ -33,6 +34,16 @@ describe('the index', () => {
     // The index line is the entry's gist.
     const entry = state.chain.find((e) => e.seq === numbers[0])!;
     expect(index).toContain(`#${entry.seq} 2026-11-22 — ${entry.gist}`);
+  });
+
+  it('marks an amended entry in the index', () => {
+    const { state, texts } = chainOf(200);
+    const listed = [...memoryText(state, budget, count, texts, 'recap').matchAll(/^#(\d+) 2026-11-22 — /gm)].map((m) => Number(m[1]));
+    const [amended, other] = listed.slice(0, 2).map((seq) => state.chain.find((e) => e.seq === seq)!) as [ChainEntry, ChainEntry];
+    amended.amendments = [9999];
+    const index = memoryText(state, budget, count, texts, 'recap');
+    expect(index).toContain(`#${amended.seq} 2026-11-22 (amended) — ${amended.gist}`);
+    expect(index).toContain(`#${other.seq} 2026-11-22 — ${other.gist}`);
   });
 
   it('given INDEX_BUDGET=0, then there is no index', () => {

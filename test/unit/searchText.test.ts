@@ -1,7 +1,7 @@
 // What search reads of a summary (its parts), the snippet a hit shows, and the entries a
 // timeline shows: the pure parts of search and timeline.
 import { describe, expect, it } from 'vitest';
-import { indexedSource, searchParts, searchWords } from '../../src/events/searchText.js';
+import { GIST_SECTION, indexedSeq, indexedSource, matchedPart, searchParts, searchWords } from '../../src/events/searchText.js';
 import { snippetOf } from '../../src/events/searchSnippet.js';
 import { timelineWindow } from '../../src/events/timeline.js';
 import type { ChainEntry } from '../../src/events/jobState.js';
@@ -44,6 +44,25 @@ describe('searchParts', () => {
   it('indexes the gist as written, or the one recap derives for a summary without one', () => {
     expect(indexedSource({ text: TEXT, gist: 'written' })?.gist).toBe('written');
     expect(indexedSource({ text: '## A\nThe parser reads the file.' })?.gist).toBeTruthy();
+  });
+
+  it('indexes nothing of a text a redaction emptied', () => {
+    expect(indexedSource({ text: '', gist: '', redacted: true })).toBeUndefined();
+  });
+
+  it('reads an entry from its own text, its newest amendment, or nothing once redacted', () => {
+    expect(indexedSeq({ seq: 5 })).toBe(5);
+    expect(indexedSeq({ seq: 5, amendments: [9, 12] })).toBe(12);
+    expect(indexedSeq({ seq: 5, amendments: [9], redacted: { seq: 10, time: 0 } })).toBeUndefined();
+    // An amendment after the redaction gives the entry a text again.
+    expect(indexedSeq({ seq: 5, amendments: [9, 12], redacted: { seq: 10, time: 0 } })).toBe(12);
+  });
+
+  it('shows the section that holds the most of the matched words, the gist only when no section holds more', () => {
+    const parts = searchParts({ text: '## Design\nrefunds go back\n\n## State\nrefunds and the export folder', gist: 'refunds and export' });
+    expect(matchedPart(parts, new Set(['refunds', 'export'])).section).toBe('State');
+    expect(matchedPart(parts, new Set(['back'])).section).toBe('Design');
+    expect(matchedPart(searchParts({ text: '## Design\nnothing', gist: 'refunds' }), new Set(['refunds'])).section).toBe(GIST_SECTION);
   });
 
   it('reads an identifier as one word, and punctuation as a separator', () => {

@@ -19,8 +19,12 @@ export function auditOps(s: CommandService): OpsOf<'events' | 'jobs' | 'replay' 
     verify: (r, progress) => known(s, r.job, () => verifyLog(store, projection, progress, r.job)),
     report: (r) => (r.session !== undefined ? oneSession(s, r.session) : known(s, r.job, () => jobsReport(s, r))),
     // For benchmarks and load tests: how many events, how many synced batches wrote them,
-    // and the daemon's memory (process.memoryUsage, in bytes).
-    stats: async () => ({ lastSeq: store.lastSeq, syncs: store.syncs, memory: process.memoryUsage() }),
+    // and the daemon's memory (process.memoryUsage, in bytes), after a full garbage collection
+    // when asked to settle and node was started with --expose-gc.
+    stats: async (r) => {
+      if (r.settle) (globalThis as { gc?: () => void }).gc?.();
+      return { lastSeq: store.lastSeq, syncs: store.syncs, memory: process.memoryUsage() };
+    },
   };
 }
 

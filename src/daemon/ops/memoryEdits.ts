@@ -1,7 +1,8 @@
 // The user's edits of a job's memory: `recap amend N` and `recap redact N`. Both are the
 // user's commands (protocol.ts userCommand): the handler has judged the caller already. A
 // redaction rewrites the events that held the text in the same batch as its EntryRedacted,
-// then replaces the log's snapshots and compacts it, so the text leaves LevelDB's files.
+// then replaces the log's snapshots and compacts it, so the text leaves LevelDB's files; the
+// copies keep how many decision-log entries their texts gave (decisionLogs.ts).
 import type { Caller } from '../../events/caller.js';
 import type { RedactTarget } from '../../events/commands.js';
 import type { StoredEvent } from '../../events/events.js';
@@ -9,13 +10,14 @@ import { amendSeqs, redactedCopy } from '../../events/memoryEdits.js';
 import { byOf } from '../../events/switches.js';
 import type { RequestOf, ResponseOf } from '../../protocol/protocol.js';
 import type { CommandService } from '../commandService.js';
+import type { DecisionLogs } from '../decisionLogs.js';
 import { lookUpReferences } from '../referenceFiles.js';
 import { defined, type OpsOf } from './table.js';
 
-export function memoryEditOps(s: CommandService): OpsOf<'amend' | 'redact'> {
+export function memoryEditOps(s: CommandService, logs: DecisionLogs): OpsOf<'amend' | 'redact'> {
   return {
     amend: (r, _, by) => amend(s, r, by),
-    redact: (r, _, by) => redact(s, r, by),
+    redact: (r, _, by) => redact(s, logs, r, by),
   };
 }
 
@@ -35,18 +37,20 @@ async function amend(s: CommandService, r: RequestOf<'amend'>, by?: Caller): Pro
   });
 }
 
-async function redact(s: CommandService, r: RequestOf<'redact'>, by?: Caller): Promise<ResponseOf<'redact'>> {
+async function redact(s: CommandService, logs: DecisionLogs, r: RequestOf<'redact'>, by?: Caller): Promise<ResponseOf<'redact'>> {
   const where = s.where(r);
   await s.read(where);
   const [stored] = await s.deps.store.get([r.seq]);
   const amendments = stored?.type === 'SummaryAccepted' ? (s.state(where.job).chain.find((e) => e.seq === r.seq)?.amendments ?? []) : [];
   const copies = [...(stored ? [stored] : []), ...(await s.deps.store.get(amendments))];
+  // What the decision log took of these texts: their copies keep the count, so its numbers stay.
+  const decisions = stored?.type === 'SummaryAccepted' ? await logs.counts(where.job, () => s.state(where.job).chain, [r.seq, ...amendments]) : new Map<number, number>();
   const answer = await s.transact(
     where,
     (job, now) => ({ type: 'RedactEntry', job, seq: r.seq, target: stored && target(stored), ...defined({ reason: r.reason }), ...byOf({ by }), now }),
     {
       // Written again in their place in the same batch as the EntryRedacted: never one without the other.
-      rewrites: (events) => (events.some((e) => e.type === 'EntryRedacted') ? copies.map(redactedCopy) : []),
+      rewrites: (events) => (events.some((e) => e.type === 'EntryRedacted') ? copies.map((copy) => redactedCopy(copy, decisions.get(copy.seq))) : []),
     },
   );
   if (!answer.already) await s.purgeLog();

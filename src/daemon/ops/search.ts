@@ -1,10 +1,10 @@
 // The job's summaries found by their words (`search`, through the search index) and shown
 // around a moment or an entry (`timeline`, from the projection alone). Both append nothing;
 // a job named that has no events is answered empty, with a notice, as `status` is.
-import { indexedSource, searchParts } from '../../events/searchText.js';
+import { indexedSeq, indexedSource, matchedPart, searchParts, type SearchSource } from '../../events/searchText.js';
 import { snippetOf } from '../../events/searchSnippet.js';
 import { timelineWindow } from '../../events/timeline.js';
-import type { ChainEntry } from '../../events/jobState.js';
+import { chainEntry, type ChainEntry } from '../../events/jobState.js';
 import type { SearchHit } from '../../protocol/answers.js';
 import { indexLine } from '../../protocol/indexLine.js';
 import { ProtocolError, type RequestOf, type ResponseOf } from '../../protocol/protocol.js';
@@ -26,36 +26,29 @@ async function search(s: CommandService, index: SearchIndex, r: RequestOf<'searc
   await index.ready();
   const job = where?.job;
   const filter = { ...(job !== undefined ? { job } : {}), ...(r.topic !== undefined ? { topic: r.topic } : {}), ...(r.since !== undefined ? { since: r.since } : {}) };
-  const matches = index.search(r.query, filter).slice(0, r.limit);
-  const events = await s.deps.store.get(matches.map((m) => m.seq));
-  const texts = new Map(events.flatMap((e) => (e.type === 'SummaryAccepted' ? [[e.seq, e.data.text] as const] : [])));
+  const found = index.search(r.query, filter).slice(0, r.limit);
+  // Each hit's text in force, read from the event that holds it now (none for a redacted entry: it is never read).
+  const matches = found.flatMap((match) => {
+    const entry = chainEntry(s.state(match.job).chain, match.seq);
+    const from = entry && indexedSeq(entry);
+    return entry === undefined || from === undefined ? [] : [{ match, entry, from }];
+  });
+  const events = new Map((await s.deps.store.get(matches.map((m) => m.from))).map((e) => [e.seq, e]));
   return {
-    hits: matches.flatMap((match) => {
-      const entry = chainEntry(s.state(match.job).chain, match.seq);
-      const text = texts.get(match.seq);
-      return entry === undefined || text === undefined ? [] : [hit(match, entry, text)];
+    hits: matches.flatMap(({ match, entry, from }) => {
+      const event = events.get(from);
+      const source = event?.type === 'SummaryAccepted' || event?.type === 'SummaryAmended' ? indexedSource(event.data) : undefined;
+      return source === undefined ? [] : [hit(match, entry, source)];
     }),
   };
 }
 
-/** A match as the answer shows it: the entry's index line, and the piece of its section that matched. */
-function hit(match: EntryMatch, entry: ChainEntry, text: string): SearchHit {
-  const source = indexedSource({ text, gist: entry.gist, ...(entry.refs ? { refs: entry.refs } : {}) });
-  const part = source === undefined ? undefined : searchParts(source).find((p) => p.section === match.section);
-  const { snippet, terms } = snippetOf(part?.text ?? '', new Set(match.terms));
-  return { ...indexLine(match.job, entry), score: Math.round(match.score * 1000) / 1000, section: match.section, snippet, terms };
-}
-
-/** The chain's entry numbered `seq` (the chain is in sequence order). */
-function chainEntry(chain: readonly ChainEntry[], seq: number): ChainEntry | undefined {
-  let lo = 0;
-  let hi = chain.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (chain[mid]!.seq < seq) lo = mid + 1;
-    else hi = mid;
-  }
-  return chain[lo]?.seq === seq ? chain[lo] : undefined;
+/** A match as the answer shows it: the entry's index line, the section that matched best, and the piece of it that matched. */
+function hit(match: EntryMatch, entry: ChainEntry, source: SearchSource): SearchHit {
+  const matched = new Set(match.terms);
+  const part = matchedPart(searchParts(source), matched);
+  const { snippet, terms } = snippetOf(part.text, matched);
+  return { ...indexLine(match.job, entry), score: Math.round(match.score * 1000) / 1000, section: part.section, snippet, terms };
 }
 
 async function timeline(s: CommandService, r: RequestOf<'timeline'>): Promise<ResponseOf<'timeline'>> {
