@@ -5,7 +5,7 @@
 // a summary's text; a redacted summary's entries leave it, their numbers stay taken (a redacted
 // copy in the log says how many it had, `decisions`). Were a text it took taken back (a failed
 // write), the job's log is built again.
-import { decisionKey, decisionSources, decisionsInForce, newDecisions, type LoggedDecision } from '../events/decisionLog.js';
+import { carriedDecisions, decisionKey, decisionSources, decisionsInForce, newDecisions, type LoggedDecision } from '../events/decisionLog.js';
 import { hasText } from '../events/entryText.js';
 import type { ChainEntry } from '../events/jobState.js';
 import type { EventStore } from './eventStore.js';
@@ -40,10 +40,13 @@ class JobLog {
   add({ seq, entry }: Source, text: { text: string; decisions?: number } | undefined): void {
     if (text?.decisions !== undefined) this.numbered += text.decisions;
     else if (text !== undefined) {
+      const earlier = this.entries.get(entry.seq) ?? [];
+      // An amendment's decisions that its summary logged already keep their numbers.
+      const carried = seq === entry.seq ? [] : carriedDecisions(earlier, text.text, seq);
       const added = newDecisions(this.numbered, this.seen, entry, text.text, seq);
       for (const decision of added) this.seen.add(decisionKey(decision.decision));
       this.numbered += added.length;
-      this.entries.set(entry.seq, [...(this.entries.get(entry.seq) ?? []), ...added]);
+      this.entries.set(entry.seq, [...earlier, ...carried, ...added]);
     }
     this.taken.add(seq);
     this.last = seq;
@@ -88,7 +91,7 @@ export class DecisionLogs {
     await this.of(job, chain);
     const log = this.jobs.get(job);
     const counts = new Map(seqs.map((seq) => [seq, 0]));
-    for (const logged of log?.entries.values() ?? []) for (const d of logged) if (counts.has(d.source)) counts.set(d.source, counts.get(d.source)! + 1);
+    for (const logged of log?.entries.values() ?? []) for (const d of logged) if (counts.has(d.source) && !d.carried) counts.set(d.source, counts.get(d.source)! + 1);
     return counts;
   }
 

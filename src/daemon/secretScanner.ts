@@ -45,6 +45,11 @@ async function load(): Promise<Scan> {
 
 /** The secrets secretlint's recommended rules find in `text`. */
 export async function findSecrets(text: string): Promise<SecretFinding[]> {
-  loaded ??= load();
+  // A load that failed (an upgrade under a running daemon) is tried again on the next text:
+  // kept, its failure would refuse every prompt and summary until a restart.
+  loaded ??= load().catch((error: unknown) => {
+    loaded = undefined;
+    throw error;
+  });
   return (await loaded)(text);
 }

@@ -65,7 +65,19 @@ export type RecordRecapOff = { type: 'RecordRecapOff'; job: string; session?: st
  * `recap amend N`: the user's corrected text for summary #`entry`, whose chain hash the log
  * holds (`entryHash`, read at the edge); `files` and `root` as a submission's.
  */
-export type AmendSummary = { type: 'AmendSummary'; job: string; entry: number; entryHash: string; text: string; files?: ReferenceFacts; root?: string; by?: Caller; now: Time };
+export type AmendSummary = {
+  type: 'AmendSummary';
+  job: string;
+  entry: number;
+  entryHash: string;
+  text: string;
+  files?: ReferenceFacts;
+  root?: string;
+  /** The secrets found in `text`, replaced before it is checked and stored, as a submission's are. */
+  secrets?: SecretFinding[];
+  by?: Caller;
+  now: Time;
+};
 
 /**
  * `recap redact N`: remove the text of event #`seq`. `target` is what the log holds at that

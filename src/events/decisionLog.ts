@@ -21,6 +21,8 @@ export type LoggedDecision = FoundDecision & {
   topic?: string;
   /** The event whose text gave it: the summary `seq` or one of its amendments. */
   source: number;
+  /** An amendment states it again in the same words: the summary's entry, kept at its number (it took none). */
+  carried?: true;
   /** Set when `source` is an amendment: the summary's text in force is it. */
   supersededBy?: number;
 };
@@ -130,6 +132,22 @@ export function newDecisions(count: number, seen: ReadonlySet<string>, summary: 
   return added;
 }
 
+/**
+ * The entries of a summary that its amendment (`source`) states again in the same words (case,
+ * spacing and end punctuation aside): kept at their numbers, with the amendment's reason, now
+ * from the amendment. An amendment that fixes a typo elsewhere keeps every decision it repeats.
+ */
+export function carriedDecisions(logged: readonly LoggedDecision[], text: string, source: number): LoggedDecision[] {
+  const byKey = new Map(logged.map((d) => [decisionKey(d.decision), d]));
+  const carried = new Map<string, LoggedDecision>();
+  for (const found of decisionsIn(text)) {
+    const key = decisionKey(found.decision);
+    const earlier = byKey.get(key);
+    if (earlier !== undefined && !carried.has(key)) carried.set(key, { ...earlier, ...found, decision: earlier.decision, source, carried: true });
+  }
+  return [...carried.values()];
+}
+
 const day = (time: number) => new Date(time).toISOString().slice(0, 10);
 
 /** An older entry as one line of the log's index. */
@@ -141,7 +159,7 @@ export function decisionLogView(entries: readonly LoggedDecision[], whole = WHOL
   const older = newestFirst.slice(whole);
   return {
     total: entries.length,
-    decisions: newestFirst.slice(0, whole).map(({ source: _source, ...shown }) => shown),
+    decisions: newestFirst.slice(0, whole).map(({ source: _source, carried: _carried, ...shown }) => shown),
     ...(older.length > 0 ? { index: older.map(indexLine) } : {}),
   };
 }

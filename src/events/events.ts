@@ -134,6 +134,8 @@ export type SummaryAmended = {
     filesRoot?: string;
     /** Who ran `recap amend`, as the kernel told the daemon. */
     by?: Caller;
+    /** The secrets replaced in its text by their kind's marker, as in a summary (absent: none). */
+    secrets?: SecretTally[];
     /** Set when `recap redact` of its entry rewrote it: its text and what came of it are gone. */
     redacted?: true;
     /** On a redacted copy: how many entries of the job's decision log its text gave (their numbers stay taken). */

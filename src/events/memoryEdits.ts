@@ -2,6 +2,7 @@
 // the removal of a summary's or an interaction's text (`recap redact N`). Neither touches a
 // summary's place or hash in its chain; both are events `recap verify` checks.
 import type { AmendSummary, RedactEntry } from './commands.js';
+import { replaceSecrets } from './secrets.js';
 import { CommandRefused } from './commands.js';
 import { amendmentHash } from './chain.js';
 import type { EntryRedacted, RecapEvent, StoredEvent, SummaryAmended } from './events.js';
@@ -44,8 +45,10 @@ export const amendSeqs =
  * replaces had.
  */
 export function amendSummary(command: AmendSummary, state: JobState, ctx: DecideContext): Decision<AmendAnswer> {
-  const { job, text, now } = command;
+  const { job, now } = command;
   const entry = summaryOf(state, command.entry, 'amend');
+  // Checked and stored as it will be kept: with its secrets replaced, as a submission is.
+  const { text, secrets } = replaceSecrets(command.text, command.secrets ?? []);
   const rules = entry.level > 0 ? rollupRules(ctx.config) : ctx.config;
   const current = ctx.texts?.get(entry.seq);
   if (current !== undefined && current.trim() === text.trim()) {
@@ -70,6 +73,7 @@ export function amendSummary(command: AmendSummary, state: JobState, ctx: Decide
     gistBy: byAgent ? ('agent' as const) : ('recap' as const),
     ...(files.accepted.length > 0 ? { refs: files.accepted, ...(command.root !== undefined ? { filesRoot: command.root } : {}) } : {}),
     ...(command.by !== undefined ? { by: command.by } : {}),
+    ...(secrets.length > 0 ? { secrets } : {}),
     time: now,
   };
   const data: SummaryAmended['data'] = { ...content, entryHash: command.entryHash, hash: amendmentHash(command.entryHash, content) };

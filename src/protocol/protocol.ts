@@ -28,6 +28,9 @@ const session = optionalText;
 const cwd = z.string().startsWith('/', 'cwd must be an absolute path').max(4096).optional();
 const where = { job: job.optional(), session, cwd, project };
 
+/** The most words a search looks up. */
+export const MAX_QUERY_WORDS = 32;
+
 export const requestSchemas = {
   ping: z.object({}),
   record: z.object({
@@ -92,7 +95,13 @@ export const requestSchemas = {
    */
   search: z.object({
     ...where,
-    query: z.string().trim().min(1, 'the query is empty: give the words to look for').max(1000, 'the query is longer than 1,000 characters'),
+    query: z
+      .string()
+      .trim()
+      .min(1, 'the query is empty: give the words to look for')
+      .max(1000, 'the query is longer than 1,000 characters')
+      // Each word is looked up on its own (with its longer forms): a bound on the daemon's time.
+      .refine((q) => q.split(/\s+/).length <= MAX_QUERY_WORDS, `the query has more than ${MAX_QUERY_WORDS} words: give the few that matter`),
     allJobs: z.boolean().default(false),
     topic: z
       .string()

@@ -17,7 +17,7 @@ const KEPT_WORD = 'okapiform';
 
 type Hit = { seq: number; supersededBy?: number; redacted?: true; snippet: string };
 type Line = { seq: number; supersededBy?: number; redacted?: true; gist: string };
-type Decision = { n: number; seq: number; decision: string; supersededBy?: number };
+type Decision = { n: number; seq: number; decision: string; reason: string; supersededBy?: number };
 type Log = { total: number; decisions: Decision[] };
 
 /** A default-profile summary of round `round` with `word` in its state and these decision lines. */
@@ -105,3 +105,34 @@ describe('search and decisions after amend and redact', () => {
     expect(numbers(await decisions())).toEqual({ 'Keep the parser lenient': 4, 'Sort messages by line': 3 });
   });
 });
+
+describe('an amendment that states its summary’s decisions again', () => {
+  let box: Sandbox;
+  let daemon: DaemonProcess;
+  afterAll(() => closeSandbox(box, daemon));
+
+  it('keeps each at its number, from the amendment, with the amendment’s reason; the same after a restart', async () => {
+    ({ box, daemon } = await sandboxWithDaemon());
+    await cli(box, ['record', '--text', prose(3)]);
+    await cli(box, ['submit'], summary(0, OLD_WORD, ['- Keep the parser strict — loose input hid two bugs', '- Sort messages by line — the output stays stable']));
+    await cli(box, ['record', '--text', prose(4)]);
+    await cli(box, ['submit'], summary(1, KEPT_WORD, ['- Drop the legacy flag — nobody sets it']));
+    const [first] = (JSON.parse(await cli(box, ['chain', '--json'])) as { entries: { seq: number }[] }).entries.map((e) => e.seq) as [number];
+    // The usual amendment: the text copied, one thing fixed (a word, a reason), the decisions kept.
+    const fixed = summary(2, NEW_WORD, ['- Keep the parser strict — loose input hid three bugs', '- Sort messages by line — the output stays stable']);
+    const { seq: amendment } = JSON.parse(await cli(box, ['amend', String(first), '--json'], fixed)) as { seq: number };
+    const expected = [
+      { n: 3, decision: 'Drop the legacy flag' },
+      { n: 2, decision: 'Sort messages by line', seq: first, supersededBy: amendment },
+      { n: 1, decision: 'Keep the parser strict', reason: 'loose input hid three bugs', seq: first, supersededBy: amendment },
+    ];
+    expect((await decisionLog(box)).decisions).toMatchObject(expected);
+    await daemon.stop();
+    daemon = await startDaemon(box);
+    expect((await decisionLog(box)).decisions).toMatchObject(expected);
+  });
+});
+
+async function decisionLog(box: Sandbox): Promise<Log> {
+  return JSON.parse(await cli(box, ['decisions', '--json'])) as Log;
+}

@@ -66,6 +66,16 @@ describe('secrets in a prompt and a summary', () => {
     expect(answer.entry.secrets).toEqual([{ kind: 'GitHub token', count: 1 }]);
   });
 
+  it('stores your amendment of a summary with its secrets replaced too', async () => {
+    const [entry] = (JSON.parse((await runCli(box, ['chain', '--json'])).stdout) as { entries: { seq: number }[] }).entries;
+    const amended = goodSummary().replace('## Current State\n', `## Current State\nThe deploy key ${SECRETS.githubToken} moved to the vault. `);
+    const result = await runCli(box, ['amend', String(entry!.seq), '--json'], { input: amended });
+    expect(result.code, result.stderr).toBe(0);
+    const shown = (await runCli(box, ['show', String(entry!.seq)])).stdout;
+    expect(shown).toContain('The deploy key [secret: GitHub token] moved to the vault.');
+    expect(shown).not.toContain(SECRETS.githubToken);
+  });
+
   it('shows no secret in recap export or recap log, nor in any file of the data folder', async () => {
     const shown = [(await runCli(box, ['export'])).stdout, (await runCli(box, ['log', '--json'])).stdout, (await runCli(box, ['log'])).stdout];
     for (const value of VALUES) for (const text of shown) expect(text).not.toContain(value);

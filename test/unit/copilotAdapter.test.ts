@@ -153,7 +153,10 @@ describe("Copilot CLI's bash tool and wiring", () => {
     for (const dir of ['/h/.copilot', '/ch']) {
       for (const file of ['hooks', 'settings.json', 'config.json', 'installed-plugins']) expect(paths).toContain(`${dir}/${file}`);
     }
-    expect(projectReadOnlyPaths('/p')).toEqual(expect.arrayContaining(['/p/.github/hooks', '/p/.github/copilot/settings.json', '/p/.github/copilot/settings.local.json']));
+    expect(projectReadOnlyPaths('/p')).toEqual(
+      // .github/mcp.json: a server named recap there would pass a tripped gate as recap's own tools.
+      expect.arrayContaining(['/p/.github/hooks', '/p/.github/copilot/settings.json', '/p/.github/copilot/settings.local.json', '/p/.github/mcp.json']),
+    );
   });
 });
 

@@ -1,7 +1,7 @@
 // Requests of the hot ops (check, hook) pass a hand-written check before zod: it must accept
 // exactly what the schema accepts, give the same value, and leave the messages to zod.
 import { describe, expect, it } from 'vitest';
-import { parseRequest, requestSchemas, type RequestOf } from '../../src/protocol/protocol.js';
+import { MAX_QUERY_WORDS, parseRequest, requestSchemas, type RequestOf } from '../../src/protocol/protocol.js';
 
 const check = { id: 1, op: 'check', job: 'j', tool: 'Read' };
 
@@ -77,5 +77,15 @@ describe('parseRequest on the hot ops', () => {
     expect(parseRequest({ id: 'i'.repeat(129), op: 'check' })).toMatchObject({ ok: false, code: 'bad_request' });
     expect(parseRequest({ id: 1, op: 'x'.repeat(65) })).toMatchObject({ ok: false, id: 1, code: 'bad_request' });
     expect(parseRequest({ id: 2, op: '__proto__' })).toMatchObject({ ok: false, id: 2, code: 'unknown_op' });
+  });
+
+  it('takes a search of at most MAX_QUERY_WORDS words, and says what to give for a longer one', () => {
+    const words = (n: number) => Array.from({ length: n }, (_, i) => `word${i}`).join(' ');
+    expect(parseRequest({ id: 1, op: 'search', query: words(MAX_QUERY_WORDS) })).toMatchObject({ ok: true });
+    expect(parseRequest({ id: 1, op: 'search', query: words(MAX_QUERY_WORDS + 1) })).toMatchObject({
+      ok: false,
+      code: 'bad_request',
+      message: expect.stringContaining(`more than ${MAX_QUERY_WORDS} words: give the few that matter`) as string,
+    });
   });
 });

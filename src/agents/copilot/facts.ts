@@ -128,11 +128,13 @@ export const copilotFacts: AgentFacts = {
       join(dir, 'mcp-config.json'),
       join(dir, 'installed-plugins'),
     ]),
-  // A trusted repo's hooks and settings (disableAllHooks turns the user's hooks off too).
+  // A trusted repo's hooks, settings (disableAllHooks turns the user's hooks off too) and MCP
+  // servers (.github/mcp.json: one named recap would pass a tripped gate as recap's tools).
   projectSettingsFiles: (project) => [
     join(project, '.github', 'hooks'),
     join(project, '.github', 'copilot', 'settings.json'),
     join(project, '.github', 'copilot', 'settings.local.json'),
+    join(project, '.github', 'mcp.json'),
   ],
   settingsNames: [
     {
@@ -142,9 +144,9 @@ export const copilotFacts: AgentFacts = {
     },
     { path: /\/\.copilot\/installed-plugins(?:\/|$)/, mentioned: [/\.copilot\b/, /installed-plugins/], what: "GitHub Copilot CLI's plugins, whose hooks run outside the gate" },
     {
-      path: /\/\.github\/(?:hooks(?:\/|$)|copilot\/settings(?:\.local)?\.json$)/,
-      mentioned: [/\.github\b/, /\bhooks\b|copilot\/settings/],
-      what: "a repository's GitHub Copilot CLI hooks and settings",
+      path: /\/\.github\/(?:hooks(?:\/|$)|copilot\/settings(?:\.local)?\.json$|mcp\.json$)/,
+      mentioned: [/\.github\b/, /\bhooks\b|copilot\/settings|\bmcp\.json/],
+      what: "a repository's GitHub Copilot CLI hooks, settings and MCP servers",
     },
     // The copilot command's own plugin subcommands (copilot plugin install DIR) name no file.
     { path: /(?!)/, mentioned: [/\bcopilot\b/, /\bplugins?\b/], what: "GitHub Copilot CLI's plugins, whose hooks run outside the gate" },

@@ -12,6 +12,7 @@ import type { RequestOf, ResponseOf } from '../../protocol/protocol.js';
 import type { CommandService } from '../commandService.js';
 import type { DecisionLogs } from '../decisionLogs.js';
 import { lookUpReferences } from '../referenceFiles.js';
+import { findSecrets } from '../secretScanner.js';
 import { defined, type OpsOf } from './table.js';
 
 export function memoryEditOps(s: CommandService, logs: DecisionLogs): OpsOf<'amend' | 'redact'> {
@@ -30,7 +31,9 @@ async function amend(s: CommandService, r: RequestOf<'amend'>, by?: Caller): Pro
   // A number that is no summary is refused by the decider, which names the job's summaries.
   const entryHash = stored?.type === 'SummaryAccepted' ? stored.data.hash : '';
   const files = await lookUpReferences(r.text, prepared.decide.config.REQUIRED_SECTIONS, where.project, prepared.decide);
-  return s.transact(where, (job, now) => ({ type: 'AmendSummary', job, entry: r.seq, entryHash, text: r.text, files, ...defined({ root: where.project }), ...byOf({ by }), now }), {
+  const secrets = await findSecrets(r.text);
+  const command = { entry: r.seq, entryHash, text: r.text, files, ...(secrets.length > 0 ? { secrets } : {}), ...defined({ root: where.project }), ...byOf({ by }) };
+  return s.transact(where, (job, now) => ({ type: 'AmendSummary', job, ...command, now }), {
     texts: amendSeqs(r.seq),
     prepared,
     render: (answer, done) => (answer.amended ? { ...answer, seq: done.stored.find((e) => e.type === 'SummaryAmended')?.seq ?? 0 } : answer),
