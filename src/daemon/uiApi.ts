@@ -14,7 +14,8 @@ import { BUCKETS, type Bucket, type UsageSeries } from './usageIndex.js';
 import type { EventStore } from './eventStore.js';
 import { pastStatus, type Handler } from './handler.js';
 import { USER_SCOPE, type Projection } from './projection.js';
-import type { JobRow, Op, PastStatus, RequestOf, ResponseOf } from '../protocol/protocol.js';
+import type { JobRow, PastStatus } from '../protocol/answers.js';
+import type { Op, RequestOf, ResponseOf } from '../protocol/protocol.js';
 
 const DEFAULT_WIDTH = 1200;
 const MAX_WIDTH = 8000;

@@ -90,3 +90,30 @@ export type DecisionEntry = {
 
 /** The decision log, newest first: whole up to 100 entries; past that, `index` has one line for each older one. */
 export type DecisionLog = { total: number; decisions: DecisionEntry[]; index?: string[] };
+
+/** A job at a past moment: `replay`'s answer, one per job. */
+export type PastStatus = {
+  job: string;
+  tripped: boolean;
+  reason?: string;
+  cause?: string;
+  since?: string;
+  unsummarizedTokens: number;
+  unsummarizedInteractions: number;
+  summaries: number;
+  denials: number;
+  rejections: number;
+  lastSummary?: { seq: number; time: string; hash: string | undefined };
+};
+
+/** A job as `recap jobs` lists it; times in milliseconds. */
+export type JobRow = {
+  job: string;
+  tripped: boolean;
+  reason?: string;
+  unsummarizedTokens: number;
+  unsummarizedInteractions: number;
+  summaries: number;
+  lastActivity: number | null;
+  agents: string[];
+};

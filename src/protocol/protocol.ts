@@ -10,7 +10,7 @@ import type { CheckAnswer, GateStatus } from '../events/gate.js';
 import type { SubmitAnswer } from '../events/summaries.js';
 import type { AmendAnswer, RedactAnswer } from '../events/memoryEdits.js';
 import type { KeyChange } from '../events/configPolicy.js';
-import type { Allowed, DecisionLog, EventLine, IndexLine, JobReport, PendingConfig, SearchHit, SessionReport, Verification } from './answers.js';
+import type { Allowed, DecisionLog, EventLine, IndexLine, JobReport, JobRow, PastStatus, PendingConfig, SearchHit, SessionReport, Verification } from './answers.js';
 import type { CodeVerdict } from '../events/codeManifest.js';
 import { PROMPT_ID } from '../common/promptSpool.js';
 import { describeIssues } from '../common/zodIssues.js';
@@ -207,33 +207,6 @@ export type StatusAnswer = GateStatus & { configProblems?: string[]; configPendi
 
 /** What the user did to a summary's text: the amendment in force (its number and time), the redaction (when, why). */
 export type EntryEdits = { amendment?: { seq: number; time: number }; redaction?: { time: number; reason?: string } };
-
-/** A job at a past moment: `replay`'s answer, one per job. */
-export type PastStatus = {
-  job: string;
-  tripped: boolean;
-  reason?: string;
-  cause?: string;
-  since?: string;
-  unsummarizedTokens: number;
-  unsummarizedInteractions: number;
-  summaries: number;
-  denials: number;
-  rejections: number;
-  lastSummary?: { seq: number; time: string; hash: string | undefined };
-};
-
-/** A job as `recap jobs` lists it; times in milliseconds. */
-export type JobRow = {
-  job: string;
-  tripped: boolean;
-  reason?: string;
-  unsummarizedTokens: number;
-  unsummarizedInteractions: number;
-  summaries: number;
-  lastActivity: number | null;
-  agents: string[];
-};
 
 /** What each op answers, beside what it is asked (requestSchemas). */
 export type Responses = {

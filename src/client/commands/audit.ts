@@ -5,7 +5,7 @@ import { eventLogDir } from '../../common/paths.js';
 import { nearNames } from '../../common/nearNames.js';
 import { EVENT_TYPES } from '../../events/events.js';
 import type { EventLine } from '../../protocol/answers.js';
-import type { JobRow } from '../../protocol/protocol.js';
+import type { JobRow } from '../../protocol/answers.js';
 import { connectOrStart } from '../autostart.js';
 import type { DaemonSide } from '../daemonSide.js';
 import { eventPages, PAGE_TIMEOUT_MS, type EventQuery } from '../eventPages.js';

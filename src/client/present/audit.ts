@@ -1,7 +1,8 @@
 // The audit commands' output as people read it: a line of `recap log`, one event whole, the
 // jobs table, a past moment of `recap replay`, the verdict of `recap verify`.
 import type { EventLine } from '../../protocol/answers.js';
-import type { JobRow, ResponseOf } from '../../protocol/protocol.js';
+import type { JobRow } from '../../protocol/answers.js';
+import type { ResponseOf } from '../../protocol/protocol.js';
 import { write } from '../stdout.js';
 import { localIso, localTime } from '../time.js';
 import { eventGist } from './gist.js';

@@ -3,7 +3,8 @@
 // counts. Each fails for a job named that has no events.
 import type { JobState } from '../../events/jobState.js';
 import { tripCause } from '../../events/gateMessages.js';
-import { ProtocolError, type JobRow, type PastStatus, type RequestOf, type ResponseOf } from '../../protocol/protocol.js';
+import type { JobRow, PastStatus } from '../../protocol/answers.js';
+import { ProtocolError, type RequestOf, type ResponseOf } from '../../protocol/protocol.js';
 import { eventsPage, projectionAt, verifyLog } from '../audit.js';
 import type { CommandService } from '../commandService.js';
 import { sessionsReport, usageReport } from '../report.js';
