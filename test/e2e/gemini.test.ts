@@ -84,7 +84,7 @@ describe("the real Gemini CLI with recap's extension", () => {
     const folder = join(box.dir, '.gemini', 'extensions', 'recap');
     expect(JSON.parse(readFileSync(join(folder, 'gemini-extension.json'), 'utf8'))).toMatchObject({ name: 'recap' });
     const hooks = JSON.parse(readFileSync(join(folder, 'hooks', 'hooks.json'), 'utf8')).hooks;
-    expect(Object.keys(hooks)).toEqual(['SessionStart', 'BeforeAgent', 'BeforeTool', 'AfterTool']);
+    expect(Object.keys(hooks)).toEqual(['SessionStart', 'BeforeAgent', 'BeforeTool', 'AfterTool', 'SessionEnd']);
     expect(JSON.parse(readFileSync(join(box.dir, '.gemini', 'settings.json'), 'utf8')).hooks).toBeUndefined();
   });
 
