@@ -185,6 +185,14 @@ describe('the plugin when the daemon is gone', () => {
     expect(await denial(tool(p, 'ses_b', 'bash', { command: `${command}\n${summary}\nEOF\nrm -rf ~` }))).toBeDefined();
     expect(await denial(tool(p, 'ses_b', 'bash', { command: `${command.split(' ')[0]} status` }))).toBeUndefined();
     expect(await denial(tool(p, 'ses_b', 'bash', { command: `${command.split(' ')[0]} status; rm -rf ~` }))).toBeDefined();
+    // The reads as recap's whitelist takes them, and nothing it refuses: an empty or option-like query, a leading zero.
+    const launcher = command.split(' ')[0]!;
+    for (const read of ["search 'export folder' --limit 5", 'timeline 12 --before 2', 'show 12', 'decisions --json']) {
+      expect(await denial(tool(p, 'ses_b', 'bash', { command: `${launcher} ${read}` })), read).toBeUndefined();
+    }
+    for (const read of ["search ''", "search '--help'", 'search x --topic -x', 'timeline 012', 'show 012']) {
+      expect(await denial(tool(p, 'ses_b', 'bash', { command: `${launcher} ${read}` })), read).toBeDefined();
+    }
     expect(await denial(tool(p, 'ses_fresh', 'bash', { command: 'ls' }))).toBeUndefined();
     expect(p.logs.at(-1)).toMatch(/^recap: neither recap's daemon nor recap-hook answered .*; this bash call was not checked/);
     // A prompt is never blocked, whatever happens.

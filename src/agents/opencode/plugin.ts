@@ -201,9 +201,9 @@ const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'
  * quotes (nothing inside is expanded), and every option's value is made of safe characters.
  */
 const READS =
-  "(?:status|context|chain|decisions|show (?:\\d+|'#?\\d+')" +
-  "|search (?:[A-Za-z0-9_.]+|'[^'\\n]*')(?: --all-jobs| --(?:topic|since) [\\w:.-]+| --limit \\d+)*" +
-  '|timeline(?: \\d+)?(?: --at [\\w:.-]+| --(?:before|after) \\d+)*)';
+  "(?:status|context|chain|decisions|show (?:[1-9]\\d{0,14}|'#?[1-9]\\d{0,14}')" +
+  "|search (?:[A-Za-z0-9_.]+|'[^'\\n-][^'\\n]*')(?: --all-jobs| --(?:topic|since) [\\w:.][\\w:.-]*| --limit [1-9]\\d{0,2})*" +
+  '|timeline(?: [1-9]\\d{0,14})?(?: --at [\\w:.][\\w:.-]*| --(?:before|after) \\d{1,2})*)';
 
 /**
  * Whether a bash call is exactly the way out recap names: the launcher's status, context,
