@@ -2,7 +2,6 @@
 // the deny names it, the exact command passes and prints the log while the gate stays tripped;
 // anything chained onto it or hidden in it is denied, and then the way out still opens the gate.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/daemon.js';
 import {
   endAttack,
   expectAllowed,
@@ -13,13 +12,13 @@ import {
   runHook,
   runShell,
   toolCall,
+  isTripped,
   trippedSandbox,
   type Attack,
 } from '../helpers/gateAttack.js';
 
 const bash = (attack: Attack, command: string) => runHook(attack.box.env, toolCall(attack, 'Bash', { command, description: 'read the decision log' }));
-const tripped = async (attack: Attack): Promise<boolean> =>
-  (JSON.parse((await runCli(attack.box, ['status', '--json', '--job', attack.job])).stdout) as { tripped: boolean }).tripped;
+const tripped = isTripped;
 
 describe('recap decisions on a tripped gate', () => {
   let attack: Attack;

@@ -3,26 +3,23 @@
 // stays tripped; anything chained onto them or hidden in the query is denied, and then the
 // way out still opens the gate.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/daemon.js';
 import {
   endAttack,
   expectAllowed,
   expectDenied,
   expectWayOutOpen,
   launcherOf,
-  payload,
   proveWayOut,
   runHook,
   runShell,
   toolCall,
-  trippedSandbox,
-  TRIP_PROMPTS,
+  isTripped,
+  trippedAfterSummary,
   type Attack,
 } from '../helpers/gateAttack.js';
 
 const bash = (attack: Attack, command: string) => runHook(attack.box.env, toolCall(attack, 'Bash', { command, description: 'look up a summary' }));
-const tripped = async (attack: Attack): Promise<boolean> =>
-  (JSON.parse((await runCli(attack.box, ['status', '--json', '--job', attack.job])).stdout) as { tripped: boolean }).tripped;
+const tripped = isTripped;
 
 describe('recap search and timeline on a tripped gate', () => {
   let attack: Attack;
@@ -30,15 +27,11 @@ describe('recap search and timeline on a tripped gate', () => {
   let word: string;
 
   beforeAll(async () => {
-    attack = await trippedSandbox();
     // A first summary to find, then the gate tripped again by a new window of prompts.
-    await proveWayOut(attack);
-    const chain = JSON.parse((await runCli(attack.box, ['chain', '--json', '--job', attack.job])).stdout) as { entries: { seq: number; gist: string }[] };
-    const first = chain.entries[0]!;
+    let first: { seq: number; gist: string };
+    ({ attack, first } = await trippedAfterSummary());
     seq = first.seq;
     word = first.gist.split(/\W+/).find((w) => w.length >= 5)!;
-    for (const prompt of TRIP_PROMPTS) expect((await runHook(attack.box.env, payload(attack, 'UserPromptSubmit', { prompt }))).exitCode).toBe(0);
-    expect(await tripped(attack)).toBe(true);
   });
   afterAll(() => endAttack(attack));
 

@@ -4,26 +4,23 @@
 // out still opens the gate. On the open gate it passes too, and `recap event N` (any event of
 // any job) stays the user's.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/daemon.js';
 import {
   endAttack,
   expectAllowed,
   expectDenied,
   expectWayOutOpen,
   launcherOf,
-  payload,
   proveWayOut,
   runHook,
   runShell,
   toolCall,
-  trippedSandbox,
-  TRIP_PROMPTS,
+  isTripped,
+  trippedAfterSummary,
   type Attack,
 } from '../helpers/gateAttack.js';
 
 const bash = (attack: Attack, command: string) => runHook(attack.box.env, toolCall(attack, 'Bash', { command, description: 'read a summary' }));
-const tripped = async (attack: Attack): Promise<boolean> =>
-  (JSON.parse((await runCli(attack.box, ['status', '--json', '--job', attack.job])).stdout) as { tripped: boolean }).tripped;
+const tripped = isTripped;
 
 describe('recap show N on a tripped gate', () => {
   let attack: Attack;
@@ -31,13 +28,10 @@ describe('recap show N on a tripped gate', () => {
   let gist: string;
 
   beforeAll(async () => {
-    attack = await trippedSandbox();
     // A first summary to show, then the gate tripped again by a new window of prompts.
-    await proveWayOut(attack);
-    const chain = JSON.parse((await runCli(attack.box, ['chain', '--json', '--job', attack.job])).stdout) as { entries: { seq: number; gist: string }[] };
-    ({ seq, gist } = chain.entries[0]!);
-    for (const prompt of TRIP_PROMPTS) expect((await runHook(attack.box.env, payload(attack, 'UserPromptSubmit', { prompt }))).exitCode).toBe(0);
-    expect(await tripped(attack)).toBe(true);
+    let first: { seq: number; gist: string };
+    ({ attack, first } = await trippedAfterSummary());
+    ({ seq, gist } = first);
   });
   afterAll(() => endAttack(attack));
 

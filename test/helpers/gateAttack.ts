@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { expect } from 'vitest';
 import { jobIdFor } from '../../src/common/jobs.js';
 import { notes } from './text.js';
-import { freePort, RECAP, removeSandbox, ROOT, sandbox, startDaemon, type DaemonProcess, type Sandbox } from './daemon.js';
+import { freePort, RECAP, removeSandbox, ROOT, runCli, sandbox, startDaemon, type DaemonProcess, type Sandbox } from './daemon.js';
 
 export const HOOK = join(ROOT, 'bin', 'recap-hook.cjs');
 
@@ -275,4 +275,23 @@ export async function expectStillWorking(attack: Attack): Promise<void> {
   const ran = await runShell(attack, status);
   expect(ran.exitCode, ran.stderr).toBe(0);
   expect(ran.stdout).toContain('open');
+}
+
+/** Whether the attacked job's gate is tripped, as `recap status` says. */
+export async function isTripped(attack: Attack): Promise<boolean> {
+  return (JSON.parse((await runCli(attack.box, ['status', '--json', '--job', attack.job])).stdout) as { tripped: boolean }).tripped;
+}
+
+/**
+ * A tripped gate whose job has a summary to read: the way out taken once, then the gate
+ * tripped again by a new window of prompts. `first` is that summary as `recap chain` lists it.
+ */
+export async function trippedAfterSummary(): Promise<{ attack: Attack; first: { seq: number; gist: string } }> {
+  const attack = await trippedSandbox();
+  await proveWayOut(attack);
+  const chain = JSON.parse((await runCli(attack.box, ['chain', '--json', '--job', attack.job])).stdout) as { entries: { seq: number; gist: string }[] };
+  const first = chain.entries[0]!;
+  for (const prompt of TRIP_PROMPTS) expect((await runHook(attack.box.env, payload(attack, 'UserPromptSubmit', { prompt }))).exitCode).toBe(0);
+  expect(await isTripped(attack)).toBe(true);
+  return { attack, first };
 }
