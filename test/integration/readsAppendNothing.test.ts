@@ -41,17 +41,11 @@ describe('the reads status, context, chain, show and decisions', () => {
   });
 
   it('show, search and timeline append nothing for a new session, whether show finds the summary or refuses the number', async () => {
-    const box = newBox();
-    await start(box);
-    const client = await RawClient.connect(box.socket);
+    const { client, writer, lastSeq } = await summarized(goodSummary());
     try {
-      const lastSeq = async () => ((await client.request({ id: 'stats', op: 'stats' })).result as { lastSeq: number }).lastSeq;
-      const writer = { cwd: box.project, session: 'writer-1' };
-      await client.request({ id: 1, op: 'record', kind: 'prompt', text: prose(3), ...writer });
-      expect((await client.request({ id: 2, op: 'submit', text: goodSummary(), ...writer })).result).toMatchObject({ accepted: true });
       const chain = await client.request({ id: 'chain', op: 'chain', ...writer });
       const seq = (chain.result as { entries: { seq: number }[] }).entries[0]!.seq;
-      const reader = { cwd: box.project, session: 'reader-2' };
+      const reader = { ...writer, session: 'reader-2' };
       const before = await lastSeq();
 
       const shown = await client.request({ id: 3, op: 'show', seq, ...reader });
@@ -74,16 +68,10 @@ describe('the reads status, context, chain, show and decisions', () => {
   });
 
   it('decisions appends nothing for a new session, whether the log is built or brought up to date', async () => {
-    const box = newBox();
-    await start(box);
-    const client = await RawClient.connect(box.socket);
+    const withDecision = goodSummary().replace('## Questions & Decisions\n', '## Questions & Decisions\n- Keep the parser strict — loose input hid two bugs\n');
+    const { client, writer, lastSeq } = await summarized(withDecision);
     try {
-      const lastSeq = async () => ((await client.request({ id: 'stats', op: 'stats' })).result as { lastSeq: number }).lastSeq;
-      const writer = { cwd: box.project, session: 'writer-1' };
-      const withDecision = goodSummary().replace('## Questions & Decisions\n', '## Questions & Decisions\n- Keep the parser strict — loose input hid two bugs\n');
-      await client.request({ id: 1, op: 'record', kind: 'prompt', text: prose(3), ...writer });
-      expect((await client.request({ id: 2, op: 'submit', text: withDecision, ...writer })).result).toMatchObject({ accepted: true });
-      const reader = { cwd: box.project, session: 'reader-3' };
+      const reader = { ...writer, session: 'reader-3' };
       const before = await lastSeq();
 
       const log = await client.request({ id: 3, op: 'decisions', ...reader });
@@ -95,3 +83,18 @@ describe('the reads status, context, chain, show and decisions', () => {
     }
   });
 });
+
+/**
+ * A daemon whose job has `text` as its one accepted summary, written by the session of
+ * `writer`; a client on its socket, and how to read the log's last number.
+ */
+async function summarized(text: string): Promise<{ client: RawClient; writer: { cwd: string; session: string }; lastSeq: () => Promise<number> }> {
+  const box = newBox();
+  await start(box);
+  const client = await RawClient.connect(box.socket);
+  const writer = { cwd: box.project, session: 'writer-1' };
+  const lastSeq = async () => ((await client.request({ id: 'stats', op: 'stats' })).result as { lastSeq: number }).lastSeq;
+  await client.request({ id: 1, op: 'record', kind: 'prompt', text: prose(3), ...writer });
+  expect((await client.request({ id: 2, op: 'submit', text, ...writer })).result).toMatchObject({ accepted: true });
+  return { client, writer, lastSeq };
+}
