@@ -8,6 +8,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { UserError } from '../../common/errors.js';
 import { socketPath } from '../../common/paths.js';
 import { recapVersion } from '../../common/version.js';
+import { RECAP_MCP_SERVER } from '../../events/recapTools.js';
 import { target } from '../jobCommands.js';
 import { Client, DaemonUnavailable, RemoteError } from '../socketClient.js';
 import { RECAP_TOOLS, type Ask } from './tools.js';
@@ -39,7 +40,7 @@ export function toolError(error: unknown, env: NodeJS.ProcessEnv): CallToolResul
 
 /** The server; `job` (recap mcp --job) else RECAP_JOB, the agent's session or the folder's project. */
 export function mcpServer(job: string | undefined, env: NodeJS.ProcessEnv = process.env): McpServer {
-  const server = new McpServer({ name: 'recap', version: recapVersion() });
+  const server = new McpServer({ name: RECAP_MCP_SERVER, version: recapVersion() });
   const ask = asker(env, job);
   for (const tool of RECAP_TOOLS) {
     const run = tool.run as (args: unknown, ask: Ask) => ReturnType<typeof tool.run>;

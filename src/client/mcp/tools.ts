@@ -6,6 +6,7 @@ import { z } from 'zod';
 import type { DecisionEntry, IndexLine, SearchHit } from '../../protocol/answers.js';
 import type { Op, RequestFields, ResponseOf } from '../../protocol/protocol.js';
 import { shownSummary } from '../../protocol/shownSummary.js';
+import type { RecapMcpTool } from '../../events/recapTools.js';
 import { readTime, TIME_FORMS } from '../time.js';
 
 /** The one request a tool makes; `where` are the fields the daemon finds the job by. */
@@ -14,7 +15,8 @@ export type Ask = <O extends Op>(op: O, fields: RequestFields<O>) => Promise<Res
 export type ToolAnswer = { text: string; structured: Record<string, unknown> };
 
 export type RecapTool<S extends z.ZodRawShape> = {
-  name: string;
+  /** One of the names the gate knows as recap's (recapTools.ts). */
+  name: RecapMcpTool;
   title: string;
   description: string;
   input: S;
