@@ -9,6 +9,9 @@ const ISO = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?
 const UNIT_MS = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
 const UNIT_WORD = { s: 'second', m: 'minute', h: 'hour', d: 'day' } as const;
 
+/** How an option's help names the times it takes. */
+export const TIME_HINT = '(HH:MM, ISO 8601, or 10m/2h/3d ago)';
+
 export const TIME_FORMS =
   'a local time today (HH:MM or HH:MM:SS, e.g. 14:02), an ISO 8601 time (2026-11-22T14:02, local unless it ends in Z or an offset), or a span ago (90s, 10m, 2h, 3d)';
 

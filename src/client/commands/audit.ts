@@ -13,7 +13,7 @@ import { ask, jobOf, UsageError, type Builder } from '../jobCommands.js';
 import { fieldOf, logLine, printEvent, printJobs, printReplay, printVerified } from '../present/audit.js';
 import { progress } from '../progress.js';
 import { write, writeAll } from '../stdout.js';
-import { timeFlag } from '../time.js';
+import { timeFlag, TIME_HINT } from '../time.js';
 import { documented } from './docs.js';
 
 /** How long the daemon holds a `recap log -f` page that finds nothing new, and the events per page. */
@@ -55,7 +55,7 @@ export const readCommands: Builder = (y) =>
       (a) =>
         documented(a, 'log')
           .option('type', { type: 'string', array: true, choices: EVENT_TYPES, describe: 'only these event types' })
-          .option('since', { type: 'string', describe: 'from this time (HH:MM, ISO 8601, or 10m/2h/3d ago)' })
+          .option('since', { type: 'string', describe: `from this time ${TIME_HINT}` })
           .option('until', { type: 'string', describe: 'up to this time' })
           .option('follow', { type: 'boolean', alias: 'f', default: false, describe: 'then print new events as they come' }),
       async (argv) => {

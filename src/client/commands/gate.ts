@@ -7,7 +7,7 @@ import { readInput } from '../input.js';
 import { call, chain, context, decisions, jobOf, output, show, status, target, UsageError, type Builder } from '../jobCommands.js';
 import { printReport, printStatus, printSubmit } from '../present/gate.js';
 import { printSessionLines, printSessionReport } from '../present/sessions.js';
-import { localTime, parseDuration, timeFlag } from '../time.js';
+import { localTime, parseDuration, timeFlag, TIME_HINT } from '../time.js';
 import { documented } from './docs.js';
 
 const EXIT_DENIED = 2;
@@ -184,7 +184,7 @@ export const reportCommand: Builder = (y) =>
     'where the tokens went, per job, agent and session',
     (a) =>
       documented(a, 'report')
-        .option('since', { type: 'string', describe: 'from this time (HH:MM, ISO 8601, or 10m/2h/3d ago)' })
+        .option('since', { type: 'string', describe: `from this time ${TIME_HINT}` })
         .option('session', { type: 'string', describe: "one session's tokens per model and agent, tool calls and denials" }),
     async (argv) => {
       if (argv.session !== undefined) {

@@ -2,7 +2,7 @@
 // entry or a moment, as index lines (recap show N reads one whole).
 import { call, output, target, UsageError, type Builder, type Global } from '../jobCommands.js';
 import { printHits, printTimeline } from '../present/search.js';
-import { timeFlag } from '../time.js';
+import { timeFlag, TIME_HINT } from '../time.js';
 import { documented } from './docs.js';
 
 const SEQ = /^#?\d{1,15}$/;
@@ -54,7 +54,7 @@ export const searchCommands: Builder = (y) =>
           .positional('query', { type: 'string', array: true, demandOption: true, describe: 'the words to look for (quote several as one)' })
           .option('all-jobs', { type: 'boolean', describe: "search every job's summaries" })
           .option('topic', { type: 'string', describe: "only this topic's summaries" })
-          .option('since', { type: 'string', describe: 'only summaries from this time on (HH:MM, ISO 8601, or 10m/2h/3d ago)' })
+          .option('since', { type: 'string', describe: `only summaries from this time on ${TIME_HINT}` })
           .option('limit', { type: 'number', describe: 'at most this many hits (1-100, default 10)' })
           .conflicts('all-jobs', 'job'),
       (argv) => search(argv as SearchArgs),
@@ -65,7 +65,7 @@ export const searchCommands: Builder = (y) =>
       (a) =>
         documented(a, 'timeline')
           .positional('seq', { type: 'string', describe: "the summary's number (N or #N) to centre on" })
-          .option('at', { type: 'string', describe: 'centre on this time (HH:MM, ISO 8601, or 10m/2h/3d ago)' })
+          .option('at', { type: 'string', describe: `centre on this time ${TIME_HINT}` })
           .option('before', { type: 'number', describe: 'entries before it (0-50, default 3)' })
           .option('after', { type: 'number', describe: 'entries after it (0-50, default 3)' })
           .conflicts('at', 'seq'),
