@@ -16,7 +16,7 @@ const OPTIONS = { useRecords: true, mapsAsObjects: true, moreTypes: false } as c
 const unpackr = new Packr(OPTIONS);
 
 /** Bumped whenever the record or JobState changes shape: an older snapshot is then ignored and the log replayed. */
-export const SNAPSHOT_FORMAT = 9;
+export const SNAPSHOT_FORMAT = 10;
 
 type SnapshotRecord = {
   format: number;
@@ -30,7 +30,7 @@ type SnapshotRecord = {
   approvedConfig: [string, ApprovedConfig][];
   /** Config files' contents held since their approval (format 7). */
   heldConfig: [string, HeldConfig][];
-  /** The newest prompt ids recorded, oldest first (format 8). Chain entries keep their gists and files (format 9). */
+  /** The newest prompt ids recorded, oldest first (format 8). Chain entries keep their gists and files (format 9). Jobs keep other machines' entries (format 10). */
   promptIds: string[];
 };
 
@@ -108,7 +108,9 @@ function isJobState(value: unknown): value is JobState {
     // Added with `recap jobs` and the user's switches (format 5).
     typeof job.lastActivity === 'number' &&
     Array.isArray(job.agents) &&
-    Array.isArray(job.disabledSessions)
+    Array.isArray(job.disabledSessions) &&
+    // Other machines' entries (format 10).
+    Array.isArray(job.imported)
   );
 }
 

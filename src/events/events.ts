@@ -330,6 +330,55 @@ export type SessionEnded = {
   };
 };
 
+/**
+ * The repository a project is, as every clone, worktree and moved copy of it shares: its root
+ * commit and the project's folder inside it. `key` names it in recap's refs on the remote.
+ */
+export type RepositoryIdentity = {
+  /** A hash of `root` and `sub`: the same on every machine. */
+  key: string;
+  /** The repository's root commit (the smallest, if its history has several). */
+  root: string;
+  /** The project's folder relative to the repository's top level ('' at the top). */
+  sub: string;
+  /** A name to show: the top-level folder's, or the project's own for a sub-project. */
+  name: string;
+};
+
+/**
+ * A project folder's job is its repository's (RepositoryIdentity): the first time recap sees a
+ * folder of a repository it records which job it is. `joined`: the job was the folder's own
+ * before (named after its path) and is the repository's from now on, its history kept.
+ */
+export type JobIdentified = {
+  type: 'JobIdentified';
+  data: { job: string; project: string; repo: RepositoryIdentity; joined?: true; time: Time };
+};
+
+/** Where a chain fetched by `recap sync` was written: a machine's random id, its host name, and its git author. */
+export type ChainOrigin = { machine: string; host: string; author?: string };
+
+/**
+ * A summary of another machine's chain of the same repository, fetched by `recap sync` and
+ * verified (its hash, its link to the entry before it on that chain, the amendments' hashes).
+ * It never counts toward this machine's gate. A later import of the same entry (the same
+ * origin and hash) supersedes an earlier one: new amendments, or its redaction on its machine.
+ */
+export type SummaryImported = {
+  type: 'SummaryImported';
+  data: {
+    job: string;
+    origin: ChainOrigin;
+    /** Its place in its machine's chain, from 0. */
+    index: number;
+    /** The entry as its machine accepted it (text '' and `redacted` if it was redacted there). */
+    entry: SummaryAccepted['data'];
+    /** Its machine's amendments of it, oldest first. */
+    amendments?: SummaryAmended['data'][];
+    time: Time;
+  };
+};
+
 export type RecapEvent =
   | InteractionRecorded
   | UsageRecorded
@@ -348,7 +397,9 @@ export type RecapEvent =
   | RecapDisabled
   | SummaryAmended
   | EntryRedacted
-  | SessionEnded;
+  | SessionEnded
+  | JobIdentified
+  | SummaryImported;
 
 export type EventType = RecapEvent['type'];
 
@@ -371,6 +422,8 @@ export const EVENT_TYPES: readonly EventType[] = [
   'SummaryAmended',
   'EntryRedacted',
   'SessionEnded',
+  'JobIdentified',
+  'SummaryImported',
 ];
 
 /** The schema version written for each event type today. */
@@ -393,6 +446,8 @@ export const CURRENT_VERSION: Record<EventType, number> = {
   SummaryAmended: 1,
   EntryRedacted: 1,
   SessionEnded: 1,
+  JobIdentified: 1,
+  SummaryImported: 1,
 };
 
 /** An event as it sits in the log: its global sequence number and schema version. */

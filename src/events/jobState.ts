@@ -3,7 +3,7 @@ import type { Caller } from './caller.js';
 import { GENESIS_HASH } from './chain.js';
 import { deriveGist } from './gist.js';
 import { REDACTED_GIST } from './entryText.js';
-import type { GateTripped, NoticeKind, StoredEvent, SummaryAccepted, Time } from './events.js';
+import type { ChainOrigin, GateTripped, NoticeKind, StoredEvent, SummaryAccepted, Time } from './events.js';
 
 export type PendingInteraction = {
   seq: number;
@@ -33,6 +33,8 @@ export type ChainEntry = Pick<SummaryAccepted['data'], 'level' | 'tokens' | 'cov
   /** Its text was removed (`recap redact`), by the EntryRedacted event `seq`. */
   redacted?: { seq: number; time: Time; reason?: string };
   hash?: string;
+  /** Set on an entry of another machine's chain (`recap sync`): whose it is. */
+  origin?: ChainOrigin;
 };
 
 /** Summary texts by sequence number: the ones a message is about to show. */
@@ -60,6 +62,11 @@ export type JobState = {
   unsummarizedTokens: number;
   gate: Gate;
   chain: ChainEntry[];
+  /**
+   * The entries of other machines' chains of the job's repository (SummaryImported), in the
+   * order they were imported; each keeps its hash and origin. They never count toward the gate.
+   */
+  imported: ChainEntry[];
   denials: number;
   rejections: number;
   /** Sessions whose context use has tripped the gate once already. */
@@ -91,6 +98,7 @@ export function initialJobState(job: string): JobState {
     unsummarizedTokens: 0,
     gate: { tripped: false },
     chain: [],
+    imported: [],
     denials: 0,
     rejections: 0,
     contextSessions: [],
@@ -183,6 +191,9 @@ export function evolve(state: JobState, event: StoredEvent): JobState {
     case 'UsageRecorded':
       state.usageSeen[event.data.key] = true;
       return state;
+    case 'SummaryImported':
+      return imported(state, event);
+    case 'JobIdentified':
     case 'ConfigApplied':
     case 'SessionBound':
     case 'SessionEnded':
@@ -252,6 +263,34 @@ function redacted(state: JobState, event: StoredEvent & { type: 'EntryRedacted' 
   delete entry.refs;
   delete entry.filesRoot;
   entry.redacted = { seq: event.seq, time, ...(reason !== undefined ? { reason } : {}) };
+  return state;
+}
+
+/**
+ * Another machine's summary joins the imported entries; an entry imported before (the same
+ * origin and hash) is replaced in its place: its amendments or its redaction are newer.
+ */
+function imported(state: JobState, event: StoredEvent & { type: 'SummaryImported' }): JobState {
+  const { origin, entry, amendments } = event.data;
+  const inForce = amendments?.at(-1);
+  const redacted = entry.redacted === true || inForce?.redacted === true;
+  const gist = redacted ? REDACTED_GIST : (inForce?.gist ?? entry.gist ?? deriveGist(entry.text));
+  const refs = redacted ? undefined : inForce !== undefined ? inForce.refs : entry.refs;
+  const next: ChainEntry = {
+    seq: event.seq,
+    level: entry.level,
+    tokens: inForce?.tokens ?? entry.tokens,
+    coversThrough: entry.coversThrough,
+    ...(entry.topic !== undefined ? { topic: entry.topic } : {}),
+    ...(refs ? { refs } : {}),
+    gist,
+    time: entry.time,
+    hash: entry.hash,
+    origin,
+  };
+  const at = state.imported.findIndex((e) => e.hash === entry.hash && e.origin?.machine === origin.machine);
+  if (at === -1) state.imported.push(next);
+  else state.imported[at] = next;
   return state;
 }
 
