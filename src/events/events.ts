@@ -371,6 +371,8 @@ export type SummaryImported = {
     origin: ChainOrigin;
     /** Its place in its machine's chain, from 0. */
     index: number;
+    /** Its sequence number in its machine's log: the number that machine's rollups name in `rolls`. */
+    originSeq: number;
     /** The entry as its machine accepted it (text '' and `redacted` if it was redacted there). */
     entry: SummaryAccepted['data'];
     /** Its machine's amendments of it, oldest first. */
