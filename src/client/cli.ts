@@ -13,6 +13,7 @@ import { mcpCommand } from './commands/mcp.js';
 import { agentCommands, holdCommands, memoryCommands, reportCommand, statusCommand } from './commands/gate.js';
 import { completionCommand, doctorCommand, initCommand, installCommands, statuslineCommand } from './commands/setup.js';
 import { searchCommands } from './commands/search.js';
+import { syncCommands } from './commands/sync.js';
 import { uiCommand } from './commands/ui.js';
 import { memoryEditCommands } from './commands/memoryEdits.js';
 import type { DaemonSide } from './daemonSide.js';
@@ -35,6 +36,7 @@ const commands = (side: DaemonSide): Builder[] => [
   memoryCommands,
   memoryEditCommands,
   searchCommands,
+  syncCommands,
   statuslineCommand,
   installCommands,
   holdCommands,

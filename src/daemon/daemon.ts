@@ -242,6 +242,7 @@ export class Daemon {
   private newHandler(): Handler {
     const { env, telemetry } = this;
     return new Handler({
+      env,
       store: this.store,
       projection: () => this.projection,
       config: this.config,

@@ -12,6 +12,7 @@ import type { TokenCounter } from '../events/tokens.js';
 import { parseRequest, ProtocolError, userCommand, type Op, type Response, type ResponseOf } from '../protocol/protocol.js';
 import { CommandService, type ServiceDeps } from './commandService.js';
 import { StorageFailed } from './eventStore.js';
+import type { Projection } from './projection.js';
 import { SearchIndex } from './searchIndex.js';
 import type { SpooledOutcome } from './hookService.js';
 import { auditOps } from './ops/audit.js';
@@ -24,6 +25,9 @@ import { Hooks, type HookAnswered } from './ops/hook.js';
 import { chainEntries, jobOps, Windows } from './ops/job.js';
 import { memoryEditOps } from './ops/memoryEdits.js';
 import { searchOps } from './ops/search.js';
+import { syncOps } from './ops/sync.js';
+import { SyncService } from './sync/syncService.js';
+import { repositoryOf } from './sync/identity.js';
 import type { OpTable } from './ops/table.js';
 
 export { VERSION, type Lifecycle } from './ops/daemon.js';
@@ -31,6 +35,8 @@ export { pastStatus } from './ops/audit.js';
 
 export type HandlerDeps = ServiceDeps &
   DaemonDeps & {
+    /** The daemon's environment: where its data is, and what git runs with. */
+    env: NodeJS.ProcessEnv;
     /** Told of every hook answered, with how long the daemon took: telemetry's latency figure. */
     hookAnswered?: HookAnswered;
     log: Logger;
@@ -40,6 +46,7 @@ export class Handler {
   private readonly service: CommandService;
   private readonly hooks: Hooks;
   private readonly searchIndex: SearchIndex;
+  private readonly syncs: SyncService;
   /** Every op, one function each: the compiler checks each answers as protocol.ts says. */
   private readonly ops: OpTable;
 
@@ -52,7 +59,8 @@ export class Handler {
     const decisions = decisionOps(service, decisionLogs);
     this.searchIndex = new SearchIndex(deps.store, deps.projection, (error) => deps.log.error({ err: error }, 'the search index failed to follow the log; it is built again'));
     const reads = searchOps(service, this.searchIndex);
-    this.hooks = new Hooks(service, windows, { ...reads, ...decisions }, deps.log, deps.hookAnswered);
+    this.syncs = new SyncService({ service, env: deps.env, log: deps.log, identify: repositoryOf, projectOf: (job) => projectOf(deps.projection(), job) });
+    this.hooks = new Hooks(service, windows, { ...reads, ...decisions }, deps.log, deps.hookAnswered, this.syncs);
     this.ops = {
       ...daemonOps(deps),
       ...gateOps(service),
@@ -62,6 +70,7 @@ export class Handler {
       ...configOps(service),
       ...reads,
       ...memoryEditOps(service, decisionLogs),
+      ...syncOps(service, this.syncs),
       hook: this.hooks.hook,
     };
   }
@@ -135,7 +144,14 @@ export class Handler {
   close(): void {
     this.service.close();
     this.searchIndex.stop();
+    this.syncs.stop();
   }
+}
+
+/** A job's project folder, as a session bound to it said. */
+function projectOf(projection: Projection, job: string): string | undefined {
+  for (const binding of projection.sessions.values()) if (binding.job === job) return binding.project;
+  return undefined;
 }
 
 function failure(id: string | number | null, code: ProtocolError['code'], message: string): Response {

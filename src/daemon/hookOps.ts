@@ -47,6 +47,8 @@ export type HookOps = {
   timeline(r: RequestOf<'timeline'>): Promise<ResponseOf<'timeline'>>;
   /** What the agent's own summary should keep when it compacts (compactSteer.ts); undefined with no summary to keep from. */
   compactSteer(where: Where): Promise<string | undefined>;
+  /** A session starts: other machines' summaries fetched first, waited for a short while at most (SYNC_START_WAIT). */
+  beforeMemory(where: Where): Promise<void>;
   /** Records what reads found and the log does not hold yet (a session's binding, config facts): a session's start is a write. */
   recordPending(where: Where): Promise<void>;
   /** The window of the session's model in tokens, if its status line told it. */

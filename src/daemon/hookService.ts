@@ -159,6 +159,8 @@ async function answerCall(
     case 'sessionStart': {
       // A session's start is a write: its binding and the config facts read for it go to the log before its memory is read.
       await ops.recordPending(where);
+      // Other machines' summaries of the repository, if sync is on: fetched, or given up on after a short wait.
+      await ops.beforeMemory(where);
       const { text: memory, tripped, summaries } = await ops.context({}, where, facts.shellTool, facts.contextLimit);
       if (!tripped && summaries === 0) return NOTHING;
       return facts.context('sessionStart', memory);

@@ -4,6 +4,9 @@ import type { SecretFinding } from './secrets.js';
 import type { Caller } from './caller.js';
 import type { NoticeKind, SessionFigures, Time } from './events.js';
 import type { ToolCall } from './toolCall.js';
+import type { ImportChain } from './chainImport.js';
+
+export type { ImportChain };
 
 export type RecordInteraction = {
   type: 'RecordInteraction';
@@ -101,6 +104,7 @@ export type RedactTarget = { type: string; job?: string; hash?: string; entry?: 
 export type EndSession = { type: 'EndSession'; job: string; session: string; from: string; reason?: string; started: Time; figures: SessionFigures; now: Time };
 
 export type Command =
+  | ImportChain
   | EndSession
   | RecordInteraction
   | CheckTool

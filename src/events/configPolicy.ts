@@ -45,7 +45,9 @@ const ORDERS: Record<string, Order> = {
   GIST: { strictest: 'agent' },
   // Acting everywhere is stricter than acting only in marked projects.
   SCOPE: { strictest: 'all' },
-  // PROFILE, TOKEN_ENCODING, TOKEN_WORD_RATIO, JOB_SCOPE, CONTEXT_BUDGET, INDEX_BUDGET, REF_READ_BUDGET: no safe direction
+  // Not the gate's, but what leaves the machine: sharing nothing is the safe side.
+  SYNC: { strictest: 'off' },
+  // PROFILE, TOKEN_ENCODING, TOKEN_WORD_RATIO, JOB_SCOPE, CONTEXT_BUDGET, INDEX_BUDGET, REF_READ_BUDGET, SYNC_REMOTE, SYNC_START_WAIT, SYNC_PUSH: no safe direction
   // (a profile changes the sections; an encoding or ratio counts summaries differently too;
   // a session scope starts every session's count at zero).
 };

@@ -9,6 +9,7 @@ import type {
   CheckTool,
   Command,
   EndSession,
+  ImportChain,
   PauseGate,
   RecordInteraction,
   RecordNoticeShown,
@@ -30,6 +31,7 @@ import { cancelTrip, pauseGate, recordRecapOff, resumeGate, type CancelAnswer, t
 import { recordUsage } from './usage.js';
 import { amendSummary, redactEntry, type AmendAnswer, type RedactAnswer } from './memoryEdits.js';
 import { endSession } from './sessionReport.js';
+import { importChain, type ImportAnswer } from './chainImport.js';
 
 /** What each command answers. */
 export type AnswerOf<C extends Command> = C extends RecordInteraction
@@ -58,7 +60,9 @@ export type AnswerOf<C extends Command> = C extends RecordInteraction
                         ? RedactAnswer
                         : C extends EndSession
                           ? { recorded: true }
-                          : never;
+                          : C extends ImportChain
+                            ? ImportAnswer
+                            : never;
 
 export function decide<C extends Command>(command: C, state: JobState, ctx: DecideContext): Decision<AnswerOf<C>> {
   return decideAny(command, state, ctx) as Decision<AnswerOf<C>>;
@@ -92,6 +96,8 @@ function decideAny(command: Command, state: JobState, ctx: DecideContext): Decis
       return redactEntry(command, state);
     case 'EndSession':
       return endSession(command);
+    case 'ImportChain':
+      return importChain(command, state);
     default: {
       const unknown: never = command;
       throw new Error(`no decider for ${JSON.stringify(unknown)}`);

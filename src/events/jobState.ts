@@ -35,6 +35,9 @@ export type ChainEntry = Pick<SummaryAccepted['data'], 'level' | 'tokens' | 'cov
   hash?: string;
   /** Set on an entry of another machine's chain (`recap sync`): whose it is. */
   origin?: ChainOrigin;
+  /** On an imported entry: how many amendments its machine had made, and every SummaryImported that held it, oldest first. */
+  originAmendments?: number;
+  imports?: number[];
 };
 
 /** Summary texts by sequence number: the ones a message is about to show. */
@@ -288,7 +291,10 @@ function imported(state: JobState, event: StoredEvent & { type: 'SummaryImported
     hash: entry.hash,
     origin,
   };
+  if (amendments?.length) next.originAmendments = amendments.length;
+  if (redacted) next.redacted = { seq: event.seq, time: event.data.time };
   const at = state.imported.findIndex((e) => e.hash === entry.hash && e.origin?.machine === origin.machine);
+  next.imports = [...(at === -1 ? [] : (state.imported[at]!.imports ?? [state.imported[at]!.seq])), event.seq];
   if (at === -1) state.imported.push(next);
   else state.imported[at] = next;
   return state;

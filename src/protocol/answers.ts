@@ -117,3 +117,33 @@ export type JobRow = {
   lastActivity: number | null;
   agents: string[];
 };
+
+/** Another machine's chain as a sync found it: whose, what came of it. */
+export type SyncedChain = {
+  machine: string;
+  host: string;
+  author?: string;
+  imported: number;
+  updated: number;
+  /** Why nothing of it was imported: refused (naming the entry), or left out by SYNC=personal. */
+  refused?: string;
+  skipped?: string;
+};
+
+/** What `recap sync` did for a job (or, with `last`, what the last sync did; `never` if none ran since the daemon started). */
+export type SyncReport = {
+  job: string;
+  /** SYNC in force for the job: off, personal or team. */
+  mode: string;
+  repo?: { key: string; name: string };
+  remote?: string;
+  machine?: string;
+  /** This machine's chain: how many entries it holds, and whether the remote had it already. */
+  pushed?: { entries: number; unchanged: boolean };
+  fetched?: SyncedChain[];
+  /** What stopped it, in words that say what to do (no remote, git failing, the remote not answering in time). */
+  error?: string;
+  never?: true;
+  time: number;
+  ms: number;
+};

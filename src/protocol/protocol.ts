@@ -10,7 +10,7 @@ import type { CheckAnswer, GateStatus } from '../events/gate.js';
 import type { SubmitAnswer } from '../events/summaries.js';
 import type { AmendAnswer, RedactAnswer } from '../events/memoryEdits.js';
 import type { KeyChange } from '../events/configPolicy.js';
-import type { Allowed, DecisionLog, EventLine, IndexLine, JobReport, JobRow, PastStatus, PendingConfig, SearchHit, SessionReport, Verification } from './answers.js';
+import type { Allowed, DecisionLog, EventLine, IndexLine, JobReport, JobRow, PastStatus, PendingConfig, SearchHit, SessionReport, SyncReport, Verification } from './answers.js';
 import type { CodeVerdict } from '../events/codeManifest.js';
 import { PROMPT_ID } from '../common/promptSpool.js';
 import { describeIssues } from '../common/zodIssues.js';
@@ -122,6 +122,8 @@ export const requestSchemas = {
     .refine((r) => r.seq === undefined || r.time === undefined, 'give at most one of seq and time'),
   /** `recap decisions`: the job's decision log, newest first. */
   decisions: z.object({ ...where, limit: z.number().int().min(1).max(10_000).optional() }),
+  /** `recap sync`: push this machine's summaries of the job's repository and fetch the others' (`last`: only what the last sync did). */
+  sync: z.object({ ...where, push: z.boolean().default(true), fetch: z.boolean().default(true), last: z.boolean().default(false) }),
   hook: z.object({
     agent: z.enum(AGENT_NAMES as [AgentName, ...AgentName[]], `agent must be one of: ${AGENT_NAMES.join(', ')}`),
     payload: z.unknown(),
@@ -231,6 +233,7 @@ export type Responses = {
   search: { hits: SearchHit[]; notice?: string };
   timeline: { entries: IndexLine[]; notice?: string };
   decisions: DecisionLog & { notice?: string };
+  sync: SyncReport;
   hook: HookAnswer;
   http: { url: string; tokenFile: string };
   ui: { url: string };

@@ -16,6 +16,7 @@ import { chain, context, known, show, status, type Windows } from './job.js';
 import type { OpFunction, OpsOf } from './table.js';
 import { inScope } from '../scopeCheck.js';
 import { sessionEnded } from './session.js';
+import type { SyncService } from '../sync/syncService.js';
 
 /** Told of every hook answered, with how long the daemon took: telemetry's latency figure. */
 export type HookAnswered = (agent: AgentName, ms: number, answer: HookAnswer) => void;
@@ -32,6 +33,7 @@ export class Hooks {
     reads: OpsOf<'search' | 'timeline' | 'decisions'>,
     private readonly log: Logger,
     private readonly answered?: HookAnswered,
+    syncs?: SyncService,
   ) {
     this.ops = {
       recapCommand: s.recapCommand,
@@ -51,6 +53,7 @@ export class Hooks {
       timeline: reads.timeline,
       compactSteer: (where) => compactSteer(s, where),
       recordPending: (where) => s.recordPending(where),
+      beforeMemory: (where) => syncs?.beforeMemory(where) ?? Promise.resolve(),
       windowOf: (session) => windows.of(session),
       owedNotice: (where) => owed(s, where),
       noticeShown: (where, notice, who) => noticeShown(s, where, notice, who),

@@ -1,0 +1,256 @@
+// `recap sync` in the daemon: this machine's summaries of a repository pushed to the project's
+// git remote as one ref of its own, the other machines' refs fetched, each chain read,
+// checked by the domain (chainImport.ts) and its new entries recorded (SummaryImported).
+// One sync per job at a time; a session's start waits for a fetch only up to SYNC_START_WAIT,
+// and a summary accepted is pushed in the background: neither ever holds a hook past its time.
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import { dataDir } from '../../common/paths.js';
+import { chainFiles, MAX_CHAIN_ENTRIES, MAX_FILE_CHARS, readChain, type ChainHead, type ChainRecord } from '../../events/chainFormat.js';
+import { isRedacted } from '../../events/chainImport.js';
+import type { Config } from '../../events/config.js';
+import type { RepositoryIdentity, StoredEvent, SummaryAccepted, SummaryAmended, SummaryImported } from '../../events/events.js';
+import type { SyncedChain, SyncReport } from '../../protocol/answers.js';
+import type { CommandService } from '../commandService.js';
+import type { Where } from '../jobResolver.js';
+import { ChainRepo, chainRef } from './chainRepo.js';
+import { GitFailed } from './git.js';
+import { machineId } from './machine.js';
+import { gitAuthor, remoteUrl, SyncProblem } from './projectGit.js';
+
+/** How long git may take: on this machine, and with the remote. */
+const LOCAL_MS = 10_000;
+const REMOTE_MS = 30_000;
+/** The most bytes of a fetched chain's files read. */
+const MAX_CHAIN_BYTES = 512 * 1024 * 1024;
+
+export type SyncDeps = {
+  service: CommandService;
+  env: NodeJS.ProcessEnv;
+  log: Logger;
+  /** The repository a project folder is, if it is one sync can work with. */
+  identify: (project: string) => RepositoryIdentity | undefined;
+  /** The project folder of a job, for a push no request asked for (after a summary is accepted). */
+  projectOf: (job: string) => string | undefined;
+};
+
+type Ask = { push: boolean; fetch: boolean };
+
+export class SyncService {
+  readonly machine: string;
+  private readonly syncDir: string;
+  /** Each job's sync in flight: the next one waits for it. */
+  private readonly running = new Map<string, Promise<SyncReport>>();
+  private readonly last = new Map<string, SyncReport>();
+  /** The commit of each machine's ref last imported (`key machine`): an unchanged ref is not read again. */
+  private readonly imported = new Map<string, string>();
+  /** The commit of this machine's ref last pushed, per repository key. */
+  private readonly pushed = new Map<string, string>();
+  private readonly stopping = new AbortController();
+  private readonly follow = (stored: StoredEvent[], durable: Promise<void>) => this.onAppended(stored, durable);
+
+  constructor(private readonly deps: SyncDeps) {
+    const data = dataDir(deps.env);
+    this.machine = machineId(data);
+    this.syncDir = join(data, 'sync');
+    deps.service.deps.store.on('appended', this.follow);
+  }
+
+  /** Kills the git commands in flight (the daemon is stopping). */
+  stop(): void {
+    this.deps.service.deps.store.off('appended', this.follow);
+    this.stopping.abort();
+  }
+
+  /** What the last sync of the job did, or `never`. */
+  async lastOf(where: Where): Promise<SyncReport> {
+    const config = await this.config(where);
+    return this.last.get(where.job) ?? { job: where.job, mode: config.SYNC, never: true, time: 0, ms: 0 };
+  }
+
+  /** Pushes and fetches as asked, after the job's sync in flight; the report says what happened, or what stopped it. */
+  sync(where: Where, ask: Ask): Promise<SyncReport> {
+    const before = this.running.get(where.job) ?? Promise.resolve(undefined);
+    const run = before.then(() => this.run(where, ask));
+    const kept = run.finally(() => {
+      if (this.running.get(where.job) === kept) this.running.delete(where.job);
+    });
+    this.running.set(where.job, kept);
+    return run;
+  }
+
+  /**
+   * A session starts: other machines' summaries are fetched, waited for up to SYNC_START_WAIT;
+   * the memory is then made from what is there, whatever the remote does.
+   */
+  async beforeMemory(where: Where): Promise<void> {
+    const failed = (error: unknown) => this.deps.log.error({ err: error, job: where.job }, "the fetch at a session's start failed; the memory is what this machine has");
+    try {
+      const config = await this.config(where);
+      if (config.SYNC === 'off' || config.SYNC_START_WAIT === 0 || where.project === undefined) return;
+      let timer: NodeJS.Timeout | undefined;
+      const waited = new Promise<void>((resolve) => (timer = setTimeout(resolve, config.SYNC_START_WAIT)));
+      const fetched = this.sync(where, { push: false, fetch: true }).then(() => undefined, failed);
+      await Promise.race([fetched, waited]);
+      clearTimeout(timer);
+    } catch (error) {
+      failed(error);
+    }
+  }
+
+  private async config(where: Where): Promise<Config> {
+    return (await this.deps.service.prepare(where.project)).decide.config;
+  }
+
+  private async run(where: Where, ask: Ask): Promise<SyncReport> {
+    const started = Date.now();
+    const config = await this.config(where);
+    const report: SyncReport = { job: where.job, mode: config.SYNC, machine: this.machine, time: started, ms: 0 };
+    try {
+      if (config.SYNC === 'off') {
+        throw new SyncProblem('sync is off (SYNC=off): set SYNC=personal (your own machines) or SYNC=team (every author) in your config, then recap reload (docs/sync.md)');
+      }
+      const project = where.project;
+      if (project === undefined) throw new SyncProblem(`job ${where.job} has no project folder known to this daemon: run recap sync in the project`);
+      const repo = this.deps.identify(project);
+      if (repo === undefined) {
+        throw new SyncProblem(
+          `${project} is not a git repository with a commit (or it is a shallow clone): its job cannot be found on other machines; commit once (or git fetch --unshallow), then sync`,
+        );
+      }
+      report.repo = { key: repo.key, name: repo.name };
+      const url = await remoteUrl(project, config.SYNC_REMOTE, this.deps.env);
+      report.remote = url;
+      const author = await gitAuthor(project, this.deps.env);
+      const chains = await ChainRepo.open(this.syncDir, repo.key, this.deps.env, { localMs: LOCAL_MS, remoteMs: REMOTE_MS, signal: this.stopping.signal });
+      if (ask.fetch) {
+        await chains.fetch(url, repo.key);
+        report.fetched = await this.importAll(where, chains, repo.key, config.SYNC === 'personal' ? author : undefined);
+      }
+      if (ask.push) report.pushed = await this.push(where.job, chains, url, { format: 1, repo: repo.key, machine: this.machine, host: this.deps.env.RECAP_HOST_NAME ?? hostname(), ...(author !== undefined ? { author } : {}) }, ask.fetch);
+    } catch (error) {
+      if (!(error instanceof SyncProblem) && !(error instanceof GitFailed)) throw error;
+      report.error = error.message;
+      this.deps.log.warn({ job: where.job, why: error.message }, 'recap sync did not finish');
+    }
+    report.ms = Date.now() - started;
+    this.last.set(where.job, report);
+    return report;
+  }
+
+  /** This machine's chain of the job, as one commit; pushed unless the remote has that commit already. */
+  private async push(job: string, chains: ChainRepo, url: string, head: ChainHead, fetchedNow: boolean): Promise<{ entries: number; unchanged: boolean }> {
+    const records = await this.localRecords(job);
+    // No summary here yet: nothing to put on the remote (no empty ref for every machine that only reads).
+    if (records.length === 0) return { entries: 0, unchanged: true };
+    const ref = chainRef(head.repo, head.machine);
+    const newest = Math.max(0, ...records.flatMap((r) => [r.entry.time, ...(r.amendments ?? []).map((a) => a.time)]));
+    const commit = await chains.write(ref, chainFiles(head, records), newest / 1000);
+    const remote = fetchedNow ? (await chains.fetched(head.repo)).get(head.machine) : this.pushed.get(head.repo);
+    if (remote === commit) return { entries: records.length, unchanged: true };
+    await chains.push(url, ref);
+    this.pushed.set(head.repo, commit);
+    return { entries: records.length, unchanged: false };
+  }
+
+  /** The job's own summaries (never an imported one), oldest first, each with its amendments, as the log holds them. */
+  private async localRecords(job: string): Promise<ChainRecord[]> {
+    const { chain } = this.deps.service.state(job);
+    const store = this.deps.service.deps.store;
+    await store.flushed();
+    const entries = await store.get(chain.map((e) => e.seq));
+    const amendments = await store.get(chain.flatMap((e) => e.amendments ?? []));
+    const amendmentOf = new Map(amendments.map((a) => [a.seq, a.data as SummaryAmended['data']]));
+    return entries.map((event, index) => {
+      const own = chain[index]!;
+      const made = (own.amendments ?? []).flatMap((seq) => amendmentOf.get(seq) ?? []);
+      return { index, seq: event.seq, entry: event.data as SummaryAccepted['data'], ...(made.length > 0 ? { amendments: made } : {}) };
+    });
+  }
+
+  /** Every other machine's fetched chain of the repository, read, checked and imported. */
+  private async importAll(where: Where, chains: ChainRepo, key: string, onlyAuthor: string | undefined): Promise<SyncedChain[]> {
+    const found: SyncedChain[] = [];
+    for (const [machine, commit] of await chains.fetched(key)) {
+      if (machine === this.machine) continue;
+      const seenKey = `${key} ${machine}`;
+      if (this.imported.get(seenKey) === commit) continue;
+      const chain = await this.importOne(where, chains, machine, commit, onlyAuthor);
+      if (chain.refused === undefined && chain.skipped === undefined) this.imported.set(seenKey, commit);
+      found.push(chain);
+    }
+    return found;
+  }
+
+  private async importOne(where: Where, chains: ChainRepo, machine: string, commit: string, onlyAuthor: string | undefined): Promise<SyncedChain> {
+    const unknown = { machine, host: '?', imported: 0, updated: 0 };
+    let files: Map<string, string>;
+    try {
+      files = await chains.files(commit, MAX_CHAIN_ENTRIES + 1, MAX_CHAIN_BYTES);
+    } catch (error) {
+      if (!(error instanceof GitFailed) || error.timedOut) throw error;
+      return { ...unknown, refused: error.message };
+    }
+    const read = readChain(files);
+    if (!read.ok) return this.refused(where, { ...unknown, refused: `machine ${machine}'s chain cannot be read: ${read.problem}` });
+    const { head } = read.chain;
+    const whose = { machine, host: head.host, ...(head.author !== undefined ? { author: head.author } : {}) };
+    if (onlyAuthor !== undefined && head.author !== onlyAuthor) {
+      return { ...whose, imported: 0, updated: 0, skipped: `SYNC=personal: written by ${head.author ?? 'no author'}, not ${onlyAuthor}` };
+    }
+    const copies = await this.textCopies(where.job, machine, read.chain.records);
+    const service = this.deps.service;
+    const answer = await service.transact(where, (job, now) => ({ type: 'ImportChain' as const, job, ref: machine, chain: read.chain, now }), {
+      alone: true,
+      // An entry redacted on its machine: the copies that still hold its text are written again without it, in the same batch.
+      rewrites: (events) => events.flatMap((e) => rewrittenCopies(e as SummaryImported, copies)),
+    });
+    if (answer.redactedCopies.length > 0) await service.purgeLog();
+    const chain = { ...whose, imported: answer.imported, updated: answer.updated };
+    return answer.refused !== undefined ? this.refused(where, { ...chain, refused: answer.refused }) : chain;
+  }
+
+  private refused(where: Where, chain: SyncedChain): SyncedChain {
+    this.deps.log.warn({ job: where.job, machine: chain.machine, why: chain.refused }, "recap sync refused another machine's chain");
+    return chain;
+  }
+
+  /** The stored imports of entries the chain now has redacted whose copies here still hold text: by entry hash. */
+  private async textCopies(job: string, machine: string, records: readonly ChainRecord[]): Promise<Map<string, StoredEvent[]>> {
+    const redacted = new Set(records.filter(isRedacted).map((r) => r.entry.hash));
+    const held = this.deps.service.state(job).imported.filter((e) => e.origin?.machine === machine && e.redacted === undefined && redacted.has(e.hash!));
+    const copies = new Map<string, StoredEvent[]>();
+    for (const entry of held) copies.set(entry.hash!, await this.deps.service.deps.store.get(entry.imports ?? [entry.seq]));
+    return copies;
+  }
+
+  /** A summary of the job accepted, amended or redacted here: pushed in the background when SYNC_PUSH=auto. */
+  private onAppended(stored: StoredEvent[], durable: Promise<void>): void {
+    const jobs = new Set<string>();
+    for (const event of stored) {
+      if (event.type === 'SummaryAccepted' || event.type === 'SummaryAmended' || event.type === 'EntryRedacted') jobs.add(event.data.job);
+    }
+    for (const job of jobs) void durable.then(() => this.pushAfterChange(job)).catch((error: unknown) => this.deps.log.error({ err: error, job }, 'the push after a summary failed'));
+  }
+
+  private async pushAfterChange(job: string): Promise<void> {
+    const project = this.deps.projectOf(job);
+    if (project === undefined) return;
+    const where = { job, project };
+    const config = await this.config(where);
+    if (config.SYNC === 'off' || config.SYNC_PUSH !== 'auto' || this.deps.identify(project) === undefined) return;
+    await this.sync(where, { push: true, fetch: false });
+  }
+}
+
+/** Each stored copy of the entry this import redacts, written again with the redacted entry and amendments in place of its own. */
+function rewrittenCopies(event: SummaryImported, copies: ReadonlyMap<string, StoredEvent[]>): StoredEvent[] {
+  const held = copies.get(event.data.entry.hash);
+  if (held === undefined) return [];
+  return held.map((copy) => {
+    const data = copy.data as SummaryImported['data'];
+    const { amendments: _old, ...rest } = data;
+    return { ...copy, data: { ...rest, entry: event.data.entry, ...(event.data.amendments ? { amendments: event.data.amendments } : {}) } } as StoredEvent;
+  });
+}
