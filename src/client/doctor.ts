@@ -33,6 +33,7 @@ export async function runDoctor(project: string, env: NodeJS.ProcessEnv): Promis
     configCheck(project, env),
     ...(await approvalCheck(project, env)),
     ...(await secretsCheck(env)),
+    ...(await syncCheck(project, env)),
     ...agentChecks(project, env),
   ];
 }
@@ -226,6 +227,30 @@ async function secretsCheck(env: NodeJS.ProcessEnv): Promise<Check[]> {
   const byKind = [...kinds].map(([kind, count]) => `${count} ${kind}`).join(', ');
   const detail = total === 0 ? 'none found in the texts recap stored' : `${total} replaced before storing, never written to the log (${byKind})`;
   return [{ name: 'secrets', ok: true, detail }];
+}
+
+/** The project's sync (docs/sync.md): off, never run since the daemon started, or what the last one did and what stopped it. */
+async function syncCheck(project: string, env: NodeJS.ProcessEnv): Promise<Check[]> {
+  let last: ResponseOf<'sync'>;
+  try {
+    const client = await Client.connect(socketPath(env), 1000);
+    try {
+      last = await client.request('sync', { cwd: project, last: true }, 5000);
+    } finally {
+      client.close();
+    }
+  } catch {
+    return []; // The daemon check says why it cannot be asked.
+  }
+  if (last.mode === 'off') return [{ name: 'sync', ok: true, detail: 'off (SYNC=off): summaries stay on this machine' }];
+  if (last.never) return [{ name: 'sync', ok: true, detail: `SYNC=${last.mode}; no sync of this project since the daemon started` }];
+  const when = new Date(last.time).toISOString();
+  if (last.error !== undefined) return [{ name: 'sync', ok: false, detail: `the last sync (${when}) stopped: ${last.error}`, fix: 'recap sync, once the cause is mended' }];
+  const refused = (last.fetched ?? []).filter((c) => c.refused !== undefined);
+  if (refused.length > 0) {
+    return refused.map((c) => ({ name: 'sync', ok: false, detail: `the last sync (${when}) refused ${c.author ?? 'no author'} on ${c.host}'s chain: ${c.refused}`, fix: `ask whoever owns that machine to run recap sync; nothing of it is in your memory until it checks` }));
+  }
+  return [{ name: 'sync', ok: true, detail: `SYNC=${last.mode}; the last sync (${when}) with ${last.remote ?? 'the remote'} finished in ${last.ms} ms` }];
 }
 
 /**
