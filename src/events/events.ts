@@ -2,25 +2,10 @@
 // a new shape gets a new version and an upcaster when it is read.
 import type { Caller } from './caller.js';
 import type { SecretTally } from './secrets.js';
+import type { TripReason, Time, SectionTally, FileReference, GistAuthor, DenialCause, ApprovedBy, NoticeKind, TokenFigures, ModelTokens, AgentTokens, SessionFigures, RepositoryIdentity, ChainOrigin } from './eventParts.js';
 
-export const TRIP_REASONS = ['threshold', 'interactions', 'context', 'manual', 'rollup'] as const;
-export type TripReason = (typeof TRIP_REASONS)[number];
-
-/** Milliseconds since the epoch; the domain never reads the clock, it is handed the time. */
-export type Time = number;
-
-export type SectionTally = { heading: string; tokens: number };
-
-/**
- * A file a summary names in its `## Files` section (summaryParts.ts): `read` hands the next
- * session the file's current contents (the lines start to end, else all of it), `ref` its
- * name and the reason. `sha256` and `tokens` are of what was read at submission (the range,
- * else the whole file); `path` is relative to the job's project.
- */
-export type FileReference = { mode: 'read' | 'ref'; path: string; start?: number; end?: number; why: string; sha256: string; tokens: number };
-
-/** Who wrote a summary's gist: the agent on its `Gist:` line, or recap from its text (GIST=recap). */
-export type GistAuthor = 'agent' | 'recap';
+export { TRIP_REASONS } from './eventParts.js';
+export type { TripReason, Time, SectionTally, FileReference, GistAuthor, DenialCause, ApprovedBy, NoticeKind, TokenFigures, ModelTokens, AgentTokens, SessionFigures, RepositoryIdentity, ChainOrigin };
 
 export type InteractionRecorded = {
   type: 'InteractionRecorded';
@@ -65,9 +50,6 @@ export type GateTripped = {
     time: Time;
   };
 };
-
-/** Why a tool call was denied: the tripped gate, or recap's own files being off limits. */
-export type DenialCause = 'gate' | 'protected';
 
 export type ToolDenied = {
   type: 'ToolDenied';
@@ -178,15 +160,6 @@ export type ConfigApplied = {
   };
 };
 
-/** Why a config file's content counts as approved (see configApproval.ts). */
-export type ApprovedBy =
-  /** The user's `recap config allow` (`--user` for the user's file). */
-  | 'allow'
-  /** It only made the gate stricter than the approved content, so it applied at once. */
-  | 'stricter'
-  /** The user's file, the first time recap ever read it (the user wrote it before installing). */
-  | 'firstSeen';
-
 /**
  * A config file's content counts as approved: the user's file (no `project`) or a project's
  * `.recap/config.conf`. `values` are what applies from it, so they stay in force while a
@@ -275,9 +248,6 @@ export type GatePaused = { type: 'GatePaused'; data: { job: string; until: Time;
 /** The user resumed a paused gate before its time (`recap resume`). */
 export type GateResumed = { type: 'GateResumed'; data: { job: string; by?: Caller; time: Time } };
 
-/** What a notice to the user was about: the gate tripping, a summary accepted, or a config change held. */
-export type NoticeKind = 'tripped' | 'accepted' | 'config';
-
 /** The user was shown one line in the agent's own UI about the event `about` (its sequence number). */
 export type NoticeShown = {
   type: 'NoticeShown';
@@ -286,22 +256,6 @@ export type NoticeShown = {
 
 /** A session's hooks found RECAP_DISABLE=1 in the user's own shell: recap let everything through, uncounted. */
 export type RecapDisabled = { type: 'RecapDisabled'; data: { job: string; session?: string; agent: string; time: Time } };
-
-export type TokenFigures = { input: number; output: number; cacheCreation: number; cacheRead: number };
-export type ModelTokens = TokenFigures & { model: string };
-/** A transcript's agent: `main`, or a subagent's id. */
-export type AgentTokens = TokenFigures & { agent: string };
-
-/** What a session did: its model's tokens in all, per model and per agent, its tool calls, denials and interactions. */
-export type SessionFigures = TokenFigures & {
-  byModel: ModelTokens[];
-  byAgent: AgentTokens[];
-  /** Tool calls recap's hooks judged (allowed or denied) while this daemon ran. */
-  toolCalls: number;
-  denials: number;
-  interactions: number;
-  countedTokens: number;
-};
 
 /**
  * An agent said a session ended (its SessionEnd hook): the session's figures to that time,
@@ -331,21 +285,6 @@ export type SessionEnded = {
 };
 
 /**
- * The repository a project is, as every clone, worktree and moved copy of it shares: its root
- * commit and the project's folder inside it. `key` names it in recap's refs on the remote.
- */
-export type RepositoryIdentity = {
-  /** A hash of `root` and `sub`: the same on every machine. */
-  key: string;
-  /** The repository's root commit (the smallest, if its history has several). */
-  root: string;
-  /** The project's folder relative to the repository's top level ('' at the top). */
-  sub: string;
-  /** A name to show: the top-level folder's, or the project's own for a sub-project. */
-  name: string;
-};
-
-/**
  * A project folder's job is its repository's (RepositoryIdentity): the first time recap sees a
  * folder of a repository it records which job it is. `joined`: the job was the folder's own
  * before (named after its path) and is the repository's from now on, its history kept.
@@ -354,9 +293,6 @@ export type JobIdentified = {
   type: 'JobIdentified';
   data: { job: string; project: string; repo: RepositoryIdentity; joined?: true; time: Time };
 };
-
-/** Where a chain fetched by `recap sync` was written: a machine's random id, its host name, and its git author. */
-export type ChainOrigin = { machine: string; host: string; author?: string };
 
 /**
  * A summary of another machine's chain of the same repository, fetched by `recap sync` and
