@@ -4,7 +4,7 @@
 // prompts and redacted text never reach it, SYNC=personal reads only the user's own chains,
 // and a session's start is answered while the remote never answers.
 import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -210,6 +210,24 @@ describe('recap sync through a git remote', () => {
     expect(cli.stdout).toContain('stopped: sync is off');
     const other = await machine(remote, 'devbox', 'bob@example.com', [...CONFIG, 'SYNC_REMOTE=upstream']);
     expect((await sync(other)).error).toMatch(/has no git remote named upstream: add one \(git remote add upstream URL\), or name another in SYNC_REMOTE/);
+  });
+
+  it('runs no program a remote URL in the project\'s git config names (ext::, a remote helper), and syncs once the URL is plain again', async () => {
+    const first = sandbox();
+    const remote = remoteRepo(first);
+    const m = await machine(remote, 'laptop', 'alice@example.com', CONFIG, first);
+    await summarize(m, 'the plugin loader');
+    const marker = join(first.dir, 'ran');
+    // Even where the user's own git config allows the ext transport.
+    writeFileSync(join(first.dir, '.gitconfig'), '[protocol "ext"]\n\tallow = always\n');
+    for (const url of [`ext::sh -c touch% ${marker}`, `fd::3`]) {
+      gitIn(m.project, 'remote', 'set-url', 'origin', url);
+      const report = await sync(m);
+      expect(report.error).toMatch(/git (fetch|push) failed/);
+      expect(existsSync(marker)).toBe(false);
+    }
+    gitIn(m.project, 'remote', 'set-url', 'origin', remote);
+    expect(await sync(m)).toMatchObject({ pushed: { entries: 1, unchanged: false } });
   });
 
   it("answers a session's start within SYNC_START_WAIT while the remote never answers, and a tool call at once", async () => {

@@ -38,6 +38,9 @@ export function gitEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
     ...(env.GIT_SSH_COMMAND === undefined && env.GIT_SSH === undefined ? { GIT_SSH_COMMAND: 'ssh -o BatchMode=yes' } : {}),
     // recap's own repositories must not pick up a repository the daemon's folder happens to be in.
     GIT_CEILING_DIRECTORIES: env.GIT_CEILING_DIRECTORIES ?? '',
+    // The remote's URL comes from the project's git config, which the agent can write: only the
+    // plain transports, never a remote helper (`ext::`, `<helper>::`) that would run a program.
+    GIT_ALLOW_PROTOCOL: 'file:git:http:https:ssh',
   };
 }
 
