@@ -59,6 +59,8 @@ export type IndexLine = {
   supersededBy?: number;
   /** Its text was removed (`recap redact`): only its hash and this line's numbers remain. */
   redacted?: true;
+  /** Another machine's entry (`recap sync`): how it is labelled, its git author or else its host. */
+  from?: string;
 };
 
 /** A summary that matched a search: its index line, where it matched, and a piece of the matching text. */
