@@ -88,6 +88,8 @@ export type DecisionEntry = {
   /** The summary it is in was amended or redacted since. */
   supersededBy?: number;
   redacted?: true;
+  /** The summary is another machine's (`recap sync`): its git author, else its host. */
+  from?: string;
 };
 
 /** The decision log, newest first: whole up to 100 entries; past that, `index` has one line for each older one. */

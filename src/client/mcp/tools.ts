@@ -109,7 +109,7 @@ const get: RecapTool<{ entry: z.ZodNumber }> = {
 };
 
 const decisionLine = (d: DecisionEntry) =>
-  `${d.n}. ${d.decision} — ${d.reason} (#${d.seq}, ${utc(d.time)}${d.topic === undefined ? '' : ` [${d.topic}]`}${d.supersededBy !== undefined ? `, amended by #${d.supersededBy}` : ''})`;
+  `${d.n}. ${d.decision} — ${d.reason} (#${d.seq}${d.from !== undefined ? ` [${d.from}]` : ''}, ${utc(d.time)}${d.topic === undefined ? '' : ` [${d.topic}]`}${d.supersededBy !== undefined ? `, amended by #${d.supersededBy}` : ''})`;
 
 const decisions: RecapTool<{ limit: z.ZodOptional<z.ZodNumber> }> = {
   name: 'decisions',
