@@ -13,7 +13,8 @@ export type Problem = { seq?: number; job?: string; what: string };
 export type Redaction = { seq: number; job: string; what: 'summary' | 'interaction'; at: number; time: number; reason?: string; by?: Caller };
 
 /** `redactions` and `amendments`: the user's edits of memory the log holds (each checked). */
-export type Verification = { ok: boolean; events: number; summaries: number; jobs: number; problems: Problem[]; redactions?: Redaction[]; amendments?: number };
+/** `imported`: how many imports of other machines' entries (`recap sync`) were checked. */
+export type Verification = { ok: boolean; events: number; summaries: number; imported?: number; jobs: number; problems: Problem[]; redactions?: Redaction[]; amendments?: number };
 
 /** A config file whose weakening values wait for the user's `recap config allow`. */
 export type PendingConfig = {
