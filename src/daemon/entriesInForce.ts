@@ -43,5 +43,14 @@ function imported(event: StoredEvent & { type: 'SummaryImported' }, original: bo
   if (original || amendments === undefined || amendments.length === 0) return own;
   const { refs: _refs, filesRoot: _root, gist: _gist, ...kept } = own;
   const { text, sections, tokens, gist, gistBy, refs, redacted } = importedInForce(event.data);
-  return { ...kept, text, sections, tokens, ...(gist !== undefined ? { gist } : {}), ...(gistBy !== undefined ? { gistBy } : {}), ...(refs ? { refs } : {}), ...(redacted ? { redacted } : {}) };
+  return {
+    ...kept,
+    text,
+    sections,
+    tokens,
+    ...(gist !== undefined ? { gist } : {}),
+    ...(gistBy !== undefined ? { gistBy } : {}),
+    ...(refs ? { refs } : {}),
+    ...(redacted ? { redacted } : {}),
+  };
 }

@@ -128,7 +128,13 @@ export const decisionKey = (decision: string): string =>
  * (decisionKey): each decision not logged before, numbered on from the last. A decision a
  * summary states again, in the same words, keeps the entry of the summary that first stated it.
  */
-export function newDecisions(count: number, seen: ReadonlySet<string>, summary: Pick<ChainEntry, 'seq' | 'time' | 'topic' | 'origin'>, text: string, source = summary.seq): LoggedDecision[] {
+export function newDecisions(
+  count: number,
+  seen: ReadonlySet<string>,
+  summary: Pick<ChainEntry, 'seq' | 'time' | 'topic' | 'origin'>,
+  text: string,
+  source = summary.seq,
+): LoggedDecision[] {
   const added: LoggedDecision[] = [];
   const keys = new Set<string>();
   for (const found of decisionsIn(text)) {

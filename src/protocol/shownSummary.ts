@@ -16,7 +16,9 @@ export function shownSummary(answer: ResponseOf<'show'>, time: (ms: number) => s
   return [
     `summary #${entry.seq} of job ${entry.job}`,
     ...(origin !== undefined
-      ? [`from: another machine's chain, ${origin.author !== undefined ? `${origin.author} on ` : ''}host ${origin.host} (machine ${origin.machine}), its summary #${entry.originSeq ?? '?'} there`]
+      ? [
+          `from: another machine's chain, ${origin.author !== undefined ? `${origin.author} on ` : ''}host ${origin.host} (machine ${origin.machine}), its summary #${entry.originSeq ?? '?'} there`,
+        ]
       : []),
     `date: ${time(entry.time)}`,
     ...(entry.topic !== undefined ? [`topic: ${entry.topic}`] : []),

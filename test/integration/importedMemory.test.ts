@@ -88,7 +88,7 @@ describe("other machines' entries in this machine's memory", () => {
 
   it("hands a new session Alice's summary whole, saying whose it is", async () => {
     const start = await runHook(attack.box.env, payload(attack, 'SessionStart', { source: 'startup' }));
-    const handed = additionalContext(start, 'SessionStart');
+    const handed = additionalContext({ stdout: start.stdout, exitCode: start.exitCode ?? -1 }, 'SessionStart');
     expect(handed).toContain(`### Summary #${seqs[1]}, from alice@example.com's chain on alice-laptop`);
     expect(handed).toContain('Retry a locked batch after a jittered pause');
     expect(handed).toMatch(/1 in this machine's chain, 2 from other machines' chains/);
@@ -103,7 +103,9 @@ describe("other machines' entries in this machine's memory", () => {
   it('lists her decisions in the decision log, labelled', async () => {
     const log = await runCli(attack.box, ['decisions', '--job', attack.job]);
     expect(log.code, log.stderr).toBe(0);
-    expect(log.stdout).toMatch(new RegExp(`Take a Postgres advisory lock per batch id — two workers must never ingest the same batch  \\(summary #${seqs[0]} by alice@example.com\\)`));
+    expect(log.stdout).toMatch(
+      new RegExp(`Take a Postgres advisory lock per batch id — two workers must never ingest the same batch  \\(summary #${seqs[0]} by alice@example.com\\)`),
+    );
     expect(log.stdout).toMatch(new RegExp(`Retry a locked batch .* \\(summary #${seqs[1]} by alice@example.com\\)`));
   });
 
@@ -130,8 +132,6 @@ describe("other machines' entries in this machine's memory", () => {
     attack.daemon = await startDaemon(attack.box);
     const broken = await runCli(attack.box, ['verify', '--job', attack.job]);
     expect(broken.code).toBe(2);
-    expect(broken.stderr).toMatch(
-      new RegExp(`^job \\S+, #${seqs[1]}: alice@example.com's summary #30 \\(machine m-4f1c2a, entry 1 of its chain\\) does not match its hash`, 'm'),
-    );
+    expect(broken.stderr).toMatch(new RegExp(`^job \\S+, #${seqs[1]}: alice@example.com's summary #30 \\(machine m-4f1c2a, entry 1 of its chain\\) does not match its hash`, 'm'));
   });
 });

@@ -20,7 +20,17 @@ const DAY = Date.UTC(2026, 10, 27);
 const REF: FileReference = { mode: 'read', path: 'services/ingest/importer.go', why: 'the lock', sha256: 'a'.repeat(64), tokens: 40 };
 
 function summary(text: string, prevHash: string, time: number, extra: Partial<ChainContent> = {}): SummaryAccepted['data'] {
-  const content: ChainContent = { job: 'their-job', level: 0, sections: [{ heading: 'User Requests', tokens: 10 }], text, tokens: 20, coversThrough: 7, gist: text.slice(0, 30), time, ...extra };
+  const content: ChainContent = {
+    job: 'their-job',
+    level: 0,
+    sections: [{ heading: 'User Requests', tokens: 10 }],
+    text,
+    tokens: 20,
+    coversThrough: 7,
+    gist: text.slice(0, 30),
+    time,
+    ...extra,
+  };
   return { ...content, prevHash, hash: entryHash(prevHash, content) };
 }
 
@@ -75,14 +85,16 @@ describe("the memory with other machines' entries", () => {
     const theirs = summary('theirs with files', GENESIS_HASH, DAY + 2000, { refs: [REF] });
     const { state, texts } = stateOf([accepted(own), imported(ALICE, theirs, 5)]);
     const memory = memoryText(state, budget, count, texts as SummaryTexts, 'recap');
-    expect(memory).toContain("Files named by summary #2 [alice@example.com] on alice-laptop (names only: its paths are that machine's, not read here):\n- read services/ingest/importer.go — the lock");
+    expect(memory).toContain(
+      "Files named by summary #2 [alice@example.com] on alice-laptop (names only: its paths are that machine's, not read here):\n- read services/ingest/importer.go — the lock",
+    );
   });
 });
 
 describe("another machine's entry's text in force", () => {
   const entry = summary('## Decisions\n- Lock per batch — no double ingest', GENESIS_HASH, DAY);
   const amendment = (text: string, redacted?: true): SummaryAmended['data'] => {
-    const content = { job: 'their-job', entry: 4, text, sections: [], tokens: 9, gist: 'amended gist', gistBy: 'user' as const, time: DAY + 5, ...(redacted ? { redacted } : {}) };
+    const content = { job: 'their-job', entry: 4, text, sections: [], tokens: 9, gist: 'amended gist', gistBy: 'agent' as const, time: DAY + 5, ...(redacted ? { redacted } : {}) };
     return { ...content, entryHash: entry.hash, hash: amendmentHash(entry.hash, content) };
   };
 
@@ -128,7 +140,9 @@ describe("verify's checks of imported entries", () => {
     const checks = new ImportedChecks();
     checks.check(data(first, 0));
     const [problem] = checks.check(data({ ...second, text: 'changed' }, 1));
-    expect(problem?.what).toBe("alice@example.com's summary #1 (machine m-alice, entry 1 of its chain) does not match its hash: its text or another field was changed after its machine accepted it");
+    expect(problem?.what).toBe(
+      "alice@example.com's summary #1 (machine m-alice, entry 1 of its chain) does not match its hash: its text or another field was changed after its machine accepted it",
+    );
   });
 
   it('names an entry whose link is to no entry imported before it, and a rewritten chain', () => {
