@@ -3,6 +3,7 @@
 import { canonicalJson } from '../events/canonical.js';
 import { recomputeHash } from '../events/chain.js';
 import { MemoryEditChecks } from './memoryEditChecks.js';
+import { ImportedChecks } from '../events/importedChecks.js';
 import type { StoredEvent } from '../events/events.js';
 import { headHash, type JobState } from '../events/jobState.js';
 import { MAX_SEQ, UndecodableEvent } from './codec.js';
@@ -116,7 +117,7 @@ export async function projectionAt(store: EventStore, at: { seq?: number; time?:
 }
 
 /**
- * Recomputes every summary's hash and link, checks the sequence has no holes, replays the
+ * Recomputes every summary's hash and link (other machines' entries on their own chains), checks the sequence has no holes, replays the
  * whole log from nothing and compares the result with the daemon's live projection.
  */
 export async function verifyLog(store: EventStore, live: () => Projection, progress?: Progress, job?: string): Promise<Verification> {
@@ -124,7 +125,9 @@ export async function verifyLog(store: EventStore, live: () => Projection, progr
   const replayed = new Projection();
   let events = 0;
   let summaries = 0;
+  let imported = 0;
   const edits = new MemoryEditChecks();
+  const imports = new ImportedChecks();
 
   const check = (event: StoredEvent) => {
     if (event.seq !== replayed.lastSeq + 1) {
@@ -145,6 +148,14 @@ export async function verifyLog(store: EventStore, live: () => Projection, progr
       if (prevHash !== expected)
         problems.push({ seq: event.seq, job, what: `the link is broken: previous hash ${prevHash.slice(0, 12)}, but the entry before it has ${expected.slice(0, 12)}` });
     }
+    // Another machine's entry: its hashes and its link on that machine's chain.
+    if (event.type === 'SummaryImported') {
+      const found = imports.check(event.data);
+      if (mine) {
+        imported += 1;
+        problems.push(...found.map(({ what }) => ({ seq: event.seq, job: event.data.job, what })));
+      }
+    }
     replayed.apply(event);
     if (mine) events += 1;
     if (progress && events % 10_000 === 0) progress(events);
@@ -159,7 +170,15 @@ export async function verifyLog(store: EventStore, live: () => Projection, progr
       const current = live();
       if (current.lastSeq <= replayed.lastSeq) {
         problems.push(...compare(replayed, current, job), ...edits.unexplained());
-        return { ok: problems.length === 0, events, summaries, jobs: job === undefined ? replayed.jobs.size : 1, problems, ...edits.report() };
+        return {
+          ok: problems.length === 0,
+          events,
+          summaries,
+          ...(imported > 0 ? { imported } : {}),
+          jobs: job === undefined ? replayed.jobs.size : 1,
+          problems,
+          ...edits.report(),
+        };
       }
       await store.flushed();
     }
@@ -171,7 +190,7 @@ export async function verifyLog(store: EventStore, live: () => Projection, progr
   return { ok: false, events, summaries, jobs: job === undefined ? replayed.jobs.size : 1, problems };
 }
 
-const FIELDS: (keyof JobState)[] = ['gate', 'unsummarizedTokens', 'pending', 'chain', 'denials', 'rejections'];
+const FIELDS: (keyof JobState)[] = ['gate', 'unsummarizedTokens', 'pending', 'chain', 'imported', 'denials', 'rejections'];
 
 function compare(replayed: Projection, live: Projection, only?: string): Problem[] {
   const problems: Problem[] = [];

@@ -12,7 +12,7 @@ import { decide, decideConfig, type AnswerOf } from '../events/decide.js';
 import type { DecideContext } from '../events/decision.js';
 import type { RecapEvent, SessionBound, StoredEvent, Time } from '../events/events.js';
 import { entryText } from '../events/entryText.js';
-import { NO_TEXTS, type JobState, type SummaryTexts } from '../events/jobState.js';
+import { jobEntry, NO_TEXTS, type JobState, type SummaryTexts } from '../events/jobState.js';
 import { recapWord } from '../events/whitelist.js';
 import type { VerdictFile } from '../common/verdicts.js';
 import type { ConfigService, Effective } from './configService.js';
@@ -165,7 +165,7 @@ export class CommandService {
 
   /** Where summary #`seq` of the job has its text in force (entryText.ts). */
   private textSource(job: string, seq: number) {
-    const entry = this.state(job).chain.find((e) => e.seq === seq);
+    const entry = jobEntry(this.state(job), seq);
     return entry && entryText(entry);
   }
 

@@ -4,8 +4,10 @@
 // holds the entries only (a decision and its reason are bounded: under a kilobyte each), never
 // a summary's text; a redacted summary's entries leave it, their numbers stay taken (a redacted
 // copy in the log says how many it had, `decisions`). Were a text it took taken back (a failed
-// write), the job's log is built again.
-import { carriedDecisions, decisionKey, decisionSources, decisionsInForce, newDecisions, type LoggedDecision } from '../events/decisionLog.js';
+// write), the job's log is built again. Other machines' summaries give entries too, from
+// their imports (decisionLog.ts logKey): `chain` is every entry of the job (allEntries).
+import { carriedDecisions, decisionKey, decisionSources, decisionsInForce, logKey, newDecisions, type LoggedDecision } from '../events/decisionLog.js';
+import { importedInForce } from '../events/entryText.js';
 import { hasText } from '../events/entryText.js';
 import type { ChainEntry } from '../events/jobState.js';
 import type { EventStore } from './eventStore.js';
@@ -40,13 +42,14 @@ class JobLog {
   add({ seq, entry }: Source, text: { text: string; decisions?: number } | undefined): void {
     if (text?.decisions !== undefined) this.numbered += text.decisions;
     else if (text !== undefined) {
-      const earlier = this.entries.get(entry.seq) ?? [];
-      // An amendment's decisions that its summary logged already keep their numbers.
-      const carried = seq === entry.seq ? [] : carriedDecisions(earlier, text.text, seq);
+      const key = logKey(entry);
+      const earlier = this.entries.get(key) ?? [];
+      // An amendment's decisions that its summary logged already keep their numbers (and a later import's).
+      const carried = seq === key ? [] : carriedDecisions(earlier, text.text, seq);
       const added = newDecisions(this.numbered, this.seen, entry, text.text, seq);
       for (const decision of added) this.seen.add(decisionKey(decision.decision));
       this.numbered += added.length;
-      this.entries.set(entry.seq, [...earlier, ...carried, ...added]);
+      this.entries.set(key, [...earlier, ...carried, ...added]);
     }
     this.taken.add(seq);
     this.last = seq;
@@ -56,10 +59,12 @@ class JobLog {
   shown(chain: readonly ChainEntry[]): LoggedDecision[] {
     const shown: LoggedDecision[] = [];
     for (const entry of chain) {
-      const logged = this.entries.get(entry.seq);
+      const key = logKey(entry);
+      const logged = this.entries.get(key);
       if (logged === undefined) continue;
-      if (!hasText(entry)) this.entries.delete(entry.seq);
-      else shown.push(...decisionsInForce(entry, logged));
+      if (!hasText(entry)) this.entries.delete(key);
+      // Another machine's entry is shown by its number now (its newest import's).
+      else shown.push(...decisionsInForce(entry, logged).map((d) => (d.seq === entry.seq ? d : { ...d, seq: entry.seq })));
     }
     return shown.sort((a, b) => a.n - b.n);
   }
@@ -122,6 +127,7 @@ export class DecisionLogs {
     const texts = new Map<number, { text: string; decisions?: number }>();
     if (seqs.length === 0) return texts;
     for (const event of await this.store.get(seqs)) {
+      if (event.type === 'SummaryImported') texts.set(event.seq, { text: importedInForce(event.data).text });
       if (event.type !== 'SummaryAccepted' && event.type !== 'SummaryAmended') continue;
       const { text, redacted, decisions } = event.data;
       texts.set(event.seq, redacted ? { text: '', decisions: decisions ?? 0 } : { text });

@@ -1,9 +1,11 @@
 // The search index of every job's summaries (summaryIndex.ts), fed from the log: built on the
 // first search, in batches that let other requests through (a hook never waits for it), then
 // kept up to date from the store's appends: a summary accepted is added, an amended one
-// indexed with its amendment's text, a redacted one removed, as entryText.ts says.
+// indexed with its amendment's text, a redacted one removed, as entryText.ts says. Other
+// machines' entries are indexed from their newest SummaryImported, an earlier one's removed.
+import { importedInForce } from '../events/entryText.js';
 import type { StoredEvent } from '../events/events.js';
-import { chainEntry } from '../events/jobState.js';
+import { allEntries, jobEntry } from '../events/jobState.js';
 import { indexedSeq } from '../events/searchText.js';
 import type { EventStore } from './eventStore.js';
 import type { Projection } from './projection.js';
@@ -26,6 +28,8 @@ function entryOf(event: StoredEvent): { job: string; seq: number } | undefined {
       return { job: event.data.job, seq: event.data.entry };
     case 'EntryRedacted':
       return event.data.what === 'summary' ? { job: event.data.job, seq: event.data.seq } : undefined;
+    case 'SummaryImported':
+      return { job: event.data.job, seq: event.seq };
     default:
       return undefined;
   }
@@ -65,7 +69,8 @@ export class SearchIndex {
     return this.index.search(query, (seq, job) => {
       if (filter.job !== undefined && job !== filter.job) return false;
       if (filter.topic === undefined && filter.since === undefined) return true;
-      const entry = chainEntry(jobs.get(job)?.chain ?? [], seq);
+      const state = jobs.get(job);
+      const entry = state && jobEntry(state, seq);
       return entry !== undefined && (filter.topic === undefined || entry.topic === filter.topic) && (filter.since === undefined || entry.time >= filter.since);
     });
   }
@@ -91,7 +96,7 @@ export class SearchIndex {
     this.following = true;
     // The projection has folded every event appended so far: its chains name every summary and the event that holds its text now.
     const entries = [...this.projection().jobs.values()].flatMap((state) =>
-      state.chain.flatMap((entry) => {
+      allEntries(state).flatMap((entry) => {
         const from = indexedSeq(entry);
         return from === undefined ? [] : [{ job: state.job, seq: entry.seq, from }];
       }),
@@ -108,6 +113,7 @@ export class SearchIndex {
         for (const { job, seq, from } of batch.slice(slice, slice + ADD_SLICE)) {
           const event = events.get(from);
           if (event?.type === 'SummaryAccepted' || event?.type === 'SummaryAmended') index.put(job, seq, event.data);
+          if (event?.type === 'SummaryImported') index.put(job, seq, importedInForce(event.data));
         }
       }
     }
@@ -140,10 +146,14 @@ export class SearchIndex {
   private follows(event: StoredEvent): void {
     const about = entryOf(event);
     if (about === undefined) return;
-    const entry = chainEntry(this.projection().jobs.get(about.job)?.chain ?? [], about.seq);
+    const state = this.projection().jobs.get(about.job);
+    const entry = state && jobEntry(state, about.seq);
     if (entry === undefined) return;
+    // Another machine's entry imported again: the earlier import's document goes.
+    for (const earlier of entry.imports ?? []) this.index.remove(earlier);
     const from = indexedSeq(entry);
     if (from === undefined) this.index.remove(about.seq);
     else if (from === event.seq && (event.type === 'SummaryAccepted' || event.type === 'SummaryAmended')) this.index.put(about.job, about.seq, event.data);
+    else if (from === event.seq && event.type === 'SummaryImported') this.index.put(about.job, about.seq, importedInForce(event.data));
   }
 }

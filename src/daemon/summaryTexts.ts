@@ -2,7 +2,7 @@
 // text: the texts are read from the log by sequence number when a message shows them. The
 // newest texts (those just accepted, those just read) are kept, up to a budget of characters, so
 // showing the memory at each session start seldom reads the log at all.
-import { redactedText, type EntryText } from '../events/entryText.js';
+import { importedInForce, redactedText, type EntryText } from '../events/entryText.js';
 import type { SummaryTexts } from '../events/jobState.js';
 import type { EventStore } from './eventStore.js';
 
@@ -47,7 +47,8 @@ export class SummaryTextCache {
 
   /**
    * The texts in force of these summaries (by the summary's number), from memory or else
-   * from the log: the summary's own, its newest amendment's, or what stands for a redacted one.
+   * from the log: the summary's own, its newest amendment's, or what stands for a redacted one;
+   * another machine's entry's from its SummaryImported event.
    */
   async load(seqs: readonly number[], sources: TextSources = () => undefined): Promise<SummaryTexts> {
     const texts = new Map<number, string>();
@@ -64,6 +65,8 @@ export class SummaryTextCache {
       else missing.set(source.seq, seq);
     }
     for (const event of missing.size > 0 ? await this.store.get([...missing.keys()]) : []) {
+      // Another machine's entry: the text in force among those its import carries.
+      if (event.type === 'SummaryImported') texts.set(missing.get(event.seq)!, importedInForce(event.data).text);
       if (event.type !== 'SummaryAccepted' && event.type !== 'SummaryAmended') continue;
       texts.set(missing.get(event.seq)!, event.data.text);
     }

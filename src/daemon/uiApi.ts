@@ -6,6 +6,7 @@ import type { GistAuthor, StoredEvent } from '../events/events.js';
 import type { Caller } from '../events/caller.js';
 import { DEFAULT_CONFIG } from '../events/config.js';
 import { gistAuthor } from '../events/gist.js';
+import { allEntries } from '../events/jobState.js';
 import type { Verification } from '../protocol/answers.js';
 import { AuditIndex, type JobView } from './auditIndex.js';
 import type { SessionReport } from '../events/sessionReport.js';
@@ -155,19 +156,19 @@ export class UiApi {
   }
 
   /**
-   * The job's accepted summaries, oldest first, whole, as `recap chain` shows them, each with
+   * The job's accepted summaries, other machines' among them by time, oldest first, whole, as `recap chain` shows them, each with
    * its gist and the files it names; with `last`, only the newest `last` of them (a long
    * job's chain is thousands).
    */
   private async chain(job: string, last: number | undefined): Promise<ChainAnswer> {
     // The projection names summaries as soon as they are decided: read them once written.
     await this.store.flushed();
-    const { chain } = this.projection().view(job);
+    const all = allEntries(this.projection().view(job));
     const entries = await this.handler.chainEntries(job, last === undefined ? undefined : Math.max(Math.floor(last), 0));
     // The gists the projection keeps, derived for summaries that have none of their own.
-    const gists = new Map(chain.map((e) => [e.seq, e.gist]));
+    const gists = new Map(all.map((e) => [e.seq, e.gist]));
     return {
-      total: chain.length,
+      total: all.length,
       entries: entries.map((e) => ({ ...e, gist: e.gist ?? gists.get(e.seq) ?? '', gistBy: gistAuthor(e) })),
     };
   }

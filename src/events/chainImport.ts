@@ -48,7 +48,7 @@ export function importChain(command: ImportChain, state: JobState): Decision<Imp
       const newer = amendments > (before.originAmendments ?? 0) || (redacted && before.redacted === undefined);
       if (!newer) continue;
       updated += 1;
-      if (redacted) redactedCopies.push(...(before.imports ?? [before.seq]));
+      if (redacted) redactedCopies.push(...(before.imports ?? []), before.seq);
     }
     events.push({
       type: 'SummaryImported',

@@ -1,9 +1,11 @@
 // The job's decision log: the `decision — reason` lines of each summary's decisions section
-// (a profile's, profiles.ts), numbered in chain order. It is derived from accepted summaries
-// only, so it is append-only by construction: a new summary adds entries after the last, and
-// an entry's number never changes. Pure: the daemon hands in each summary's text.
+// (a profile's, profiles.ts), numbered in the order the log learned them: this machine's in
+// chain order, another machine's (`recap sync`) when it was first imported here. It is derived
+// from accepted and imported summaries only, so it is append-only by construction: a new
+// summary adds entries after the last, and an entry's number never changes (an import that
+// supersedes an earlier one is read as an amendment is). Pure: the daemon hands in each text.
 import type { ChainEntry } from './jobState.js';
-import { entryText } from './entryText.js';
+import { entryText, originLabel } from './entryText.js';
 import { DECISIONS_SECTIONS } from './profiles.js';
 import { bodyRange, structure } from './summaryHeadings.js';
 
@@ -25,6 +27,8 @@ export type LoggedDecision = FoundDecision & {
   carried?: true;
   /** Set when `source` is an amendment: the summary's text in force is it. */
   supersededBy?: number;
+  /** Another machine's summary: its label (originLabel: its git author, else its host). */
+  from?: string;
 };
 
 /** The most characters of a decision and of a reason kept: past them the text is cut, and the summary has it whole. */
@@ -90,9 +94,14 @@ export function decisionsIn(text: string): FoundDecision[] {
  * None for a rollup: it restates decisions already logged from the summaries it rolls up
  * (in other words, so not found equal).
  */
-export function decisionSources(entry: Pick<ChainEntry, 'seq' | 'level' | 'amendments'>): number[] {
-  return entry.level === 0 ? [entry.seq, ...(entry.amendments ?? [])] : [];
+export function decisionSources(entry: Pick<ChainEntry, 'seq' | 'level' | 'amendments' | 'imports'>): number[] {
+  if (entry.level !== 0) return [];
+  // Another machine's entry: each import of it, the first as its summary, the later as amendments.
+  return entry.imports !== undefined ? [...entry.imports, entry.seq] : [entry.seq, ...(entry.amendments ?? [])];
 }
+
+/** The number the log keeps a summary's entries under: its first import's for another machine's, whose number moves with each import. */
+export const logKey = (entry: Pick<ChainEntry, 'seq' | 'imports'>): number => entry.imports?.[0] ?? entry.seq;
 
 /**
  * The entries a summary shows in the log: those of its text in force (entryText.ts), marked
@@ -119,14 +128,26 @@ export const decisionKey = (decision: string): string =>
  * (decisionKey): each decision not logged before, numbered on from the last. A decision a
  * summary states again, in the same words, keeps the entry of the summary that first stated it.
  */
-export function newDecisions(count: number, seen: ReadonlySet<string>, summary: Pick<ChainEntry, 'seq' | 'time' | 'topic'>, text: string, source = summary.seq): LoggedDecision[] {
+export function newDecisions(
+  count: number,
+  seen: ReadonlySet<string>,
+  summary: Pick<ChainEntry, 'seq' | 'time' | 'topic' | 'origin'>,
+  text: string,
+  source = summary.seq,
+): LoggedDecision[] {
   const added: LoggedDecision[] = [];
   const keys = new Set<string>();
   for (const found of decisionsIn(text)) {
     const key = decisionKey(found.decision);
     if (seen.has(key) || keys.has(key)) continue;
     keys.add(key);
-    const where = { seq: summary.seq, time: summary.time, ...(summary.topic !== undefined ? { topic: summary.topic } : {}), source };
+    const where = {
+      seq: summary.seq,
+      time: summary.time,
+      ...(summary.topic !== undefined ? { topic: summary.topic } : {}),
+      ...(summary.origin !== undefined ? { from: originLabel(summary.origin) } : {}),
+      source,
+    };
     added.push({ n: count + added.length + 1, ...where, ...found });
   }
   return added;
@@ -151,7 +172,8 @@ export function carriedDecisions(logged: readonly LoggedDecision[], text: string
 const day = (time: number) => new Date(time).toISOString().slice(0, 10);
 
 /** An older entry as one line of the log's index. */
-export const indexLine = (entry: LoggedDecision): string => `#${entry.n} [${day(entry.time)}] ${cut(entry.decision, INDEX_DECISION_CHARS)} (summary #${entry.seq})`;
+export const indexLine = (entry: LoggedDecision): string =>
+  `#${entry.n} [${day(entry.time)}] ${cut(entry.decision, INDEX_DECISION_CHARS)} (summary #${entry.seq}${entry.from !== undefined ? `, ${entry.from}` : ''})`;
 
 /** The log as it is shown, newest first: the newest `whole` entries whole, every older one as an index line. */
 export function decisionLogView(entries: readonly LoggedDecision[], whole = WHOLE_ENTRIES): { total: number; decisions: Omit<LoggedDecision, 'source'>[]; index?: string[] } {

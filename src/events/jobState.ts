@@ -35,8 +35,15 @@ export type ChainEntry = Pick<SummaryAccepted['data'], 'level' | 'tokens' | 'cov
   hash?: string;
   /** Set on an entry of another machine's chain (`recap sync`): whose it is. */
   origin?: ChainOrigin;
-  /** On an imported entry: how many amendments its machine had made, and every SummaryImported that held it, oldest first. */
+  /** On an imported entry: how many amendments its machine had made. */
   originAmendments?: number;
+  /**
+   * Another machine's entry: its number in that machine's log (`originSeq`), the numbers its
+   * rollup names there (`originRolls`, in place of `rolls`, which name this log's), and the
+   * earlier SummaryImported events of it that the newest (`seq`) superseded, oldest first.
+   */
+  originSeq?: number;
+  originRolls?: number[];
   imports?: number[];
 };
 
@@ -274,7 +281,7 @@ function redacted(state: JobState, event: StoredEvent & { type: 'EntryRedacted' 
  * origin and hash) is replaced in its place: its amendments or its redaction are newer.
  */
 function imported(state: JobState, event: StoredEvent & { type: 'SummaryImported' }): JobState {
-  const { origin, entry, amendments } = event.data;
+  const { origin, entry, amendments, originSeq } = event.data;
   const inForce = amendments?.at(-1);
   const redacted = entry.redacted === true || inForce?.redacted === true;
   const gist = redacted ? REDACTED_GIST : (inForce?.gist ?? entry.gist ?? deriveGist(entry.text));
@@ -290,14 +297,29 @@ function imported(state: JobState, event: StoredEvent & { type: 'SummaryImported
     time: entry.time,
     hash: entry.hash,
     origin,
+    originSeq,
+    ...(entry.rolls ? { originRolls: entry.rolls } : {}),
+    ...(redacted ? { redacted: { seq: event.seq, time: event.data.time } } : {}),
   };
   if (amendments?.length) next.originAmendments = amendments.length;
-  if (redacted) next.redacted = { seq: event.seq, time: event.data.time };
   const at = state.imported.findIndex((e) => e.hash === entry.hash && e.origin?.machine === origin.machine);
-  next.imports = [...(at === -1 ? [] : (state.imported[at]!.imports ?? [state.imported[at]!.seq])), event.seq];
   if (at === -1) state.imported.push(next);
-  else state.imported[at] = next;
+  else {
+    const earlier = state.imported[at]!;
+    state.imported[at] = { ...next, imports: [...(earlier.imports ?? []), earlier.seq] };
+  }
   return state;
+}
+
+/** The job's entry numbered `seq`: of its own chain, or another machine's (imported). */
+export function jobEntry(state: JobState, seq: number): ChainEntry | undefined {
+  return chainEntry(state.chain, seq) ?? state.imported.find((e) => e.seq === seq);
+}
+
+/** Every entry of the job, its own and other machines', oldest first by time (by number among equals). */
+export function allEntries(state: JobState): ChainEntry[] {
+  if (state.imported.length === 0) return state.chain;
+  return [...state.chain, ...state.imported].sort((a, b) => a.time - b.time || a.seq - b.seq);
 }
 
 /** The chain's entry numbered `seq` (a chain is in sequence order). */

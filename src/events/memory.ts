@@ -6,11 +6,14 @@
 //   marked unchanged, changed since the summary, or gone; a `ref` entry's name and reason;
 // - an index of every entry not shown whole (INDEX_BUDGET), newest first, one line each
 //   (number, date, topic, level, whether it was amended, gist), and how to read one whole.
-// Entries are chosen from their token counts alone, so only the chosen texts are read.
+// Entries are chosen from their token counts alone, so only the chosen texts are read. Other
+// machines' entries of the job (`recap sync`) take their places among this machine's by time,
+// labelled with their author or host; their files are named, never read (their paths are
+// another machine's).
 import type { FileReference } from './events.js';
-import { summaryText, type ChainEntry, type JobState, type SummaryTexts } from './jobState.js';
+import { allEntries, summaryText, type ChainEntry, type JobState, type SummaryTexts } from './jobState.js';
 import { referenceSpec } from './summaryParts.js';
-import { entryText, hasText } from './entryText.js';
+import { entryText, hasText, originLabel, originMark } from './entryText.js';
 import type { TokenCounter } from './tokens.js';
 
 /** The tokens each part of the memory may take. */
@@ -24,33 +27,53 @@ export type HandedFile = { ref: FileReference } &
 /** The summary whose files the memory hands over, and what was found of them. */
 export type MemoryFiles = { seq: number; files: HandedFile[] };
 
-/** The entries no rollup has rolled up: the chain's summary of everything, at its levels. */
-function frontier(entries: ChainEntry[]): ChainEntry[] {
-  const rolled = new Set(entries.flatMap((e) => e.rolls ?? []));
-  return entries.filter((e) => !rolled.has(e.seq));
+/**
+ * An entry as a rollup names it: this machine's by its number here, another machine's by its
+ * number there (a rollup of that machine's names its own log's numbers).
+ */
+const rollKey = (e: ChainEntry): string => (e.origin === undefined ? `#${e.seq}` : `${e.origin.machine}#${e.originSeq}`);
+
+/** The entries a rollup of the same chain has rolled up, as rollKey names them. */
+function rolledKeys(e: ChainEntry): string[] {
+  if (e.origin === undefined) return (e.rolls ?? []).map((n) => `#${n}`);
+  const machine = e.origin.machine;
+  return (e.originRolls ?? []).map((n) => `${machine}#${n}`);
+}
+
+/** The entries no rollup has rolled up: the chains' summary of everything, at their levels. */
+export function frontier(entries: readonly ChainEntry[]): ChainEntry[] {
+  const rolled = new Set(entries.flatMap(rolledKeys));
+  return entries.filter((e) => !rolled.has(rollKey(e)));
 }
 
 const day = (time: number) => new Date(time).toISOString().slice(0, 10);
 
 function heading(entry: ChainEntry): string {
-  const what = entry.level === 0 ? 'Summary' : `Rollup (level ${entry.level}) of ${entry.rolls?.length ?? 0} summaries`;
-  return `### ${what} #${entry.seq}, through interaction #${entry.coversThrough}, ${new Date(entry.time).toISOString()}`;
+  const rolled = (entry.origin === undefined ? entry.rolls : entry.originRolls)?.length ?? 0;
+  const what = entry.level === 0 ? 'Summary' : `Rollup (level ${entry.level}) of ${rolled} summaries`;
+  // Another machine's interaction numbers mean nothing here: its entry says whose it is instead.
+  const where = entry.origin === undefined ? `through interaction #${entry.coversThrough}` : `from ${originLabel(entry.origin)}'s chain on ${entry.origin.host}`;
+  return `### ${what} #${entry.seq}, ${where}, ${new Date(entry.time).toISOString()}`;
 }
+
+/** Newest first by time (by number among equals). */
+const newestFirst = (a: ChainEntry, b: ChainEntry) => b.time - a.time || b.seq - a.seq;
 
 type TopicPlan = { header: string; chosen: ChainEntry[]; footer: (shown: number) => string };
 
 /** The main chain first, then the topics by name, each with its share of the budget. */
 function plan(state: JobState, budget: number, count: TokenCounter, recap: string, indexed: boolean): { plans: TopicPlan[]; share: number } {
   // sort() would put undefined last.
-  const named = [...new Set(state.chain.flatMap((e) => (e.topic === undefined ? [] : [e.topic])))].sort();
-  const topics = [...(state.chain.some((e) => e.topic === undefined) ? [undefined] : []), ...named];
+  const entries = allEntries(state);
+  const named = [...new Set(entries.flatMap((e) => (e.topic === undefined ? [] : [e.topic])))].sort();
+  const topics = [...(entries.some((e) => e.topic === undefined) ? [undefined] : []), ...named];
   const share = Math.floor((budget - topics.length * 2) / topics.length);
   return {
     plans: topics.map((topic) =>
       planTopic(
         state.job,
         topic,
-        state.chain.filter((e) => e.topic === topic),
+        entries.filter((e) => e.topic === topic),
         share,
         count,
         recap,
@@ -63,7 +86,9 @@ function plan(state: JobState, budget: number, count: TokenCounter, recap: strin
 
 function planTopic(job: string, topic: string | undefined, entries: ChainEntry[], budget: number, count: TokenCounter, recap: string, indexed: boolean): TopicPlan {
   const name = topic === undefined ? `job ${job}` : `job ${job}, topic ${topic}`;
-  const header = `recap: the memory of ${name}: ${entries.length} summaries in its chain.`;
+  const others = entries.filter((e) => e.origin !== undefined).length;
+  const from = others === 0 ? ' in its chain' : `: ${entries.length - others} in this machine's chain, ${others} from other machines' chains`;
+  const header = `recap: the memory of ${name}: ${entries.length} summaries${from}.`;
   const footer = (shown: number) =>
     shown < entries.length
       ? `(${entries.length - shown} of the ${entries.length} summaries are not shown whole; ${indexed ? 'the index below lists them, and ' : ''}${recap} chain prints them all${topic === undefined ? '' : ` (topic ${topic})`}.)`
@@ -72,7 +97,7 @@ function planTopic(job: string, topic: string | undefined, entries: ChainEntry[]
   // A redacted entry has no text to show whole: the index lists it.
   const candidates = frontier(entries)
     .filter(hasText)
-    .sort((a, b) => b.level - a.level || b.seq - a.seq);
+    .sort((a, b) => b.level - a.level || newestFirst(a, b));
   const chosen: ChainEntry[] = [];
   let used = count(header) + count(footer(0)) + 4;
   // At each level the newest that fit, with no gap: past the first that does not fit, the
@@ -95,7 +120,7 @@ function planTopic(job: string, topic: string | undefined, entries: ChainEntry[]
 function renderTopic({ header, chosen, footer }: TopicPlan, budget: number, count: TokenCounter, texts: SummaryTexts): { text: string; shown: ChainEntry[] } {
   const shown = [...chosen];
   const render = () =>
-    [header, ...[...shown].sort((a, b) => b.level - a.level || a.seq - b.seq).map((e) => `${heading(e)}\n\n${summaryText(texts, e.seq).trim()}`), footer(shown.length)]
+    [header, ...[...shown].sort((a, b) => b.level - a.level || newestFirst(b, a)).map((e) => `${heading(e)}\n\n${summaryText(texts, e.seq).trim()}`), footer(shown.length)]
       .filter(Boolean)
       .join('\n\n');
   // Joins and the footer's own numbers can shift a count by a token or two: check the whole.
@@ -162,16 +187,45 @@ function fileBlock(file: HandedFile, line: string, room: number, count: TokenCou
   }
 }
 
+/**
+ * Another machine's newest summary that names files, when it is newer than this machine's:
+ * its files are listed by name (its paths are that machine's, never read here).
+ */
+export function importedFilesOwner(state: JobState): ChainEntry | undefined {
+  const own = filesOwner(state);
+  const theirs = state.imported.filter((e) => (e.refs?.length ?? 0) > 0).sort(newestFirst)[0];
+  return theirs !== undefined && (own === undefined || theirs.time > own.time) ? theirs : undefined;
+}
+
+/** The files part: this machine's newest summary's files, then the names another machine's newer one gave. */
+function filesPart(state: JobState, files: MemoryFiles | undefined, budget: number, count: TokenCounter): string {
+  const own = files ? renderFiles(files, budget, count) : '';
+  const owner = importedFilesOwner(state);
+  if (owner === undefined) return own;
+  const room = budget - (own === '' ? 0 : count(own) + 2);
+  const head = `Files named by summary #${owner.seq}${originMark(owner)} on ${owner.origin!.host} (names only: its paths are that machine's, not read here):`;
+  const lines = [head];
+  let used = count(head) + 2;
+  for (const ref of owner.refs ?? []) {
+    const line = `- ${ref.mode} ${referenceSpec(ref)} — ${ref.why}`;
+    const tokens = count(line) + 1;
+    if (used + tokens > room) break;
+    lines.push(line);
+    used += tokens;
+  }
+  return [own, lines.length > 1 ? lines.join('\n') : ''].filter(Boolean).join('\n\n');
+}
+
 /** The index: entries not shown whole, newest first, one line each, within `budget` tokens. */
 function renderIndex(state: JobState, shown: ReadonlySet<number>, budget: number, count: TokenCounter, recap: string): string {
-  const rest = state.chain.filter((e) => !shown.has(e.seq));
+  const rest = allEntries(state).filter((e) => !shown.has(e.seq));
   if (rest.length === 0 || budget === 0) return '';
   const head = `Index of the ${rest.length === 1 ? '1 summary' : `${rest.length} summaries`} not shown whole, newest first (${recap} show N prints summary #N whole):`;
   const lines: string[] = [];
   let used = count(head) + 30;
   for (let i = rest.length - 1; i >= 0; i -= 1) {
     const e = rest[i]!;
-    const line = `#${e.seq} ${day(e.time)}${e.topic === undefined ? '' : ` [${e.topic}]`}${e.level > 0 ? ` rollup L${e.level}` : ''}${entryText(e).state === 'amended' ? ' (amended)' : ''} — ${e.gist}`;
+    const line = `#${e.seq}${originMark(e)} ${day(e.time)}${e.topic === undefined ? '' : ` [${e.topic}]`}${e.level > 0 ? ` rollup L${e.level}` : ''}${entryText(e).state === 'amended' ? ' (amended)' : ''} — ${e.gist}`;
     const tokens = count(line) + 1;
     if (used + tokens > budget) break;
     lines.push(line);
@@ -191,7 +245,7 @@ export type MemoryParts = { summaries: string; files: string; index: string };
  * summary's files as found at hand-over, if it names any (filesOwner).
  */
 export function memoryParts(state: JobState, budget: MemoryBudget, count: TokenCounter, texts: SummaryTexts, recap: string, files?: MemoryFiles): MemoryParts {
-  if (state.chain.length === 0) return { summaries: `recap: job ${state.job} has no summaries yet.`, files: '', index: '' };
+  if (state.chain.length === 0 && state.imported.length === 0) return { summaries: `recap: job ${state.job} has no summaries yet.`, files: '', index: '' };
   const { plans, share } = plan(state, budget.summaries, count, recap, budget.index > 0);
   const topics = plans.map((p) => renderTopic(p, share, count, texts));
   const shown = new Set(topics.flatMap((t) => t.shown.map((e) => e.seq)));
@@ -200,7 +254,7 @@ export function memoryParts(state: JobState, budget: MemoryBudget, count: TokenC
       .map((t) => t.text)
       .filter(Boolean)
       .join('\n\n'),
-    files: files ? renderFiles(files, budget.files, count) : '',
+    files: filesPart(state, files, budget.files, count),
     index: renderIndex(state, shown, budget.index, count, recap),
   };
 }

@@ -65,7 +65,8 @@ export function searchParts(source: SearchSource): SearchPart[] {
 
 /**
  * Which event holds the text search indexes of an entry of the chain now (entryText.ts): its
- * own SummaryAccepted, its newest SummaryAmended, or none when it was redacted.
+ * own SummaryAccepted, its newest SummaryAmended, or none when it was redacted; for another
+ * machine's entry, its newest SummaryImported (importedInForce reads the text in force of it).
  */
 export function indexedSeq(entry: Parameters<typeof entryText>[0]): number | undefined {
   const now = entryText(entry);

@@ -13,7 +13,8 @@ export type Problem = { seq?: number; job?: string; what: string };
 export type Redaction = { seq: number; job: string; what: 'summary' | 'interaction'; at: number; time: number; reason?: string; by?: Caller };
 
 /** `redactions` and `amendments`: the user's edits of memory the log holds (each checked). */
-export type Verification = { ok: boolean; events: number; summaries: number; jobs: number; problems: Problem[]; redactions?: Redaction[]; amendments?: number };
+/** `imported`: how many imports of other machines' entries (`recap sync`) were checked. */
+export type Verification = { ok: boolean; events: number; summaries: number; imported?: number; jobs: number; problems: Problem[]; redactions?: Redaction[]; amendments?: number };
 
 /** A config file whose weakening values wait for the user's `recap config allow`. */
 export type PendingConfig = {
@@ -59,6 +60,8 @@ export type IndexLine = {
   supersededBy?: number;
   /** Its text was removed (`recap redact`): only its hash and this line's numbers remain. */
   redacted?: true;
+  /** Another machine's entry (`recap sync`): how it is labelled, its git author or else its host. */
+  from?: string;
 };
 
 /** A summary that matched a search: its index line, where it matched, and a piece of the matching text. */
@@ -86,6 +89,8 @@ export type DecisionEntry = {
   /** The summary it is in was amended or redacted since. */
   supersededBy?: number;
   redacted?: true;
+  /** The summary is another machine's (`recap sync`): its git author, else its host. */
+  from?: string;
 };
 
 /** The decision log, newest first: whole up to 100 entries; past that, `index` has one line for each older one. */

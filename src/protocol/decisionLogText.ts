@@ -9,7 +9,7 @@ export function decisionLogText(answer: ResponseOf<'decisions'>, day: (ms: numbe
   if (total === 0) return "no decisions yet: a summary's decisions section (Questions & Decisions, Key Decisions) lists them as - <decision> — <reason>";
   const lines = decisions.map(
     (d) =>
-      `#${d.n}  ${day(d.time)}  ${d.decision} — ${d.reason}  (summary #${d.seq}${d.supersededBy !== undefined ? `, as amended by #${d.supersededBy}` : ''}${d.topic !== undefined ? `, topic ${d.topic}` : ''})`,
+      `#${d.n}  ${day(d.time)}  ${d.decision} — ${d.reason}  (summary #${d.seq}${d.from !== undefined ? ` by ${d.from}` : ''}${d.supersededBy !== undefined ? `, as amended by #${d.supersededBy}` : ''}${d.topic !== undefined ? `, topic ${d.topic}` : ''})`,
   );
   return [
     `${total} decision${total === 1 ? '' : 's'}, newest first:`,

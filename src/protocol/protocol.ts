@@ -5,7 +5,7 @@ import type { HookAnswer } from '../agents/facts.js';
 import { AGENT_NAMES, isAgentName, type AgentName } from '../agents/known.js';
 import { DEFAULT_AGENT } from '../agents/cliFacts.js';
 import type { Config } from '../events/config.js';
-import { EVENT_TYPES, type EventType, type GistAuthor, type SummaryAccepted } from '../events/events.js';
+import { EVENT_TYPES, type ChainOrigin, type EventType, type GistAuthor, type SummaryAccepted } from '../events/events.js';
 import type { CheckAnswer, GateStatus } from '../events/gate.js';
 import type { SubmitAnswer } from '../events/summaries.js';
 import type { AmendAnswer, RedactAnswer } from '../events/memoryEdits.js';
@@ -210,6 +210,9 @@ export type StatusAnswer = GateStatus & { configProblems?: string[]; configPendi
 /** What the user did to a summary's text: the amendment in force (its number and time), the redaction (when, why). */
 export type EntryEdits = { amendment?: { seq: number; time: number }; redaction?: { time: number; reason?: string } };
 
+/** Set on another machine's entry (`recap sync`): whose chain it is of, and its number in that machine's log. */
+export type EntryOrigin = { origin?: ChainOrigin; originSeq?: number };
+
 /** What each op answers, beside what it is asked (requestSchemas). */
 export type Responses = {
   ping: { version: string };
@@ -221,13 +224,13 @@ export type Responses = {
   statusline: StatusAnswer;
   context: { text: string; tripped: boolean; summaries: number; notice?: string };
   /** Each summary with its text in force (EntryEdits: its amendment, its redaction). */
-  chain: { entries: (SummaryAccepted['data'] & { seq: number } & EntryEdits)[]; notice?: string };
+  chain: { entries: (SummaryAccepted['data'] & { seq: number } & EntryEdits & EntryOrigin)[]; notice?: string };
   /**
    * `entry` as the log holds it (its hash checks) unless an amendment's text is in force: then
    * its text, sections, tokens and files are the amendment's (`amendment` says so; `original`
    * asks for the entry's own). `gist` as written, or derived for a summary written before gists (`gistBy: 'recap'`).
    */
-  show: { entry: SummaryAccepted['data'] & { seq: number }; gist: string; gistBy: GistAuthor; original?: true } & EntryEdits;
+  show: { entry: SummaryAccepted['data'] & { seq: number } & EntryOrigin; gist: string; gistBy: GistAuthor; original?: true } & EntryEdits;
   amend: AmendAnswer;
   redact: RedactAnswer & { seq: number };
   search: { hits: SearchHit[]; notice?: string };

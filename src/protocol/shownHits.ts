@@ -23,11 +23,12 @@ export function highlighted(snippet: string, terms: readonly string[], bold: boo
   return out + snippet.slice(at);
 }
 
-/** How a line names its entry: its number, time, topic, what became of its text, and its job when the search was over every job. */
+/** How a line names its entry: its number, whose (another machine's), time, topic, what became of its text, and its job when the search was over every job. */
 function head(line: IndexLine, time: (ms: number) => string, withJob: boolean): string {
+  const from = line.from !== undefined ? ` [${line.from}]` : '';
   const topic = line.topic !== undefined ? `  [${line.topic}]` : '';
   const edited = line.supersededBy !== undefined ? `  (amended by #${line.supersededBy})` : line.redacted ? '  (redacted)' : '';
-  return `#${line.seq}  ${time(line.time)}${topic}${edited}${withJob ? `  job ${line.job}` : ''}`;
+  return `#${line.seq}${from}  ${time(line.time)}${topic}${edited}${withJob ? `  job ${line.job}` : ''}`;
 }
 
 /** `recap search`'s output; `allJobs`: each hit names its job, and `recap show` is given it. */

@@ -10,15 +10,21 @@ const SHA_PREFIX = 12;
 /** `time` writes the summary's time: the CLI's local zone, UTC in the hook. */
 export function shownSummary(answer: ResponseOf<'show'>, time: (ms: number) => string): string {
   const { entry, gist, gistBy, amendment, redaction } = answer;
-  const rolls = (entry.rolls ?? []).map((seq) => `#${seq}`).join(', ');
+  const { origin } = entry;
+  const rolls = (entry.rolls ?? []).map((seq) => `#${seq}`).join(', ') + (origin === undefined ? '' : ` in its machine's log`);
   const refs = entry.refs ?? [];
   return [
     `summary #${entry.seq} of job ${entry.job}`,
+    ...(origin !== undefined
+      ? [
+          `from: another machine's chain, ${origin.author !== undefined ? `${origin.author} on ` : ''}host ${origin.host} (machine ${origin.machine}), its summary #${entry.originSeq ?? '?'} there`,
+        ]
+      : []),
     `date: ${time(entry.time)}`,
     ...(entry.topic !== undefined ? [`topic: ${entry.topic}`] : []),
     `level: ${entry.level === 0 ? '0 (a summary)' : `${entry.level} (a rollup of ${rolls})`}`,
     `gist: ${gist} (${gistBy === 'agent' ? 'written by the agent' : 'derived by recap from the text'})`,
-    `tokens: ${entry.tokens}, covering the interactions through #${entry.coversThrough}`,
+    origin === undefined ? `tokens: ${entry.tokens}, covering the interactions through #${entry.coversThrough}` : `tokens: ${entry.tokens}`,
     `hash: ${entry.hash} (links to ${entry.prevHash.slice(0, SHA_PREFIX)})`,
     ...(amendment !== undefined ? [amendedLine(entry.seq, amendment.seq, time(amendment.time), answer.original === true)] : []),
     ...(redaction !== undefined
@@ -28,6 +34,7 @@ export function shownSummary(answer: ResponseOf<'show'>, time: (ms: number) => s
     entry.redacted ? '[the text was redacted]' : entry.text.trimEnd(),
     '',
     refs.length === 0 ? 'references: none' : `references (${refs.length}):`,
+    ...(origin !== undefined && refs.length > 0 ? [`(paths on ${origin.host}: not read on this machine)`] : []),
     ...refs.map((r) => `- ${r.mode} ${referenceSpec(r)} — ${r.why} (sha256 ${r.sha256.slice(0, SHA_PREFIX)}, ${r.tokens} tokens)`),
   ].join('\n');
 }

@@ -92,7 +92,7 @@ describe("another machine's chain", () => {
     const update = run(chainOf(amended), state, seq);
     expect(update.answer).toMatchObject({ imported: 0, updated: 1, redactedCopies: [] });
     expect(state.imported[1]).toMatchObject({ gist: 'corrected', originAmendments: 1 });
-    const copies = state.imported[1]!.imports!;
+    const copies = [...state.imported[1]!.imports!, state.imported[1]!.seq];
     expect(copies).toHaveLength(2);
     const redacted = [records[0]!, { ...amended[1]!, entry: { ...records[1]!.entry, text: '', sections: [], redacted: true as const } }];
     const gone = run(chainOf(redacted), state, seq);

@@ -42,6 +42,15 @@ const SAMPLES: { [T in EventType]: Extract<RecapEvent, { type: T }>['data'] } = 
     countedTokens: 4,
     time: 1,
   },
+  JobIdentified: { job: 'j', project: '/p', repo: { key: 'k', root: 'c'.repeat(40), sub: '', name: 'p' }, time: 1 },
+  SummaryImported: {
+    job: 'j',
+    origin: { machine: 'm', host: 'laptop', author: 'alice@example.com' },
+    index: 0,
+    originSeq: 7,
+    entry: { job: 'k', level: 0, sections: [], text: 'their summary', tokens: 3, coversThrough: 2, prevHash: '0'.repeat(64), hash: 'a'.repeat(64), time: 1 },
+    time: 1,
+  },
 };
 
 describe('the gist of each event in recap log', () => {

@@ -93,14 +93,26 @@ function verdict(verify: VerifyAnswer): HTMLElement {
   );
 }
 
-/** The chain oldest first, each rollup holding the summaries it rolls up. */
+/**
+ * An entry as a rollup of its own chain names it: this machine's by its number, another
+ * machine's (`recap sync`) by its number in that machine's log.
+ */
+const rollKey = (entry: Entry, seq = entry.origin === undefined ? entry.seq : entry.originSeq): string => `${entry.origin?.machine ?? ''}#${seq}`;
+const rolledKeys = (entry: Entry): string[] => (entry.rolls ?? []).map((seq) => rollKey(entry, seq));
+
+/** Whose entry it is, for another machine's: its git author, else its host. */
+const originLabel = (entry: Entry): string | undefined => (entry.origin === undefined ? undefined : (entry.origin.author ?? entry.origin.host));
+
+/** The chains oldest first, every machine's among them by time, each rollup holding the summaries it rolls up. */
 function tree(entries: Entry[], problems: Map<number, string>): HTMLElement {
   if (entries.length === 0) return h('p', { class: 'muted' }, 'No summary accepted yet.');
-  const bySeq = new Map(entries.map((entry) => [entry.seq, entry]));
+  const byKey = new Map(entries.map((entry) => [rollKey(entry), entry]));
   const byHash = new Map(entries.map((entry) => [entry.hash, entry]));
-  const rolled = new Set(entries.flatMap((entry) => entry.rolls ?? []));
+  const rolled = new Set(entries.flatMap(rolledKeys));
   const item = (entry: Entry): HTMLElement => {
-    const children = (entry.rolls ?? []).map((seq) => bySeq.get(seq)).filter((child): child is Entry => child !== undefined);
+    const children = rolledKeys(entry)
+      .map((key) => byKey.get(key))
+      .filter((child): child is Entry => child !== undefined);
     return h(
       'li',
       { 'data-seq': entry.seq, 'data-broken': problems.has(entry.seq) ? 'true' : undefined, class: problems.has(entry.seq) ? 'broken' : undefined },
@@ -108,7 +120,7 @@ function tree(entries: Entry[], problems: Map<number, string>): HTMLElement {
       children.length > 0 ? h('ol', { class: 'rolls', 'aria-label': `Rolled up by #${entry.seq}` }, ...children.map(item)) : null,
     );
   };
-  return h('ol', { class: 'chain-list' }, ...entries.filter((entry) => !rolled.has(entry.seq)).map(item));
+  return h('ol', { class: 'chain-list' }, ...entries.filter((entry) => !rolled.has(rollKey(entry))).map(item));
 }
 
 function summaryEntry(entry: Entry, problem: string | undefined, previous: Entry | undefined): HTMLElement {
@@ -121,7 +133,9 @@ function summaryEntry(entry: Entry, problem: string | undefined, previous: Entry
       h('strong', {}, `#${entry.seq}`),
       entry.level > 0 ? h('span', { class: 'badge rollup' }, `rollup, level ${entry.level}`) : h('span', { class: 'badge' }, 'summary'),
       entry.topic !== undefined ? h('span', { class: 'badge topic' }, entry.topic) : null,
-      ` ${tokens(entry.tokens)} tokens · covers through #${entry.coversThrough} · ${when(entry.time)}`,
+      entry.origin !== undefined ? h('span', { class: 'badge origin', title: `another machine's chain: ${entry.origin.host}` }, originLabel(entry)) : null,
+      // Another machine's interaction numbers mean nothing here.
+      ` ${tokens(entry.tokens)} tokens${entry.origin === undefined ? ` · covers through #${entry.coversThrough}` : ` · from ${entry.origin.host}`} · ${when(entry.time)}`,
       (entry.refs?.length ?? 0) > 0 ? ` · ${entry.refs!.length} files` : null,
       problem ? h('span', { class: 'problem' }, ` — ${problem}`) : null,
       h('span', { class: 'gist', 'data-gist-by': entry.gistBy }, entry.gist),

@@ -29,7 +29,7 @@ const utc = (ms: number) => `${new Date(ms).toISOString().slice(0, 16).replace('
 export function indexLine(e: IndexLine): string {
   const topic = e.topic === undefined ? '' : ` [${e.topic}]`;
   const marks = `${e.level > 0 ? ` rollup L${e.level}` : ''}${e.supersededBy !== undefined ? ` (amended by #${e.supersededBy})` : ''}${e.redacted ? ' (redacted)' : ''}`;
-  return `#${e.seq} ${utc(e.time)}${topic}${marks} — ${e.gist} (${e.tokens} tokens)`;
+  return `#${e.seq}${e.from !== undefined ? ` [${e.from}]` : ''} ${utc(e.time)}${topic}${marks} — ${e.gist} (${e.tokens} tokens)`;
 }
 
 const GET_HINT = 'Call get with an entry number to read that entry whole.';
@@ -109,7 +109,7 @@ const get: RecapTool<{ entry: z.ZodNumber }> = {
 };
 
 const decisionLine = (d: DecisionEntry) =>
-  `${d.n}. ${d.decision} — ${d.reason} (#${d.seq}, ${utc(d.time)}${d.topic === undefined ? '' : ` [${d.topic}]`}${d.supersededBy !== undefined ? `, amended by #${d.supersededBy}` : ''})`;
+  `${d.n}. ${d.decision} — ${d.reason} (#${d.seq}${d.from !== undefined ? ` [${d.from}]` : ''}, ${utc(d.time)}${d.topic === undefined ? '' : ` [${d.topic}]`}${d.supersededBy !== undefined ? `, amended by #${d.supersededBy}` : ''})`;
 
 const decisions: RecapTool<{ limit: z.ZodOptional<z.ZodNumber> }> = {
   name: 'decisions',

@@ -66,6 +66,9 @@ export function printVerified(result: ResponseOf<'verify'>, job: string | undefi
       );
     }
     if ((result.amendments ?? 0) > 0) write(1, `amended: ${result.amendments} amendments, each checked against its hash and the entry it amends\n`);
+    if ((result.imported ?? 0) > 0) {
+      write(1, `imported: ${result.imported} entries of other machines' chains, each checked against its hash and its link on its own machine's chain\n`);
+    }
   };
   if (result.ok) {
     write(1, `intact: ${result.events} events, ${result.summaries} summaries in ${job !== undefined ? `job ${job}` : `${result.jobs} jobs`}\n`);

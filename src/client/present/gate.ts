@@ -6,6 +6,7 @@ import type { ResponseOf, StatusAnswer } from '../../protocol/protocol.js';
 import { shownSummary } from '../../protocol/shownSummary.js';
 import { decisionLogText } from '../../protocol/decisionLogText.js';
 import { localIso, localTime } from '../time.js';
+import { originLabel } from '../../events/entryText.js';
 
 const write = (line: string) => process.stdout.write(`${line}\n`);
 
@@ -61,7 +62,9 @@ export function printChain(result: ResponseOf<'chain'>): void {
   // Each by its number, as recap show N and the memory's index name it.
   for (const e of result.entries) {
     const gist = e.gist !== undefined ? `  ${e.gist}` : '';
-    write(`#${e.seq}  ${localTime(e.time)}  level ${e.level}  ${e.tokens} tokens  through #${e.coversThrough}  ${e.hash.slice(0, 12)}${editMark(e)}${gist}`);
+    // Another machine's entry: whose, in place of its machine's interaction numbers.
+    const where = e.origin === undefined ? `through #${e.coversThrough}` : `[${originLabel(e.origin)}]`;
+    write(`#${e.seq}  ${localTime(e.time)}  level ${e.level}  ${e.tokens} tokens  ${where}  ${e.hash.slice(0, 12)}${editMark(e)}${gist}`);
   }
 }
 

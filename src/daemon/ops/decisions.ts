@@ -6,6 +6,7 @@ import type { RequestOf, ResponseOf } from '../../protocol/protocol.js';
 import type { CommandService } from '../commandService.js';
 import { DecisionLogs } from '../decisionLogs.js';
 import { noted } from './job.js';
+import { allEntries } from '../../events/jobState.js';
 import type { OpsOf } from './table.js';
 
 export function decisionOps(s: CommandService, logs = new DecisionLogs(s.deps.store)): OpsOf<'decisions'> {
@@ -16,6 +17,6 @@ export async function decisions(s: CommandService, logs: DecisionLogs, r: Reques
   const where = s.where(r);
   // Waits for the writes in flight: a summary just accepted is in the log, and in the chain.
   await s.read(where);
-  const entries = await logs.of(where.job, () => s.state(where.job).chain);
+  const entries = await logs.of(where.job, () => allEntries(s.state(where.job)));
   return decisionLogView(entries, r.limit);
 }

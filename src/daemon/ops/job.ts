@@ -9,6 +9,7 @@ import { contextSeqs, demandText, fittedBudget, memoryBudget } from '../../event
 import { deriveGist, gistAuthor } from '../../events/gist.js';
 import { REDACTED_GIST } from '../../events/entryText.js';
 import { entriesInForce } from '../entriesInForce.js';
+import { allEntries, jobEntry } from '../../events/jobState.js';
 import { filesOwner, joinParts, memoryParts, type MemoryFiles } from '../../events/memory.js';
 import { filesNow } from '../referenceFiles.js';
 import { nearNames } from '../../common/nearNames.js';
@@ -108,7 +109,7 @@ async function memoryFiles(s: CommandService, where: Where, decide: Awaited<Retu
   return { seq: owner.seq, files: await filesNow(owner.refs, owner.filesRoot ?? where.project, decide, decide.config.REF_READ_BUDGET) };
 }
 
-/** Every accepted summary of the job, oldest first, whole: read from the log. */
+/** Every accepted summary of the job, other machines' among them, oldest first by time, whole: read from the log. */
 export async function chain(s: CommandService, r: RequestOf<'chain'>): Promise<ResponseOf<'chain'>> {
   const where: Where = s.where(r);
   await s.read(where);
@@ -117,8 +118,8 @@ export async function chain(s: CommandService, r: RequestOf<'chain'>): Promise<R
 
 /** The job's accepted summaries as the log holds them, oldest first; with `last`, the newest `last` only. */
 export async function chainEntries(s: CommandService, job: string, last?: number): Promise<ResponseOf<'chain'>['entries']> {
-  const { chain } = s.state(job);
-  return entriesInForce(s.deps.store, last === undefined ? chain : chain.slice(Math.max(chain.length - last, 0)));
+  const entries = allEntries(s.state(job));
+  return entriesInForce(s.deps.store, last === undefined ? entries : entries.slice(Math.max(entries.length - last, 0)));
 }
 
 /**
@@ -128,15 +129,17 @@ export async function chainEntries(s: CommandService, job: string, last?: number
 export async function show(s: CommandService, r: RequestOf<'show'>): Promise<ResponseOf<'show'>> {
   const where: Where = s.where(r);
   await s.read(where);
-  const chain = s.state(where.job).chain;
-  const entry = chain.find((e) => e.seq === r.seq);
+  const state = s.state(where.job);
+  const entry = jobEntry(state, r.seq);
   if (entry === undefined)
     throw new ProtocolError(
       'not_summary',
       notSummary(
         where.job,
         r.seq,
-        chain.map((e) => e.seq),
+        allEntries(state)
+          .map((e) => e.seq)
+          .sort((a, b) => a - b),
       ),
     );
   const [shown] = await entriesInForce(s.deps.store, [entry], r.original);

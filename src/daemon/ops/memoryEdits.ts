@@ -7,6 +7,7 @@ import type { Caller } from '../../events/caller.js';
 import type { RedactTarget } from '../../events/commands.js';
 import type { StoredEvent } from '../../events/events.js';
 import { amendSeqs, redactedCopy } from '../../events/memoryEdits.js';
+import { allEntries } from '../../events/jobState.js';
 import { byOf } from '../../events/switches.js';
 import type { RequestOf, ResponseOf } from '../../protocol/protocol.js';
 import type { CommandService } from '../commandService.js';
@@ -47,7 +48,7 @@ async function redact(s: CommandService, logs: DecisionLogs, r: RequestOf<'redac
   const amendments = stored?.type === 'SummaryAccepted' ? (s.state(where.job).chain.find((e) => e.seq === r.seq)?.amendments ?? []) : [];
   const copies = [...(stored ? [stored] : []), ...(await s.deps.store.get(amendments))];
   // What the decision log took of these texts: their copies keep the count, so its numbers stay.
-  const decisions = stored?.type === 'SummaryAccepted' ? await logs.counts(where.job, () => s.state(where.job).chain, [r.seq, ...amendments]) : new Map<number, number>();
+  const decisions = stored?.type === 'SummaryAccepted' ? await logs.counts(where.job, () => allEntries(s.state(where.job)), [r.seq, ...amendments]) : new Map<number, number>();
   const answer = await s.transact(
     where,
     (job, now) => ({ type: 'RedactEntry', job, seq: r.seq, target: stored && target(stored), ...defined({ reason: r.reason }), ...byOf({ by }), now }),

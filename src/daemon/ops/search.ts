@@ -4,7 +4,8 @@
 import { indexedSeq, indexedSource, matchedPart, searchParts, type SearchSource } from '../../events/searchText.js';
 import { snippetOf } from '../../events/searchSnippet.js';
 import { timelineWindow } from '../../events/timeline.js';
-import { chainEntry, type ChainEntry } from '../../events/jobState.js';
+import { allEntries, jobEntry, type ChainEntry } from '../../events/jobState.js';
+import { importedInForce } from '../../events/entryText.js';
 import type { SearchHit } from '../../protocol/answers.js';
 import { indexLine } from '../../protocol/indexLine.js';
 import { ProtocolError, type RequestOf, type ResponseOf } from '../../protocol/protocol.js';
@@ -29,7 +30,7 @@ async function search(s: CommandService, index: SearchIndex, r: RequestOf<'searc
   const found = index.search(r.query, filter).slice(0, r.limit);
   // Each hit's text in force, read from the event that holds it now (none for a redacted entry: it is never read).
   const matches = found.flatMap((match) => {
-    const entry = chainEntry(s.state(match.job).chain, match.seq);
+    const entry = jobEntry(s.state(match.job), match.seq);
     const from = entry && indexedSeq(entry);
     return entry === undefined || from === undefined ? [] : [{ match, entry, from }];
   });
@@ -37,7 +38,8 @@ async function search(s: CommandService, index: SearchIndex, r: RequestOf<'searc
   return {
     hits: matches.flatMap(({ match, entry, from }) => {
       const event = events.get(from);
-      const source = event?.type === 'SummaryAccepted' || event?.type === 'SummaryAmended' ? indexedSource(event.data) : undefined;
+      const data = event?.type === 'SummaryImported' ? importedInForce(event.data) : event?.type === 'SummaryAccepted' || event?.type === 'SummaryAmended' ? event.data : undefined;
+      const source = data === undefined ? undefined : indexedSource(data);
       return source === undefined ? [] : [hit(match, entry, source)];
     }),
   };
@@ -54,7 +56,8 @@ function hit(match: EntryMatch, entry: ChainEntry, source: SearchSource): Search
 async function timeline(s: CommandService, r: RequestOf<'timeline'>): Promise<ResponseOf<'timeline'>> {
   const where = s.where(r);
   await s.read(where);
-  const chain = s.state(where.job).chain;
+  // Every machine's entries, by time.
+  const chain = allEntries(s.state(where.job));
   const window = timelineWindow(chain, r);
   if (window === undefined)
     throw new ProtocolError(
@@ -62,7 +65,7 @@ async function timeline(s: CommandService, r: RequestOf<'timeline'>): Promise<Re
       notSummary(
         where.job,
         r.seq!,
-        chain.map((e) => e.seq),
+        chain.map((e) => e.seq).sort((a, b) => a - b),
       ),
     );
   return { entries: window.map((e) => indexLine(where.job, e)) };

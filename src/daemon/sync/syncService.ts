@@ -221,7 +221,7 @@ export class SyncService {
     const redacted = new Set(records.filter(isRedacted).map((r) => r.entry.hash));
     const held = this.deps.service.state(job).imported.filter((e) => e.origin?.machine === machine && e.redacted === undefined && redacted.has(e.hash!));
     const copies = new Map<string, StoredEvent[]>();
-    for (const entry of held) copies.set(entry.hash!, await this.deps.service.deps.store.get(entry.imports ?? [entry.seq]));
+    for (const entry of held) copies.set(entry.hash!, await this.deps.service.deps.store.get([...(entry.imports ?? []), entry.seq]));
     return copies;
   }
 
