@@ -42,6 +42,15 @@ const SAMPLES: { [T in EventType]: Extract<RecapEvent, { type: T }>['data'] } = 
     countedTokens: 4,
     time: 1,
   },
+  JobIdentified: { job: 'parser-0123abcd', project: '/p', repo: { key: '0123abcd45678901', root: 'f'.repeat(40), sub: '', name: 'parser' }, time: 1 },
+  SummaryImported: {
+    job: 'j',
+    origin: { machine: 'm', host: 'laptop' },
+    index: 0,
+    originSeq: 12,
+    entry: { job: 'j', level: 0, sections: [], text: 't', tokens: 300, coversThrough: 12, prevHash: '0', hash: 'abcdef0123456789', time: 1 },
+    time: 1,
+  },
 };
 
 describe('the gist of each event in recap log', () => {
