@@ -116,4 +116,7 @@ export type JobRow = {
   summaries: number;
   lastActivity: number | null;
   agents: string[];
+  /** The repository the job is (JobIdentified), and the project folders known to be it. */
+  repo?: { name: string; root: string; sub: string };
+  folders?: string[];
 };
