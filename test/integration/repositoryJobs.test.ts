@@ -125,6 +125,19 @@ describe('a job is its repository', () => {
     expect(await h.jobAt(moved)).toBe(await h.jobAt(original));
   });
 
+  it('parallel first calls of two sessions in two clones of a repository new to recap bind both to one job', async () => {
+    const h = await setup();
+    const a = repository(join(h.box.dir, 'parser'));
+    const b = join(h.box.dir, 'parser-b');
+    execFileSync('git', ['clone', '-q', a, b], { stdio: 'ignore' });
+    const prompt = (session: string, cwd: string) =>
+      h.op({ op: 'hook', agent: 'claude', payload: { session_id: session, cwd, hook_event_name: 'UserPromptSubmit', prompt: 'read the config' } });
+    await Promise.all([prompt('s-a', a), prompt('s-b', b)]);
+    const bound = jsonLines<{ data: { session: string; job: string } }>((await runCli(h.box, ['log', '--type', 'SessionBound', '--json'])).stdout);
+    expect(bound.map((e) => e.data.job)).toEqual([await h.jobAt(a), await h.jobAt(a)]);
+    expect(await h.jobAt(b)).toBe(await h.jobAt(a));
+  });
+
   it('a folder outside git and a repository without commits keep the jobs named after their paths, and record no JobIdentified', async () => {
     const h = await setup();
     const plain = join(h.box.dir, 'plain');
