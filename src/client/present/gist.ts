@@ -35,7 +35,8 @@ const GISTS: { [T in EventType]: (data: DataOf<T>) => string } = {
     `the text of ${d.what} #${d.seq}${d.amendments?.length ? ` and its ${d.amendments.length} amendments` : ''} redacted${d.reason !== undefined ? ` (${d.reason})` : ''}${by(d.by)}`,
   SessionEnded: (d) =>
     `${d.from} session ${d.session} ended${d.reason !== undefined ? ` (${d.reason})` : ''}: ${d.input} in, ${d.output} out, ${d.toolCalls} tool calls, ${d.denials} denied`,
-  JobIdentified: (d) => `${d.project} is repository ${d.repo.name} (${d.repo.root.slice(0, 12)}${d.repo.sub !== '' ? `, ${d.repo.sub}` : ''}): job ${d.job}${d.joined ? ', joined' : ''}`,
+  JobIdentified: (d) =>
+    `${d.project} is repository ${d.repo.name} (${d.repo.root.slice(0, 12)}${d.repo.sub !== '' ? `, ${d.repo.sub}` : ''}): job ${d.job}${d.joined ? ', joined' : ''}`,
   SummaryImported: (d) =>
     `summary ${d.index + 1} of ${d.origin.author ?? d.origin.host} (${d.origin.host}), level ${d.entry.level}, ${shortHash(d.entry.hash)}${d.entry.redacted ? ' [redacted]' : ''}${d.amendments?.length ? `, ${d.amendments.length} amendments` : ''}`,
   RecapDisabled: (d) => `RECAP_DISABLE in the ${d.agent} session${d.session !== undefined ? ` ${d.session}` : ''}: everything let through, uncounted`,
