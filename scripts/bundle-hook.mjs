@@ -46,9 +46,10 @@ const foreign = [hot, cold]
   // Each agent's facts (dist/agents/known.js and <agent>/facts.js) are pure and small, and
   // name recap's own MCP tools through recapTools.js. While the
   // daemon cannot start because recap's code changed, the fallback checks it as the daemon does.
+  // A folder's job is named as the daemon names it (jobNames).
   .filter(
     (input) =>
-      !/^dist\/(client|common|hook)\/|^dist\/events\/(whitelist|shellTokens|shellCommands|protection|pathNames|nestedAgents|recapSignals|runsRecap|glob|toolCall|recapTools|codeManifest)\.js$|^dist\/agents\/(known|facts|recapPaths|kit\/files|[a-z]+\/facts)\.js$/.test(
+      !/^dist\/(client|common|hook)\/|^dist\/events\/(whitelist|shellTokens|shellCommands|protection|pathNames|nestedAgents|recapSignals|runsRecap|glob|toolCall|recapTools|codeManifest|jobNames)\.js$|^dist\/agents\/(known|facts|recapPaths|kit\/files|[a-z]+\/facts)\.js$/.test(
         input,
       ),
   );

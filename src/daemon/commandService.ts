@@ -10,7 +10,7 @@ import type { Command } from '../events/commands.js';
 import type { Config } from '../events/config.js';
 import { decide, decideConfig, type AnswerOf } from '../events/decide.js';
 import type { DecideContext } from '../events/decision.js';
-import type { RecapEvent, SessionBound, StoredEvent, Time } from '../events/events.js';
+import type { RecapEvent, StoredEvent, Time } from '../events/events.js';
 import { entryText } from '../events/entryText.js';
 import { jobEntry, NO_TEXTS, type JobState, type SummaryTexts } from '../events/jobState.js';
 import { recapWord } from '../events/whitelist.js';
@@ -185,7 +185,7 @@ export class CommandService {
    * were decided on.
    */
   private commit<T>(where: Where, ctx: Prepared, events: RecapEvent[], after?: (stored: Stored) => T, alone = false, rewrites?: StoredEvent[]): Promise<Committed<T>> {
-    const bound = alone ? NO_EVENTS : this.binding(where.bind);
+    const bound = alone ? NO_EVENTS : this.binding(where);
     // What the config files' approvals decided (configApproval.ts) goes first: it is what the rest was decided under.
     const all = alone ? events : [...bound, ...this.deps.config.drain(), ...this.configEvents(where.job, ctx.effective), ...events];
     // Nothing to store: no append, no turn (an empty append made nothing durable either).
@@ -202,9 +202,15 @@ export class CommandService {
     });
   }
 
-  /** A new session's binding, unless a call of the same session has stored it meanwhile. */
-  private binding(bind: SessionBound | undefined): RecapEvent[] {
-    return bind === undefined || this.deps.projection().sessionJob(bind.data.session) !== undefined ? NO_EVENTS : [bind];
+  /**
+   * A new project folder's job (JobIdentified) and a new session's binding, each unless a
+   * call has stored it meanwhile: the folder's first, so the log names the job before a session binds to it.
+   */
+  private binding({ bind, identified }: Where): RecapEvent[] {
+    const projection = this.deps.projection();
+    const folder = identified === undefined || projection.repositories.folders.has(identified.data.project) ? NO_EVENTS : [identified];
+    if (bind === undefined || projection.sessionJob(bind.data.session) !== undefined) return folder;
+    return folder.length === 0 ? [bind] : [...folder, bind];
   }
 
   /** The job's configuration, when it is not the one on record for it. */

@@ -1,10 +1,13 @@
 // The one owner of "which job is this?", for the hook and every CLI command alike: an
 // explicit job wins; else the session's job as bound when it was first seen; else the
 // job of the folder's project (or the session's own with JOB_SCOPE=session), which binds
-// the session from then on.
+// the session from then on. A project's job is its repository's (events/repositoryJobs.ts):
+// read with git once per folder, then from the log's JobIdentified, after a restart too.
 import { isAbsolute } from 'node:path';
 import { jobIdFor, projectRoot } from '../common/jobs.js';
-import type { SessionBound, Time } from '../events/events.js';
+import { repositoryOf } from '../common/repository.js';
+import type { JobIdentified, RepositoryIdentity, SessionBound, Time } from '../events/events.js';
+import { identifyJob, type Identification } from '../events/repositoryJobs.js';
 import { firstJob, sessionBound, type SessionBinding } from '../events/sessions.js';
 import type { ConfigService } from './configService.js';
 import type { Projection } from './projection.js';
@@ -13,8 +16,14 @@ import { ProtocolError } from '../protocol/protocol.js';
 /** What a request says about its job: any of these, explicit job first. */
 export type JobFields = { job?: string | undefined; session?: string | undefined; cwd?: string | undefined; project?: string | undefined };
 
-/** The job a request is about, its project, and the binding to record if the session is new. */
-export type Where = { job: string; project?: string; bind?: SessionBound };
+/**
+ * The job a request is about, its project, the binding to record if the session is new, and
+ * which job its project folder is if the log does not say yet.
+ */
+export type Where = { job: string; project?: string; bind?: SessionBound; identified?: JobIdentified };
+
+/** Reads a folder's repository (common/repository.ts; a test may count the calls). */
+export type RepositoryReader = (project: string) => RepositoryIdentity | undefined;
 
 /** The most folders (and not yet stored bindings) kept in memory. */
 const MAX_FOLDERS = 10_000;
@@ -24,10 +33,14 @@ export class JobResolver {
   private readonly folders = new Map<string, string>();
   /** Bindings decided but not yet in the projection: concurrent first calls agree on one. */
   private readonly pending = new Map<string, SessionBinding>();
+  /** Project folders' jobs decided but not yet in the projection, and their repositories' (by key). */
+  private readonly identified = new Map<string, Identification>();
+  private readonly repoJobs = new Map<string, string>();
 
   constructor(
     private readonly projection: () => Projection,
     private readonly config: ConfigService,
+    private readonly readRepository: RepositoryReader = repositoryOf,
   ) {}
 
   resolve(r: JobFields, now: Time): Where {
@@ -42,12 +55,43 @@ export class JobResolver {
       throw new ProtocolError('bad_request', 'no job given and no folder to derive it from: give job (--job or RECAP_JOB), or cwd');
     }
     const scope = this.config.forProject(project).config.JOB_SCOPE;
-    const binding = { job: firstJob(session, jobIdFor(project), scope), project };
-    if (session === undefined) return binding;
+    const binding = { job: firstJob(session, () => this.projectJob(project, now), scope), project };
+    if (session === undefined) {
+      const identified = this.unrecorded(project);
+      return identified === undefined ? binding : { ...binding, identified };
+    }
     // Entries whose binding is stored are dropped when next looked up; a bound keeps the rest small.
     if (this.pending.size >= MAX_FOLDERS) this.pending.clear();
     this.pending.set(session, binding);
     return this.bindingOf(session, binding, cwd ?? project, now);
+  }
+
+  /** The project folder's job: as the log says, else as decided the first time it was seen (JobIdentified). */
+  private projectJob(project: string, now: Time): string {
+    const projection = this.projection();
+    const known = projection.repositories.folders.get(project);
+    if (known !== undefined) {
+      this.identified.delete(project);
+      return known.job;
+    }
+    let decided = this.identified.get(project);
+    if (decided === undefined) {
+      const repo = this.readRepository(project);
+      const pathJob = jobIdFor(project);
+      const repoJob = repo === undefined ? undefined : (projection.repositories.byKey.get(repo.key) ?? this.repoJobs.get(repo.key));
+      decided = identifyJob({ project, repo, repoJob, pathJob, pathJobHasHistory: projection.jobs.has(pathJob), now });
+      if (this.identified.size >= MAX_FOLDERS) this.identified.clear();
+      if (this.repoJobs.size >= MAX_FOLDERS) this.repoJobs.clear();
+      this.identified.set(project, decided);
+      if (repo !== undefined) this.repoJobs.set(repo.key, decided.job);
+    }
+    return decided.job;
+  }
+
+  /** The JobIdentified decided for a folder and not yet in the log. */
+  private unrecorded(project: string): JobIdentified | undefined {
+    const event = this.identified.get(project)?.event;
+    return event === undefined || this.projection().repositories.folders.has(project) ? undefined : event;
   }
 
   /** The session's binding: in the log, or decided a moment ago and on its way there. */
@@ -64,7 +108,9 @@ export class JobResolver {
     // Until the binding is in the log, every call of the session carries it (the first one stored wins).
     // Two literals, not `{ ...where, bind }`: on Node 20's V8 that object would outlive the young generation.
     if (this.projection().sessionJob(session) !== undefined) return { job: binding.job, project: binding.project };
-    return { job: binding.job, project: binding.project, bind: sessionBound(session, binding, cwd, now) };
+    const bind = sessionBound(session, binding, cwd, now);
+    const identified = this.unrecorded(binding.project);
+    return identified === undefined ? { job: binding.job, project: binding.project, bind } : { job: binding.job, project: binding.project, bind, identified };
   }
 
   private projectOf(cwd: string): string {

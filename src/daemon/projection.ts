@@ -2,6 +2,7 @@
 // and the configuration last recorded for each scope.
 import type { StoredEvent } from '../events/events.js';
 import { evolve, initialJobState, type JobState } from '../events/jobState.js';
+import { foldIdentified, newRepositoryJobs } from '../events/repositoryJobs.js';
 import { bindSession, type SessionBinding } from '../events/sessions.js';
 import { SPOOL_MAX_ENTRIES } from '../common/promptSpool.js';
 
@@ -26,6 +27,8 @@ export class Projection {
   readonly appliedConfig = new Map<string, Record<string, unknown>>();
   /** Each agent session's job, as its first SessionBound said. */
   readonly sessions = new Map<string, SessionBinding>();
+  /** Each project folder's job and repository, and each repository's job, as JobIdentified said. */
+  readonly repositories = newRepositoryJobs();
   /** The approved content of each config file, by project folder (USER_SCOPE: the user's file). */
   readonly approvedConfig = new Map<string, ApprovedConfig>();
   /** Each config file's content held since its approval, by the same scopes. */
@@ -82,6 +85,10 @@ export class Projection {
     }
     if (event.type === 'SessionBound') {
       bindSession(this.sessions, event);
+      return;
+    }
+    if (event.type === 'JobIdentified') {
+      foldIdentified(this.repositories, event);
       return;
     }
     if (event.type === 'ConfigApproved') {

@@ -7,6 +7,7 @@ import { Packr } from 'msgpackr/pack';
 import type { JobState } from '../events/jobState.js';
 import type { SessionBinding } from '../events/sessions.js';
 import type { EventStore } from './eventStore.js';
+import type { FolderJob } from '../events/repositoryJobs.js';
 import { Projection, type ApprovedConfig, type HeldConfig } from './projection.js';
 
 // Records (msgpackr's self-describing structures, defined inside each snapshot) decode a
@@ -32,6 +33,9 @@ type SnapshotRecord = {
   heldConfig: [string, HeldConfig][];
   /** The newest prompt ids recorded, oldest first (format 8). Chain entries keep their gists and files (format 9). Jobs keep other machines' entries (format 10). */
   promptIds: string[];
+  /** Each project folder's job and repository, each repository's job by its key (format 10). */
+  repositories: [string, FolderJob][];
+  repositoryJobs: [string, string][];
 };
 
 export function encodeSnapshot(projection: Projection): Buffer {
@@ -45,6 +49,8 @@ export function encodeSnapshot(projection: Projection): Buffer {
     approvedConfig: [...projection.approvedConfig.entries()],
     heldConfig: [...projection.heldConfig.entries()],
     promptIds: [...projection.promptIds],
+    repositories: [...projection.repositories.folders.entries()],
+    repositoryJobs: [...projection.repositories.byKey.entries()],
   };
   // A new packer each time: one kept would remember every shape it has ever seen.
   return new Packr(OPTIONS).pack(record);
@@ -71,6 +77,8 @@ export function decodeSnapshot(bytes: Uint8Array): Projection | undefined {
     !Array.isArray(record.heldConfig) ||
     !Array.isArray(record.promptIds) ||
     !record.promptIds.every((id) => typeof id === 'string') ||
+    !Array.isArray(record.repositories) ||
+    !Array.isArray(record.repositoryJobs) ||
     !record.jobs.every(isJobState)
   ) {
     return undefined;
@@ -84,6 +92,8 @@ export function decodeSnapshot(bytes: Uint8Array): Projection | undefined {
   for (const [project, approved] of record.approvedConfig) projection.approvedConfig.set(project, approved);
   for (const [scope, held] of record.heldConfig) projection.heldConfig.set(scope, held);
   for (const id of record.promptIds) projection.rememberPrompt(id);
+  for (const [project, folder] of record.repositories) projection.repositories.folders.set(project, folder);
+  for (const [key, job] of record.repositoryJobs) projection.repositories.byKey.set(key, job);
   return projection;
 }
 

@@ -11,9 +11,12 @@ export function sessionJobId(session: string): string {
   return `session-${session.replace(/[^A-Za-z0-9._-]/g, '_')}`;
 }
 
-/** The job a session starting in `project` gets: the project's, or its own with JOB_SCOPE=session. */
-export function firstJob(session: string | undefined, projectJob: string, scope: 'project' | 'session'): string {
-  return scope === 'session' && session !== undefined ? sessionJobId(session) : projectJob;
+/**
+ * The job a session starting in `project` gets: the project's (its repository's, asked only
+ * then: finding it may take git), or its own with JOB_SCOPE=session, whatever the repository.
+ */
+export function firstJob(session: string | undefined, projectJob: () => string, scope: 'project' | 'session'): string {
+  return scope === 'session' && session !== undefined ? sessionJobId(session) : projectJob();
 }
 
 export function sessionBound(session: string, binding: SessionBinding, cwd: string, now: Time): SessionBound {

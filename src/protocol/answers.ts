@@ -121,6 +121,9 @@ export type JobRow = {
   summaries: number;
   lastActivity: number | null;
   agents: string[];
+  /** The repository the job is (JobIdentified), and the project folders known to be it. */
+  repo?: { name: string; root: string; sub: string };
+  folders?: string[];
 };
 
 /** Another machine's chain as a sync found it: whose, what came of it. */

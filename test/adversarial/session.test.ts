@@ -1,7 +1,9 @@
 // A session's job does not change under it: an agent that moves to another folder (a new
-// `.git`, a worktree, a submodule, /tmp, /) or hands the work to a subagent is still checked
+// `.git`, a real repository of its own or with a rewritten root, a new `.recap/`, a worktree,
+// a submodule, /tmp, /) or hands the work to a subagent is still checked
 // against the job its session started in, by the hook and by every recap command it runs,
 // across a daemon restart too; and the way out, taken from the new folder, opens that job.
+import { execFileSync } from 'node:child_process';
 import { appendFileSync, mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,6 +20,20 @@ function mkdirGit(dir: string): string {
 }
 
 type Status = { job: string; tripped: boolean };
+
+function git(dir: string, ...args: string[]): void {
+  execFileSync('git', ['-C', dir, '-c', 'user.name=agent', '-c', 'user.email=agent@example.com', '-c', 'init.defaultBranch=main', ...args], { stdio: 'ignore' });
+}
+
+/** A repository with a commit: a root of its own, which a new session there would take its job from. */
+function committedRepository(dir: string): string {
+  mkdirSync(dir, { recursive: true });
+  git(dir, 'init', '-q');
+  writeFileSync(join(dir, 'notes.md'), 'x\n');
+  git(dir, 'add', 'notes.md');
+  git(dir, 'commit', '-qm', 'first');
+  return dir;
+}
 
 /** Folders an agent can move to, made inside or beside the sandbox; each returns the folder to cd into. */
 const MOVES: [string, (box: Sandbox) => string][] = [
@@ -78,6 +94,24 @@ const MOVES: [string, (box: Sandbox) => string][] = [
       mkdirSync(join(lax, '.recap'));
       writeFileSync(join(lax, '.recap', 'config.conf'), 'TOKEN_THRESHOLD=1000000\n');
       return lax;
+    },
+  ],
+  ['a real repository with a commit (`git init && git commit`) inside the project: a repository of its own', (box) => committedRepository(join(box.project, 'own-history'))],
+  [
+    'a repository whose history was rewritten to a new root (`git checkout --orphan` and a commit)',
+    (box) => {
+      const repo = committedRepository(join(box.dir, 'rewritten'));
+      git(repo, 'checkout', '-q', '--orphan', 'fresh');
+      git(repo, 'commit', '-qm', 'a new root');
+      return repo;
+    },
+  ],
+  [
+    'a `.recap/` folder made inside the project: a sub-project of its own',
+    (box) => {
+      const sub = join(box.project, 'sub-project');
+      mkdirSync(join(sub, '.recap'), { recursive: true });
+      return sub;
     },
   ],
   ['a folder that does not exist', (box) => join(box.dir, 'gone', 'away')],

@@ -186,9 +186,10 @@ describe('recap jobs', () => {
     expect(newest[0].job).toBe('gamma');
 
     const human = (await runCli(box, ['jobs', '--sort', 'name'], { env: { TZ: 'Asia/Kolkata' } })).stdout.split('\n');
-    expect(human[0]).toMatch(/^job +gate +unsummarized +summaries +last activity +agents$/);
-    expect(human[2]).toMatch(/^beta +open +\d+ tokens +0 +\d{4}-\d\d-\d\d \d\d:\d\d:\d\d \+05:30 +codex$/);
-    expect(human[3]).toMatch(/^gamma +TRIPPED \(threshold\) +\d+ tokens +0 /);
+    // Jobs named with --job are no repository's: `-` in that column.
+    expect(human[0]).toMatch(/^job +repository +gate +unsummarized +summaries +last activity +agents$/);
+    expect(human[2]).toMatch(/^beta +- +open +\d+ tokens +0 +\d{4}-\d\d-\d\d \d\d:\d\d:\d\d \+05:30 +codex$/);
+    expect(human[3]).toMatch(/^gamma +- +TRIPPED \(threshold\) +\d+ tokens +0 /);
     expect((await runCli(box, ['jobs', '--sort', 'size'])).code).toBe(1);
     expect(JSON.parse((await runCli(box, ['jobs', '--json', '--job', 'beta'])).stdout).jobs.map((j: { job: string }) => j.job)).toEqual(['beta']);
     expect((await runCli(box, ['jobs', '--job', 'bta'])).stderr).toBe('recap: job "bta" has no events; jobs with near names: beta\n');

@@ -108,6 +108,24 @@ describe('projection snapshots', () => {
     expect(projection.jobs.size).toBe(0);
   });
 
+  it("each folder's and each repository's first job hold, in a replay and after a snapshot", () => {
+    const projection = new Projection();
+    const repo = { key: 'aaaaaaaaaaaaaaaa', root: 'f'.repeat(40), sub: '', name: 'parser' };
+    const identified = (job: string, project: string, seq: number) => projection.apply({ type: 'JobIdentified', data: { job, project, repo, time: T0 }, seq, version: 1 });
+    identified('parser-aaaaaaaa', '/a/parser', 1);
+    identified('other-00000001', '/a/parser', 2);
+    identified('other-00000001', '/b/parser', 3);
+    for (const p of [projection, decodeSnapshot(encodeSnapshot(projection))!]) {
+      expect([...p.repositories.folders.entries()]).toEqual([
+        ['/a/parser', { job: 'parser-aaaaaaaa', repo }],
+        ['/b/parser', { job: 'other-00000001', repo }],
+      ]);
+      expect(p.repositories.byKey.get(repo.key)).toBe('parser-aaaaaaaa');
+      // An identification is no job of its own.
+      expect(p.jobs.size).toBe(0);
+    }
+  });
+
   it('ignores a snapshot that does not decode or has another format', () => {
     const projection = new Projection();
     const good = encodeSnapshot(projection);

@@ -30,9 +30,10 @@ export function printEvent(line: EventLine): void {
 
 export function printJobs(jobs: JobRow[]): void {
   if (jobs.length === 0) return void write(1, 'no jobs yet: recap counts a job from its first event\n');
-  const head = ['job', 'gate', 'unsummarized', 'summaries', 'last activity', 'agents'];
+  const head = ['job', 'repository', 'gate', 'unsummarized', 'summaries', 'last activity', 'agents'];
   const rows = jobs.map((j) => [
     j.job,
+    j.repo !== undefined ? repositoryName(j.repo) : '-',
     j.tripped ? `TRIPPED (${j.reason ?? 'threshold'})` : 'open',
     `${j.unsummarizedTokens} tokens`,
     String(j.summaries),
@@ -41,7 +42,13 @@ export function printJobs(jobs: JobRow[]): void {
   ]);
   const widths = head.map((h, c) => Math.max(h.length, ...rows.map((r) => r[c]!.length)));
   for (const row of [head, ...rows]) write(1, `${row.map((cell, c) => (c === row.length - 1 ? cell : cell.padEnd(widths[c]!))).join('  ')}\n`);
+  const withFolders = jobs.filter((j) => j.folders !== undefined && j.folders.length > 0);
+  if (withFolders.length > 0) write(1, '\nfolders of each repository:\n');
+  for (const j of withFolders) write(1, `${j.job}: ${j.folders!.join(', ')}\n`);
 }
+
+/** A repository as `recap jobs` names it: its name @ its root commit's first 12, and the project's folder in it. */
+export const repositoryName = (repo: { name: string; root: string; sub: string }): string => `${repo.name} @ ${repo.root.slice(0, 12)}${repo.sub !== '' ? ` ${repo.sub}` : ''}`;
 
 /** `recap replay`: each job's gate and counts at the moment asked for (`atTime`, when a time was). */
 export function printReplay(result: ResponseOf<'replay'>, atTime: number | undefined): void {

@@ -1,7 +1,9 @@
 // The audit's reads: pages of the log (`recap log`, following it with `wait`), the jobs,
 // a past moment (`replay`), the chain's verification, the usage report and the daemon's
 // counts. Each fails for a job named that has no events.
+import type { RepositoryIdentity } from '../../events/events.js';
 import type { JobState } from '../../events/jobState.js';
+import { repositoriesByJob } from '../../events/repositoryJobs.js';
 import { tripCause } from '../../events/gateMessages.js';
 import type { JobRow, PastStatus } from '../../protocol/answers.js';
 import { ProtocolError, type RequestOf, type ResponseOf } from '../../protocol/protocol.js';
@@ -15,7 +17,10 @@ export function auditOps(s: CommandService): OpsOf<'events' | 'jobs' | 'replay' 
   const { store, projection } = s.deps;
   return {
     events: (r) => known(s, r.job, () => events(s, r)),
-    jobs: async () => ({ jobs: [...projection().jobs.values()].map(jobRow) }),
+    jobs: async () => {
+      const repositories = repositoriesByJob(projection().repositories);
+      return { jobs: [...projection().jobs.values()].map((state) => jobRow(state, repositories.get(state.job))) };
+    },
     replay: (r, progress) => known(s, r.job, () => replay(s, r, progress)),
     verify: (r, progress) => known(s, r.job, () => verifyLog(store, projection, progress, r.job)),
     report: (r) => (r.session !== undefined ? oneSession(s, r.session) : known(s, r.job, () => jobsReport(s, r))),
@@ -68,7 +73,7 @@ async function replay(s: CommandService, r: RequestOf<'replay'>, progress?: (don
 }
 
 /** A job as `recap jobs` lists it. */
-function jobRow(state: JobState): JobRow {
+function jobRow(state: JobState, repository: { repo: RepositoryIdentity; folders: string[] } | undefined): JobRow {
   return {
     job: state.job,
     tripped: state.gate.tripped,
@@ -78,6 +83,7 @@ function jobRow(state: JobState): JobRow {
     summaries: state.chain.length,
     lastActivity: state.lastActivity > 0 ? state.lastActivity : null,
     agents: state.agents,
+    ...(repository !== undefined ? { repo: { name: repository.repo.name, root: repository.repo.root, sub: repository.repo.sub }, folders: repository.folders } : {}),
   };
 }
 
