@@ -27,7 +27,7 @@ import { memoryEditOps } from './ops/memoryEdits.js';
 import { searchOps } from './ops/search.js';
 import { syncOps } from './ops/sync.js';
 import { SyncService } from './sync/syncService.js';
-import { repositoryOf } from './sync/identity.js';
+import { repositoryOf } from '../common/repository.js';
 import type { OpTable } from './ops/table.js';
 
 export { VERSION, type Lifecycle } from './ops/daemon.js';
@@ -59,7 +59,15 @@ export class Handler {
     const decisions = decisionOps(service, decisionLogs);
     this.searchIndex = new SearchIndex(deps.store, deps.projection, (error) => deps.log.error({ err: error }, 'the search index failed to follow the log; it is built again'));
     const reads = searchOps(service, this.searchIndex);
-    this.syncs = new SyncService({ service, env: deps.env, log: deps.log, identify: repositoryOf, projectOf: (job) => projectOf(deps.projection(), job) });
+    this.syncs = new SyncService({
+      service,
+      env: deps.env,
+      log: deps.log,
+      // A folder the log knows is not asked of git again.
+      identify: (project) => deps.projection().repositories.folders.get(project)?.repo ?? repositoryOf(project),
+      jobOf: (key) => deps.projection().repositories.byKey.get(key),
+      projectOf: (job) => projectOf(deps.projection(), job),
+    });
     this.hooks = new Hooks(service, windows, { ...reads, ...decisions }, deps.log, deps.hookAnswered, this.syncs);
     this.ops = {
       ...daemonOps(deps),
@@ -148,8 +156,9 @@ export class Handler {
   }
 }
 
-/** A job's project folder, as a session bound to it said. */
+/** A job's project folder: the first the log identified as its repository's, else one a session bound to it said. */
 function projectOf(projection: Projection, job: string): string | undefined {
+  for (const [project, known] of projection.repositories.folders) if (known.job === job) return project;
   for (const binding of projection.sessions.values()) if (binding.job === job) return binding.project;
   return undefined;
 }

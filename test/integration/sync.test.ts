@@ -8,11 +8,11 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { RawClient, removedAfterEach, runCli, sandbox, startDaemon, type Sandbox } from '../helpers/daemon.js';
+import { RawClient, removedAfterEach, runCli, sandbox, startDaemon, type DaemonProcess, type Sandbox } from '../helpers/daemon.js';
 
 const { boxes, daemons, clients } = removedAfterEach();
 
-const CONFIG = ['SYNC=team', 'TOKEN_ENCODING=words', 'REQUIRED_SECTIONS=("Notes")', 'MIN_TOKENS_PER_SECTION=1', 'SUMMARY_MIN_TOKENS=1', 'GIST=recap', 'SUMMARY_GROUNDING=off'];
+const CONFIG = ['SYNC=team', 'SYNC_PUSH=manual', 'TOKEN_ENCODING=words', 'REQUIRED_SECTIONS=("Notes")', 'MIN_TOKENS_PER_SECTION=1', 'SUMMARY_MIN_TOKENS=1', 'GIST=recap', 'SUMMARY_GROUNDING=off'];
 
 const gitIn = (cwd: string, ...args: string[]) =>
   execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', '-c', 'init.defaultBranch=main', ...args], { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
@@ -28,7 +28,7 @@ function remoteRepo(box: Sandbox): string {
   return remote;
 }
 
-type Machine = { box: Sandbox; project: string; client: RawClient; cli: (args: string[], input?: string) => Promise<{ code: number | null; stdout: string; stderr: string }> };
+type Machine = { box: Sandbox; project: string; client: RawClient; daemon: DaemonProcess; cli: (args: string[], input?: string) => Promise<{ code: number | null; stdout: string; stderr: string }> };
 
 /** A machine: its own sandbox and daemon, and a clone of `remote` whose git author is `email`. */
 async function machine(remote: string, host: string, email: string, config = CONFIG, box = sandbox()): Promise<Machine> {
@@ -41,7 +41,7 @@ async function machine(remote: string, host: string, email: string, config = CON
   daemons.push(daemon);
   const client = await RawClient.connect(box.socket);
   clients.push(client);
-  return { box, project, client, cli: (args, input) => runCli(box, args, { cwd: project, ...(input !== undefined ? { input } : {}) }) };
+  return { box, project, client, daemon, cli: (args, input) => runCli(box, args, { cwd: project, ...(input !== undefined ? { input } : {}) }) };
 }
 
 let ids = 0;
@@ -97,6 +97,23 @@ describe('recap sync through a git remote', () => {
     expect((await sync(a)).fetched).toEqual([]);
     expect(await importedTexts(a)).toHaveLength(1);
     for (const m of [a, b]) expect((await m.cli(['verify'])).code).toBe(0);
+  });
+
+  it('pushes a summary on its own once it is accepted (SYNC_PUSH=auto), and the other machine fetches it at its next session start', async () => {
+    const first = sandbox();
+    const remote = remoteRepo(first);
+    const auto = CONFIG.map((l) => (l === 'SYNC_PUSH=manual' ? 'SYNC_PUSH=auto' : l));
+    const a = await machine(remote, 'laptop', 'alice@example.com', auto, first);
+    const b = await machine(remote, 'devbox', 'bob@example.com', auto);
+    await summarize(a, 'the schema migration');
+    await a.daemon.waitForLog((l) => l.msg === 'recap sync finished' && (l.pushed as { unchanged?: boolean } | undefined)?.unchanged === false);
+    // No recap sync on either machine: the session's start fetches it.
+    const start = await request(b, 'hook', { agent: 'claude', payload: { session_id: 'b1', cwd: b.project, hook_event_name: 'SessionStart', source: 'startup' } });
+    // The session is handed it, labelled with whose it is.
+    const handed = String((JSON.parse(String(start.stdout)) as { hookSpecificOutput: { additionalContext: string } }).hookSpecificOutput.additionalContext);
+    expect(handed).toContain('the schema migration');
+    expect(handed).toContain('alice@example.com');
+    expect(await importedTexts(b)).toEqual([{ text: expect.stringContaining('the schema migration'), host: 'laptop' }]);
   });
 
   it('keeps both chains when both machines summarize before either syncs', async () => {

@@ -31,6 +31,8 @@ export type SyncDeps = {
   log: Logger;
   /** The repository a project folder is, if it is one sync can work with. */
   identify: (project: string) => RepositoryIdentity | undefined;
+  /** The job the log says a repository is (by its key), if it has said. */
+  jobOf: (key: string) => string | undefined;
   /** The project folder of a job, for a push no request asked for (after a summary is accepted). */
   projectOf: (job: string) => string | undefined;
 };
@@ -120,6 +122,10 @@ export class SyncService {
         );
       }
       report.repo = { key: repo.key, name: repo.name };
+      const owner = this.deps.jobOf(repo.key);
+      if (owner !== undefined && owner !== where.job) {
+        throw new SyncProblem(`job ${where.job} is not the job of ${project}'s repository (${owner} is): run recap sync there without --job, or with --job ${owner}`);
+      }
       const url = await remoteUrl(project, config.SYNC_REMOTE, this.deps.env);
       report.remote = url;
       const author = await gitAuthor(project, this.deps.env);
@@ -136,6 +142,7 @@ export class SyncService {
     }
     report.ms = Date.now() - started;
     this.last.set(where.job, report);
+    if (report.error === undefined) this.deps.log.info({ job: where.job, pushed: report.pushed, fetched: report.fetched?.length, ms: report.ms }, 'recap sync finished');
     return report;
   }
 
