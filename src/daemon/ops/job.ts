@@ -89,7 +89,8 @@ export async function context(s: CommandService, r: RequestOf<'context'>, where 
         const tripped = state.gate.tripped;
         const parts = tripped ? undefined : memoryParts(state, budget, count, texts, recap, files);
         const text = parts ? joinParts(parts) : demandText(state, config, texts, recap, shellTool, limit);
-        return { text, parts, tripped, summaries: state.chain.length };
+        // Every chain's: a memory of other machines' summaries alone is still handed over.
+        return { text, parts, tripped, summaries: state.chain.length + state.imported.length };
       },
     );
     if (limit === undefined || fits(answer.text, limit)) return answer;
