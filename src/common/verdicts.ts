@@ -10,8 +10,12 @@ import type { Logger } from 'pino';
 
 export const VERDICT_FILE_VERSION = 1;
 
-/** A tripped job as the hook needs it: why, since when, and the exact command out. */
-export type TrippedVerdict = { reason: string; since: number; submit: string };
+/**
+ * A tripped job as the hook needs it: why, since when, and the exact command out; `folders`,
+ * the project folders the log knows as the job's repository (a clone, a worktree, a moved
+ * copy), for a session not yet bound whose folder's own path names no job.
+ */
+export type TrippedVerdict = { reason: string; since: number; submit: string; folders?: string[] };
 
 /** The file's contents; the hook client reads the same shape (src/hook/fallback.ts). */
 export type Verdicts = {

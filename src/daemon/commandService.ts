@@ -86,7 +86,7 @@ export class CommandService {
     this.texts = new SummaryTextCache(deps.store);
     this.jobs = new JobResolver(deps.projection, deps.config);
     this.prepared = new Preparer(deps.config, deps);
-    this.verdicts = new GateVerdicts(deps.verdicts, this.recapCommand);
+    this.verdicts = new GateVerdicts(deps.verdicts, this.recapCommand, (job) => foldersOf(deps.projection(), job));
     this.sessions = new SessionIndex(deps.store);
   }
 
@@ -191,7 +191,8 @@ export class CommandService {
     // Nothing to store: no append, no turn (an empty append made nothing durable either).
     if (all.length === 0) return NOTHING_TO_COMMIT as Promise<Committed<T>>;
     const appended = this.append(all, after, rewrites);
-    const gateMoved = events.some((e) => e.type === 'GateTripped' || e.type === 'SummaryAccepted');
+    // A folder newly known as a tripped job's repository's is the verdict file's to know too.
+    const gateMoved = events.some((e) => e.type === 'GateTripped' || e.type === 'SummaryAccepted') || (bound.some((e) => e.type === 'JobIdentified') && this.state(where.job).gate.tripped);
     // The common case (nothing for the verdict file) takes no extra turn: every check is here.
     if (!gateMoved && bound.length === 0) return appended;
     return appended.then(async (stored) => {
@@ -300,3 +301,10 @@ export class CommandService {
 }
 
 const NO_EVENTS: RecapEvent[] = [];
+
+/** The project folders the log identified as the job's repository's. */
+function foldersOf(projection: Projection, job: string): string[] {
+  const folders: string[] = [];
+  for (const [project, known] of projection.repositories.folders) if (known.job === job) folders.push(project);
+  return folders;
+}

@@ -11,6 +11,8 @@ export class GateVerdicts {
     private readonly file: VerdictFile | undefined,
     /** How the way out names recap: the launcher's path. */
     private readonly recapCommand: string,
+    /** The project folders the log knows as a job's repository's (JobIdentified). */
+    private readonly foldersOf: (job: string) => string[] = () => [],
   ) {}
 
   /** Tells the verdict file whether the job's gate is tripped now. */
@@ -42,6 +44,8 @@ export class GateVerdicts {
   /** A tripped job as the verdict file keeps it: why, since when, and its exact command out. */
   private verdictFor(state: JobState, config: Pick<Config, 'REQUIRED_SECTIONS'>): TrippedVerdict | undefined {
     const { gate } = state;
-    return gate.tripped ? { reason: gate.reason, since: gate.since, submit: summaryTemplate(config, this.recapCommand, gate.topic) } : undefined;
+    if (!gate.tripped) return undefined;
+    const folders = this.foldersOf(state.job);
+    return { reason: gate.reason, since: gate.since, submit: summaryTemplate(config, this.recapCommand, gate.topic), ...(folders.length > 0 ? { folders } : {}) };
   }
 }

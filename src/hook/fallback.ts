@@ -87,9 +87,15 @@ function trippedJob(payload: Record<string, unknown>): { job: string; verdict: T
   const session = typeof payload.session_id === 'string' ? payload.session_id : undefined;
   const bound = session !== undefined && Object.hasOwn(verdicts.sessions, session) ? verdicts.sessions[session] : undefined;
   const cwd = typeof payload.cwd === 'string' && payload.cwd.startsWith('/') ? payload.cwd : undefined;
-  const job = bound ?? (cwd !== undefined ? jobIdFor(projectRoot(cwd)) : undefined);
+  const job = bound ?? (cwd !== undefined ? folderJob(projectRoot(cwd), verdicts.tripped) : undefined);
   if (job === undefined || !Object.hasOwn(verdicts.tripped, job)) return undefined;
   return { job, verdict: verdicts.tripped[job]! };
+}
+
+/** A project folder's job: the tripped job whose repository it is known to be, else the job named after its path. */
+function folderJob(project: string, tripped: Verdicts['tripped']): string {
+  for (const [job, verdict] of Object.entries(tripped)) if (Array.isArray(verdict.folders) && verdict.folders.includes(project)) return job;
+  return jobIdFor(project);
 }
 
 /** The payload's tool call in recap's terms. */

@@ -12,7 +12,8 @@ import { jobIdFor } from '../../src/common/jobs.js';
 import { repositoryOf } from '../../src/common/repository.js';
 import { repositoryJobId } from '../../src/events/repositoryJobs.js';
 import { RawClient, removedAfterEach, runCli, sandbox, startDaemon, type Sandbox } from '../helpers/daemon.js';
-import { additionalContext, type HookAnswer } from '../helpers/hookAnswers.js';
+import { additionalContext, deniedReason, type HookAnswer } from '../helpers/hookAnswers.js';
+import { hookCommands, runHookCommand } from '../helpers/hookCommand.js';
 import type { JobRow } from '../../src/protocol/answers.js';
 
 // Summaries of a line each: the point here is which job they land in.
@@ -225,5 +226,30 @@ describe('a job is its repository', () => {
     const line = table.stdout.split('\n').find((l) => l.startsWith(job))!;
     expect(line).toContain(`parser @ ${root.slice(0, 12)}`);
     expect(table.stdout).toContain(`${job}: ${original}, ${clone}`);
+  });
+
+  it("denies a new session in a clone of a tripped repository's job through the verdict file while the daemon is down, and the way out works once it is back", async () => {
+    const h = await setup();
+    const original = repository(join(h.box.dir, 'parser'));
+    const clone = join(h.box.dir, 'elsewhere', 'parser-clone');
+    execFileSync('git', ['clone', '-q', original, clone], { stdio: 'ignore' });
+    await h.op({ op: 'hook', agent: 'claude', payload: { session_id: 's-1', cwd: original, hook_event_name: 'UserPromptSubmit', prompt: 'make the parser strict' } });
+    expect((await runCli(h.box, ['trip', '--reason', 'wrap up'], { cwd: original })).code).toBe(0);
+    // A session starts in the clone: the log learns the clone is the tripped job's repository.
+    await h.memoryAt('s-clone', clone);
+    await h.daemon.stop('SIGKILL');
+
+    // A data folder that is a file: recap-hook's attempt to start a daemon fails at once, so the verdict file answers.
+    const blocked = join(h.box.dir, 'not-a-folder');
+    writeFileSync(blocked, 'x');
+    const call = { session_id: 's-new', cwd: clone, hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'ls' }, tool_use_id: 't1' };
+    const denied = await runHookCommand({ ...h.box, project: clone }, hookCommands('claude')['recap-hook'], call, { RECAP_DATA_DIR: blocked });
+    const job = repositoryJobId(repositoryOf(original)!);
+    expect(deniedReason({ stdout: denied.stdout, exitCode: denied.code ?? -1 })).toContain(`it last knew job ${job} as tripped`);
+
+    const back = await connect(h.box);
+    const answer = await back.op<{ accepted: boolean }>({ op: 'submit', session: 's-new', cwd: clone, text: '## Notes\nThe parser is strict now and reports each mistake with its line.' });
+    expect(answer.accepted).toBe(true);
+    expect((await back.op<{ tripped: boolean }>({ op: 'status', cwd: original })).tripped).toBe(false);
   });
 });

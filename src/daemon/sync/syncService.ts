@@ -7,7 +7,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { dataDir } from '../../common/paths.js';
-import { chainFiles, MAX_CHAIN_ENTRIES, MAX_FILE_CHARS, readChain, type ChainHead, type ChainRecord } from '../../events/chainFormat.js';
+import { chainFiles, MAX_CHAIN_ENTRIES, readChain, type ChainHead, type ChainRecord } from '../../events/chainFormat.js';
 import { isRedacted } from '../../events/chainImport.js';
 import type { Config } from '../../events/config.js';
 import type { RepositoryIdentity, StoredEvent, SummaryAccepted, SummaryAmended, SummaryImported } from '../../events/events.js';
