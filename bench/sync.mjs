@@ -21,14 +21,26 @@ const round = (n, d = 0) => Math.round(n * 10 ** d) / 10 ** d;
 
 const { Client } = await import(join(ROOT, 'dist', 'client', 'socketClient.js'));
 const dir = mkdtempSync(join(tmpdir(), 'recap-bench-sync-'));
-const git = (cwd, ...rest) => execFileSync('git', ['-c', 'user.name=bench', '-c', 'user.email=bench@example.com', '-c', 'init.defaultBranch=main', ...rest], { cwd, stdio: 'ignore' });
+const git = (cwd, ...rest) =>
+  execFileSync('git', ['-c', 'user.name=bench', '-c', 'user.email=bench@example.com', '-c', 'init.defaultBranch=main', ...rest], { cwd, stdio: 'ignore' });
 const remote = join(dir, 'remote.git');
 git(dir, 'init', '--bare', '--quiet', remote);
 git(dir, 'init', '--quiet', join(dir, 'seed'));
 git(join(dir, 'seed'), 'commit', '--quiet', '--allow-empty', '-m', 'first');
 git(join(dir, 'seed'), 'push', '--quiet', remote, 'HEAD:main');
 
-const config = ['SYNC=team', 'SYNC_PUSH=manual', 'SYNC_START_WAIT=0', 'TOKEN_ENCODING=words', 'TOKEN_THRESHOLD=1000000', 'REQUIRED_SECTIONS=("Decisions" "State")', 'MIN_TOKENS_PER_SECTION=1', 'SUMMARY_MIN_TOKENS=1', 'SUMMARY_GROUNDING=off', 'GIST=recap'];
+const config = [
+  'SYNC=team',
+  'SYNC_PUSH=manual',
+  'SYNC_START_WAIT=0',
+  'TOKEN_ENCODING=words',
+  'TOKEN_THRESHOLD=1000000',
+  'REQUIRED_SECTIONS=("Decisions" "State")',
+  'MIN_TOKENS_PER_SECTION=1',
+  'SUMMARY_MIN_TOKENS=1',
+  'SUMMARY_GROUNDING=off',
+  'GIST=recap',
+];
 /** A machine: its folder, daemon and client, and a clone of the remote. */
 async function machine(name) {
   const home = join(dir, name);

@@ -248,7 +248,12 @@ async function syncCheck(project: string, env: NodeJS.ProcessEnv): Promise<Check
   if (last.error !== undefined) return [{ name: 'sync', ok: false, detail: `the last sync (${when}) stopped: ${last.error}`, fix: 'recap sync, once the cause is mended' }];
   const refused = (last.fetched ?? []).filter((c) => c.refused !== undefined);
   if (refused.length > 0) {
-    return refused.map((c) => ({ name: 'sync', ok: false, detail: `the last sync (${when}) refused ${c.author ?? 'no author'} on ${c.host}'s chain: ${c.refused}`, fix: `ask whoever owns that machine to run recap sync; nothing of it is in your memory until it checks` }));
+    return refused.map((c) => ({
+      name: 'sync',
+      ok: false,
+      detail: `the last sync (${when}) refused ${c.author ?? 'no author'} on ${c.host}'s chain: ${c.refused}`,
+      fix: `ask whoever owns that machine to run recap sync; nothing of it is in your memory until it checks`,
+    }));
   }
   return [{ name: 'sync', ok: true, detail: `SYNC=${last.mode}; the last sync (${when}) with ${last.remote ?? 'the remote'} finished in ${last.ms} ms` }];
 }

@@ -192,7 +192,8 @@ export class CommandService {
     if (all.length === 0) return NOTHING_TO_COMMIT as Promise<Committed<T>>;
     const appended = this.append(all, after, rewrites);
     // A folder newly known as a tripped job's repository's is the verdict file's to know too.
-    const gateMoved = events.some((e) => e.type === 'GateTripped' || e.type === 'SummaryAccepted') || (bound.some((e) => e.type === 'JobIdentified') && this.state(where.job).gate.tripped);
+    const gateMoved =
+      events.some((e) => e.type === 'GateTripped' || e.type === 'SummaryAccepted') || (bound.some((e) => e.type === 'JobIdentified') && this.state(where.job).gate.tripped);
     // The common case (nothing for the verdict file) takes no extra turn: every check is here.
     if (!gateMoved && bound.length === 0) return appended;
     return appended.then(async (stored) => {

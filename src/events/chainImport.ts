@@ -72,8 +72,7 @@ export function isRedacted(record: ChainRecord): boolean {
 }
 
 const label = (origin: ChainOrigin) => `${origin.author ?? 'unknown author'} on ${origin.host}`;
-const named = (record: ChainRecord, origin: ChainOrigin) =>
-  `entry ${record.index + 1} of ${label(origin)}'s chain (#${record.seq} there, hash ${record.entry.hash.slice(0, 12)})`;
+const named = (record: ChainRecord, origin: ChainOrigin) => `entry ${record.index + 1} of ${label(origin)}'s chain (#${record.seq} there, hash ${record.entry.hash.slice(0, 12)})`;
 
 /** The first thing wrong in the chain itself: a hash, a link, an amendment. */
 function chainProblem(records: readonly ChainRecord[], origin: ChainOrigin): string | undefined {

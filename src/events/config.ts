@@ -56,7 +56,10 @@ const fields = {
   /** Whose summaries `recap sync` reads from the project's git remote: none (off), the user's own machines, or the whole team's (docs/sync.md). */
   SYNC: z.enum(['off', 'personal', 'team']).default('off'),
   /** The project's git remote that sync pushes to and fetches from. */
-  SYNC_REMOTE: z.string().regex(/^[A-Za-z0-9._-]+$/, 'a git remote name').default('origin'),
+  SYNC_REMOTE: z
+    .string()
+    .regex(/^[A-Za-z0-9._-]+$/, 'a git remote name')
+    .default('origin'),
   /** How long a session's start waits for the fetch of other machines' summaries, in milliseconds; 0: no fetch at a session's start. */
   SYNC_START_WAIT: z.number().int().min(0).max(10_000).default(1500),
   /** auto: this machine's summaries are pushed after each one accepted; manual: by `recap sync` only. */
@@ -105,7 +108,9 @@ export const CONFIG_KEYS = Object.keys(fields) as ConfigKey[];
 export const LIST_KEYS: ReadonlySet<string> = new Set(['REQUIRED_SECTIONS', 'VERBATIM_SECTIONS', 'BYPASS_PREFIXES', 'COUNT_KINDS']);
 /** Keys whose values are numbers. */
 export const NUMBER_KEYS: ReadonlySet<string> = new Set(
-  CONFIG_KEYS.filter((k) => !LIST_KEYS.has(k) && !['PROFILE', 'TOKEN_ENCODING', 'JOB_SCOPE', 'SCOPE', 'ON_DAEMON_DOWN', 'SUMMARY_GROUNDING', 'GIST', 'SYNC', 'SYNC_REMOTE', 'SYNC_PUSH'].includes(k)),
+  CONFIG_KEYS.filter(
+    (k) => !LIST_KEYS.has(k) && !['PROFILE', 'TOKEN_ENCODING', 'JOB_SCOPE', 'SCOPE', 'ON_DAEMON_DOWN', 'SUMMARY_GROUNDING', 'GIST', 'SYNC', 'SYNC_REMOTE', 'SYNC_PUSH'].includes(k),
+  ),
 );
 
 export const DEFAULT_CONFIG: Config = configSchema.parse({});

@@ -248,7 +248,12 @@ describe('a job is its repository', () => {
     expect(deniedReason({ stdout: denied.stdout, exitCode: denied.code ?? -1 })).toContain(`it last knew job ${job} as tripped`);
 
     const back = await connect(h.box);
-    const answer = await back.op<{ accepted: boolean }>({ op: 'submit', session: 's-new', cwd: clone, text: '## Notes\nThe parser is strict now and reports each mistake with its line.' });
+    const answer = await back.op<{ accepted: boolean }>({
+      op: 'submit',
+      session: 's-new',
+      cwd: clone,
+      text: '## Notes\nThe parser is strict now and reports each mistake with its line.',
+    });
     expect(answer.accepted).toBe(true);
     expect((await back.op<{ tripped: boolean }>({ op: 'status', cwd: original })).tripped).toBe(false);
   });

@@ -12,10 +12,23 @@ import { RawClient, removedAfterEach, runCli, sandbox, startDaemon, type DaemonP
 
 const { boxes, daemons, clients } = removedAfterEach();
 
-const CONFIG = ['SYNC=team', 'SYNC_PUSH=manual', 'TOKEN_ENCODING=words', 'REQUIRED_SECTIONS=("Notes")', 'MIN_TOKENS_PER_SECTION=1', 'SUMMARY_MIN_TOKENS=1', 'GIST=recap', 'SUMMARY_GROUNDING=off'];
+const CONFIG = [
+  'SYNC=team',
+  'SYNC_PUSH=manual',
+  'TOKEN_ENCODING=words',
+  'REQUIRED_SECTIONS=("Notes")',
+  'MIN_TOKENS_PER_SECTION=1',
+  'SUMMARY_MIN_TOKENS=1',
+  'GIST=recap',
+  'SUMMARY_GROUNDING=off',
+];
 
 const gitIn = (cwd: string, ...args: string[]) =>
-  execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', '-c', 'init.defaultBranch=main', ...args], { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', '-c', 'init.defaultBranch=main', ...args], {
+    cwd,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
 
 /** A bare remote with one commit on main, in the first machine's sandbox folder. */
 function remoteRepo(box: Sandbox): string {
@@ -28,7 +41,13 @@ function remoteRepo(box: Sandbox): string {
   return remote;
 }
 
-type Machine = { box: Sandbox; project: string; client: RawClient; daemon: DaemonProcess; cli: (args: string[], input?: string) => Promise<{ code: number | null; stdout: string; stderr: string }> };
+type Machine = {
+  box: Sandbox;
+  project: string;
+  client: RawClient;
+  daemon: DaemonProcess;
+  cli: (args: string[], input?: string) => Promise<{ code: number | null; stdout: string; stderr: string }>;
+};
 
 /** A machine: its own sandbox and daemon, and a clone of `remote` whose git author is `email`. */
 async function machine(remote: string, host: string, email: string, config = CONFIG, box = sandbox()): Promise<Machine> {
@@ -58,7 +77,11 @@ async function summarize(m: Machine, marker: string, prompt = `please work on ${
   expect(answer).toMatchObject({ accepted: true });
 }
 
-type Report = { error?: string; pushed?: { entries: number; unchanged: boolean }; fetched?: { host: string; author?: string; imported: number; refused?: string; skipped?: string }[] };
+type Report = {
+  error?: string;
+  pushed?: { entries: number; unchanged: boolean };
+  fetched?: { host: string; author?: string; imported: number; refused?: string; skipped?: string }[];
+};
 const sync = async (m: Machine, fields: Record<string, unknown> = {}) => (await request(m, 'sync', fields)) as Report;
 
 /** The SummaryImported events in a machine's log. */
@@ -155,7 +178,9 @@ describe('recap sync through a git remote', () => {
     gitIn(first.dir, '--git-dir', remote, 'update-ref', ref!, commit);
 
     const report = await sync(b);
-    expect(report.fetched).toEqual([expect.objectContaining({ host: 'laptop', imported: 0, refused: expect.stringMatching(/entry 1 of alice@example\.com on laptop's chain .* does not match its hash/) })]);
+    expect(report.fetched).toEqual([
+      expect.objectContaining({ host: 'laptop', imported: 0, refused: expect.stringMatching(/entry 1 of alice@example\.com on laptop's chain .* does not match its hash/) }),
+    ]);
     expect(await importedTexts(b)).toEqual([]);
     const shown = await b.cli(['sync', '--last']);
     expect(shown.stdout).toMatch(/refused alice@example\.com on laptop's chain: entry 1/);
@@ -202,7 +227,12 @@ describe('recap sync through a git remote', () => {
     const remote = remoteRepo(first);
     const alice = await machine(remote, 'laptop', 'alice@example.com', CONFIG, first);
     const bob = await machine(remote, 'bobbox', 'bob@example.com');
-    const alice2 = await machine(remote, 'devbox', 'alice@example.com', CONFIG.map((l) => (l === 'SYNC=team' ? 'SYNC=personal' : l)));
+    const alice2 = await machine(
+      remote,
+      'devbox',
+      'alice@example.com',
+      CONFIG.map((l) => (l === 'SYNC=team' ? 'SYNC=personal' : l)),
+    );
     await summarize(alice, "alice's notes");
     await summarize(bob, "bob's notes");
     await sync(alice);
@@ -220,7 +250,13 @@ describe('recap sync through a git remote', () => {
   it('says what to do when sync is off, or the project has no such remote', async () => {
     const first = sandbox();
     const remote = remoteRepo(first);
-    const off = await machine(remote, 'laptop', 'alice@example.com', CONFIG.filter((l) => l !== 'SYNC=team'), first);
+    const off = await machine(
+      remote,
+      'laptop',
+      'alice@example.com',
+      CONFIG.filter((l) => l !== 'SYNC=team'),
+      first,
+    );
     expect((await sync(off)).error).toMatch(/sync is off \(SYNC=off\): set SYNC=personal .* or SYNC=team/);
     const cli = await off.cli(['sync']);
     expect(cli.code).toBe(1);
@@ -229,7 +265,7 @@ describe('recap sync through a git remote', () => {
     expect((await sync(other)).error).toMatch(/has no git remote named upstream: add one \(git remote add upstream URL\), or name another in SYNC_REMOTE/);
   });
 
-  it('runs no program a remote URL in the project\'s git config names (ext::, a remote helper), and syncs once the URL is plain again', async () => {
+  it("runs no program a remote URL in the project's git config names (ext::, a remote helper), and syncs once the URL is plain again", async () => {
     const first = sandbox();
     const remote = remoteRepo(first);
     const m = await machine(remote, 'laptop', 'alice@example.com', CONFIG, first);

@@ -96,7 +96,9 @@ export function git(args: readonly string[], run: GitRun): Promise<Buffer> {
       err = (err + chunk.toString('utf8')).slice(-4000);
     });
     child.on('error', (error: NodeJS.ErrnoException) => {
-      finish(new GitFailed(error.code === 'ENOENT' ? 'git is not installed (or not on the PATH of the recap daemon): install git to sync' : `git could not start: ${error.message}`));
+      finish(
+        new GitFailed(error.code === 'ENOENT' ? 'git is not installed (or not on the PATH of the recap daemon): install git to sync' : `git could not start: ${error.message}`),
+      );
     });
     child.on('close', (code, signal) => {
       if (code === 0) finish(undefined);

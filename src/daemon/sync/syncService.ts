@@ -134,7 +134,14 @@ export class SyncService {
         await chains.fetch(url, repo.key);
         report.fetched = await this.importAll(where, chains, repo.key, config.SYNC === 'personal' ? author : undefined);
       }
-      if (ask.push) report.pushed = await this.push(where.job, chains, url, { format: 1, repo: repo.key, machine: this.machine, host: this.deps.env.RECAP_HOST_NAME ?? hostname(), ...(author !== undefined ? { author } : {}) }, ask.fetch);
+      if (ask.push)
+        report.pushed = await this.push(
+          where.job,
+          chains,
+          url,
+          { format: 1, repo: repo.key, machine: this.machine, host: this.deps.env.RECAP_HOST_NAME ?? hostname(), ...(author !== undefined ? { author } : {}) },
+          ask.fetch,
+        );
     } catch (error) {
       if (!(error instanceof SyncProblem) && !(error instanceof GitFailed)) throw error;
       report.error = error.message;
@@ -238,7 +245,8 @@ export class SyncService {
     for (const event of stored) {
       if (event.type === 'SummaryAccepted' || event.type === 'SummaryAmended' || event.type === 'EntryRedacted') jobs.add(event.data.job);
     }
-    for (const job of jobs) void durable.then(() => this.pushAfterChange(job)).catch((error: unknown) => this.deps.log.error({ err: error, job }, 'the push after a summary failed'));
+    for (const job of jobs)
+      void durable.then(() => this.pushAfterChange(job)).catch((error: unknown) => this.deps.log.error({ err: error, job }, 'the push after a summary failed'));
   }
 
   private async pushAfterChange(job: string): Promise<void> {
