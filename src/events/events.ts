@@ -2,40 +2,11 @@
 // a new shape gets a new version and an upcaster when it is read.
 import type { Caller } from './caller.js';
 import type { SecretTally } from './secrets.js';
-import type {
-  TripReason,
-  Time,
-  SectionTally,
-  FileReference,
-  GistAuthor,
-  DenialCause,
-  ApprovedBy,
-  NoticeKind,
-  TokenFigures,
-  ModelTokens,
-  AgentTokens,
-  SessionFigures,
-  RepositoryIdentity,
-  ChainOrigin,
-} from './eventParts.js';
+import type { TripReason, Time, SectionTally, FileReference, GistAuthor, DenialCause, ApprovedBy } from './eventParts.js';
+import type { NoticeKind, TokenFigures, ModelTokens, AgentTokens, SessionFigures, RepositoryIdentity, ChainOrigin } from './eventParts.js';
 
 export { TRIP_REASONS } from './eventParts.js';
-export type {
-  TripReason,
-  Time,
-  SectionTally,
-  FileReference,
-  GistAuthor,
-  DenialCause,
-  ApprovedBy,
-  NoticeKind,
-  TokenFigures,
-  ModelTokens,
-  AgentTokens,
-  SessionFigures,
-  RepositoryIdentity,
-  ChainOrigin,
-};
+export type * from './eventParts.js';
 
 export type InteractionRecorded = {
   type: 'InteractionRecorded';
