@@ -3,7 +3,7 @@
 import type { Caller } from './caller.js';
 import type { SecretTally } from './secrets.js';
 import type { TripReason, Time, SectionTally, FileReference, GistAuthor, DenialCause, ApprovedBy } from './eventParts.js';
-import type { NoticeKind, TokenFigures, ModelTokens, AgentTokens, SessionFigures, RepositoryIdentity, ChainOrigin } from './eventParts.js';
+import type { NoticeKind, ModelTokens, AgentTokens, RepositoryIdentity, ChainOrigin } from './eventParts.js';
 
 export { TRIP_REASONS } from './eventParts.js';
 export type * from './eventParts.js';
