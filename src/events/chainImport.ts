@@ -12,8 +12,8 @@ import type { Decision } from './decision.js';
 import type { ChainOrigin, SummaryImported, Time } from './events.js';
 import type { ChainEntry, JobState } from './jobState.js';
 
-/** `recap sync` read a machine's chain from the remote (`ref`: the machine the ref is named after). */
-export type ImportChain = { type: 'ImportChain'; job: string; ref: string; chain: FetchedChain; now: Time };
+/** `recap sync` read a machine's chain from the remote (`repo` and `ref`: the repository key and the machine its ref is named after). */
+export type ImportChain = { type: 'ImportChain'; job: string; repo: string; ref: string; chain: FetchedChain; now: Time };
 
 export type ImportAnswer = {
   origin: ChainOrigin;
@@ -31,6 +31,8 @@ export function importChain(command: ImportChain, state: JobState): Decision<Imp
   const origin: ChainOrigin = { machine: head.machine, host: head.host, ...(head.author !== undefined ? { author: head.author } : {}) };
   const refuse = (refused: string): Decision<ImportAnswer> => ({ answer: { origin, imported: 0, updated: 0, refused, redactedCopies: [] }, events: [] });
   if (head.machine !== command.ref) return refuse(`its chain.json names machine ${head.machine}, but it is stored under machine ${command.ref}'s ref`);
+  if (head.repo !== command.repo)
+    return refuse(`its chain.json names repository ${head.repo}, but it is stored under repository ${command.repo}'s refs: it is another repository's memory`);
   const problem = chainProblem(records, origin);
   if (problem !== undefined) return refuse(problem);
   const known = state.imported.filter((e) => e.origin?.machine === head.machine);

@@ -33,7 +33,7 @@ const chainOf = (records: ChainRecord[], head = HEAD): FetchedChain => ({ head, 
 
 /** The job's state after importing `chain`, and the answer. */
 function run(chain: FetchedChain, state: JobState = initialJobState(JOB), seq = { n: 1 }) {
-  const decision = importChain({ type: 'ImportChain', job: JOB, ref: MACHINE, chain, now: 9_000 }, state);
+  const decision = importChain({ type: 'ImportChain', job: JOB, repo: HEAD.repo, ref: MACHINE, chain, now: 9_000 }, state);
   for (const event of decision.events) evolve(state, { ...event, seq: (seq.n += 1), version: 1 } as StoredEvent);
   return { ...decision, state };
 }
@@ -80,8 +80,14 @@ describe("another machine's chain", () => {
   });
 
   it("refuses a chain stored under another machine's ref", () => {
-    const decision = importChain({ type: 'ImportChain', job: JOB, ref: 'c'.repeat(32), chain: chainOf(entries(['one'])), now: 1 }, initialJobState(JOB));
+    const decision = importChain({ type: 'ImportChain', job: JOB, repo: HEAD.repo, ref: 'c'.repeat(32), chain: chainOf(entries(['one'])), now: 1 }, initialJobState(JOB));
     expect(decision.answer.refused).toMatch(/names machine a+, but it is stored under machine c+'s ref/);
+  });
+
+  it("refuses another repository's chain stored under this repository's refs", () => {
+    const decision = importChain({ type: 'ImportChain', job: JOB, repo: 'd'.repeat(16), ref: MACHINE, chain: chainOf(entries(['one'])), now: 1 }, initialJobState(JOB));
+    expect(decision.answer.refused).toMatch(/names repository b+, but it is stored under repository d+'s refs/);
+    expect(decision.events).toEqual([]);
   });
 
   it('takes an amendment made there as an update, and a redaction there as one whose earlier copies are to be rewritten', () => {

@@ -74,7 +74,9 @@ export class SyncService {
   /** Pushes and fetches as asked, after the job's sync in flight; the report says what happened, or what stopped it. */
   sync(where: Where, ask: Ask): Promise<SyncReport> {
     const before = this.running.get(where.job) ?? Promise.resolve(undefined);
-    const run = before.then(() => this.run(where, ask));
+    // After the one before, whatever became of it.
+    const next = () => this.run(where, ask);
+    const run = before.then(next, next);
     const kept = run.finally(() => {
       if (this.running.get(where.job) === kept) this.running.delete(where.job);
     });
@@ -111,7 +113,9 @@ export class SyncService {
     const report: SyncReport = { job: where.job, mode: config.SYNC, machine: this.machine, time: started, ms: 0 };
     try {
       if (config.SYNC === 'off') {
-        throw new SyncProblem('sync is off (SYNC=off): set SYNC=personal (your own machines) or SYNC=team (every author) in your config, then recap reload (docs/sync.md)');
+        throw new SyncProblem(
+          'sync is off (SYNC=off): set SYNC=personal (your own machines) or SYNC=team (every author) in your config file, then recap reload (recap config show says if the change waits for your recap config allow); docs/sync.md',
+        );
       }
       const project = where.project;
       if (project === undefined) throw new SyncProblem(`job ${where.job} has no project folder known to this daemon: run recap sync in the project`);
@@ -159,7 +163,8 @@ export class SyncService {
     // No summary here yet: nothing to put on the remote (no empty ref for every machine that only reads).
     if (records.length === 0) return { entries: 0, unchanged: true };
     const ref = chainRef(head.repo, head.machine);
-    const newest = Math.max(0, ...records.flatMap((r) => [r.entry.time, ...(r.amendments ?? []).map((a) => a.time)]));
+    // Dated by its newest entry or amendment: the same chain makes the same commit.
+    const newest = records.reduce((at, r) => (r.amendments ?? []).reduce((t, a) => Math.max(t, a.time), Math.max(at, r.entry.time)), 0);
     const commit = await chains.write(ref, chainFiles(head, records), newest / 1000);
     const remote = fetchedNow ? (await chains.fetched(head.repo)).get(head.machine) : this.pushed.get(head.repo);
     if (remote === commit) return { entries: records.length, unchanged: true };
@@ -190,14 +195,14 @@ export class SyncService {
       if (machine === this.machine) continue;
       const seenKey = `${key} ${machine}`;
       if (this.imported.get(seenKey) === commit) continue;
-      const chain = await this.importOne(where, chains, machine, commit, onlyAuthor);
+      const chain = await this.importOne(where, chains, key, machine, commit, onlyAuthor);
       if (chain.refused === undefined && chain.skipped === undefined) this.imported.set(seenKey, commit);
       found.push(chain);
     }
     return found;
   }
 
-  private async importOne(where: Where, chains: ChainRepo, machine: string, commit: string, onlyAuthor: string | undefined): Promise<SyncedChain> {
+  private async importOne(where: Where, chains: ChainRepo, key: string, machine: string, commit: string, onlyAuthor: string | undefined): Promise<SyncedChain> {
     const unknown = { machine, host: '?', imported: 0, updated: 0 };
     let files: Map<string, string>;
     try {
@@ -215,7 +220,7 @@ export class SyncService {
     }
     const copies = await this.textCopies(where.job, machine, read.chain.records);
     const service = this.deps.service;
-    const answer = await service.transact(where, (job, now) => ({ type: 'ImportChain' as const, job, ref: machine, chain: read.chain, now }), {
+    const answer = await service.transact(where, (job, now) => ({ type: 'ImportChain' as const, job, repo: key, ref: machine, chain: read.chain, now }), {
       alone: true,
       // An entry redacted on its machine: the copies that still hold its text are written again without it, in the same batch.
       rewrites: (events) => events.flatMap((e) => rewrittenCopies(e as SummaryImported, copies)),
