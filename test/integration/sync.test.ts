@@ -184,6 +184,8 @@ describe('recap sync through a git remote', () => {
     expect(await importedTexts(b)).toEqual([]);
     const shown = await b.cli(['sync', '--last']);
     expect(shown.stdout).toMatch(/refused alice@example\.com on laptop's chain: entry 1/);
+    const doctor = await b.cli(['doctor']);
+    expect(doctor.stdout).toMatch(/sync.*refused alice@example\.com on laptop's chain: entry 1/);
     // The way back: machine A pushes its chain again, and B takes it whole.
     await summarize(a, 'the index writer', 'and write it too');
     await sync(a);

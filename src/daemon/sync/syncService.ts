@@ -92,7 +92,8 @@ export class SyncService {
     const failed = (error: unknown) => this.deps.log.error({ err: error, job: where.job }, "the fetch at a session's start failed; the memory is what this machine has");
     try {
       const config = await this.config(where);
-      if (config.SYNC === 'off' || config.SYNC_START_WAIT === 0 || where.project === undefined) return;
+      // A session's own job (JOB_SCOPE=session) is no repository's: there is nothing of it on other machines.
+      if (config.SYNC === 'off' || config.SYNC_START_WAIT === 0 || config.JOB_SCOPE === 'session' || where.project === undefined) return;
       let timer: NodeJS.Timeout | undefined;
       const waited = new Promise<void>((resolve) => (timer = setTimeout(resolve, config.SYNC_START_WAIT)));
       const fetched = this.sync(where, { push: false, fetch: true }).then(() => undefined, failed);
