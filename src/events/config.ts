@@ -60,8 +60,12 @@ const fields = {
     .string()
     .regex(/^[A-Za-z0-9._-]+$/, 'a git remote name')
     .default('origin'),
-  /** How long a session's start waits for the fetch of other machines' summaries, in milliseconds; 0: no fetch at a session's start. */
-  SYNC_START_WAIT: z.number().int().min(0).max(10_000).default(1500),
+  /**
+   * How long a session's start waits for the fetch of other machines' summaries, in milliseconds;
+   * 0: no fetch at a session's start. At most 3000: the hook launcher gives the daemon 4000 ms to
+   * answer, and a longer wait on a remote that never answers lost the session its whole memory.
+   */
+  SYNC_START_WAIT: z.number().int().min(0).max(3000).default(1500),
   /** auto: this machine's summaries are pushed after each one accepted; manual: by `recap sync` only. */
   SYNC_PUSH: z.enum(['auto', 'manual']).default('auto'),
 };
