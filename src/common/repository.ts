@@ -25,7 +25,8 @@ export function repositoryOf(project: string): RepositoryIdentity | undefined {
   const sub = prefix.replace(/\/$/, '');
   // A `.git` git passed over (an empty folder, a broken file) is not the repository of the one above it.
   if (sub !== '' && existsSync(join(project, '.git'))) return undefined;
-  const roots = git(project, ['rev-list', '--max-parents=0', 'HEAD'], deadline);
+  // The root of the first-parent line: merging an unrelated history in later does not change it.
+  const roots = git(project, ['rev-list', '--first-parent', '--max-parents=0', 'HEAD'], deadline);
   const root = roots
     ?.split('\n')
     .filter((line) => /^[0-9a-f]{40,64}$/.test(line))
@@ -54,7 +55,9 @@ function git(dir: string, args: string[], deadline: number): string | undefined 
 
 /** The daemon's environment without git's own variables (GIT_DIR and the like would point git elsewhere). */
 function gitEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { GIT_TERMINAL_PROMPT: '0', GIT_OPTIONAL_LOCKS: '0' };
+  // No transport at all: a partial clone's missing commit would otherwise be fetched, running
+  // whatever upload-pack command the project's config (the agent's to write) names.
+  const env: NodeJS.ProcessEnv = { GIT_TERMINAL_PROMPT: '0', GIT_OPTIONAL_LOCKS: '0', GIT_ALLOW_PROTOCOL: 'none', GIT_NO_LAZY_FETCH: '1' };
   for (const [name, value] of Object.entries(process.env)) {
     if (!name.startsWith('GIT_')) env[name] = value;
   }

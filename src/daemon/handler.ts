@@ -3,6 +3,7 @@
 // words. Each op is a function of the table below, kept by area in ops/; every command runs
 // through the command service (commandService.ts).
 import type { SessionIndex } from './sessionIndex.js';
+import { existsSync } from 'node:fs';
 import type { Logger } from 'pino';
 import { CommandRefused } from '../events/commands.js';
 import { userCommandRefusal, type Caller, type CallerVerdict } from '../events/caller.js';
@@ -156,10 +157,10 @@ export class Handler {
   }
 }
 
-/** A job's project folder: the first the log identified as its repository's, else one a session bound to it said. */
+/** A job's project folder that is still there: one the log identified as its repository's, else one a session bound to it said. */
 function projectOf(projection: Projection, job: string): string | undefined {
-  for (const [project, known] of projection.repositories.folders) if (known.job === job) return project;
-  for (const binding of projection.sessions.values()) if (binding.job === job) return binding.project;
+  for (const [project, known] of projection.repositories.folders) if (known.job === job && existsSync(project)) return project;
+  for (const binding of projection.sessions.values()) if (binding.job === job && existsSync(binding.project)) return binding.project;
   return undefined;
 }
 

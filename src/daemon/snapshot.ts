@@ -120,7 +120,9 @@ function isJobState(value: unknown): value is JobState {
     Array.isArray(job.agents) &&
     Array.isArray(job.disabledSessions) &&
     // Other machines' entries (format 10).
-    Array.isArray(job.imported)
+    Array.isArray(job.imported) &&
+    typeof job.importedAt === 'object' &&
+    job.importedAt !== null
   );
 }
 

@@ -12,7 +12,7 @@ export const HEAD_FILE = 'chain.json';
 export const ENTRIES_DIR = 'entries';
 
 /** The most entries a fetched chain may hold, and the most characters one file may: a bound on what a remote can make the daemon read. */
-export const MAX_CHAIN_ENTRIES = 100_000;
+export const MAX_CHAIN_ENTRIES = 20_000;
 export const MAX_FILE_CHARS = 2 * 1024 * 1024;
 
 /** Whose chain a tree is. */

@@ -11,8 +11,8 @@ export type ImportProblem = { what: string };
 const short = (hash: string) => hash.slice(0, 12);
 
 export class ImportedChecks {
-  /** Each chain's entries imported so far: the hash each links to, by its own hash. */
-  private readonly chains = new Map<string, Map<string, string>>();
+  /** Each chain's entries imported so far: the hash each links to, by its own hash, and the entry linking to each hash. */
+  private readonly chains = new Map<string, { links: Map<string, string>; linkedBy: Map<string, string> }>();
 
   /** The problems of one import; none when it verifies. */
   check(data: SummaryImported['data']): ImportProblem[] {
@@ -29,21 +29,21 @@ export class ImportedChecks {
       }
     });
     const key = `${data.job}\n${origin.machine}\n${entry.topic ?? ''}`;
-    const chain = this.chains.get(key) ?? new Map<string, string>();
+    const chain = this.chains.get(key) ?? { links: new Map<string, string>(), linkedBy: new Map<string, string>() };
     this.chains.set(key, chain);
-    const known = chain.get(entry.hash);
+    const known = chain.links.get(entry.hash);
     // Imported again (new amendments, a redaction there): the same entry, the same link.
     if (known !== undefined) {
       if (known !== entry.prevHash) problems.push({ what: `${named} was imported before with another link (${short(known)}, now ${short(entry.prevHash)})` });
       return problems;
     }
-    if (entry.prevHash !== GENESIS_HASH && !chain.has(entry.prevHash)) {
+    if (entry.prevHash !== GENESIS_HASH && !chain.links.has(entry.prevHash)) {
       problems.push({ what: `${named}: the link is broken: previous hash ${short(entry.prevHash)} is no entry of that machine's chain imported before it` });
     }
-    for (const [hash, prev] of chain) {
-      if (prev === entry.prevHash) problems.push({ what: `${named} and entry ${short(hash)} both link to ${short(prev)}: that machine's chain was rewritten` });
-    }
-    chain.set(entry.hash, entry.prevHash);
+    const sibling = chain.linkedBy.get(entry.prevHash);
+    if (sibling !== undefined) problems.push({ what: `${named} and entry ${short(sibling)} both link to ${short(entry.prevHash)}: that machine's chain was rewritten` });
+    else chain.linkedBy.set(entry.prevHash, entry.hash);
+    chain.links.set(entry.hash, entry.prevHash);
     return problems;
   }
 }

@@ -77,6 +77,8 @@ export type JobState = {
    * order they were imported; each keeps its hash and origin. They never count toward the gate.
    */
   imported: ChainEntry[];
+  /** Where each imported entry is in `imported`, by its machine and hash (`machine hash`). */
+  importedAt: Record<string, number>;
   denials: number;
   rejections: number;
   /** Sessions whose context use has tripped the gate once already. */
@@ -109,6 +111,7 @@ export function initialJobState(job: string): JobState {
     gate: { tripped: false },
     chain: [],
     imported: [],
+    importedAt: {},
     denials: 0,
     rejections: 0,
     contextSessions: [],
@@ -302,9 +305,13 @@ function imported(state: JobState, event: StoredEvent & { type: 'SummaryImported
     ...(redacted ? { redacted: { seq: event.seq, time: event.data.time } } : {}),
   };
   if (amendments?.length) next.originAmendments = amendments.length;
-  const at = state.imported.findIndex((e) => e.hash === entry.hash && e.origin?.machine === origin.machine);
-  if (at === -1) state.imported.push(next);
-  else {
+  // Found by its machine and hash in one look: a chain of thousands is imported without a scan per entry.
+  const key = `${origin.machine} ${entry.hash}`;
+  const at = Object.hasOwn(state.importedAt, key) ? state.importedAt[key]! : -1;
+  if (at === -1) {
+    state.importedAt[key] = state.imported.length;
+    state.imported.push(next);
+  } else {
     const earlier = state.imported[at]!;
     state.imported[at] = { ...next, imports: [...(earlier.imports ?? []), earlier.seq] };
   }

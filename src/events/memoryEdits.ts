@@ -107,6 +107,10 @@ export function redactEntry(command: RedactEntry, state: JobState): Decision<Red
       throw new CommandRefused(
         `#${seq} is an amendment of summary #${target.entry ?? '?'}: recap redact ${target.entry ?? 'N'} removes the summary's text with every amendment of it`,
       );
+    case 'SummaryImported':
+      throw new CommandRefused(
+        `#${seq} is another machine's summary (recap sync): it is that machine's to redact; recap redact there removes its text, and every machine's copy goes at its next sync`,
+      );
     default:
       throw new CommandRefused(`#${seq} is a ${target.type} event, which holds no summary or prompt text; recap redact takes a summary's or an interaction's number`);
   }

@@ -222,6 +222,11 @@ describe('recap sync through a git remote', () => {
     const bytes = readdirSync(logDir).map((f) => readFileSync(join(logDir, f)).toString('latin1'));
     expect(bytes.some((content) => content.includes('the token vault'))).toBe(false);
     expect((await b.cli(['verify'])).code).toBe(0);
+    // B cannot redact A's entry itself: it says whose it is to redact.
+    const [imported] = (await request(b, 'events', { types: ['SummaryImported'], cwd: undefined })).events as { seq: number }[];
+    const refused = await b.cli(['redact', String(imported!.seq), '--yes']);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain("another machine's summary (recap sync): it is that machine's to redact");
   });
 
   it('with SYNC=personal reads only the chains of the same git author', async () => {
@@ -267,7 +272,7 @@ describe('recap sync through a git remote', () => {
     expect((await sync(other)).error).toMatch(/has no git remote named upstream: add one \(git remote add upstream URL\), or name another in SYNC_REMOTE/);
   });
 
-  it("runs no program a remote URL in the project's git config names (ext::, a remote helper), and syncs once the URL is plain again", async () => {
+  it("runs no program the project's git config names (ext::, a remote helper, an option for a URL, a hook of a remote on disk), and syncs once the URL is plain again", async () => {
     const first = sandbox();
     const remote = remoteRepo(first);
     const m = await machine(remote, 'laptop', 'alice@example.com', CONFIG, first);
@@ -281,6 +286,17 @@ describe('recap sync through a git remote', () => {
       expect(report.error).toMatch(/git (fetch|push) failed/);
       expect(existsSync(marker)).toBe(false);
     }
+    // A URL git would read as an option.
+    gitIn(m.project, 'config', 'remote.origin.url', `--upload-pack=touch ${marker};`);
+    expect((await sync(m)).error).toMatch(/must not start with -/);
+    expect(existsSync(marker)).toBe(false);
+    // A repository on disk whose own hooks would run for the push.
+    const hooked = join(first.dir, 'hooked.git');
+    gitIn(first.dir, 'init', '--bare', '--quiet', hooked);
+    writeFileSync(join(hooked, 'hooks', 'pre-receive'), `#!/bin/sh\ntouch ${marker}\n`, { mode: 0o755 });
+    gitIn(m.project, 'remote', 'set-url', 'origin', hooked);
+    expect(await sync(m)).toMatchObject({ pushed: { entries: 1, unchanged: false } });
+    expect(existsSync(marker)).toBe(false);
     gitIn(m.project, 'remote', 'set-url', 'origin', remote);
     expect(await sync(m)).toMatchObject({ pushed: { entries: 1, unchanged: false } });
   });

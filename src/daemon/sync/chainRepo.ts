@@ -6,6 +6,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { git, GitFailed } from './git.js';
+import type { Remote } from './projectGit.js';
 
 /** Where this machine's chain of repository `key` is, here and on the remote. */
 export const chainRef = (key: string, machine: string) => `refs/recap/${key}/${machine}`;
@@ -59,14 +60,24 @@ export class ChainRepo {
     return (await this.local(['rev-parse', '--verify', `${ref}^{commit}`])).toString('utf8').trim();
   }
 
-  /** Pushes `ref` to the same ref on `url`, replacing what is there (it is this machine's alone). */
-  async push(url: string, ref: string): Promise<void> {
-    await git(['push', '--quiet', '--no-verify', url, `+${ref}:${ref}`], { gitDir: this.dir, timeoutMs: this.deadlines.remoteMs, env: this.env, ...signalOf(this.deadlines) });
+  /**
+   * Pushes `ref` to the same ref on the remote, replacing what is there (it is this machine's
+   * alone). A repository on this disk runs no hook of its own for it: its hooks and config are
+   * anyone's to write, and the daemon runs outside any sandbox the agent is in.
+   */
+  async push(remote: Remote, ref: string): Promise<void> {
+    const noHooks = remote.local ? [`--receive-pack=git -c core.hooksPath=/dev/null receive-pack`] : [];
+    await git(['push', '--quiet', '--no-verify', ...noHooks, '--', remote.url, `+${ref}:${ref}`], {
+      gitDir: this.dir,
+      timeoutMs: this.deadlines.remoteMs,
+      env: this.env,
+      ...signalOf(this.deadlines),
+    });
   }
 
-  /** Fetches every machine's ref of repository `key` from `url`; refs gone there are dropped here. */
-  async fetch(url: string, key: string): Promise<void> {
-    await git(['fetch', '--quiet', '--no-tags', '--prune', '--no-write-fetch-head', url, `+refs/recap/${key}/*:${fetchedPrefix(key)}*`], {
+  /** Fetches every machine's ref of repository `key` from the remote; refs gone there are dropped here. */
+  async fetch(remote: Remote, key: string): Promise<void> {
+    await git(['fetch', '--quiet', '--no-tags', '--prune', '--no-write-fetch-head', '--', remote.url, `+refs/recap/${key}/*:${fetchedPrefix(key)}*`], {
       gitDir: this.dir,
       timeoutMs: this.deadlines.remoteMs,
       env: this.env,
@@ -84,6 +95,26 @@ export class ChainRepo {
       refs.set(name.slice(fetchedPrefix(key).length), id);
     }
     return refs;
+  }
+
+  /** A value recap keeps in this repository's config (`recap.<name>`), if set. */
+  async setting(name: string): Promise<string | undefined> {
+    try {
+      return (await this.local(['config', '--get', `recap.${name}`])).toString('utf8').trim() || undefined;
+    } catch (error) {
+      if (error instanceof GitFailed && !error.timedOut) return undefined;
+      throw error;
+    }
+  }
+
+  async setSetting(name: string, value: string): Promise<void> {
+    await this.local(['config', `recap.${name}`, value]);
+  }
+
+  /** Drops every object no ref reaches now: a redacted text's old copies leave this disk. */
+  async collect(): Promise<void> {
+    await this.local(['reflog', 'expire', '--expire=now', '--all']);
+    await this.local(['gc', '--quiet', '--prune=now']);
   }
 
   /** The commit `ref` points at here, if any. */

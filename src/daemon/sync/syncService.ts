@@ -17,13 +17,13 @@ import type { Where } from '../jobResolver.js';
 import { ChainRepo, chainRef } from './chainRepo.js';
 import { GitFailed } from './git.js';
 import { machineId } from './machine.js';
-import { gitAuthor, remoteUrl, SyncProblem } from './projectGit.js';
+import { gitAuthor, remoteUrl, SyncProblem, type Remote } from './projectGit.js';
 
 /** How long git may take: on this machine, and with the remote. */
 const LOCAL_MS = 10_000;
 const REMOTE_MS = 30_000;
 /** The most bytes of a fetched chain's files read. */
-const MAX_CHAIN_BYTES = 512 * 1024 * 1024;
+const MAX_CHAIN_BYTES = 128 * 1024 * 1024;
 
 export type SyncDeps = {
   service: CommandService;
@@ -80,6 +80,8 @@ export class SyncService {
     const kept = run.finally(() => {
       if (this.running.get(where.job) === kept) this.running.delete(where.job);
     });
+    // The caller handles `run`'s failure; this copy of it is only waited on by the next sync.
+    kept.catch(() => undefined);
     this.running.set(where.job, kept);
     return run;
   }
@@ -110,43 +112,27 @@ export class SyncService {
 
   private async run(where: Where, ask: Ask): Promise<SyncReport> {
     const started = Date.now();
-    const config = await this.config(where);
-    const report: SyncReport = { job: where.job, mode: config.SYNC, machine: this.machine, time: started, ms: 0 };
+    const report: SyncReport = { job: where.job, mode: 'off', machine: this.machine, time: started, ms: 0 };
     try {
-      if (config.SYNC === 'off') {
-        throw new SyncProblem(
-          'sync is off (SYNC=off): set SYNC=personal (your own machines) or SYNC=team (every author) in your config file, then recap reload (recap config show says if the change waits for your recap config allow); docs/sync.md',
-        );
-      }
-      const project = where.project;
-      if (project === undefined) throw new SyncProblem(`job ${where.job} has no project folder known to this daemon: run recap sync in the project`);
-      const repo = this.deps.identify(project);
-      if (repo === undefined) {
-        throw new SyncProblem(
-          `${project} is not a git repository with a commit (or it is a shallow clone): its job cannot be found on other machines; commit once (or git fetch --unshallow), then sync`,
-        );
-      }
+      const config = await this.config(where);
+      report.mode = config.SYNC;
+      const { project, repo } = this.repositoryOf(where, config);
       report.repo = { key: repo.key, name: repo.name };
-      const owner = this.deps.jobOf(repo.key);
-      if (owner !== undefined && owner !== where.job) {
-        throw new SyncProblem(`job ${where.job} is not the job of ${project}'s repository (${owner} is): run recap sync there without --job, or with --job ${owner}`);
-      }
-      const url = await remoteUrl(project, config.SYNC_REMOTE, this.deps.env);
-      report.remote = url;
-      const author = await gitAuthor(project, this.deps.env);
+      const remote = await remoteUrl(project, config.SYNC_REMOTE, this.deps.env);
+      report.remote = remote.url;
       const chains = await ChainRepo.open(this.syncDir, repo.key, this.deps.env, { localMs: LOCAL_MS, remoteMs: REMOTE_MS, signal: this.stopping.signal });
+      const author = await this.authorOf(chains, project);
+      if (config.SYNC === 'personal' && author === undefined) {
+        throw new SyncProblem('SYNC=personal reads the chains of your own git author, and this machine has none: set one (git config --global user.email YOU), or use SYNC=team');
+      }
       if (ask.fetch) {
-        await chains.fetch(url, repo.key);
+        await chains.fetch(remote, repo.key);
         report.fetched = await this.importAll(where, chains, repo.key, config.SYNC === 'personal' ? author : undefined);
       }
-      if (ask.push)
-        report.pushed = await this.push(
-          where.job,
-          chains,
-          url,
-          { format: 1, repo: repo.key, machine: this.machine, host: this.deps.env.RECAP_HOST_NAME ?? hostname(), ...(author !== undefined ? { author } : {}) },
-          ask.fetch,
-        );
+      if (ask.push) {
+        const head = { format: 1, repo: repo.key, machine: this.machine, host: this.deps.env.RECAP_HOST_NAME ?? hostname(), ...(author !== undefined ? { author } : {}) };
+        report.pushed = await this.push(where.job, chains, remote, head, ask.fetch);
+      }
     } catch (error) {
       if (!(error instanceof SyncProblem) && !(error instanceof GitFailed)) throw error;
       report.error = error.message;
@@ -158,8 +144,51 @@ export class SyncService {
     return report;
   }
 
-  /** This machine's chain of the job, as one commit; pushed unless the remote has that commit already. */
-  private async push(job: string, chains: ChainRepo, url: string, head: ChainHead, fetchedNow: boolean): Promise<{ entries: number; unchanged: boolean }> {
+  /** The job's project and repository, when sync is on and the job is that repository's: else what to do. */
+  private repositoryOf(where: Where, config: Config): { project: string; repo: RepositoryIdentity } {
+    if (config.SYNC === 'off') {
+      throw new SyncProblem(
+        'sync is off (SYNC=off): set SYNC=personal (your own machines) or SYNC=team (every author) in your config file, then recap reload (recap config show says if the change waits for your recap config allow); docs/sync.md',
+      );
+    }
+    if (config.JOB_SCOPE === 'session') throw new SyncProblem("JOB_SCOPE=session makes each session a job of its own, not the repository's: its summaries stay on this machine");
+    const project = where.project;
+    if (project === undefined) throw new SyncProblem(`job ${where.job} has no project folder known to this daemon: run recap sync in the project`);
+    const repo = this.deps.identify(project);
+    if (repo === undefined) {
+      throw new SyncProblem(
+        `${project} is not a git repository with a commit (or it is a shallow clone): its job cannot be found on other machines; commit once (or git fetch --unshallow), then sync`,
+      );
+    }
+    const owner = this.deps.jobOf(repo.key);
+    if (owner !== where.job) {
+      throw new SyncProblem(
+        owner === undefined
+          ? `job ${where.job} is not known as ${project}'s repository's yet: run recap sync in the project once an agent has worked there`
+          : `job ${where.job} is not the job of ${project}'s repository (${owner} is): run recap sync there without --job, or with --job ${owner}`,
+      );
+    }
+    return { project, repo };
+  }
+
+  /**
+   * The git author this machine's chain of the repository carries: the one it was first pushed
+   * with, kept in recap's own repository (the project's config is per clone, and the agent's to
+   * write), else the project's git author now.
+   */
+  private async authorOf(chains: ChainRepo, project: string): Promise<string | undefined> {
+    const pinned = await chains.setting('author');
+    if (pinned !== undefined) return pinned;
+    const author = await gitAuthor(project, this.deps.env);
+    if (author !== undefined) await chains.setSetting('author', author);
+    return author;
+  }
+
+  /**
+   * This machine's chain of the job, as one commit; pushed unless the remote has that commit
+   * already. Once a redacted text left the chain, recap's repository drops its old copies.
+   */
+  private async push(job: string, chains: ChainRepo, remote: Remote, head: ChainHead, fetchedNow: boolean): Promise<{ entries: number; unchanged: boolean }> {
     const records = await this.localRecords(job);
     // No summary here yet: nothing to put on the remote (no empty ref for every machine that only reads).
     if (records.length === 0) return { entries: 0, unchanged: true };
@@ -167,9 +196,14 @@ export class SyncService {
     // Dated by its newest entry or amendment: the same chain makes the same commit.
     const newest = records.reduce((at, r) => (r.amendments ?? []).reduce((t, a) => Math.max(t, a.time), Math.max(at, r.entry.time)), 0);
     const commit = await chains.write(ref, chainFiles(head, records), newest / 1000);
-    const remote = fetchedNow ? (await chains.fetched(head.repo)).get(head.machine) : this.pushed.get(head.repo);
-    if (remote === commit) return { entries: records.length, unchanged: true };
-    await chains.push(url, ref);
+    const redacted = String(records.filter(isRedacted).length);
+    if ((await chains.setting('collected')) !== redacted && redacted !== '0') {
+      await chains.collect();
+      await chains.setSetting('collected', redacted);
+    }
+    const there = fetchedNow ? (await chains.fetched(head.repo)).get(head.machine) : this.pushed.get(head.repo);
+    if (there === commit) return { entries: records.length, unchanged: true };
+    await chains.push(remote, ref);
     this.pushed.set(head.repo, commit);
     return { entries: records.length, unchanged: false };
   }
@@ -194,10 +228,11 @@ export class SyncService {
     const found: SyncedChain[] = [];
     for (const [machine, commit] of await chains.fetched(key)) {
       if (machine === this.machine) continue;
-      const seenKey = `${key} ${machine}`;
+      // A commit read once is not read again, whatever came of it: a refused chain stays refused until its machine pushes again.
+      const seenKey = `${key} ${machine} ${onlyAuthor ?? ''}`;
       if (this.imported.get(seenKey) === commit) continue;
       const chain = await this.importOne(where, chains, key, machine, commit, onlyAuthor);
-      if (chain.refused === undefined && chain.skipped === undefined) this.imported.set(seenKey, commit);
+      this.imported.set(seenKey, commit);
       found.push(chain);
     }
     return found;
@@ -226,7 +261,11 @@ export class SyncService {
       // An entry redacted on its machine: the copies that still hold its text are written again without it, in the same batch.
       rewrites: (events) => events.flatMap((e) => rewrittenCopies(e as SummaryImported, copies)),
     });
-    if (answer.redactedCopies.length > 0) await service.purgeLog();
+    if (answer.redactedCopies.length > 0) {
+      await service.purgeLog();
+      // The fetched ref's earlier commit held the text too.
+      await chains.collect();
+    }
     const chain = { ...whose, imported: answer.imported, updated: answer.updated };
     return answer.refused !== undefined ? this.refused(where, { ...chain, refused: answer.refused }) : chain;
   }
@@ -260,7 +299,10 @@ export class SyncService {
     if (project === undefined) return;
     const where = { job, project };
     const config = await this.config(where);
-    if (config.SYNC === 'off' || config.SYNC_PUSH !== 'auto' || this.deps.identify(project) === undefined) return;
+    if (config.SYNC === 'off' || config.SYNC_PUSH !== 'auto' || config.JOB_SCOPE === 'session') return;
+    // Only the repository's job is pushed (a job of no repository, or a session's own, is not).
+    const repo = this.deps.identify(project);
+    if (repo === undefined || this.deps.jobOf(repo.key) !== job) return;
     await this.sync(where, { push: true, fetch: false });
   }
 }
