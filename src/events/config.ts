@@ -62,10 +62,11 @@ const fields = {
     .default('origin'),
   /**
    * How long a session's start waits for the fetch of other machines' summaries, in milliseconds;
-   * 0: no fetch at a session's start. At most 3000: the hook launcher gives the daemon 4000 ms to
-   * answer, and a longer wait on a remote that never answers lost the session its whole memory.
+   * 0: no fetch at a session's start. At most 2000: the hook launcher gives the daemon 4000 ms to
+   * answer, and a longer wait on a remote that never answers lost the session its whole memory
+   * (a folder seen for the first time may also take up to 2000 ms of git to know its repository).
    */
-  SYNC_START_WAIT: z.number().int().min(0).max(3000).default(1500),
+  SYNC_START_WAIT: z.number().int().min(0).max(2000).default(1500),
   /** auto: this machine's summaries are pushed after each one accepted; manual: by `recap sync` only. */
   SYNC_PUSH: z.enum(['auto', 'manual']).default('auto'),
 };

@@ -20,7 +20,7 @@ import { DEFAULT_SECTIONS } from '../../src/events/config.js';
 const TEST_MS = 120_000;
 // B waits longer than the default 1500 ms for the fetch at a session's start (slack for a busy
 // CI machine): the most SYNC_START_WAIT allows, which the hook's deadline still leaves room for.
-const START_WAIT_MS = 3000;
+const START_WAIT_MS = 2000;
 const CONFIG_A = `TOKEN_THRESHOLD=${ATTACK_THRESHOLD}\nSYNC=team\n`;
 const CONFIG_B = `TOKEN_THRESHOLD=${ATTACK_THRESHOLD}\nSYNC=team\nSYNC_START_WAIT=${START_WAIT_MS}\n`;
 
