@@ -33,7 +33,7 @@ export function syncText(r: SyncReport): string {
 export const syncCommands: Builder = (y) =>
   y.command(
     'sync',
-    "push this machine's summaries to the git remote, fetch the others'",
+    'share summaries between machines through git',
     (a) =>
       documented(a, 'sync')
         .option('push-only', { type: 'boolean', describe: "push this machine's summaries, fetch nothing" })
