@@ -24,6 +24,9 @@ export type RedactAnswer = { what: 'summary' | 'interaction'; already: boolean; 
 function summaryOf(state: JobState, seq: number, verb: string): ChainEntry {
   const entry = state.chain.find((e) => e.seq === seq);
   if (entry !== undefined) return entry;
+  if (state.imported.some((e) => e.seq === seq)) {
+    throw new CommandRefused(`#${seq} is another machine's summary (recap sync): it is that machine's to ${verb}; recap ${verb} there, and the change travels at its next sync`);
+  }
   const seqs = state.chain.map((e) => e.seq);
   const near = [seqs.findLast((n) => n < seq), seqs.find((n) => n > seq)].flatMap((n) => (n === undefined ? [] : [`#${n}`]));
   throw new CommandRefused(

@@ -229,6 +229,20 @@ describe('recap sync through a git remote', () => {
     expect(refused.stderr).toContain("another machine's summary (recap sync): it is that machine's to redact");
   });
 
+  it("refuses to amend another machine's summary, saying whose it is to amend", async () => {
+    const first = sandbox();
+    const remote = remoteRepo(first);
+    const a = await machine(remote, 'laptop', 'alice@example.com', CONFIG, first);
+    const b = await machine(remote, 'devbox', 'bob@example.com');
+    await summarize(a, 'the queue worker');
+    await sync(a);
+    await sync(b);
+    const [imported] = (await request(b, 'events', { types: ['SummaryImported'], cwd: undefined })).events as { seq: number }[];
+    const refused = await b.cli(['amend', String(imported!.seq)], '## Notes\nThe queue worker retries three times now, and the tests pass.');
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain("another machine's summary (recap sync): it is that machine's to amend");
+  });
+
   it('with SYNC=personal reads only the chains of the same git author', async () => {
     const first = sandbox();
     const remote = remoteRepo(first);
