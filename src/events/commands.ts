@@ -2,7 +2,7 @@
 import type { ReferenceFacts } from './references.js';
 import type { SecretFinding } from './secrets.js';
 import type { Caller } from './caller.js';
-import type { NoticeKind, SessionFigures, Time } from './events.js';
+import type { NoticeKind, SampledCall, SessionFigures, Time } from './events.js';
 import type { ToolCall } from './toolCall.js';
 import type { ImportChain } from './chainImport.js';
 
@@ -103,7 +103,11 @@ export type RedactTarget = { type: string; job?: string; hash?: string; entry?: 
 /** The agent said the session ended: its figures, folded by the daemon from the log and its hooks, go on record. */
 export type EndSession = { type: 'EndSession'; job: string; session: string; from: string; reason?: string; started: Time; figures: SessionFigures; now: Time };
 
+/** A session's first tool calls, kept for the quality signals (firstCalls.ts). */
+export type RecordFirstCalls = { type: 'RecordFirstCalls'; job: string; session: string; agent?: string; calls: SampledCall[]; now: Time };
+
 export type Command =
+  | RecordFirstCalls
   | ImportChain
   | EndSession
   | RecordInteraction

@@ -12,6 +12,7 @@ import type {
   ImportChain,
   PauseGate,
   RecordInteraction,
+  RecordFirstCalls,
   RecordNoticeShown,
   RecordRecapOff,
   RecordUsage,
@@ -32,6 +33,7 @@ import { recordUsage } from './usage.js';
 import { amendSummary, redactEntry, type AmendAnswer, type RedactAnswer } from './memoryEdits.js';
 import { endSession } from './sessionReport.js';
 import { importChain, type ImportAnswer } from './chainImport.js';
+import { recordFirstCalls } from './firstCalls.js';
 
 /** What each command answers. */
 export type AnswerOf<C extends Command> = C extends RecordInteraction
@@ -62,7 +64,9 @@ export type AnswerOf<C extends Command> = C extends RecordInteraction
                           ? { recorded: true }
                           : C extends ImportChain
                             ? ImportAnswer
-                            : never;
+                            : C extends RecordFirstCalls
+                              ? { recorded: boolean }
+                              : never;
 
 export function decide<C extends Command>(command: C, state: JobState, ctx: DecideContext): Decision<AnswerOf<C>> {
   return decideAny(command, state, ctx) as Decision<AnswerOf<C>>;
@@ -98,6 +102,8 @@ function decideAny(command: Command, state: JobState, ctx: DecideContext): Decis
       return endSession(command);
     case 'ImportChain':
       return importChain(command, state);
+    case 'RecordFirstCalls':
+      return recordFirstCalls(command);
     default: {
       const unknown: never = command;
       throw new Error(`no decider for ${JSON.stringify(unknown)}`);

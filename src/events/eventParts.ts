@@ -68,3 +68,13 @@ export type RepositoryIdentity = {
 
 /** Where a chain fetched by `recap sync` was written: a machine's random id, its host name, and its git author. */
 export type ChainOrigin = { machine: string; host: string; author?: string };
+
+/**
+ * One tool call of a session's first ones, as the quality signals read it: its kind, the
+ * files it names (absolute, taken from the folder it ran in), a search's glob, and a shell
+ * command's program (its first word).
+ */
+export type SampledCall = { kind: string; paths: string[]; glob?: string; program?: string };
+
+/** A session's first tool calls, in order (FirstCallsRecorded). */
+export type FirstCalls = { job: string; session: string; agent?: string; calls: SampledCall[]; time: Time };

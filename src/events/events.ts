@@ -3,7 +3,7 @@
 import type { Caller } from './caller.js';
 import type { SecretTally } from './secrets.js';
 import type { TripReason, Time, SectionTally, FileReference, GistAuthor, DenialCause, ApprovedBy } from './eventParts.js';
-import type { NoticeKind, ModelTokens, AgentTokens, RepositoryIdentity, ChainOrigin } from './eventParts.js';
+import type { NoticeKind, ModelTokens, AgentTokens, RepositoryIdentity, ChainOrigin, FirstCalls } from './eventParts.js';
 
 export { TRIP_REASONS } from './eventParts.js';
 export type * from './eventParts.js';
@@ -318,6 +318,9 @@ export type SummaryImported = {
   };
 };
 
+/** A session's first tool calls (FIRST_CALLS at most), recorded once: what it looked at first (firstCalls.ts, qualitySignals.ts). */
+export type FirstCallsRecorded = { type: 'FirstCallsRecorded'; data: FirstCalls };
+
 export type RecapEvent =
   | InteractionRecorded
   | UsageRecorded
@@ -338,7 +341,8 @@ export type RecapEvent =
   | EntryRedacted
   | SessionEnded
   | JobIdentified
-  | SummaryImported;
+  | SummaryImported
+  | FirstCallsRecorded;
 
 export type EventType = RecapEvent['type'];
 
@@ -363,6 +367,7 @@ export const EVENT_TYPES: readonly EventType[] = [
   'SessionEnded',
   'JobIdentified',
   'SummaryImported',
+  'FirstCallsRecorded',
 ];
 
 /** The schema version written for each event type today. */
@@ -387,6 +392,7 @@ export const CURRENT_VERSION: Record<EventType, number> = {
   SessionEnded: 1,
   JobIdentified: 1,
   SummaryImported: 1,
+  FirstCallsRecorded: 1,
 };
 
 /** An event as it sits in the log: its global sequence number and schema version. */

@@ -210,6 +210,7 @@ export function evolve(state: JobState, event: StoredEvent): JobState {
     case 'ConfigApplied':
     case 'SessionBound':
     case 'SessionEnded':
+    case 'FirstCallsRecorded':
     case 'ConfigApproved':
     case 'ConfigHeld':
       return state;

@@ -39,6 +39,7 @@ const GISTS: { [T in EventType]: (data: DataOf<T>) => string } = {
     `${d.project} is repository ${d.repo.name} (${d.repo.root.slice(0, 12)}${d.repo.sub !== '' ? `, ${d.repo.sub}` : ''}): job ${d.job}${d.joined ? ', joined' : ''}`,
   SummaryImported: (d) =>
     `summary ${d.index + 1} of ${d.origin.author ?? d.origin.host} (${d.origin.host}), level ${d.entry.level}, ${shortHash(d.entry.hash)}${d.entry.redacted ? ' [redacted]' : ''}${d.amendments?.length ? `, ${d.amendments.length} amendments` : ''}`,
+  FirstCallsRecorded: (d) => `the first ${d.calls.length} tool calls of session ${d.session}: ${[...new Set(d.calls.map((c) => c.kind))].join(', ')}`,
   RecapDisabled: (d) => `RECAP_DISABLE in the ${d.agent} session${d.session !== undefined ? ` ${d.session}` : ''}: everything let through, uncounted`,
 };
 
