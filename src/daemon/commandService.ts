@@ -5,6 +5,7 @@
 // facts, the configuration in force), folding them into the projection with a snapshot now
 // and then, and answer once they are durable. Reads go through `read`, which appends nothing.
 import { SessionIndex } from './sessionIndex.js';
+import { QualityIndex } from './qualityIndex.js';
 import type { Logger } from 'pino';
 import type { Command } from '../events/commands.js';
 import type { Config } from '../events/config.js';
@@ -72,6 +73,8 @@ export class CommandService {
   readonly verdicts: GateVerdicts;
   /** Every session's report, and the tool calls each made (sessionIndex.ts). */
   readonly sessions: SessionIndex;
+  /** The memory quality signals, folded when first asked for. */
+  readonly quality: QualityIndex;
   private readonly texts: SummaryTextCache;
   private readonly jobs: JobResolver;
   /** Resolves the waiting `recap log -f` pages (on new events, or at shutdown). */
@@ -88,6 +91,7 @@ export class CommandService {
     this.prepared = new Preparer(deps.config, deps);
     this.verdicts = new GateVerdicts(deps.verdicts, this.recapCommand, (job) => foldersOf(deps.projection(), job));
     this.sessions = new SessionIndex(deps.store);
+    this.quality = new QualityIndex(deps.store);
   }
 
   /** The job a request is about (see JobResolver): the hook and every command ask here. */

@@ -172,7 +172,13 @@ export class Daemon {
     const { store, log } = this;
     // Only the events appended from now on (the history was replayed above), once they are on
     // disk: a failed write takes its events back, and so they are never exported.
-    const telemetry = await telemetryFrom(this.env, { log, version: VERSION, unsummarized: () => unsummarizedTokens(this.projection) });
+    const telemetry = await telemetryFrom(this.env, {
+      log,
+      version: VERSION,
+      unsummarized: () => unsummarizedTokens(this.projection),
+      // The handler is made after this; an export comes later still.
+      quality: () => this.handler?.quality.totals() ?? [],
+    });
     this.telemetry = telemetry;
     if (telemetry)
       store.on(

@@ -17,6 +17,7 @@ import type { Projection } from './projection.js';
 import { SearchIndex } from './searchIndex.js';
 import type { SpooledOutcome } from './hookService.js';
 import { auditOps } from './ops/audit.js';
+import type { QualityIndex } from './qualityIndex.js';
 import { configOps } from './ops/config.js';
 import { daemonOps, type DaemonDeps } from './ops/daemon.js';
 import { DecisionLogs } from './decisionLogs.js';
@@ -149,9 +150,15 @@ export class Handler {
     return chainEntries(this.service, job, last);
   }
 
+  /** The memory quality signals, which telemetry exports. */
+  get quality(): QualityIndex {
+    return this.service.quality;
+  }
+
   /** Lets the requests that wait for events answer now: the daemon is stopping. */
   close(): void {
     this.service.close();
+    this.service.quality.stop();
     this.searchIndex.stop();
     this.syncs.stop();
   }

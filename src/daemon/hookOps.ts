@@ -57,8 +57,8 @@ export type HookOps = {
   owedNotice(where: Where): Notice | undefined;
   /** The user was shown the notice in the agent's UI. */
   noticeShown(where: Where, notice: Notice, who: { session?: string; agent: string }): Promise<void>;
-  /** A tool call of the session was judged: counted for its report. */
-  toolCalled(session: string): void;
+  /** A tool call of the session was judged: counted for its report, and kept if it is one of its first (firstCallsKeeper.ts). Never awaited. */
+  toolCalled(session: string, call: ToolCall, where: Where, cwd: string | undefined, agent: string): void;
   /** The agent said the session ended: its figures go on record (SessionEnded). */
   sessionEnded(where: Where, end: SessionEnd): Promise<void>;
   /** A hook of a session recap is switched off for (RECAP_DISABLE=1); whether it is the session's first. */

@@ -140,7 +140,7 @@ async function answerCall(
       );
     }
     case 'tool': {
-      if (caller.session !== undefined) ops.toolCalled(caller.session);
+      if (caller.session !== undefined) ops.toolCalled(caller.session, call.call, where, caller.cwd, facts.name);
       const inHook = adapter.wayOutInHook;
       if (inHook !== undefined && inHook !== false) {
         const ran = await wayOutInHook(call.call, where, ops, facts.shellTool, () => inHook === true || inHook(caller));

@@ -10,6 +10,7 @@ import type { CheckAnswer, GateStatus } from '../events/gate.js';
 import type { SubmitAnswer } from '../events/summaries.js';
 import type { AmendAnswer, RedactAnswer } from '../events/memoryEdits.js';
 import type { KeyChange } from '../events/configPolicy.js';
+import type { JobQuality } from '../events/qualitySignals.js';
 import type { Allowed, DecisionLog, EventLine, IndexLine, JobReport, JobRow, PastStatus, PendingConfig, SearchHit, SessionReport, SyncReport, Verification } from './answers.js';
 import type { CodeVerdict } from '../events/codeManifest.js';
 import { PROMPT_ID } from '../common/promptSpool.js';
@@ -67,8 +68,8 @@ export const requestSchemas = {
   /** `recap pause`: until when (ms since the epoch); `recap resume` ends it. */
   pause: z.object({ ...where, until: z.number().int().positive() }),
   resume: z.object(where),
-  /** `recap report`; with `session`, that session's report alone. */
-  report: z.object({ job: job.optional(), since: z.number().optional(), session: optionalText }),
+  /** `recap report`; with `session`, that session's report alone; with `quality`, the memory quality signals instead (qualitySignals.ts). */
+  report: z.object({ job: job.optional(), since: z.number().optional(), session: optionalText, quality: z.boolean().optional() }),
   status: z.object(where),
   /** `recap statusline`: the job's gate, and the window of the session's model, which the agent tells only its status line. */
   statusline: z.object({ ...where, contextWindow: z.number().int().min(1).optional() }),
@@ -248,7 +249,7 @@ export type Responses = {
   pause: { until: number; extended: boolean; gate: GateStatus };
   resume: { resumed: boolean; gate: GateStatus };
   stats: { lastSeq: number; syncs: number; memory: NodeJS.MemoryUsage };
-  report: { jobs: JobReport[]; sessions: SessionReport[]; session?: SessionReport };
+  report: { jobs: JobReport[]; sessions: SessionReport[]; session?: SessionReport; quality?: JobQuality[] };
   config:
     | { file: string; userFile: string; values: Config; sources: Record<string, string>; problems: string[]; pending?: PendingConfig; userPending?: PendingConfig }
     | { file: string; hash: string; changes: KeyChange[]; already: boolean };

@@ -7,6 +7,7 @@ import { readInput } from '../input.js';
 import { call, chain, context, decisions, jobOf, output, show, status, target, UsageError, type Builder } from '../jobCommands.js';
 import { printReport, printStatus, printSubmit } from '../present/gate.js';
 import { printSessionLines, printSessionReport } from '../present/sessions.js';
+import { printQuality } from '../present/quality.js';
 import { localTime, parseDuration, timeFlag, TIME_HINT } from '../time.js';
 import { documented } from './docs.js';
 
@@ -185,8 +186,14 @@ export const reportCommand: Builder = (y) =>
     (a) =>
       documented(a, 'report')
         .option('since', { type: 'string', describe: `from this time ${TIME_HINT}` })
-        .option('session', { type: 'string', describe: "one session's tokens per model and agent, tool calls and denials" }),
+        .option('session', { type: 'string', describe: "one session's tokens per model and agent, tool calls and denials" })
+        .option('quality', { type: 'boolean', default: false, describe: 'memory quality: rediscovered files, re-asked questions, corrections, tokens per task' }),
     async (argv) => {
+      if (argv.quality) {
+        const result = await call('report', { ...jobOf(argv), quality: true });
+        output(argv, { quality: result.quality ?? [] }, () => printQuality(result.quality ?? []));
+        return;
+      }
       if (argv.session !== undefined) {
         const result = await call('report', { session: argv.session });
         output(argv, result, () => printSessionReport(result.session!));

@@ -23,7 +23,7 @@ export function auditOps(s: CommandService): OpsOf<'events' | 'jobs' | 'replay' 
     },
     replay: (r, progress) => known(s, r.job, () => replay(s, r, progress)),
     verify: (r, progress) => known(s, r.job, () => verifyLog(store, projection, progress, r.job)),
-    report: (r) => (r.session !== undefined ? oneSession(s, r.session) : known(s, r.job, () => jobsReport(s, r))),
+    report: (r) => (r.session !== undefined ? oneSession(s, r.session) : known(s, r.job, () => (r.quality === true ? qualityReport(s, r.job) : jobsReport(s, r)))),
     // For benchmarks and load tests: how many events, how many synced batches wrote them,
     // and the daemon's memory (process.memoryUsage, in bytes), after a full garbage collection
     // when asked to settle and node was started with --expose-gc.
@@ -39,6 +39,14 @@ async function jobsReport(s: CommandService, r: RequestOf<'report'>): Promise<Re
   await s.deps.store.flushed();
   const jobs = await usageReport(s.deps.store, defined({ job: r.job, since: r.since }));
   return { jobs, sessions: await sessionsReport(s.sessions, jobs, r.since) };
+}
+
+/** The memory quality signals of the job, or of every job with a summary. */
+async function qualityReport(s: CommandService, job: string | undefined): Promise<ResponseOf<'report'>> {
+  await s.deps.store.flushed();
+  const jobs = job !== undefined ? [job] : await s.quality.jobs();
+  const quality = (await Promise.all(jobs.map((j) => s.quality.of(j)))).filter((q) => q !== undefined);
+  return { jobs: [], sessions: [], quality };
 }
 
 /** One session's report: ended or still open, from the log so far. */

@@ -16,6 +16,7 @@ import { chain, context, known, show, status, type Windows } from './job.js';
 import type { OpFunction, OpsOf } from './table.js';
 import { inScope } from '../scopeCheck.js';
 import { sessionEnded } from './session.js';
+import { FirstCallsKeeper } from '../firstCallsKeeper.js';
 import type { SyncService } from '../sync/syncService.js';
 
 /** Told of every hook answered, with how long the daemon took: telemetry's latency figure. */
@@ -23,6 +24,7 @@ export type HookAnswered = (agent: AgentName, ms: number, answer: HookAnswer) =>
 
 export class Hooks {
   private readonly ops: HookOps;
+  private readonly firstCalls: FirstCallsKeeper;
   /** The spool being taken (SpoolTaker): hooks wait for it, so a trip it causes reaches the next tool call. */
   private spoolTaking: Promise<unknown> | undefined;
 
@@ -35,6 +37,10 @@ export class Hooks {
     private readonly answered?: HookAnswered,
     syncs?: SyncService,
   ) {
+    this.firstCalls = new FirstCallsKeeper(
+      (where, session, agent, calls) => s.transact(where, (job, now) => ({ type: 'RecordFirstCalls', job, session, ...(agent !== undefined ? { agent } : {}), calls, now })),
+      log,
+    );
     this.ops = {
       recapCommand: s.recapCommand,
       recapPaths: s.deps.recapPaths,
@@ -58,8 +64,14 @@ export class Hooks {
       owedNotice: (where) => owed(s, where),
       noticeShown: (where, notice, who) => noticeShown(s, where, notice, who),
       switchedOff: (where, session, agent) => switchedOff(s, where, session, agent),
-      toolCalled: (session) => s.sessions.toolCalled(session),
-      sessionEnded: (where, end) => sessionEnded(s, where, end),
+      toolCalled: (session, call, where, cwd, agent) => {
+        s.sessions.toolCalled(session);
+        this.firstCalls.called(session, call, where, cwd, agent);
+      },
+      sessionEnded: async (where, end) => {
+        await this.firstCalls.flush(end.session);
+        await sessionEnded(s, where, end);
+      },
     };
   }
 

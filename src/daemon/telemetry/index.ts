@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import type { AgentName } from '../../agents/known.js';
 import type { HookAnswer } from '../../agents/facts.js';
 import type { StoredEvent } from '../../events/events.js';
+import type { QualityTotals } from '../../events/qualitySignals.js';
 import { eventRecord } from './logs.js';
 import { recapMetrics } from './metrics.js';
 import { telemetrySettings, type SignalSettings, type TelemetryOn } from './settings.js';
@@ -23,6 +24,8 @@ export type TelemetryDeps = {
   version: string;
   /** Each job's unsummarized tokens now, read at every metric export. */
   unsummarized: () => Iterable<[job: string, tokens: number]>;
+  /** Each job's memory quality totals now (qualityIndex.ts), read at every metric export. */
+  quality?: () => Iterable<[job: string, totals: QualityTotals]>;
 };
 
 /**
@@ -64,7 +67,7 @@ export async function startTelemetry(settings: TelemetryOn, deps: TelemetryDeps)
     const exporter = await metricExporter(settings.metrics);
     const reader = new PeriodicExportingMetricReader({ exporter, exportIntervalMillis: intervalMs, exportTimeoutMillis: Math.min(settings.metrics.timeoutMs, intervalMs) });
     const provider = new MeterProvider({ resource, readers: [reader] });
-    metrics = recapMetrics(provider.getMeter('recap', deps.version), deps.unsummarized);
+    metrics = recapMetrics(provider.getMeter('recap', deps.version), deps.unsummarized, deps.quality);
     stops.push(() => provider.shutdown());
   }
   let emit: ((event: StoredEvent) => void) | undefined;

@@ -6,6 +6,7 @@ import type { Meter } from '@opentelemetry/api';
 import type { AgentName } from '../../agents/known.js';
 import type { HookAnswer } from '../../agents/facts.js';
 import type { StoredEvent } from '../../events/events.js';
+import type { QualityTotals } from '../../events/qualitySignals.js';
 import { hookDecision } from './hookDecision.js';
 
 export type RecapMetrics = {
@@ -19,7 +20,32 @@ const HOOK_BUCKETS_MS = [0.25, 0.5, 1, 2, 5, 10, 25, 50, 100, 250, 500, 1000, 25
 const TOKEN_TYPES = ['input', 'output', 'cacheCreation', 'cacheRead'] as const;
 const SUMMARY_BUCKETS_TOKENS = [100, 250, 500, 1000, 2000, 4000, 8000, 16000];
 
-export function recapMetrics(meter: Meter, unsummarized: () => Iterable<[job: string, tokens: number]>): RecapMetrics {
+/** Each job's quality totals (qualitySignals.ts), exported as counters: they only grow. */
+const QUALITY_COUNTERS: { name: string; unit: string; description: string; of: (t: QualityTotals) => number }[] = [
+  { name: 'recap.quality.sessions', unit: '{session}', description: 'Sessions that started after an accepted summary, by job', of: (t) => t.sessions },
+  {
+    name: 'recap.quality.rediscoveries',
+    unit: '{file}',
+    description: "Files a summary named that a following session looked up again in its first tool calls, by job",
+    of: (t) => t.rediscoveries,
+  },
+  { name: 'recap.quality.reasked', unit: '{question}', description: "Questions to the user whose answer the job's chain held, by job", of: (t) => t.reasked },
+  { name: 'recap.quality.corrections', unit: '{prompt}', description: "Early prompts of a following session that corrected the agent on a summary's subject, by job", of: (t) => t.corrections },
+  { name: 'recap.quality.tasks', unit: '{task}', description: 'Tasks ended: from an accepted summary to the next trip or summary, by job', of: (t) => t.tasks },
+  { name: 'recap.quality.task_tokens', unit: '{token}', description: 'Counted tokens of the ended tasks, by job', of: (t) => t.taskTokens },
+  { name: 'recap.quality.task_interactions', unit: '{interaction}', description: 'Interactions of the ended tasks, by job', of: (t) => t.taskInteractions },
+];
+
+export function recapMetrics(
+  meter: Meter,
+  unsummarized: () => Iterable<[job: string, tokens: number]>,
+  quality: () => Iterable<[job: string, totals: QualityTotals]> = () => [],
+): RecapMetrics {
+  for (const counter of QUALITY_COUNTERS) {
+    meter.createObservableCounter(counter.name, { unit: counter.unit, description: counter.description }).addCallback((result) => {
+      for (const [job, totals] of quality()) result.observe(counter.of(totals), { job });
+    });
+  }
   meter
     .createObservableGauge('recap.tokens.unsummarized', { unit: '{token}', description: 'Tokens recorded in the job since its last accepted summary that count toward the gate' })
     .addCallback((result) => {
