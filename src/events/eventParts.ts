@@ -75,6 +75,3 @@ export type ChainOrigin = { machine: string; host: string; author?: string };
  * command's program (its first word).
  */
 export type SampledCall = { kind: string; paths: string[]; glob?: string; program?: string };
-
-/** A session's first tool calls, in order (FirstCallsRecorded). */
-export type FirstCalls = { job: string; session: string; agent?: string; calls: SampledCall[]; time: Time };

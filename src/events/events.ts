@@ -3,7 +3,7 @@
 import type { Caller } from './caller.js';
 import type { SecretTally } from './secrets.js';
 import type { TripReason, Time, SectionTally, FileReference, GistAuthor, DenialCause, ApprovedBy } from './eventParts.js';
-import type { NoticeKind, ModelTokens, AgentTokens, RepositoryIdentity, ChainOrigin, FirstCalls } from './eventParts.js';
+import type { NoticeKind, ModelTokens, AgentTokens, RepositoryIdentity, ChainOrigin, SampledCall } from './eventParts.js';
 
 export { TRIP_REASONS } from './eventParts.js';
 export type * from './eventParts.js';
@@ -319,7 +319,7 @@ export type SummaryImported = {
 };
 
 /** A session's first tool calls (FIRST_CALLS at most), recorded once: what it looked at first (firstCalls.ts, qualitySignals.ts). */
-export type FirstCallsRecorded = { type: 'FirstCallsRecorded'; data: FirstCalls };
+export type FirstCallsRecorded = { type: 'FirstCallsRecorded'; data: { job: string; session: string; agent?: string; calls: SampledCall[]; time: Time } };
 
 export type RecapEvent =
   | InteractionRecorded

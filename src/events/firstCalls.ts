@@ -30,7 +30,10 @@ export function sampledCall(call: ToolCall, cwd: string | undefined): SampledCal
   const named = [...call.paths];
   let program: string | undefined;
   if (call.kind === 'shell' && call.command !== undefined) {
-    const words = call.command.split(/\s+/).filter(Boolean).map((w) => w.replace(/^['"]|['"]$/g, ''));
+    const words = call.command
+      .split(/\s+/)
+      .filter(Boolean)
+      .map((w) => w.replace(/^['"]|['"]$/g, ''));
     program = words[0]?.split('/').at(-1);
     named.push(...words.slice(1).filter((w) => PATH_WORD.test(w)));
   }

@@ -14,7 +14,8 @@ import { isListItem } from './decisionLog.js';
 const READING_PROGRAMS = new Set(['cat', 'head', 'tail', 'less', 'more', 'bat', 'grep', 'rg', 'ag', 'find', 'ls', 'wc', 'nl', 'sed', 'awk', 'fd']);
 
 /** A path in a summary's prose: at least one folder and a file with an extension, or a file name with a known extension. */
-const TEXT_PATH = /(?:\.{0,2}\/)?(?:[\w@.-]+\/)+[\w@.-]*\w\.\w{1,8}\b|\b[\w-]+\.(?:ts|tsx|js|jsx|mjs|cjs|json|md|py|rs|go|java|kt|rb|c|h|cc|cpp|hpp|cs|swift|sh|yml|yaml|toml|conf|sql|css|html|vue)\b/g;
+const TEXT_PATH =
+  /(?:\.{0,2}\/)?(?:[\w@.-]+\/)+[\w@.-]*\w\.\w{1,8}\b|\b[\w-]+\.(?:ts|tsx|js|jsx|mjs|cjs|json|md|py|rs|go|java|kt|rb|c|h|cc|cpp|hpp|cs|swift|sh|yml|yaml|toml|conf|sql|css|html|vue)\b/g;
 
 /**
  * The files a summary names, as it would be looked up: its `## Files` references joined to the
@@ -60,7 +61,7 @@ const STOP = new Set(
   (
     'the and for are but not you your with this that these those from have has had was were will would should could can may might must ' +
     'what which who whom when where why how all any some each our ours out use used using into onto over under than then them they ' +
-    'their there here its it’s it\'s also just only very more most much many such been being does did done doing let lets get got make ' +
+    "their there here its it’s it's also just only very more most much many such been being does did done doing let lets get got make " +
     'made want like need one two yes about after before again because between both same other should shall while well way per via'
   ).split(' '),
 );

@@ -25,7 +25,16 @@ export type SummaryQuality = {
   task: { interactions: number; countedTokens: number; ended: TaskEnd };
 };
 
-export type QualityTotals = { summaries: number; sessions: number; rediscoveries: number; reasked: number; corrections: number; tasks: number; taskInteractions: number; taskTokens: number };
+export type QualityTotals = {
+  summaries: number;
+  sessions: number;
+  rediscoveries: number;
+  reasked: number;
+  corrections: number;
+  tasks: number;
+  taskInteractions: number;
+  taskTokens: number;
+};
 
 export type JobQuality = { job: string; summaries: SummaryQuality[]; totals: QualityTotals };
 

@@ -51,6 +51,7 @@ const SAMPLES: { [T in EventType]: Extract<RecapEvent, { type: T }>['data'] } = 
     entry: { job: 'k', level: 0, sections: [], text: 'their summary', tokens: 3, coversThrough: 2, prevHash: '0'.repeat(64), hash: 'a'.repeat(64), time: 1 },
     time: 1,
   },
+  FirstCallsRecorded: { job: 'j', session: 's', agent: 'claude', calls: [{ kind: 'read', paths: ['/p/src/a.ts'] }], time: 1 },
 };
 
 describe('the gist of each event in recap log', () => {

@@ -26,11 +26,16 @@ const QUALITY_COUNTERS: { name: string; unit: string; description: string; of: (
   {
     name: 'recap.quality.rediscoveries',
     unit: '{file}',
-    description: "Files a summary named that a following session looked up again in its first tool calls, by job",
+    description: 'Files a summary named that a following session looked up again in its first tool calls, by job',
     of: (t) => t.rediscoveries,
   },
   { name: 'recap.quality.reasked', unit: '{question}', description: "Questions to the user whose answer the job's chain held, by job", of: (t) => t.reasked },
-  { name: 'recap.quality.corrections', unit: '{prompt}', description: "Early prompts of a following session that corrected the agent on a summary's subject, by job", of: (t) => t.corrections },
+  {
+    name: 'recap.quality.corrections',
+    unit: '{prompt}',
+    description: "Early prompts of a following session that corrected the agent on a summary's subject, by job",
+    of: (t) => t.corrections,
+  },
   { name: 'recap.quality.tasks', unit: '{task}', description: 'Tasks ended: from an accepted summary to the next trip or summary, by job', of: (t) => t.tasks },
   { name: 'recap.quality.task_tokens', unit: '{token}', description: 'Counted tokens of the ended tasks, by job', of: (t) => t.taskTokens },
   { name: 'recap.quality.task_interactions', unit: '{interaction}', description: 'Interactions of the ended tasks, by job', of: (t) => t.taskInteractions },
