@@ -10,7 +10,8 @@ import { jobIdFor } from '../../src/common/jobs.js';
 import { DEFAULT_SECTIONS } from '../../src/events/config.js';
 import { FIRST_CALLS } from '../../src/events/firstCalls.js';
 import type { JobQuality } from '../../src/events/qualitySignals.js';
-import { RawClient, removeSandbox, runCli, sandbox, startDaemon, type DaemonProcess, type Sandbox } from '../helpers/daemon.js';
+import { RawClient, removeSandbox, runCli, sandbox, startDaemon, type Sandbox } from '../helpers/daemon.js';
+import { OtlpReceiver, otlpMetrics, points, type OtlpRequest } from '../helpers/otlpReceiver.js';
 import { goodSummary, prose } from '../helpers/text.js';
 
 type Line = { seq: number; type: string; data: Record<string, unknown> };
@@ -18,49 +19,62 @@ type Line = { seq: number; type: string; data: Record<string, unknown> };
 const DECISION = '- Use a hand-written parser for the config loader — a library would pull in YAML support nobody asked for';
 const QUESTION = 'Which parser should the config loader use: a hand-written one or a library?';
 
-describe('memory quality signals', () => {
-  let box: Sandbox;
-  let daemon: DaemonProcess;
-  let client: RawClient;
-  let job: string;
+/** A sandbox whose gate trips at 20 tokens, its project holding src/parser.ts and README.md, its daemon started and connected. */
+async function started(env: NodeJS.ProcessEnv = {}) {
+  const box = sandbox();
+  writeFileSync(box.config, 'TOKEN_THRESHOLD=20\n');
+  mkdirSync(join(box.project, 'src'));
+  writeFileSync(join(box.project, 'src', 'parser.ts'), 'export function parse(text: string) {\n  return text.split("\\n");\n}\n');
+  writeFileSync(join(box.project, 'README.md'), '# the project\n');
+  const daemon = await startDaemon(box, env);
+  const client = await RawClient.connect(box.socket);
   let nextId = 1;
-  let quality: JobQuality;
-
   async function op<T>(request: Record<string, unknown>): Promise<T> {
     const response = await client.request({ id: nextId++, ...request });
     expect(response.error, JSON.stringify(response.error)).toBeUndefined();
     return response.result as T;
   }
-
   const hook = (session: string, payload: Record<string, unknown>) =>
     op({ op: 'hook', agent: 'claude', payload: { session_id: session, transcript_path: `/tmp/none/${session}.jsonl`, cwd: box.project, ...payload } });
   const read = (session: string, path: string) => hook(session, { hook_event_name: 'PreToolUse', tool_name: 'Read', tool_input: { file_path: path }, tool_use_id: `t${nextId}` });
+  /** Session A does the work and summarizes it: the summary names src/parser.ts and records the decision. */
+  const summarized = async () => {
+    await hook('A', { hook_event_name: 'SessionStart', source: 'startup' });
+    await hook('A', { hook_event_name: 'UserPromptSubmit', prompt: prose(3) });
+    const summary = goodSummary(DEFAULT_SECTIONS).replace('## Questions & Decisions\n', () => `## Questions & Decisions\n${DECISION}\n`);
+    const submitted = await runCli(box, ['submit'], { input: `${summary}\n\n## Files\n- ref src/parser.ts — the config parser under change\n` });
+    expect(submitted.code, submitted.stderr).toBe(0);
+  };
+  const stop = async () => {
+    client.close();
+    await daemon.stop();
+    removeSandbox(box);
+  };
+  return { box, job: jobIdFor(box.project), op, hook, read, summarized, stop };
+}
+
+describe('memory quality signals', () => {
+  let box: Sandbox;
+  let job: string;
+  let quality: JobQuality;
+  let op: Awaited<ReturnType<typeof started>>['op'];
+  let hook: Awaited<ReturnType<typeof started>>['hook'];
+  let read: Awaited<ReturnType<typeof started>>['read'];
+  let stop: (() => Promise<void>) | undefined;
   const asked = (session: string, question: string) =>
     hook(session, {
       hook_event_name: 'PostToolUse',
       tool_name: 'AskUserQuestion',
-      tool_use_id: `q${nextId}`,
+      tool_use_id: `q-${question.length}`,
       tool_input: { questions: [{ question, header: 'Q', options: [{ label: 'a', description: 'a' }], multiSelect: false }] },
       tool_response: { answers: { [question]: 'a' } },
     });
   const events = (types: string[], wait = 0) => op<{ events: Line[] }>({ op: 'events', job, types, wait });
 
   beforeAll(async () => {
-    box = sandbox();
-    writeFileSync(box.config, 'TOKEN_THRESHOLD=20\n');
-    mkdirSync(join(box.project, 'src'));
-    writeFileSync(join(box.project, 'src', 'parser.ts'), 'export function parse(text: string) {\n  return text.split("\\n");\n}\n');
-    writeFileSync(join(box.project, 'README.md'), '# the project\n');
-    job = jobIdFor(box.project);
-    daemon = await startDaemon(box);
-    client = await RawClient.connect(box.socket);
-
-    // Session A does the work and summarizes it: the summary names src/parser.ts and records the decision.
-    await hook('A', { hook_event_name: 'SessionStart', source: 'startup' });
-    await hook('A', { hook_event_name: 'UserPromptSubmit', prompt: prose(3) });
-    const summary = goodSummary(DEFAULT_SECTIONS).replace('## Questions & Decisions\n', () => `## Questions & Decisions\n${DECISION}\n`);
-    const submitted = await runCli(box, ['submit'], { input: `${summary}\n\n## Files\n- ref src/parser.ts — the config parser under change\n` });
-    expect(submitted.code, submitted.stderr).toBe(0);
+    const h = await started();
+    ({ box, job, op, hook, read, stop } = h);
+    await h.summarized();
 
     // Session B reads the named file first, asks the decided question again, and is corrected.
     await hook('B', { hook_event_name: 'SessionStart', source: 'startup' });
@@ -82,9 +96,7 @@ describe('memory quality signals', () => {
     quality = (JSON.parse(run.stdout) as { quality: JobQuality[] }).quality.find((q) => q.job === job)!;
   });
   afterAll(async () => {
-    client?.close();
-    await daemon?.stop();
-    if (box) removeSandbox(box);
+    await stop?.();
   });
 
   const summaryOf = () => {
@@ -150,5 +162,32 @@ describe('memory quality signals', () => {
     // Its end records nothing more: the session's first calls are on record.
     await hook('D', { hook_event_name: 'SessionEnd', reason: 'other' });
     expect((await events(['FirstCallsRecorded'])).events.filter((e) => e.data.session === 'D')).toHaveLength(1);
+  });
+});
+
+describe('memory quality signals over OTLP/HTTP', () => {
+  let collector: OtlpReceiver | undefined;
+  let stop: (() => Promise<void>) | undefined;
+  afterAll(async () => {
+    await stop?.();
+    await collector?.close();
+  });
+
+  const rediscoveries = (request: OtlpRequest) => {
+    if (request.path !== '/v1/metrics') return undefined;
+    const metric = otlpMetrics(request).find((m) => m.name === 'recap.quality.rediscoveries');
+    return metric === undefined ? undefined : points(metric);
+  };
+
+  it("exports each job's rediscoveries as recap.quality.rediscoveries", async () => {
+    collector = await OtlpReceiver.start(0);
+    const h = await started({ OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_METRIC_EXPORT_INTERVAL: '200' });
+    stop = h.stop;
+    await h.summarized();
+    await h.hook('B', { hook_event_name: 'SessionStart', source: 'startup' });
+    await h.read('B', join(h.box.project, 'src', 'parser.ts'));
+    await h.hook('B', { hook_event_name: 'SessionEnd', reason: 'other' });
+    const exported = await collector.waitFor((r) => rediscoveries(r)?.some((p) => p.value === 1) === true);
+    expect(rediscoveries(exported)).toEqual([{ attributes: { job: h.job }, value: 1 }]);
   });
 });
