@@ -148,6 +148,13 @@ describe('memory quality signals', () => {
     expect(run.stdout).toMatch(/correction {4}"No, that is wrong/);
   });
 
+  it('recap report --quality with --session is refused, saying what to leave out', async () => {
+    const run = await runCli(box, ['report', '--quality', '--session', 'B']);
+    expect(run.code).not.toBe(0);
+    expect(run.stderr).toContain('leave out --session and --since');
+    expect(run.stderr).not.toMatch(/\n\s+at /);
+  });
+
   it(`records a session's first ${FIRST_CALLS} calls when the last of them is judged, with no end, and no more after`, async () => {
     let from = (await op<{ lastSeq: number }>({ op: 'events', job, limit: 1 })).lastSeq + 1;
     for (let i = 0; i < FIRST_CALLS + 2; i += 1) await read('D', join(box.project, `file${i}.ts`));

@@ -190,6 +190,8 @@ export const reportCommand: Builder = (y) =>
         .option('quality', { type: 'boolean', default: false, describe: 'memory quality: rediscovered files, re-asked questions, corrections, tokens per task' }),
     async (argv) => {
       if (argv.quality) {
+        if (argv.session !== undefined || argv.since !== undefined)
+          throw new UsageError('recap report --quality reads every summary of the job and the sessions after it: leave out --session and --since');
         const result = await call('report', { ...jobOf(argv), quality: true });
         output(argv, { quality: result.quality ?? [] }, () => printQuality(result.quality ?? []));
         return;
