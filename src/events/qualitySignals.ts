@@ -38,7 +38,8 @@ export type QualityTotals = {
 
 export type JobQuality = { job: string; summaries: SummaryQuality[]; totals: QualityTotals };
 
-type Entry = { quality: SummaryQuality; files: string[]; words: Set<string>; answers: HeldAnswer[] };
+/** A summary as the signals read it; `root`: the project folder its paths are in, as it was accepted. */
+type Entry = { quality: SummaryQuality; root?: string; files: string[]; words: Set<string>; answers: HeldAnswer[] };
 type Followed = { entry: Entry; prompts: number; calls: boolean };
 type JobFold = { entries: Map<number, Entry>; newest?: Entry; task?: Entry };
 
@@ -80,7 +81,7 @@ export function foldQuality(q: QualityFold, event: StoredEvent): void {
         corrections: [],
         task: { interactions: 0, countedTokens: 0, ended: 'open' },
       };
-      const entry: Entry = { quality, files: [], words: new Set(), answers: [] };
+      const entry: Entry = { quality, files: [], words: new Set(), answers: [], ...(filesRoot !== undefined ? { root: filesRoot } : {}) };
       read(entry, text, refs, filesRoot);
       job.entries.set(event.seq, entry);
       job.newest = entry;
@@ -90,7 +91,8 @@ export function foldQuality(q: QualityFold, event: StoredEvent): void {
     case 'SummaryAmended': {
       const entry = q.jobs.get(event.data.job)?.entries.get(event.data.entry);
       if (entry === undefined) return;
-      read(entry, event.data.text, event.data.refs, event.data.filesRoot);
+      // An amendment names its folder only with its files: its text's paths are in the entry's.
+      read(entry, event.data.text, event.data.refs, event.data.filesRoot ?? entry.root);
       if (!event.data.redacted) entry.quality.gist = event.data.gist;
       return;
     }

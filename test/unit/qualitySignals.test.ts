@@ -171,6 +171,21 @@ describe('the fold: each signal under the summary the session followed', () => {
     expect(fold(history()).summaries[0]!.task).toEqual({ interactions: 5, countedTokens: 50, ended: 'trip' });
   });
 
+  it("an amendment's text is what later sessions are judged against; a redacted summary names nothing", () => {
+    const amended = (entry: number) =>
+      stored({
+        type: 'SummaryAmended',
+        data: { job: JOB, entry, text: 'The work is in lib/retry.ts now.', sections: [], tokens: 9, gist: 'retry', gistBy: 'agent', entryHash: 'h', hash: 'a', time: T0 },
+      });
+    const events = history().slice(0, 3);
+    const entry = events[2]!.seq;
+    const later = [bound('late'), firstCalls('late', [call('Read', { file_path: `${ROOT}/lib/retry.ts` })])];
+    expect(fold([...events, amended(entry), ...later]).summaries[0]!.rediscoveries).toEqual([{ session: 'late', file: `${ROOT}/lib/retry.ts` }]);
+    const redacted = stored({ type: 'EntryRedacted', data: { job: JOB, seq: entry, what: 'summary', time: T0 } });
+    const reads = [bound('after'), firstCalls('after', [call('Read', { file_path: PARSER })])];
+    expect(fold([...history().slice(0, 3), redacted, ...reads]).summaries[0]!.rediscoveries).toEqual([]);
+  });
+
   it('is deterministic: folding the log twice gives the same signals', () => {
     expect(fold(history())).toEqual(fold(history()));
   });
