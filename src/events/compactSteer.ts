@@ -18,9 +18,9 @@ export const STEER_MAX_CHARS = 4000;
 export const STEER_LINE_CHARS = 280;
 
 /** Sections that hold decisions and their reasons ("Questions & Decisions", "Key Decisions", "Design Choices"). */
-const DECISIONS = /\bdecisions?\b|\bchoices?\b/i;
+export const DECISIONS = /\bdecisions?\b|\bchoices?\b/i;
 /** Sections that hold what the user asked for and insisted on ("User Requests", "User Directives", "Constraints & Preferences", "Corrections & Feedback"). */
-const DIRECTIVES = /\buser\b|\bdirectives?\b|\bconstraints?\b|\bpreferences?\b|\bcorrections?\b/i;
+export const DIRECTIVES = /\buser\b|\bdirectives?\b|\bconstraints?\b|\bpreferences?\b|\bcorrections?\b/i;
 
 /** The summary whose words steer the compaction: its number, text and gist, and the files named (by it, or by the newest summary that names any). */
 export type SteerSource = { seq: number; text: string; gist?: string; files?: { seq: number; refs: readonly FileReference[] } };

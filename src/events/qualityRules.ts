@@ -4,11 +4,11 @@
 // (re-asked), an early prompt that set the agent right about the summary's subject
 // (correction). docs/memory.md says how each is computed and what it cannot see.
 import { basename, isAbsolute, join, normalize } from 'node:path/posix';
-import { decisionsIn } from './decisionLog.js';
+import { DECISIONS, DIRECTIVES } from './compactSteer.js';
+import { decisionsIn, isListItem } from './decisionLog.js';
 import type { FileReference, SampledCall } from './eventParts.js';
 import { segmentMatches } from './glob.js';
 import { bodyRange, structure } from './summaryHeadings.js';
-import { isListItem } from './decisionLog.js';
 
 /** Programs whose shell command only reads or finds the files it names. */
 const READING_PROGRAMS = new Set(['cat', 'head', 'tail', 'less', 'more', 'bat', 'grep', 'rg', 'ag', 'find', 'ls', 'wc', 'nl', 'sed', 'awk', 'fd']);
@@ -81,12 +81,9 @@ const shared = (a: ReadonlySet<string>, b: ReadonlySet<string>): number => {
 /** An answer the chain holds: a decision and its reason, or a line of a directives section. */
 export type HeldAnswer = { text: string; words: Set<string> };
 
-/** Sections of the user's directives (as compactSteer.ts reads them), not decisions. */
-const DIRECTIVES = /\buser\b|\bdirectives?\b|\bconstraints?\b|\bpreferences?\b|\bcorrections?\b/i;
-const DECISIONS = /\bdecisions?\b|\bchoices?\b/i;
 const HEADING_TEXT = /^ {0,3}#{1,6}[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$/;
 
-/** The answers a summary's text holds: its decision lines, and its directive sections' list items. */
+/** The answers a summary's text holds: its decision lines, and the list items of its directive sections (as compactSteer.ts tells them). */
 export function heldAnswers(text: string): HeldAnswer[] {
   const answers = decisionsIn(text).map((d) => `${d.decision} — ${d.reason}`);
   const s = structure(text.split(/\r?\n/));
