@@ -7,7 +7,8 @@
 // - `expect <words>`: junk only, a fragment of the message that should reject it;
 // - `window <file>`: the interactions of another case, by its path under the corpus folder;
 // - `profile <name>`: the template it is written in (src/events/profiles.ts; default: default);
-// - `domain <name>`: its field (default: the first word of its file's name, `legal-nda.md`: legal).
+// - `domain <name>`: its field (default: the domain of the case a `window` line names, else
+//   the first word of its file's name, `legal-nda.md`: legal).
 import { PROFILES, type ProfileName } from './profiles.js';
 
 export type Label = 'genuine' | 'junk';
@@ -37,12 +38,13 @@ export const domainOf = (name: string): string => (name.split('/').at(-1) ?? nam
 
 /**
  * The case of `name` (its path under the corpus folder) from its text; `windowOf` gives the
- * interactions of the case a `window` line names (the caller reads that file).
+ * case a `window` line names (the caller reads that file).
  */
-export function parseCase(name: string, label: Label, text: string, windowOf: (path: string) => string[]): EvalCase {
+export function parseCase(name: string, label: Label, text: string, windowOf: (path: string) => EvalCase): EvalCase {
   const c: EvalCase = { name, label, profile: 'default', domain: domainOf(name), interactions: [], rolled: [], earlier: [], summary: '', expect: [] };
   let kind: string | undefined;
   let block: string[] = [];
+  let domain: string | undefined;
   const close = () => {
     const body = block.join('\n').trim();
     if (kind === 'interaction') c.interactions.push(body);
@@ -61,16 +63,21 @@ export function parseCase(name: string, label: Label, text: string, windowOf: (p
     kind = marker[1]!;
     const value = marker[2]!.trim();
     if (kind === 'expect') c.expect.push(value);
-    else if (kind === 'window') c.interactions.push(...windowOf(value));
+    else if (kind === 'window') {
+      const window = windowOf(value);
+      c.interactions.push(...window.interactions);
+      c.domain = window.domain;
+    }
     else if (kind === 'profile') {
       if (!isProfile(value)) throw new CaseError(`${name}: unknown profile "${value}"; use one of ${Object.keys(PROFILES).join(', ')}`);
       c.profile = value;
-    } else if (kind === 'domain') c.domain = value;
+    } else if (kind === 'domain') domain = value;
     else if (!['interaction', 'rolled', 'earlier', 'summary'].includes(kind)) {
       throw new CaseError(`${name}: unknown block "@@@ ${kind}"; blocks are interaction, rolled, earlier, summary, expect, window, profile and domain`);
     }
   }
   close();
+  if (domain !== undefined) c.domain = domain;
   if (c.summary === '') throw new CaseError(`${name}: no "@@@ summary" block; a case needs the summary submitted`);
   if (c.interactions.length + c.rolled.length === 0) throw new CaseError(`${name}: no "@@@ interaction" or "@@@ rolled" block; a case needs the window it summarizes`);
   return c;

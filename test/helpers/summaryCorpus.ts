@@ -13,7 +13,7 @@ export type Case = EvalCase;
 /** The case at `path` under the corpus folder (`genuine/...` or `junk/...`). */
 export function readCase(path: string): Case {
   const label: Label = path.startsWith('junk/') ? 'junk' : 'genuine';
-  return parseCase(path, label, readFileSync(join(CORPUS, path), 'utf8'), (other) => readCase(other).interactions);
+  return parseCase(path, label, readFileSync(join(CORPUS, path), 'utf8'), readCase);
 }
 
 export function readCorpus(folder: Label): Case[] {
