@@ -67,8 +67,7 @@ export function parseCase(name: string, label: Label, text: string, windowOf: (p
       const window = windowOf(value);
       c.interactions.push(...window.interactions);
       c.domain = window.domain;
-    }
-    else if (kind === 'profile') {
+    } else if (kind === 'profile') {
       if (!isProfile(value)) throw new CaseError(`${name}: unknown profile "${value}"; use one of ${Object.keys(PROFILES).join(', ')}`);
       c.profile = value;
     } else if (kind === 'domain') domain = value;

@@ -55,6 +55,6 @@ export const evalCommand: Builder = (y) =>
   y.command(
     'eval',
     'score the summary rules on a labelled corpus',
-    (a) => documented(a, 'eval').option('corpus', { type: 'string', describe: 'a folder with genuine/ and junk/ cases (default: the tests\')' }),
+    (a) => documented(a, 'eval').option('corpus', { type: 'string', describe: "a folder with genuine/ and junk/ cases (default: the tests')" }),
     (argv) => evaluate(argv as EvalArgs),
   );
