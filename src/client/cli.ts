@@ -15,6 +15,7 @@ import { completionCommand, doctorCommand, initCommand, installCommands, statusl
 import { searchCommands } from './commands/search.js';
 import { syncCommands } from './commands/sync.js';
 import { uiCommand } from './commands/ui.js';
+import { evalCommand } from './commands/eval.js';
 import { memoryEditCommands } from './commands/memoryEdits.js';
 import type { DaemonSide } from './daemonSide.js';
 import { currentFolder, UsageError, type Builder, type Global } from './jobCommands.js';
@@ -25,7 +26,7 @@ export { UsageError };
 const SETUP_COMMANDS = new Set(['install', 'uninstall', 'trip', 'import', 'stop', 'restart', 'reload', 'pause', 'resume', 'amend', 'redact']);
 
 /** Commands that are about no one job: a --job given to them is refused, not silently ignored (and each hides it from its --help). */
-const JOBLESS_COMMANDS = new Set(['install', 'uninstall', 'import', 'completion', 'init']);
+const JOBLESS_COMMANDS = new Set(['install', 'uninstall', 'import', 'completion', 'init', 'eval']);
 
 /** The commands in the order --help lists them; `side` runs what only the daemon's code can. */
 const commands = (side: DaemonSide): Builder[] => [
@@ -46,6 +47,7 @@ const commands = (side: DaemonSide): Builder[] => [
   readCommands,
   checkCommands,
   exportCommands(side),
+  evalCommand,
   uiCommand,
   configCommands,
   mcpCommand,

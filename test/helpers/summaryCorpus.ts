@@ -1,54 +1,26 @@
 // The summary corpora in test/fixtures/summaries: genuine summaries that must pass and junk
-// that must fail, each with the window it was written for. A case file is blocks opened by
-// a line `@@@ <kind>`: `interaction` (one text of the window), `rolled` (a summary a rollup
-// rolls up), `earlier` (an earlier accepted summary of the job), `summary` (the submission),
-// `expect <words>` (junk only: a fragment the right rejection message contains) and
-// `window <file>` (the interactions of another case, by its path under summaries/).
+// that must fail, each with the window it was written for, read by recap eval's own reader
+// (src/events/evalCorpus.ts describes the format).
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { parseCase, type EvalCase, type Label } from '../../src/events/evalCorpus.js';
 const ROOT = resolve(import.meta.dirname, '../..');
 
 export const CORPUS = join(ROOT, 'test', 'fixtures', 'summaries');
+/** recap eval's known corpus: its README says what each figure must come out as. */
+export const SMALL_CORPUS = join(ROOT, 'test', 'fixtures', 'eval-small');
 
-export type Case = {
-  name: string;
-  interactions: string[];
-  rolled: string[];
-  earlier: string[];
-  summary: string;
-  expect: string[];
-};
+export type Case = EvalCase;
 
-export function readCase(path: string): Case {
-  const c: Case = { name: path, interactions: [], rolled: [], earlier: [], summary: '', expect: [] };
-  let kind: string | undefined;
-  let block: string[] = [];
-  const close = () => {
-    const text = block.join('\n').trim();
-    if (kind === 'interaction') c.interactions.push(text);
-    else if (kind === 'rolled') c.rolled.push(text);
-    else if (kind === 'earlier') c.earlier.push(text);
-    else if (kind === 'summary') c.summary = text;
-    block = [];
-  };
-  for (const line of readFileSync(join(CORPUS, path), 'utf8').split('\n')) {
-    const marker = /^@@@ (\w+)\s*(.*)$/.exec(line);
-    if (!marker) {
-      block.push(line);
-      continue;
-    }
-    close();
-    kind = marker[1];
-    if (kind === 'expect') c.expect.push(marker[2]!);
-    if (kind === 'window') c.interactions.push(...readCase(marker[2]!).interactions);
-  }
-  close();
-  return c;
+/** The case at `path` under the corpus folder (`genuine/...` or `junk/...`). */
+export function readCase(path: string, root = CORPUS): Case {
+  const label: Label = path.startsWith('junk/') ? 'junk' : 'genuine';
+  return parseCase(path, label, readFileSync(join(root, path), 'utf8'), (other) => readCase(other, root));
 }
 
-export function readCorpus(folder: 'genuine' | 'junk'): Case[] {
-  return readdirSync(join(CORPUS, folder))
+export function readCorpus(folder: Label, root = CORPUS): Case[] {
+  return readdirSync(join(root, folder))
     .filter((f) => f.endsWith('.md'))
     .sort()
-    .map((f) => readCase(join(folder, f)));
+    .map((f) => readCase(join(folder, f), root));
 }

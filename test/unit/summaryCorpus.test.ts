@@ -3,7 +3,8 @@
 // acceptances.
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG } from '../../src/events/config.js';
-import { validateSummary, type Evidence } from '../../src/events/summaryValidator.js';
+import { validateSummary } from '../../src/events/summaryValidator.js';
+import { judgeCase } from '../../src/events/evaluation.js';
 import { tokenCounter } from '../../src/events/tokens.js';
 import { readCorpus, type Case } from '../helpers/summaryCorpus.js';
 import { goodSummary, prose } from '../helpers/text.js';
@@ -11,14 +12,10 @@ import { PROFILES } from '../../src/events/config.js';
 
 const count = await tokenCounter(DEFAULT_CONFIG);
 
-function evidence(c: Case): Evidence {
-  const earlier = c.earlier.map((text, i) => ({ seq: 100 + i, text }));
-  return c.rolled.length > 0 ? { material: c.rolled, what: 'summaries rolled up', earlier: [] } : { material: c.interactions, what: 'interactions', earlier };
-}
+const NOW = Date.UTC(2026, 0, 1);
 
-function rules(c: Case) {
-  return c.rolled.length > 0 ? { ...DEFAULT_CONFIG, SUMMARY_MIN_TOKENS: DEFAULT_CONFIG.ROLLUP_MIN_TOKENS, SUMMARY_MAX_TOKENS: DEFAULT_CONFIG.ROLLUP_MAX_TOKENS } : DEFAULT_CONFIG;
-}
+/** Judged as the daemon judges a submission (recap eval's path). */
+const problems = (c: Case) => judgeCase(c, count, NOW).problems;
 
 const genuine = readCorpus('genuine');
 const junk = readCorpus('junk');
@@ -30,7 +27,7 @@ describe('the genuine corpus', () => {
   });
 
   it.each(genuine.map((c) => [c.name, c] as const))('%s passes', (_name, c) => {
-    expect(validateSummary(c.summary, rules(c), count, evidence(c)).problems).toEqual([]);
+    expect(problems(c)).toEqual([]);
   });
 });
 
@@ -41,11 +38,11 @@ describe('the junk corpus', () => {
   });
 
   it.each(junk.map((c) => [c.name, c] as const))('%s is rejected with the right message', (_name, c) => {
-    const { problems } = validateSummary(c.summary, rules(c), count, evidence(c));
+    const found = problems(c);
     for (const fragment of c.expect)
       expect(
-        problems.some((p) => p.includes(fragment)),
-        `no problem says "${fragment}": ${JSON.stringify(problems)}`,
+        found.some((p) => p.includes(fragment)),
+        `no problem says "${fragment}": ${JSON.stringify(found)}`,
       ).toBe(true);
   });
 });

@@ -52,6 +52,7 @@ export const COMMAND_DOCS = {
   replay: 'docs/audit.md',
   verify: 'docs/audit.md',
   export: 'docs/audit.md',
+  eval: 'docs/memory.md',
   import: 'docs/audit.md',
   ui: 'docs/audit.md',
   config: 'docs/configuration.md',
