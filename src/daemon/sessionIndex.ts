@@ -4,6 +4,7 @@
 import type { StoredEvent } from '../events/events.js';
 import { emptyReport, figuresOf, foldSession, sessionOf, type SessionReport } from '../events/sessionReport.js';
 import type { EventStore } from './eventStore.js';
+import { LogFold } from './logFold.js';
 
 /** Sessions whose tool calls are counted at once; past this the oldest counter goes. */
 const MAX_COUNTED_SESSIONS = 10_000;
@@ -11,14 +12,11 @@ const MAX_COUNTED_SESSIONS = 10_000;
 export class SessionIndex {
   private readonly reports = new Map<string, SessionReport>();
   private readonly toolCalls = new Map<string, number>();
-  private building: Promise<void> | undefined;
-  private buffered: StoredEvent[] | undefined;
-  private readonly follow = (stored: StoredEvent[]) => {
-    if (this.buffered) this.buffered.push(...stored);
-    else for (const event of stored) this.apply(event);
-  };
+  private readonly log: LogFold;
 
-  constructor(private readonly store: EventStore) {}
+  constructor(store: EventStore) {
+    this.log = new LogFold(store, (event) => this.apply(event));
+  }
 
   /** A tool call of the session was judged. */
   toolCalled(session: string): void {
@@ -34,7 +32,7 @@ export class SessionIndex {
 
   /** The session's report from the log so far, its tool calls this daemon counted in. */
   async report(session: string): Promise<SessionReport | undefined> {
-    await this.ready();
+    await this.log.ready();
     const report = this.reports.get(session);
     if (report === undefined) return undefined;
     return this.shown(report);
@@ -42,7 +40,7 @@ export class SessionIndex {
 
   /** The job's sessions, the newest (by last activity) first. */
   async sessionsOf(job: string): Promise<SessionReport[]> {
-    await this.ready();
+    await this.log.ready();
     return [...this.reports.values()]
       .filter((r) => r.job === job)
       .sort((a, b) => b.last - a.last || b.started - a.started)
@@ -55,22 +53,7 @@ export class SessionIndex {
   }
 
   stop(): void {
-    this.store.off('appended', this.follow);
-  }
-
-  private ready(): Promise<void> {
-    return (this.building ??= this.build());
-  }
-
-  private async build(): Promise<void> {
-    this.buffered = [];
-    this.store.on('appended', this.follow);
-    const upTo = this.store.lastSeq;
-    await this.store.flushed();
-    for await (const batch of this.store.readBatches(1, upTo)) for (const event of batch) this.apply(event);
-    const held = this.buffered;
-    this.buffered = undefined;
-    for (const event of held) if (event.seq > upTo) this.apply(event);
+    this.log.stop();
   }
 
   private apply(event: StoredEvent): void {

@@ -16,6 +16,7 @@ import { ATTACK_THRESHOLD } from '../helpers/gateAttack.js';
 import { answer, MockAnthropic, type RecordedRequest } from '../helpers/mockAnthropic.js';
 import { notes, prose } from '../helpers/text.js';
 import { DEFAULT_SECTIONS } from '../../src/events/config.js';
+import { expectIn, stringsOf } from '../helpers/requestText.js';
 
 const TEST_MS = 120_000;
 // B waits longer than the default 1500 ms for the fetch at a session's start (slack for a busy
@@ -61,18 +62,6 @@ async function machine(box: Sandbox, remote: string, host: string, email: string
   git(clone, 'config', 'user.email', email);
   const daemon = await startDaemon(box, { RECAP_HOST_NAME: host });
   return { box, clone, daemon, cli: (args, input) => runCli(box, args, { cwd: clone, ...(input !== undefined ? { input } : {}) }) };
-}
-
-/** Every string a request body holds, one after another: the text the model was shown, unescaped. */
-function stringsOf(value: unknown): string {
-  if (typeof value === 'string') return value;
-  if (Array.isArray(value)) return value.map(stringsOf).join('\n');
-  if (value !== null && typeof value === 'object') return Object.values(value).map(stringsOf).join('\n');
-  return '';
-}
-
-function expectIn(haystack: string, needle: string, where: string): void {
-  expect(haystack.includes(needle), `${where} should contain ${JSON.stringify(needle)}\n--- it holds\n${haystack.slice(0, 8000)}`).toBe(true);
 }
 
 /** What a session's first request to the model showed it. */

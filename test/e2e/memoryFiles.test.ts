@@ -17,6 +17,7 @@ import { answer as geminiAnswer, MockGemini, shell as geminiShell } from '../hel
 import { assertGeminiRuns, runGemini } from '../helpers/geminiCli.js';
 import { assertQwenRuns, runQwen } from '../helpers/qwenCli.js';
 import { goodSummary, prose } from '../helpers/text.js';
+import { expectIn, stringsOf } from '../helpers/requestText.js';
 
 const TEST_MS = 60_000;
 const LONG_PROMPT = TRIP_PROMPTS.join('\n\n');
@@ -42,18 +43,6 @@ const FIRST_SUMMARY = goodSummary();
 const FIRST_GIST = /^Gist: (.*)$/m.exec(FIRST_SUMMARY)![1]!;
 
 type Entry = { seq: number; gist?: string; refs?: { mode: string; path: string; start?: number; end?: number; why: string }[]; time: number };
-
-/** Every string a request body holds, one after another: the text the model was shown, unescaped. */
-function stringsOf(value: unknown): string {
-  if (typeof value === 'string') return value;
-  if (Array.isArray(value)) return value.map(stringsOf).join('\n');
-  if (value !== null && typeof value === 'object') return Object.values(value).map(stringsOf).join('\n');
-  return '';
-}
-
-function expectIn(haystack: string, needle: string, where: string): void {
-  expect(haystack.includes(needle), `${where} should contain ${JSON.stringify(needle)}\n--- it holds\n${haystack.slice(0, 8000)}`).toBe(true);
-}
 
 /** A sandbox whose config (in a folder of its own: recap protects a config folder named *recap*) trips early and shows one summary whole. */
 function memoryBox(): Sandbox {
