@@ -5,6 +5,7 @@ import { isAbsolute, join, normalize } from 'node:path/posix';
 import type { RecordFirstCalls } from './commands.js';
 import type { Decision } from './decision.js';
 import type { SampledCall } from './eventParts.js';
+import { simpleCommands, tokenize } from './shellTokens.js';
 import type { ToolCall } from './toolCall.js';
 
 /**
@@ -30,12 +31,11 @@ export function sampledCall(call: ToolCall, cwd: string | undefined): SampledCal
   const named = [...call.paths];
   let program: string | undefined;
   if (call.kind === 'shell' && call.command !== undefined) {
-    const words = call.command
-      .split(/\s+/)
-      .filter(Boolean)
-      .map((w) => w.replace(/^['"]|['"]$/g, ''));
-    program = words[0]?.split('/').at(-1);
-    named.push(...words.slice(1).filter((w) => PATH_WORD.test(w)));
+    // Read as the gate reads a command line (shellTokens.ts): quotes removed, every simple command's words.
+    const tokens = tokenize(call.command);
+    const commands = tokens.ok ? simpleCommands(tokens.tokens) : [];
+    program = commands[0]?.words[0]?.value.split('/').at(-1);
+    for (const command of commands) named.push(...command.words.slice(1).flatMap((w) => (PATH_WORD.test(w.value) ? [w.value] : [])));
   }
   const paths = [...new Set(named.slice(0, MAX_PATHS).map((p) => resolved(p, dir)))];
   return { kind: call.kind, paths, ...(call.glob !== undefined ? { glob: call.glob } : {}), ...(program !== undefined ? { program } : {}) };

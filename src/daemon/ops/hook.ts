@@ -65,8 +65,13 @@ export class Hooks {
       noticeShown: (where, notice, who) => noticeShown(s, where, notice, who),
       switchedOff: (where, session, agent) => switchedOff(s, where, session, agent),
       toolCalled: (session, call, where, cwd, agent) => {
-        s.sessions.toolCalled(session);
-        this.firstCalls.called(session, call, where, cwd, agent);
+        // Counted for the reports only: whatever goes wrong here, the call is still checked.
+        try {
+          s.sessions.toolCalled(session);
+          this.firstCalls.called(session, call, where, cwd, agent);
+        } catch (error) {
+          log.warn({ err: error, session }, 'a tool call could not be counted for its session; it is checked all the same');
+        }
       },
       sessionEnded: async (where, end) => {
         await this.firstCalls.flush(end.session);

@@ -94,8 +94,7 @@ export class SyncService {
     const failed = (error: unknown) => this.deps.log.error({ err: error, job: where.job }, "the fetch at a session's start failed; the memory is what this machine has");
     try {
       const config = await this.config(where);
-      // A session's own job (JOB_SCOPE=session) is no repository's: there is nothing of it on other machines.
-      if (config.SYNC === 'off' || config.SYNC_START_WAIT === 0 || config.JOB_SCOPE === 'session' || where.project === undefined) return;
+      if (config.SYNC_START_WAIT === 0 || !this.syncs(where, config)) return;
       let timer: NodeJS.Timeout | undefined;
       const waited = new Promise<void>((resolve) => (timer = setTimeout(resolve, config.SYNC_START_WAIT)));
       const fetched = this.sync(where, { push: false, fetch: true }).then(() => undefined, failed);
@@ -142,6 +141,20 @@ export class SyncService {
     this.last.set(where.job, report);
     if (report.error === undefined) this.deps.log.info({ job: where.job, pushed: report.pushed, fetched: report.fetched?.length, ms: report.ms }, 'recap sync finished');
     return report;
+  }
+
+  /**
+   * Whether a sync of the job would run (repositoryOf decides): a session's start and a summary
+   * pass over a job it would not, quietly (SYNC off, a session's own job, no repository).
+   */
+  private syncs(where: Where, config: Config): boolean {
+    try {
+      this.repositoryOf(where, config);
+      return true;
+    } catch (error) {
+      if (error instanceof SyncProblem) return false;
+      throw error;
+    }
   }
 
   /** The job's project and repository, when sync is on and the job is that repository's: else what to do. */
@@ -299,10 +312,7 @@ export class SyncService {
     if (project === undefined) return;
     const where = { job, project };
     const config = await this.config(where);
-    if (config.SYNC === 'off' || config.SYNC_PUSH !== 'auto' || config.JOB_SCOPE === 'session') return;
-    // Only the repository's job is pushed (a job of no repository, or a session's own, is not).
-    const repo = this.deps.identify(project);
-    if (repo === undefined || this.deps.jobOf(repo.key) !== job) return;
+    if (config.SYNC_PUSH !== 'auto' || !this.syncs(where, config)) return;
     await this.sync(where, { push: true, fetch: false });
   }
 }
