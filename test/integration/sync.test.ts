@@ -63,6 +63,15 @@ async function machine(remote: string, host: string, email: string, config = CON
   return { box, project, client, daemon, cli: (args, input) => runCli(box, args, { cwd: project, ...(input !== undefined ? { input } : {}) }) };
 }
 
+/** A remote in a first sandbox, and two machines with clones of it: A (alice on laptop, in that sandbox) and B (on devbox). */
+async function twoMachines(emailB = 'bob@example.com', config = CONFIG) {
+  const first = sandbox();
+  const remote = remoteRepo(first);
+  const a = await machine(remote, 'laptop', 'alice@example.com', config, first);
+  const b = await machine(remote, 'devbox', emailB, config);
+  return { first, remote, a, b };
+}
+
 let ids = 0;
 const request = async (m: Machine, op: string, fields: Record<string, unknown> = {}) => {
   const answer = await m.client.request({ id: (ids += 1), op, cwd: m.project, ...fields });
@@ -101,10 +110,7 @@ function remoteObjects(remote: string): string {
 
 describe('recap sync through a git remote', () => {
   it("carries machine A's summaries to machine B and B's back, each labelled with its machine, and both chains verify", async () => {
-    const first = sandbox();
-    const remote = remoteRepo(first);
-    const a = await machine(remote, 'laptop', 'alice@example.com', CONFIG, first);
-    const b = await machine(remote, 'devbox', 'alice@example.com');
+    const { a, b } = await twoMachines('alice@example.com');
     await summarize(a, 'the lexer rewrite');
     expect((await sync(a)).pushed).toEqual({ entries: 1, unchanged: false });
     const fetched = await sync(b);
@@ -140,10 +146,7 @@ describe('recap sync through a git remote', () => {
   });
 
   it('keeps both chains when both machines summarize before either syncs', async () => {
-    const first = sandbox();
-    const remote = remoteRepo(first);
-    const a = await machine(remote, 'laptop', 'alice@example.com', CONFIG, first);
-    const b = await machine(remote, 'devbox', 'bob@example.com');
+    const { first, remote, a, b } = await twoMachines();
     await Promise.all([summarize(a, 'the cache layer'), summarize(b, 'the retry policy')]);
     const [fromA, fromB] = await Promise.all([sync(a), sync(b)]);
     expect([fromA.error, fromB.error]).toEqual([undefined, undefined]);
@@ -155,10 +158,7 @@ describe('recap sync through a git remote', () => {
   });
 
   it('refuses a chain whose entry was changed on the remote, naming the entry, and imports nothing of it', async () => {
-    const first = sandbox();
-    const remote = remoteRepo(first);
-    const a = await machine(remote, 'laptop', 'alice@example.com', CONFIG, first);
-    const b = await machine(remote, 'devbox', 'bob@example.com');
+    const { first, remote, a, b } = await twoMachines();
     await summarize(a, 'the index format');
     await summarize(a, 'the index reader', 'now read the index back');
     await sync(a);
@@ -193,10 +193,7 @@ describe('recap sync through a git remote', () => {
   });
 
   it('puts no prompt on the remote, and no text of a summary redacted here once the remote collects its garbage; the other machine loses it too', async () => {
-    const first = sandbox();
-    const remote = remoteRepo(first);
-    const a = await machine(remote, 'laptop', 'alice@example.com', CONFIG, first);
-    const b = await machine(remote, 'devbox', 'bob@example.com');
+    const { first, remote, a, b } = await twoMachines();
     await summarize(a, 'the token vault', 'the secret plan is SWORDFISH-PROMPT-ONLY');
     await sync(a);
     await sync(b);
@@ -230,10 +227,7 @@ describe('recap sync through a git remote', () => {
   });
 
   it("refuses to amend another machine's summary, saying whose it is to amend", async () => {
-    const first = sandbox();
-    const remote = remoteRepo(first);
-    const a = await machine(remote, 'laptop', 'alice@example.com', CONFIG, first);
-    const b = await machine(remote, 'devbox', 'bob@example.com');
+    const { a, b } = await twoMachines();
     await summarize(a, 'the queue worker');
     await sync(a);
     await sync(b);
