@@ -5,7 +5,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jobIdFor } from '../../src/common/jobs.js';
-import { removeSandbox, runCli, sandbox, startDaemon, type DaemonProcess, type Sandbox } from '../helpers/daemon.js';
+import { closeSandbox, removeSandbox, runCli, sandbox, sandboxWithDaemon, type DaemonProcess, type Sandbox } from '../helpers/daemon.js';
 import { hookCommands, runHookCommand } from '../helpers/hookCommand.js';
 
 type ModelRow = { model: string; input: number; output: number; cacheCreation: number; cacheRead: number };
@@ -46,13 +46,9 @@ describe('a session end, through recap-hook', () => {
   let n = 0;
 
   beforeAll(async () => {
-    box = sandbox();
-    daemon = await startDaemon(box);
+    ({ box, daemon } = await sandboxWithDaemon());
   });
-  afterAll(async () => {
-    await daemon?.stop();
-    removeSandbox(box);
-  });
+  afterAll(() => closeSandbox(box, daemon));
 
   /** A session of `agent` in the sandbox's project, its transcript written when the agent has one. */
   function session(agent: string): { id: string; fields: Record<string, unknown> } {
