@@ -3,26 +3,24 @@
 // appear without a reload, that a summary's gist and files show, that a session's report shows, what the sessions after a
 // summary did (the memory quality signals), and that a tampered summary shows as a broken link. Every page
 // is also checked for console errors, which is where a CSP violation would show.
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Level } from 'level';
 import { pack, unpack } from 'msgpackr';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { jobIdFor } from '../../src/common/jobs.js';
 import { DEFAULT_SECTIONS } from '../../src/events/config.js';
 import type { JobQuality } from '../../src/events/qualitySignals.js';
 import { RawClient, ROOT, runCli, type Sandbox, trackedSandboxes } from '../helpers/daemon.js';
 import { goodSummary, prose } from '../helpers/text.js';
-import { openUi, rounds } from '../helpers/uiPage.js';
+import { launchChromium, openUi, rounds } from '../helpers/uiPage.js';
 
-const CHROMIUM = process.env.RECAP_CHROMIUM ?? '/usr/bin/chromium';
 const { newBox, start } = trackedSandboxes(afterEach);
 let browser: Browser;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`no Chromium at ${CHROMIUM}: install Debian's chromium (apt-get install chromium, as .ci/run does) or set RECAP_CHROMIUM`);
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  browser = await launchChromium();
 });
 afterAll(async () => {
   await browser?.close();
