@@ -10,6 +10,7 @@ import { allEntries } from '../events/jobState.js';
 import type { Verification } from '../protocol/answers.js';
 import { AuditIndex, type JobView } from './auditIndex.js';
 import type { SessionReport } from '../events/sessionReport.js';
+import type { JobQuality } from '../events/qualitySignals.js';
 import { SESSIONS_SHOWN } from './report.js';
 import { BUCKETS, type Bucket, type UsageSeries } from './usageIndex.js';
 import type { EventStore } from './eventStore.js';
@@ -62,6 +63,8 @@ export type VerifyAnswer = Verification;
 export type UsageAnswer = { series: UsageSeries[] };
 /** The job's newest sessions, each with its tokens per model, tool calls and denials, and whether it ended. */
 export type SessionsAnswer = { sessions: SessionReport[] };
+/** The job's memory quality signals per summary and their totals, as `recap report --quality` tells them; null before its first summary. */
+export type QualityAnswer = { quality: JobQuality | null };
 /** /api/live's `change` event: the log's last sequence number and the jobs that changed. */
 export type LiveChange = { lastSeq: number; jobs: string[] };
 
@@ -109,6 +112,9 @@ export class UiApi {
         return this.verify(this.knownJob(query));
       case '/api/sessions':
         return { sessions: (await this.handler.sessions.sessionsOf(this.knownJob(query))).slice(0, SESSIONS_SHOWN) };
+      case '/api/quality':
+        // The daemon's one fold of the signals (qualityIndex.ts), as `recap report --quality` reads it.
+        return { quality: (await this.handler.quality.of(this.knownJob(query))) ?? null } satisfies QualityAnswer;
       case '/api/usage': {
         const bucket = query.get('bucket') ?? 'day';
         if (!Object.hasOwn(BUCKETS, bucket)) throw new UiRequestError(400, `bucket is one of: ${Object.keys(BUCKETS).join(', ')}`);

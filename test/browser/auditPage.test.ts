@@ -1,25 +1,26 @@
 // The audit page in real headless Chromium (Debian's chromium, driven by playwright-core)
 // against a real daemon: who gets in, what a scripted job's meter shows, that new events
-// appear without a reload, that a summary's gist and files show, that a session's report shows, and that a tampered summary shows as a broken link. Every page
+// appear without a reload, that a summary's gist and files show, that a session's report shows, what the sessions after a
+// summary did (the memory quality signals), and that a tampered summary shows as a broken link. Every page
 // is also checked for console errors, which is where a CSP violation would show.
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Level } from 'level';
 import { pack, unpack } from 'msgpackr';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { jobIdFor } from '../../src/common/jobs.js';
+import { DEFAULT_SECTIONS } from '../../src/events/config.js';
+import type { JobQuality } from '../../src/events/qualitySignals.js';
 import { RawClient, ROOT, runCli, type Sandbox, trackedSandboxes } from '../helpers/daemon.js';
 import { goodSummary, prose } from '../helpers/text.js';
-import { openUi, rounds } from '../helpers/uiPage.js';
+import { launchChromium, openUi, rounds } from '../helpers/uiPage.js';
 
-const CHROMIUM = process.env.RECAP_CHROMIUM ?? '/usr/bin/chromium';
 const { newBox, start } = trackedSandboxes(afterEach);
 let browser: Browser;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`no Chromium at ${CHROMIUM}: install Debian's chromium (apt-get install chromium, as .ci/run does) or set RECAP_CHROMIUM`);
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  browser = await launchChromium();
 });
 afterAll(async () => {
   await browser?.close();
@@ -97,6 +98,10 @@ describe('the audit page in a browser', () => {
     await page.keyboard.press('Home');
     await expect.poll(() => page.locator('output[for="at"]').textContent()).toMatch(/after event #\d+/);
 
+    // Its summaries' signals: no session started after one (the rounds ran no agent).
+    await page.locator('[data-quality="unfollowed"]').waitFor();
+    expect(await page.locator('.quality-table tbody tr').count()).toBe(3);
+
     mkdirSync(join(ROOT, 'test-results'), { recursive: true });
     await page.screenshot({ path: join(ROOT, 'test-results', 'audit-job-page.png'), fullPage: true });
     expect(problems).toEqual([]);
@@ -147,6 +152,64 @@ describe('the audit page in a browser', () => {
     expect(await row.locator('td').nth(0).textContent()).toBe('claude');
     expect(await row.locator('td').nth(2).textContent()).toMatch(/^ended .* \(other\)$/);
     expect(await row.locator('td[data-models]').textContent()).toBe('claude-opus-5: 1,500 / 90');
+    expect(problems).toEqual([]);
+  });
+
+  it("charts what the sessions after a summary did: a rediscovery, a re-asked question, a correction, the task's tokens", async () => {
+    const box = newBox();
+    writeFileSync(box.config, 'TOKEN_THRESHOLD=20\n');
+    mkdirSync(join(box.project, 'src'));
+    const parser = join(box.project, 'src', 'parser.ts');
+    writeFileSync(parser, 'export const parse = (text: string) => text.split("\\n");\n');
+    await start(box);
+    const client = await RawClient.connect(box.socket);
+    let id = 0;
+    const hook = (session: string, payload: Record<string, unknown>) =>
+      client.request({ id: ++id, op: 'hook', agent: 'claude', payload: { session_id: session, transcript_path: `/tmp/none/${session}.jsonl`, cwd: box.project, ...payload } });
+    // Session A's summary names src/parser.ts and records a decision.
+    await hook('A', { hook_event_name: 'SessionStart', source: 'startup' });
+    await hook('A', { hook_event_name: 'UserPromptSubmit', prompt: prose(3) });
+    const decision = '- Use a hand-written parser for the config loader — a library would pull in YAML support nobody asked for';
+    const summary = goodSummary(DEFAULT_SECTIONS).replace('## Questions & Decisions\n', () => `## Questions & Decisions\n${decision}\n`);
+    const submitted = await runCli(box, ['submit'], { input: `${summary}\n\n## Files\n- ref src/parser.ts — the config parser under change\n` });
+    expect(submitted.code, submitted.stderr).toBe(0);
+    // Session B reads the file first, asks the decided question again and is corrected.
+    const question = 'Which parser should the config loader use: a hand-written one or a library?';
+    await hook('B', { hook_event_name: 'SessionStart', source: 'startup' });
+    await hook('B', { hook_event_name: 'PreToolUse', tool_name: 'Read', tool_input: { file_path: parser }, tool_use_id: 'r1' });
+    await hook('B', {
+      hook_event_name: 'PostToolUse',
+      tool_name: 'AskUserQuestion',
+      tool_use_id: 'q1',
+      tool_input: { questions: [{ question, header: 'Q', options: [{ label: 'a', description: 'a' }], multiSelect: false }] },
+      tool_response: { answers: { [question]: 'a' } },
+    });
+    await hook('B', { hook_event_name: 'UserPromptSubmit', prompt: 'No, that is wrong: the parser must report every error at once, it never stops at the first one.' });
+    await hook('B', { hook_event_name: 'SessionEnd', reason: 'other' });
+    client.close();
+    const job = jobIdFor(box.project);
+    const report = JSON.parse((await runCli(box, ['report', '--quality', '--json', '--job', job])).stdout) as { quality: JobQuality[] };
+    const { seq, task } = report.quality[0]!.summaries[0]!;
+
+    const { page, problems } = await jobPage(box, job);
+    const row = page.locator(`.quality-table tr[data-seq="${seq}"]`);
+    await row.waitFor();
+    const cell = (signal: string) => row.locator(`td[data-signal="${signal}"]`);
+    expect(await cell('sessions').textContent()).toBe('1');
+    for (const signal of ['rediscoveries', 'reasked', 'corrections']) {
+      // The count beside its dots, and one dot drawn.
+      expect(await cell(signal).locator('.count').textContent(), signal).toBe('1');
+      expect(await cell(signal).locator('svg circle').count(), signal).toBe(1);
+    }
+    expect(await cell('rediscoveries').getAttribute('title')).toBe(`${parser} (session B)`);
+    expect(task.countedTokens).toBeGreaterThan(0);
+    expect(await cell('tokens').locator('.count').textContent()).toBe(`${task.countedTokens.toLocaleString('en')} tokens`);
+    expect(await page.locator('[data-total="rediscoveries"]').textContent()).toBe('1 files rediscovered');
+    mkdirSync(join(ROOT, 'test-results'), { recursive: true });
+    await page.locator('section.quality').screenshot({ path: join(ROOT, 'test-results', 'audit-quality.png') });
+    // The summary's number opens its chain entry.
+    await row.locator('th a').click();
+    await page.locator(`.chain-list li[data-seq="${seq}"] details[open] dd code`).first().waitFor();
     expect(problems).toEqual([]);
   });
 

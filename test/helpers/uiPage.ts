@@ -1,9 +1,19 @@
-// The audit page's side of a test: its address from `recap ui`, and a job scripted to trip,
-// be denied and be summarized.
+// The audit page's side of a test: Debian's Chromium to open it in, its address from `recap ui`,
+// and a job scripted to trip, be denied and be summarized.
+import { existsSync } from 'node:fs';
 import { request } from 'node:http';
+import { chromium, type Browser } from 'playwright-core';
 import { expect } from 'vitest';
 import { runCli, type Sandbox } from './daemon.js';
 import { goodSummary, prose } from './text.js';
+
+const CHROMIUM = process.env.RECAP_CHROMIUM ?? '/usr/bin/chromium';
+
+/** Headless Chromium, driven by playwright-core; a missing one fails the test with what to install. */
+export function launchChromium(): Promise<Browser> {
+  if (!existsSync(CHROMIUM)) throw new Error(`no Chromium at ${CHROMIUM}: install Debian's chromium (apt-get install chromium, as .ci/run does) or set RECAP_CHROMIUM`);
+  return chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+}
 
 /** The page's address from `recap ui`, and the session cookie a browser gets for it. */
 export async function openUi(box: Sandbox): Promise<{ url: string; origin: string; cookie: string }> {

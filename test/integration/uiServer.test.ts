@@ -151,7 +151,14 @@ describe('recap ui: what the page is shown', () => {
     const job = encodeURIComponent(row!.job);
     const ui = await openUi(box);
     const before = (await api<{ lastSeq: number }>(ui, '/api/jobs')).lastSeq;
-    for (const path of ['/api/jobs', `/api/job?job=${job}`, `/api/chain?job=${job}`, `/api/verify?job=${job}`, `/api/job/at?job=${job}&time=${Date.now()}`]) {
+    for (const path of [
+      '/api/jobs',
+      `/api/job?job=${job}`,
+      `/api/chain?job=${job}`,
+      `/api/verify?job=${job}`,
+      `/api/quality?job=${job}`,
+      `/api/job/at?job=${job}&time=${Date.now()}`,
+    ]) {
       await api(ui, path);
     }
     const page = await api<{ lastSeq: number; threshold: number }>(ui, `/api/job?job=${job}`);
@@ -275,6 +282,21 @@ describe('recap ui: what the page is shown', () => {
       ['claude', 'opus', [600]],
       ['claude', 'haiku', [40]],
     ]);
+  });
+
+  it("serves a job's memory quality signals as recap report --quality tells them, none before its first summary, to a signed-in browser only", async () => {
+    const box = newBox();
+    await start(box);
+    await runCli(box, ['record', '--job', 'j', '--text', 'hello']);
+    const ui = await openUi(box);
+    expect(await api(ui, '/api/quality?job=j')).toEqual({ quality: null });
+    expect((await get(`${ui.origin}/api/quality?job=j`)).status).toBe(401);
+
+    await rounds(box, 'j', 2);
+    const report = JSON.parse((await runCli(box, ['report', '--quality', '--json', '--job', 'j'])).stdout) as { quality: unknown[] };
+    const { quality } = await api<{ quality: { summaries: unknown[] } }>(ui, '/api/quality?job=j');
+    expect(quality.summaries).toHaveLength(2);
+    expect(quality).toEqual(report.quality[0]);
   });
 
   it('sends a long job downsampled to the width asked, every peak and trip kept', async () => {

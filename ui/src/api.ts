@@ -2,8 +2,21 @@
 // two cannot drift) and one way to ask, with the server's message on failure.
 import type { LiveChange } from '../../src/daemon/uiApi.js';
 
-export type { AtAnswer, ChainAnswer, JobAnswer, JobsAnswer, LiveChange, Moment, MomentsAnswer, SessionsAnswer, UsageAnswer, VerifyAnswer } from '../../src/daemon/uiApi.js';
+export type {
+  AtAnswer,
+  ChainAnswer,
+  JobAnswer,
+  JobsAnswer,
+  LiveChange,
+  Moment,
+  MomentsAnswer,
+  QualityAnswer,
+  SessionsAnswer,
+  UsageAnswer,
+  VerifyAnswer,
+} from '../../src/daemon/uiApi.js';
 export type { SummaryMark, Trip } from '../../src/daemon/auditIndex.js';
+export type { SummaryQuality } from '../../src/events/qualitySignals.js';
 export type { UsageSeries } from '../../src/daemon/usageIndex.js';
 
 /** A refusal or failure from the daemon, with what it says to do. */

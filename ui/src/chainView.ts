@@ -33,15 +33,7 @@ export class ChainPanel {
 
   /** Reads the chain again, and with `verify` has the daemon verify the job. */
   load({ verify }: { verify: boolean }): void {
-    void this.chainRequests
-      .get<ChainAnswer>('/api/chain', { job: this.job, last: this.whole ? undefined : SHOWN })
-      .then((answer) => {
-        if (!answer) return;
-        this.entries = answer.entries;
-        this.total = answer.total;
-        this.draw();
-      })
-      .catch((error: unknown) => this.list.replaceChildren(failure(error)));
+    void this.readChain();
     if (!verify) return;
     this.verdict.replaceChildren(h('p', { class: 'verdict muted' }, 'Verifying: replaying the log…'));
     void this.verifyRequests
@@ -53,6 +45,33 @@ export class ChainPanel {
         this.draw();
       })
       .catch((error: unknown) => this.verdict.replaceChildren(failure(error)));
+  }
+
+  /** Opens the summary numbered `seq`, the whole chain read first if it is not among the newest shown, and moves to it. */
+  async reveal(seq: number): Promise<void> {
+    const find = () => this.list.querySelector<HTMLElement>(`li[data-seq="${seq}"]`);
+    if (find() === null && !this.whole) {
+      this.whole = true;
+      await this.readChain();
+    }
+    const item = find();
+    if (item === null) return;
+    const details = item.querySelector('details')!;
+    details.open = true;
+    item.scrollIntoView({ block: 'start' });
+    details.querySelector('summary')!.focus({ preventScroll: true });
+  }
+
+  private async readChain(): Promise<void> {
+    try {
+      const answer = await this.chainRequests.get<ChainAnswer>('/api/chain', { job: this.job, last: this.whole ? undefined : SHOWN });
+      if (!answer) return;
+      this.entries = answer.entries;
+      this.total = answer.total;
+      this.draw();
+    } catch (error) {
+      this.list.replaceChildren(failure(error));
+    }
   }
 
   private showAll(): void {

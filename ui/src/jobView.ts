@@ -1,7 +1,7 @@
 // #/job/<name> — one job: where its gate stands now, its token meter over a range the user
 // picks (a preset, zooming in and out, or a drag across the chart), what happened under the
 // cursor, its state at any moment on the slider (what `recap replay --at` answers), its
-// sessions, and its summary chain.
+// sessions, how well its summaries served the sessions after them, and its summary chain.
 import { Latest, type AtAnswer, type JobAnswer, type LiveChange, type MomentsAnswer } from './api.js';
 import { ChainPanel } from './chainView.js';
 import { SessionsPanel } from './sessionsView.js';
@@ -9,6 +9,7 @@ import { debounce, failure, h, tokens, when } from './dom.js';
 import { gate } from './jobsView.js';
 import { MeterChart, meterKey, type Range } from './meterChart.js';
 import { momentList } from './moments.js';
+import { QualityPanel } from './qualityView.js';
 import type { View } from './view.js';
 
 const HOUR = 3_600_000;
@@ -41,11 +42,13 @@ export class JobView implements View {
   private readonly moments = h('div', { class: 'moments', 'aria-live': 'polite' });
   private readonly chain: ChainPanel;
   private readonly sessions: SessionsPanel;
+  private readonly quality: QualityPanel;
   private closed = false;
 
   constructor(private readonly job: string) {
     this.chain = new ChainPanel(job);
     this.sessions = new SessionsPanel(job);
+    this.quality = new QualityPanel(job, (seq) => void this.chain.reveal(seq));
   }
 
   async show(main: HTMLElement): Promise<void> {
@@ -68,18 +71,21 @@ export class JobView implements View {
         h('section', { 'aria-labelledby': 'moments-title' }, h('h2', { id: 'moments-title' }, 'What happened there'), this.moments),
       ),
       this.sessions.element,
+      this.quality.element,
       this.chain.element,
     );
     this.moments.append(h('p', { class: 'muted' }, 'Hover the chart, or move the slider, to see the interactions, trips, summaries and denials at that moment.'));
     await this.load();
     this.chain.load({ verify: true });
     this.sessions.load();
+    this.quality.load();
   }
 
   changed(change: LiveChange): void {
     if (!change.jobs.includes(this.job)) return;
     this.refresh();
     this.sessions.load();
+    this.quality.load();
   }
 
   refresh(): void {
