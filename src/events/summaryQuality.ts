@@ -39,6 +39,33 @@ const FILLER = new Set(
   ).split(' '),
 );
 
+/** Deflate output over input below this is repetition (genuine sections: 0.5 and up). */
+const MIN_COMPRESSED = 0.33;
+/** Filler words (lorem ipsum, "blah", "asdf") over this share make a section filler. */
+const MAX_FILLER = 0.15;
+/** Words that cannot be pronounced over this share make a section keyboard mash. */
+const MAX_MASH = 0.3;
+/** Words in code (fenced, or lines that read as code) over this share make a section a code dump. */
+const MAX_CODE = 0.65;
+/** 8-word runs seen before over this share are a repeated passage (genuine text: none). */
+const MAX_REPEATED = 0.1;
+
+// The words of lorem ipsum and its usual continuations, and the noises people type to fill
+// a box. English words that also occur in them (do, id, non, error, sit) are left out or
+// are too few to reach the share on their own.
+const FILLER = new Set(
+  (
+    'lorem ipsum dolor amet consectetur consectetuer adipiscing adipisicing elit sed eiusmod tempor incididunt ut labore et ' +
+    'dolore magna aliqua enim minim veniam quis nostrud exercitation ullamco laboris nisi aliquip commodo consequat duis aute ' +
+    'irure reprehenderit voluptate velit esse cillum fugiat nulla pariatur excepteur sint occaecat cupidatat proident sunt ' +
+    'culpa qui officia deserunt mollit anim est laborum perspiciatis unde omnis iste natus voluptatem accusantium doloremque ' +
+    'laudantium totam aperiam eaque ipsa quae ab illo inventore veritatis architecto beatae vitae dicta explicabo nemo ' +
+    'ipsam quia voluptas aspernatur aut odit fugit consequuntur magni dolores eos ratione sequi nesciunt neque porro quisquam ' +
+    'dolorem vero accusamus iusto odio dignissimos ducimus blanditiis praesentium voluptatum deleniti atque corrupti quos quas ' +
+    'molestias excepturi occaecati cupiditate similique lipsum blah bla yada asdf qwerty foo baz'
+  ).split(' '),
+);
+
 export function wordsOf(text: string): string[] {
   return text.toLowerCase().match(/[\p{L}\p{N}][\p{L}\p{N}_'’]*/gu) ?? [];
 }

@@ -577,6 +577,15 @@ describe('copying and resubmission', () => {
     expect(problems).toEqual([expect.stringMatching(/^this summary repeats summary #42 \(\d+% of its text is the same\): summarize what happened since then/)]);
   });
 
+  it('given an earlier summary resubmitted with zero-width spaces inside its words, when validated, then it names that summary', () => {
+    const hidden = text
+      .split('\n')
+      .map((line) => (line.startsWith('#') ? line : line.replace(/(\p{L}{2})(\p{L}{2,})/gu, '$1\u200b$2')))
+      .join('\n');
+    const { problems } = validateSummary(hidden, defaults, count, evidence({ earlier: [{ seq: 42, text }] }));
+    expect(problems).toEqual([expect.stringMatching(/^this summary repeats summary #42 \(\d+% of its text is the same\)/)]);
+  });
+
   it('given earlier summaries about other things, when validated, then it passes', () => {
     const other = summary(DEFAULT_SECTIONS.map((heading, i) => ({ heading, body: prose(70, i + 7) })));
     expect(validateSummary(text, defaults, count, evidence({ earlier: [{ seq: 3, text: other }] })).problems).toEqual([]);
