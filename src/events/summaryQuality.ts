@@ -85,15 +85,24 @@ export function lineQuality(what: string, line: string): string | undefined {
   if (words.length === 0) return undefined;
   const filler = words.filter((w) => FILLER.has(w)).length / words.length;
   if (filler > MAX_FILLER * 2) return `${what} is filler text: say what the work was for and how it ended`;
-  const mash = words.filter(unpronounceable).length / words.length;
+  const mash = words.filter((w) => unpronounceable(w, LINE_SHORTEST)).length / words.length;
   if (mash > MAX_MASH) return `${what} does not read as words: write it as a sentence`;
   if (words.length >= 6 && new Set(words).size / words.length < MIN_DISTINCT) return `${what} repeats the same words: say each thing once`;
   return undefined;
 }
 
-/** A Latin-script word no one can say: no vowel at all, or five consonants in a row. */
-function unpronounceable(word: string): boolean {
-  return /^[a-z]{4,}$/.test(word) && (!/[aeiouy]/.test(word) || /[^aeiouy]{5,}/.test(word));
+/**
+ * The shortest word a section's mash test judges. Three letters: keyboard mash typed as short
+ * "words" (sdf jkl xcv) is most of a section, while the vowel-less acronyms of real prose (npm,
+ * sql, css, src) stay a few percent of its words (genuine sections: 5% at most). A line (a
+ * gist) judges from four: three acronyms in a six-word line would be half of it.
+ */
+const SECTION_SHORTEST = 3;
+const LINE_SHORTEST = 4;
+
+/** A Latin-script word of `shortest` letters or more no one can say: no vowel at all, or five consonants in a row. */
+function unpronounceable(word: string, shortest: number): boolean {
+  return word.length >= shortest && /^[a-z]+$/.test(word) && (!/[aeiouy]/.test(word) || /[^aeiouy]{5,}/.test(word));
 }
 
 /** A line that reads as code: statement punctuation rather than words. */
@@ -123,7 +132,7 @@ export function sectionQuality(heading: string, lines: string[], code: boolean[]
   if (judged && filler > MAX_FILLER) {
     return `${heading} is filler text (${percent(filler)} of its words are lorem ipsum, "blah" and the like): write what actually happened`;
   }
-  const mash = words.filter(unpronounceable).length / words.length;
+  const mash = words.filter((w) => unpronounceable(w, SECTION_SHORTEST)).length / words.length;
   if (judged && mash > MAX_MASH) {
     return `${heading} does not read as words (${percent(mash)} of them cannot be pronounced): write the section in sentences`;
   }

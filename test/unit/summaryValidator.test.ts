@@ -467,6 +467,13 @@ describe('what is not prose', () => {
     );
   });
 
+  it('given keyboard mash typed as three-letter words, when validated, then the section does not read as words', () => {
+    const mash = 'sdf jkl hjk dfg xcv bnm wrt zxc cvb vbn ghj fgh klj lkj qwr mnb rtz gfd hgf jhg nbv vcx zxv xcb dfh fjk sdg tph pls';
+    expect(validateSummary(withSection(`${mash} ${mash.split(' ').reverse().join(' ')}`), defaults, count).problems).toContainEqual(
+      expect.stringMatching(/^Design Choices does not read as words \(\d+% of them cannot be pronounced\)/),
+    );
+  });
+
   it('given a section that is a code block, when validated, then it is mostly code; a short snippet beside prose passes', () => {
     const code = ['```ts', ...Array.from({ length: 12 }, (_, i) => `const value${i} = compute(input[${i}], { retries: ${i} });`), '```'].join('\n');
     expect(validateSummary(withSection(code), defaults, count).problems).toEqual([expect.stringMatching(/^Design Choices is mostly code \(\d+% of its words\)/)]);
