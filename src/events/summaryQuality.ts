@@ -39,35 +39,19 @@ const FILLER = new Set(
   ).split(' '),
 );
 
-/** Deflate output over input below this is repetition (genuine sections: 0.5 and up). */
-const MIN_COMPRESSED = 0.33;
-/** Filler words (lorem ipsum, "blah", "asdf") over this share make a section filler. */
-const MAX_FILLER = 0.15;
-/** Words that cannot be pronounced over this share make a section keyboard mash. */
-const MAX_MASH = 0.3;
-/** Words in code (fenced, or lines that read as code) over this share make a section a code dump. */
-const MAX_CODE = 0.65;
-/** 8-word runs seen before over this share are a repeated passage (genuine text: none). */
-const MAX_REPEATED = 0.1;
-
-// The words of lorem ipsum and its usual continuations, and the noises people type to fill
-// a box. English words that also occur in them (do, id, non, error, sit) are left out or
-// are too few to reach the share on their own.
-const FILLER = new Set(
-  (
-    'lorem ipsum dolor amet consectetur consectetuer adipiscing adipisicing elit sed eiusmod tempor incididunt ut labore et ' +
-    'dolore magna aliqua enim minim veniam quis nostrud exercitation ullamco laboris nisi aliquip commodo consequat duis aute ' +
-    'irure reprehenderit voluptate velit esse cillum fugiat nulla pariatur excepteur sint occaecat cupidatat proident sunt ' +
-    'culpa qui officia deserunt mollit anim est laborum perspiciatis unde omnis iste natus voluptatem accusantium doloremque ' +
-    'laudantium totam aperiam eaque ipsa quae ab illo inventore veritatis architecto beatae vitae dicta explicabo nemo ' +
-    'ipsam quia voluptas aspernatur aut odit fugit consequuntur magni dolores eos ratione sequi nesciunt neque porro quisquam ' +
-    'dolorem vero accusamus iusto odio dignissimos ducimus blanditiis praesentium voluptatum deleniti atque corrupti quos quas ' +
-    'molestias excepturi occaecati cupiditate similique lipsum blah bla yada asdf qwerty foo baz'
-  ).split(' '),
-);
-
+/**
+ * The words of a text, lower-cased. Invisible format characters (zero-width spaces and
+ * joiners, soft hyphens, direction marks) are read as absent, not as breaks: "lo\u200brem"
+ * is the word "lorem", so a copy, a resubmission or filler with them sprinkled inside its
+ * words is judged as the text a reader sees.
+ */
 export function wordsOf(text: string): string[] {
-  return text.toLowerCase().match(/[\p{L}\p{N}][\p{L}\p{N}_'’]*/gu) ?? [];
+  return (
+    text
+      .replace(/\p{Cf}/gu, '')
+      .toLowerCase()
+      .match(/[\p{L}\p{N}][\p{L}\p{N}_'’]*/gu) ?? []
+  );
 }
 
 /** Deflate's output size over the input's: prose stays above half, repetition falls far below. */
@@ -105,11 +89,21 @@ function unpronounceable(word: string, shortest: number): boolean {
   return word.length >= shortest && /^[a-z]+$/.test(word) && (!/[aeiouy]/.test(word) || /[^aeiouy]{5,}/.test(word));
 }
 
-/** A line that reads as code: statement punctuation rather than words. */
+/**
+ * Lines shaped as code or configuration whatever their words: indented by a tab, opening or
+ * closing a block (`... {`, `}`, `],`), ending a statement (`;`), with an operator prose does
+ * not use (`:=`, `==`, `!=`, `&&`, `||`), or a key with at most one value (`kind: CronJob`,
+ * `"view": "x",`, `- name: render`). Go, JSON and YAML pasted without a fence have long
+ * identifiers and few symbols; a stray prose line of these shapes weighs little against the
+ * section's share (MAX_CODE).
+ */
+const CODE_SHAPES = [/^\t/, /[{[(;]\s*$/, /^\s*[}\])][\s,;)]*$/, /[}\]],?\s*$/, /:=|[=!]=|&&|\|\|/, /^\s*(?:-\s+)?"?[\w.-]+"?\s*:(?:\s+\S+)?\s*$/];
+
+/** A line that reads as code: statement punctuation rather than words, or one of CODE_SHAPES. */
 function codeLike(line: string): boolean {
   const symbols = line.match(/[{}()[\];=<>|&$]/g)?.length ?? 0;
   const letters = line.match(/\p{L}/gu)?.length ?? 0;
-  return symbols >= 3 && symbols * 6 >= letters;
+  return (symbols >= 3 && symbols * 6 >= letters) || CODE_SHAPES.some((shape) => shape.test(line));
 }
 
 const percent = (share: number): string => `${Math.round(share * 100)}%`;

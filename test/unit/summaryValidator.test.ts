@@ -474,6 +474,23 @@ describe('what is not prose', () => {
     );
   });
 
+  it('given Go pasted without a fence, when validated, then the section is mostly code', () => {
+    const go = [
+      'func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {',
+      '\tvar schedule backupv1.BackupSchedule',
+      '\tif err := r.Get(ctx, req.NamespacedName, &schedule); err != nil {',
+      '\t\treturn ctrl.Result{}, client.IgnoreNotFound(err)',
+      '\t}',
+      '\tnext, err := cron.ParseStandard(schedule.Spec.Schedule)',
+      '\tif err != nil {',
+      '\t\treturn ctrl.Result{}, err',
+      '\t}',
+      '\treturn ctrl.Result{RequeueAfter: next.Next(r.Clock.Now()).Sub(r.Clock.Now())}, nil',
+      '}',
+    ].join('\n');
+    expect(validateSummary(withSection(go), defaults, count).problems).toEqual([expect.stringMatching(/^Design Choices is mostly code \(\d+% of its words\)/)]);
+  });
+
   it('given a section that is a code block, when validated, then it is mostly code; a short snippet beside prose passes', () => {
     const code = ['```ts', ...Array.from({ length: 12 }, (_, i) => `const value${i} = compute(input[${i}], { retries: ${i} });`), '```'].join('\n');
     expect(validateSummary(withSection(code), defaults, count).problems).toEqual([expect.stringMatching(/^Design Choices is mostly code \(\d+% of its words\)/)]);
