@@ -527,6 +527,13 @@ describe('what is not prose', () => {
     ]);
   });
 
+  it('given one sentence padded to the floor with rows of empty table cells, when validated, then the section is punctuation and symbols, not words', () => {
+    const body = `${prose(14, 3)}\n\n${'|   |   |   |   |   |   |\n'.repeat(12)}`;
+    expect(validateSummary(withSection(body), defaults, count).problems).toEqual([
+      expect.stringMatching(/^Design Choices is punctuation and symbols, not words \(\d+% of its tokens have no letter or digit\)/),
+    ]);
+  });
+
   it('given emoji and symbols with a few words among them, when validated, then the section is punctuation and symbols, not words', () => {
     const body = '🚀 ✨ done 🔥 💯 ✅ ⭐ fixed 🎉 👍 → ★ ☆ shipped ♦ ■ □ ▲ 🙌 💪 ✅ ✅ tests 🟢 🟢 🟡 🔴 ⚡ 🧩'.repeat(2);
     expect(validateSummary(withSection(body), defaults, count).problems).toEqual([
