@@ -95,15 +95,20 @@ function unpronounceable(word: string, shortest: number): boolean {
  * not use (`:=`, `==`, `!=`, `&&`, `||`), or a key with at most one value (`kind: CronJob`,
  * `"view": "x",`, `- name: render`). Go, JSON and YAML pasted without a fence have long
  * identifiers and few symbols; a stray prose line of these shapes weighs little against the
- * section's share (MAX_CODE).
+ * section's share (MAX_CODE). Only a line of at most SHAPED_WORDS words is judged by its
+ * shape: a line of code is short, and a paragraph written on one line that happens to end
+ * with a bracket or mention `==` is prose.
  */
 const CODE_SHAPES = [/^\t/, /[{[(;]\s*$/, /^\s*[}\])][\s,;)]*$/, /[}\]],?\s*$/, /:=|[=!]=|&&|\|\|/, /^\s*(?:-\s+)?"?[\w.-]+"?\s*:(?:\s+\S+)?\s*$/];
 
-/** A line that reads as code: statement punctuation rather than words, or one of CODE_SHAPES. */
+const SHAPED_WORDS = 16;
+
+/** A line that reads as code: statement punctuation rather than words, or a short line of one of CODE_SHAPES. */
 function codeLike(line: string): boolean {
   const symbols = line.match(/[{}()[\];=<>|&$]/g)?.length ?? 0;
   const letters = line.match(/\p{L}/gu)?.length ?? 0;
-  return (symbols >= 3 && symbols * 6 >= letters) || CODE_SHAPES.some((shape) => shape.test(line));
+  if (symbols >= 3 && symbols * 6 >= letters) return true;
+  return CODE_SHAPES.some((shape) => shape.test(line)) && wordsOf(line).length <= SHAPED_WORDS;
 }
 
 const percent = (share: number): string => `${Math.round(share * 100)}%`;

@@ -491,6 +491,11 @@ describe('what is not prose', () => {
     expect(validateSummary(withSection(go), defaults, count).problems).toEqual([expect.stringMatching(/^Design Choices is mostly code \(\d+% of its words\)/)]);
   });
 
+  it('given a paragraph on one line that mentions == and && and ends with a bracket, when validated, then it is prose, not code', () => {
+    const body = `${prose(50, 9)} The reader compares keys with == and joins the checks with && before it returns (as before) {`;
+    expect(validateSummary(withSection(body), defaults, count).problems).toEqual([]);
+  });
+
   it('given a section that is a code block, when validated, then it is mostly code; a short snippet beside prose passes', () => {
     const code = ['```ts', ...Array.from({ length: 12 }, (_, i) => `const value${i} = compute(input[${i}], { retries: ${i} });`), '```'].join('\n');
     expect(validateSummary(withSection(code), defaults, count).problems).toEqual([expect.stringMatching(/^Design Choices is mostly code \(\d+% of its words\)/)]);
