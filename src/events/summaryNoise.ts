@@ -67,12 +67,20 @@ type NoiseTally = Record<TokenKind, number> & { tokens: number };
 /** Markdown's own marks: a heading's hashes, a quote's ">", a list item's bullet or number. */
 const LINE_MARKUP = /^\s*(?:>\s*)*(?:#{1,6}\s+|[-*+]\s+|\d{1,3}[.)]\s+)?/;
 
-/** How the prose's tokens sort, markup left out (a table's "|" too). Inline code counts as the tokens it holds. */
+/**
+ * A table row with no cell written in (no letter, digit or a separator row's dash): its "|"
+ * separate nothing, so they count as the punctuation they are, where a real row's are markup.
+ * Rows of empty cells otherwise pad a section's tokens to its floor unseen.
+ */
+const EMPTY_ROW = /^\s*\|[\s|]*$/;
+
+/** How the prose's tokens sort, markup left out (a table's "|" too, but for an EMPTY_ROW's). Inline code counts as the tokens it holds. */
 function tally(prose: string): NoiseTally {
   const counts: NoiseTally = { word: 0, number: 0, gibberish: 0, punctuation: 0, tokens: 0 };
   for (const line of prose.split('\n')) {
+    const empty = EMPTY_ROW.test(line);
     for (const token of line.replace(LINE_MARKUP, '').split(/\s+/)) {
-      if (token === '' || token === '|') continue;
+      if (token === '' || (token === '|' && !empty)) continue;
       counts[tokenKind(token)] += 1;
       counts.tokens += 1;
     }

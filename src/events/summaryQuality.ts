@@ -39,8 +39,19 @@ const FILLER = new Set(
   ).split(' '),
 );
 
+/**
+ * The words of a text, lower-cased. Invisible format characters (zero-width spaces and
+ * joiners, soft hyphens, direction marks) are read as absent, not as breaks: "lo\u200brem"
+ * is the word "lorem", so a copy, a resubmission or filler with them sprinkled inside its
+ * words is judged as the text a reader sees.
+ */
 export function wordsOf(text: string): string[] {
-  return text.toLowerCase().match(/[\p{L}\p{N}][\p{L}\p{N}_'’]*/gu) ?? [];
+  return (
+    text
+      .replace(/\p{Cf}/gu, '')
+      .toLowerCase()
+      .match(/[\p{L}\p{N}][\p{L}\p{N}_'’]*/gu) ?? []
+  );
 }
 
 /** Deflate's output size over the input's: prose stays above half, repetition falls far below. */
@@ -58,22 +69,46 @@ export function lineQuality(what: string, line: string): string | undefined {
   if (words.length === 0) return undefined;
   const filler = words.filter((w) => FILLER.has(w)).length / words.length;
   if (filler > MAX_FILLER * 2) return `${what} is filler text: say what the work was for and how it ended`;
-  const mash = words.filter(unpronounceable).length / words.length;
+  const mash = words.filter((w) => unpronounceable(w, LINE_SHORTEST)).length / words.length;
   if (mash > MAX_MASH) return `${what} does not read as words: write it as a sentence`;
   if (words.length >= 6 && new Set(words).size / words.length < MIN_DISTINCT) return `${what} repeats the same words: say each thing once`;
   return undefined;
 }
 
-/** A Latin-script word no one can say: no vowel at all, or five consonants in a row. */
-function unpronounceable(word: string): boolean {
-  return /^[a-z]{4,}$/.test(word) && (!/[aeiouy]/.test(word) || /[^aeiouy]{5,}/.test(word));
+/**
+ * The shortest word a section's mash test judges. Three letters: keyboard mash typed as short
+ * "words" (sdf jkl xcv) is most of a section, while the vowel-less acronyms of real prose (npm,
+ * sql, css, src) stay a few percent of its words (genuine sections: 5% at most). A line (a
+ * gist) judges from four: three acronyms in a six-word line would be half of it.
+ */
+const SECTION_SHORTEST = 3;
+const LINE_SHORTEST = 4;
+
+/** A Latin-script word of `shortest` letters or more no one can say: no vowel at all, or five consonants in a row. */
+function unpronounceable(word: string, shortest: number): boolean {
+  return word.length >= shortest && /^[a-z]+$/.test(word) && (!/[aeiouy]/.test(word) || /[^aeiouy]{5,}/.test(word));
 }
 
-/** A line that reads as code: statement punctuation rather than words. */
+/**
+ * Lines shaped as code or configuration whatever their words: indented by a tab, opening or
+ * closing a block (`... {`, `}`, `],`), ending a statement (`;`), with an operator prose does
+ * not use (`:=`, `==`, `!=`, `&&`, `||`), or a key with at most one value (`kind: CronJob`,
+ * `"view": "x",`, `- name: render`). Go, JSON and YAML pasted without a fence have long
+ * identifiers and few symbols; a stray prose line of these shapes weighs little against the
+ * section's share (MAX_CODE). Only a line of at most SHAPED_WORDS words is judged by its
+ * shape: a line of code is short, and a paragraph written on one line that happens to end
+ * with a bracket or mention `==` is prose.
+ */
+const CODE_SHAPES = [/^\t/, /[{[(;]\s*$/, /^\s*[}\])][\s,;)]*$/, /[}\]],?\s*$/, /:=|[=!]=|&&|\|\|/, /^\s*(?:-\s+)?"?[\w.-]+"?\s*:(?:\s+\S+)?\s*$/];
+
+const SHAPED_WORDS = 16;
+
+/** A line that reads as code: statement punctuation rather than words, or a short line of one of CODE_SHAPES. */
 function codeLike(line: string): boolean {
   const symbols = line.match(/[{}()[\];=<>|&$]/g)?.length ?? 0;
   const letters = line.match(/\p{L}/gu)?.length ?? 0;
-  return symbols >= 3 && symbols * 6 >= letters;
+  if (symbols >= 3 && symbols * 6 >= letters) return true;
+  return CODE_SHAPES.some((shape) => shape.test(line)) && wordsOf(line).length <= SHAPED_WORDS;
 }
 
 const percent = (share: number): string => `${Math.round(share * 100)}%`;
@@ -96,7 +131,7 @@ export function sectionQuality(heading: string, lines: string[], code: boolean[]
   if (judged && filler > MAX_FILLER) {
     return `${heading} is filler text (${percent(filler)} of its words are lorem ipsum, "blah" and the like): write what actually happened`;
   }
-  const mash = words.filter(unpronounceable).length / words.length;
+  const mash = words.filter((w) => unpronounceable(w, SECTION_SHORTEST)).length / words.length;
   if (judged && mash > MAX_MASH) {
     return `${heading} does not read as words (${percent(mash)} of them cannot be pronounced): write the section in sentences`;
   }

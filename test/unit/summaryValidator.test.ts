@@ -469,6 +469,35 @@ describe('what is not prose', () => {
     );
   });
 
+  it('given keyboard mash typed as three-letter words, when validated, then the section does not read as words', () => {
+    const mash = 'sdf jkl hjk dfg xcv bnm wrt zxc cvb vbn ghj fgh klj lkj qwr mnb rtz gfd hgf jhg nbv vcx zxv xcb dfh fjk sdg tph pls';
+    expect(validateSummary(withSection(`${mash} ${mash.split(' ').reverse().join(' ')}`), defaults, count).problems).toContainEqual(
+      expect.stringMatching(/^Design Choices does not read as words \(\d+% of them cannot be pronounced\)/),
+    );
+  });
+
+  it('given Go pasted without a fence, when validated, then the section is mostly code', () => {
+    const go = [
+      'func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {',
+      '\tvar schedule backupv1.BackupSchedule',
+      '\tif err := r.Get(ctx, req.NamespacedName, &schedule); err != nil {',
+      '\t\treturn ctrl.Result{}, client.IgnoreNotFound(err)',
+      '\t}',
+      '\tnext, err := cron.ParseStandard(schedule.Spec.Schedule)',
+      '\tif err != nil {',
+      '\t\treturn ctrl.Result{}, err',
+      '\t}',
+      '\treturn ctrl.Result{RequeueAfter: next.Next(r.Clock.Now()).Sub(r.Clock.Now())}, nil',
+      '}',
+    ].join('\n');
+    expect(validateSummary(withSection(go), defaults, count).problems).toEqual([expect.stringMatching(/^Design Choices is mostly code \(\d+% of its words\)/)]);
+  });
+
+  it('given a paragraph on one line that mentions == and && and ends with a bracket, when validated, then it is prose, not code', () => {
+    const body = `${prose(50, 9)} The reader compares keys with == and joins the checks with && before it returns (as before) {`;
+    expect(validateSummary(withSection(body), defaults, count).problems).toEqual([]);
+  });
+
   it('given a section that is a code block, when validated, then it is mostly code; a short snippet beside prose passes', () => {
     const code = ['```ts', ...Array.from({ length: 12 }, (_, i) => `const value${i} = compute(input[${i}], { retries: ${i} });`), '```'].join('\n');
     expect(validateSummary(withSection(code), defaults, count).problems).toEqual([expect.stringMatching(/^Design Choices is mostly code \(\d+% of its words\)/)]);
@@ -502,6 +531,13 @@ describe('what is not prose', () => {
     const rows = ['... --- !!! ;;; ***', '-- -- -- -- -- --', '. . . . . . . .', '=== +++ ~~~ ??? :::'].join('\n');
     expect(validateSummary(withSection(`${rows}\n${rows}\n${rows}`), defaults, count).problems).toEqual([
       'Design Choices is punctuation and symbols, not words (100% of its tokens have no letter or digit): write the section in sentences',
+    ]);
+  });
+
+  it('given one sentence padded to the floor with rows of empty table cells, when validated, then the section is punctuation and symbols, not words', () => {
+    const body = `${prose(14, 3)}\n\n${'|   |   |   |   |   |   |\n'.repeat(12)}`;
+    expect(validateSummary(withSection(body), defaults, count).problems).toEqual([
+      expect.stringMatching(/^Design Choices is punctuation and symbols, not words \(\d+% of its tokens have no letter or digit\)/),
     ]);
   });
 
@@ -577,6 +613,15 @@ describe('copying and resubmission', () => {
       }),
     );
     expect(problems).toEqual([expect.stringMatching(/^this summary repeats summary #42 \(\d+% of its text is the same\): summarize what happened since then/)]);
+  });
+
+  it('given an earlier summary resubmitted with zero-width spaces inside its words, when validated, then it names that summary', () => {
+    const hidden = text
+      .split('\n')
+      .map((line) => (line.startsWith('#') ? line : line.replace(/(\p{L}{2})(\p{L}{2,})/gu, '$1\u200b$2')))
+      .join('\n');
+    const { problems } = validateSummary(hidden, defaults, count, evidence({ earlier: [{ seq: 42, text }] }));
+    expect(problems).toEqual([expect.stringMatching(/^this summary repeats summary #42 \(\d+% of its text is the same\)/)]);
   });
 
   it('given earlier summaries about other things, when validated, then it passes', () => {
