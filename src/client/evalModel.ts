@@ -31,7 +31,12 @@ async function attempt(model: EvalModel, messages: ChatMessage[], timeoutMs: num
   }
   if (!response.ok) {
     await response.body?.cancel();
-    const hint = response.status === 401 || response.status === 403 ? '; check EVAL_MODEL_KEY' : response.status === 404 ? '; check EVAL_MODEL_URL (the part before /chat/completions) and EVAL_MODEL' : '';
+    const hint =
+      response.status === 401 || response.status === 403
+        ? '; check EVAL_MODEL_KEY'
+        : response.status === 404
+          ? '; check EVAL_MODEL_URL (the part before /chat/completions) and EVAL_MODEL'
+          : '';
     return { ok: false, retry: response.status === 429 || response.status >= 500, why: `it answered HTTP ${response.status}${hint}` };
   }
   const body = (await response.json().catch(() => undefined)) as { choices?: { message?: { content?: unknown } }[] } | undefined;

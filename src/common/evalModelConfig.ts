@@ -34,6 +34,7 @@ export function readEvalModel(userFile: string, env: Record<string, string | und
     };
   }
   const url = value('EVAL_MODEL_URL');
-  if (!/^https?:\/\/[^\s/]+/.test(url)) return { ok: false, problem: `EVAL_MODEL_URL in ${userFile} must be an http:// or https:// address (the part before /chat/completions); nothing was sent` };
+  if (!/^https?:\/\/[^\s/]+/.test(url))
+    return { ok: false, problem: `EVAL_MODEL_URL in ${userFile} must be an http:// or https:// address (the part before /chat/completions); nothing was sent` };
   return { ok: true, model: { url: url.replace(/\/+$/, ''), key: value('EVAL_MODEL_KEY'), model: value('EVAL_MODEL') } };
 }

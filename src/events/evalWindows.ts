@@ -60,7 +60,13 @@ function recordedFacts(entry: SummaryAccepted['data'], requiredSections: readonl
 }
 
 /** Today's verdict on an accepted summary, judged in the state the daemon had just before it. */
-function judgeAgain(state: JobState, entry: SummaryAccepted['data'], config: Config, count: TokenCounter, texts: ReadonlyMap<number, string>): { now: VerdictNow; problems: string[] } {
+function judgeAgain(
+  state: JobState,
+  entry: SummaryAccepted['data'],
+  config: Config,
+  count: TokenCounter,
+  texts: ReadonlyMap<number, string>,
+): { now: VerdictNow; problems: string[] } {
   if (entry.redacted) return { now: 'redacted', problems: [] };
   const ctx = { config, count, recapPaths: new Set<string>(), protected: { paths: [], home: '' }, texts };
   const command = {
@@ -131,7 +137,13 @@ export function replayWindows(events: Iterable<StoredEvent>, count: TokenCounter
 }
 
 /** The windows' figures: how many today's rules reject of those the log accepted, and the memory's size. */
-export function windowFigures(windows: readonly ReplayedWindow[]): { windows: number; accepted: number; rejected: number; redacted: number; memory: { mean: number | null; max: number | null } } {
+export function windowFigures(windows: readonly ReplayedWindow[]): {
+  windows: number;
+  accepted: number;
+  rejected: number;
+  redacted: number;
+  memory: { mean: number | null; max: number | null };
+} {
   const sizes = windows.map((w) => w.memoryTokens);
   const tally = (now: VerdictNow) => windows.filter((w) => w.now === now).length;
   return {

@@ -13,7 +13,7 @@ export const KIND_MEANINGS: Record<ProbeKind, string> = {
   recall: 'a fact or an error that came up in the window (a value, a name, a failure and its cause)',
   artifacts: 'the artifact trail: a file touched or named, a decision taken and the reason given for it',
   next: 'what was to be done next when the window ended, and what was still open',
-  directives: "an instruction or preference the user stated (how to work, what not to do)",
+  directives: 'an instruction or preference the user stated (how to work, what not to do)',
 };
 
 const kinds = (Object.keys(KIND_MEANINGS) as ProbeKind[]).map((k) => `- "${k}": ${KIND_MEANINGS[k]}`).join('\n');

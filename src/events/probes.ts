@@ -39,7 +39,8 @@ function json<T>(reply: string, schema: z.ZodType<T>, asked: string): T {
     throw new ProbeReplyError(`its reply is not JSON (it began: ${JSON.stringify(reply.slice(0, 80))}); ${asked}`);
   }
   const parsed = schema.safeParse(value);
-  if (!parsed.success) throw new ProbeReplyError(`its reply is not the JSON asked for (${parsed.error.issues[0]?.path.join('.') || 'the top'}: ${parsed.error.issues[0]?.message}); ${asked}`);
+  if (!parsed.success)
+    throw new ProbeReplyError(`its reply is not the JSON asked for (${parsed.error.issues[0]?.path.join('.') || 'the top'}: ${parsed.error.issues[0]?.message}); ${asked}`);
   return parsed.data;
 }
 

@@ -23,7 +23,11 @@ async function cli(args: string[], input?: string): Promise<string> {
 
 /** Each accepted summary's seq, and the tokens of the interactions since the one before it. */
 function expectedWindows(exported: string): { seq: number; tokens: number }[] {
-  const lines = exported.trim().split('\n').slice(1).map((l) => JSON.parse(l) as Line);
+  const lines = exported
+    .trim()
+    .split('\n')
+    .slice(1)
+    .map((l) => JSON.parse(l) as Line);
   const windows: { seq: number; tokens: number }[] = [];
   let tokens = 0;
   for (const line of lines) {

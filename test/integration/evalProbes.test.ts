@@ -94,7 +94,7 @@ describe('recap eval --probes', () => {
     expect(answers!.text).not.toContain(WINDOW_ONLY);
   });
 
-  it("writes beside the log when --out does not say", async () => {
+  it('writes beside the log when --out does not say', async () => {
     model = await ProbeModel.start(SCRIPT);
     writeFileSync(box.config, modelConfig(model.url));
     expect((await runCli(box, ['eval', '--log', log, '--probes'])).stdout).toContain(`Every question, answer and judgement: ${log}.probes.json`);

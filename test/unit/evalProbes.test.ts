@@ -37,7 +37,17 @@ describe("the model's replies", () => {
   });
 
   it('puts answers and scores in question order by id; one left out is "" or scores 0', () => {
-    expect(readAnswers(JSON.stringify({ answers: [{ id: 2, answer: 'b' }, { id: 1, answer: 'a' }] }), 3)).toEqual(['a', 'b', '']);
+    expect(
+      readAnswers(
+        JSON.stringify({
+          answers: [
+            { id: 2, answer: 'b' },
+            { id: 1, answer: 'a' },
+          ],
+        }),
+        3,
+      ),
+    ).toEqual(['a', 'b', '']);
     expect(readScores(JSON.stringify({ scores: [{ id: 2, score: 4, why: 'close' }] }), 2)).toEqual([
       { score: 0, why: 'not judged' },
       { score: 4, why: 'close' },
@@ -47,7 +57,7 @@ describe("the model's replies", () => {
 });
 
 describe('scoring', () => {
-  it("gives each kind its mean over the most (5), a kind not asked null, and weighs every kind asked the same", () => {
+  it('gives each kind its mean over the most (5), a kind not asked null, and weighs every kind asked the same', () => {
     const w = windowScore('a#1', [probe('recall', 5), probe('recall', 5), probe('recall', 5), probe('artifacts', 0)]);
     expect(w.byKind).toEqual({ recall: 1, artifacts: 0, next: null, directives: null });
     expect(w.score).toBe(0.5);

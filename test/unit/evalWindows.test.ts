@@ -41,7 +41,10 @@ class Log {
     const ctx = { config: DEFAULT_CONFIG, count, recapPaths: new Set<string>(), protected: { paths: [], home: '' }, texts: this.texts };
     if (as === 'forced') {
       const covers = state.pending.at(-1)!.seq;
-      this.texts.set(this.store({ type: 'SummaryAccepted', data: { job, level: 0, sections: [], text, tokens: count(text), coversThrough: covers, hash: 'h', prevHash: '', time: NOW } }).seq, text);
+      this.texts.set(
+        this.store({ type: 'SummaryAccepted', data: { job, level: 0, sections: [], text, tokens: count(text), coversThrough: covers, hash: 'h', prevHash: '', time: NOW } }).seq,
+        text,
+      );
       return this;
     }
     const { answer, events } = submitSummary({ type: 'SubmitSummary', job, text, now: NOW }, state, ctx);

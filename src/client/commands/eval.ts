@@ -78,9 +78,17 @@ async function logRun(log: string): Promise<Run> {
   const replayed = replayWindows(events, count);
   const windows = replayed.map(({ memory: _m, interactions: _i, summary: _s, ...w }) => w);
   const result = { log: file, figures: windowFigures(replayed), windows };
-  const probeWindows = replayed.filter((w) => w.now !== 'redacted').map((w) => ({ name: `${w.job}#${w.index}`, interactions: w.interactions, summary: w.summary, memory: w.memory }));
+  const probeWindows = replayed
+    .filter((w) => w.now !== 'redacted')
+    .map((w) => ({ name: `${w.job}#${w.index}`, interactions: w.interactions, summary: w.summary, memory: w.memory }));
   // A summary accepted then and rejected now is a regression of the rules: the run fails.
-  return { result, print: () => process.stdout.write(`${windowsText(result)}\n`), windows: probeWindows, failed: replayed.some((w) => w.now === 'rejected'), out: `${file}.probes.json` };
+  return {
+    result,
+    print: () => process.stdout.write(`${windowsText(result)}\n`),
+    windows: probeWindows,
+    failed: replayed.some((w) => w.now === 'rejected'),
+    out: `${file}.probes.json`,
+  };
 }
 
 /** The probes' scores, written to `out` (0600: they quote the windows). */
@@ -124,8 +132,12 @@ export const evalCommand: Builder = (y) =>
         .option('probes', {
           type: 'boolean',
           default: false,
-          describe: 'ask the model set in your config (EVAL_MODEL_URL, EVAL_MODEL_KEY, EVAL_MODEL) questions of four kinds per window, answered from the summary and memory, judged against the window',
+          describe:
+            'ask the model set in your config (EVAL_MODEL_URL, EVAL_MODEL_KEY, EVAL_MODEL) questions of four kinds per window, answered from the summary and memory, judged against the window',
         })
-        .option('out', { type: 'string', describe: "where --probes writes every question, answer and score (default: the log's path + .probes.json, or ./recap-eval-probes.json)" }),
+        .option('out', {
+          type: 'string',
+          describe: "where --probes writes every question, answer and score (default: the log's path + .probes.json, or ./recap-eval-probes.json)",
+        }),
     (argv) => evaluate(argv as EvalArgs),
   );

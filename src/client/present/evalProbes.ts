@@ -18,16 +18,24 @@ export function windowsText(result: WindowsResult): string {
     `Memory after each summary: mean ${figures.memory.mean ?? '-'}, max ${figures.memory.max ?? '-'} tokens.`,
     '',
     `${'job'.padEnd(24)}${cell('summary', 9)}${cell('seq', 8)}${cell('window', 9)}${cell('now', 10)}${cell('memory', 9)}`,
-    ...windows.map((w) => `${w.job.padEnd(24)}${cell(`#${w.index}`, 9)}${cell(String(w.seq), 8)}${cell(String(w.windowTokens), 9)}${cell(w.now, 10)}${cell(String(w.memoryTokens), 9)}`),
+    ...windows.map(
+      (w) => `${w.job.padEnd(24)}${cell(`#${w.index}`, 9)}${cell(String(w.seq), 8)}${cell(String(w.windowTokens), 9)}${cell(w.now, 10)}${cell(String(w.memoryTokens), 9)}`,
+    ),
   ];
   const regressions = windows.filter((w) => w.now === 'rejected');
-  if (regressions.length > 0) lines.push('', `Accepted then, rejected by today's rules (${regressions.length}):`, ...regressions.map((w) => `  ${w.job} #${w.index} (seq ${w.seq}): ${w.problems.join('; ')}`));
+  if (regressions.length > 0)
+    lines.push(
+      '',
+      `Accepted then, rejected by today's rules (${regressions.length}):`,
+      ...regressions.map((w) => `  ${w.job} #${w.index} (seq ${w.seq}): ${w.problems.join('; ')}`),
+    );
   return lines.join('\n');
 }
 
 export function probesText(result: ProbesResult): string {
   const header = `${''.padEnd(32)}${PROBE_KINDS.map((k) => cell(k, 12)).join('')}${cell('score', 8)}`;
-  const row = (name: string, byKind: KindScores, score: number | null) => `${name.padEnd(32)}${PROBE_KINDS.map((k) => cell(share(byKind[k]), 12)).join('')}${cell(share(score), 8)}`;
+  const row = (name: string, byKind: KindScores, score: number | null) =>
+    `${name.padEnd(32)}${PROBE_KINDS.map((k) => cell(share(byKind[k]), 12)).join('')}${cell(share(score), 8)}`;
   return [
     `Probe scores from ${result.model} at ${result.url}: each answer judged 0-5 against the window, shown as a share of 5 (1.00: every answer right).`,
     '',
