@@ -1,11 +1,12 @@
 // `recap eval --log`: the windows of a recorded log replayed against today's summary rules. Each
 // job's events are folded into its state as the daemon folded them; at each accepted summary
 // (level 0: a rollup's window is summaries, not interactions) its window is the interactions
-// pending then, and its text is submitted again to `submitSummary` with the configuration the
+// pending then (and the tool calls the log sampled since the job's last summary: a session's
+// first calls, recorded once per session, so later calls are not in it), and its text is submitted again to `submitSummary` with the configuration the
 // log says was in force, so a summary accepted then and rejected now shows as a regression.
 // The memory is the one the log's own history leaves after the summary.
 import { configSchema, DEFAULT_CONFIG, type Config } from './config.js';
-import type { SummaryAccepted, StoredEvent } from './events.js';
+import type { SampledCall, SummaryAccepted, StoredEvent } from './events.js';
 import { memoryBudget } from './gateMessages.js';
 import { evolve, initialJobState, type JobState } from './jobState.js';
 import { memoryText } from './memory.js';
@@ -15,6 +16,9 @@ import { summaryParts } from './summaryParts.js';
 import type { TokenCounter } from './tokens.js';
 
 export type WindowInteraction = { seq: number; kind: string; text: string; tokens: number; redacted: boolean };
+
+/** A tool call as the log samples them (a session's first calls, FirstCallsRecorded): one line, `read /src/a.ts`. */
+export type WindowCall = { seq: number; text: string };
 
 /** What today's rules say of a summary the log accepted; a redacted one has no text to judge. */
 export type VerdictNow = 'accepted' | 'rejected' | 'redacted';
@@ -27,6 +31,8 @@ export type ReplayedWindow = {
   seq: number;
   time: number;
   interactions: WindowInteraction[];
+  /** The tool calls whose record falls in the window. */
+  calls: WindowCall[];
   /** The window's tokens, as the log counted them. */
   windowTokens: number;
   summary: string;
@@ -38,7 +44,16 @@ export type ReplayedWindow = {
   memoryTokens: number;
 };
 
-type Replay = { states: Map<string, JobState>; texts: Map<number, string>; configs: Map<string | undefined, Config>; index: Map<string, number> };
+type Replay = {
+  states: Map<string, JobState>;
+  texts: Map<number, string>;
+  configs: Map<string | undefined, Config>;
+  index: Map<string, number>;
+  /** Interactions whose text `recap redact` removed. */
+  redacted: Set<number>;
+  /** Each job's sampled tool calls since its last summary. */
+  calls: Map<string, WindowCall[]>;
+};
 
 /** Today's configuration schema over the values the log recorded; values it no longer takes leave the defaults. */
 function recordedConfig(values: Record<string, unknown>): Config {
@@ -94,7 +109,9 @@ function accepted(r: Replay, event: StoredEvent & { type: 'SummaryAccepted' }, c
   if (verdict === undefined) return undefined;
   const index = (r.index.get(entry.job) ?? 0) + 1;
   r.index.set(entry.job, index);
-  const interactions = window.map((p) => ({ seq: p.seq, kind: p.kind, text: p.text, tokens: p.tokens, redacted: p.text === '' }));
+  const interactions = window.map((p) => ({ seq: p.seq, kind: p.kind, text: p.text, tokens: p.tokens, redacted: r.redacted.has(p.seq) }));
+  const calls = r.calls.get(entry.job) ?? [];
+  r.calls.delete(entry.job);
   // The memory of an open gate: a rollup due next would hand over its demand, not the memory.
   const memory = memoryText({ ...state, gate: { tripped: false } }, memoryBudget(config), count, r.texts, 'recap');
   return {
@@ -103,6 +120,7 @@ function accepted(r: Replay, event: StoredEvent & { type: 'SummaryAccepted' }, c
     seq: event.seq,
     time: entry.time,
     interactions,
+    calls,
     windowTokens: interactions.reduce((sum, p) => sum + p.tokens, 0),
     summary: entry.text,
     summaryTokens: entry.tokens,
@@ -112,9 +130,12 @@ function accepted(r: Replay, event: StoredEvent & { type: 'SummaryAccepted' }, c
   };
 }
 
+/** A sampled call as one line: its kind, then what it named. */
+const callLine = (call: SampledCall): string => [call.kind, call.program, call.glob, ...call.paths].filter((part) => part !== undefined && part !== '').join(' ');
+
 /** Every level-0 summary of the log (events in sequence order) with its window, its verdict today and the memory after it. */
 export function replayWindows(events: Iterable<StoredEvent>, count: TokenCounter): ReplayedWindow[] {
-  const r: Replay = { states: new Map(), texts: new Map(), configs: new Map(), index: new Map() };
+  const r: Replay = { states: new Map(), texts: new Map(), configs: new Map(), index: new Map(), redacted: new Set(), calls: new Map() };
   const windows: ReplayedWindow[] = [];
   for (const event of events) {
     if (event.type === 'ConfigApplied') {
@@ -127,6 +148,9 @@ export function replayWindows(events: Iterable<StoredEvent>, count: TokenCounter
       continue;
     }
     if (event.type === 'SummaryAmended') r.texts.set(event.data.entry, event.data.redacted ? '[redacted]' : event.data.text);
+    if (event.type === 'InteractionRecorded' && event.data.redacted) r.redacted.add(event.seq);
+    if (event.type === 'FirstCallsRecorded')
+      r.calls.set(event.data.job, [...(r.calls.get(event.data.job) ?? []), ...event.data.calls.map((c) => ({ seq: event.seq, text: callLine(c) }))]);
     const job = (event.data as { job?: unknown }).job;
     if (typeof job !== 'string') continue;
     const state = r.states.get(job) ?? initialJobState(job);

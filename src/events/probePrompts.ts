@@ -20,7 +20,9 @@ const kinds = (Object.keys(KIND_MEANINGS) as ProbeKind[]).map((k) => `- "${k}": 
 
 /** The window as the model reads it: each interaction with its number and kind. */
 export function windowText(window: ProbeWindow): string {
-  return window.interactions.map((i) => `[#${i.seq} ${i.kind}]${i.redacted ? ' (its text was redacted)' : `\n${i.text}`}`).join('\n\n');
+  const interactions = window.interactions.map((i) => `[#${i.seq} ${i.kind}]${i.redacted ? ' (its text was redacted)' : `\n${i.text}`}`);
+  const calls = window.calls.length === 0 ? [] : [`[tool calls, as sampled]\n${window.calls.map((c) => `- ${c.text}`).join('\n')}`];
+  return [...interactions, ...calls].join('\n\n');
 }
 
 export function questionsRequest(window: ProbeWindow): ChatMessage[] {

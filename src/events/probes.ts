@@ -10,6 +10,8 @@ export type ProbeKind = (typeof PROBE_KINDS)[number];
 export type ProbeWindow = {
   name: string;
   interactions: { seq: number; kind: string; text: string; redacted: boolean }[];
+  /** The tool calls the log sampled in the window, one line each (none for a corpus case). */
+  calls: { seq: number; text: string }[];
   summary: string;
   memory: string;
 };

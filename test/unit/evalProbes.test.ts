@@ -17,6 +17,7 @@ const WINDOW: ProbeWindow = {
     { seq: 3, kind: 'prompt', text: 'The parser crashes on a lone backslash in config.conf', redacted: false },
     { seq: 4, kind: 'prompt', text: 'secret words', redacted: true },
   ],
+  calls: [{ seq: 5, text: 'read /work/p/docs/grammar.md' }],
   summary: 'Gist: the lone backslash is now an error with its line',
   memory: '#5 the memory index line',
 };
@@ -78,6 +79,7 @@ describe('the requests', () => {
     for (const request of [questionsRequest(WINDOW), judgeRequest(WINDOW, [{ kind: 'recall', question: 'What crashed?', answer: 'x' }])]) {
       expect(text(request)).toContain('lone backslash in config.conf');
       expect(text(request)).toContain('[#4 prompt] (its text was redacted)');
+      expect(text(request)).toContain('[tool calls, as sampled]\n- read /work/p/docs/grammar.md');
       expect(text(request)).not.toContain('secret words');
     }
   });
@@ -88,6 +90,7 @@ describe('the requests', () => {
     expect(request).toContain(WINDOW.memory);
     expect(request).toContain('1. What crashed?');
     expect(request).not.toContain('config.conf');
+    expect(request).not.toContain('grammar.md');
   });
 });
 

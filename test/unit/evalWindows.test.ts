@@ -56,6 +56,11 @@ class Log {
     return this;
   }
 
+  calls(job: string, paths: string[]): this {
+    this.store({ type: 'FirstCallsRecorded', data: { job, session: 's1', calls: paths.map((path) => ({ kind: 'read', paths: [path] })), time: NOW } });
+    return this;
+  }
+
   config(job: string, values: Record<string, unknown>): this {
     this.store({ type: 'ConfigApplied', data: { job, values: { ...DEFAULT_CONFIG, ...values }, sources: {}, time: NOW } });
     return this;
@@ -110,6 +115,12 @@ describe('replayWindows', () => {
     const [window] = replayWindows(redacted, count);
     expect(window).toMatchObject({ now: 'redacted', problems: [] });
     expect(window!.interactions.map((i) => i.redacted)).toEqual([true, false]);
+  });
+
+  it('puts the tool calls the log sampled in the window their record falls in', () => {
+    const log = new Log().prompt('a', prose(15)).calls('a', ['/p/src/parser.ts']).prompt('a', prose(15)).summary('a', goodSummary());
+    log.calls('b', ['/p/other.ts']).prompt('a', prose(16)).calls('a', ['/p/README.md']).summary('a', goodSummary(undefined, 1));
+    expect(replayWindows(log.events, count).map((w) => w.calls)).toEqual([[{ seq: 2, text: 'read /p/src/parser.ts' }], [{ seq: 7, text: 'read /p/README.md' }]]);
   });
 
   it('gives the same windows when replayed twice', () => {

@@ -64,7 +64,7 @@ async function corpusRun(argv: EvalArgs): Promise<Run> {
   const windows = cases.flatMap((c, i) => {
     const memory = verdicts[i]!.memory;
     if (c.label !== 'genuine' || memory === undefined) return [];
-    return [{ name: c.name, interactions: c.interactions.map((text, k) => ({ seq: k + 1, kind: 'prompt', text, redacted: false })), summary: c.summary, memory }];
+    return [{ name: c.name, interactions: c.interactions.map((text, k) => ({ seq: k + 1, kind: 'prompt', text, redacted: false })), calls: [], summary: c.summary, memory }];
   });
   // A misjudged case fails the run, as a regression check in CI would want.
   const failed = verdicts.some((v) => v.accepted !== (v.label === 'genuine'));
@@ -76,11 +76,11 @@ async function logRun(log: string): Promise<Run> {
   const events = readExportFile(file);
   const count = await tokenCounter(DEFAULT_CONFIG);
   const replayed = replayWindows(events, count);
-  const windows = replayed.map(({ memory: _m, interactions: _i, summary: _s, ...w }) => w);
+  const windows = replayed.map(({ memory: _m, interactions: _i, calls: _c, summary: _s, ...w }) => w);
   const result = { log: file, figures: windowFigures(replayed), windows };
   const probeWindows = replayed
     .filter((w) => w.now !== 'redacted')
-    .map((w) => ({ name: `${w.job}#${w.index}`, interactions: w.interactions, summary: w.summary, memory: w.memory }));
+    .map((w) => ({ name: `${w.job}#${w.index}`, interactions: w.interactions, calls: w.calls, summary: w.summary, memory: w.memory }));
   // A summary accepted then and rejected now is a regression of the rules: the run fails.
   return {
     result,
