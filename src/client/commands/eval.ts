@@ -76,7 +76,8 @@ async function logRun(log: string): Promise<Run> {
   const events = readExportFile(file);
   const count = await tokenCounter(DEFAULT_CONFIG);
   const replayed = replayWindows(events, count);
-  const windows = replayed.map(({ memory: _m, interactions: _i, calls: _c, summary: _s, ...w }) => w);
+  // The texts stay out of the figures (the probes' file has what the model was asked); the sampled calls are one line each.
+  const windows = replayed.map(({ memory: _m, interactions, summary: _s, ...w }) => ({ ...w, interactions: interactions.length }));
   const result = { log: file, figures: windowFigures(replayed), windows };
   const probeWindows = replayed
     .filter((w) => w.now !== 'redacted')

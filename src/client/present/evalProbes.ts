@@ -4,7 +4,11 @@
 import type { ReplayedWindow, windowFigures } from '../../events/evalWindows.js';
 import { PROBE_KINDS, type KindScores, type WindowProbes } from '../../events/probes.js';
 
-export type WindowsResult = { log: string; figures: ReturnType<typeof windowFigures>; windows: Omit<ReplayedWindow, 'memory' | 'interactions' | 'calls' | 'summary'>[] };
+export type WindowsResult = {
+  log: string;
+  figures: ReturnType<typeof windowFigures>;
+  windows: (Omit<ReplayedWindow, 'memory' | 'interactions' | 'summary'> & { interactions: number })[];
+};
 
 export type ProbesResult = { model: string; url: string; out: string; byKind: KindScores; score: number | null; windows: WindowProbes[] };
 
