@@ -3,10 +3,13 @@
 // of the bytes read. The daemon applies the layers (configService.ts); the CLI checks files.
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { allowedValues, BANDS, CONFIG_KEYS, configProblems, configSchema, LIST_KEYS, NUMBER_KEYS, valueProblems, type Config, type ConfigKey } from '../events/config.js';
 import { profileSource } from '../events/profiles.js';
 import { NO_FILE_HASH } from '../events/configApproval.js';
 import { parseConfigFile } from './configFile.js';
+import { USER_ONLY_KEYS, userOnlyProblem } from './evalModelConfig.js';
+import { userConfigPath } from './paths.js';
 
 export type Layer = { values: Record<string, unknown>; sources: Record<string, string> };
 export type Effective = { config: Config; sources: Record<string, string> };
@@ -17,8 +20,8 @@ export const EMPTY_LAYER: Layer = { values: {}, sources: {} };
 const KNOWN_KEYS: ReadonlySet<string> = new Set(CONFIG_KEYS);
 
 /** Reads one config file into typed values; a missing file is an empty layer. */
-export function readLayer(file: string, env: Env): Resolved {
-  const read = readConfigFile(file, env);
+export function readLayer(file: string, env: Env, userFile = userConfigPath(env)): Resolved {
+  const read = readConfigFile(file, env, userFile);
   return read.problems.length === 0 ? { ok: true, layer: read.layer } : { ok: false, problems: read.problems };
 }
 
@@ -30,9 +33,10 @@ export function contentHash(bytes: Uint8Array): string {
 /**
  * A config file's good values, every problem it has (all at once: its syntax, unknown keys,
  * each bad value with what the key allows, and the bands it sets), and the hash of the very
- * bytes it was read from.
+ * bytes it was read from. The user's own keys (USER_ONLY_KEYS: `recap eval`'s model) are no
+ * part of the gate's configuration: skipped in the user's file, refused in any other.
  */
-export function readConfigFile(file: string, env: Env): { layer: Layer; hash: string; problems: string[] } {
+export function readConfigFile(file: string, env: Env, userFile = userConfigPath(env)): { layer: Layer; hash: string; problems: string[] } {
   if (!existsSync(file)) return { layer: EMPTY_LAYER, hash: NO_FILE_HASH, problems: [] };
   let bytes: Buffer;
   try {
@@ -45,6 +49,10 @@ export function readConfigFile(file: string, env: Env): { layer: Layer; hash: st
   const layer: Layer = { values: {}, sources: {} };
   for (const [key, { value, line, fromEnv }] of parsed.assignments) {
     const where = `${file}:${line}`;
+    if (USER_ONLY_KEYS.has(key)) {
+      if (resolve(file) !== resolve(userFile)) problems.push({ line, text: `${where}: ${key}: ${userOnlyProblem(key, userFile)}` });
+      continue;
+    }
     if (!KNOWN_KEYS.has(key)) {
       problems.push({ line, text: `${where}: ${key}: unknown key; known keys are ${CONFIG_KEYS.join(', ')}` });
       continue;

@@ -254,7 +254,7 @@ export class ConfigService {
   }
 
   private loadUser(): void {
-    const read = readConfigFile(this.userFile, this.env);
+    const read = readConfigFile(this.userFile, this.env, this.userFile);
     this.keep(this.userFile, read, [read.layer], (layer) => {
       this.userRead = { layer, hash: read.hash };
     });
@@ -262,7 +262,7 @@ export class ConfigService {
 
   private loadProject(projectDir: string): void {
     const file = projectConfigPath(projectDir);
-    const read = readConfigFile(file, this.env);
+    const read = readConfigFile(file, this.env, this.userFile);
     if (!this.projectFiles.has(projectDir)) this.projectFiles.set(projectDir, NO_FILE);
     this.keep(file, read, [this.userSettled().layer, read.layer], (layer) => this.projectFiles.set(projectDir, { layer, hash: read.hash }));
   }

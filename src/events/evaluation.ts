@@ -23,6 +23,8 @@ export type Verdict = {
   tokens: number;
   /** An accepted summary's memory as a next session is handed it, in tokens. */
   memoryTokens?: number;
+  /** That memory's text (`recap eval --probes` shows it to the model; the figures leave it out). */
+  memory?: string;
 };
 
 const JOB = 'eval';
@@ -66,7 +68,8 @@ export function judgeCase(c: EvalCase, count: TokenCounter, now: number): Verdic
   texts.set(seq + 1, answer.entry.text);
   // The memory of an open gate: a rollup due next would hand over its demand, not the memory.
   state.gate = { tripped: false };
-  return { ...base, accepted: true, problems: [], tokens: answer.entry.tokens, memoryTokens: count(memoryText(state, memoryBudget(config), count, texts, 'recap')) };
+  const memory = memoryText(state, memoryBudget(config), count, texts, 'recap');
+  return { ...base, accepted: true, problems: [], tokens: answer.entry.tokens, memoryTokens: count(memory), memory };
 }
 
 /** How well the verdicts separate junk from genuine; a ratio with nothing to divide is null. */
