@@ -59,7 +59,10 @@ if ($^O eq 'linux') {
 # The wait is bounded twice: each step waits in select for no longer than what is left, which
 # select itself counts down on Linux (its second value); and an alarm, whole seconds only
 # without Time::HiRes, rounds the wait up as the bound for the rest (a connect to a full
-# backlog, a blocked write, and systems whose select does not count down).
+# backlog, a blocked write, and systems whose select does not count down). A daemon that
+# never says 100 Continue costs one select, timed to the millisecond everywhere, so
+# recap-hook keeps the rest of the deadline; only a daemon that took the payload and then
+# trickles or stalls can hold this up to a second past the wait, and that call is denied.
 $left = $wait / 1000;
 $SIG{ALRM} = sub { done(28) };
 alarm(int(($wait + 999) / 1000));
