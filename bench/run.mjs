@@ -103,7 +103,7 @@ function hookSection(r) {
     title: 'Hook process cost',
     method:
       "The wall time of the hook command each agent runs, from spawn to exit, with that agent's tool-call payload on stdin, answered by a live daemon: " +
-      'the launcher every install writes (`/bin/sh bin/recap-hook.sh NODE AGENT`, which posts the payload with curl and starts no Node), ' +
+      'the launcher every install writes (`/bin/sh bin/recap-hook.sh NODE AGENT`, which posts the payload with a bare perl, or curl where there is no perl, and starts no Node), ' +
       'and `recap-hook <agent>`, the Node client the launcher hands a call to when the daemon cannot take it. ' +
       `Interleaved ${r.runs} times with \`node -e 0\` and with a bash script that reads the payload with jq and prints a deny (a shell prototype's hook). Medians (p95 beside).`,
     figures: [
@@ -120,6 +120,9 @@ function hookSection(r) {
           baseline: `${a.fallback.medianMs} ms, p95 ${a.fallback.p95Ms} ms`,
         }),
       ]),
+      ...(r.curl
+        ? [figure('launcher claude over curl (where there is no perl) / node -e 0', r.curl.ratio, 'x', { baseline: `${r.curl.medianMs} ms, p95 ${r.curl.p95Ms} ms` })]
+        : []),
       figure('bash + jq hook / node -e 0', r.shellRatio, 'x', { baseline: r.shellSkipped ? `skipped: ${r.shellSkipped}` : 'node -e 0 = 1x' }),
       ...(r.cli
         ? [

@@ -3,7 +3,7 @@
 import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, lstatSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { CURL, RECAP_BIN } from '../common/bins.js';
+import { CURL, PERL, RECAP_BIN } from '../common/bins.js';
 import { dataDir, eventLogDir, httpTokenFile, launcherSocketPath, projectConfigPath, socketPath, userConfigPath } from '../common/paths.js';
 import { clearStaleSocket } from '../common/staleSocket.js';
 import { whyUnreachable } from './autostart.js';
@@ -90,18 +90,21 @@ async function daemonCheck(env: NodeJS.ProcessEnv): Promise<Check> {
 }
 
 /**
- * The hook launcher (bin/recap-hook.sh) answers a call with curl from the daemon's launcher
- * socket; without either it hands every call to recap-hook, which works but starts Node each
- * time.
+ * The hook launcher (bin/recap-hook.sh) answers a call from the daemon's launcher socket with
+ * perl, or curl where there is no perl; without the socket or either program it hands every
+ * call to recap-hook, which works but starts Node each time.
  */
 function launcherCheck(env: NodeJS.ProcessEnv, daemonUp: boolean): Check {
   const name = 'hook launcher';
   const socket = launcherSocketPath(socketPath(env));
-  if (!existsSync(CURL)) return { name, ok: true, detail: `no ${CURL}: every hook call starts Node (tens of ms); install curl for hooks that answer in a few ms` };
+  const transport = [PERL, CURL].find((path) => existsSync(path));
+  if (transport === undefined) {
+    return { name, ok: true, detail: `no ${PERL} or ${CURL}: every hook call starts Node (tens of ms); install perl or curl for hooks that answer in a few ms` };
+  }
   if (daemonUp && !isSocket(socket)) {
     return { name, ok: false, detail: `the daemon has no launcher socket ${socket} (an older daemon, or the file was removed): every hook call starts Node`, fix: 'recap restart' };
   }
-  return { name, ok: true, detail: `${CURL} and ${socket}` };
+  return { name, ok: true, detail: `${transport} and ${socket}` };
 }
 
 function isSocket(path: string): boolean {

@@ -1,5 +1,5 @@
 // recap-hook <agent>: the hook an agent runs on every event (through bin/recap-hook.sh, which
-// answers from the daemon with curl and hands a call here when it cannot). It reads one JSON object
+// answers from the daemon with perl or curl and hands a call here when it cannot). It reads one JSON object
 // from stdin (with a deadline), forwards it to the daemon, prints the answer and exits with
 // its code. Node built-ins only, so it starts as fast as Node can; it never hangs past its
 // deadline and never prints a stack trace into the agent. What it does with the input around
@@ -56,7 +56,7 @@ async function main(): Promise<void> {
   // is ignored, and the user is told why on every answer.
   const switched = disableSwitch();
   off = switched?.off === true;
-  // The launcher (bin/recap-hook.sh) reached the daemon, then its curl failed: stdin is spent.
+  // The launcher (bin/recap-hook.sh) reached the daemon, then its exchange failed: stdin is spent.
   if (process.argv[3] === '--lost') {
     const why = `recap's hook launcher lost this call when its connection to the daemon failed (${process.argv[4] ?? 'no detail'})`;
     finish(off ? NOTHING : refusal(facts, undefined, why, 'try again; if it keeps happening, run `recap doctor`'));

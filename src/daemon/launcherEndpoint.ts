@@ -1,10 +1,11 @@
 // The endpoint of recap's hook launcher (bin/recap-hook.sh): HTTP on a Unix socket of its own
-// beside the main one, so that a hook call costs a `sh` and a `curl`, not a Node start. The
-// launcher POSTs the agent's payload to /hook/v1/<agent> and prints what comes back; it hands
-// the call to recap-hook only while stdin is unread (no connection, or a daemon too stuck to
-// say 100 Continue), so everything recap-hook would decide from the payload is decided here,
-// by the same hook ingress (src/hook/ingress.ts), and a daemon that fails or is too slow
-// answers as recap-hook does when the daemon answers with an error (the way out still passes).
+// beside the main one, so that a hook call costs a `sh` and a bare `perl` (or a `curl`), not
+// a Node start. The launcher POSTs the agent's payload to /hook/v1/<agent> and prints what
+// comes back; it hands the call to recap-hook only while stdin is unread (no connection, or a
+// daemon too stuck to say 100 Continue), so everything recap-hook would decide from the
+// payload is decided here, by the same hook ingress (src/hook/ingress.ts), and a daemon that
+// fails or is too slow answers as recap-hook does when the daemon answers with an error (the
+// way out still passes).
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { AGENT_FACTS, isAgentName, type AgentName } from '../agents/known.js';
@@ -125,7 +126,7 @@ export class LauncherEndpoint {
 
 /**
  * The launcher prints everything after the first line and exits with the number on it. With
- * its length, so a cut answer is a failed curl, never a partial verdict.
+ * its length, so a cut answer is a failed exchange, never a partial verdict.
  */
 function reply(res: ServerResponse, answer: HookAnswer): void {
   const body = `${answer.exitCode}\n${answer.stdout}`;

@@ -355,7 +355,7 @@ describe('recap doctor and the hook launcher', () => {
     const box = newBox();
     await start(box);
     expect((await runCli(box, ['install', 'claude'])).code).toBe(0);
-    expect((await runCli(box, ['doctor'])).stdout).toMatch(/^ok\s+hook launcher\s+\/usr\/bin\/curl and /m);
+    expect((await runCli(box, ['doctor'])).stdout).toMatch(/^ok\s+hook launcher\s+\/usr\/bin\/perl and /m);
     // A folder in its place is a path no socket can take.
     blockSocketPath(launcherSocketPath(box.socket));
     const result = await runCli(box, ['doctor']);
