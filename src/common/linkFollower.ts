@@ -12,7 +12,7 @@ const MAX_LINKS = 40;
  */
 const MAX_LSTATS = 128;
 
-type Budget = { links: number; lstats: number; listings: Map<string, Map<string, boolean> | undefined> };
+type Budget = { links: number; lstats: number; listings: Map<string, Map<string, boolean> | undefined> | undefined };
 
 /**
  * A follower for one judged call: its memo of the places already found lives only as long as
@@ -20,9 +20,10 @@ type Budget = { links: number; lstats: number; listings: Map<string, Map<string,
  * one lstat per component not seen before in the call, none past the first missing one.
  */
 export function linkFollower(): (path: string) => string {
-  const memo = new Map<string, string>();
-  const budget: Budget = { links: MAX_LINKS, lstats: MAX_LSTATS, listings: new Map() };
-  return (path) => withoutLinks(path, budget) ?? follow(path, memo, budget);
+  // Made on the first path that needs them: most calls' paths hold no link (withoutLinks).
+  let memo: Map<string, string> | undefined;
+  const budget: Budget = { links: MAX_LINKS, lstats: MAX_LSTATS, listings: undefined };
+  return (path) => withoutLinks(path, budget) ?? follow(path, (memo ??= new Map()), budget);
 }
 
 /** A path as the kernel spells it when it holds no links: absolute, no `.`, `..` or `//`, no trailing `/`. */
@@ -53,14 +54,15 @@ function withoutLinks(path: string, budget: Budget): string | undefined {
 function entry(folder: string, name: string, budget: Budget): boolean | undefined {
   const path = folder === '/' ? `/${name}` : `${folder}/${name}`;
   if (budget.lstats-- > 0) return lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink();
-  let listing = budget.listings.get(folder);
-  if (!budget.listings.has(folder)) {
+  const listings = (budget.listings ??= new Map());
+  let listing = listings.get(folder);
+  if (!listings.has(folder)) {
     try {
       listing = new Map(readdirSync(folder, { withFileTypes: true }).map((e) => [e.name, e.isSymbolicLink()]));
     } catch {
       listing = undefined;
     }
-    budget.listings.set(folder, listing);
+    listings.set(folder, listing);
   }
   // A folder it can enter but not list (chmod 311): what is in it cannot be told.
   if (listing === undefined) throw new PathUnknown(`${folder} cannot be listed`);
