@@ -29,7 +29,25 @@ export function decodeKey(key: Uint8Array): number {
 }
 
 export function encodeEvent(event: StoredEvent): Buffer {
-  return packr.pack({ type: event.type, version: event.version, data: event.data });
+  return packed(packr, { type: event.type, version: event.version, data: event.data });
+}
+
+/** Packed values larger than this leave msgpackr's shared buffer replaced by a new one of its first size. */
+const LARGE_PACK = 64 * 1024;
+const FIRST_PACK_BUFFER = 8192;
+
+/**
+ * `value` packed by `packer`. msgpackr packs into one buffer shared by all its packers, which
+ * it grows to about four times the largest value packed, keeps, and replaces when used up by
+ * another of the same size: after one projection snapshot of megabytes, every later event
+ * was packed into a buffer of tens of megabytes, and the daemon's RSS grew by as much. After
+ * a large value the shared buffer starts small again (the value keeps the large one only as
+ * long as it is itself kept).
+ */
+export function packed(packer: Packr, value: unknown): Buffer {
+  const bytes = packer.pack(value);
+  if (bytes.length > LARGE_PACK) packer.useBuffer(Buffer.allocUnsafeSlow(FIRST_PACK_BUFFER));
+  return bytes;
 }
 
 export class UndecodableEvent extends Error {

@@ -7,6 +7,7 @@ import { Packr } from 'msgpackr/pack';
 import type { JobState } from '../events/jobState.js';
 import type { SessionBinding } from '../events/sessions.js';
 import type { EventStore } from './eventStore.js';
+import { packed } from './codec.js';
 import type { FolderJob } from '../events/repositoryJobs.js';
 import { Projection, type ApprovedConfig, type HeldConfig } from './projection.js';
 
@@ -53,7 +54,7 @@ export function encodeSnapshot(projection: Projection): Buffer {
     repositoryJobs: [...projection.repositories.byKey.entries()],
   };
   // A new packer each time: one kept would remember every shape it has ever seen.
-  return new Packr(OPTIONS).pack(record);
+  return packed(new Packr(OPTIONS), record);
 }
 
 /** The projection a snapshot holds, or undefined when it cannot be trusted. */

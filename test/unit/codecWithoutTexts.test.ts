@@ -1,8 +1,11 @@
 // decodeEventWithoutTexts: the stored event as decodeEvent reads it, less its `text` fields,
-// whatever msgpack types the packer chose for the other values.
+// whatever msgpack types the packer chose for the other values; and the packer's shared
+// buffer, which a large value leaves small again.
 import { describe, expect, it } from 'vitest';
 import { decodeEvent, decodeEventWithoutTexts, encodeEvent, UndecodableEvent } from '../../src/daemon/codec.js';
 import type { StoredEvent } from '../../src/events/events.js';
+import { Projection } from '../../src/daemon/projection.js';
+import { encodeSnapshot } from '../../src/daemon/snapshot.js';
 
 const stored = (data: Record<string, unknown>, type = 'InteractionRecorded'): StoredEvent => ({ seq: 7, type, version: 2, data }) as unknown as StoredEvent;
 
@@ -63,5 +66,23 @@ describe('decodeEventWithoutTexts', () => {
     const bytes = encodeEvent(stored({ job: 'j', text: 'abc' }));
     expect(() => decodeEventWithoutTexts(9, bytes.subarray(0, bytes.length - 3))).toThrow(UndecodableEvent);
     expect(() => decodeEventWithoutTexts(9, Buffer.from([0x92, 0x01, 0x02]))).toThrow(/#9 cannot be decoded: not a \{type, version, data\} map/);
+  });
+});
+
+describe("msgpackr's shared buffer after a large value", () => {
+  it('starts small again: an event packed after a snapshot of megabytes is not a view into a buffer of megabytes', () => {
+    const small = stored({ job: 'j', kind: 'prompt', text: 'a prompt', tokens: 2 });
+    const snapshot = encodeSnapshot(Object.assign(new Projection(), { lastSeq: 1 }));
+    expect(snapshot.length).toBeLessThan(64 * 1024);
+    // A projection whose snapshot is a few megabytes: one job with a long chain of gists.
+    const projection = new Projection();
+    const job = projection.view('big');
+    for (let seq = 1; seq <= 20_000; seq += 1) job.chain.push({ seq, level: 0, tokens: 100, coversThrough: seq, gist: `gist ${seq} `.repeat(12), time: seq, hash: 'f'.repeat(64) });
+    projection.jobs.set('big', job);
+    const large = encodeSnapshot(projection);
+    expect(large.length).toBeGreaterThan(2 * 1024 * 1024);
+    const after = encodeEvent(small);
+    expect(decodeEvent(1, after).data).toEqual(small.data);
+    expect(after.buffer.byteLength).toBeLessThan(64 * 1024);
   });
 });
