@@ -35,6 +35,8 @@ export function encodeEvent(event: StoredEvent): Buffer {
 /** Packed values larger than this leave msgpackr's shared buffer replaced by a new one of its first size. */
 const LARGE_PACK = 64 * 1024;
 const FIRST_PACK_BUFFER = 8192;
+/** Room left over the expected size of a large value (a projection grows between snapshots). */
+const EXPECTED_MARGIN = 1.25;
 
 /**
  * `value` packed by `packer`. msgpackr packs into one buffer shared by all its packers, which
@@ -42,9 +44,13 @@ const FIRST_PACK_BUFFER = 8192;
  * another of the same size: after one projection snapshot of megabytes, every later event
  * was packed into a buffer of tens of megabytes, and the daemon's RSS grew by as much. After
  * a large value the shared buffer starts small again (the value keeps the large one only as
- * long as it is itself kept).
+ * long as it is itself kept). `expectedBytes`: the size the value is likely to pack to (the
+ * previous snapshot's).
  */
-export function packed(packer: Packr, value: unknown): Buffer {
+export function packed(packer: Packr, value: unknown, expectedBytes = 0): Buffer {
+  // A value expected to be large goes into one buffer of about its size, not through every
+  // doubling from 8 KB to four times its size.
+  if (expectedBytes > LARGE_PACK) packer.useBuffer(Buffer.allocUnsafeSlow(Math.ceil(expectedBytes * EXPECTED_MARGIN)));
   const bytes = packer.pack(value);
   if (bytes.length > LARGE_PACK) packer.useBuffer(Buffer.allocUnsafeSlow(FIRST_PACK_BUFFER));
   return bytes;

@@ -39,6 +39,9 @@ type SnapshotRecord = {
   repositoryJobs: [string, string][];
 };
 
+/** The size of the last snapshot made: the next is packed into a buffer of about its size. */
+let lastSnapshotBytes = 0;
+
 export function encodeSnapshot(projection: Projection): Buffer {
   const record: SnapshotRecord = {
     format: SNAPSHOT_FORMAT,
@@ -54,7 +57,9 @@ export function encodeSnapshot(projection: Projection): Buffer {
     repositoryJobs: [...projection.repositories.byKey.entries()],
   };
   // A new packer each time: one kept would remember every shape it has ever seen.
-  return packed(new Packr(OPTIONS), record);
+  const bytes = packed(new Packr(OPTIONS), record, lastSnapshotBytes);
+  lastSnapshotBytes = bytes.length;
+  return bytes;
 }
 
 /** The projection a snapshot holds, or undefined when it cannot be trusted. */

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { decodeEvent, decodeEventWithoutTexts, encodeEvent, UndecodableEvent } from '../../src/daemon/codec.js';
 import type { StoredEvent } from '../../src/events/events.js';
 import { Projection } from '../../src/daemon/projection.js';
-import { encodeSnapshot } from '../../src/daemon/snapshot.js';
+import { decodeSnapshot, encodeSnapshot } from '../../src/daemon/snapshot.js';
 
 const stored = (data: Record<string, unknown>, type = 'InteractionRecorded'): StoredEvent => ({ seq: 7, type, version: 2, data }) as unknown as StoredEvent;
 
@@ -84,5 +84,17 @@ describe("msgpackr's shared buffer after a large value", () => {
     const after = encodeEvent(small);
     expect(decodeEvent(1, after).data).toEqual(small.data);
     expect(after.buffer.byteLength).toBeLessThan(64 * 1024);
+  });
+
+  it("packs a snapshot into one buffer of about the previous snapshot's size", () => {
+    const projection = new Projection();
+    const job = projection.view('big');
+    for (let seq = 1; seq <= 20_000; seq += 1) job.chain.push({ seq, level: 0, tokens: 100, coversThrough: seq, gist: `gist ${seq} `.repeat(12), time: seq, hash: 'f'.repeat(64) });
+    projection.jobs.set('big', job);
+    encodeSnapshot(projection);
+    const next = encodeSnapshot(projection);
+    // Grown by doubling from 8 KB, its buffer would be up to four times its size.
+    expect(next.buffer.byteLength).toBeLessThanOrEqual(Math.ceil(next.length * 1.25));
+    expect(decodeSnapshot(next)?.jobs.get('big')?.chain).toHaveLength(20_000);
   });
 });
