@@ -20,7 +20,10 @@ export function systemdUserDir(env: NodeJS.ProcessEnv): string {
 /** The units as shipped, with ExecStart pointing at this Node (with the daemon's options) and this recap. */
 export function renderUnits(): { 'recap.service': string; 'recap.socket': string } {
   const quote = (p: string) => (/\s/.test(p) ? `"${p}"` : p);
-  const service = readFileSync(join(UNITS, 'recap.service'), 'utf8').replace(/^ExecStart=.*$/m, `ExecStart=${[quote(process.execPath), ...DAEMON_NODE_FLAGS, quote(RECAP_BIN)].join(' ')} daemon`);
+  const service = readFileSync(join(UNITS, 'recap.service'), 'utf8').replace(
+    /^ExecStart=.*$/m,
+    `ExecStart=${[quote(process.execPath), ...DAEMON_NODE_FLAGS, quote(RECAP_BIN)].join(' ')} daemon`,
+  );
   return { 'recap.service': service, 'recap.socket': readFileSync(join(UNITS, 'recap.socket'), 'utf8') };
 }
 
