@@ -17,16 +17,12 @@ export function benchEnv(dir, extra = {}) {
   };
 }
 
-/** The Node options `recap daemon` runs with wherever recap starts it (src/common/daemonFlags.ts). */
-const { DAEMON_NODE_FLAGS } = await import(join(ROOT, 'dist', 'common', 'daemonFlags.js'));
-
 /**
- * Spawns `recap daemon` as recap starts it (with DAEMON_NODE_FLAGS) and resolves once it
- * says it is ready; `nodeArgs` go to node after them. With
+ * Spawns `recap daemon` and resolves once it says it is ready; `nodeArgs` go to node. With
  * `stdout: 'pipe'` its standard output can be read (where V8's --trace-gc writes).
  */
 export async function startDaemon(env, nodeArgs = [], { stdout = 'ignore' } = {}) {
-  const child = spawn(process.execPath, [...DAEMON_NODE_FLAGS, ...nodeArgs, join(ROOT, 'bin', 'recap.js'), 'daemon'], { env, stdio: ['ignore', stdout, 'pipe'] });
+  const child = spawn(process.execPath, [...nodeArgs, join(ROOT, 'bin', 'recap.js'), 'daemon'], { env, stdio: ['ignore', stdout, 'pipe'] });
   await new Promise((ready, fail) => {
     let log = '';
     child.stderr.on('data', (chunk) => {

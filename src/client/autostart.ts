@@ -4,7 +4,6 @@
 import { spawn } from 'node:child_process';
 import { closeSync, fstatSync, lstatSync, mkdirSync, openSync, readSync } from 'node:fs';
 import { RECAP_BIN } from '../common/bins.js';
-import { DAEMON_NODE_FLAGS } from '../common/daemonFlags.js';
 import { describeHolder, runningDaemon } from '../common/daemonRecord.js';
 import { UserError } from '../common/errors.js';
 import { daemonLogFile, dataDir, socketPath } from '../common/paths.js';
@@ -94,7 +93,7 @@ function startDaemon(env: NodeJS.ProcessEnv): { code: () => number | null | unde
   mkdirSync(dataDir(env), { recursive: true, mode: 0o700 });
   const log = openSync(daemonLogFile(env), 'a', 0o600);
   const from = fstatSync(log).size;
-  const child = spawn(process.execPath, [...DAEMON_NODE_FLAGS, RECAP_BIN, 'daemon'], { detached: true, stdio: ['ignore', log, log], env });
+  const child = spawn(process.execPath, [RECAP_BIN, 'daemon'], { detached: true, stdio: ['ignore', log, log], env });
   closeSync(log);
   let exitCode: number | null | undefined;
   child.once('exit', (code) => (exitCode = code));

@@ -4,7 +4,6 @@ import { lstatSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { RECAP_BIN } from '../common/bins.js';
-import { DAEMON_NODE_FLAGS } from '../common/daemonFlags.js';
 import { UserError } from '../common/errors.js';
 import { xdgConfigHome } from '../common/paths.js';
 
@@ -17,13 +16,10 @@ export function systemdUserDir(env: NodeJS.ProcessEnv): string {
   return join(xdgConfigHome(env), 'systemd', 'user');
 }
 
-/** The units as shipped, with ExecStart pointing at this Node (with the daemon's options) and this recap. */
+/** The units as shipped, with ExecStart pointing at this Node and this recap. */
 export function renderUnits(): { 'recap.service': string; 'recap.socket': string } {
   const quote = (p: string) => (/\s/.test(p) ? `"${p}"` : p);
-  const service = readFileSync(join(UNITS, 'recap.service'), 'utf8').replace(
-    /^ExecStart=.*$/m,
-    `ExecStart=${[quote(process.execPath), ...DAEMON_NODE_FLAGS, quote(RECAP_BIN)].join(' ')} daemon`,
-  );
+  const service = readFileSync(join(UNITS, 'recap.service'), 'utf8').replace(/^ExecStart=.*$/m, `ExecStart=${quote(process.execPath)} ${quote(RECAP_BIN)} daemon`);
   return { 'recap.service': service, 'recap.socket': readFileSync(join(UNITS, 'recap.socket'), 'utf8') };
 }
 

@@ -6,7 +6,6 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DAEMON_NODE_FLAGS } from '../../src/common/daemonFlags.js';
 import { DaemonProcess, RawClient, RECAP, removeSandbox, ROOT, runCli, sandbox, type Sandbox } from '../helpers/daemon.js';
 
 /** Fails the test with a message saying what to install when a systemd tool is missing. */
@@ -43,12 +42,12 @@ async function installUnits(box: Sandbox): Promise<{ service: string; socket: st
 }
 
 describe('recap install systemd', () => {
-  it("writes recap.service and recap.socket to $XDG_CONFIG_HOME/systemd/user, ExecStart naming this node, the daemon's Node options and bin/recap.js", async () => {
+  it('writes recap.service and recap.socket to $XDG_CONFIG_HOME/systemd/user, ExecStart naming this node and bin/recap.js', async () => {
     const box = newBox();
     const { service, socket } = await installUnits(box);
     const unit = readFileSync(service, 'utf8');
     const execStarts = unit.split('\n').filter((l) => l.startsWith('ExecStart='));
-    expect(execStarts).toEqual([`ExecStart=${quote(process.execPath)} ${DAEMON_NODE_FLAGS.join(' ')} ${quote(RECAP)} daemon`]);
+    expect(execStarts).toEqual([`ExecStart=${quote(process.execPath)} ${quote(RECAP)} daemon`]);
     expect(RECAP).toBe(join(ROOT, 'bin', 'recap.js'));
     expect(unit).toContain('Requires=recap.socket');
     // The socket unit is the one shipped, unchanged.
