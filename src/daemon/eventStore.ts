@@ -226,10 +226,9 @@ export class EventStore extends EventEmitter<{ failed: [error: Error]; appended:
 
   /**
    * The events from `fromSeq` on, in order, a batch at a time: in today's shape, or exactly
-   * as stored with `raw`, without their `text` fields with `withoutTexts` (decodeEventWithoutTexts);
-   * at most `limit` of them. LevelDB reads the next batch (on libuv's
-   * thread pool) while this one is decoded and used, and one await per batch instead of
-   * one per event keeps a replay's overhead small.
+   * as stored with `raw`, with no `text` fields with `withoutTexts`; at most `limit` of them.
+   * LevelDB reads the next batch (on libuv's thread pool) while this one is decoded and used,
+   * and one await per batch instead of one per event keeps a replay's overhead small.
    */
   async *readBatches(fromSeq = 1, toSeq = MAX_SEQ, { raw = false, limit = Infinity, withoutTexts = false } = {}): AsyncGenerator<StoredEvent[]> {
     const iterator = this.db.iterator({
