@@ -169,7 +169,8 @@ export class AuditIndex {
     const upTo = this.store.lastSeq;
     // Everything up to `upTo` is readable once written.
     await this.store.flushed();
-    for await (const batch of this.store.readBatches(1, upTo)) {
+    // The texts, most of the log's bytes, are never drawn: not decoded.
+    for await (const batch of this.store.readBatches(1, upTo, { withoutTexts: true })) {
       // A reset while this build ran: the next build has it.
       if (generation !== this.generation) return;
       for (const event of batch) this.apply(event);

@@ -7,7 +7,7 @@ import { EventEmitter } from 'eventemitter3';
 import { Level } from 'level';
 import { CURRENT_VERSION, type RecapEvent, type StoredEvent } from '../events/events.js';
 import { upcast } from '../events/upcast.js';
-import { decodeEvent, decodeKey, encodeEvent, encodeKey, MAX_SEQ } from './codec.js';
+import { decodeEvent, decodeEventWithoutTexts, decodeKey, encodeEvent, encodeKey, MAX_SEQ } from './codec.js';
 
 /** `rewrites`: events already in the log, written again in their place (a redaction's copies without their text). */
 type Waiting = { events: StoredEvent[]; rewrites?: StoredEvent[]; snapshot?: { seq: number; bytes: Uint8Array }; resolve: () => void; reject: (error: Error) => void };
@@ -226,11 +226,11 @@ export class EventStore extends EventEmitter<{ failed: [error: Error]; appended:
 
   /**
    * The events from `fromSeq` on, in order, a batch at a time: in today's shape, or exactly
-   * as stored with `raw`; at most `limit` of them. LevelDB reads the next batch (on libuv's
-   * thread pool) while this one is decoded and used, and one await per batch instead of
-   * one per event keeps a replay's overhead small.
+   * as stored with `raw`, with no `text` fields with `withoutTexts`; at most `limit` of them.
+   * LevelDB reads the next batch (on libuv's thread pool) while this one is decoded and used,
+   * and one await per batch instead of one per event keeps a replay's overhead small.
    */
-  async *readBatches(fromSeq = 1, toSeq = MAX_SEQ, { raw = false, limit = Infinity } = {}): AsyncGenerator<StoredEvent[]> {
+  async *readBatches(fromSeq = 1, toSeq = MAX_SEQ, { raw = false, limit = Infinity, withoutTexts = false } = {}): AsyncGenerator<StoredEvent[]> {
     const iterator = this.db.iterator({
       gte: encodeKey(fromSeq),
       lte: encodeKey(toSeq),
@@ -249,7 +249,7 @@ export class EventStore extends EventEmitter<{ failed: [error: Error]; appended:
         const batch: StoredEvent[] = [];
         try {
           for (const [key, value] of entries) {
-            const event = decodeEvent(decodeKey(key), value);
+            const event = (withoutTexts ? decodeEventWithoutTexts : decodeEvent)(decodeKey(key), value);
             batch.push(raw ? event : upcast(event));
           }
         } catch (error) {

@@ -7,6 +7,7 @@ import { Packr } from 'msgpackr/pack';
 import type { JobState } from '../events/jobState.js';
 import type { SessionBinding } from '../events/sessions.js';
 import type { EventStore } from './eventStore.js';
+import { packed } from './codec.js';
 import type { FolderJob } from '../events/repositoryJobs.js';
 import { Projection, type ApprovedConfig, type HeldConfig } from './projection.js';
 
@@ -38,6 +39,9 @@ type SnapshotRecord = {
   repositoryJobs: [string, string][];
 };
 
+/** The size of the last snapshot made: the next is packed into a buffer of about its size. */
+let lastSnapshotBytes = 0;
+
 export function encodeSnapshot(projection: Projection): Buffer {
   const record: SnapshotRecord = {
     format: SNAPSHOT_FORMAT,
@@ -53,7 +57,9 @@ export function encodeSnapshot(projection: Projection): Buffer {
     repositoryJobs: [...projection.repositories.byKey.entries()],
   };
   // A new packer each time: one kept would remember every shape it has ever seen.
-  return new Packr(OPTIONS).pack(record);
+  const bytes = packed(new Packr(OPTIONS), record, lastSnapshotBytes);
+  lastSnapshotBytes = bytes.length;
+  return bytes;
 }
 
 /** The projection a snapshot holds, or undefined when it cannot be trusted. */
