@@ -226,11 +226,33 @@ export class EventStore extends EventEmitter<{ failed: [error: Error]; appended:
 
   /**
    * The events from `fromSeq` on, in order, a batch at a time: in today's shape, or exactly
-   * as stored with `raw`; at most `limit` of them. LevelDB reads the next batch (on libuv's
-   * thread pool) while this one is decoded and used, and one await per batch instead of
-   * one per event keeps a replay's overhead small.
+   * as stored with `raw`; at most `limit` of them. One await per batch instead of one per
+   * event keeps a replay's overhead small.
    */
   async *readBatches(fromSeq = 1, toSeq = MAX_SEQ, { raw = false, limit = Infinity } = {}): AsyncGenerator<StoredEvent[]> {
+    for await (const entries of this.storedBatches(fromSeq, toSeq, limit)) {
+      const batch: StoredEvent[] = [];
+      try {
+        for (const [key, value] of entries) {
+          const event = decodeEvent(decodeKey(key), value);
+          batch.push(raw ? event : upcast(event));
+        }
+      } catch (error) {
+        // The events before the one that cannot be read are handed out first, as they
+        // would be one at a time.
+        if (batch.length > 0) yield batch;
+        throw error;
+      }
+      yield batch;
+    }
+  }
+
+  /**
+   * The stored entries from `fromSeq` on, their key and value bytes undecoded (recap export
+   * writes them from these), a batch at a time, at most `limit` of them. LevelDB reads the
+   * next batch (on libuv's thread pool) while this one is used.
+   */
+  async *storedBatches(fromSeq = 1, toSeq = MAX_SEQ, limit = Infinity): AsyncGenerator<[Uint8Array, Uint8Array][]> {
     const iterator = this.db.iterator({
       gte: encodeKey(fromSeq),
       lte: encodeKey(toSeq),
@@ -246,19 +268,7 @@ export class EventStore extends EventEmitter<{ failed: [error: Error]; appended:
         next = undefined;
         if (entries.length === 0) return;
         next = iterator.nextv(READ_BATCH);
-        const batch: StoredEvent[] = [];
-        try {
-          for (const [key, value] of entries) {
-            const event = decodeEvent(decodeKey(key), value);
-            batch.push(raw ? event : upcast(event));
-          }
-        } catch (error) {
-          // The events before the one that cannot be read are handed out first, as they
-          // would be one at a time.
-          if (batch.length > 0) yield batch;
-          throw error;
-        }
-        yield batch;
+        yield entries;
       }
     } finally {
       // A read-ahead still in flight must settle before the iterator can close.
