@@ -91,8 +91,6 @@ const QUOTE = 0x22;
 /** Whole numbers up to this are written digit by digit; JSON.stringify writes larger ones with an exponent. */
 const MAX_DIGITS = Number.MAX_SAFE_INTEGER;
 const BACKSLASH = 0x5c;
-/** JSON.stringify's escapes of the control characters it names. */
-const SHORT_ESCAPES: Record<number, string> = { 0x08: '\\b', 0x09: '\\t', 0x0a: '\\n', 0x0c: '\\f', 0x0d: '\\r' };
 /** "time", whose value at the top of `data` is the line's time. */
 const TIME = Buffer.from('time');
 
