@@ -19,7 +19,7 @@ const { Projection } = await dist('daemon/projection.js');
 const { decodeSnapshot, encodeSnapshot } = await dist('daemon/snapshot.js');
 const { canonicalJson } = await dist('events/canonical.js');
 const { initialJobState } = await dist('events/jobState.js');
-const { eventLine } = await dist('daemon/audit.js');
+const { eventLine } = await dist('daemon/eventLine.js');
 const { exportHeader } = await dist('protocol/exportFormat.js');
 
 const dirs = [];

@@ -34,7 +34,7 @@ const LOAD_SECONDS = quick ? 10 : 60;
 const TARGETS = {
   replayPerSecond: 300_000,
   verifyPerSecond: 300_000,
-  exportPerSecond: 200_000,
+  exportPerSecond: 250_000,
   startupMs: 500,
   startupRssMb: 200,
   replayAtMs: 500,

@@ -176,10 +176,12 @@ function readPage(body: Buffer, id: number): EventPage {
     const elements = arrayElements(body, open);
     const tail = elements && tailOf(body, elements.end);
     if (elements && tail) {
+      let lines: Buffer | undefined;
       return {
         ...tail,
-        lines: () => joinLines(body, elements.bounds),
-        events: () => JSON.parse(body.toString('utf8', open, elements.end)) as EventLine[],
+        lines: () => (lines ??= joinLines(body, elements.bounds)),
+        // The lines may have been made in the answer's own bytes: then they are read.
+        events: () => JSON.parse(lines ? `[${lines.toString('utf8').trimEnd().split('\n').join(',')}]` : body.toString('utf8', open, elements.end)) as EventLine[],
       };
     }
   }
@@ -257,8 +259,20 @@ function tailOf(body: Buffer, end: number): { next: number | null; lastSeq: numb
   }
 }
 
-/** The elements between `bounds` (start, end, start, end, ...) as lines, each ended by a newline. */
+/**
+ * The elements between `bounds` (start, end, start, end, ...) as lines, each ended by a
+ * newline. JSON.stringify puts one comma between elements and the array's bracket after the
+ * last: those bytes become the newlines, in the answer's own bytes, with no copy of a page
+ * of megabytes (a fresh buffer that size costs its page faults too); any other spacing is copied.
+ */
 function joinLines(body: Buffer, bounds: number[]): Buffer {
+  if (bounds.length === 0) return Buffer.alloc(0);
+  let inPlace = body[bounds.at(-1)!] === 0x5d;
+  for (let i = 1; inPlace && i < bounds.length - 1; i += 2) inPlace = bounds[i + 1] === bounds[i]! + 1 && body[bounds[i]!] === 0x2c;
+  if (inPlace) {
+    for (let i = 1; i < bounds.length; i += 2) body[bounds[i]!] = 0x0a;
+    return body.subarray(bounds[0], bounds.at(-1)! + 1);
+  }
   let size = 0;
   for (let i = 0; i < bounds.length; i += 2) size += bounds[i + 1]! - bounds[i]! + 1;
   const out = Buffer.allocUnsafe(size);

@@ -21,14 +21,19 @@ export function encodeFrame(message: unknown): Buffer {
   return framesOf([JSON.stringify(message)]);
 }
 
-/** JSON texts as frames one after another in one buffer, to be sent in one write. */
-export function framesOf(texts: string[]): Buffer {
+/** JSON texts (or their UTF-8 bytes) as frames one after another in one buffer, to be sent in one write. */
+export function framesOf(texts: (string | Uint8Array)[]): Buffer {
   let size = 0;
-  for (const text of texts) size += 4 + Buffer.byteLength(text);
+  for (const text of texts) size += 4 + (typeof text === 'string' ? Buffer.byteLength(text) : text.length);
   const frames = Buffer.allocUnsafe(size);
   let at = 0;
   for (const text of texts) {
-    const length = frames.write(text, at + 4);
+    let length: number;
+    if (typeof text === 'string') length = frames.write(text, at + 4);
+    else {
+      frames.set(text, at + 4);
+      length = text.length;
+    }
     frames.writeUInt32BE(length, at);
     at += 4 + length;
   }

@@ -6,56 +6,21 @@ import { MemoryEditChecks } from './memoryEditChecks.js';
 import { ImportedChecks } from '../events/importedChecks.js';
 import type { StoredEvent } from '../events/events.js';
 import { headHash, type JobState } from '../events/jobState.js';
-import { MAX_SEQ, UndecodableEvent } from './codec.js';
+import { decodeEvent, decodeKey, MAX_SEQ, UndecodableEvent } from './codec.js';
 import type { EventStore } from './eventStore.js';
 import { Projection } from './projection.js';
 import { snapshotBefore } from './snapshot.js';
 import type { EventLine, Problem, Verification } from '../protocol/answers.js';
+import { eventLine } from './eventLine.js';
+import { upcast } from '../events/upcast.js';
+import { EncodedEventsPage, StoredLines } from './storedLines.js';
 
 export type EventFilter = { job?: string; types?: string[]; since?: number; until?: number };
-
-/** An event as `recap log --json` and `recap export` write it: one JSON object per line. */
 
 export type Progress = (done: number) => void;
 
 /** How many events one page may scan, so a filtered page never holds the daemon up long. */
 const SCAN_LIMIT = 20_000;
-
-export function eventLine(event: StoredEvent): EventLine {
-  const time = (event.data as { time?: unknown }).time;
-  return {
-    seq: event.seq,
-    type: event.type,
-    version: event.version,
-    time: typeof time === 'number' ? isoTime(time) : null,
-    data: event.data,
-  };
-}
-
-const MINUTE = 60_000;
-/** The start of the minute last formatted, and its ISO text up to the seconds ("...T14:02:"). */
-let cachedMinute = Number.NaN;
-let cachedPrefix = '';
-
-/**
- * new Date(time).toISOString(), without a Date per event: the events of a page mostly fall
- * in the same minute, and only the seconds and milliseconds differ.
- */
-function isoTime(time: number): string {
-  if (!Number.isSafeInteger(time)) return new Date(time).toISOString();
-  const minute = time - (((time % MINUTE) + MINUTE) % MINUTE);
-  if (minute !== cachedMinute) {
-    const iso = new Date(minute).toISOString();
-    // Only the usual four-digit years have the fixed shape "YYYY-MM-DDTHH:MM:SS.mmmZ".
-    if (iso.length !== 24) return new Date(time).toISOString();
-    cachedMinute = minute;
-    cachedPrefix = iso.slice(0, 17);
-  }
-  const ms = time - minute;
-  const seconds = Math.floor(ms / 1000);
-  const millis = ms % 1000;
-  return `${cachedPrefix}${seconds < 10 ? '0' : ''}${seconds}.${millis < 10 ? '00' : millis < 100 ? '0' : ''}${millis}Z`;
-}
 
 function matches(event: StoredEvent, filter: EventFilter): boolean {
   const data = event.data as { job?: string; time?: number };
@@ -76,27 +41,66 @@ export async function eventsPage(
   follow = false,
 ): Promise<{ events: EventLine[]; next: number | null; lastSeq: number }> {
   const events: EventLine[] = [];
+  const unfiltered = isUnfiltered(filter);
+  const bounds = await scanPage(store, fromSeq, limit, unfiltered, follow, (seq, value) => {
+    const stored = decodeEvent(seq, value);
+    const event = raw ? stored : upcast(stored);
+    if (!unfiltered && !matches(event, filter)) return false;
+    events.push(eventLine(event));
+    return true;
+  });
+  return { events, ...bounds };
+}
+
+/**
+ * A page of events exactly as stored (`recap export`, `recap log --json` of older versions
+ * as they are), its JSON made from the stored bytes (storedLines.ts) without decoding the
+ * events that are not filtered.
+ */
+export async function storedEventsPage(store: EventStore, fromSeq: number, limit: number, filter: EventFilter, follow = false): Promise<EncodedEventsPage> {
+  const lines = new StoredLines();
+  const unfiltered = isUnfiltered(filter);
+  const bounds = await scanPage(store, fromSeq, limit, unfiltered, follow, (seq, value) => {
+    if (!unfiltered && !matches(decodeEvent(seq, value), filter)) return false;
+    lines.add(seq, value);
+    return true;
+  });
+  return new EncodedEventsPage(lines.finish(), lines.count, bounds.next, bounds.lastSeq);
+}
+
+const isUnfiltered = (filter: EventFilter) => filter.job === undefined && filter.types === undefined && filter.since === undefined && filter.until === undefined;
+
+/**
+ * Hands the stored events from `fromSeq` on to `take`, which says whether it kept one, until
+ * it has kept `limit` or SCAN_LIMIT were scanned; says where the next page starts.
+ */
+async function scanPage(
+  store: EventStore,
+  fromSeq: number,
+  limit: number,
+  unfiltered: boolean,
+  follow: boolean,
+  take: (seq: number, value: Uint8Array) => boolean,
+): Promise<{ next: number | null; lastSeq: number }> {
+  let kept = 0;
   let scanned = 0;
   /** Where a follower goes on from at the end of the log: after the last event read, which is on disk. */
   let resume = fromSeq;
-  const unfiltered = filter.job === undefined && filter.types === undefined && filter.since === undefined && filter.until === undefined;
-  const batches = store.readBatches(fromSeq, MAX_SEQ, { raw, limit: unfiltered ? Math.min(limit, SCAN_LIMIT) : SCAN_LIMIT });
+  const batches = store.storedBatches(fromSeq, MAX_SEQ, unfiltered ? Math.min(limit, SCAN_LIMIT) : SCAN_LIMIT);
   try {
     for await (const batch of batches) {
-      for (const event of batch) {
-        const seq = event.seq;
+      for (const [key, value] of batch) {
+        const seq = decodeKey(key);
         scanned += 1;
         resume = seq + 1;
-        if (unfiltered || matches(event, filter)) events.push(eventLine(event));
-        if (events.length >= limit || scanned >= SCAN_LIMIT) {
-          return { events, next: seq < store.lastSeq ? seq + 1 : null, lastSeq: store.lastSeq };
-        }
+        if (take(seq, value)) kept += 1;
+        if (kept >= limit || scanned >= SCAN_LIMIT) return { next: seq < store.lastSeq ? seq + 1 : null, lastSeq: store.lastSeq };
       }
     }
   } finally {
     await batches.return(undefined);
   }
-  return { events, next: follow ? resume : null, lastSeq: store.lastSeq };
+  return { next: follow ? resume : null, lastSeq: store.lastSeq };
 }
 
 /**

@@ -224,42 +224,40 @@ export class EventStore extends EventEmitter<{ failed: [error: Error]; appended:
     for await (const batch of this.readBatches(fromSeq, toSeq, { raw: true })) yield* batch;
   }
 
-  /**
-   * The events from `fromSeq` on, in order, a batch at a time: in today's shape, or exactly
-   * as stored with `raw`, with no `text` fields with `withoutTexts`; at most `limit` of them.
-   * LevelDB reads the next batch (on libuv's thread pool) while this one is decoded and used,
-   * and one await per batch instead of one per event keeps a replay's overhead small.
-   */
+  /** The events from `fromSeq` on, a batch (an await) at a time: in today's shape, or as stored with `raw`, without `text` fields with `withoutTexts`; at most `limit`. */
   async *readBatches(fromSeq = 1, toSeq = MAX_SEQ, { raw = false, limit = Infinity, withoutTexts = false } = {}): AsyncGenerator<StoredEvent[]> {
-    const iterator = this.db.iterator({
-      gte: encodeKey(fromSeq),
-      lte: encodeKey(toSeq),
-      // At most `limit` events: nothing is read ahead that the caller will not use.
-      ...(Number.isFinite(limit) ? { limit } : {}),
-      highWaterMarkBytes: READ_AHEAD_BYTES,
-      fillCache: false,
-    });
+    const decode = withoutTexts ? decodeEventWithoutTexts : decodeEvent;
+    for await (const entries of this.storedBatches(fromSeq, toSeq, limit)) {
+      const batch: StoredEvent[] = [];
+      try {
+        for (const [key, value] of entries) {
+          const event = decode(decodeKey(key), value);
+          batch.push(raw ? event : upcast(event));
+        }
+      } catch (error) {
+        // The events before the one that cannot be read are handed out first.
+        if (batch.length > 0) yield batch;
+        throw error;
+      }
+      yield batch;
+    }
+  }
+
+  /**
+   * The stored keys and values from `fromSeq` on, undecoded (recap export writes from them), a
+   * batch at a time, at most `limit`; LevelDB reads the next batch (on libuv's pool) meanwhile.
+   */
+  async *storedBatches(fromSeq = 1, toSeq = MAX_SEQ, limit = Infinity): AsyncGenerator<[Uint8Array, Uint8Array][]> {
+    // At most `limit` events: nothing is read ahead that the caller will not use.
+    const bounds = { gte: encodeKey(fromSeq), lte: encodeKey(toSeq), ...(Number.isFinite(limit) ? { limit } : {}) };
+    const iterator = this.db.iterator({ ...bounds, highWaterMarkBytes: READ_AHEAD_BYTES, fillCache: false });
     let next: Promise<[Uint8Array, Uint8Array][]> | undefined = iterator.nextv(READ_BATCH);
     try {
-      for (;;) {
-        const entries = await next;
-        next = undefined;
-        if (entries.length === 0) return;
+      for (let entries = await next; entries.length > 0; entries = await next) {
         next = iterator.nextv(READ_BATCH);
-        const batch: StoredEvent[] = [];
-        try {
-          for (const [key, value] of entries) {
-            const event = (withoutTexts ? decodeEventWithoutTexts : decodeEvent)(decodeKey(key), value);
-            batch.push(raw ? event : upcast(event));
-          }
-        } catch (error) {
-          // The events before the one that cannot be read are handed out first, as they
-          // would be one at a time.
-          if (batch.length > 0) yield batch;
-          throw error;
-        }
-        yield batch;
+        yield entries;
       }
+      next = undefined;
     } finally {
       // A read-ahead still in flight must settle before the iterator can close.
       if (next) await next.catch(() => undefined);

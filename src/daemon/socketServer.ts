@@ -11,6 +11,7 @@ import { judgeCaller, type CallerVerdict } from '../events/caller.js';
 import { AGENT_MARKS } from '../agents/marks.js';
 import { peerChains } from './peer.js';
 import { SocketKeeper } from './socketKeeper.js';
+import { EncodedEventsPage } from './storedLines.js';
 
 export type Listen = { path: string } | { fd: number };
 
@@ -237,7 +238,7 @@ export class SocketServer {
 /** A client's connection: its answers wait for the end of the turn and leave in one write. */
 class Connection {
   /** The answers' JSON, made as each comes: one that cannot be made fails alone. */
-  private queued: string[] = [];
+  private queued: (string | Buffer)[] = [];
   inFlight = 0;
   /** A frame begun and not finished. */
   partial = false;
@@ -262,7 +263,7 @@ class Connection {
   }
 
   send(message: Response | ProgressFrame): void {
-    const text = JSON.stringify(message);
+    const text = answerText(message);
     // A tick scheduled from the handlers' promises runs once they have all settled.
     if (this.queued.length === 0) process.nextTick(() => this.flush());
     this.queued.push(text);
@@ -270,7 +271,7 @@ class Connection {
 
   /** Sends what is queued and `last`, then closes. */
   end(last?: Response): void {
-    if (last) this.queued.push(JSON.stringify(last));
+    if (last) this.queued.push(answerText(last));
     this.flush();
     this.socket.end();
   }
@@ -280,6 +281,12 @@ class Connection {
     this.queued = [];
     if (texts.length > 0 && !this.socket.destroyed && !this.socket.writableEnded) this.socket.write(framesOf(texts));
   }
+}
+
+/** A message's JSON; a page of events already in JSON (storedLines.ts) is not written again. */
+function answerText(message: Response | ProgressFrame): string | Buffer {
+  if ('result' in message && message.result instanceof EncodedEventsPage) return message.result.answerBytes(message.id);
+  return JSON.stringify(message);
 }
 
 /** The limits, with RECAP_IDLE_TIMEOUT_MS, RECAP_FRAME_TIMEOUT_MS and RECAP_MAX_CONNECTIONS where they are set. */

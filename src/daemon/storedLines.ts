@@ -1,0 +1,384 @@
+// Stored events as the lines `recap export` writes, made from their stored bytes: the
+// msgpack value (codec.ts) is written out as JSON as it is read, with no objects built and
+// no JSON.stringify of them. The bytes are those JSON.stringify(eventLine(decodeEvent(...)))
+// makes (audit.ts): an event holding anything this reader does not handle the same way (an
+// extension, a 64-bit integer, a 32-bit float, a key that is not a plain string, text that
+// is not well-formed UTF-8) is written by that slower path instead.
+import type { EventLine } from '../protocol/answers.js';
+import type { ResponseOf } from '../protocol/protocol.js';
+import { decodeEvent } from './codec.js';
+import { eventLine, isoTime } from './eventLine.js';
+
+/**
+ * An answer of the `events` op whose events are JSON already: the socket sends `json` as
+ * it is (`answerBytes`); anything else that writes it as JSON gets the same text.
+ */
+export class EncodedEventsPage implements ResponseOf<'events'> {
+  constructor(
+    /** The events as a JSON array. */
+    readonly json: Buffer,
+    readonly count: number,
+    readonly next: number | null,
+    readonly lastSeq: number,
+  ) {}
+
+  get events(): EventLine[] {
+    return JSON.parse(this.json.toString('utf8')) as EventLine[];
+  }
+
+  toJSON(): ResponseOf<'events'> {
+    return { events: this.events, next: this.next, lastSeq: this.lastSeq };
+  }
+
+  /** The whole answer to request `id`, as JSON.stringify({ id, result: this }) writes it. */
+  answerBytes(id: string | number | null): Buffer {
+    const tail = `,"next":${JSON.stringify(this.next)},"lastSeq":${JSON.stringify(this.lastSeq)}}}`;
+    return Buffer.concat([Buffer.from(`{"id":${JSON.stringify(id)},"result":{"events":`), this.json, Buffer.from(tail)]);
+  }
+}
+
+/** A growing buffer the lines are written into. */
+export class JsonBytes {
+  bytes = Buffer.allocUnsafe(1 << 20);
+  length = 0;
+
+  room(n: number): void {
+    if (this.length + n <= this.bytes.length) return;
+    const bigger = Buffer.allocUnsafe(Math.max(this.bytes.length * 2, this.length + n));
+    this.bytes.copy(bigger, 0, 0, this.length);
+    this.bytes = bigger;
+  }
+
+  /** Text of ASCII characters only (numbers, names, JSON punctuation). */
+  ascii(text: string): void {
+    this.room(text.length);
+    this.length += this.bytes.write(text, this.length, 'latin1');
+  }
+
+  utf8(text: string): void {
+    this.room(text.length * 3);
+    this.length += this.bytes.write(text, this.length, 'utf8');
+  }
+
+  byte(b: number): void {
+    this.room(1);
+    this.bytes[this.length++] = b;
+  }
+
+  /** A whole number from 0 to MAX_DIGITS, in decimal. */
+  digits(n: number): void {
+    this.room(16);
+    const bytes = this.bytes;
+    let end = this.length;
+    for (let rest = n; rest >= 10; rest = Math.floor(rest / 10)) end += 1;
+    this.length = end + 1;
+    for (let rest = n; ; rest = Math.floor(rest / 10)) {
+      bytes[end--] = 0x30 + (rest % 10);
+      if (rest < 10) return;
+    }
+  }
+
+  /** The bytes written so far. */
+  take(): Buffer {
+    return this.bytes.subarray(0, this.length);
+  }
+}
+
+/** Thrown inside the reader at anything it does not handle as JSON.stringify would: the event takes the slow path. */
+const UNUSUAL = new Error('unusual');
+
+const QUOTE = 0x22;
+/** Whole numbers up to this are written digit by digit; JSON.stringify writes larger ones with an exponent. */
+const MAX_DIGITS = Number.MAX_SAFE_INTEGER;
+const BACKSLASH = 0x5c;
+/** "time", whose value at the top of `data` is the line's time. */
+const TIME = Buffer.from('time');
+
+/**
+ * Reads msgpack values from `src`, writing each to `out` as JSON: `value` returns where the
+ * value read ends. `top`: the value is an event's `data`, whose number under "time" is kept.
+ */
+class Transcoder {
+  src: Uint8Array = new Uint8Array(0);
+  /** The number under "time" in the event's data, when it has one. */
+  time: number | undefined;
+  /** Where the keys of the maps being read are: start and size of each, for maps within maps. */
+  private readonly keys: number[] = [];
+
+  constructor(readonly out: JsonBytes) {}
+
+  reset(src: Uint8Array): void {
+    this.src = src;
+    this.time = undefined;
+    this.keys.length = 0;
+  }
+
+  value(at: number, top = false): number {
+    const src = this.src;
+    const token = src[at]!;
+    if (token < 0x80) return this.number(token, at + 1);
+    if (token < 0x90) return this.map(token - 0x80, at + 1, top);
+    if (token < 0xa0) return this.array(token - 0x90, at + 1);
+    if (token < 0xc0) return this.string(at + 1, token - 0xa0);
+    if (token >= 0xe0) return this.number(token - 0x100, at + 1);
+    switch (token) {
+      case 0xc0:
+        this.out.ascii('null');
+        return at + 1;
+      case 0xc2:
+        this.out.ascii('false');
+        return at + 1;
+      case 0xc3:
+        this.out.ascii('true');
+        return at + 1;
+      case 0xcb:
+        return this.number(f64(src, at + 1), at + 9);
+      case 0xcc:
+        return this.number(src[at + 1]!, at + 2);
+      case 0xcd:
+        return this.number(u16(src, at + 1), at + 3);
+      case 0xce:
+        return this.number(u32(src, at + 1), at + 5);
+      case 0xd0:
+        return this.number((u8(src, at + 1) << 24) >> 24, at + 2);
+      case 0xd1:
+        return this.number((u16(src, at + 1) << 16) >> 16, at + 3);
+      case 0xd2:
+        return this.number(u32(src, at + 1) | 0, at + 5);
+      case 0xd9:
+        return this.string(at + 2, src[at + 1]!);
+      case 0xda:
+        return this.string(at + 3, u16(src, at + 1));
+      case 0xdb:
+        return this.string(at + 5, u32(src, at + 1));
+      case 0xdc:
+        return this.array(u16(src, at + 1), at + 3);
+      case 0xdd:
+        return this.array(u32(src, at + 1), at + 5);
+      case 0xde:
+        return this.map(u16(src, at + 1), at + 3, top);
+      case 0xdf:
+        return this.map(u32(src, at + 1), at + 5, top);
+      default:
+        throw UNUSUAL;
+    }
+  }
+
+  private number(n: number, end: number): number {
+    if (n >= 0 && n <= MAX_DIGITS && Math.floor(n) === n) this.out.digits(n);
+    // JSON.stringify's own form for the rest: NaN and the infinities as null, -0 as 0.
+    else this.out.ascii(JSON.stringify(n));
+    return end;
+  }
+
+  private array(length: number, at: number): number {
+    this.out.byte(0x5b);
+    for (let i = 0; i < length; i += 1) {
+      if (i > 0) this.out.byte(0x2c);
+      at = this.value(at);
+    }
+    this.out.byte(0x5d);
+    return at;
+  }
+
+  private map(length: number, at: number, top: boolean): number {
+    const src = this.src;
+    const out = this.out;
+    out.byte(0x7b);
+    /** Where each key's bytes are, to refuse a key that comes twice (the decoder keeps the last). */
+    const keys = this.keys;
+    const first = keys.length;
+    for (let i = 0; i < length; i += 1) {
+      const token = src[at]!;
+      let start: number;
+      let size: number;
+      if (token >= 0xa0 && token < 0xc0) {
+        start = at + 1;
+        size = token - 0xa0;
+      } else if (token === 0xd9) {
+        start = at + 2;
+        size = src[at + 1]!;
+      } else throw UNUSUAL;
+      // A key of digits would come first in the decoded object whatever its place; "__proto__" the decoder renames.
+      if ((size > 0 && src[start]! >= 0x30 && src[start]! <= 0x39) || (size === 9 && src[start] === 0x5f && src[start + 1] === 0x5f)) throw UNUSUAL;
+      for (let k = first; k < keys.length; k += 2) if (keys[k + 1] === size && sameBytes(src, keys[k]!, src, start, size)) throw UNUSUAL;
+      keys.push(start, size);
+      if (i > 0) out.byte(0x2c);
+      at = this.string(start, size);
+      out.byte(0x3a);
+      const valueAt = at;
+      at = this.value(at);
+      if (top && size === 4 && sameBytes(src, start, TIME, 0, 4)) {
+        this.time = timeValue(src, valueAt);
+      }
+    }
+    keys.length = first;
+    out.byte(0x7d);
+    return at;
+  }
+
+  /** The `size` bytes of UTF-8 at `start` as a JSON string. */
+  private string(start: number, size: number): number {
+    const src = this.src;
+    const out = this.out;
+    const end = start + size;
+    if (end > src.length) throw UNUSUAL;
+    // Copied as they are read while nothing needs escaping (most text), in one pass.
+    out.room(size + 2);
+    const bytes = out.bytes;
+    const mark = out.length;
+    let o = mark;
+    bytes[o++] = QUOTE;
+    let i = start;
+    for (; i < end; i += 1) {
+      const c = src[i]!;
+      if (c < 0x20 || c === QUOTE || c === BACKSLASH || c >= 0x80) break;
+      bytes[o++] = c;
+    }
+    if (i === end) {
+      bytes[o++] = QUOTE;
+      out.length = o;
+      return end;
+    }
+    const text = Buffer.from(src.buffer, src.byteOffset + start, size).toString('utf8');
+    // A replacement character may stand for bytes that are not UTF-8, which the decoder reads its own way.
+    if (text.includes('\uFFFD')) throw UNUSUAL;
+    out.length = mark;
+    out.utf8(JSON.stringify(text));
+    return end;
+  }
+}
+
+function sameBytes(a: Uint8Array, aStart: number, b: Uint8Array, bStart: number, size: number): boolean {
+  for (let i = 0; i < size; i += 1) if (a[aStart + i] !== b[bStart + i]) return false;
+  return true;
+}
+
+/** The number a msgpack value at `at` holds, if it is one. */
+function timeValue(src: Uint8Array, at: number): number | undefined {
+  const token = src[at]!;
+  if (token < 0x80) return token;
+  if (token >= 0xe0) return token - 0x100;
+  switch (token) {
+    case 0xcb:
+      return f64(src, at + 1);
+    case 0xcc:
+      return src[at + 1];
+    case 0xcd:
+      return u16(src, at + 1);
+    case 0xce:
+      return u32(src, at + 1);
+    case 0xd0:
+      return (u8(src, at + 1) << 24) >> 24;
+    case 0xd1:
+      return (u16(src, at + 1) << 16) >> 16;
+    case 0xd2:
+      return u32(src, at + 1) | 0;
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * Writes events as a JSON array, each element the line of one stored event, from the bytes
+ * LevelDB holds: `add` them in order, then `finish`.
+ */
+export class StoredLines {
+  readonly out = new JsonBytes();
+  /** The event's `data`, written apart: the line puts its time before it. */
+  private readonly data = new JsonBytes();
+  private readonly transcoder = new Transcoder(this.data);
+  count = 0;
+  /** Of them, how many took the slow path. */
+  slow = 0;
+
+  constructor() {
+    this.out.byte(0x5b);
+  }
+
+  add(seq: number, value: Uint8Array): void {
+    if (this.count > 0) this.out.byte(0x2c);
+    this.count += 1;
+    const mark = this.out.length;
+    try {
+      this.fast(seq, value);
+    } catch (error) {
+      if (error !== UNUSUAL && !(error instanceof RangeError)) throw error;
+      this.out.length = mark;
+      this.slow += 1;
+      // The slow path decides, as before: the same line, or the same UndecodableEvent.
+      this.out.utf8(JSON.stringify(eventLine(decodeEvent(seq, value))));
+    }
+  }
+
+  /** The array's bytes: `[line,line,...]`. */
+  finish(): Buffer {
+    this.out.byte(0x5d);
+    return this.out.take();
+  }
+
+  /** The stored map {type, version, data}, exactly those keys in that order, as the codec writes it. */
+  private fast(seq: number, value: Uint8Array): void {
+    const t = this.transcoder;
+    // A map of three: msgpackr writes a map's size in 16 bits whatever it is.
+    let at: number;
+    if (value[0] === 0x83) at = 1;
+    else if (value[0] === 0xde && value[1] === 0 && value[2] === 3) at = 3;
+    else throw UNUSUAL;
+    // "type": a string of plain characters.
+    if (!hasKey(value, at, TYPE_KEY)) throw UNUSUAL;
+    at += TYPE_KEY.length;
+    const typeToken = value[at]!;
+    if (typeToken < 0xa1 || typeToken >= 0xc0) throw UNUSUAL;
+    const typeStart = at + 1;
+    const typeEnd = typeStart + typeToken - 0xa0;
+    for (let i = typeStart; i < typeEnd; i += 1) if (!isNameByte(value[i]!)) throw UNUSUAL;
+    at = typeEnd;
+    if (!hasKey(value, at, VERSION_KEY)) throw UNUSUAL;
+    at += VERSION_KEY.length;
+    const version = value[at]!;
+    // A positive fixint: the versions are small.
+    if (version >= 0x80) throw UNUSUAL;
+    at += 1;
+    if (!hasKey(value, at, DATA_KEY)) throw UNUSUAL;
+    at += DATA_KEY.length;
+    const dataToken = value[at]!;
+    if (!((dataToken >= 0x80 && dataToken < 0x90) || dataToken === 0xde || dataToken === 0xdf)) throw UNUSUAL;
+    this.data.length = 0;
+    t.reset(value);
+    if (t.value(at, true) !== value.length) throw UNUSUAL;
+    const out = this.out;
+    out.ascii(`{"seq":${seq},"type":"`);
+    out.room(typeEnd - typeStart);
+    for (let i = typeStart; i < typeEnd; i += 1) out.bytes[out.length++] = value[i]!;
+    out.ascii(`","version":${version},"time":`);
+    if (t.time === undefined) out.ascii('null');
+    else out.ascii(`"${isoTime(t.time)}"`);
+    out.ascii(',"data":');
+    out.room(this.data.length + 1);
+    out.length += this.data.bytes.copy(out.bytes, out.length, 0, this.data.length);
+    out.byte(0x7d);
+  }
+}
+
+/** A fixstr key as msgpack writes it: its length byte, then its characters. */
+const key = (name: string) => Buffer.from([0xa0 + name.length, ...Buffer.from(name)]);
+const TYPE_KEY = key('type');
+const VERSION_KEY = key('version');
+const DATA_KEY = key('data');
+
+const u8 = (src: Uint8Array, at: number) => src[at]!;
+const u16 = (src: Uint8Array, at: number) => (src[at]! << 8) | src[at + 1]!;
+const u32 = (src: Uint8Array, at: number) => ((src[at]! << 24) | (src[at + 1]! << 16) | (src[at + 2]! << 8) | src[at + 3]!) >>> 0;
+const FLOAT = new Float64Array(1);
+const FLOAT_BYTES = new Uint8Array(FLOAT.buffer);
+const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+/** A big-endian float64, without a DataView per event. */
+function f64(src: Uint8Array, at: number): number {
+  for (let i = 0; i < 8; i += 1) FLOAT_BYTES[LITTLE_ENDIAN ? 7 - i : i] = src[at + i]!;
+  return FLOAT[0]!;
+}
+const hasKey = (value: Uint8Array, at: number, name: Uint8Array) => sameBytes(value, at, name, 0, name.length);
+
+/** A character of an event type's name: letters only, nothing JSON would escape. */
+const isNameByte = (c: number) => (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a);

@@ -1,0 +1,95 @@
+// `recap export` writes each event's line from its stored bytes (storedLines.ts): the lines
+// must be, byte for byte, those the decoder and JSON.stringify made before, whatever the
+// event holds, and a value that does not decode must fail as it did.
+import { describe, expect, it } from 'vitest';
+import { Packr } from 'msgpackr/pack';
+import { decodeEvent, encodeEvent, UndecodableEvent } from '../../src/daemon/codec.js';
+import { eventLine } from '../../src/daemon/eventLine.js';
+import { StoredLines } from '../../src/daemon/storedLines.js';
+import type { StoredEvent } from '../../src/events/events.js';
+
+/** The page's JSON as the decoder and JSON.stringify wrote it before. */
+const before = (values: [number, Uint8Array][]) => `[${values.map(([seq, value]) => JSON.stringify(eventLine(decodeEvent(seq, value)))).join(',')}]`;
+
+function page(values: [number, Uint8Array][]): { json: string; slow: number } {
+  const lines = new StoredLines();
+  for (const [seq, value] of values) lines.add(seq, value);
+  return { json: lines.finish().toString('utf8'), slow: lines.slow };
+}
+
+const stored = (seq: number, type: string, data: Record<string, unknown>, version = 1): [number, Uint8Array] => [
+  seq,
+  encodeEvent({ seq, type, version, data } as unknown as StoredEvent),
+];
+
+describe('stored lines', () => {
+  it("are the decoder's lines byte for byte, the ordinary events written without decoding them", () => {
+    const values = [
+      stored(1, 'InteractionRecorded', { job: 'job-1', kind: 'prompt', text: 'fix the parser '.repeat(40), tokens: 74, counted: true, time: 1_793_491_200_000 }, 2),
+      stored(2, 'GateTripped', { job: 'job-1', reason: 'threshold', unsummarizedTokens: 900, limit: 800, time: 1_793_491_200_010 }),
+      stored(3, 'ToolDenied', {
+        job: 'job-1',
+        tool: 'Read',
+        input: { file_path: '/src/a.ts', nested: [1, -1, -200, 70_000, -70_000, 2 ** 40, 0.5, -0, null, true, false, []] },
+        time: 1_793_491_200_020,
+      }),
+      stored(4, 'SummaryAccepted', {
+        job: 'job-1',
+        level: 0,
+        sections: [{ heading: 'Current State', tokens: 101 }],
+        text: 'Gist: a\n\n## Current State\n"quoted" \\ back\ttab \u0001 é 漢字 😀',
+        tokens: 9,
+        coversThrough: 3,
+        hash: 'a'.repeat(64),
+        prevHash: '0'.repeat(64),
+        time: 1_793_491_200_030,
+      }),
+      stored(5, 'ConfigApplied', { scope: 'user', config: { MAX: 3, 'a key with spaces': 'x', '': 'empty key' }, time: -5 }),
+      stored(6, 'InteractionRecorded', { job: 'no time', kind: 'prompt', text: '' }),
+      stored(7, 'InteractionRecorded', { job: 'text time', kind: 'prompt', text: 'x', time: 'yesterday' }),
+      stored(8, 'InteractionRecorded', { job: 'float time', kind: 'prompt', text: 'x', time: 1_793_491_200_000.5 }),
+    ];
+    const made = page(values);
+    expect(made.json).toBe(before(values));
+    expect(made.slow).toBe(0);
+  });
+
+  it('sends what it does not read as the decoder does to the decoder, with the same result', () => {
+    const loose = new Packr({ useRecords: false, mapsAsObjects: true, moreTypes: false, useFloat32: 1 });
+    const values: [number, Uint8Array][] = [
+      // A key of digits: the decoded object puts it first.
+      stored(1, 'ConfigApplied', { b: 1, 10: 'ten', a: 2, time: 5 }),
+      // undefined (an extension), a lone surrogate (written as U+FFFD), a key "__proto__".
+      stored(2, 'ConfigApplied', { a: undefined, b: 'lone \ud800 surrogate', time: 6 }),
+      [3, loose.pack({ type: 'ConfigApplied', version: 1, data: JSON.parse('{"__proto__": {"x": 1}, "y": 2}') as unknown })],
+      // A 32-bit float.
+      [4, loose.pack({ type: 'ConfigApplied', version: 1, data: { f: 1.5 } })],
+      // Keys in another order than the codec writes, and a data that is an array.
+      [5, loose.pack({ version: 1, type: 'ConfigApplied', data: { a: 1 } })],
+      [6, loose.pack({ type: 'ConfigApplied', version: 1, data: [1, 2] })],
+    ];
+    const made = page(values);
+    expect(made.json).toBe(before(values));
+    expect(made.slow).toBe(values.length);
+  });
+
+  it('fails on an event that does not decode as the decoder does, naming it', () => {
+    const [seq, value] = stored(9, 'InteractionRecorded', { job: 'j', kind: 'prompt', text: 'a prompt of some length', time: 1 });
+    const cut = value.subarray(0, value.length - 5);
+    expect(() => decodeEvent(seq, cut)).toThrow(UndecodableEvent);
+    expect(() => page([[seq, cut]])).toThrow(UndecodableEvent);
+    const flipped = Uint8Array.from(value);
+    flipped[0] = 0xc1; // a byte msgpack never uses
+    expect(() => page([[seq, flipped]])).toThrow(/event #9 cannot be decoded/);
+  });
+
+  it('grows past its first megabyte without losing a byte', () => {
+    const values = Array.from({ length: 3000 }, (_, i) =>
+      stored(i + 1, 'InteractionRecorded', { job: `job-${i % 7}`, kind: 'prompt', text: `prompt ${i} `.repeat(60), tokens: i, counted: true, time: 1_793_491_200_000 + i * 10 }),
+    );
+    const made = page(values);
+    expect(made.json.length).toBeGreaterThan(2 ** 21);
+    expect(made.json).toBe(before(values));
+    expect(made.slow).toBe(0);
+  });
+});
