@@ -8,6 +8,7 @@
 // first one builds the index), `recap verify`'s rate, the first `recap ui` and its RSS, and
 // RSS after a steady load.
 //   node bench/scale.mjs [--sizes=10000,100000] [--quick] [--json]
+//   node bench/scale.mjs --build [--sizes=...]    (builds the logs into the cache, measures nothing)
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
@@ -216,6 +217,19 @@ async function measure(size) {
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+if (args.includes('--build')) {
+  for (const size of sizes) {
+    const dir = mkdtempSync(join(tmpdir(), 'recap-bench-scale-'));
+    try {
+      const made = await cachedLog(size, dir, (seq) => seq % 1_000_000 === 0 && log(`  ${k(size)}: ${seq.toLocaleString('en')} events written`));
+      log(`${k(size)}: ${made.built ? 'built' : 'in the cache'} (${round(made.seconds)} s, ${round(made.bytes / 1e6)} MB) in ${cacheDir()}`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+  process.exit(0);
 }
 
 const rows = [];
