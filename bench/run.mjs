@@ -4,6 +4,11 @@
 // and BENCHMARKS.md with every figure next to its target and its baseline. A missed target
 // is reported, not failed: the benchmark is not a test. Exit 1 only when a script fails.
 //   node bench/run.mjs [--quick]    (--quick: a smoke run, under a minute)
+//   node bench/run.mjs --scale [--sizes=10000,100000]
+// --scale runs bench/scale.mjs alone (logs up to 10M events: long, and kept apart from the
+// other scripts' figures so that they can be run again without it): its rows replace those
+// of the same sizes in bench/results.json, and every other section is kept from there. A run
+// without --scale keeps the scale rows of the run before.
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, release, totalmem, type } from 'node:os';
@@ -11,6 +16,8 @@ import { join, resolve } from 'node:path';
 
 const root = resolve(import.meta.dirname, '..');
 const quick = process.argv.includes('--quick');
+const scale = process.argv.includes('--scale');
+const sizesArg = process.argv.find((a) => a.startsWith('--sizes='));
 const HOOK_RUNS = quick ? 20 : 100;
 
 /** The scripts, in the order they run; each prints one JSON object with --json. */
@@ -26,6 +33,8 @@ const SCRIPTS = {
   secrets: { file: 'secrets.mjs', args: quick ? ['--quick'] : [], timeoutS: quick ? 60 : 300 },
   sync: { file: 'sync.mjs', args: quick ? ['--quick'] : [], timeoutS: quick ? 120 : 900 },
 };
+/** Run by --scale alone; building the 10M log takes most of its time (once: it is cached). */
+const SCALE = { file: 'scale.mjs', args: [...(quick ? ['--quick'] : []), ...(sizesArg ? [sizesArg] : [])], timeoutS: 4 * 3600 };
 
 if (!existsSync(join(root, 'dist', 'daemon')) || !existsSync(join(root, 'bin', 'recap-hook.cjs'))) {
   console.error('recap is not built: run `npm run build` first.');
@@ -467,16 +476,109 @@ function secretsSection(x) {
   };
 }
 
+/**
+ * How each cost grows with the log: one row per measurement, a column per log size, and the
+ * target at the largest (10M events). As a grid: `figures` holds the targets' rows alone, for
+ * the count of targets met.
+ */
+function scaleSection(x) {
+  const t = x.targets;
+  const SIZES = [10_000, 100_000, 1_000_000, 10_000_000];
+  const k = (n) => (n >= 1e6 ? `${n / 1e6}M` : `${n / 1e3}k`);
+  const at = (n) => x.rows.find((row) => row.events === n);
+  const largest = at(SIZES.at(-1));
+  const oneMillion = at(1_000_000);
+  const checkLimit = oneMillion && Math.round(oneMillion.check64.p99Ms * t.checkP99GrowthMax * 100) / 100;
+  const measures = [
+    { name: 'log built in', unit: 's', of: (r) => r.build.seconds },
+    { name: 'log on disk', unit: 'MB', of: (r) => Math.round(r.build.bytes / 1e6) },
+    { name: 'start-up with a snapshot', unit: 'ms', of: (r) => r.startupMs, target: `< ${t.startupMs} ms`, met: (v) => v < t.startupMs },
+    { name: 'RSS at ready', unit: 'MB', of: (r) => r.startupRssMb, target: `< ${t.startupRssMb} MB`, met: (v) => v < t.startupRssMb },
+    { name: 'RSS 2 s after ready (token encoding loaded)', unit: 'MB', of: (r) => r.settledRssMb },
+    { name: '`recap status` (CLI, wall time)', unit: 'ms', of: (r) => r.statusCliMs },
+    { name: 'status op, p99', unit: 'ms', of: (r) => r.statusOp.p99Ms },
+    { name: 'check, 1 client, p99', unit: 'ms', of: (r) => r.check1.p99Ms },
+    {
+      name: 'check, 64 clients x 1 in flight, p99',
+      unit: 'ms',
+      of: (r) => r.check64.p99Ms,
+      target: checkLimit ? `<= ${checkLimit} ms (1M's x ${t.checkP99GrowthMax})` : `unchanged from 1M (x ${t.checkP99GrowthMax})`,
+      met: (v) => (checkLimit ? v <= checkLimit : null),
+    },
+    { name: 'hook (launcher, Claude Code PreToolUse)', unit: 'ms', of: (r) => r.hookMs },
+    { name: '`recap replay --at`, slowest moment', unit: 'ms', of: (r) => r.replayAt.maxMs, target: `< ${t.replayAtMs} ms`, met: (v) => v < t.replayAtMs },
+    { name: '`recap replay --at`, median of the moments', unit: 'ms', of: (r) => r.replayAt.medianMs },
+    { name: 'search, first (builds the index)', unit: 'ms', of: (r) => r.search.firstMs },
+    { name: 'search, median after it', unit: 'ms', of: (r) => r.search.medianMs },
+    { name: '`recap verify`', unit: 'events/s', of: (r) => r.verifyPerSecond },
+    { name: "`recap verify`, without the CLI's start-up (a `recap status`)", unit: 'events/s', of: (r) => r.verifyWithoutStartPerSecond },
+    { name: 'first `recap ui` (indexes the log)', unit: 'ms', of: (r) => r.ui.firstMs },
+    { name: 'RSS after the first `recap ui`', unit: 'MB', of: (r) => r.ui.rssAfterMb },
+    { name: `RSS under ${x.loadSeconds} s of load, max`, unit: 'MB', of: (r) => r.loaded.maxMb },
+    { name: 'RSS after status, checks, hooks, replay --at, search, verify', unit: 'MB', of: (r) => r.afterCommandsRssMb },
+  ];
+  const rows = measures.map((m) => {
+    const value = largest ? m.of(largest) : undefined;
+    return {
+      name: m.name,
+      unit: m.unit,
+      values: SIZES.map((n) => (at(n) ? m.of(at(n)) : null)),
+      target: m.target ?? null,
+      met: m.target && value !== undefined ? m.met(value) : null,
+    };
+  });
+  const built = x.rows.map((r) => `${k(r.events)} in ${r.build.seconds} s`).join(', ');
+  return {
+    title: 'How costs grow',
+    method:
+      'Logs of 10k, 100k, 1M and 10M events, built for the benchmark without a daemon (bench/lib/scaleLog.mjs) and kept in a cache folder. ' +
+      "Each is what recap writes: recap's own decider decides every command against a real projection (sessions bound, prompts, tool outputs, the gate tripping at the default 500-token threshold, a denied call, an accepted summary every few hundred events; 20 jobs taking turns), " +
+      "and the events go to LevelDB in large batches through the store's own encoding, with a snapshot every 10,000 events encoded and thinned as the daemon's are; `recap verify` passes on each. " +
+      'Writing batches directly skips only the socket, the hooks and one fsync per command, none of which leaves a trace in the log: the daemon reads the same keys, values, hash chain and snapshots it would have written itself. ' +
+      `Built: ${built} (the first time; later runs take them from the cache). ` +
+      'The newest snapshot is 10,000 events before the end (at 10k, at the end), so start-up replays a full window after it. Each part on its own daemon where it must find one fresh: ' +
+      `start-up from spawn to "ready", the median of ${x.rows[0]?.startupRuns.length ?? 3}, RSS from /proc; status, checks, a hook, replay --at, search and verify on the last of them; ` +
+      "checks from this process's socket client to a job whose gate is open, the daemon pinned to one CPU and the client to the other (taskset); " +
+      'replay --at at the moments farthest from a snapshot (as bench/replay.mjs); verify once at 1M and more (3 times below), its wall time with the CLI; ' +
+      `the first \`recap ui\` on a fresh daemon (RSS from its stats op); RSS under ${x.loadSeconds} s of the load bench/replay.mjs sends, on another. ` +
+      'The columns were measured in one run unless their dates differ: ' +
+      x.rows.map((r) => `${k(r.events)} ${r.date.slice(0, 16).replace('T', ' ')}, load average ${r.loadavg.map((l) => l.toFixed(1)).join(' ')}`).join('; ') +
+      '.',
+    grid: { columns: SIZES.map(k), rows },
+    figures: rows.filter((r) => r.target).map((r) => figure(`${r.name}, 10M events`, r.values.at(-1), r.unit, { target: r.target, met: r.met ?? undefined })),
+  };
+}
+
 const started = Date.now();
 const load = { start: loadavg() };
+const resultsFile = join(root, 'bench', 'results.json');
+const previous = existsSync(resultsFile) ? JSON.parse(readFileSync(resultsFile, 'utf8')) : undefined;
 const raw = {};
 const errors = {};
-for (const [name, script] of Object.entries(SCRIPTS)) {
-  const outcome = await runScript(script);
-  if (outcome.error) errors[name] = outcome.error;
-  else raw[name] = { seconds: outcome.seconds, ...outcome.value };
+if (scale) {
+  // The other scripts' figures, and the run they came from, stay as they were.
+  Object.assign(raw, previous?.raw ?? {});
+  Object.assign(errors, previous?.errors ?? {});
+  delete errors.scale;
+  const outcome = await runScript(SCALE);
+  if (outcome.error) errors.scale = outcome.error;
+  else raw.scale = { seconds: outcome.seconds, ...mergeScale(previous?.raw?.scale, outcome.value) };
+} else {
+  for (const [name, script] of Object.entries(SCRIPTS)) {
+    const outcome = await runScript(script);
+    if (outcome.error) errors[name] = outcome.error;
+    else raw[name] = { seconds: outcome.seconds, ...outcome.value };
+  }
+  if (previous?.raw?.scale) raw.scale = previous.raw.scale;
 }
 load.end = loadavg();
+
+/** The new scale rows, and those of the run before at the sizes not measured now. */
+function mergeScale(before, now) {
+  const measured = new Set(now.rows.map((row) => row.events));
+  const rows = [...(before?.rows ?? []).filter((row) => !measured.has(row.events)), ...now.rows].sort((a, b) => a.events - b.events);
+  return { ...now, rows };
+}
 
 const sections = [];
 const failed = (title, name) => ({ title, method: '', figures: [], error: errors[name] });
@@ -490,27 +592,33 @@ sections.push(raw.memory ? memorySection(raw.memory) : failed('Memory hand-over'
 sections.push(raw.search ? searchSection(raw.search) : failed('Search', 'search'));
 sections.push(raw.secrets ? secretsSection(raw.secrets) : failed('Secrets replaced before a text is stored', 'secrets'));
 sections.push(raw.sync ? syncSection(raw.sync) : failed('Sync between machines', 'sync'));
+if (raw.scale || errors.scale) sections.push(raw.scale ? scaleSection(raw.scale) : failed('How costs grow', 'scale'));
 
+const thisRun = { date: new Date(started).toISOString(), seconds: Math.round((Date.now() - started) / 1000), machine: { ...machine(), loadavg: load } };
 const results = {
-  date: new Date(started).toISOString(),
-  mode: quick ? 'quick' : 'full',
-  seconds: Math.round((Date.now() - started) / 1000),
-  machine: { ...machine(), loadavg: load },
+  // A --scale run says when it ran apart; the rest is the run the other sections came from.
+  ...(scale && previous
+    ? { date: previous.date, mode: previous.mode, seconds: previous.seconds, machine: previous.machine }
+    : { date: thisRun.date, mode: quick ? 'quick' : 'full', seconds: thisRun.seconds, machine: thisRun.machine }),
+  ...(scale ? { scaleRun: { ...thisRun, mode: quick ? 'quick' : 'full' } } : previous?.scaleRun ? { scaleRun: previous.scaleRun } : {}),
   sections,
   ...(Object.keys(errors).length > 0 ? { errors } : {}),
   raw,
 };
-writeFileSync(join(root, 'bench', 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
+writeFileSync(resultsFile, `${JSON.stringify(results, null, 2)}\n`);
 writeFileSync(join(root, 'BENCHMARKS.md'), markdown(results));
 
-const figures = sections.flatMap((s) => s.figures).filter((f) => f.met !== null);
+// A --scale run tells of its own targets; the others' are the run before's.
+const figures = (scale ? sections.filter((s) => s.title === 'How costs grow') : sections).flatMap((s) => s.figures).filter((f) => f.met !== null);
 const missed = figures.filter((f) => f.met === false);
 console.log(
-  `${results.mode} run in ${results.seconds} s: ${figures.filter((f) => f.met).length} of ${figures.length} targets met` +
+  `${scale ? `--scale run in ${thisRun.seconds} s` : `${results.mode} run in ${results.seconds} s`}: ${figures.filter((f) => f.met).length} of ${figures.length} targets met` +
     `${missed.length > 0 ? `; missed: ${missed.map((f) => f.name).join(', ')}` : ''}. Wrote BENCHMARKS.md and bench/results.json.`,
 );
-for (const error of Object.values(errors)) console.error(error);
-process.exitCode = Object.keys(errors).length > 0 ? 1 : 0;
+// Only this run's failures count: a --scale run keeps the others' from the run before.
+const failures = scale ? (errors.scale ? [errors.scale] : []) : Object.values(errors);
+for (const error of failures) console.error(error);
+process.exitCode = failures.length > 0 ? 1 : 0;
 
 function markdown(r) {
   const m = r.machine;
@@ -521,7 +629,8 @@ function markdown(r) {
   const lines = [
     '# recap benchmarks',
     '',
-    `Written by \`npm run bench${r.mode === 'quick' ? ' -- --quick' : ''}\` on ${r.date.slice(0, 10)}: a ${r.mode} run that took ${r.seconds} s. ` +
+    `Written by \`npm run bench${r.mode === 'quick' ? ' -- --quick' : ''}\` on ${r.date.slice(0, 10)}: a ${r.mode} run that took ${r.seconds} s` +
+      (r.scaleRun ? `; "How costs grow" by \`npm run bench -- --scale\` on ${r.scaleRun.date.slice(0, 10)} (${r.scaleRun.seconds} s). ` : '. ') +
       "Run it again rather than editing this file; the same figures, with the scripts' raw output, are in `bench/results.json`.",
     '',
     '## How to run',
@@ -530,7 +639,14 @@ function markdown(r) {
     'npm run build',
     'npm run bench              # everything, with logs up to 1M events: a few minutes',
     'npm run bench -- --quick   # a smoke run in under a minute: fewer hook runs, shorter runs, logs of 10k and 100k events',
+    'npm run bench -- --scale   # how costs grow: logs of 10k, 100k, 1M and 10M events (the 10M log takes a while to build the first time)',
     '```',
+    '',
+    '`--scale` runs bench/scale.mjs alone (`--sizes=10000,100000` picks the logs) and writes its table, "How costs grow", keeping every other section from the run before; ' +
+      'a run without it keeps the scale table. ' +
+      "Its logs are built without a daemon, in LevelDB batches written directly through the store's own encoding, by recap's own decider: the same events, hash chain and snapshots the daemon would write, " +
+      "so the figures measured on them are the daemon's (it only skips the socket and an fsync per command, which leave no trace in the log). " +
+      "They are cached in `$RECAP_BENCH_CACHE` (default: a `recap-scale-*` folder in the temporary folder, named after the events' schema), so a rerun does not build them again.",
     '',
     'Each part also runs alone and prints a readable summary: `node bench/hook.mjs [--runs N]`, `node bench/service.mjs [--quick]`, ' +
       '`node bench/replay.mjs [--quick]`, `node bench/auditPage.mjs [--quick]`. Every script starts its own daemon on temporary folders and uses no network beyond loopback. ' +
@@ -554,6 +670,18 @@ function markdown(r) {
     lines.push('', `### ${s.title}`, '');
     if (s.error) {
       lines.push(`Not measured: ${s.error.split('\n')[0]}`);
+      continue;
+    }
+    if (s.grid) {
+      const cell = (v, u) => (v == null ? '—' : `${v.toLocaleString('en')}${unit(u)}`);
+      const metCell = (r) => (r.met === true ? 'yes' : r.met === false ? '**no**' : r.target ? 'not measured' : '—');
+      lines.push(
+        s.method,
+        '',
+        `| measurement | ${s.grid.columns.join(' | ')} | target at ${s.grid.columns.at(-1)} | met |`,
+        `| --- |${' --- |'.repeat(s.grid.columns.length + 2)}`,
+      );
+      for (const row of s.grid.rows) lines.push(`| ${row.name} | ${row.values.map((v) => cell(v, row.unit)).join(' | ')} | ${row.target ?? '—'} | ${metCell(row)} |`);
       continue;
     }
     lines.push(s.method, '', '| figure | value | target | baseline | met |', '| --- | --- | --- | --- | --- |');
