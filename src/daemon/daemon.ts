@@ -97,8 +97,10 @@ export class Daemon {
     await this.listen();
     const { where } = this;
     this.log.info({ socket: 'path' in where ? where.path : `fd ${where.fd}`, log: this.logDir, events: this.store.lastSeq }, 'recap daemon ready');
-    // Load the token encoding now rather than on the first request.
+    // Load the token encoding now rather than on the first request, and list the snapshots
+    // (on LevelDB's thread) before a `replay --at` asks for them.
     void this.handler.counter(this.config.user().config);
+    void this.store.snapshotSeqs().catch(() => undefined);
     this.finished = this.stopRequested.then(() => this.close());
   }
 

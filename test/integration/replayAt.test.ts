@@ -199,11 +199,17 @@ describe('snapshot spacing', () => {
     await store.close();
 
     store = await EventStore.open(path, { snapshotSpacing: 10 });
+    // Listed from the disk before the writes, then kept in memory as they add and thin.
+    expect(await store.snapshotSeqs()).toEqual([3, 12, 21, 27, 30]);
     await write(31, 60);
     const kept = await store.snapshotSeqs();
     expect(kept).toEqual([3, 12, 21, 30, 42, 51, 57, 60]);
     // Any moment is at most two windows after a kept snapshot.
     for (let i = 1; i < kept.length; i += 1) expect(kept[i]! - kept[i - 1]!).toBeLessThanOrEqual(20);
+    await store.close();
+
+    store = await EventStore.open(path, { snapshotSpacing: 10 });
+    expect(await store.snapshotSeqs(), 'the list in memory was the disk').toEqual(kept);
     await store.close();
   });
 });
