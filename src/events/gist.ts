@@ -4,6 +4,7 @@
 // not a placeholder, not filler, not copied); with GIST=recap, and for summaries older than
 // gists, recap derives one from the text.
 import type { GistAuthor, SummaryAccepted } from './events.js';
+import { detached } from './detached.js';
 import { lineCopied, type Shingles } from './summaryCopying.js';
 import { structure } from './summaryHeadings.js';
 import { lineQuality, wordsOf } from './summaryQuality.js';
@@ -43,5 +44,5 @@ export function deriveGist(text: string): string {
     .join(' ')
     .replace(/\s+/g, ' ');
   const sentence = /^.*?[.!?](?=\s|$)/.exec(prose)?.[0] ?? prose;
-  return sentence.length > DERIVED_CHARS ? `${sentence.slice(0, DERIVED_CHARS - 3).trimEnd()}...` : sentence;
+  return detached(sentence.length > DERIVED_CHARS ? `${sentence.slice(0, DERIVED_CHARS - 3).trimEnd()}...` : sentence);
 }

@@ -4,6 +4,7 @@
 // the next session: `- read PATH[:START-END] — why` hands it the file's current contents,
 // `- ref PATH — why` its name and the reason. The Files section counts toward neither the
 // band nor the floors: it is judged by its own rules (references.ts).
+import { detached } from './detached.js';
 import { headingKey, structure } from './summaryHeadings.js';
 
 /** A `## Files` line as written: the path as given (relative to the project, or absolute). */
@@ -39,7 +40,7 @@ export function summaryParts(text: string, required: readonly string[]): Summary
   const s = structure(raw);
   const first = s.headings[0]?.line ?? s.lines.length;
   const gistAt = s.lines.slice(0, first).findIndex((line, i) => !s.code[i] && GIST.test(line));
-  const gist = gistAt < 0 ? undefined : GIST.exec(s.lines[gistAt]!)![1]!.trim();
+  const gist = gistAt < 0 ? undefined : detached(GIST.exec(s.lines[gistAt]!)![1]!.trim());
   // The Files section is one the template does not require (a profile may name its own Files).
   const requiredKeys = new Set(required.map(headingKey));
   const files = requiredKeys.has(FILES_KEY) ? [] : s.headings.filter((h) => h.key === FILES_KEY);
@@ -53,7 +54,7 @@ export function summaryParts(text: string, required: readonly string[]): Summary
     const line = s.lines[i]!;
     if (line.trim() === '') continue;
     const parsed = s.code[i] ? undefined : parseReference(line);
-    if (typeof parsed === 'object') references.push(parsed);
+    if (typeof parsed === 'object') references.push({ ...parsed, path: detached(parsed.path), why: detached(parsed.why) });
     else problems.push(`${FILES_HEADING} line "${clip(line.trim())}" ${parsed ?? 'is inside a code block'}: write each line as ${REFERENCE_FORMS}`);
   }
   if (references.length > MAX_REFERENCES) problems.push(`${FILES_HEADING} names ${references.length} files; at most ${MAX_REFERENCES}: keep the ones the next session needs`);
