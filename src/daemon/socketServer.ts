@@ -270,7 +270,7 @@ class Connection {
   send(message: Response | ProgressFrame): void {
     const text = JSON.stringify(message);
     // A tick scheduled from the handlers' promises runs once they have all settled.
-    if (this.queued.length === 0) process.nextTick(() => this.flush());
+    if (this.queued.length === 0) process.nextTick(this.flushQueued);
     this.queued.push(text);
   }
 
@@ -280,6 +280,9 @@ class Connection {
     this.flush();
     this.socket.end();
   }
+
+  /** flush, made once per connection for process.nextTick: not a closure per answer. */
+  private readonly flushQueued = (): void => this.flush();
 
   private flush(): void {
     const texts = this.queued;
