@@ -65,21 +65,26 @@ export class FrameSplitter {
   }
 
   push(chunk: Buffer): RawFrame[] {
+    return this.split(chunk, rawFrame, oversized);
+  }
+
+  /** The frames the chunk completes, each made by `frame` from its body (or `tooLarge` from its length) as it is cut. */
+  split<T>(chunk: Buffer, frame: (body: Buffer) => T, tooLarge: (length: number) => T): T[] {
     if (this.stopped) return [];
     this.chunks.push(chunk);
     this.size += chunk.length;
-    const frames: RawFrame[] = [];
+    const frames: T[] = [];
     while (this.size >= 4) {
       const length = this.first(4).readUInt32BE(0);
       if (length > this.maxFrame) {
         this.stopped = true;
         this.chunks = [];
         this.size = 0;
-        frames.push({ kind: 'oversized', length });
+        frames.push(tooLarge(length));
         break;
       }
       if (this.size < 4 + length) break;
-      frames.push({ kind: 'frame', body: this.first(4 + length).subarray(4, 4 + length) });
+      frames.push(frame(this.first(4 + length).subarray(4, 4 + length)));
       this.consume(4 + length);
     }
     return frames;
@@ -113,9 +118,13 @@ export class FrameReader {
   }
 
   push(chunk: Buffer): FrameEvent[] {
-    return this.splitter.push(chunk).map((frame) => (frame.kind === 'frame' ? parse(frame.body) : frame));
+    // Decoded as each is cut: no array of raw frames between (every request comes here).
+    return this.splitter.split<FrameEvent>(chunk, parse, oversized);
   }
 }
+
+const rawFrame = (body: Buffer): RawFrame => ({ kind: 'frame', body });
+const oversized = (length: number): { kind: 'oversized'; length: number } => ({ kind: 'oversized', length });
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 

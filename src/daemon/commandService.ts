@@ -191,7 +191,9 @@ export class CommandService {
   private commit<T>(where: Where, ctx: Prepared, events: RecapEvent[], after?: (stored: Stored) => T, alone = false, rewrites?: StoredEvent[]): Promise<Committed<T>> {
     const bound = alone ? NO_EVENTS : this.binding(where);
     // What the config files' approvals decided (configApproval.ts) goes first: it is what the rest was decided under.
-    const all = alone ? events : [...bound, ...this.deps.config.drain(), ...this.configEvents(where.job, ctx.effective), ...events];
+    const before = alone ? NO_EVENTS : this.before(bound, this.deps.config.drain(), this.configEvents(where.job, ctx.effective));
+    // The command's own array when nothing goes before it, not a copy: every check is here.
+    const all = before.length === 0 ? events : [...before, ...events];
     // Nothing to store: no append, no turn (an empty append made nothing durable either).
     if (all.length === 0) return NOTHING_TO_COMMIT as Promise<Committed<T>>;
     const appended = this.append(all, after, rewrites);
@@ -206,6 +208,11 @@ export class CommandService {
       else await this.verdicts.sessionBound(where.job);
       return stored;
     });
+  }
+
+  /** The events that go before a command's: a binding, the config files' decisions, the configuration; NO_EVENTS when there are none. */
+  private before(bound: RecapEvent[], decided: RecapEvent[], config: RecapEvent[]): RecapEvent[] {
+    return bound.length + decided.length + config.length === 0 ? NO_EVENTS : [...bound, ...decided, ...config];
   }
 
   /**

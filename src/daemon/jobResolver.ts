@@ -50,7 +50,7 @@ export class JobResolver {
     const bound = r.job === undefined && session !== undefined ? this.bound(session) : undefined;
     if (session !== undefined && bound !== undefined) return this.bindingOf(session, bound, cwd ?? bound.project, now);
     const project = r.project ?? (cwd !== undefined ? this.projectOf(cwd) : undefined);
-    if (r.job !== undefined) return { job: r.job, ...(project !== undefined ? { project } : {}) };
+    if (r.job !== undefined) return project !== undefined ? { job: r.job, project } : { job: r.job };
     if (project === undefined) {
       throw new ProtocolError('bad_request', 'no job given and no folder to derive it from: give job (--job or RECAP_JOB), or cwd');
     }

@@ -36,7 +36,7 @@ export class Preparer {
    * Checks' contexts, made once per configuration (Effective objects are replaced, not
    * changed, when a file changes), project and shell tool: a check then allocates none.
    */
-  private readonly checkContexts = new WeakMap<Effective, Map<string, Prepared>>();
+  private readonly checkContexts = new WeakMap<Effective, Map<string | undefined, Map<string | undefined, Prepared>>>();
 
   constructor(
     private readonly config: ConfigService,
@@ -56,7 +56,8 @@ export class Preparer {
   /** A check's context, if its token counter is loaded (else undefined: use prepareCheck). */
   preparedNow(project: string | undefined, shellTool: string | undefined): Prepared | undefined {
     const effective = this.config.forProject(project);
-    return this.checkContexts.get(effective)?.get(`${project ?? ''}\0${shellTool ?? ''}`);
+    // Looked up by project, then shell tool: no key string made per check.
+    return this.checkContexts.get(effective)?.get(project)?.get(shellTool);
   }
 
   async prepareCheck(project: string | undefined, shellTool: string | undefined): Promise<Prepared> {
@@ -64,10 +65,12 @@ export class Preparer {
     if (shellTool !== undefined) ctx.decide = { ...ctx.decide, shellTool };
     // Kept only if the configuration did not change meanwhile.
     if (this.config.forProject(project) !== ctx.effective) return ctx;
-    let byKey = this.checkContexts.get(ctx.effective);
-    if (byKey === undefined) this.checkContexts.set(ctx.effective, (byKey = new Map()));
-    if (byKey.size >= MAX_KEPT) byKey.clear();
-    byKey.set(`${project ?? ''}\0${shellTool ?? ''}`, ctx);
+    let byProject = this.checkContexts.get(ctx.effective);
+    if (byProject === undefined) this.checkContexts.set(ctx.effective, (byProject = new Map()));
+    if (byProject.size >= MAX_KEPT) byProject.clear();
+    let byTool = byProject.get(project);
+    if (byTool === undefined) byProject.set(project, (byTool = new Map()));
+    byTool.set(shellTool, ctx);
     return ctx;
   }
 

@@ -21,6 +21,9 @@ export const USER_SCOPE = '';
  */
 export const PROMPT_IDS_KEPT = 2 * SPOOL_MAX_ENTRIES;
 
+/** Unseen jobs' initial states kept at most (any name can be asked about). */
+const UNSEEN_KEPT = 1000;
+
 export class Projection {
   readonly jobs = new Map<string, JobState>();
   /** The values of the newest ConfigApplied per scope (a job, or USER_SCOPE). */
@@ -36,6 +39,8 @@ export class Projection {
   /** The ids of the newest prompts recorded with one, oldest first (at most PROMPT_IDS_KEPT). */
   readonly promptIds: string[] = [];
   private readonly promptIdSet = new Set<string>();
+  /** Initial states of jobs viewed and not yet seen in an event (see view). */
+  private readonly unseen = new Map<string, JobState>();
   lastSeq = 0;
   /**
    * The latest time of the events folded in (a clock may go back, so not always the last
@@ -61,14 +66,28 @@ export class Projection {
     if (this.promptIds.length > PROMPT_IDS_KEPT) this.promptIdSet.delete(this.promptIds.shift()!);
   }
 
-  /** A job's state to read: a job never seen is in its initial state (and is not kept). */
+  /**
+   * A job's state to read: a job never seen is in its initial state, made once while it
+   * stays unseen (a check reads the state twice, and a job checked before any prompt is
+   * recorded would otherwise cost two new states a check); it is not among `jobs`.
+   */
   view(id: string): JobState {
-    return this.jobs.get(id) ?? initialJobState(id);
+    const state = this.jobs.get(id);
+    if (state !== undefined) return state;
+    let initial = this.unseen.get(id);
+    if (initial === undefined) {
+      initial = initialJobState(id);
+      if (this.unseen.size >= UNSEEN_KEPT) this.unseen.clear();
+      this.unseen.set(id, initial);
+    }
+    return initial;
   }
 
   private job(id: string): JobState {
     let state = this.jobs.get(id);
     if (!state) {
+      // A fresh state, not the one views were given: what they hold stays as it was.
+      this.unseen.delete(id);
       state = initialJobState(id);
       this.jobs.set(id, state);
     }

@@ -131,7 +131,7 @@ export class SocketServer {
       socket.destroy();
       return;
     }
-    const connection = new Connection(socket);
+    const connection = new Connection(socket, (failed, error) => this.answered(connection, failed, error));
     this.connections.add(connection);
     const reader = new FrameReader(this.limits.maxFrame);
     let partial: NodeJS.Timeout | undefined;
@@ -204,34 +204,23 @@ export class SocketServer {
     connection.inFlight += 1;
     const progress = known !== undefined ? (done: number) => connection.send({ id: known, progress: { done } }) : undefined;
     const op = (request as { op?: unknown } | null)?.op;
-    const run = () => this.handler.handle(request, progress, () => connection.caller());
     let answered: Promise<Response>;
     if (typeof op === 'string' && BULK_OPS.has(op)) {
+      const run = () => this.handler.handle(request, progress, connection.callerOf);
       answered = this.bulk.then(run, run);
       this.bulk = answered.catch(() => undefined);
-    } else answered = run();
-    // One reaction per request, not a then/catch/finally chain of three promises: every check comes here.
-    const finished = () => {
-      this.inFlight -= 1;
-      connection.inFlight -= 1;
-      connection.lastActive = Date.now();
-      if (this.inFlight === 0) this.drained?.();
-    };
-    const failed = (error: unknown) => this.log.error({ err: error }, 'handler failed');
-    void answered.then(
-      (response) => {
-        try {
-          connection.send(response);
-        } catch (error) {
-          failed(error);
-        }
-        finished();
-      },
-      (error: unknown) => {
-        failed(error);
-        finished();
-      },
-    );
+    } else answered = this.handler.handle(request, progress, connection.callerOf);
+    // One reaction per request, by the connection's own two functions: no closures made per request (every check comes here).
+    void answered.then(connection.reply, connection.failed);
+  }
+
+  /** A request of the connection's answered; `failed`: its handler failed, or its answer could not be sent. */
+  private answered(connection: Connection, failed: boolean, error: unknown): void {
+    if (failed) this.log.error({ err: error }, 'handler failed');
+    this.inFlight -= 1;
+    connection.inFlight -= 1;
+    connection.lastActive = Date.now();
+    if (this.inFlight === 0) this.drained?.();
   }
 }
 
@@ -243,15 +232,32 @@ class Connection {
   /** A frame begun and not finished. */
   partial = false;
   lastActive = Date.now();
-  constructor(private readonly socket: Socket) {}
+  constructor(
+    private readonly socket: Socket,
+    /** Told of each request answered, and of the error if its handler failed or its answer could not be made. */
+    private readonly answered: (failed: boolean, error?: unknown) => void,
+  ) {}
+
+  /** Sends a request's answer: made once per connection, not a closure per request. */
+  readonly reply = (response: Response): void => {
+    try {
+      this.send(response);
+    } catch (error) {
+      this.answered(true, error);
+      return;
+    }
+    this.answered(false);
+  };
+
+  /** A request whose handler failed. */
+  readonly failed = (error: unknown): void => this.answered(true, error);
 
   /** Who holds the other end, asked of the kernel for each user's command (the holders of a socket can change). */
-  caller(): Promise<CallerVerdict> {
-    return peerChains(this.socket).then(
+  readonly callerOf = (): Promise<CallerVerdict> =>
+    peerChains(this.socket).then(
       (chains) => judgeCaller(chains, AGENT_MARKS),
       (error: unknown) => ({ user: false as const, why: `recap could not tell which process sent it (${(error as Error).message})` }),
     );
-  }
 
   /** Nothing asked and unanswered, nothing half sent: closing it loses nothing. */
   idle(): boolean {
@@ -265,7 +271,7 @@ class Connection {
   send(message: Response | ProgressFrame): void {
     const text = answerText(message);
     // A tick scheduled from the handlers' promises runs once they have all settled.
-    if (this.queued.length === 0) process.nextTick(() => this.flush());
+    if (this.queued.length === 0) process.nextTick(this.flushQueued);
     this.queued.push(text);
   }
 
@@ -275,6 +281,9 @@ class Connection {
     this.flush();
     this.socket.end();
   }
+
+  /** flush, made once per connection for process.nextTick: not a closure per answer. */
+  private readonly flushQueued = (): void => this.flush();
 
   private flush(): void {
     const texts = this.queued;

@@ -30,12 +30,12 @@ export type CheckTool = {
   type: 'CheckTool';
   job: string;
   call: ToolCall;
-  session?: string;
-  agent?: string;
+  session?: string | undefined;
+  agent?: string | undefined;
   /** The agent's working folder, for tool paths given relative to it. */
-  cwd?: string;
-  contextTokens?: number;
-  contextWindow?: number;
+  cwd?: string | undefined;
+  contextTokens?: number | undefined;
+  contextWindow?: number | undefined;
   now: Time;
 };
 

@@ -13,8 +13,13 @@ export const expandHome = (path: string, home: string) => (path === '~' ? home :
 export function absolute(path: string, cwd: string | undefined, home: string): string {
   const expanded = expandHome(path, home);
   // /proc is read before normalizing: /proc/self/cwd/.. is the agent's parent folder.
-  return normalize(throughProc(isAbsolute(expanded) ? expanded : join(cwd ?? '/', expanded), cwd));
+  const full = throughProc(isAbsolute(expanded) ? expanded : join(cwd ?? '/', expanded), cwd);
+  // A path already normal is its own normal form: most calls name one, and every check comes here.
+  return NORMAL.test(full) ? full : normalize(full);
 }
+
+/** An absolute path normalize() leaves as it is: no `.`, `..` or empty part, no trailing `/`. */
+const NORMAL = /^(?:\/(?!\.\.?(?:\/|$))[^/]+)+$/;
 
 /**
  * The names a string may give a file: as written and, when it is a file: URI or holds
@@ -86,9 +91,14 @@ export function pathsAnywhere(input: unknown): string[] {
 /** Joins of split fields judged per call at most: each costs a path to follow. */
 const JOINS_KEPT = 64;
 
+/** Whether `path` is `root` or inside it; compared in place, no `${root}/` made: every check asks it per protected path. */
 export function inside(path: string, root: string): boolean {
-  return path === root || path.startsWith(root.endsWith('/') ? root : `${root}/`);
+  if (path === root) return true;
+  if (!path.startsWith(root)) return false;
+  return root.endsWith('/') || path.charCodeAt(root.length) === SLASH;
 }
+
+const SLASH = 47;
 
 /**
  * Whether a path with glob characters could name `root`, a folder holding it, or something

@@ -71,17 +71,27 @@ const SHADOW_NAMES = new Set(['recap', 'recap-hook', 'node']);
  * kernel does) and before them (as a tool that normalizes the path first does).
  */
 function places(candidate: string, cwd: string | undefined, home: string, real: Follow | undefined): string[] {
-  const found = new Set<string>();
+  // An array kept free of repeats, not a Set spread into one: a handful of places, and every check comes here.
+  const found: string[] = [];
+  const add = (place: string) => {
+    if (!found.includes(place)) found.push(place);
+  };
   for (const spelled of decodings(candidate)) {
     const path = absolute(spelled, cwd, home);
-    found.add(path);
+    add(path);
     if (real === undefined) continue;
-    found.add(real(path));
+    add(real(path));
     const expanded = expandHome(spelled, home);
     const raw = throughProc(isAbsolute(expanded) ? expanded : `${cwd ?? '/'}/${expanded}`, cwd);
-    if (raw !== path) found.add(real(raw));
+    if (raw !== path) add(real(raw));
   }
-  return [...found];
+  return found;
+}
+
+/** The first of `roots` that one of `paths` is or lies inside: two loops, no closure per root. */
+function rootHolding(roots: readonly string[], paths: readonly string[]): string | undefined {
+  for (const root of roots) for (const path of paths) if (inside(path, root)) return root;
+  return undefined;
 }
 
 /** Why the call touches recap's state, or undefined when it does not. */
@@ -146,10 +156,10 @@ function callRefusalIn(call: ToolCall, base: string | undefined, state: Protecte
 function pathRefusal(call: ToolCall, candidate: string, cwd: string | undefined, state: ProtectedState, real: Follow | undefined): string | undefined {
   const tool = call.name;
   const paths = places(candidate, cwd, state.home, real);
-  const hit = state.paths.find((p) => paths.some((path) => inside(path, p)));
+  const hit = rootHolding(state.paths, paths);
   if (hit) return `${tool} on ${candidate} touches recap's own files (${hit})`;
   if (READING.has(call.kind)) return undefined;
-  const setup = (state.readOnly ?? []).find((p) => paths.some((path) => inside(path, p)));
+  const setup = rootHolding(state.readOnly ?? [], paths);
   if (setup) return `${tool} on ${candidate} would change what wires recap in or runs it (${setup})`;
   const settings = state.settingsNames?.find((s) => paths.some((path) => s.path.test(path)));
   if (settings) return `${tool} on ${candidate} would change ${settings.what}, which wire recap in`;
@@ -216,7 +226,7 @@ function summaryFileRefusal(command: string, cwd: string | undefined, state: Pro
   const file = readWayOut(command, recapPaths)?.options.get('--file');
   if (typeof file !== 'string' || file === '-') return undefined;
   const paths = places(file.replace(/^(?:\$HOME|\$\{HOME\})(?=\/|$)/, '~'), cwd, state.home, real);
-  const hit = state.paths.find((p) => paths.some((path) => inside(path, p)));
+  const hit = rootHolding(state.paths, paths);
   return hit ? `submit --file ${file} would read recap's own files (${hit}) into a summary` : undefined;
 }
 

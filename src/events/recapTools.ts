@@ -15,7 +15,15 @@ export type RecapMcpTool = (typeof RECAP_MCP_TOOLS)[number];
 /** How an agent names an MCP server's tool for its model and its hooks (Claude Code: mcp__<server>__<tool>). */
 export type McpToolName = (server: string, tool: string) => string;
 
+/** Each agent's names for recap's tools, made once: every tool call asks, and the names were four new strings a call. */
+const namesByNaming = new WeakMap<McpToolName, ReadonlySet<string>>();
+
 /** Whether `name`, as the agent gives it, is exactly one of recap's own MCP tools. */
 export function isRecapMcpTool(name: string, naming: McpToolName): boolean {
-  return RECAP_MCP_TOOLS.some((tool) => naming(RECAP_MCP_SERVER, tool) === name);
+  let names = namesByNaming.get(naming);
+  if (names === undefined) {
+    names = new Set(RECAP_MCP_TOOLS.map((tool) => naming(RECAP_MCP_SERVER, tool)));
+    namesByNaming.set(naming, names);
+  }
+  return names.has(name);
 }

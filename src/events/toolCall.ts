@@ -45,7 +45,13 @@ export const field = (input: unknown, key: string): unknown =>
 
 /** The string values of the named fields, in order. */
 export function strings(input: unknown, keys: readonly string[]): string[] {
-  return keys.map((k) => field(input, k)).filter((v): v is string => typeof v === 'string' && v !== '');
+  // One array, not a map and a filter: every tool call comes here.
+  const found: string[] = [];
+  for (const key of keys) {
+    const value = field(input, key);
+    if (typeof value === 'string' && value !== '') found.push(value);
+  }
+  return found;
 }
 
 /** The texts of a question tool's `questions: [{question}]`, as the user will read them. */

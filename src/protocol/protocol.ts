@@ -290,17 +290,25 @@ export type Parsed = { ok: true; id: string | number; op: Op; request: unknown }
 
 /** A request's envelope, then its op's fields: the op and its typed fields, or what is wrong. */
 export function parseRequest(raw: unknown): Parsed {
-  const envelope = validate(envelopeOf(raw), envelopeSchema, raw);
-  if (!envelope.ok) {
-    const id = (raw as { id?: unknown } | null)?.id;
-    const message = `a request needs an id and an op: ${envelope.problems}`;
-    return { ok: false, id: typeof id === 'string' || typeof id === 'number' ? id : null, code: 'bad_request', message };
+  // The hand-written checks first, their values used as they are: no wrapper objects on the way (every check comes here).
+  let id: string | number;
+  let op: string;
+  if (envelopeOk(raw)) ({ id, op } = raw);
+  else {
+    const envelope = validate(undefined, envelopeSchema, raw);
+    if (!envelope.ok) {
+      const given = (raw as { id?: unknown } | null)?.id;
+      const message = `a request needs an id and an op: ${envelope.problems}`;
+      return { ok: false, id: typeof given === 'string' || typeof given === 'number' ? given : null, code: 'bad_request', message };
+    }
+    ({ id, op } = envelope.value);
   }
-  const { id, op } = envelope.value;
   if (!Object.hasOwn(requestSchemas, op)) {
     return { ok: false, id, code: 'unknown_op', message: `unknown op ${JSON.stringify(op)}; known ops: ${OPS.join(', ')}` };
   }
-  const fields = validate(fastPaths[op as Op]?.(raw as Fields), requestSchemas[op as Op], raw);
+  const fast = fastPaths[op as Op]?.(raw as Fields);
+  if (fast !== undefined) return { ok: true, id, op: op as Op, request: fast };
+  const fields = validate<unknown>(undefined, requestSchemas[op as Op] as z.ZodType<unknown>, raw);
   if (!fields.ok) return { ok: false, id, code: 'bad_request', message: `${op}: ${fields.problems}` };
   return { ok: true, id, op: op as Op, request: fields.value };
 }
@@ -314,11 +322,11 @@ function validate<T>(fast: T | undefined, schema: z.ZodType<T>, raw: unknown): {
 
 type Fields = Record<string, unknown>;
 
-function envelopeOf(raw: unknown): { id: string | number; op: string } | undefined {
-  if (typeof raw !== 'object' || raw === null) return undefined;
+function envelopeOk(raw: unknown): raw is { id: string | number; op: string } {
+  if (typeof raw !== 'object' || raw === null) return false;
   const { id, op } = raw as Fields;
   const idOk = (typeof id === 'string' && id.length <= 128) || (typeof id === 'number' && Number.isFinite(id));
-  return idOk && typeof op === 'string' && op.length <= 64 ? { id, op } : undefined;
+  return idOk && typeof op === 'string' && op.length <= 64;
 }
 
 /**

@@ -2,7 +2,7 @@
 // user's trip, pause and resume, and what hooks record besides (the model's usage, a notice
 // shown, recap switched off). Each is one transaction (CommandService.transact).
 import type { Caller } from '../../events/caller.js';
-import type { UsageEntry } from '../../events/commands.js';
+import type { CheckTool, UsageEntry } from '../../events/commands.js';
 import { gateStatus, type CheckAnswer } from '../../events/gate.js';
 import { denySeqs } from '../../events/gateMessages.js';
 import { owedConfigNotice, owedNotice, type Notice } from '../../events/notices.js';
@@ -14,6 +14,7 @@ import { lookUpReferences } from '../referenceFiles.js';
 import { findSecrets } from '../secretScanner.js';
 import type { RequestOf, ResponseOf } from '../../protocol/protocol.js';
 import type { CommandService, Done } from '../commandService.js';
+import type { Prepared } from '../prepare.js';
 import type { PromptSent, Recorded, ToolCheck } from '../hookOps.js';
 import { defined, type OpsOf } from './table.js';
 
@@ -76,11 +77,28 @@ function checkTool(s: CommandService, r: RequestOf<'check'>): Promise<CheckAnswe
   return check(s, call);
 }
 
-export async function check(s: CommandService, r: ToolCheck, where = s.where(r)): Promise<CheckAnswer> {
-  const { shellTool, ...fields } = r;
-  // Every tool call asks: once the token counter is loaded, its context is made at once.
-  const ctx = s.prepared.preparedNow(where.project, shellTool) ?? (await s.prepared.prepareCheck(where.project, shellTool));
-  const command = { type: 'CheckTool' as const, ...defined(fields), job: where.job, now: s.now() };
+export function check(s: CommandService, r: ToolCheck, where = s.where(r)): Promise<CheckAnswer> {
+  // Every tool call asks: once the token counter is loaded, its context is made at once, and
+  // the check is decided in this turn (no async function around it, no await).
+  const ctx = s.prepared.preparedNow(where.project, r.shellTool);
+  if (ctx === undefined) return s.prepared.prepareCheck(where.project, r.shellTool).then((made) => checkWith(s, r, where, made));
+  return checkWith(s, r, where, ctx);
+}
+
+function checkWith(s: CommandService, r: ToolCheck, where: Where, ctx: Prepared): Promise<CheckAnswer> {
+  // One literal, not a rest, `defined()` and a spread (three objects a check): the decider
+  // reads an absent field and an undefined one alike, and the events it makes hold neither.
+  const command: CheckTool = {
+    type: 'CheckTool',
+    job: where.job,
+    call: r.call,
+    session: r.session,
+    agent: r.agent,
+    cwd: r.cwd,
+    contextTokens: r.contextTokens,
+    contextWindow: r.contextWindow,
+    now: s.now(),
+  };
   // On an open gate nothing is read: the common case costs no extra turn.
   return s.transact(where, command, s.state(where.job).gate.tripped ? { prepared: ctx, texts: denySeqs } : { prepared: ctx });
 }
