@@ -124,6 +124,32 @@ function denial(stdout: string): string | undefined {
 const wayOutIn = (reason: string) => `${/Meanwhile only (\S+) status/.exec(reason)![1]!} status`;
 
 // Every test below, over each transport: bare perl, and curl where /usr/bin/perl is missing.
+/**
+ * With the daemon stopped (its socket still takes connections, into its backlog, and says
+ * nothing), the launcher hands the call to recap-hook within `deadlineMs`, which judges the
+ * whole payload: the tripped job denied from the verdict file, the way out let through.
+ */
+async function stoppedDaemonHandsOver(launcher: Launch, name: string, deadlineMs: number): Promise<void> {
+  const box = newBox();
+  const daemon = await start(box);
+  const cwd = projectIn(box, name);
+  expect((await runCli(box, ['record', '--kind', 'prompt'], { cwd, input: prose(30) })).code).toBe(0);
+  const denied = await launcher(box, 'claude', AGENTS.claude!.read(cwd, join(cwd, 'a.ts')), { cwd });
+  const wayOut = AGENTS.claude!.shell(cwd, wayOutIn(denial(denied.stdout)!));
+  daemon.child.kill('SIGSTOP');
+  try {
+    const options = { cwd, node: process.execPath, env: { RECAP_HOOK_DEADLINE_MS: String(deadlineMs) } };
+    const answer = await launcher(box, 'claude', AGENTS.claude!.read(cwd, join(cwd, 'a.ts')), options);
+    expect(answer.hung).toBe(false);
+    expect(denial(answer.stdout)).toMatch(/^recap: the daemon is not answering .*it last knew job \S+ as tripped/s);
+    const out = await launcher(box, 'claude', wayOut, options);
+    expect(denial(out.stdout)).toBeUndefined();
+    expect(JSON.parse(out.stdout)).toEqual({ systemMessage: expect.stringContaining('the recap command was let through') });
+  } finally {
+    daemon.child.kill('SIGCONT');
+  }
+}
+
 describe.each(TRANSPORTS)('over %s', (transport) => {
   const launcher = launcherOver(transport);
   const sameAsRecapHook = sameAsRecapHookOver(launcher);
@@ -218,26 +244,8 @@ describe.each(TRANSPORTS)('over %s', (transport) => {
       expect(denial(answer.stdout)).toContain('recap submit');
     });
 
-    it('hands the call to recap-hook, stdin unread, when the daemon is stopped: its verdict file keeps the tripped job denied, the way out open', async () => {
-      const box = newBox();
-      const daemon = await start(box);
-      const cwd = projectIn(box, 'stalled');
-      expect((await runCli(box, ['record', '--kind', 'prompt'], { cwd, input: prose(30) })).code).toBe(0);
-      const denied = await launcher(box, 'claude', AGENTS.claude!.read(cwd, join(cwd, 'a.ts')), { cwd });
-      const wayOut = AGENTS.claude!.shell(cwd, wayOutIn(denial(denied.stdout)!));
-      daemon.child.kill('SIGSTOP');
-      try {
-        const options = { cwd, node: process.execPath, env: { RECAP_HOOK_DEADLINE_MS: '800' } };
-        const answer = await launcher(box, 'claude', AGENTS.claude!.read(cwd, join(cwd, 'a.ts')), options);
-        expect(answer.hung).toBe(false);
-        expect(denial(answer.stdout)).toMatch(/^recap: the daemon is not answering .*it last knew job \S+ as tripped/s);
-        const out = await launcher(box, 'claude', wayOut, options);
-        expect(denial(out.stdout)).toBeUndefined();
-        expect(JSON.parse(out.stdout)).toEqual({ systemMessage: expect.stringContaining('the recap command was let through') });
-      } finally {
-        daemon.child.kill('SIGCONT');
-      }
-    });
+    it('hands the call to recap-hook, stdin unread, when the daemon is stopped: its verdict file keeps the tripped job denied, the way out open', () =>
+      stoppedDaemonHandsOver(launcher, 'stalled', 800));
 
     it('denies, never allows, a call whose payload was sent when the connection then fails', async () => {
       const box = newBox();
@@ -399,28 +407,8 @@ describe('the hook launcher over bare perl: where it meets the daemon', () => {
     }
   });
 
-  it('hands the call to recap-hook, stdin unread, when the daemon never says 100 Continue, within the shortest deadline (200 ms); the way out passes', async () => {
-    const box = newBox();
-    const daemon = await start(box);
-    const cwd = projectIn(box, 'no-continue');
-    expect((await runCli(box, ['record', '--kind', 'prompt'], { cwd, input: prose(30) })).code).toBe(0);
-    const denied = await launcher(box, 'claude', AGENTS.claude!.read(cwd, join(cwd, 'a.ts')), { cwd });
-    const wayOut = AGENTS.claude!.shell(cwd, wayOutIn(denial(denied.stdout)!));
-    // Stopped, the daemon's socket still takes connections (into its backlog) and says nothing.
-    daemon.child.kill('SIGSTOP');
-    try {
-      const options = { cwd, node: process.execPath, env: { RECAP_HOOK_DEADLINE_MS: '200' } };
-      const answer = await launcher(box, 'claude', AGENTS.claude!.read(cwd, join(cwd, 'a.ts')), options);
-      expect(answer.hung).toBe(false);
-      // Judged by recap-hook on the whole payload: a tripped job, not an unreadable input.
-      expect(denial(answer.stdout)).toMatch(/^recap: the daemon is not answering .*it last knew job \S+ as tripped/s);
-      const out = await launcher(box, 'claude', wayOut, options);
-      expect(denial(out.stdout)).toBeUndefined();
-      expect(JSON.parse(out.stdout)).toEqual({ systemMessage: expect.stringContaining('the recap command was let through') });
-    } finally {
-      daemon.child.kill('SIGCONT');
-    }
-  });
+  it('hands the call to recap-hook, stdin unread, when the daemon never says 100 Continue, within the shortest deadline (200 ms); the way out passes', () =>
+    stoppedDaemonHandsOver(launcher, 'no-continue', 200));
 
   it('denies a call whose payload the daemon took and never answered', async () => {
     const box = newBox();
