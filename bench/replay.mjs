@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { Level } from 'level';
 import { ROOT as root, stopDaemon as stop } from './daemon.mjs';
 import { makeDecidedLog } from './decidedLog.mjs';
-import { commandRates, momentsOf, PROMPT, replayAtMs, rssOf, rssUnderLoad, startDaemon } from './lib/logBench.mjs';
+import { commandRates, momentsOf, PROMPT, replayAtMs, rssOf, rssUnderLoad, sizesArg, startDaemon } from './lib/logBench.mjs';
 
 const dist = (p) => import(join(root, 'dist', p));
 const { EventStore } = await dist('daemon/eventStore.js');
@@ -19,13 +19,7 @@ const { projectionAt, verifyLog } = await dist('daemon/audit.js');
 
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
-// --sizes=10000,100000: those logs alone (to look at one of them).
-const sizes =
-  args
-    .find((a) => a.startsWith('--sizes='))
-    ?.slice('--sizes='.length)
-    .split(',')
-    .map(Number) ?? (quick ? [10_000, 100_000] : [10_000, 100_000, 1_000_000]);
+const sizes = sizesArg(args, quick ? [10_000, 100_000] : [10_000, 100_000, 1_000_000]);
 /** How long the load runs on the largest log while the daemon's RSS is sampled. */
 const LOAD_SECONDS = quick ? 10 : 60;
 const TARGETS = {

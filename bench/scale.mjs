@@ -15,7 +15,7 @@ import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT, stopDaemon } from './daemon.mjs';
 import { cacheDir, cachedLog, JOBS, jobOf, projectOf } from './lib/scaleLog.mjs';
-import { commandMs, envFor, momentsOf, replayAtMs, rssOf, rssUnderLoad, startDaemon } from './lib/logBench.mjs';
+import { commandMs, envFor, momentsOf, replayAtMs, rssOf, rssUnderLoad, sizesArg, startDaemon } from './lib/logBench.mjs';
 
 const dist = (p) => import(join(ROOT, 'dist', p));
 const { EventStore } = await dist('daemon/eventStore.js');
@@ -24,12 +24,7 @@ const { Client } = await dist('client/socketClient.js');
 
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
-const sizes =
-  args
-    .find((a) => a.startsWith('--sizes='))
-    ?.slice('--sizes='.length)
-    .split(',')
-    .map(Number) ?? (quick ? [10_000, 100_000] : [10_000, 100_000, 1_000_000, 10_000_000]);
+const sizes = sizesArg(args, quick ? [10_000, 100_000] : [10_000, 100_000, 1_000_000, 10_000_000]);
 /** The targets at 10M events; check p99 is held to the 1M log's, up to checkP99GrowthMax times it (a shared machine's noise). */
 const TARGETS = { startupMs: 1000, replayAtMs: 500, startupRssMb: 200, checkP99GrowthMax: 1.2 };
 /** Daemon start-ups timed per log (the median is the figure). */

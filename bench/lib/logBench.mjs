@@ -17,6 +17,17 @@ const { Client } = await dist('client/socketClient.js');
 /** The prompt the logs and the load record: a few sentences. */
 export const PROMPT = BASE_PROMPT.repeat(3);
 
+/** The log sizes `--sizes=10000,100000` names, else `defaults`: those logs alone (to look at one of them). */
+export function sizesArg(args, defaults) {
+  return (
+    args
+      .find((a) => a.startsWith('--sizes='))
+      ?.slice('--sizes='.length)
+      .split(',')
+      .map(Number) ?? defaults
+  );
+}
+
 /** The time of event `seq`, as `recap replay --at` takes it. */
 export async function timeOf(dir, seq) {
   const store = await EventStore.open(join(dir, 'log'));
