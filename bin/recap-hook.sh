@@ -49,13 +49,13 @@ wait=$((ms * 5 / 8))
 answer_in=$((wait * 4 / 5))
 if [ -x /usr/bin/perl ] && [ -f "$transport" ] && [ "${RECAP_LAUNCHER_TRANSPORT:-}" != curl ]; then
   answer=$(/usr/bin/perl -T -f -C0 -- "$transport" "$launcher" "$agent" "$wait" "$answer_in" 2>/dev/null)
-  status=$?
+  status=$? by=perl
 elif [ -x /usr/bin/curl ]; then
   answer=$(/usr/bin/curl -q --silent --noproxy '*' --unix-socket "$launcher" \
     --max-time "$((wait / 1000)).$((wait % 1000 / 100))$((wait % 100 / 10))" --expect100-timeout 3600 \
     -X POST -T - -H 'Expect: 100-continue' -H 'Content-Type: application/json' -H "X-Recap-Deadline-Ms: $answer_in" \
     -w '\n%{http_code} %{size_upload}' "http://recap/hook/v1/$agent" 2>/dev/null)
-  status=$?
+  status=$? by=curl
 else
   exec "$node" "$hook" "$agent"
 fi
@@ -79,7 +79,7 @@ code=${answer%%
 *}
 case $status/$http/$code in
   0/200/[0-9] | 0/200/[0-9][0-9] | 0/200/[0-9][0-9][0-9]) ;;
-  *) exec "$node" "$hook" "$agent" --lost "curl exit $status, HTTP status $http" ;;
+  *) exec "$node" "$hook" "$agent" --lost "$by exit $status, HTTP status $http" ;;
 esac
 case $answer in
   *'

@@ -256,7 +256,7 @@ describe.each(TRANSPORTS)('over %s', (transport) => {
       await new Promise<void>((resolve) => server.listen(launcherSocketPath(box.socket), resolve));
       try {
         const answer = await launcher(box, 'claude', AGENTS.claude!.read(cwd, join(cwd, 'a.ts')), { cwd, node: process.execPath });
-        expect(denial(answer.stdout)).toMatch(/^recap: recap's hook launcher lost this call when its connection to the daemon failed \(curl exit 52/);
+        expect(denial(answer.stdout)).toMatch(new RegExp(`^recap: recap's hook launcher lost this call when its connection to the daemon failed \\(${transport} exit 52`));
       } finally {
         await new Promise((resolve) => server.close(resolve));
       }
@@ -418,7 +418,7 @@ describe('the hook launcher over bare perl: where it meets the daemon', () => {
     try {
       const options = { cwd, node: process.execPath, env: { RECAP_HOOK_DEADLINE_MS: '400' } };
       const answer = await launcher(box, 'claude', AGENTS.claude!.read(cwd, join(cwd, 'a.ts')), options);
-      expect(denial(answer.stdout)).toMatch(/lost this call when its connection to the daemon failed \(curl exit 28, HTTP status 000\)/);
+      expect(denial(answer.stdout)).toMatch(/lost this call when its connection to the daemon failed \(perl exit 28, HTTP status 000\)/);
     } finally {
       server.closeAllConnections();
       await closed(server);
@@ -439,7 +439,7 @@ describe('the hook launcher over bare perl: where it meets the daemon', () => {
     await inPlaceOfLauncher(box, server);
     try {
       const answer = await launcher(box, 'claude', AGENTS.claude!.read(cwd, join(cwd, 'a.ts')), { cwd, node: process.execPath });
-      expect(denial(answer.stdout)).toMatch(/lost this call .*\(curl exit 18, HTTP status 200\)/);
+      expect(denial(answer.stdout)).toMatch(/lost this call .*\(perl exit 18, HTTP status 200\)/);
     } finally {
       await closed(server);
     }
