@@ -9,7 +9,7 @@ import { documented } from './docs.js';
 export const evalCommand: Builder = (y) =>
   y.command(
     'eval',
-    'score the summary rules on a labelled corpus or on the windows of a recorded log; --probes asks your model what the memory kept',
+    'score the summary rules on a corpus or an export',
     (a) =>
       documented(a, 'eval')
         .option('corpus', { type: 'string', describe: "a folder with genuine/ and junk/ cases (default: the tests')" })
