@@ -295,7 +295,7 @@ export function parseRequest(raw: unknown): Parsed {
   let op: string;
   if (envelopeOk(raw)) ({ id, op } = raw);
   else {
-    const envelope = validate(undefined, envelopeSchema, raw);
+    const envelope = validate(envelopeSchema, raw);
     if (!envelope.ok) {
       const given = (raw as { id?: unknown } | null)?.id;
       const message = `a request needs an id and an op: ${envelope.problems}`;
@@ -308,14 +308,13 @@ export function parseRequest(raw: unknown): Parsed {
   }
   const fast = fastPaths[op as Op]?.(raw as Fields);
   if (fast !== undefined) return { ok: true, id, op: op as Op, request: fast };
-  const fields = validate<unknown>(undefined, requestSchemas[op as Op] as z.ZodType<unknown>, raw);
+  const fields = validate<unknown>(requestSchemas[op as Op] as z.ZodType<unknown>, raw);
   if (!fields.ok) return { ok: false, id, code: 'bad_request', message: `${op}: ${fields.problems}` };
   return { ok: true, id, op: op as Op, request: fields.value };
 }
 
-/** The hand-written check's value, or else zod's: its value, or its problems. */
-function validate<T>(fast: T | undefined, schema: z.ZodType<T>, raw: unknown): { ok: true; value: T } | { ok: false; problems: string } {
-  if (fast !== undefined) return { ok: true, value: fast };
+/** zod's judgement of what the hand-written checks did not take: its value, or its problems. */
+function validate<T>(schema: z.ZodType<T>, raw: unknown): { ok: true; value: T } | { ok: false; problems: string } {
   const parsed = schema.safeParse(raw);
   return parsed.success ? { ok: true, value: parsed.data } : { ok: false, problems: describeIssues(parsed.error) };
 }
