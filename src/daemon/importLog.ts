@@ -6,8 +6,7 @@ import { UserError } from '../common/errors.js';
 import { createInterface } from 'node:readline';
 import type { StoredEvent } from '../events/events.js';
 import { EventStore } from './eventStore.js';
-import { headerSchema, lineSchema } from '../protocol/exportFormat.js';
-import { describeIssues } from '../common/zodIssues.js';
+import { BadExportLine, ExportReader } from '../protocol/exportReader.js';
 
 export class ImportRefused extends UserError {}
 
@@ -23,29 +22,16 @@ async function* lines(file: string): AsyncGenerator<{ number: number; text: stri
 }
 
 async function* events(file: string): AsyncGenerator<StoredEvent> {
-  let header = false;
-  let previous = 0;
-  for await (const { number, text } of lines(file)) {
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch {
-      throw new ImportRefused(`${file}:${number}: not valid JSON`);
+  const reader = new ExportReader(file);
+  try {
+    for await (const { number, text } of lines(file)) {
+      const event = reader.line(number, text);
+      if (event !== undefined) yield event;
     }
-    if (!header) {
-      if (!headerSchema.safeParse(value).success) {
-        throw new ImportRefused(`${file}:${number}: not a recap export (the first line must be {"format":"recap-events","version":1})`);
-      }
-      header = true;
-      continue;
-    }
-    const line = lineSchema.safeParse(value);
-    if (!line.success) throw new ImportRefused(`${file}:${number}: ${describeIssues(line.error)}`);
-    if (line.data.seq <= previous) throw new ImportRefused(`${file}:${number}: seq ${line.data.seq} does not follow ${previous}`);
-    previous = line.data.seq;
-    yield { seq: line.data.seq, type: line.data.type, version: line.data.version, data: line.data.data } as StoredEvent;
+    reader.end();
+  } catch (error) {
+    throw error instanceof BadExportLine ? new ImportRefused(error.message) : error;
   }
-  if (!header) throw new ImportRefused(`${file} is empty`);
 }
 
 export async function importLog(file: string, logDir: string, progress?: (done: number) => void): Promise<number> {
