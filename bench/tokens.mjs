@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { code, documents } from './corpus.mjs';
 import { ROOT as root } from './daemon.mjs';
 
-const { tokenCounter } = await import(join(root, 'dist', 'events', 'tokens.js'));
+const { tokenCounter } = await import(join(root, 'dist', 'common', 'tokenCounter.js'));
 const { countTokens } = await import('gpt-tokenizer/encoding/o200k_base');
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');

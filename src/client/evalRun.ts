@@ -10,7 +10,7 @@ import { CaseError, LABELS, parseCase, type EvalCase, type Label } from '../even
 import { judgeCase, score, type Verdict } from '../events/evaluation.js';
 import { replayWindows, windowFigures } from '../events/evalWindows.js';
 import { probeTotals, type ProbeWindow } from '../events/probes.js';
-import { tokenCounter } from '../events/tokens.js';
+import { tokenCounter } from '../common/tokenCounter.js';
 import { modelAsker } from './evalModel.js';
 import { readExportFile } from './exportFile.js';
 import { output, UsageError, type Global } from './jobCommands.js';

@@ -5,7 +5,8 @@ import type { Config } from '../events/config.js';
 import type { DecideContext } from '../events/decision.js';
 import type { ProtectedState } from '../events/protection.js';
 import type { RecapProcesses } from '../events/recapSignals.js';
-import { tokenCounter, type TokenCounter } from '../events/tokens.js';
+import { tokenCounter } from '../common/tokenCounter.js';
+import type { TokenCounter } from '../events/tokens.js';
 import { protectionFor } from '../agents/recapPaths.js';
 import type { ConfigService, Effective } from './configService.js';
 

@@ -1,19 +1,8 @@
-// Token counting. Exact counts come from gpt-tokenizer; `words` reproduces the shell
-// prototype's estimate (whitespace-separated words times a ratio, truncated as awk's %d does).
-// An encoding's tables take a few hundred milliseconds to load, so each is loaded on first use.
-import type { Config } from './config.js';
+// Token counting. Exact counts are byte-pair encoding's (bytePairs.ts, with the vocabulary
+// common/tokenCounter.ts loads); `words` reproduces the shell prototype's estimate
+// (whitespace-separated words times a ratio, truncated as awk's %d does).
 
 export type TokenCounter = (text: string) => number;
-
-type Count = (text: string, options: { disallowedSpecial: Set<string> }) => number;
-
-// Special-token strings such as <|endoftext|> in user text are ordinary text to recap.
-const asOrdinaryText = { disallowedSpecial: new Set<string>() };
-
-const ENCODINGS: Record<'o200k_base' | 'cl100k_base', () => Promise<{ countTokens: Count }>> = {
-  o200k_base: () => import('gpt-tokenizer/encoding/o200k_base'),
-  cl100k_base: () => import('gpt-tokenizer/encoding/cl100k_base'),
-};
 
 export function wordCount(text: string): number {
   const words = text.trim().split(/\s+/u);
@@ -83,10 +72,4 @@ export function withLongRuns(count: TokenCounter): TokenCounter {
     }
     return total + count(text.slice(last));
   };
-}
-
-export async function tokenCounter(config: Pick<Config, 'TOKEN_ENCODING' | 'TOKEN_WORD_RATIO'>): Promise<TokenCounter> {
-  if (config.TOKEN_ENCODING === 'words') return wordsCounter(config.TOKEN_WORD_RATIO);
-  const { countTokens } = await ENCODINGS[config.TOKEN_ENCODING]();
-  return withLongRuns((text) => countTokens(text, asOrdinaryText));
 }

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { DEFAULT_MAX_FRAME, MAX_HOOK_PAYLOAD } from '../../src/common/frames.js';
-import { tokenCounter } from '../../src/events/tokens.js';
+import { tokenCounter } from '../../src/common/tokenCounter.js';
 import { RawClient, runCli, type Sandbox } from '../helpers/daemon.js';
 import { expectDenied, expectWayOutOpen, payload, proveWayOut, runHook, toolCall, TRIP_PROMPTS, trippedSandbox, endAttack, type Attack } from '../helpers/gateAttack.js';
 import { enableHttp, httpDenyReason, postHook, type Endpoint, type HttpReply } from '../helpers/hookHttp.js';

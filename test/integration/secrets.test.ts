@@ -4,7 +4,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tokenCounter } from '../../src/events/tokens.js';
+import { tokenCounter } from '../../src/common/tokenCounter.js';
 import { closeSandbox, runCli, sandboxWithDaemon, type DaemonProcess, type Sandbox } from '../helpers/daemon.js';
 import { hookCommands, runHookCommand } from '../helpers/hookCommand.js';
 import { promptWithSecrets, SECRETS } from '../helpers/secrets.js';

@@ -7,7 +7,7 @@ import type { RecapEvent, StoredEvent } from '../../src/events/events.js';
 import { replayWindows, windowFigures } from '../../src/events/evalWindows.js';
 import { evolve, initialJobState, type JobState } from '../../src/events/jobState.js';
 import { submitSummary } from '../../src/events/summaries.js';
-import { tokenCounter } from '../../src/events/tokens.js';
+import { tokenCounter } from '../../src/common/tokenCounter.js';
 import { goodSummary, prose } from '../helpers/text.js';
 
 const count = await tokenCounter(DEFAULT_CONFIG);

@@ -1,7 +1,8 @@
 import { describe, it, expect } from 'vitest';
 import { encode as encodeO200k } from 'gpt-tokenizer/encoding/o200k_base';
 import { encode as encodeCl100k } from 'gpt-tokenizer/encoding/cl100k_base';
-import { tokenCounter, wordCount, wordsCounter } from '../../src/events/tokens.js';
+import { tokenCounter } from '../../src/common/tokenCounter.js';
+import { wordCount, wordsCounter } from '../../src/events/tokens.js';
 
 const o200k = await tokenCounter({ TOKEN_ENCODING: 'o200k_base', TOKEN_WORD_RATIO: 1.3 });
 const cl100k = await tokenCounter({ TOKEN_ENCODING: 'cl100k_base', TOKEN_WORD_RATIO: 1.3 });
