@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG } from '../../src/events/config.js';
 import { CaseError, parseCase } from '../../src/events/evalCorpus.js';
 import { figures, judgeCase, score } from '../../src/events/evaluation.js';
-import { tokenCounter } from '../../src/events/tokens.js';
+import { tokenCounter } from '../../src/common/tokenCounter.js';
 import { readCase, readCorpus, SMALL_CORPUS } from '../helpers/summaryCorpus.js';
 
 const count = await tokenCounter(DEFAULT_CONFIG);

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG } from '../../src/events/config.js';
 import { validateSummary } from '../../src/events/summaryValidator.js';
 import { judgeCase } from '../../src/events/evaluation.js';
-import { tokenCounter } from '../../src/events/tokens.js';
+import { tokenCounter } from '../../src/common/tokenCounter.js';
 import { readCorpus, type Case } from '../helpers/summaryCorpus.js';
 import { goodSummary, prose } from '../helpers/text.js';
 import { PROFILES } from '../../src/events/config.js';

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { configSchema, PROFILES } from '../../src/events/config.js';
 import { summaryTemplate } from '../../src/events/gateMessages.js';
 import { validateSummary } from '../../src/events/summaryValidator.js';
-import { tokenCounter } from '../../src/events/tokens.js';
+import { tokenCounter } from '../../src/common/tokenCounter.js';
 import { validSummary } from '../helpers/spec.js';
 
 const count = await tokenCounter({ TOKEN_ENCODING: 'words', TOKEN_WORD_RATIO: 1 });

@@ -3,7 +3,7 @@ import { describe, it, expect } from 'vitest';
 import { encode } from 'gpt-tokenizer/encoding/o200k_base';
 import { headingKey, NO_EVIDENCE, validateSummary, type Evidence, type SummaryRules } from '../../src/events/summaryValidator.js';
 import { concreteTerms } from '../../src/events/summaryGrounding.js';
-import { tokenCounter } from '../../src/events/tokens.js';
+import { tokenCounter } from '../../src/common/tokenCounter.js';
 import { configSchema, DEFAULT_CONFIG, DEFAULT_SECTIONS } from '../../src/events/config.js';
 import { readCorpus } from '../helpers/summaryCorpus.js';
 
