@@ -36,7 +36,7 @@ export function sandboxConflicts(settings: Settings, secret: string[] = []): str
   if (network?.allowAllUnixSockets === true) found.push("sandbox.network.allowAllUnixSockets is true, so sandboxed commands reach recap's socket: remove it");
   if (filesystem?.disabled === true) found.push('sandbox.filesystem.disabled is true, so sandboxed commands read and write every file: remove it');
   const opened = strings(network?.allowUnixSockets).filter((entry) => secret.some((path) => path === entry || path.startsWith(`${entry.replace(/\/+$/, '')}/`)));
-  if (opened.length > 0) found.push(`sandbox.network.allowUnixSockets (${opened.join(', ')}) lets sandboxed commands on macOS reach recap's socket: take it out`);
+  if (opened.length > 0) found.push(`sandbox.network.allowUnixSockets (${opened.join(', ')}) lets sandboxed commands on macOS reach recap's socket: remove them`);
   return found;
 }
 

@@ -12,7 +12,7 @@ import { readInput } from '../input.js';
 import { call, here, output, UsageError, type Builder, type Global } from '../jobCommands.js';
 import { addRecapServer, removeRecapServer } from '../../agents/kit/mcpServers.js';
 import { documented } from './docs.js';
-import { unsupportedPlatform } from '../../common/platform.js';
+import { systemCheck } from '../../common/platform.js';
 
 /** The project of this folder: where install, uninstall and doctor look. */
 function projectHere(): string {
@@ -207,9 +207,9 @@ export const doctorCommand: Builder = (y) =>
     async (argv) => {
       const [{ fixDoctor, runDoctor }, { printChecks, printFixed }] = await Promise.all([import('../doctor.js'), import('../present/checks.js')]);
       // On a system recap does not run on, the one check that matters: every other would fail without saying why.
-      const unsupported = unsupportedPlatform(process.platform);
+      const unsupported = systemCheck(process.platform);
       const fixed = argv.fix && !unsupported ? await fixDoctor(projectHere(), process.env) : undefined;
-      const checks = unsupported ? [{ name: 'system', ok: false, detail: unsupported.why, fix: unsupported.fix }] : await runDoctor(projectHere(), process.env);
+      const checks = unsupported ? [unsupported] : await runDoctor(projectHere(), process.env);
       output(argv, { ...(fixed ? { fixed } : {}), checks }, () => {
         if (fixed) printFixed(fixed);
         printChecks(checks);
