@@ -77,7 +77,10 @@ async function installLaunchdAgent(argv: Global & { dryRun: boolean }): Promise<
   await recordCode('launchd');
   installLaunchd(plan, runLaunchctl);
   output(argv, { files: [plan.file], commands }, () => {
-    process.stdout.write(`wrote ${plan.file} and loaded it (${commands.at(-1)!.join(' ')}): launchd starts recap's daemon at login and again when it fails\n`);
+    process.stdout.write(
+      `wrote ${plan.file} and loaded it (${commands.at(-1)!.join(' ')}): launchd starts recap's daemon at login and again when it fails\n` +
+        "next: recap stop, if a daemon started on first use is running: it keeps the event log until it stops, and launchd's starts in its place\n",
+    );
   });
 }
 
