@@ -25,7 +25,12 @@ socket=${RECAP_SOCKET:-}
 if [ -z "$socket" ]; then
   case ${XDG_RUNTIME_DIR:-} in
     /*) socket=$XDG_RUNTIME_DIR/recap/recapd.sock ;;
-    *) socket=/tmp/recap-$(/usr/bin/id -u)/recapd.sock ;;
+    *)
+      # On macOS, under the per-user $TMPDIR: /System/Library is there on a Mac alone, and only root makes it.
+      folder=/tmp
+      case ${TMPDIR:-} in /*) if [ -d /System/Library/CoreServices ]; then folder=${TMPDIR%/}; fi ;; esac
+      socket=$folder/recap-$(/usr/bin/id -u)/recapd.sock
+      ;;
   esac
 fi
 launcher=${socket%.sock}.http.sock

@@ -11,6 +11,7 @@ import { AGENT_FACTS, AGENT_SHELL_VARIABLES } from './known.js';
 import { linkFollower } from '../common/linkFollower.js';
 import { writeWhole } from '../common/wholeFile.js';
 import { realOr } from './kit/files.js';
+import { launchdPlistPath } from '../common/launchdAgentPath.js';
 
 const shellQuote = (text: string) => `'${text.replaceAll("'", "'\\''")}'`;
 
@@ -56,8 +57,8 @@ export function protectedPaths(env: NodeJS.ProcessEnv): string[] {
 /**
  * What wires recap in and what runs it, which the agent may read but not change: every
  * agent's user settings, recap's whole package (its code, package.json, node_modules: code
- * added to a dependency runs inside recap), its systemd units, and the Node that the hook and
- * the launcher name. A project's own settings files are added per project (projectReadOnlyPaths).
+ * added to a dependency runs inside recap), its systemd units and launchd agent, and the Node that
+ * the hook and the launcher name. A project's own settings files are added per project (projectReadOnlyPaths).
  */
 export function readOnlyPaths(env: NodeJS.ProcessEnv): string[] {
   const home = env.HOME ?? homedir();
@@ -70,6 +71,8 @@ export function readOnlyPaths(env: NodeJS.ProcessEnv): string[] {
     ...packagePaths(),
     join(units, 'recap.service'),
     join(units, 'recap.socket'),
+    // launchd's agent on macOS: a changed ProgramArguments would start another daemon at login.
+    launchdPlistPath({ ...env, HOME: home }),
     process.execPath,
   ]);
 }

@@ -35,7 +35,15 @@ export async function runDoctor(project: string, env: NodeJS.ProcessEnv): Promis
     ...(await secretsCheck(env)),
     ...(await syncCheck(project, env)),
     ...agentChecks(project, env),
+    ...(await serviceChecks(env)),
   ];
+}
+
+/** The service manager's part: on macOS, recap's launchd agent (systemd's units are the user's to check with systemctl). */
+async function serviceChecks(env: NodeJS.ProcessEnv): Promise<Check[]> {
+  if (process.platform !== 'darwin') return [];
+  const { checkLaunchd } = await import('./launchdCheck.js');
+  return [checkLaunchd(env, process.getuid!())];
 }
 
 function nodeCheck(): Check {

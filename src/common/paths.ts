@@ -1,8 +1,12 @@
 // Where recap keeps its socket, log and config. Node built-ins only: the hook client uses it.
+// Linux and the other Unixes follow XDG; macOS keeps recap's files in ~/Library/Application
+// Support and its socket under the per-user $TMPDIR, unless the user set the XDG variables.
+// The platform is an argument (process.platform by default) so the macOS answers are tested anywhere.
 import { homedir, userInfo } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 
 type Env = NodeJS.ProcessEnv;
+type Platform = NodeJS.Platform;
 
 function uid(): number {
   return process.getuid?.() ?? userInfo().uid;
@@ -23,11 +27,26 @@ export function xdgConfigHome(env: Env = process.env): string {
   return xdgDir(env, 'XDG_CONFIG_HOME') ?? join(env.HOME ?? homedir(), '.config');
 }
 
-export function socketPath(env: Env = process.env): string {
+/**
+ * macOS's folder for recap's data and config, when XDG does not name one: where the platform
+ * keeps an application's own files (there is no ~/.local/share or ~/.config convention).
+ */
+function macSupportDir(env: Env): string {
+  return join(env.HOME ?? homedir(), 'Library', 'Application Support', 'recap');
+}
+
+/**
+ * The daemon's socket. Its folder (`recap-<uid>`, made 0700 by the daemon) sits in
+ * $XDG_RUNTIME_DIR, else in a temporary folder: /tmp, or on macOS the per-user $TMPDIR
+ * (/var/folders/…/T/, 0700 and the user's alone), since macOS has no runtime folder. The uid in
+ * the name keeps users apart when that folder is a shared one.
+ */
+export function socketPath(env: Env = process.env, platform: Platform = process.platform): string {
   if (env.RECAP_SOCKET) return env.RECAP_SOCKET;
   const runtime = xdgDir(env, 'XDG_RUNTIME_DIR');
   if (runtime !== undefined) return join(runtime, 'recap', 'recapd.sock');
-  return join('/tmp', `recap-${uid()}`, 'recapd.sock');
+  const temporary = platform === 'darwin' && env.TMPDIR !== undefined && isAbsolute(env.TMPDIR) ? env.TMPDIR : '/tmp';
+  return join(temporary, `recap-${uid()}`, 'recapd.sock');
 }
 
 /**
@@ -41,9 +60,11 @@ export function launcherSocketPath(socket: string): string {
 }
 
 /** recap's data folder: the event log lives in `log/` inside it, the daemon's log file beside it. */
-export function dataDir(env: Env = process.env): string {
+export function dataDir(env: Env = process.env, platform: Platform = process.platform): string {
   if (env.RECAP_DATA_DIR) return env.RECAP_DATA_DIR;
-  return join(xdgDir(env, 'XDG_DATA_HOME') ?? join(homedir(), '.local', 'share'), 'recap');
+  const xdg = xdgDir(env, 'XDG_DATA_HOME');
+  if (xdg === undefined && platform === 'darwin') return macSupportDir(env);
+  return join(xdg ?? join(homedir(), '.local', 'share'), 'recap');
 }
 
 export function eventLogDir(env: Env = process.env): string {
@@ -62,9 +83,12 @@ export function daemonLogFile(env: Env = process.env): string {
   return join(dataDir(env), 'recapd.log');
 }
 
-export function userConfigPath(env: Env = process.env): string {
+/** The user's config file; on macOS without XDG_CONFIG_HOME, beside recap's data in Application Support. */
+export function userConfigPath(env: Env = process.env, platform: Platform = process.platform): string {
   if (env.RECAP_CONFIG) return env.RECAP_CONFIG;
-  return join(xdgDir(env, 'XDG_CONFIG_HOME') ?? join(homedir(), '.config'), 'recap', 'config.conf');
+  const xdg = xdgDir(env, 'XDG_CONFIG_HOME');
+  if (xdg === undefined && platform === 'darwin') return join(macSupportDir(env), 'config.conf');
+  return join(xdg ?? join(homedir(), '.config'), 'recap', 'config.conf');
 }
 
 export function projectConfigPath(projectDir: string): string {

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { homedir } from 'node:os';
 import type { Logger } from 'pino';
 import { UserError } from '../common/errors.js';
+import { unsupportedPlatform } from '../common/platform.js';
 import { dataDir, eventLogDir, launcherSocketPath, socketPath, userConfigPath } from '../common/paths.js';
 import { describeHolder, removePidFile, runningDaemon, writePidFile } from '../common/daemonRecord.js';
 import { ConfigService } from './configService.js';
@@ -32,6 +33,8 @@ export class DaemonStartError extends UserError {}
 
 /** Runs the daemon until it is told to stop (SIGTERM, SIGINT, `recap stop`), and closes it. */
 export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  const unsupported = unsupportedPlatform(process.platform);
+  if (unsupported) throw new UserError(`${unsupported.why}; ${unsupported.fix}`);
   const daemon = new Daemon(env);
   await daemon.start();
   await daemon.stopped();

@@ -111,6 +111,17 @@ describe("the user's own sandbox settings that would open recap's", () => {
     expect(conflicts[0]).toMatch(/: remove it$/);
   });
 
+  it("refuses, on macOS's Seatbelt, network.allowUnixSockets naming recap's socket or a folder above it; takes other sockets", () => {
+    const sockets = (allowUnixSockets: string[]) => sandboxConflicts({ sandbox: { network: { allowUnixSockets } } } as Settings, PATHS.denyRead);
+    expect(sockets(['/run/user/1000/recap'])).toEqual([
+      "sandbox.network.allowUnixSockets (/run/user/1000/recap) lets sandboxed commands on macOS reach recap's socket: remove them",
+    ]);
+    expect(sockets(['/var/run/docker.sock', '/run/user/1000/'])).toEqual([expect.stringContaining('allowUnixSockets (/run/user/1000/)')]);
+    expect(sockets(['/var/run/docker.sock', '/run/user/1000/recap-other'])).toEqual([]);
+    // With recap's paths unknown, nothing is refused on their account.
+    expect(sandboxConflicts({ sandbox: { network: { allowUnixSockets: ['/run/user/1000/recap'] } } } as Settings)).toEqual([]);
+  });
+
   it('takes a sandbox that only adds to recap (the user settings above) and none at all', () => {
     expect(sandboxConflicts(userSettings())).toEqual([]);
     expect(sandboxConflicts({} as Settings)).toEqual([]);

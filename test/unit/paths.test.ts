@@ -3,11 +3,11 @@
 // path really leads (links followed), and recap's package read-only to the agent.
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dataDir, socketPath, userConfigPath, xdgConfigHome } from '../../src/common/paths.js';
 import { systemdUserDir } from '../../src/client/installSystemd.js';
-import { protectionFor, readOnlyPaths } from '../../src/agents/recapPaths.js';
+import { isRecapFolder, protectionFor, readOnlyPaths } from '../../src/agents/recapPaths.js';
 import { linkFollower } from '../../src/common/linkFollower.js';
 import { PathUnknown, protectionRefusal } from '../../src/events/protection.js';
 import type { ToolCall } from '../../src/events/toolCall.js';
@@ -43,6 +43,49 @@ describe('XDG variables', () => {
     expect(dataDir(env)).toBe('/x/data/recap');
     expect(socketPath(env)).toBe('/x/run/recap/recapd.sock');
     expect(opencodeConfigDir(env, HOME)).toBe('/x/config/opencode');
+  });
+});
+
+describe('macOS paths (platform darwin, run on any system)', () => {
+  const MAC_HOME = '/Users/ada';
+  const TMPDIR = '/var/folders/7x/k2j5d1xs0hb8c9t1zq3y8w4m0000gn/T/';
+  const support = join(MAC_HOME, 'Library', 'Application Support', 'recap');
+
+  it('given no XDG variables, then data and config are in ~/Library/Application Support/recap, the socket in a folder of its own under $TMPDIR', () => {
+    const env = { HOME: MAC_HOME, TMPDIR };
+    expect(dataDir(env, 'darwin')).toBe(support);
+    expect(userConfigPath(env, 'darwin')).toBe(join(support, 'config.conf'));
+    expect(socketPath(env, 'darwin')).toBe(`/var/folders/7x/k2j5d1xs0hb8c9t1zq3y8w4m0000gn/T/recap-${uid}/recapd.sock`);
+    // Folders recap takes for its own (made 0700, protected whole): the socket's and the data's.
+    expect(isRecapFolder(dirname(socketPath(env, 'darwin')))).toBe(true);
+    expect(isRecapFolder(support)).toBe(true);
+  });
+
+  it('given XDG variables the user set, then they win on macOS too', () => {
+    const env = { HOME: MAC_HOME, TMPDIR, XDG_CONFIG_HOME: '/x/config', XDG_DATA_HOME: '/x/data', XDG_RUNTIME_DIR: '/x/run' };
+    expect(dataDir(env, 'darwin')).toBe('/x/data/recap');
+    expect(userConfigPath(env, 'darwin')).toBe('/x/config/recap/config.conf');
+    expect(socketPath(env, 'darwin')).toBe('/x/run/recap/recapd.sock');
+  });
+
+  it('given no usable $TMPDIR (unset, or relative), then the socket is under /tmp as on Linux', () => {
+    for (const tmp of [undefined, 'T']) expect(socketPath({ HOME: MAC_HOME, TMPDIR: tmp }, 'darwin')).toBe(`/tmp/recap-${uid}/recapd.sock`);
+  });
+
+  it('given RECAP_* variables, then they win over every platform default', () => {
+    const env = { HOME: MAC_HOME, TMPDIR, RECAP_SOCKET: '/s.sock', RECAP_DATA_DIR: '/d', RECAP_CONFIG: '/c.conf' };
+    expect([socketPath(env, 'darwin'), dataDir(env, 'darwin'), userConfigPath(env, 'darwin')]).toEqual(['/s.sock', '/d', '/c.conf']);
+  });
+
+  it('given the same variables on Linux, then nothing changes there: $TMPDIR and ~/Library play no part', () => {
+    const env = { HOME: MAC_HOME, TMPDIR };
+    expect(socketPath(env, 'linux')).toBe(`/tmp/recap-${uid}/recapd.sock`);
+    expect(dataDir(env, 'linux')).toBe(join(homedir(), '.local', 'share', 'recap'));
+    expect(userConfigPath(env, 'linux')).toBe(join(homedir(), '.config', 'recap', 'config.conf'));
+  });
+
+  it("the launchd agent's plist is one the agent may read but not change", () => {
+    expect(readOnlyPaths({ HOME: MAC_HOME })).toContain(join(MAC_HOME, 'Library', 'LaunchAgents', 'recap.daemon.plist'));
   });
 });
 

@@ -1,7 +1,10 @@
 // Claude Code's own sandbox (`recap install claude --sandbox`): its Bash tool then runs under
 // bubblewrap (Linux) or Seatbelt (macOS), kept by the kernel out of recap's files, and off
 // every Unix socket, recap's among them. Merged into the settings file recap's hooks are in,
-// beside the user's own sandbox settings, and taken out again only where recap put it.
+// beside the user's own sandbox settings, and taken out again only where recap put it. The same
+// settings serve both systems: Claude Code writes the Seatbelt profile from them itself, so
+// recap writes none; on macOS its sandbox also lets through the sockets that
+// network.allowUnixSockets lists, so a list holding recap's socket is refused too.
 import type { Settings } from './settings.js';
 import type { SandboxAdded } from '../sandboxRecord.js';
 
@@ -19,7 +22,7 @@ const strings = (value: unknown): string[] => (Array.isArray(value) ? value.filt
  * The user's own sandbox settings that would leave the agent's shell a way to recap's files or
  * socket, each with what to do; recap does not install over them.
  */
-export function sandboxConflicts(settings: Settings): string[] {
+export function sandboxConflicts(settings: Settings, secret: string[] = []): string[] {
   const raw = (settings as Json).sandbox;
   if (raw === undefined) return [];
   const sandbox = objectAt(raw);
@@ -32,6 +35,8 @@ export function sandboxConflicts(settings: Settings): string[] {
   if (sandbox.allowUnsandboxedCommands === true) found.push('sandbox.allowUnsandboxedCommands is true, so the model may run a command outside the sandbox: remove it');
   if (network?.allowAllUnixSockets === true) found.push("sandbox.network.allowAllUnixSockets is true, so sandboxed commands reach recap's socket: remove it");
   if (filesystem?.disabled === true) found.push('sandbox.filesystem.disabled is true, so sandboxed commands read and write every file: remove it');
+  const opened = strings(network?.allowUnixSockets).filter((entry) => secret.some((path) => path === entry || path.startsWith(`${entry.replace(/\/+$/, '')}/`)));
+  if (opened.length > 0) found.push(`sandbox.network.allowUnixSockets (${opened.join(', ')}) lets sandboxed commands on macOS reach recap's socket: remove them`);
   return found;
 }
 
@@ -96,7 +101,7 @@ export function withoutRecapSandbox(settings: Settings, added: SandboxAdded): Se
 export function sandboxGaps(settings: Settings, paths: SandboxPaths): string[] {
   const sandbox = objectAt((settings as Json).sandbox);
   if (sandbox === undefined) return ['no "sandbox" at all'];
-  const gaps = [...sandboxConflicts(settings)];
+  const gaps = [...sandboxConflicts(settings, paths.denyRead)];
   for (const [key, value] of Object.entries(RECAP_SANDBOX)) if (sandbox[key] !== value) gaps.push(`sandbox.${key} is not ${String(value)}`);
   const filesystem = objectAt(sandbox.filesystem);
   for (const list of ['denyRead', 'denyWrite'] as const) {

@@ -32,7 +32,8 @@ export function claudeSandboxPaths(scope: Scope, project: string, env: NodeJS.Pr
  */
 export function refuseOpenSandbox(scope: Scope, project: string, env: NodeJS.ProcessEnv): void {
   const files = [...new Set([...Object.values(settingsFiles(scope, project, env)), settingsFiles('user', project, env).shared])];
-  const conflicts = files.flatMap((file) => sandboxConflicts(readSettings(file)).map((c) => `${c} (${file})`));
+  const { denyRead } = claudeSandboxPaths(scope, project, env);
+  const conflicts = files.flatMap((file) => sandboxConflicts(readSettings(file), denyRead).map((c) => `${c} (${file})`));
   if (conflicts.length === 0) return;
   throw new InstallError(
     `Claude Code's settings would let the agent's shell reach recap's files or socket: ${conflicts.join('; ')}. ` +

@@ -1,8 +1,9 @@
-// recap's set-up: install and uninstall (an agent's hooks, or systemd units), doctor, shell
-// completion, and the status line the agent runs. The agents' adapters (and zod with them),
-// doctor and the systemd units are imported by the commands that use them: loaded up
-// front, they would more than double every command's start-up.
+// recap's set-up: install and uninstall (an agent's hooks, systemd units, or a launchd agent),
+// doctor, shell completion, and the status line the agent runs. The agents' adapters (and zod
+// with them), doctor and the service files are imported by the commands that use them: loaded
+// up front, they would more than double every command's start-up.
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import yargs from 'yargs';
 import { helpNames, PLUGIN_AGENTS, SANDBOX_AGENTS } from '../../agents/cliFacts.js';
 import { AGENT_NAMES, type AgentName } from '../../agents/known.js';
@@ -11,13 +12,17 @@ import { readInput } from '../input.js';
 import { call, here, output, UsageError, type Builder, type Global } from '../jobCommands.js';
 import { addRecapServer, removeRecapServer } from '../../agents/kit/mcpServers.js';
 import { documented } from './docs.js';
+import { systemCheck } from '../../common/platform.js';
 
 /** The project of this folder: where install, uninstall and doctor look. */
 function projectHere(): string {
   return projectRoot(here());
 }
 
-type InstallArgv = Global & { target: AgentName | 'systemd'; scope: 'user' | 'project'; http: boolean; plugin: boolean; sandbox: boolean; mcp: boolean };
+const SERVICES = ['systemd', 'launchd'] as const;
+type Target = AgentName | (typeof SERVICES)[number];
+
+type InstallArgv = Global & { target: Target; scope: 'user' | 'project'; http: boolean; plugin: boolean; sandbox: boolean; mcp: boolean; dryRun: boolean };
 
 /**
  * The user's command: the code it runs is recap's, recorded for the daemon to check at start
@@ -28,12 +33,54 @@ async function recordCode(target: string): Promise<void> {
   if (note !== undefined) process.stderr.write(`recap: warning: ${note}\n`);
 }
 
-async function installSystemdUnits(argv: Global): Promise<void> {
+/** What a dry run prints: each file with the text it would hold, and each command it would run. */
+function printDryRun(argv: Global, files: { file: string; text: string }[], commands: string[][]): void {
+  output(argv, { dryRun: true, files, commands }, () => {
+    const texts = files.map(({ file, text }) => `--- ${file}\n${text.endsWith('\n') ? text : `${text}\n`}`).join('');
+    const runs = commands.map((words) => `run: ${words.join(' ')}\n`).join('');
+    process.stdout.write(`dry run: recap wrote and ran nothing; it would write\n${texts}${runs}`);
+  });
+}
+
+async function installSystemdUnits(argv: Global & { dryRun: boolean }): Promise<void> {
+  const { installSystemd, renderUnits, systemdUserDir } = await import('../installSystemd.js');
+  if (argv.dryRun) {
+    printDryRun(
+      argv,
+      Object.entries(renderUnits()).map(([name, text]) => ({ file: join(systemdUserDir(process.env), name), text })),
+      [],
+    );
+    return;
+  }
   await recordCode('systemd');
-  const { installSystemd } = await import('../installSystemd.js');
   const files = installSystemd(process.env);
   output(argv, { files }, () => {
     process.stdout.write(`wrote ${files.join(' and ')}\nnext: systemctl --user daemon-reload && systemctl --user enable --now recap.socket\n`);
+  });
+}
+
+/** launchd is macOS's: elsewhere recap says so, and a dry run still shows what a Mac would get. */
+function needMac(command: string): void {
+  if (process.platform === 'darwin') return;
+  throw new UsageError(
+    `launchd is macOS's service manager, and this is ${process.platform}: ${command} runs on a Mac` +
+      `${process.platform === 'linux' ? ' (here, recap install systemd)' : ''}; recap install launchd --dry-run shows the plist on any system`,
+  );
+}
+
+async function installLaunchdAgent(argv: Global & { dryRun: boolean }): Promise<void> {
+  const [{ installLaunchd, planLaunchdInstall }, { LAUNCHCTL, runLaunchctl }] = await Promise.all([import('../installLaunchd.js'), import('../launchctl.js')]);
+  const plan = planLaunchdInstall(process.env, process.getuid!());
+  const commands = plan.commands.map((args) => [LAUNCHCTL, ...args]);
+  if (argv.dryRun) return printDryRun(argv, [{ file: plan.file, text: plan.text }], commands);
+  needMac('recap install launchd');
+  await recordCode('launchd');
+  installLaunchd(plan, runLaunchctl);
+  output(argv, { files: [plan.file], commands }, () => {
+    process.stdout.write(
+      `wrote ${plan.file} and loaded it (${commands.at(-1)!.join(' ')}): launchd starts recap's daemon at login and again when it fails\n` +
+        "next: recap stop, if a daemon started on first use is running: it keeps the event log until it stops, and launchd's starts in its place\n",
+    );
   });
 }
 
@@ -70,7 +117,16 @@ async function installAgent(argv: InstallArgv & { target: AgentName }): Promise<
   output(argv, { ...shown, ...(argv.sandbox ? { sandbox: true } : {}) }, () => process.stdout.write(hooks + sandbox + mcp));
 }
 
-async function uninstall(argv: Global & { target: AgentName | 'systemd'; scope: 'user' | 'project' }): Promise<void> {
+async function uninstall(argv: Global & { target: Target; scope: 'user' | 'project' }): Promise<void> {
+  if (argv.target === 'launchd') {
+    needMac('recap uninstall launchd');
+    const [{ uninstallLaunchd }, { runLaunchctl }] = await Promise.all([import('../installLaunchd.js'), import('../launchctl.js')]);
+    const files = uninstallLaunchd(process.env, process.getuid!(), runLaunchctl);
+    output(argv, { files }, () =>
+      process.stdout.write(files.length > 0 ? `stopped recap's launchd agent and removed ${files.join(' and ')}\n` : "recap's launchd agent was not installed; nothing changed\n"),
+    );
+    return;
+  }
   if (argv.target === 'systemd') {
     const { uninstallSystemd } = await import('../installSystemd.js');
     const files = uninstallSystemd(process.env);
@@ -103,16 +159,16 @@ export const statuslineCommand: Builder = (y) =>
     },
   );
 
-/** recap install and uninstall: an agent's hooks, or systemd units. */
+/** recap install and uninstall: an agent's hooks, systemd units, or a launchd agent. */
 export const installCommands: Builder = (y) =>
   y
     .command(
       'install <target>',
-      "add recap's hooks to an agent, or systemd units",
+      "add recap's hooks to an agent, or the daemon to systemd or launchd",
       (a) =>
         documented(a, 'install')
           .hide('job')
-          .positional('target', { choices: [...AGENT_NAMES, 'systemd'] as const, demandOption: true })
+          .positional('target', { choices: [...AGENT_NAMES, ...SERVICES] as const, demandOption: true })
           .option('scope', { choices: ['user', 'project'] as const, default: 'user' as const, describe: "user settings, or this project's" })
           .option('http', { type: 'boolean', default: false, describe: "HTTP hooks to the daemon's loopback endpoint instead of commands" })
           .option('plugin', { type: 'boolean', default: false, describe: `as the agent's plugin (${helpNames(PLUGIN_AGENTS)}), instead of hooks in its settings` })
@@ -121,16 +177,22 @@ export const installCommands: Builder = (y) =>
             default: false,
             describe: `also turn on the agent's own OS sandbox, kept out of recap's files and socket (${helpNames(SANDBOX_AGENTS)})`,
           })
-          .option('mcp', { type: 'boolean', default: false, describe: "also register recap's read-only MCP server (recap mcp) with the agent" }),
-      (argv) => (argv.target === 'systemd' ? installSystemdUnits(argv) : installAgent({ ...argv, target: argv.target })),
+          .option('mcp', { type: 'boolean', default: false, describe: "also register recap's read-only MCP server (recap mcp) with the agent" })
+          .option('dry-run', { type: 'boolean', default: false, describe: 'systemd and launchd: print the files and commands, write and run nothing' }),
+      (argv) => {
+        if (argv.target === 'systemd') return installSystemdUnits(argv);
+        if (argv.target === 'launchd') return installLaunchdAgent(argv);
+        if (argv.dryRun) throw new UsageError(`--dry-run is for recap install systemd and launchd; for ${argv.target}, recap doctor shows what is installed`);
+        return installAgent({ ...argv, target: argv.target });
+      },
     )
     .command(
       'uninstall <target>',
-      "remove recap's hooks from an agent, or systemd units",
+      "remove recap's hooks from an agent, or the daemon from systemd or launchd",
       (a) =>
         documented(a, 'uninstall')
           .hide('job')
-          .positional('target', { choices: [...AGENT_NAMES, 'systemd'] as const, demandOption: true })
+          .positional('target', { choices: [...AGENT_NAMES, ...SERVICES] as const, demandOption: true })
           .option('scope', { choices: ['user', 'project'] as const, default: 'user' as const }),
       (argv) => uninstall(argv),
     );
@@ -147,8 +209,10 @@ export const doctorCommand: Builder = (y) =>
       }),
     async (argv) => {
       const [{ fixDoctor, runDoctor }, { printChecks, printFixed }] = await Promise.all([import('../doctor.js'), import('../present/checks.js')]);
-      const fixed = argv.fix ? await fixDoctor(projectHere(), process.env) : undefined;
-      const checks = await runDoctor(projectHere(), process.env);
+      // On a system recap does not run on, the one check that matters: every other would fail without saying why.
+      const unsupported = systemCheck(process.platform);
+      const fixed = argv.fix && !unsupported ? await fixDoctor(projectHere(), process.env) : undefined;
+      const checks = unsupported ? [unsupported] : await runDoctor(projectHere(), process.env);
       output(argv, { ...(fixed ? { fixed } : {}), checks }, () => {
         if (fixed) printFixed(fixed);
         printChecks(checks);
