@@ -7,22 +7,27 @@ import { EventEmitter } from 'eventemitter3';
 import { Level } from 'level';
 import { CURRENT_VERSION, type RecapEvent, type StoredEvent } from '../events/events.js';
 import { upcast } from '../events/upcast.js';
+import {
+  HEAD_END,
+  HEAD_PREFIX,
+  headOp,
+  piecesOf,
+  parseHead,
+  SNAPSHOT_END,
+  SNAPSHOT_PIECE,
+  SNAPSHOT_PREFIX,
+  snapshotKey,
+  snapshotPiece,
+  snapshotPuts,
+  snapshotSeq,
+  type BatchOp,
+  type SnapshotInLog,
+} from './snapshotKeys.js';
 import { decodeEvent, decodeEventWithoutTexts, decodeKey, encodeEvent, encodeKey, MAX_SEQ } from './codec.js';
 
 /** `rewrites`: events already in the log, written again in their place (a redaction's copies without their text). */
 type Waiting = { events: StoredEvent[]; rewrites?: StoredEvent[]; snapshot?: { seq: number; bytes: Uint8Array }; resolve: () => void; reject: (error: Error) => void };
 
-/**
- * Snapshot keys sort after every event key: a 0xff byte, a name, the sequence number
- * covered. A large snapshot is written in pieces of SNAPSHOT_PIECE bytes: the first under
- * that key, the next ones under it plus a 4-byte piece number (1, 2, ...). LevelDB copes
- * badly with values of many megabytes (each read and compaction handles the value whole),
- * and reading one makes it allocate, and keep, several copies of it.
- */
-const SNAPSHOT_PREFIX = Buffer.from([0xff, ...Buffer.from('snapshot')]);
-const SNAPSHOT_END = Buffer.from([0xff, 0xff]);
-const SNAPSHOT_KEY_BYTES = SNAPSHOT_PREFIX.length + 8;
-const SNAPSHOT_PIECE = 1024 * 1024;
 /** Pieces of a snapshot read from LevelDB at a time. */
 const SNAPSHOT_READ_AHEAD = 4;
 /** The newest snapshots, always kept: start-up falls back to the one before if the newest does not decode. */
@@ -35,26 +40,6 @@ export const DEFAULT_SNAPSHOT_SPACING = 20_000;
 /** Events per read batch, and the bytes LevelDB may gather for one (it stops at either). */
 const READ_BATCH = 1000;
 const READ_AHEAD_BYTES = 1024 * 1024;
-type BatchOp = { type: 'put'; key: Uint8Array; value: Uint8Array } | { type: 'del'; key: Uint8Array };
-export const snapshotKey = (seq: number, piece = 0): Buffer => {
-  const key = Buffer.concat([SNAPSHOT_PREFIX, encodeKey(seq)], SNAPSHOT_KEY_BYTES + (piece > 0 ? 4 : 0));
-  if (piece > 0) key.writeUInt32BE(piece, SNAPSHOT_KEY_BYTES);
-  return key;
-};
-const snapshotSeq = (key: Uint8Array) => decodeKey(key.subarray(SNAPSHOT_PREFIX.length, SNAPSHOT_KEY_BYTES));
-const snapshotPiece = (key: Uint8Array) => (key.length > SNAPSHOT_KEY_BYTES ? Buffer.from(key.buffer, key.byteOffset, key.byteLength).readUInt32BE(SNAPSHOT_KEY_BYTES) : 0);
-
-/** The puts that write a snapshot, in pieces. */
-function snapshotPuts(seq: number, snapshot: Uint8Array): BatchOp[] {
-  const puts: BatchOp[] = [];
-  for (let piece = 0, at = 0; piece === 0 || at < snapshot.length; piece += 1, at += SNAPSHOT_PIECE) {
-    puts.push({ type: 'put', key: snapshotKey(seq, piece), value: snapshot.subarray(at, at + SNAPSHOT_PIECE) });
-  }
-  return puts;
-}
-
-/** A snapshot in the log: its sequence number and how many pieces it has. */
-type SnapshotInLog = { seq: number; pieces: number };
 
 export class LogLocked extends Error {
   constructor(readonly path: string) {
@@ -101,8 +86,7 @@ export class EventStore extends EventEmitter<{ failed: [error: Error]; appended:
   private idle: Promise<void> = Promise.resolve();
   private markIdle: (() => void) | undefined;
   /**
-   * The snapshots in the log, oldest first; listed when the first snapshot is written, not
-   * at start-up: listing keys reads their (large) values too.
+   * The snapshots in the log, oldest first; listed from their heads when first needed.
    */
   private snapshotsInLog: SnapshotInLog[] | undefined;
   /** Synced batches written, for the group-commit figures. */
@@ -190,9 +174,10 @@ export class EventStore extends EventEmitter<{ failed: [error: Error]; appended:
           const { seq, bytes } = newest.snapshot;
           ops.push(...snapshotPuts(seq, bytes));
           const kept = (this.snapshotsInLog ??= await this.listSnapshots());
-          kept.push({ seq, pieces: Math.max(1, Math.ceil(bytes.length / SNAPSHOT_PIECE)) });
+          kept.push({ seq, pieces: piecesOf(bytes) });
           for (const old of this.thin(kept)) {
             for (let piece = 0; piece < old.pieces; piece += 1) ops.push({ type: 'del', key: snapshotKey(old.seq, piece) });
+            ops.push(headOp(old, 'del'));
           }
         }
         await this.db.batch(ops, { sync: true });
@@ -338,7 +323,7 @@ export class EventStore extends EventEmitter<{ failed: [error: Error]; appended:
     return dropped;
   }
 
-  /** The snapshots' sequence numbers, oldest first: listed once (a scan of their blocks, 0.5 s at 10M events), then kept as they are written. */
+  /** The snapshots' sequence numbers, oldest first: listed once (from their heads), then kept as they are written. */
   async snapshotSeqs(): Promise<number[]> {
     const listed = this.snapshotsInLog ?? (await this.listSnapshots());
     this.snapshotsInLog ??= listed; // a write meanwhile listed them too, and added its own
@@ -352,7 +337,13 @@ export class EventStore extends EventEmitter<{ failed: [error: Error]; appended:
     return entries.length === 1 ? entries[0]![1] : Buffer.concat(entries.map(([, value]) => value));
   }
 
+  /**
+   * The snapshots from their heads. A log written before heads existed has none: its
+   * snapshots' keys are scanned once (every snapshot's blocks read) and their heads written.
+   */
   private async listSnapshots(): Promise<SnapshotInLog[]> {
+    const heads = (await this.db.iterator({ gte: HEAD_PREFIX, lt: HEAD_END }).all()).map(([key, value]) => parseHead(key, value));
+    if (heads.length > 0 && heads.every((head) => head !== undefined)) return heads;
     const found = new Map<number, SnapshotInLog>();
     for (const key of await this.db.keys({ gte: SNAPSHOT_PREFIX, lt: SNAPSHOT_END }).all()) {
       const seq = snapshotSeq(key);
@@ -360,7 +351,10 @@ export class EventStore extends EventEmitter<{ failed: [error: Error]; appended:
       known.pieces = Math.max(known.pieces, snapshotPiece(key) + 1);
       found.set(seq, known);
     }
-    return [...found.values()];
+    const listed = [...found.values()];
+    // The heads missing, or one not readable, are written from what the pieces say.
+    if (listed.length > 0) await this.db.batch(listed.map((snapshot) => headOp(snapshot, 'put')));
+    return listed;
   }
 
   /**
@@ -371,9 +365,10 @@ export class EventStore extends EventEmitter<{ failed: [error: Error]; appended:
    * (a crash between the clear and the put leaves no snapshot: start-up replays the log). */
   async purge(seq: number, snapshot: Uint8Array): Promise<void> {
     await this.flushed();
+    await this.db.clear({ gte: HEAD_PREFIX, lt: HEAD_END });
     await this.db.clear({ gte: SNAPSHOT_PREFIX, lt: SNAPSHOT_END });
     await this.db.batch(snapshotPuts(seq, snapshot), { sync: true });
-    this.snapshotsInLog = [{ seq, pieces: Math.max(1, Math.ceil(snapshot.length / SNAPSHOT_PIECE)) }];
+    this.snapshotsInLog = [{ seq, pieces: piecesOf(snapshot) }];
     // `level`'s types leave compactRange out; its Node build (classic-level) has it.
     await (this.db as unknown as { compactRange(start: Uint8Array, end: Uint8Array): Promise<void> }).compactRange(encodeKey(0), SNAPSHOT_END);
   }

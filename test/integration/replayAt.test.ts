@@ -10,6 +10,7 @@ import { projectionAt } from '../../src/daemon/audit.js';
 import { EventStore } from '../../src/daemon/eventStore.js';
 import { Projection } from '../../src/daemon/projection.js';
 import { encodeSnapshot, snapshotBefore } from '../../src/daemon/snapshot.js';
+import { HEAD_END, HEAD_PREFIX, SNAPSHOT_END, SNAPSHOT_PREFIX } from '../../src/daemon/snapshotKeys.js';
 import { canonicalJson } from '../../src/events/canonical.js';
 import type { RecapEvent, StoredEvent } from '../../src/events/events.js';
 import { runCli, type Sandbox, trackedSandboxes } from '../helpers/daemon.js';
@@ -211,5 +212,61 @@ describe('snapshot spacing', () => {
     store = await EventStore.open(path, { snapshotSpacing: 10 });
     expect(await store.snapshotSeqs(), 'the list in memory was the disk').toEqual(kept);
     await store.close();
+  });
+
+  /** A log of 30 events with a snapshot every 3, spaced by 10: snapshots 3, 12, 21, 27, 30 kept. */
+  async function snapshotted(): Promise<string> {
+    const path = logDir();
+    const store = await EventStore.open(path, { snapshotSpacing: 10 });
+    const projection = new Projection();
+    for (let i = 1; i <= 30; i += 3) {
+      const events: RecapEvent[] = [i, i + 1, i + 2].map((n) => ({ type: 'ToolDenied', data: { job: 'j', tool: `T${n}`, cause: 'gate', time: n } }));
+      await store.append(events, (numbered) => {
+        for (const e of numbered) projection.apply(e);
+        return encodeSnapshot(projection);
+      }).durable;
+    }
+    await store.close();
+    return path;
+  }
+  const editRaw = async (path: string, edit: (db: Level<Buffer, Buffer>) => Promise<void>) => {
+    const db = new Level<Buffer, Buffer>(path, { keyEncoding: 'buffer', valueEncoding: 'buffer' });
+    await edit(db);
+    await db.close();
+  };
+  const listed = async (path: string) => {
+    const store = await EventStore.open(path, { snapshotSpacing: 10 });
+    try {
+      return await store.snapshotSeqs();
+    } finally {
+      await store.close();
+    }
+  };
+
+  it('lists the snapshots from their heads alone, never reading their pieces', async () => {
+    const path = await snapshotted();
+    let heads = 0;
+    // The pieces gone, the heads still say which snapshots were written: the list comes from them.
+    await editRaw(path, async (db) => {
+      heads = (await db.keys({ gte: HEAD_PREFIX, lt: HEAD_END }).all()).length;
+      await db.clear({ gte: SNAPSHOT_PREFIX, lt: SNAPSHOT_END });
+    });
+    expect(heads).toBe(5);
+    expect(await listed(path)).toEqual([3, 12, 21, 27, 30]);
+  });
+
+  it('lists a log without heads (or with one unreadable) from its pieces and writes the heads back', async () => {
+    const path = await snapshotted();
+    await editRaw(path, (db) => db.clear({ gte: HEAD_PREFIX, lt: HEAD_END }));
+    expect(await listed(path)).toEqual([3, 12, 21, 27, 30]);
+    await editRaw(path, async (db) => {
+      const keys = await db.keys({ gte: HEAD_PREFIX, lt: HEAD_END }).all();
+      expect(keys).toHaveLength(5);
+      await db.put(keys[2]!, Buffer.from('garbage'));
+    });
+    expect(await listed(path)).toEqual([3, 12, 21, 27, 30]);
+    // Written back whole: the pieces can go and the heads still list them.
+    await editRaw(path, (db) => db.clear({ gte: SNAPSHOT_PREFIX, lt: SNAPSHOT_END }));
+    expect(await listed(path)).toEqual([3, 12, 21, 27, 30]);
   });
 });

@@ -1,0 +1,62 @@
+// How snapshots lie in the LevelDB log, after every event key.
+//
+// A snapshot's pieces: a 0xff byte, a name, the sequence number covered. A large snapshot is
+// written in pieces of SNAPSHOT_PIECE bytes: the first under that key, the next ones under
+// it plus a 4-byte piece number (1, 2, ...). LevelDB copes badly with values of many
+// megabytes (each read and compaction handles the value whole), and reading one makes it
+// allocate, and keep, several copies of it.
+//
+// A snapshot's head: a small key of its own (another name, the sequence number; its value
+// the number of pieces), written and deleted in the same batch as the pieces. The heads sit
+// together, before the pieces, so listing the snapshots reads a few blocks instead of every
+// snapshot's megabytes (to read a key LevelDB reads its block whole, value and all, through
+// a memory map that stays in the daemon's RSS).
+import { decodeKey, encodeKey } from './codec.js';
+
+export const SNAPSHOT_PREFIX = Buffer.from([0xff, ...Buffer.from('snapshot')]);
+export const SNAPSHOT_END = Buffer.from([0xff, 0xff]);
+export const HEAD_PREFIX = Buffer.from([0xff, ...Buffer.from('shead')]);
+export const HEAD_END = Buffer.from([0xff, ...Buffer.from('shead'), 0xff]);
+const SNAPSHOT_KEY_BYTES = SNAPSHOT_PREFIX.length + 8;
+export const SNAPSHOT_PIECE = 1024 * 1024;
+
+export type BatchOp = { type: 'put'; key: Uint8Array; value: Uint8Array } | { type: 'del'; key: Uint8Array };
+
+/** A snapshot in the log: its sequence number and how many pieces it has. */
+export type SnapshotInLog = { seq: number; pieces: number };
+
+export const snapshotKey = (seq: number, piece = 0): Buffer => {
+  const key = Buffer.concat([SNAPSHOT_PREFIX, encodeKey(seq)], SNAPSHOT_KEY_BYTES + (piece > 0 ? 4 : 0));
+  if (piece > 0) key.writeUInt32BE(piece, SNAPSHOT_KEY_BYTES);
+  return key;
+};
+export const snapshotSeq = (key: Uint8Array) => decodeKey(key.subarray(SNAPSHOT_PREFIX.length, SNAPSHOT_KEY_BYTES));
+export const snapshotPiece = (key: Uint8Array) => (key.length > SNAPSHOT_KEY_BYTES ? Buffer.from(key.buffer, key.byteOffset, key.byteLength).readUInt32BE(SNAPSHOT_KEY_BYTES) : 0);
+export const piecesOf = (snapshot: Uint8Array) => Math.max(1, Math.ceil(snapshot.length / SNAPSHOT_PIECE));
+
+const headKey = (seq: number): Buffer => Buffer.concat([HEAD_PREFIX, encodeKey(seq)]);
+
+/** The put or delete of a snapshot's head. */
+export function headOp({ seq, pieces }: SnapshotInLog, type: 'put' | 'del'): BatchOp {
+  if (type === 'del') return { type, key: headKey(seq) };
+  const value = Buffer.alloc(4);
+  value.writeUInt32BE(pieces);
+  return { type, key: headKey(seq), value };
+}
+
+/** A head read back; undefined when its key or value is not one recap writes. */
+export function parseHead(key: Uint8Array, value: Uint8Array): SnapshotInLog | undefined {
+  if (key.length !== HEAD_PREFIX.length + 8 || value.length !== 4) return undefined;
+  const pieces = Buffer.from(value.buffer, value.byteOffset, 4).readUInt32BE(0);
+  return pieces > 0 ? { seq: decodeKey(key.subarray(HEAD_PREFIX.length)), pieces } : undefined;
+}
+
+/** The puts that write a snapshot: its pieces and its head. */
+export function snapshotPuts(seq: number, snapshot: Uint8Array): BatchOp[] {
+  const puts: BatchOp[] = [];
+  for (let piece = 0, at = 0; piece === 0 || at < snapshot.length; piece += 1, at += SNAPSHOT_PIECE) {
+    puts.push({ type: 'put', key: snapshotKey(seq, piece), value: snapshot.subarray(at, at + SNAPSHOT_PIECE) });
+  }
+  puts.push(headOp({ seq, pieces: puts.length }, 'put'));
+  return puts;
+}
