@@ -1,10 +1,8 @@
 // Processes as Linux's /proc tells them: a process's name, parent, session, terminal, command
 // line and the environment it started with, and the chain of its ancestors. Node built-ins
-// only: recap-hook loads it. Everything recap asks of /proc about processes is here.
+// only: recap-hook loads it.
 import { readFileSync } from 'node:fs';
-import type { Proc } from '../events/caller.js';
-
-export type { Proc };
+import type { Proc } from '../../events/caller.js';
 
 const MAX_ARGS = 4;
 const MAX_ARG = 512;
@@ -61,7 +59,7 @@ function readEnv(pid: number): Map<string, string> {
 }
 
 /** A process and its ancestors, it first, up to (not including) pid 0; at most `limit`. */
-export function processChain(from: number, limit = 64): Proc[] {
+export function linuxChain(from: number, limit: number): Proc[] {
   const chain: Proc[] = [];
   for (let pid = from; pid > 0 && chain.length < limit;) {
     const proc = readProc(pid);
