@@ -20,12 +20,19 @@ export class Confirmations {
     return word;
   }
 
-  /** Whether `word` was asked for `command` and not used or expired; it is used up either way. */
+  /**
+   * Whether `word` was asked for `command` and not used or expired: it is used up. A wrong
+   * word voids every word asked for that command, so words cannot be guessed one by one.
+   */
   take(command: string, word: unknown): boolean {
-    if (typeof word !== 'string') return false;
-    const asked = this.pending.get(word);
-    this.pending.delete(word);
-    return asked !== undefined && asked.command === command && asked.until >= this.now();
+    if (word === undefined) return false;
+    const asked = typeof word === 'string' ? this.pending.get(word) : undefined;
+    if (asked !== undefined && asked.command === command && asked.until >= this.now()) {
+      this.pending.delete(word as string);
+      return true;
+    }
+    for (const [pending, { command: of }] of this.pending) if (of === command) this.pending.delete(pending);
+    return false;
   }
 
   private forgetOld(): void {

@@ -97,7 +97,7 @@ export class Daemon {
     process.once('SIGINT', (signal) => this.stop(signal));
     await this.listen();
     const { where } = this;
-    this.log.info({ socket: 'path' in where ? where.path : `fd ${where.fd}`, log: this.logDir, events: this.store.lastSeq }, 'recap daemon ready');
+    this.log.info({ socket: 'path' in where ? where.path : `fd ${where.fd}`, log: this.logDir, events: this.store.lastSeq, platform: platform().name }, 'recap daemon ready');
     // Load the token encoding now rather than on the first request, and list the snapshots
     // (on LevelDB's thread) before a `replay --at` asks for them.
     void this.handler.counter(this.config.user().config);

@@ -9,6 +9,14 @@ export { PeerUnknown };
 // The reading of Linux's `ss -xpnH`, where its test finds it.
 export { AMBIGUOUS, parseSs } from '../platform/linux/ssOutput.js';
 
+/**
+ * Whether `error` says this system has no means to learn the peer (PeerUnknown's flag, read
+ * as a field: a platform a test put in place brings its own copy of the class).
+ */
+export function unknowable(error: unknown): boolean {
+  return (error as Partial<PeerUnknown> | null)?.unknowable === true;
+}
+
 /** The processes holding the other end of `socket`, each with its ancestors, it first. Throws PeerUnknown when they cannot be told. */
 export async function peerChains(socket: Socket): Promise<Proc[][]> {
   const fd = (socket as unknown as { _handle?: { fd?: number } })._handle?.fd;
