@@ -44,7 +44,8 @@ export async function withConfirmation<T>(send: (confirm?: string) => Promise<T>
     try {
       return await send(typed);
     } catch (again) {
-      if (again instanceof RemoteError && again.code === 'unconfirmed') throw new UserError('the word typed was not the one recap asked for, so nothing was done: run the command again');
+      if (again instanceof RemoteError && again.code === 'unconfirmed')
+        throw new UserError('the word typed was not the one recap asked for, so nothing was done: run the command again');
       throw again;
     }
   }

@@ -379,7 +379,19 @@ function absentOr(value: unknown, valid: boolean): boolean {
 }
 
 export type ErrorCode =
-  'bad_request' | 'unknown_op' | 'refused' | 'invalid_frame' | 'frame_too_large' | 'storage' | 'system' | 'shutting_down' | 'busy' | 'internal' | 'unknown_job' | 'not_summary' | 'unconfirmed';
+  | 'bad_request'
+  | 'unknown_op'
+  | 'refused'
+  | 'invalid_frame'
+  | 'frame_too_large'
+  | 'storage'
+  | 'system'
+  | 'shutting_down'
+  | 'busy'
+  | 'internal'
+  | 'unknown_job'
+  | 'not_summary'
+  | 'unconfirmed';
 
 export type Response = { id: string | number | null; result: unknown } | { id: string | number | null; error: { code: ErrorCode; message: string } };
 

@@ -211,7 +211,10 @@ describe('a stopped daemon, its lock holder not known', () => {
   it("is found from its pid file, and the agent's call is denied as on Linux", async () => {
     const attack = await openGate(newBox(), startOnFake);
     attack.daemon.child.kill('SIGSTOP');
-    const run = await runFakeHook({ ...attack.box.env, RECAP_HOOK_DEADLINE_MS: '1000' }, payload(attack, 'PreToolUse', { tool_name: 'Read', tool_input: { file_path: join(attack.box.project, 'README.md') } }));
+    const run = await runFakeHook(
+      { ...attack.box.env, RECAP_HOOK_DEADLINE_MS: '1000' },
+      payload(attack, 'PreToolUse', { tool_name: 'Read', tool_input: { file_path: join(attack.box.project, 'README.md') } }),
+    );
     expect(expectDenied(run)).toContain(`the daemon (PID ${attack.daemon.child.pid}) is stopped (SIGSTOP)`);
   });
 });

@@ -34,7 +34,13 @@ describe('command lines and environments (ps -o pid=,args=, with and without -E)
     const args = parsePsArgs(ARGS);
     const withEnv = parsePsArgs(WITH_ENV);
     const env = environmentOf(args.get(702) as string, withEnv.get(702) as string);
-    expect(env).toEqual(new Map([['HOME', '/Users/ana'], ['CLAUDECODE', '1'], ['NOTE', 'two words']]));
+    expect(env).toEqual(
+      new Map([
+        ['HOME', '/Users/ana'],
+        ['CLAUDECODE', '1'],
+        ['NOTE', 'two words'],
+      ]),
+    );
   });
 
   it('gives no environment when the two looks disagree (the process changed between them)', () => {

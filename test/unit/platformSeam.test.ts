@@ -12,7 +12,7 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const SPELLS_PROC: Record<string, string> = {
   'src/events/pathNames.ts': "text analysis: names /proc/self/cwd and /proc/<pid>/root spellings in an agent's command",
   'src/events/protection.ts': "text analysis: the protection rules deny /proc spellings that lead to recap's files",
-  'src/common/linkFollower.ts': 'follows links on the disk and stops at /proc (its links are the daemon\'s, not the agent\'s): compares a path, reads nothing there',
+  'src/common/linkFollower.ts': "follows links on the disk and stops at /proc (its links are the daemon's, not the agent's): compares a path, reads nothing there",
 };
 
 /** /proc in code (a string, a template, a regular expression), or a program recap must ask only through the platform (by name or by path). */

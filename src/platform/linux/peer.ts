@@ -55,4 +55,3 @@ function runSs(): Promise<string> {
     });
   });
 }
-

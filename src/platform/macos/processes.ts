@@ -17,7 +17,7 @@ export type PsDialect = { environment: string };
 export function psChain(run: RunPs, dialect: PsDialect, from: number, limit: number): Proc[] {
   const table = parsePsTable(run(['-A', '-ww', '-o', 'pid=,ppid=,stat=,tty=,ucomm=']));
   const rows: PsRow[] = [];
-  for (let pid = from; pid > 0 && rows.length < limit; ) {
+  for (let pid = from; pid > 0 && rows.length < limit;) {
     const row = table.get(pid);
     if (row === undefined || row === AMBIGUOUS) break;
     rows.push(row);
