@@ -5,6 +5,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { platform } from '../../src/platform/choose.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -58,5 +59,17 @@ describe('the platform seam', () => {
   it('lets each file that spells /proc do so only while it still does (no stale reason)', () => {
     const stale = Object.keys(SPELLS_PROC).filter((path) => !READS_PROC.test(code(readFileSync(join(ROOT, path), 'utf8'))));
     expect(stale).toEqual([]);
+  });
+});
+
+describe('the platform recap asks', () => {
+  it("is the system's own: nothing in the environment switches it (an agent could set that), NODE_ENV=test as under vitest included", () => {
+    process.env.RECAP_PLATFORM = 'fake-macos';
+    try {
+      expect(platform().name).toBe(process.platform === 'darwin' ? 'macos' : process.platform === 'linux' ? 'linux' : 'unsupported');
+    } finally {
+      delete process.env.RECAP_PLATFORM;
+    }
+    expect(readFileSync(join(ROOT, 'src/platform/choose.ts'), 'utf8')).not.toMatch(/process\.env|readFileSync/);
   });
 });
