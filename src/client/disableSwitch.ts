@@ -2,10 +2,11 @@
 // only when the variable came from the user: it must have been in the agent's environment
 // when the agent started (a settings or .env file the agent loads later does not count), and
 // the process that set it must not be an agent's shell tool (an agent starting another agent
-// with it). Read from /proc, only when the variable is set. Node built-ins only: recap-hook
+// with it). Read from the system (src/platform), only when the variable is set. Node built-ins only: recap-hook
 // loads it.
 import { AGENT_SHELL_VARIABLES } from '../agents/known.js';
-import { processChain, type Proc as Process } from '../common/processes.js';
+import { processChain } from '../platform/choose.js';
+import type { Proc as Process } from '../platform/platform.js';
 
 /** What the switch needs of a process. */
 export type Proc = Pick<Process, 'pid' | 'ppid' | 'comm' | 'env'>;

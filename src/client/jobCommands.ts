@@ -6,6 +6,7 @@ import { UserError } from '../common/errors.js';
 import { sessionFromEnv } from '../agents/known.js';
 import type { Op, RequestFields, ResponseOf } from '../protocol/protocol.js';
 import { connectOrStart } from './autostart.js';
+import { withConfirmation } from './terminalConfirm.js';
 import { printChain, printDecisions, printShown, printStatus } from './present/gate.js';
 
 export type Global = { json: boolean; job?: string | undefined; debug: boolean };
@@ -67,7 +68,7 @@ function jobResolvable(argv: Global): boolean {
 export async function ask<O extends Op>(op: O, fields: RequestFields<O>, timeoutMs?: number, onProgress?: (done: number) => void): Promise<ResponseOf<O>> {
   const client = await connectOrStart();
   try {
-    return await client.request(op, fields, timeoutMs, onProgress);
+    return await withConfirmation((confirm) => client.request(op, confirm === undefined ? fields : { ...fields, confirm }, timeoutMs, onProgress));
   } finally {
     client.close();
   }

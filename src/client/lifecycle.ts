@@ -1,14 +1,14 @@
 // The daemon's life from the command line: `recap stop`, `recap restart`, `recap reload`
 // and `recap status --daemon`. A daemon is reached on its socket; one that runs on this data
 // folder but listens elsewhere is found by its lock and pid file, and stopped by its PID.
-import { readFileSync } from 'node:fs';
 import { describeHolder, isAlive, lockHolder, runningDaemon, type Holder } from '../common/daemonRecord.js';
 import { UserError } from '../common/errors.js';
-import { readProc } from '../common/processes.js';
+import { readProc } from '../platform/choose.js';
 import { dataDir, eventLogDir, socketPath } from '../common/paths.js';
 import type { DaemonInfo, RequestFields, ResponseOf } from '../protocol/protocol.js';
 import { connectOrStart, whyUnreachable } from './autostart.js';
 import { Client, DaemonUnavailable, NoAnswer, RemoteError } from './socketClient.js';
+import { withConfirmation } from './terminalConfirm.js';
 
 type Env = NodeJS.ProcessEnv;
 
@@ -30,7 +30,7 @@ async function reach(env: Env): Promise<Client | undefined> {
 
 async function ask<O extends 'daemon' | 'stop' | 'reload'>(client: Client, op: O, fields: RequestFields<O>, timeoutMs = 5000): Promise<ResponseOf<O>> {
   try {
-    return await client.request(op, fields, timeoutMs);
+    return await withConfirmation((confirm) => client.request(op, confirm === undefined ? fields : { ...fields, confirm }, timeoutMs));
   } catch (error) {
     if (error instanceof NoAnswer) {
       throw new UserError(`something listens on ${socketPath()} but did not answer as a recap daemon does within ${timeoutMs / 1000} s (${(error as Error).message})`);
@@ -104,12 +104,8 @@ export async function reloadDaemon(env: Env = process.env): Promise<ResponseOf<'
 /** A process that wrote recap's pid file, or whose command line is recap's daemon. */
 function isRecapDaemon(holder: Holder): boolean {
   if (holder.record) return true;
-  try {
-    const words = readFileSync(`/proc/${holder.pid}/cmdline`, 'utf8').split('\0');
-    return words.some((w) => /recap(\.js)?$/.test(w)) && words.includes('daemon');
-  } catch {
-    return false;
-  }
+  const words = readProc(holder.pid)?.argv ?? [];
+  return words.some((w) => /recap(\.js)?$/.test(w)) && words.includes('daemon');
 }
 
 /**

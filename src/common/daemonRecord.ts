@@ -1,10 +1,11 @@
 // Which process is the daemon of a data folder, whatever socket it listens on: the pid file
 // it writes once it holds the event log's lock (its PID, socket and version), checked
-// against the lock itself where Linux shows it (/proc/locks), so a file left by a daemon
+// against the lock itself where the system shows it (src/platform), so a file left by a daemon
 // that died never names a live stranger, and a daemon of an older recap that wrote no file
 // is still found. Node built-ins only: the CLI reads it before it would start a daemon.
-import { readFileSync, rmSync, statSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { platform } from '../platform/choose.js';
 import { dataDir, eventLogDir } from './paths.js';
 import { writeWhole } from './wholeFile.js';
 
@@ -50,36 +51,11 @@ export function isAlive(pid: number): boolean {
 }
 
 /**
- * The process holding the LevelDB lock of `logDir`, from /proc/locks (LevelDB takes a POSIX
- * lock on its LOCK file); null when nobody holds it; undefined where that cannot be read.
+ * The process holding the LevelDB lock of `logDir` (LevelDB takes a POSIX lock on its LOCK
+ * file); null when nobody holds it; undefined where the system does not say.
  */
 export function lockHolder(logDir: string): number | null | undefined {
-  let locks: string;
-  let inode: number;
-  let device: string;
-  try {
-    locks = readFileSync('/proc/locks', 'utf8');
-  } catch {
-    return undefined;
-  }
-  try {
-    const stat = statSync(join(logDir, 'LOCK'));
-    inode = stat.ino;
-    // /proc/locks names the device as major:minor in hex (Linux's dev_t encoding).
-    const major = (stat.dev >> 8) & 0xfff;
-    const minor = (stat.dev & 0xff) | ((stat.dev >> 12) & 0xfff00);
-    device = `${major.toString(16).padStart(2, '0')}:${minor.toString(16).padStart(2, '0')}`;
-  } catch {
-    return null; // No LOCK file: no daemon ever opened this log.
-  }
-  for (const line of locks.split('\n')) {
-    const fields = line.trim().split(/\s+/);
-    // "1: POSIX  ADVISORY  WRITE 12345 fe:00:2154760 0 EOF" (blocked waiters start "1: ->").
-    if (fields[1] !== 'POSIX' || fields[5] !== `${device}:${inode}`) continue;
-    const pid = Number(fields[4]);
-    if (Number.isSafeInteger(pid) && pid > 0) return pid;
-  }
-  return null;
+  return platform().lockHolder(join(logDir, 'LOCK'));
 }
 
 /**

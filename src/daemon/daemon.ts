@@ -1,7 +1,8 @@
 // The daemon's life: take the log's lock, rebuild the projection, replace a stale socket,
 // listen and say so in a pid file; on SIGHUP (or `recap reload`) re-read the config; on
 // SIGTERM (or `recap stop`) finish what is in flight and close.
-import { mkdirSync, readdirSync, readlinkSync, statSync } from 'node:fs';
+import { mkdirSync, readdirSync, statSync } from 'node:fs';
+import { platform } from '../platform/choose.js';
 import { join } from 'node:path';
 import { homedir } from 'node:os';
 import type { Logger } from 'pino';
@@ -99,7 +100,7 @@ export class Daemon {
     process.once('SIGINT', (signal) => this.stop(signal));
     await this.listen();
     const { where } = this;
-    this.log.info({ socket: 'path' in where ? where.path : `fd ${where.fd}`, log: this.logDir, events: this.store.lastSeq }, 'recap daemon ready');
+    this.log.info({ socket: 'path' in where ? where.path : `fd ${where.fd}`, log: this.logDir, events: this.store.lastSeq, platform: platform().name }, 'recap daemon ready');
     // Load the token encoding now rather than on the first request, and list the snapshots
     // (on LevelDB's thread) before a `replay --at` asks for them.
     void this.handler.counter(this.config.user().config);
@@ -350,11 +351,11 @@ function folderBytes(dir: string): number {
 /** Where this daemon's own log goes: the file its stderr is (started by the CLI), or systemd's journal. */
 function daemonLog(env: NodeJS.ProcessEnv): { file: string; bytes: number } | { stream: string } {
   try {
-    const target = readlinkSync('/proc/self/fd/2');
-    const stat = target.startsWith('/') ? statSync(target) : undefined;
-    if (stat?.isFile()) return { file: target, bytes: stat.size };
+    const target = platform().openedAtSync(2);
+    const stat = target?.startsWith('/') ? statSync(target) : undefined;
+    if (target !== undefined && stat?.isFile()) return { file: target, bytes: stat.size };
   } catch {
-    // No /proc: say what is known.
+    // Gone since: say what is known.
   }
   return { stream: env.JOURNAL_STREAM ? 'the systemd journal: journalctl --user -u recap' : 'the stderr of whoever started it' };
 }

@@ -6,7 +6,9 @@ import type { SessionIndex } from './sessionIndex.js';
 import { existsSync } from 'node:fs';
 import type { Logger } from 'pino';
 import { CommandRefused } from '../events/commands.js';
-import { userCommandRefusal, type Caller, type CallerVerdict } from '../events/caller.js';
+import { confirmQuestion, unknownCaller, userCommandRefusal, whenCallerUnknown, type Caller, type CallerVerdict } from '../events/caller.js';
+import { Confirmations } from './confirmations.js';
+import { platform } from '../platform/choose.js';
 import type { AgentName } from '../agents/known.js';
 import type { Config } from '../events/config.js';
 import type { TokenCounter } from '../events/tokens.js';
@@ -49,6 +51,7 @@ export class Handler {
   private readonly hooks: Hooks;
   private readonly searchIndex: SearchIndex;
   private readonly syncs: SyncService;
+  private readonly confirmations = new Confirmations();
   /** Every op, one function each: the compiler checks each answers as protocol.ts says. */
   private readonly ops: OpTable;
 
@@ -102,12 +105,13 @@ export class Handler {
       const command = userCommand(op, parsed.request);
       let by: Caller | undefined;
       if (command !== undefined) {
-        const verdict = caller ? await caller() : ({ user: false, why: "it did not come over recap's socket" } as const);
-        if (!verdict.user) {
-          this.deps.log.warn({ op, why: verdict.why }, "refused a user command from a process that is not the user's");
-          return failure(id, 'refused', userCommandRefusal(command, verdict.why));
+        const verdict: CallerVerdict = caller ? await caller() : { user: false, why: "it did not come over recap's socket" };
+        const judged = await this.callerOf(command, verdict, (request as { confirm?: unknown }).confirm);
+        if ('code' in judged) {
+          this.deps.log.warn({ op, why: verdict.user ? undefined : verdict.why, code: judged.code }, "a user command from a caller that is not shown to be the user's");
+          return failure(id, judged.code, judged.message);
         }
-        by = verdict.caller;
+        by = judged.by;
         this.deps.log.info({ op, by }, 'a user command');
       }
       const run = this.ops[op] as (r: unknown, progress?: (done: number) => void, by?: Caller) => Promise<unknown>;
@@ -118,6 +122,22 @@ export class Handler {
       this.deps.log.error({ err: error, op }, 'request failed');
       return unexpected(id, op, error);
     }
+  }
+
+  /**
+   * Who runs a user's command: the caller the kernel showed to be the user's; else, where the
+   * system cannot tell (unknowable), run for a command that only makes recap stricter, and
+   * confirmed at the user's terminal for any other; refused when it showed an agent's.
+   */
+  private async callerOf(command: string, verdict: CallerVerdict, confirm: unknown): Promise<{ by: Caller } | { code: 'refused' | 'unconfirmed'; message: string }> {
+    if (verdict.user) return { by: verdict.caller };
+    if (verdict.unknowable !== true) return { code: 'refused', message: userCommandRefusal(command, verdict.why) };
+    if (whenCallerUnknown(command) === 'run') return { by: unknownCaller(verdict.why, false) };
+    if (this.confirmations.take(command, confirm)) return { by: unknownCaller(verdict.why, true) };
+    const word = this.confirmations.ask(command);
+    // Shown out of an agent's sight where the system can; else in the answer, for the terminal.
+    const shown = await platform().tellUser(`recap ${command}: type ${word} at your terminal to confirm it`);
+    return { code: 'unconfirmed', message: confirmQuestion(command, verdict.why, shown ? undefined : word) };
   }
 
   /** Hooks wait until `taking` (the spool being taken) settles, so a trip it causes reaches the next tool call. */

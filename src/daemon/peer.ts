@@ -1,99 +1,26 @@
-// Which processes are at the other end of a Unix socket connection, as the kernel tells it.
-// Node does not expose SO_PEERCRED, and a native module would need a compiler and an install
-// script on the user's machine; iproute2's `ss` asks the kernel's sock_diag for every Unix
-// connection's peer and the processes holding each end, which is all recap needs. It costs
-// about 13 ms, so it is asked only for the user's commands, never on the hook's path.
-import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { readdir, readlink } from 'node:fs/promises';
+// Who is at the other end of a connection to recap's socket, as the platform tells it
+// (src/platform): the processes holding it, each with its ancestors. It costs a look at the
+// system's socket table, so it is asked only for the user's commands, never on the hook's path.
 import type { Socket } from 'node:net';
-import { processChain, type Proc } from '../common/processes.js';
+import { platform, processChain } from '../platform/choose.js';
+import { PeerUnknown, type Proc } from '../platform/platform.js';
 
-/** By absolute path: a `ss` put early on PATH must not answer for the kernel. */
-const SS_PATHS = ['/usr/bin/ss', '/bin/ss', '/usr/sbin/ss', '/sbin/ss'];
-const SS_TIMEOUT_MS = 3000;
-
-export class PeerUnknown extends Error {}
-
-/** The processes holding the other end of `socket`, each with its ancestors, it first. */
-export async function peerChains(socket: Socket): Promise<Proc[][]> {
-  const pids = await peerPids(socket);
-  return pids.map((pid) => processChain(pid));
-}
-
-/** The pids holding the other end of `socket`. Throws PeerUnknown when the kernel cannot be asked, or its answer cannot be trusted. */
-export async function peerPids(socket: Socket): Promise<number[]> {
-  const fd = (socket as unknown as { _handle?: { fd?: number } })._handle?.fd;
-  if (typeof fd !== 'number' || fd < 0) throw new PeerUnknown('the connection has no file descriptor');
-  const link = await readlink(`/proc/self/fd/${fd}`).catch(() => '');
-  const inode = /^socket:\[(\d+)\]$/.exec(link)?.[1];
-  if (inode === undefined) throw new PeerUnknown(`descriptor ${fd} is not a socket (${link || 'unreadable'})`);
-  const table = parseSs(await runSs());
-  const own = table.get(inode);
-  if (own === AMBIGUOUS) throw new PeerUnknown(`the kernel's list names socket ${inode} twice: a process name or path built to confuse it`);
-  const peer = own?.peer;
-  if (peer === undefined) throw new PeerUnknown(`the kernel lists no peer for socket ${inode}`);
-  const row = table.get(peer);
-  if (row === AMBIGUOUS || row?.pids === undefined)
-    throw new PeerUnknown(`the processes holding socket ${peer} cannot be read from the kernel's list (a process name or path built to confuse it)`);
-  if (row.pids.length === 0) throw new PeerUnknown(`no process holds the other end (socket ${peer})`);
-  // The names ss prints are the processes' own (any bytes a process gives itself): each pid
-  // read from them must really hold the socket, as its descriptors in /proc say.
-  const pretender = await firstPretender(row.pids, peer);
-  if (pretender !== undefined) throw new PeerUnknown(`process ${pretender} is listed at the other end (socket ${peer}) but holds no such socket`);
-  return row.pids;
-}
-
-/** The first of `pids` with no descriptor on socket `inode`, if any. */
-async function firstPretender(pids: readonly number[], inode: string): Promise<number | undefined> {
-  const target = `socket:[${inode}]`;
-  for (const pid of pids) {
-    const fds = await readdir(`/proc/${pid}/fd`).catch(() => [] as string[]);
-    const links = await Promise.all(fds.map((fd) => readlink(`/proc/${pid}/fd/${fd}`).catch(() => '')));
-    if (!links.includes(target)) return pid;
-  }
-  return undefined;
-}
-
-function runSs(): Promise<string> {
-  const ss = SS_PATHS.find((path) => existsSync(path));
-  if (ss === undefined) return Promise.reject(new PeerUnknown('iproute2 is not installed (no ss in /usr/bin, /bin, /usr/sbin or /sbin)'));
-  return new Promise((resolve, reject) => {
-    execFile(ss, ['-xpnH'], { timeout: SS_TIMEOUT_MS, maxBuffer: 64 * 1024 * 1024, env: {} }, (error, stdout) => {
-      if (error) reject(new PeerUnknown(`ss failed: ${error.message}`));
-      else resolve(stdout);
-    });
-  });
-}
-
-/** A socket the output lists twice: a line was forged by a name or path holding a line break. */
-export const AMBIGUOUS = Symbol('ambiguous');
-
-/** A socket's peer, and the pids holding it; no pids when its users part is not as ss writes it. */
-type Row = { peer: string; pids: number[] | undefined };
-
-/** ss's process list, whole and alone on its line: users:(("name",pid=N,fd=M),...). */
-const USERS = /^users:\((\("[^"\n]*",pid=\d+,fd=\d+\))(,\("[^"\n]*",pid=\d+,fd=\d+\))*\)$/;
+export { PeerUnknown };
+// The reading of Linux's `ss -xpnH`, where its test finds it.
+export { AMBIGUOUS, parseSs } from '../platform/linux/ssOutput.js';
 
 /**
- * `ss -xpnH` lines: netid state recv-q send-q local-address local-inode peer-address
- * peer-inode [users:(("name",pid=N,fd=M),...)]. The local address may hold spaces (a path),
- * so the inodes are found from the right of the part before users. Names and paths are any
- * bytes a process chose: a line break in one starts a line of its own making, so a socket
- * listed twice is AMBIGUOUS, and a users part that is not exactly ss's form gives no pids.
+ * Whether `error` says this system has no means to learn the peer (PeerUnknown's flag, read
+ * as a field: a platform a test put in place brings its own copy of the class).
  */
-export function parseSs(output: string): Map<string, Row | typeof AMBIGUOUS> {
-  const table = new Map<string, Row | typeof AMBIGUOUS>();
-  for (const line of output.split('\n')) {
-    const at = line.indexOf(' users:(');
-    const head = (at >= 0 ? line.slice(0, at) : line).trim().split(/\s+/);
-    if (head.length < 8) continue;
-    const peer = head[head.length - 1]!;
-    const local = head[head.length - 3]!;
-    if (!/^\d+$/.test(local) || !/^\d+$/.test(peer)) continue;
-    const users = at >= 0 ? line.slice(at + 1).trimEnd() : undefined;
-    const pids = users === undefined ? [] : USERS.test(users) ? [...users.matchAll(/",pid=(\d+),fd=\d+\)/g)].map((m) => Number(m[1])) : undefined;
-    table.set(local, table.has(local) ? AMBIGUOUS : { peer, pids: pids && [...new Set(pids)] });
-  }
-  return table;
+export function unknowable(error: unknown): boolean {
+  return (error as Partial<PeerUnknown> | null)?.unknowable === true;
+}
+
+/** The processes holding the other end of `socket`, each with its ancestors, it first. Throws PeerUnknown when they cannot be told. */
+export async function peerChains(socket: Socket): Promise<Proc[][]> {
+  const fd = (socket as unknown as { _handle?: { fd?: number } })._handle?.fd;
+  if (typeof fd !== 'number' || fd < 0) throw new PeerUnknown('the connection has no file descriptor');
+  const pids = await platform().peerPids(fd);
+  return pids.map((pid) => processChain(pid));
 }

@@ -6,7 +6,8 @@
 // file at a time, and at hand-over no more contents in all than the files' budget can show.
 import { createHash } from 'node:crypto';
 import { constants } from 'node:fs';
-import { open, readlink, realpath, type FileHandle } from 'node:fs/promises';
+import { open, realpath, type FileHandle } from 'node:fs/promises';
+import { platform } from '../platform/choose.js';
 import { isAbsolute, normalize, relative, resolve } from 'node:path';
 import type { DecideContext } from '../events/decision.js';
 import type { FileReference } from '../events/events.js';
@@ -107,11 +108,11 @@ function recapFile(judge: Judge, ...paths: string[]): string | undefined {
 }
 
 /**
- * Where an open file really is, as the kernel says (Linux): a link swapped in between the
- * look and the open is seen here. Undefined where the system does not say.
+ * Where an open file really is, as the system says (src/platform): a link swapped in between
+ * the look and the open is seen here. Undefined where the system does not say.
  */
-async function openedAt(fd: number): Promise<string | undefined> {
-  return readlink(`/proc/self/fd/${fd}`).catch(() => undefined);
+function openedAt(fd: number): Promise<string | undefined> {
+  return platform().openedAt(fd);
 }
 
 type Reading = { root: string; path: string; judge: Judge; depth: Depth };

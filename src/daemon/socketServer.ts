@@ -9,7 +9,7 @@ import type { Handler } from './handler.js';
 import type { ProgressFrame, Response } from '../protocol/protocol.js';
 import { judgeCaller, type CallerVerdict } from '../events/caller.js';
 import { AGENT_MARKS } from '../agents/marks.js';
-import { peerChains } from './peer.js';
+import { peerChains, unknowable } from './peer.js';
 import { SocketKeeper } from './socketKeeper.js';
 import { EncodedEventsPage } from './storedLines.js';
 
@@ -256,7 +256,11 @@ class Connection {
   readonly callerOf = (): Promise<CallerVerdict> =>
     peerChains(this.socket).then(
       (chains) => judgeCaller(chains, AGENT_MARKS),
-      (error: unknown) => ({ user: false as const, why: `recap could not tell which process sent it (${(error as Error).message})` }),
+      (error: unknown): CallerVerdict => {
+        const why = `recap could not tell which process sent it (${(error as Error).message})`;
+        // A system with no means to tell is not a failure to tell: the handler may ask the user.
+        return unknowable(error) ? { user: false, why, unknowable: true } : { user: false, why };
+      },
     );
 
   /** Nothing asked and unanswered, nothing half sent: closing it loses nothing. */

@@ -11,7 +11,8 @@
 /** The caller as it is recorded with the command: its process and a short view of its ancestry. */
 export type Caller = { pid: number; program: string; ancestry: string };
 
-export type CallerVerdict = { user: true; caller: Caller } | { user: false; why: string };
+/** Not the user's: `unknowable` when the system could not tell (not when it told of an agent). */
+export type CallerVerdict = { user: true; caller: Caller } | { user: false; why: string; unknowable?: true };
 
 /** What marks an agent: its shell tool's variables, and how its own process is recognised. */
 export type AgentMarks = {
@@ -32,14 +33,17 @@ const ANCESTRY_SHOWN = 5;
 export function judgeCaller(holders: readonly (readonly Proc[])[], marks: AgentMarks): CallerVerdict {
   const first = holders[0];
   if (first === undefined || first.length === 0) return { user: false, why: 'recap could not tell which process sent it' };
+  let unknowable: string | undefined;
   for (const chain of holders) {
     const why = notTheUsers(chain, marks);
-    if (why !== undefined) return { user: false, why: `it came from ${describe(chain)}, which ${why}` };
+    if (typeof why === 'string') return { user: false, why: `it came from ${describe(chain)}, which ${why}` };
+    if (why !== undefined) unknowable ??= `it came from ${describe(chain)}, which ${why.unknowable}`;
   }
-  return { user: true, caller: callerOf(first) };
+  return unknowable === undefined ? { user: true, caller: callerOf(first) } : { user: false, why: unknowable, unknowable: true };
 }
 
-function notTheUsers(chain: readonly Proc[], marks: AgentMarks): string | undefined {
+/** Why a chain is not the user's; `unknowable` when this system does not tell what the rule needs. */
+function notTheUsers(chain: readonly Proc[], marks: AgentMarks): string | { unknowable: string } | undefined {
   if (chain.length === 0) return 'recap could not read';
   for (const proc of chain) {
     const marker = marks.variables.find((name) => proc.env.has(name));
@@ -53,6 +57,10 @@ function notTheUsers(chain: readonly Proc[], marks: AgentMarks): string | undefi
   const below = chain.findIndex((p, i) => i + 1 < chain.length && (chain[i + 1]!.pid === 1 || SUBREAPERS.has(chain[i + 1]!.comm)));
   const origin = chain[below];
   if (origin === undefined) return undefined;
+  if (origin.sid === undefined) {
+    // macOS tells whether a process leads a session, not which one it is in.
+    return { unknowable: `this system does not tell which session ${name(origin)} is in, so recap cannot tell it was not cut loose from the one that started it` };
+  }
   // Started by init in its own session (a service, the machine's console): not cut loose.
   if (origin.sid === init.sid) return undefined;
   const startedFromTerminal = chain.slice(0, below + 1).some((p) => p.tty !== 0);
@@ -62,6 +70,31 @@ function notTheUsers(chain: readonly Proc[], marks: AgentMarks): string | undefi
     return `runs in the background with no terminal (${name(origin)} leads a session of its own under ${name(chain[below + 1]!)}: a program started with setsid, cron or atd)`;
   }
   return `was cut loose from the session that started it (${name(origin)} was left to ${name(chain[below + 1]!)})`;
+}
+
+/**
+ * What a user's command does for a caller this system cannot tell: `run` for those that only
+ * make recap stricter (resume ends a pause, trip asks for a summary), `ask` (confirmation on
+ * the user's terminal) for those that open or weaken the gate or stop recap. Never refused
+ * outright, so the user is never locked out; never run unasked, so no gate opens on its own.
+ */
+export function whenCallerUnknown(command: string): 'run' | 'ask' {
+  return command === 'resume' || command === 'trip' ? 'run' : 'ask';
+}
+
+/** Who ran a user's command whose caller this system cannot tell: what is known of it, and whether it was confirmed at a terminal. */
+export function unknownCaller(why: string, confirmed: boolean): Caller {
+  return { pid: 0, program: '(not known)', ancestry: `${confirmed ? 'confirmed at a terminal; ' : ''}${why}`.slice(0, 4000) };
+}
+
+/**
+ * What the daemon answers for a command it needs confirmed: why, and where the word that
+ * confirms it is (`word` undefined: in a notification, out of an agent's sight; else here).
+ * The client asks for it on its own terminal (src/client/terminalConfirm.ts).
+ */
+export function confirmQuestion(command: string, why: string, word: string | undefined): string {
+  const where = word === undefined ? 'type the word recap just showed you in a notification' : `type ${word}`;
+  return `recap ${command} is the user's to run, and this system cannot tell who sent it (${why}): to confirm it, ${where} at your own terminal`;
 }
 
 /** What a refused user's command says: the command, why its caller is not the user, what to do. */
@@ -97,7 +130,7 @@ export function agentOfBy(agents: readonly { title: string; programs: readonly s
   };
 }
 
-/** A process as the operating system tells it (common/processes.ts reads it). */
+/** A process as the operating system tells it (src/platform reads it). */
 export type Proc = {
   pid: number;
   ppid: number;
@@ -105,12 +138,16 @@ export type Proc = {
   comm: string;
   /** R running, S sleeping, T stopped (SIGSTOP), Z a zombie, and so on. */
   state: string;
-  /** Its session: a process that called setsid() leads its own (sid === pid). */
-  sid: number;
+  /** Its session: a process that called setsid() leads its own (sid === pid). Undefined where the system does not tell (macOS tells only whether it leads one). */
+  sid: number | undefined;
   /** Its controlling terminal's device number; 0 when it has none. */
   tty: number;
   /** Its first arguments (the program and what it runs), each cut short. */
   argv: readonly string[];
-  /** The environment it started with; empty when it cannot be read (another user's process). */
+  /**
+   * The environment it started with; empty when it cannot be read (another user's process).
+   * Where the system shows it only as words run together (macOS's ps -E), a value that spells
+   * ` NAME=` adds a name that is not set, never hides one that is.
+   */
   env: ReadonlyMap<string, string>;
 };

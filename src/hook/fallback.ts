@@ -16,7 +16,7 @@ import { classifyBash, recapWord } from '../events/whitelist.js';
 import { NOTHING, type AgentFacts, type HookAnswer as Answer } from '../agents/facts.js';
 import { codeChanged } from '../common/codeManifest.js';
 import { isAlive, lockHolder, readPidFile } from '../common/daemonRecord.js';
-import { readProc } from '../common/processes.js';
+import { readProc } from '../platform/choose.js';
 import { keepPrompt, SPOOL_VERSION, type PromptMark } from '../common/promptSpool.js';
 
 /**
@@ -168,7 +168,10 @@ export function daemonFailed(facts: AgentFacts, payload: Record<string, unknown>
  * user's own processes may), so the way out reaches it.
  */
 function silentDaemon(wake: boolean): { pid: number; stopped: boolean } | undefined {
-  const pid = lockHolder(eventLogDir(process.env));
+  // Where the system does not say who holds the lock (src/platform), the pid file's process is
+  // taken for the holder: a daemon that may be silent is not taken for one that is gone.
+  const held = lockHolder(eventLogDir(process.env));
+  const pid = held === undefined ? readPidFile(process.env)?.pid : held;
   if (typeof pid !== 'number' || !isAlive(pid)) return undefined;
   const stopped = readProc(pid)?.state === 'T';
   // A running daemon that listens elsewhere than this shell looks (another RECAP_SOCKET) is

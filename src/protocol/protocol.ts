@@ -180,7 +180,8 @@ export type Op = keyof typeof requestSchemas;
 
 /**
  * The user's commands: they pause, open or reconfigure the gate, or stop recap. The daemon
- * runs them only for a caller the kernel shows to be the user's (src/events/caller.ts); the
+ * runs them only for a caller the kernel shows to be the user's (src/events/caller.ts), or,
+ * where the system cannot tell, one confirmed at the user's terminal (handler.ts); the
  * agent's side (hook, check, record, submit and the reads) stays open to any caller.
  */
 export function userCommand(op: Op, request: unknown): string | undefined {
@@ -378,8 +379,9 @@ function absentOr(value: unknown, valid: boolean): boolean {
   return value === undefined || valid;
 }
 
-export type ErrorCode =
-  'bad_request' | 'unknown_op' | 'refused' | 'invalid_frame' | 'frame_too_large' | 'storage' | 'system' | 'shutting_down' | 'busy' | 'internal' | 'unknown_job' | 'not_summary';
+/** What was wrong with a request, or with who sent it. */
+type RequestErrorCode = 'bad_request' | 'unknown_op' | 'refused' | 'unconfirmed' | 'invalid_frame' | 'frame_too_large' | 'unknown_job' | 'not_summary';
+export type ErrorCode = RequestErrorCode | 'storage' | 'system' | 'shutting_down' | 'busy' | 'internal';
 
 export type Response = { id: string | number | null; result: unknown } | { id: string | number | null; error: { code: ErrorCode; message: string } };
 

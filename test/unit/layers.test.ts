@@ -9,12 +9,13 @@ const SRC = resolve(import.meta.dirname, '../../src');
 /** Each layer and the layers it may import; a file at src/'s top is the composition root. */
 const MAY_IMPORT: Record<string, string[]> = {
   events: [],
-  common: ['events'],
-  agents: ['common', 'events'],
-  protocol: ['agents', 'common', 'events'],
-  hook: ['protocol', 'agents', 'common', 'events'],
-  client: ['hook', 'protocol', 'agents', 'common', 'events'],
-  daemon: ['hook', 'protocol', 'agents', 'common', 'events'],
+  platform: ['events'],
+  common: ['platform', 'events'],
+  agents: ['common', 'platform', 'events'],
+  protocol: ['agents', 'common', 'platform', 'events'],
+  hook: ['protocol', 'agents', 'common', 'platform', 'events'],
+  client: ['hook', 'protocol', 'agents', 'common', 'platform', 'events'],
+  daemon: ['hook', 'protocol', 'agents', 'common', 'platform', 'events'],
 };
 
 const IMPORT = /(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s+['"](\.[^'"]+)['"]|import\(\s*['"](\.[^'"]+)['"]\s*\)/g;

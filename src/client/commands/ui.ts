@@ -1,11 +1,9 @@
 // `recap ui`: the audit page's address, its server started in the daemon if it was not; with
 // --open, in the user's browser. The address holds the token that lets a browser in.
 import { spawn } from 'node:child_process';
+import { platform } from '../../platform/choose.js';
 import { ask, output, type Builder } from '../jobCommands.js';
 import { documented } from './docs.js';
-
-/** The program that opens a URL in the user's browser. */
-const OPENER = process.platform === 'darwin' ? 'open' : 'xdg-open';
 
 export const uiCommand: Builder = (y) =>
   y.command(
@@ -26,6 +24,7 @@ export const uiCommand: Builder = (y) =>
 
 /** Opens the URL; a missing opener is said, with the URL still printed above. */
 function open(url: string): Promise<void> {
+  const OPENER = platform().browserOpener;
   return new Promise((resolve) => {
     const child = spawn(OPENER, [url], { detached: true, stdio: 'ignore' });
     child.once('error', (error: NodeJS.ErrnoException) => {
