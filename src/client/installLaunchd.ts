@@ -9,7 +9,7 @@ import { RECAP_BIN } from '../common/bins.js';
 import { UserError } from '../common/errors.js';
 import { dataDir, socketPath, userConfigPath } from '../common/paths.js';
 import { LAUNCHD_LABEL, launchdPlistPath } from '../common/launchdAgentPath.js';
-import { bootoutArgs, bootstrapArgs, type Launchctl } from './launchctl.js';
+import { bootoutArgs, bootstrapArgs, type Launchctl } from '../platform/macos/launchctl.js';
 
 /** The plist as recap writes it: each key one launchd.plist(5) documents for a LaunchAgent. */
 export type LaunchdAgent = {

@@ -5,7 +5,7 @@ import { existsSync } from 'node:fs';
 import type { Check } from '../common/check.js';
 import { LAUNCHD_LABEL, launchdPlistPath } from '../common/launchdAgentPath.js';
 import { launchdAgent, readPlist } from './installLaunchd.js';
-import { bootstrapArgs, launchdState, printArgs, runLaunchctl, type Launchctl, type LaunchdState } from './launchctl.js';
+import { bootstrapArgs, launchdState, printArgs, runLaunchctl, type Launchctl, type LaunchdState } from '../platform/macos/launchctl.js';
 
 export type LaunchdFacts = {
   file: string;

@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { RECAP_BIN } from '../../src/common/bins.js';
 import { LAUNCHD_LABEL, launchdPlistPath } from '../../src/common/launchdAgentPath.js';
 import { installLaunchd, launchdAgent, planLaunchdInstall, renderPlist, uninstallLaunchd } from '../../src/client/installLaunchd.js';
-import { bootoutArgs, bootstrapArgs, launchdState, printArgs, type Launchctl, type Ran } from '../../src/client/launchctl.js';
+import { bootoutArgs, bootstrapArgs, launchdState, printArgs, type Launchctl, type Ran } from '../../src/platform/macos/launchctl.js';
 import { launchdCheck, type LaunchdFacts } from '../../src/client/launchdCheck.js';
 
 const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'macos');

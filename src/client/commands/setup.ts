@@ -69,7 +69,7 @@ function needMac(command: string): void {
 }
 
 async function installLaunchdAgent(argv: Global & { dryRun: boolean }): Promise<void> {
-  const [{ installLaunchd, planLaunchdInstall }, { LAUNCHCTL, runLaunchctl }] = await Promise.all([import('../installLaunchd.js'), import('../launchctl.js')]);
+  const [{ installLaunchd, planLaunchdInstall }, { LAUNCHCTL, runLaunchctl }] = await Promise.all([import('../installLaunchd.js'), import('../../platform/macos/launchctl.js')]);
   const plan = planLaunchdInstall(process.env, process.getuid!());
   const commands = plan.commands.map((args) => [LAUNCHCTL, ...args]);
   if (argv.dryRun) return printDryRun(argv, [{ file: plan.file, text: plan.text }], commands);
@@ -120,7 +120,7 @@ async function installAgent(argv: InstallArgv & { target: AgentName }): Promise<
 async function uninstall(argv: Global & { target: Target; scope: 'user' | 'project' }): Promise<void> {
   if (argv.target === 'launchd') {
     needMac('recap uninstall launchd');
-    const [{ uninstallLaunchd }, { runLaunchctl }] = await Promise.all([import('../installLaunchd.js'), import('../launchctl.js')]);
+    const [{ uninstallLaunchd }, { runLaunchctl }] = await Promise.all([import('../installLaunchd.js'), import('../../platform/macos/launchctl.js')]);
     const files = uninstallLaunchd(process.env, process.getuid!(), runLaunchctl);
     output(argv, { files }, () =>
       process.stdout.write(files.length > 0 ? `stopped recap's launchd agent and removed ${files.join(' and ')}\n` : "recap's launchd agent was not installed; nothing changed\n"),
