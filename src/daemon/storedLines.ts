@@ -37,6 +37,10 @@ export class EncodedEventsPage implements ResponseOf<'events'> {
   }
 }
 
+/** Numbers below this are written with 32-bit integer arithmetic; SMALL_DIGITS_WIDTH is its number of zeros. */
+const SMALL_DIGITS = 1e9;
+const SMALL_DIGITS_WIDTH = 9;
+
 /** A growing buffer the lines are written into. */
 export class JsonBytes {
   bytes = Buffer.allocUnsafe(1 << 20);
@@ -52,7 +56,22 @@ export class JsonBytes {
   /** Text of ASCII characters only (numbers, names, JSON punctuation). */
   ascii(text: string): void {
     this.room(text.length);
-    this.length += this.bytes.write(text, this.length, 'latin1');
+    // Short texts by hand: Buffer.write is a call into C++ each time, a few per event.
+    if (text.length > 32) {
+      this.length += this.bytes.write(text, this.length, 'latin1');
+      return;
+    }
+    const bytes = this.bytes;
+    let at = this.length;
+    for (let i = 0; i < text.length; i += 1) bytes[at++] = text.charCodeAt(i);
+    this.length = at;
+  }
+
+  /** Bytes known in advance (the parts of a line around its values). */
+  constant(part: Uint8Array): void {
+    this.room(part.length);
+    this.bytes.set(part, this.length);
+    this.length += part.length;
   }
 
   utf8(text: string): void {
@@ -68,14 +87,36 @@ export class JsonBytes {
   /** A whole number from 0 to MAX_DIGITS, in decimal. */
   digits(n: number): void {
     this.room(16);
+    // Above a 32-bit integer (times in milliseconds), as two parts of small-integer arithmetic.
+    if (n >= SMALL_DIGITS) {
+      const high = Math.floor(n / SMALL_DIGITS);
+      this.smallDigits(high);
+      this.paddedDigits(n - high * SMALL_DIGITS);
+    } else this.smallDigits(n);
+  }
+
+  /** A whole number below SMALL_DIGITS. */
+  private smallDigits(n: number): void {
     const bytes = this.bytes;
     let end = this.length;
-    for (let rest = n; rest >= 10; rest = Math.floor(rest / 10)) end += 1;
+    for (let rest = n; rest >= 10; rest = (rest / 10) | 0) end += 1;
     this.length = end + 1;
-    for (let rest = n; ; rest = Math.floor(rest / 10)) {
+    for (let rest = n; ; rest = (rest / 10) | 0) {
       bytes[end--] = 0x30 + (rest % 10);
       if (rest < 10) return;
     }
+  }
+
+  /** A whole number below SMALL_DIGITS in exactly its number of digits, zeros first. */
+  private paddedDigits(n: number): void {
+    const bytes = this.bytes;
+    const start = this.length;
+    let rest = n;
+    for (let at = start + SMALL_DIGITS_WIDTH - 1; at >= start; at -= 1) {
+      bytes[at] = 0x30 + (rest % 10);
+      rest = (rest / 10) | 0;
+    }
+    this.length = start + SMALL_DIGITS_WIDTH;
   }
 
   /** The bytes written so far. */
@@ -91,6 +132,8 @@ const QUOTE = 0x22;
 /** Whole numbers up to this are written digit by digit; JSON.stringify writes larger ones with an exponent. */
 const MAX_DIGITS = Number.MAX_SAFE_INTEGER;
 const BACKSLASH = 0x5c;
+/** 1 for the bytes a string is not copied through as they are: controls, the quote, the backslash, and any byte of a multi-byte character. */
+const ESCAPED = new Uint8Array(256).map((_, c) => (c < 0x20 || c === QUOTE || c === BACKSLASH || c >= 0x80 ? 1 : 0));
 /** "time", whose value at the top of `data` is the line's time. */
 const TIME = Buffer.from('time');
 
@@ -232,7 +275,7 @@ class Transcoder {
     let i = start;
     for (; i < end; i += 1) {
       const c = src[i]!;
-      if (c < 0x20 || c === QUOTE || c === BACKSLASH || c >= 0x80) break;
+      if (ESCAPED[c] === 1) break;
       bytes[o++] = c;
     }
     if (i === end) {
@@ -285,9 +328,7 @@ function timeValue(src: Uint8Array, at: number): number | undefined {
  */
 export class StoredLines {
   readonly out = new JsonBytes();
-  /** The event's `data`, written apart: the line puts its time before it. */
-  private readonly data = new JsonBytes();
-  private readonly transcoder = new Transcoder(this.data);
+  private readonly transcoder = new Transcoder(this.out);
   count = 0;
   /** Of them, how many took the slow path. */
   slow = 0;
@@ -344,22 +385,42 @@ export class StoredLines {
     at += DATA_KEY.length;
     const dataToken = value[at]!;
     if (!((dataToken >= 0x80 && dataToken < 0x90) || dataToken === 0xde || dataToken === 0xdf)) throw UNUSUAL;
-    this.data.length = 0;
-    t.reset(value);
-    if (t.value(at, true) !== value.length) throw UNUSUAL;
     const out = this.out;
-    out.ascii(`{"seq":${seq},"type":"`);
+    out.constant(SEQ_PART);
+    out.digits(seq);
+    out.constant(TYPE_PART);
     out.room(typeEnd - typeStart);
     for (let i = typeStart; i < typeEnd; i += 1) out.bytes[out.length++] = value[i]!;
-    out.ascii(`","version":${version},"time":`);
-    if (t.time === undefined) out.ascii('null');
-    else out.ascii(`"${isoTime(t.time)}"`);
-    out.ascii(',"data":');
-    out.room(this.data.length + 1);
-    out.length += this.data.bytes.copy(out.bytes, out.length, 0, this.data.length);
+    out.constant(VERSION_PART);
+    out.digits(version);
+    out.constant(TIME_PART);
+    // The line's time comes before the data it is read from: the data is written after room
+    // for the usual time ("YYYY-MM-DDTHH:MM:SS.mmmZ", quoted), moved when the time is another size.
+    const slot = out.length;
+    out.room(TIME_SLOT);
+    out.length += TIME_SLOT;
+    out.constant(DATA_PART);
+    t.reset(value);
+    if (t.value(at, true) !== value.length) throw UNUSUAL;
+    const time = t.time === undefined ? 'null' : `"${isoTime(t.time)}"`;
+    if (time.length !== TIME_SLOT) {
+      out.room(time.length - TIME_SLOT);
+      out.bytes.copyWithin(slot + time.length, slot + TIME_SLOT, out.length);
+      out.length += time.length - TIME_SLOT;
+    }
+    for (let i = 0; i < time.length; i += 1) out.bytes[slot + i] = time.charCodeAt(i);
     out.byte(0x7d);
   }
 }
+
+/** The parts of a line around its values: `{"seq":1,"type":"T","version":1,"time":"...","data":{...}}`. */
+const SEQ_PART = Buffer.from('{"seq":');
+const TYPE_PART = Buffer.from(',"type":"');
+const VERSION_PART = Buffer.from('","version":');
+const TIME_PART = Buffer.from(',"time":');
+const DATA_PART = Buffer.from(',"data":');
+/** The room kept for a line's time: an ISO time of a four-digit year, in quotes. */
+const TIME_SLOT = 26;
 
 /** A fixstr key as msgpack writes it: its length byte, then its characters. */
 const key = (name: string) => Buffer.from([0xa0 + name.length, ...Buffer.from(name)]);
