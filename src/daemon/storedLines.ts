@@ -132,8 +132,13 @@ const QUOTE = 0x22;
 /** Whole numbers up to this are written digit by digit; JSON.stringify writes larger ones with an exponent. */
 const MAX_DIGITS = Number.MAX_SAFE_INTEGER;
 const BACKSLASH = 0x5c;
-/** 1 for the bytes a string is not copied through as they are: controls, the quote, the backslash, and any byte of a multi-byte character. */
-const ESCAPED = new Uint8Array(256).map((_, c) => (c < 0x20 || c === QUOTE || c === BACKSLASH || c >= 0x80 ? 1 : 0));
+/** How a string's byte is written: as it is, escaped (ESCAPES), or by decoding the string (a byte of a multi-byte character). */
+const PLAIN = 0;
+const ESCAPE = 1;
+const MULTI_BYTE = 2;
+const ESCAPED = new Uint8Array(256).map((_, c) => (c >= 0x80 ? MULTI_BYTE : c < 0x20 || c === QUOTE || c === BACKSLASH ? ESCAPE : PLAIN));
+/** JSON.stringify's own escape of each ASCII byte that has one (\n, \", \u0001, ...). */
+const ESCAPES = Array.from({ length: 0x80 }, (_, c) => (ESCAPED[c] === ESCAPE ? Buffer.from(JSON.stringify(String.fromCharCode(c)).slice(1, -1), 'latin1') : undefined));
 /** "time", whose value at the top of `data` is the line's time. */
 const TIME = Buffer.from('time');
 
@@ -266,23 +271,35 @@ class Transcoder {
     const out = this.out;
     const end = start + size;
     if (end > src.length) throw UNUSUAL;
-    // Copied as they are read while nothing needs escaping (most text), in one pass.
+    // Copied as they are read, ASCII escaped as JSON.stringify escapes it, in one pass.
     out.room(size + 2);
-    const bytes = out.bytes;
+    let bytes = out.bytes;
     const mark = out.length;
     let o = mark;
     bytes[o++] = QUOTE;
     let i = start;
     for (; i < end; i += 1) {
       const c = src[i]!;
-      if (ESCAPED[c] === 1) break;
-      bytes[o++] = c;
+      const kind = ESCAPED[c];
+      if (kind === PLAIN) {
+        bytes[o++] = c;
+        continue;
+      }
+      if (kind === MULTI_BYTE) break;
+      const escape = ESCAPES[c]!;
+      if (o + escape.length + (end - i) + 1 > bytes.length) {
+        out.length = o;
+        out.room(escape.length + (end - i) + 1);
+        bytes = out.bytes;
+      }
+      for (let e = 0; e < escape.length; e += 1) bytes[o++] = escape[e]!;
     }
     if (i === end) {
       bytes[o++] = QUOTE;
       out.length = o;
       return end;
     }
+    // Characters of more than a byte: decoded, so that bytes that are not UTF-8 are found.
     const text = Buffer.from(src.buffer, src.byteOffset + start, size).toString('utf8');
     // A replacement character may stand for bytes that are not UTF-8, which the decoder reads its own way.
     if (text.includes('\uFFFD')) throw UNUSUAL;
@@ -329,6 +346,7 @@ function timeValue(src: Uint8Array, at: number): number | undefined {
 export class StoredLines {
   readonly out = new JsonBytes();
   private readonly transcoder = new Transcoder(this.out);
+  private readonly times = new TimeBytes();
   count = 0;
   /** Of them, how many took the slow path. */
   slow = 0;
@@ -402,6 +420,10 @@ export class StoredLines {
     out.constant(DATA_PART);
     t.reset(value);
     if (t.value(at, true) !== value.length) throw UNUSUAL;
+    if (t.time !== undefined && this.times.write(out.bytes, slot, t.time)) {
+      out.byte(0x7d);
+      return;
+    }
     const time = t.time === undefined ? 'null' : `"${isoTime(t.time)}"`;
     if (time.length !== TIME_SLOT) {
       out.room(time.length - TIME_SLOT);
@@ -410,6 +432,44 @@ export class StoredLines {
     }
     for (let i = 0; i < time.length; i += 1) out.bytes[slot + i] = time.charCodeAt(i);
     out.byte(0x7d);
+  }
+}
+
+const MINUTE = 60_000;
+
+/**
+ * A line's time as isoTime writes it, quoted, made in place: the minute's text is kept as
+ * bytes and only the seconds and milliseconds are written (no strings per event).
+ */
+class TimeBytes {
+  private minute = Number.NaN;
+  /** The quote and "YYYY-MM-DDTHH:MM:" of `minute`. */
+  private readonly prefix = new Uint8Array(18);
+
+  /** Writes the TIME_SLOT bytes of `time` at `at`; false, writing nothing, when its text is of another size. */
+  write(bytes: Uint8Array, at: number, time: number): boolean {
+    if (!Number.isSafeInteger(time)) return false;
+    const minute = time - (((time % MINUTE) + MINUTE) % MINUTE);
+    if (minute !== this.minute) {
+      const iso = isoTime(minute);
+      if (iso.length !== 24) return false;
+      this.minute = minute;
+      this.prefix[0] = QUOTE;
+      for (let i = 0; i < 17; i += 1) this.prefix[i + 1] = iso.charCodeAt(i);
+    }
+    bytes.set(this.prefix, at);
+    const ms = time - minute;
+    const seconds = (ms / 1000) | 0;
+    const millis = ms % 1000;
+    bytes[at + 18] = 0x30 + ((seconds / 10) | 0);
+    bytes[at + 19] = 0x30 + (seconds % 10);
+    bytes[at + 20] = 0x2e;
+    bytes[at + 21] = 0x30 + ((millis / 100) | 0);
+    bytes[at + 22] = 0x30 + (((millis / 10) | 0) % 10);
+    bytes[at + 23] = 0x30 + (millis % 10);
+    bytes[at + 24] = 0x5a;
+    bytes[at + 25] = QUOTE;
+    return true;
   }
 }
 
