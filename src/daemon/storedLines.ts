@@ -8,6 +8,7 @@ import type { EventLine } from '../protocol/answers.js';
 import type { ResponseOf } from '../protocol/protocol.js';
 import { decodeEvent } from './codec.js';
 import { eventLine, isoTime } from './eventLine.js';
+import { JsonBytes, TimeBytes } from './jsonBytes.js';
 
 /**
  * An answer of the `events` op whose events are JSON already: the socket sends `json` as
@@ -37,53 +38,6 @@ export class EncodedEventsPage implements ResponseOf<'events'> {
   }
 }
 
-/** A growing buffer the lines are written into. */
-export class JsonBytes {
-  bytes = Buffer.allocUnsafe(1 << 20);
-  length = 0;
-
-  room(n: number): void {
-    if (this.length + n <= this.bytes.length) return;
-    const bigger = Buffer.allocUnsafe(Math.max(this.bytes.length * 2, this.length + n));
-    this.bytes.copy(bigger, 0, 0, this.length);
-    this.bytes = bigger;
-  }
-
-  /** Text of ASCII characters only (numbers, names, JSON punctuation). */
-  ascii(text: string): void {
-    this.room(text.length);
-    this.length += this.bytes.write(text, this.length, 'latin1');
-  }
-
-  utf8(text: string): void {
-    this.room(text.length * 3);
-    this.length += this.bytes.write(text, this.length, 'utf8');
-  }
-
-  byte(b: number): void {
-    this.room(1);
-    this.bytes[this.length++] = b;
-  }
-
-  /** A whole number from 0 to MAX_DIGITS, in decimal. */
-  digits(n: number): void {
-    this.room(16);
-    const bytes = this.bytes;
-    let end = this.length;
-    for (let rest = n; rest >= 10; rest = Math.floor(rest / 10)) end += 1;
-    this.length = end + 1;
-    for (let rest = n; ; rest = Math.floor(rest / 10)) {
-      bytes[end--] = 0x30 + (rest % 10);
-      if (rest < 10) return;
-    }
-  }
-
-  /** The bytes written so far. */
-  take(): Buffer {
-    return this.bytes.subarray(0, this.length);
-  }
-}
-
 /** Thrown inside the reader at anything it does not handle as JSON.stringify would: the event takes the slow path. */
 const UNUSUAL = new Error('unusual');
 
@@ -91,6 +45,13 @@ const QUOTE = 0x22;
 /** Whole numbers up to this are written digit by digit; JSON.stringify writes larger ones with an exponent. */
 const MAX_DIGITS = Number.MAX_SAFE_INTEGER;
 const BACKSLASH = 0x5c;
+/** How a string's byte is written: as it is, escaped (ESCAPES), or by decoding the string (a byte of a multi-byte character). */
+const PLAIN = 0;
+const ESCAPE = 1;
+const MULTI_BYTE = 2;
+const ESCAPED = new Uint8Array(256).map((_, c) => (c >= 0x80 ? MULTI_BYTE : c < 0x20 || c === QUOTE || c === BACKSLASH ? ESCAPE : PLAIN));
+/** JSON.stringify's own escape of each ASCII byte that has one (\n, \", \u0001, ...). */
+const ESCAPES = Array.from({ length: 0x80 }, (_, c) => (ESCAPED[c] === ESCAPE ? Buffer.from(JSON.stringify(String.fromCharCode(c)).slice(1, -1), 'latin1') : undefined));
 /** "time", whose value at the top of `data` is the line's time. */
 const TIME = Buffer.from('time');
 
@@ -223,23 +184,35 @@ class Transcoder {
     const out = this.out;
     const end = start + size;
     if (end > src.length) throw UNUSUAL;
-    // Copied as they are read while nothing needs escaping (most text), in one pass.
+    // Copied as they are read, ASCII escaped as JSON.stringify escapes it, in one pass.
     out.room(size + 2);
-    const bytes = out.bytes;
+    let bytes = out.bytes;
     const mark = out.length;
     let o = mark;
     bytes[o++] = QUOTE;
     let i = start;
     for (; i < end; i += 1) {
       const c = src[i]!;
-      if (c < 0x20 || c === QUOTE || c === BACKSLASH || c >= 0x80) break;
-      bytes[o++] = c;
+      const kind = ESCAPED[c];
+      if (kind === PLAIN) {
+        bytes[o++] = c;
+        continue;
+      }
+      if (kind === MULTI_BYTE) break;
+      const escape = ESCAPES[c]!;
+      if (o + escape.length + (end - i) + 1 > bytes.length) {
+        out.length = o;
+        out.room(escape.length + (end - i) + 1);
+        bytes = out.bytes;
+      }
+      for (let e = 0; e < escape.length; e += 1) bytes[o++] = escape[e]!;
     }
     if (i === end) {
       bytes[o++] = QUOTE;
       out.length = o;
       return end;
     }
+    // Characters of more than a byte: decoded, so that bytes that are not UTF-8 are found.
     const text = Buffer.from(src.buffer, src.byteOffset + start, size).toString('utf8');
     // A replacement character may stand for bytes that are not UTF-8, which the decoder reads its own way.
     if (text.includes('\uFFFD')) throw UNUSUAL;
@@ -285,9 +258,8 @@ function timeValue(src: Uint8Array, at: number): number | undefined {
  */
 export class StoredLines {
   readonly out = new JsonBytes();
-  /** The event's `data`, written apart: the line puts its time before it. */
-  private readonly data = new JsonBytes();
-  private readonly transcoder = new Transcoder(this.data);
+  private readonly transcoder = new Transcoder(this.out);
+  private readonly times = new TimeBytes();
   count = 0;
   /** Of them, how many took the slow path. */
   slow = 0;
@@ -344,22 +316,46 @@ export class StoredLines {
     at += DATA_KEY.length;
     const dataToken = value[at]!;
     if (!((dataToken >= 0x80 && dataToken < 0x90) || dataToken === 0xde || dataToken === 0xdf)) throw UNUSUAL;
-    this.data.length = 0;
-    t.reset(value);
-    if (t.value(at, true) !== value.length) throw UNUSUAL;
     const out = this.out;
-    out.ascii(`{"seq":${seq},"type":"`);
+    out.constant(SEQ_PART);
+    out.digits(seq);
+    out.constant(TYPE_PART);
     out.room(typeEnd - typeStart);
     for (let i = typeStart; i < typeEnd; i += 1) out.bytes[out.length++] = value[i]!;
-    out.ascii(`","version":${version},"time":`);
-    if (t.time === undefined) out.ascii('null');
-    else out.ascii(`"${isoTime(t.time)}"`);
-    out.ascii(',"data":');
-    out.room(this.data.length + 1);
-    out.length += this.data.bytes.copy(out.bytes, out.length, 0, this.data.length);
+    out.constant(VERSION_PART);
+    out.digits(version);
+    out.constant(TIME_PART);
+    // The line's time comes before the data it is read from: the data is written after room
+    // for the usual time ("YYYY-MM-DDTHH:MM:SS.mmmZ", quoted), moved when the time is another size.
+    const slot = out.length;
+    out.room(TIME_SLOT);
+    out.length += TIME_SLOT;
+    out.constant(DATA_PART);
+    t.reset(value);
+    if (t.value(at, true) !== value.length) throw UNUSUAL;
+    if (t.time !== undefined && this.times.write(out.bytes, slot, t.time)) {
+      out.byte(0x7d);
+      return;
+    }
+    const time = t.time === undefined ? 'null' : `"${isoTime(t.time)}"`;
+    if (time.length !== TIME_SLOT) {
+      out.room(time.length - TIME_SLOT);
+      out.bytes.copyWithin(slot + time.length, slot + TIME_SLOT, out.length);
+      out.length += time.length - TIME_SLOT;
+    }
+    for (let i = 0; i < time.length; i += 1) out.bytes[slot + i] = time.charCodeAt(i);
     out.byte(0x7d);
   }
 }
+
+/** The parts of a line around its values: `{"seq":1,"type":"T","version":1,"time":"...","data":{...}}`. */
+const SEQ_PART = Buffer.from('{"seq":');
+const TYPE_PART = Buffer.from(',"type":"');
+const VERSION_PART = Buffer.from('","version":');
+const TIME_PART = Buffer.from(',"time":');
+const DATA_PART = Buffer.from(',"data":');
+/** The room kept for a line's time: an ISO time of a four-digit year, in quotes. */
+const TIME_SLOT = 26;
 
 /** A fixstr key as msgpack writes it: its length byte, then its characters. */
 const key = (name: string) => Buffer.from([0xa0 + name.length, ...Buffer.from(name)]);

@@ -48,6 +48,17 @@ describe('stored lines', () => {
       stored(6, 'InteractionRecorded', { job: 'no time', kind: 'prompt', text: '' }),
       stored(7, 'InteractionRecorded', { job: 'text time', kind: 'prompt', text: 'x', time: 'yesterday' }),
       stored(8, 'InteractionRecorded', { job: 'float time', kind: 'prompt', text: 'x', time: 1_793_491_200_000.5 }),
+      // Times whose ISO form is longer than a four-digit year's, and numbers of every width around 10^9.
+      stored(9, 'InteractionRecorded', { job: 'far time', kind: 'prompt', text: 'x', time: 300_000_000_000_000, tokens: 999_999_999 }),
+      stored(10, 'InteractionRecorded', { job: 'old time', kind: 'prompt', text: 'x', time: -62_200_000_000_000, tokens: 1_000_000_000 }),
+      // Every ASCII byte JSON escapes, escaped in place (no decoding of the string).
+      stored(12, 'InteractionRecorded', {
+        job: 'job-1',
+        kind: 'tool',
+        text: `a "quoted" \\ path\n${Array.from({ length: 0x20 }, (_, c) => String.fromCharCode(c)).join('')}\u007f end`,
+        time: 1_793_491_260_999,
+      }),
+      stored(11, 'UsageRecorded', { job: 'job-1', counts: [1_000_000_001, 10_000_000_000, 2 ** 53 - 1, 1_000_000_000_000_000, 0, 9, 10], time: 1_793_491_200_040 }),
     ];
     const made = page(values);
     expect(made.json).toBe(before(values));
