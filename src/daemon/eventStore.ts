@@ -23,6 +23,13 @@ const SNAPSHOT_PREFIX = Buffer.from([0xff, ...Buffer.from('snapshot')]);
 const SNAPSHOT_END = Buffer.from([0xff, 0xff]);
 const SNAPSHOT_KEY_BYTES = SNAPSHOT_PREFIX.length + 8;
 const SNAPSHOT_PIECE = 1024 * 1024;
+/**
+ * The audit index's chunks (auditChunks.ts): a 0xff byte, a name, the chunk's window number.
+ * After every event key and before the snapshots, so neither reads nor exports see them.
+ */
+const AUDIT_PREFIX = Buffer.from([0xff, ...Buffer.from('audit')]);
+const AUDIT_KEY_BYTES = AUDIT_PREFIX.length + 8;
+const auditKey = (window: number): Buffer => Buffer.concat([AUDIT_PREFIX, encodeKey(window)], AUDIT_KEY_BYTES);
 /** Pieces of a snapshot read from LevelDB at a time. */
 const SNAPSHOT_READ_AHEAD = 4;
 /** The newest snapshots, always kept: start-up falls back to the one before if the newest does not decode. */
@@ -376,6 +383,24 @@ export class EventStore extends EventEmitter<{ failed: [error: Error]; appended:
     this.snapshotsInLog = [{ seq, pieces: Math.max(1, Math.ceil(snapshot.length / SNAPSHOT_PIECE)) }];
     // `level`'s types leave compactRange out; its Node build (classic-level) has it.
     await (this.db as unknown as { compactRange(start: Uint8Array, end: Uint8Array): Promise<void> }).compactRange(encodeKey(0), SNAPSHOT_END);
+  }
+
+  /** Writes the audit index's chunk of `window` (not synced: a chunk lost in a crash is folded again). */
+  putAuditChunk(window: number, bytes: Uint8Array): Promise<void> {
+    return this.db.put(auditKey(window), bytes);
+  }
+
+  /** The audit index's chunks, by window number, oldest first (newest first with `reverse`), each read when the caller gets to it. */
+  async *auditChunks({ reverse = false } = {}): AsyncGenerator<{ window: number; value: Uint8Array }> {
+    const iterator = this.db.iterator({ gt: AUDIT_PREFIX, lt: auditKey(MAX_SEQ), reverse, fillCache: false });
+    try {
+      for (let entry = await iterator.next(); entry !== undefined; entry = await iterator.next()) {
+        const [key, value] = entry;
+        if (key.length === AUDIT_KEY_BYTES) yield { window: decodeKey(key.subarray(AUDIT_PREFIX.length)), value };
+      }
+    } finally {
+      await iterator.close();
+    }
   }
 
   /** Writes events as they are, with their own sequence numbers (import into an empty log). */

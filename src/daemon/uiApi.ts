@@ -77,10 +77,12 @@ export class UiApi {
     private readonly handler: Handler,
     private readonly projection: () => Projection,
     private readonly store: EventStore,
+    /** Events per chunk of the index kept in the log (chunkEvents). */
+    chunkSize: number,
     /** Told of a fault in following the log (the index is built again). */
     failed?: (error: Error) => void,
   ) {
-    this.index = new AuditIndex(store, failed);
+    this.index = new AuditIndex(store, chunkSize, failed);
   }
 
   ready(): Promise<void> {
