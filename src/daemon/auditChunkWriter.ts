@@ -45,7 +45,7 @@ export class AuditChunkWriter {
 
   private async run(): Promise<void> {
     try {
-      for (let target = 0; target < this.wanted && !this.stopped; ) {
+      for (let target = 0; target < this.wanted && !this.stopped;) {
         target = this.wanted;
         await this.store.flushed();
         // A failed write may have taken events back.

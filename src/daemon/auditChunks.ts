@@ -145,7 +145,13 @@ function fill(points: Points, chunk: unknown): boolean {
 }
 
 const isTrip = (trip: Trip): boolean =>
-  trip !== null && typeof trip === 'object' && isNumber(trip.seq) && isNumber(trip.time) && typeof trip.reason === 'string' && isNumber(trip.unsummarizedTokens) && isNumber(trip.limit);
+  trip !== null &&
+  typeof trip === 'object' &&
+  isNumber(trip.seq) &&
+  isNumber(trip.time) &&
+  typeof trip.reason === 'string' &&
+  isNumber(trip.unsummarizedTokens) &&
+  isNumber(trip.limit);
 
 const isSummary = (mark: SummaryMark): boolean =>
   mark !== null &&

@@ -11,6 +11,9 @@ import { HourlyUsage, type Bucket, type UsageSeries } from './usageIndex.js';
 
 export type { SummaryMark, Trip } from './auditTrack.js';
 
+/** How an index was built: the events its chunks covered, and the events after them it folded. */
+export type IndexBuilt = { chunked: number; folded: number };
+
 export type DenialMark = { time: number; seq: number; tool: string; count: number };
 
 export type JobView = {
@@ -39,6 +42,8 @@ export class AuditIndex {
     private readonly chunkSize: number,
     /** Told of a fault in following the log (the index is then built again). */
     private readonly failed?: (error: Error) => void,
+    /** Told, once built, how many events it read from chunks and how many it folded. */
+    private readonly built?: (how: IndexBuilt) => void,
   ) {}
 
   /**
@@ -88,6 +93,7 @@ export class AuditIndex {
     // Everything up to `upTo` is readable once written.
     await this.store.flushed();
     const end = await readChain(this.store, this.chunkSize, upTo, (window) => this.absorb(window));
+    this.built?.({ chunked: end.to, folded: upTo - end.to });
     // The texts, most of the log's bytes, are never drawn: not decoded.
     for await (const window of windowsAfter(this.store, this.chunkSize, end, upTo, current)) {
       // A reset while this build ran: the next build has it.

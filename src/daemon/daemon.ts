@@ -82,7 +82,9 @@ export class Daemon {
     this.projection = await this.firstProjection();
     await this.watchStore();
     // The audit page's chunks written as the log grows, so its first opening folds only the newest events.
-    this.auditChunks = new AuditChunkWriter(this.store, chunkEvents(this.env), (error) => this.log.warn({ err: error }, "the audit page's chunks could not be written: the page folds those events when opened"));
+    this.auditChunks = new AuditChunkWriter(this.store, chunkEvents(this.env), (error) =>
+      this.log.warn({ err: error }, "the audit page's chunks could not be written: the page folds those events when opened"),
+    );
     this.config = this.openConfig();
     this.handler = this.newHandler();
     this.servers = new LoopbackServers(
