@@ -59,16 +59,20 @@ async function makeLog(box: Sandbox): Promise<number> {
     await ask({ op: 'check', job: 'a', tool: 'Grep', input: { pattern: 'x' } });
     expect(await ask({ op: 'submit', job: 'a', text: goodSummary(undefined, round) })).toMatchObject({ accepted: true });
   }
-  // Events after the last whole window: the tail the page folds.
-  const { seq } = await ask({ op: 'record', job: 'a', kind: 'prompt', text: prose(12) });
+  // Events after the last whole window, both jobs' meters moving: the tail the page folds.
+  let seq = 0;
+  do {
+    await ask({ op: 'record', job: 'a', kind: 'prompt', text: prose(1) });
+    seq = (await ask({ op: 'record', job: 'b', kind: 'prompt', text: prose(1) })).seq!;
+  } while (seq % 50 < 10);
   client.close();
   // Stopping waits for the chunks being written.
   await daemon.stop();
-  return seq!;
+  return seq;
 }
 
 /** Everything the page shows of the log, as its /api answers it; and how the daemon built its index. */
-async function page(box: Sandbox, env: NodeJS.ProcessEnv): Promise<{ built: Built; data: unknown }> {
+async function page(box: Sandbox, env: NodeJS.ProcessEnv, { thenRecord = false } = {}): Promise<{ built: Built; data: unknown; afterRecord?: unknown }> {
   const daemon = await start(box, env);
   const ui = await openUi(box);
   const built = (await daemon.waitForLog((line) => line.msg.startsWith("the audit page's index read its chunks"))) as unknown as Built;
@@ -90,8 +94,16 @@ async function page(box: Sandbox, env: NodeJS.ProcessEnv): Promise<{ built: Buil
       lastMoments: await get(`/api/job/moments?job=${job}&from=${middle}&to=${last}`),
     };
   }
+  // A record as the page is open: followed on from the meter's level the chunks carried.
+  let afterRecord: unknown;
+  if (thenRecord) {
+    const client = await RawClient.connect(box.socket);
+    expect(await client.request({ id: 1, op: 'record', job: 'b', kind: 'prompt', text: prose(1) })).toHaveProperty('result');
+    client.close();
+    afterRecord = await get('/api/job?job=b&width=8000');
+  }
   await daemon.stop();
-  return { built: { chunked: built.chunked, folded: built.folded }, data };
+  return { built: { chunked: built.chunked, folded: built.folded }, data, ...(thenRecord ? { afterRecord } : {}) };
 }
 
 describe('the audit index kept in the log', () => {
@@ -101,12 +113,15 @@ describe('the audit index kept in the log', () => {
     const tail = events % 50;
     expect(tail).toBeGreaterThan(0);
 
-    const fromChunks = await page(box, CHUNKED);
-    expect(fromChunks.built).toEqual({ chunked: events - tail, folded: tail });
     const fromScratch = await page(box, UNCHUNKED);
     expect(fromScratch.built).toEqual({ chunked: 0, folded: events });
-    expect(JSON.stringify(fromChunks.data)).toBe(JSON.stringify(fromScratch.data));
     expect((fromScratch.data as { usage: { series: unknown[] } }).usage.series).toHaveLength(2);
+    const fromChunks = await page(box, CHUNKED, { thenRecord: true });
+    expect(fromChunks.built).toEqual({ chunked: events - tail, folded: tail });
+    expect(JSON.stringify(fromChunks.data)).toBe(JSON.stringify(fromScratch.data));
+    // And the record made as it was open, as a fold of the whole log then shows it.
+    const withRecord = await page(box, UNCHUNKED);
+    expect(JSON.stringify(fromChunks.afterRecord)).toBe(JSON.stringify((withRecord.data as { b: { whole: unknown } }).b.whole));
   });
 
   it('leaves the chunks out of recap verify and recap export: the export imports and verifies', async () => {
