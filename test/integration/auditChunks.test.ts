@@ -60,7 +60,7 @@ async function makeLog(box: Sandbox): Promise<number> {
     expect(await ask({ op: 'submit', job: 'a', text: goodSummary(undefined, round) })).toMatchObject({ accepted: true });
   }
   // Events after the last whole window, both jobs' meters moving: the tail the page folds.
-  let seq = 0;
+  let seq: number;
   do {
     await ask({ op: 'record', job: 'a', kind: 'prompt', text: prose(1) });
     seq = (await ask({ op: 'record', job: 'b', kind: 'prompt', text: prose(1) })).seq!;
