@@ -38,12 +38,18 @@ export function auditJob(event: StoredEvent): string | undefined {
   return job === undefined || event.type === 'ConfigApplied' ? undefined : job;
 }
 
-type PointsChunk = [t: Uint8Array, v: Uint8Array];
+/**
+ * A column of numbers: where every step between neighbours is a 32-bit integer (times,
+ * sequence numbers, token counts), the first number and the steps (half the bytes, and a
+ * chunk is read whole); else the numbers themselves.
+ */
+type Column = { from: number; steps: Uint8Array } | { values: Uint8Array };
+type PointsChunk = [t: Column, v: Column];
 type JobChunk = {
   job: string;
   first: number;
   last: number;
-  meter: { seqs: Uint8Array; tokens: Uint8Array; value: number };
+  meter: { seqs: Column; tokens: Column; value: number };
   points: PointsChunk;
   moments: PointsChunk;
   denials: PointsChunk;
@@ -65,7 +71,7 @@ export function encodeChunk(window: Window): Buffer {
       job,
       first,
       last,
-      meter: { seqs: floats(Float64Array.from(meter.seqs)), tokens: floats(Float64Array.from(meter.tokens)), value: meter.value },
+      meter: { seqs: column(Float64Array.from(meter.seqs)), tokens: column(Float64Array.from(meter.tokens)), value: meter.value },
       points: pointsChunk(track.points),
       moments: pointsChunk(track.moments),
       denials: pointsChunk(track.denials),
@@ -80,8 +86,22 @@ export function encodeChunk(window: Window): Buffer {
   return packr.pack(chunk);
 }
 
-const floats = (array: Float64Array): Uint8Array => new Uint8Array(array.buffer, array.byteOffset, array.byteLength);
-const pointsChunk = (points: Points): PointsChunk => [floats(points.t.subarray(0, points.n)), floats(points.v.subarray(0, points.n))];
+const pointsChunk = (points: Points): PointsChunk => [column(points.t.subarray(0, points.n)), column(points.v.subarray(0, points.n))];
+
+function column(values: Float64Array): Column {
+  const from = values[0] ?? 0;
+  const steps = new Int32Array(values.length);
+  let previous = from;
+  for (let i = 0; i < values.length; i += 1) {
+    const step = values[i]! - previous;
+    if (!Number.isInteger(step) || step < -(2 ** 31) || step >= 2 ** 31) return { values: bytesOf(values) };
+    steps[i] = step;
+    previous = values[i]!;
+  }
+  return { from, steps: bytesOf(steps) };
+}
+
+const bytesOf = (array: Float64Array | Int32Array): Uint8Array => new Uint8Array(array.buffer, array.byteOffset, array.byteLength);
 
 /** The chunk of window `window`, or undefined when it cannot be trusted (another format, cut short, not its window). */
 export function decodeChunk(window: number, size: number, bytes: Uint8Array): (Window & { toTime: number | null }) | undefined {
@@ -125,22 +145,30 @@ function decodeTrack(job: JobChunk): Track | undefined {
 
 const isNumber = (value: unknown): value is number => typeof value === 'number';
 
-function floatsOf(bytes: unknown): Float64Array<ArrayBuffer> | undefined {
-  if (!(bytes instanceof Uint8Array) || bytes.byteLength % 8 !== 0) return undefined;
-  // A copy: the bytes are a view into the chunk, at any alignment.
-  return new Float64Array(new Uint8Array(bytes).buffer);
+/** A column's numbers, or undefined when it is not one. */
+function floatsOf(column: unknown): Float64Array<ArrayBuffer> | undefined {
+  if (column === null || typeof column !== 'object') return undefined;
+  const { values, from, steps } = column as { values?: unknown; from?: unknown; steps?: unknown };
+  // Copies: the bytes are a view into the chunk, at any alignment.
+  if (values instanceof Uint8Array && values.byteLength % 8 === 0) return new Float64Array(new Uint8Array(values).buffer);
+  if (!(steps instanceof Uint8Array) || steps.byteLength % 4 !== 0 || !isNumber(from)) return undefined;
+  const read = new Int32Array(new Uint8Array(steps).buffer);
+  const out = new Float64Array(read.length);
+  let value = from;
+  for (let i = 0; i < read.length; i += 1) out[i] = value += read[i]!;
+  return out;
 }
 
+/** Gives a track's empty points the chunk's. */
 function fill(points: Points, chunk: unknown): boolean {
   if (!Array.isArray(chunk)) return false;
   const t = floatsOf(chunk[0]);
   const v = floatsOf(chunk[1]);
   if (!t || !v || t.length !== v.length) return false;
-  const read = new Points();
-  read.t = t;
-  read.v = v;
-  read.n = t.length;
-  points.append(read);
+  // The track's own arrays (it has none yet): not copied again.
+  points.t = t;
+  points.v = v;
+  points.n = t.length;
   return true;
 }
 

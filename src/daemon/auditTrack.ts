@@ -53,7 +53,9 @@ export class Points {
 
   private grow(needed: number): void {
     if (needed <= this.t.length) return;
-    const size = Math.max(this.t.length * 2, needed);
+    // Doubled as often as needed: a track read from many chunks ends the size a fold makes it.
+    let size = Math.max(this.t.length, 128) * 2;
+    while (size < needed) size *= 2;
     this.t = grown(this.t, size);
     this.v = grown(this.v, size);
   }

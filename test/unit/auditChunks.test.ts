@@ -43,6 +43,16 @@ describe('a chunk of the audit index', () => {
     expect(read.toTime).toBe(20_000);
   });
 
+  it('keeps numbers that are not whole as they are', () => {
+    const track = Track.from({ first: 0, last: 0, meter: { seqs: [], tokens: [], value: 0 } });
+    track.apply(at(1, 'InteractionRecorded', { kind: 'prompt', text: '', tokens: 2.6, counted: true }));
+    track.apply(at(2, 'InteractionRecorded', { kind: 'prompt', text: '', tokens: 1.3, counted: true }));
+    const read = decodeChunk(0, SIZE, encodeChunk({ window: 0, from: 1, to: 10, tracks: new Map([['j', track]]), whole: true, toTime: 2000 }))!;
+    const after = read.tracks.get('j')!;
+    expect([...after.points.v.subarray(0, after.points.n)]).toEqual([2.6, 2.6 + 1.3]);
+    expect(after.carry().meter).toEqual({ seqs: [1, 2], tokens: [2.6, 1.3], value: 2.6 + 1.3 });
+  });
+
   it('is not used when cut short, of another format, of another window or of another size', () => {
     const bytes = encodeChunk(window());
     expect(decodeChunk(1, SIZE, bytes.subarray(0, bytes.length - 9))).toBeUndefined();
