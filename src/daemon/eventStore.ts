@@ -8,28 +8,14 @@ import { Level } from 'level';
 import { CURRENT_VERSION, type RecapEvent, type StoredEvent } from '../events/events.js';
 import { upcast } from '../events/upcast.js';
 import { decodeEvent, decodeEventWithoutTexts, decodeKey, encodeEvent, encodeKey, MAX_SEQ } from './codec.js';
+import * as keys from './logKeys.js';
+import type { BatchOp } from './logKeys.js';
+
+export { snapshotKey } from './logKeys.js';
 
 /** `rewrites`: events already in the log, written again in their place (a redaction's copies without their text). */
 type Waiting = { events: StoredEvent[]; rewrites?: StoredEvent[]; snapshot?: { seq: number; bytes: Uint8Array }; resolve: () => void; reject: (error: Error) => void };
 
-/**
- * Snapshot keys sort after every event key: a 0xff byte, a name, the sequence number
- * covered. A large snapshot is written in pieces of SNAPSHOT_PIECE bytes: the first under
- * that key, the next ones under it plus a 4-byte piece number (1, 2, ...). LevelDB copes
- * badly with values of many megabytes (each read and compaction handles the value whole),
- * and reading one makes it allocate, and keep, several copies of it.
- */
-const SNAPSHOT_PREFIX = Buffer.from([0xff, ...Buffer.from('snapshot')]);
-const SNAPSHOT_END = Buffer.from([0xff, 0xff]);
-const SNAPSHOT_KEY_BYTES = SNAPSHOT_PREFIX.length + 8;
-const SNAPSHOT_PIECE = 1024 * 1024;
-/**
- * The audit index's chunks (auditChunks.ts): a 0xff byte, a name, the chunk's window number.
- * After every event key and before the snapshots, so neither reads nor exports see them.
- */
-const AUDIT_PREFIX = Buffer.from([0xff, ...Buffer.from('audit')]);
-const AUDIT_KEY_BYTES = AUDIT_PREFIX.length + 8;
-const auditKey = (window: number): Buffer => Buffer.concat([AUDIT_PREFIX, encodeKey(window)], AUDIT_KEY_BYTES);
 /** Pieces of a snapshot read from LevelDB at a time. */
 const SNAPSHOT_READ_AHEAD = 4;
 /** The newest snapshots, always kept: start-up falls back to the one before if the newest does not decode. */
@@ -42,23 +28,6 @@ export const DEFAULT_SNAPSHOT_SPACING = 20_000;
 /** Events per read batch, and the bytes LevelDB may gather for one (it stops at either). */
 const READ_BATCH = 1000;
 const READ_AHEAD_BYTES = 1024 * 1024;
-type BatchOp = { type: 'put'; key: Uint8Array; value: Uint8Array } | { type: 'del'; key: Uint8Array };
-export const snapshotKey = (seq: number, piece = 0): Buffer => {
-  const key = Buffer.concat([SNAPSHOT_PREFIX, encodeKey(seq)], SNAPSHOT_KEY_BYTES + (piece > 0 ? 4 : 0));
-  if (piece > 0) key.writeUInt32BE(piece, SNAPSHOT_KEY_BYTES);
-  return key;
-};
-const snapshotSeq = (key: Uint8Array) => decodeKey(key.subarray(SNAPSHOT_PREFIX.length, SNAPSHOT_KEY_BYTES));
-const snapshotPiece = (key: Uint8Array) => (key.length > SNAPSHOT_KEY_BYTES ? Buffer.from(key.buffer, key.byteOffset, key.byteLength).readUInt32BE(SNAPSHOT_KEY_BYTES) : 0);
-
-/** The puts that write a snapshot, in pieces. */
-function snapshotPuts(seq: number, snapshot: Uint8Array): BatchOp[] {
-  const puts: BatchOp[] = [];
-  for (let piece = 0, at = 0; piece === 0 || at < snapshot.length; piece += 1, at += SNAPSHOT_PIECE) {
-    puts.push({ type: 'put', key: snapshotKey(seq, piece), value: snapshot.subarray(at, at + SNAPSHOT_PIECE) });
-  }
-  return puts;
-}
 
 /** A snapshot in the log: its sequence number and how many pieces it has. */
 type SnapshotInLog = { seq: number; pieces: number };
@@ -195,11 +164,11 @@ export class EventStore extends EventEmitter<{ failed: [error: Error]; appended:
         const newest = snapshots.at(-1);
         if (newest?.snapshot) {
           const { seq, bytes } = newest.snapshot;
-          ops.push(...snapshotPuts(seq, bytes));
+          ops.push(...keys.snapshotPuts(seq, bytes));
           const kept = (this.snapshotsInLog ??= await this.listSnapshots());
-          kept.push({ seq, pieces: Math.max(1, Math.ceil(bytes.length / SNAPSHOT_PIECE)) });
+          kept.push({ seq, pieces: Math.max(1, Math.ceil(bytes.length / keys.SNAPSHOT_PIECE)) });
           for (const old of this.thin(kept)) {
-            for (let piece = 0; piece < old.pieces; piece += 1) ops.push({ type: 'del', key: snapshotKey(old.seq, piece) });
+            for (let piece = 0; piece < old.pieces; piece += 1) ops.push({ type: 'del', key: keys.snapshotKey(old.seq, piece) });
           }
         }
         await this.db.batch(ops, { sync: true });
@@ -287,7 +256,13 @@ export class EventStore extends EventEmitter<{ failed: [error: Error]; appended:
     // Backwards, a snapshot's pieces come last piece first and its first piece last.
     // The last piece read says how many come before it: they are asked for a few at a time
     // (fewer round trips to LevelDB's thread, without it holding many megabytes at once).
-    const iterator = this.db.iterator({ gte: SNAPSHOT_PREFIX, lt: SNAPSHOT_END, reverse: true, fillCache: false, highWaterMarkBytes: SNAPSHOT_READ_AHEAD * SNAPSHOT_PIECE });
+    const iterator = this.db.iterator({
+      gte: keys.SNAPSHOT_PREFIX,
+      lt: keys.SNAPSHOT_END,
+      reverse: true,
+      fillCache: false,
+      highWaterMarkBytes: SNAPSHOT_READ_AHEAD * keys.SNAPSHOT_PIECE,
+    });
     try {
       let seq: number | undefined; // the snapshot whose pieces are being gathered
       let pieces: Uint8Array[] = [];
@@ -297,16 +272,16 @@ export class EventStore extends EventEmitter<{ failed: [error: Error]; appended:
       for (;;) {
         if (ahead.length === 0) ahead.push(...(await iterator.nextv(seq === undefined ? 1 : Math.min(SNAPSHOT_READ_AHEAD, Math.max(1, next + 1)))).reverse());
         const entry = ahead.pop();
-        if (seq !== undefined && (!entry || snapshotSeq(entry[0]) !== seq)) {
+        if (seq !== undefined && (!entry || keys.snapshotSeq(entry[0]) !== seq)) {
           // Its first piece is missing.
           yield { seq, value: undefined };
           seq = undefined;
         }
         if (!entry) return;
         const [key, value] = entry;
-        const piece = snapshotPiece(key);
+        const piece = keys.snapshotPiece(key);
         if (seq === undefined) {
-          seq = snapshotSeq(key);
+          seq = keys.snapshotSeq(key);
           pieces = [];
           whole = true;
         } else if (piece !== next) {
@@ -354,17 +329,17 @@ export class EventStore extends EventEmitter<{ failed: [error: Error]; appended:
 
   /** The snapshot at `seq`, whole; undefined when it is not there or a piece is missing. */
   async snapshotAt(seq: number): Promise<Uint8Array | undefined> {
-    const entries = await this.db.iterator({ gte: snapshotKey(seq), lt: snapshotKey(seq + 1), fillCache: false }).all();
-    if (entries.length === 0 || !entries.every(([key], i) => snapshotPiece(key) === i)) return undefined;
+    const entries = await this.db.iterator({ gte: keys.snapshotKey(seq), lt: keys.snapshotKey(seq + 1), fillCache: false }).all();
+    if (entries.length === 0 || !entries.every(([key], i) => keys.snapshotPiece(key) === i)) return undefined;
     return entries.length === 1 ? entries[0]![1] : Buffer.concat(entries.map(([, value]) => value));
   }
 
   private async listSnapshots(): Promise<SnapshotInLog[]> {
     const found = new Map<number, SnapshotInLog>();
-    for (const key of await this.db.keys({ gte: SNAPSHOT_PREFIX, lt: SNAPSHOT_END }).all()) {
-      const seq = snapshotSeq(key);
+    for (const key of await this.db.keys({ gte: keys.SNAPSHOT_PREFIX, lt: keys.SNAPSHOT_END }).all()) {
+      const seq = keys.snapshotSeq(key);
       const known = found.get(seq) ?? { seq, pieces: 0 };
-      known.pieces = Math.max(known.pieces, snapshotPiece(key) + 1);
+      known.pieces = Math.max(known.pieces, keys.snapshotPiece(key) + 1);
       found.set(seq, known);
     }
     return [...found.values()];
@@ -378,25 +353,25 @@ export class EventStore extends EventEmitter<{ failed: [error: Error]; appended:
    * (a crash between the clear and the put leaves no snapshot: start-up replays the log). */
   async purge(seq: number, snapshot: Uint8Array): Promise<void> {
     await this.flushed();
-    await this.db.clear({ gte: SNAPSHOT_PREFIX, lt: SNAPSHOT_END });
-    await this.db.batch(snapshotPuts(seq, snapshot), { sync: true });
-    this.snapshotsInLog = [{ seq, pieces: Math.max(1, Math.ceil(snapshot.length / SNAPSHOT_PIECE)) }];
+    await this.db.clear({ gte: keys.SNAPSHOT_PREFIX, lt: keys.SNAPSHOT_END });
+    await this.db.batch(keys.snapshotPuts(seq, snapshot), { sync: true });
+    this.snapshotsInLog = [{ seq, pieces: Math.max(1, Math.ceil(snapshot.length / keys.SNAPSHOT_PIECE)) }];
     // `level`'s types leave compactRange out; its Node build (classic-level) has it.
-    await (this.db as unknown as { compactRange(start: Uint8Array, end: Uint8Array): Promise<void> }).compactRange(encodeKey(0), SNAPSHOT_END);
+    await (this.db as unknown as { compactRange(start: Uint8Array, end: Uint8Array): Promise<void> }).compactRange(encodeKey(0), keys.SNAPSHOT_END);
   }
 
   /** Writes the audit index's chunk of `window` (not synced: a chunk lost in a crash is folded again). */
   putAuditChunk(window: number, bytes: Uint8Array): Promise<void> {
-    return this.db.put(auditKey(window), bytes);
+    return this.db.put(keys.auditKey(window), bytes);
   }
 
   /** The audit index's chunks, by window number, oldest first (newest first with `reverse`), each read when the caller gets to it. */
   async *auditChunks({ reverse = false } = {}): AsyncGenerator<{ window: number; value: Uint8Array }> {
-    const iterator = this.db.iterator({ gt: AUDIT_PREFIX, lt: auditKey(MAX_SEQ), reverse, fillCache: false });
+    const iterator = this.db.iterator({ gt: keys.AUDIT_PREFIX, lt: keys.auditKey(MAX_SEQ), reverse, fillCache: false });
     try {
       for (let entry = await iterator.next(); entry !== undefined; entry = await iterator.next()) {
         const [key, value] = entry;
-        if (key.length === AUDIT_KEY_BYTES) yield { window: decodeKey(key.subarray(AUDIT_PREFIX.length)), value };
+        if (key.length === keys.AUDIT_KEY_BYTES) yield { window: decodeKey(key.subarray(keys.AUDIT_PREFIX.length)), value };
       }
     } finally {
       await iterator.close();
