@@ -3,7 +3,7 @@
 // summary the decider accepts (each round's text its own: one that repeats an earlier summary
 // is rejected, and a job whose summaries all are stays tripped, its log nothing but
 // denials). Written in synced batches, with a snapshot every `snapshotEvery` events thinned
-// by the store as the daemon's are.
+// by the store as the daemon's are, and the audit page's chunks as the daemon writes them.
 import { join } from 'node:path';
 import { ROOT } from './daemon.mjs';
 
@@ -11,6 +11,8 @@ const dist = (p) => import(join(ROOT, 'dist', p));
 const { EventStore } = await dist('daemon/eventStore.js');
 const { Projection } = await dist('daemon/projection.js');
 const { encodeSnapshot } = await dist('daemon/snapshot.js');
+const { AuditChunkWriter } = await dist('daemon/auditChunkWriter.js');
+const { chunkEvents } = await dist('daemon/auditChunks.js');
 const { checkTool, recordInteraction } = await dist('events/gate.js');
 const { submitSummary } = await dist('events/summaries.js');
 const { DEFAULT_CONFIG } = await dist('events/config.js');
@@ -91,6 +93,12 @@ export async function makeDecidedLog(dir, { size, snapshotEvery, config: overrid
     if (batch.length >= 10_000) await write();
   }
   await write();
+  // The audit page's chunks, as the daemon writes them each time its log passes a window's end.
+  const chunks = new AuditChunkWriter(store, chunkEvents(process.env), (error) => {
+    throw error;
+  });
+  await chunks.catchUp();
+  await chunks.stop();
   const kept = await store.snapshotSeqs();
   await store.close();
   return { types, snapshots: kept };

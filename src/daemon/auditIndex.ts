@@ -1,14 +1,19 @@
-// What the audit page draws, kept per job in compact arrays: the token meter at each move,
-// every trip, summary and denial, the moments the hover lists, and the model's usage. Built from the whole log
-// the first time the page is opened, then kept up to date from the appends, so a job's
-// page is served from memory whatever the log's size.
+// What the audit page draws, kept per job in compact arrays (auditTrack.ts): the token meter
+// at each move, every trip, summary and denial, the moments the hover lists, and the model's
+// usage. Built the first time the page is opened from the chunks the log keeps of it
+// (auditChunks.ts) and the events after them, then kept up to date from the appends, so a
+// job's page is served from memory whatever the log's size.
 import type { StoredEvent } from '../events/events.js';
-import { Meter } from '../events/meter.js';
 import type { EventStore } from './eventStore.js';
+import { auditJob, encodeChunk, readChain, windowsAfter, type Window } from './auditChunks.js';
+import { Track, type Points, type SummaryMark, type Trip } from './auditTrack.js';
 import { HourlyUsage, type Bucket, type UsageSeries } from './usageIndex.js';
 
-export type Trip = { seq: number; time: number; reason: string; unsummarizedTokens: number; limit: number };
-export type SummaryMark = { seq: number; time: number; level: number; topic?: string; tokens: number; before: number; after: number };
+export type { SummaryMark, Trip } from './auditTrack.js';
+
+/** How an index was built: the events its chunks covered, and the events after them it folded. */
+export type IndexBuilt = { chunked: number; folded: number };
+
 export type DenialMark = { time: number; seq: number; tool: string; count: number };
 
 export type JobView = {
@@ -22,93 +27,6 @@ export type JobView = {
   denials: DenialMark[];
 };
 
-const MOMENT_TYPES = new Set(['InteractionRecorded', 'ToolDenied', 'GateTripped', 'SummaryAccepted', 'SummaryRejected', 'GatePaused', 'GateResumed', 'TripCancelled']);
-
-/**
- * Times and one number each (the meter's level, or an event's sequence number), growing by
- * doubling: a million points are 16 MB, not a million objects.
- */
-class Points {
-  t = new Float64Array(256);
-  v = new Float64Array(256);
-  n = 0;
-
-  push(time: number, value: number): void {
-    if (this.n === this.t.length) {
-      this.t = grown(this.t);
-      this.v = grown(this.v);
-    }
-    this.t[this.n] = time;
-    this.v[this.n] = value;
-    this.n += 1;
-  }
-
-  /** The first index whose time is at or after `time`. */
-  indexAt(time: number): number {
-    let lo = 0;
-    let hi = this.n;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (this.t[mid]! < time) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
-  }
-}
-
-function grown(array: Float64Array): Float64Array<ArrayBuffer> {
-  const bigger = new Float64Array(array.length * 2);
-  bigger.set(array);
-  return bigger;
-}
-
-class Track {
-  readonly meter = new Meter();
-  /** The meter's level at each move. */
-  readonly points = new Points();
-  readonly trips: Trip[] = [];
-  readonly summaries: SummaryMark[] = [];
-  /** Denials' times and sequence numbers, and their tools. */
-  readonly denials = new Points();
-  readonly denialTools: string[] = [];
-  /** What the page's hover lists, by time and sequence number: interactions, denials, trips, summaries. */
-  readonly moments = new Points();
-  readonly usage = new HourlyUsage();
-  first = Number.POSITIVE_INFINITY;
-  /**
-   * The latest time seen: a clock that goes back does not take the meter back in time (the
-   * series must be in time order); its events are drawn at this time instead.
-   */
-  last = Number.NEGATIVE_INFINITY;
-
-  apply(event: StoredEvent, time: number): void {
-    if (MOMENT_TYPES.has(event.type)) this.moments.push(time, event.seq);
-    const before = this.meter.value;
-    if (this.meter.apply(event)) this.points.push(time, this.meter.value);
-    switch (event.type) {
-      case 'GateTripped': {
-        const { reason, unsummarizedTokens, limit } = event.data;
-        this.trips.push({ seq: event.seq, time, reason, unsummarizedTokens, limit });
-        return;
-      }
-      case 'SummaryAccepted': {
-        const { level, topic, tokens } = event.data;
-        this.summaries.push({ seq: event.seq, time, level, ...(topic !== undefined ? { topic } : {}), tokens, before, after: this.meter.value });
-        return;
-      }
-      case 'ToolDenied':
-        this.denials.push(time, event.seq);
-        this.denialTools.push(event.data.tool);
-        return;
-      case 'UsageRecorded':
-        this.usage.add(event.data, time);
-        return;
-      default:
-        return;
-    }
-  }
-}
-
 export class AuditIndex {
   private readonly tracks = new Map<string, Track>();
   private building: Promise<void> | undefined;
@@ -120,8 +38,12 @@ export class AuditIndex {
 
   constructor(
     private readonly store: EventStore,
+    /** Events per chunk (chunkEvents). */
+    private readonly chunkSize: number,
     /** Told of a fault in following the log (the index is then built again). */
     private readonly failed?: (error: Error) => void,
+    /** Told, once built, how many events it read from chunks and how many it folded. */
+    private readonly built?: (how: IndexBuilt) => void,
   ) {}
 
   /**
@@ -164,20 +86,34 @@ export class AuditIndex {
 
   private async build(): Promise<void> {
     const generation = this.generation;
+    const current = () => generation === this.generation;
     this.buffered = [];
     this.store.on('appended', this.follow);
     const upTo = this.store.lastSeq;
     // Everything up to `upTo` is readable once written.
     await this.store.flushed();
+    const end = await readChain(this.store, this.chunkSize, upTo, (window) => this.absorb(window));
+    this.built?.({ chunked: end.to, folded: upTo - end.to });
     // The texts, most of the log's bytes, are never drawn: not decoded.
-    for await (const batch of this.store.readBatches(1, upTo, { withoutTexts: true })) {
+    for await (const window of windowsAfter(this.store, this.chunkSize, end, upTo, current)) {
       // A reset while this build ran: the next build has it.
-      if (generation !== this.generation) return;
-      for (const event of batch) this.apply(event);
+      if (!current()) return;
+      // A window the chunks did not have: kept for the next build (a failure only means folding it again).
+      if (window.whole) this.store.putAuditChunk(window.window, encodeChunk(window)).catch(() => undefined);
+      this.absorb(window);
     }
+    if (!current()) return;
     const held = this.buffered ?? [];
     this.buffered = undefined;
     this.onAppended(held);
+  }
+
+  private absorb(window: Window): void {
+    for (const [job, next] of window.tracks) {
+      let track = this.tracks.get(job);
+      if (!track) this.tracks.set(job, (track = new Track()));
+      track.absorb(next);
+    }
   }
 
   private onAppended(stored: StoredEvent[]): void {
@@ -212,14 +148,11 @@ export class AuditIndex {
   }
 
   private apply(event: StoredEvent): string | undefined {
-    const job = (event.data as { job?: string }).job;
-    if (job === undefined || event.type === 'ConfigApplied') return undefined;
+    const job = auditJob(event);
+    if (job === undefined) return undefined;
     let track = this.tracks.get(job);
     if (!track) this.tracks.set(job, (track = new Track()));
-    const time = Math.max(event.data.time, track.last);
-    if (time < track.first) track.first = time;
-    track.last = time;
-    track.apply(event, time);
+    track.apply(event);
     return job;
   }
 

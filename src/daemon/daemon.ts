@@ -18,6 +18,8 @@ import { UnknownEventVersion } from '../events/upcast.js';
 import { UndecodableEvent } from './codec.js';
 import { type Projection, USER_SCOPE } from './projection.js';
 import { loadProjection } from './snapshot.js';
+import { AuditChunkWriter } from './auditChunkWriter.js';
+import { chunkEvents } from './auditChunks.js';
 import { protectedPaths, readOnlyPaths, recapPaths, recapProcesses, shadowDirs, writeLauncher } from '../agents/recapPaths.js';
 import { LauncherEndpoint } from './launcherEndpoint.js';
 import { LoopbackServers } from './loopbackServers.js';
@@ -61,6 +63,7 @@ export class Daemon {
   private socketServer: SocketServer | undefined;
   private launcher: LauncherEndpoint | undefined;
   private spool: SpoolTaker | undefined;
+  private auditChunks: AuditChunkWriter | undefined;
   private stopAsked: () => void = () => undefined;
   private readonly stopRequested = new Promise<void>((resolve) => (this.stopAsked = resolve));
   private finished: Promise<void> | undefined;
@@ -82,6 +85,10 @@ export class Daemon {
     await this.claimDataFolder();
     this.projection = await this.firstProjection();
     await this.watchStore();
+    // The audit page's chunks written as the log grows, so its first opening folds only the newest events.
+    this.auditChunks = new AuditChunkWriter(this.store, chunkEvents(this.env), (error) =>
+      this.log.warn({ err: error }, "the audit page's chunks could not be written: the page folds those events when opened"),
+    );
     this.config = this.openConfig();
     this.handler = this.newHandler();
     this.servers = new LoopbackServers(
@@ -317,7 +324,7 @@ export class Daemon {
     // Requests waiting for new events (recap log -f) answer now, so closing need not wait for them.
     this.handler.close();
     this.servers.stopIndex();
-    await Promise.all([this.socketServer?.close(), this.servers.close(), this.launcher?.close(), this.spool?.stop()]);
+    await Promise.all([this.socketServer?.close(), this.servers.close(), this.launcher?.close(), this.spool?.stop(), this.auditChunks?.stop()]);
     // What the last requests did is exported before the log closes; a dead collector waits no longer than this.
     await this.telemetry?.shutdown(TELEMETRY_DEADLINE_MS);
     await this.closeStore();

@@ -7,23 +7,11 @@ import { EventEmitter } from 'eventemitter3';
 import { Level } from 'level';
 import { CURRENT_VERSION, type RecapEvent, type StoredEvent } from '../events/events.js';
 import { upcast } from '../events/upcast.js';
-import {
-  HEAD_END,
-  HEAD_PREFIX,
-  headOp,
-  piecesOf,
-  parseHead,
-  SNAPSHOT_END,
-  SNAPSHOT_PIECE,
-  SNAPSHOT_PREFIX,
-  snapshotKey,
-  snapshotPiece,
-  snapshotPuts,
-  snapshotSeq,
-  type BatchOp,
-  type SnapshotInLog,
-} from './snapshotKeys.js';
 import { decodeEvent, decodeEventWithoutTexts, decodeKey, encodeEvent, encodeKey, MAX_SEQ } from './codec.js';
+import * as keys from './logKeys.js';
+import type { BatchOp, SnapshotInLog } from './logKeys.js';
+
+export { snapshotKey } from './logKeys.js';
 
 /** `rewrites`: events already in the log, written again in their place (a redaction's copies without their text). */
 type Waiting = { events: StoredEvent[]; rewrites?: StoredEvent[]; snapshot?: { seq: number; bytes: Uint8Array }; resolve: () => void; reject: (error: Error) => void };
@@ -172,12 +160,12 @@ export class EventStore extends EventEmitter<{ failed: [error: Error]; appended:
         const newest = snapshots.at(-1);
         if (newest?.snapshot) {
           const { seq, bytes } = newest.snapshot;
-          ops.push(...snapshotPuts(seq, bytes));
+          ops.push(...keys.snapshotPuts(seq, bytes));
           const kept = (this.snapshotsInLog ??= await this.listSnapshots());
-          kept.push({ seq, pieces: piecesOf(bytes) });
+          kept.push({ seq, pieces: keys.piecesOf(bytes) });
           for (const old of this.thin(kept)) {
-            for (let piece = 0; piece < old.pieces; piece += 1) ops.push({ type: 'del', key: snapshotKey(old.seq, piece) });
-            ops.push(headOp(old, 'del'));
+            for (let piece = 0; piece < old.pieces; piece += 1) ops.push({ type: 'del', key: keys.snapshotKey(old.seq, piece) });
+            ops.push(keys.headOp(old, 'del'));
           }
         }
         await this.db.batch(ops, { sync: true });
@@ -265,7 +253,13 @@ export class EventStore extends EventEmitter<{ failed: [error: Error]; appended:
     // Backwards, a snapshot's pieces come last piece first and its first piece last.
     // The last piece read says how many come before it: they are asked for a few at a time
     // (fewer round trips to LevelDB's thread, without it holding many megabytes at once).
-    const iterator = this.db.iterator({ gte: SNAPSHOT_PREFIX, lt: SNAPSHOT_END, reverse: true, fillCache: false, highWaterMarkBytes: SNAPSHOT_READ_AHEAD * SNAPSHOT_PIECE });
+    const iterator = this.db.iterator({
+      gte: keys.SNAPSHOT_PREFIX,
+      lt: keys.SNAPSHOT_END,
+      reverse: true,
+      fillCache: false,
+      highWaterMarkBytes: SNAPSHOT_READ_AHEAD * keys.SNAPSHOT_PIECE,
+    });
     try {
       let seq: number | undefined; // the snapshot whose pieces are being gathered
       let pieces: Uint8Array[] = [];
@@ -275,16 +269,16 @@ export class EventStore extends EventEmitter<{ failed: [error: Error]; appended:
       for (;;) {
         if (ahead.length === 0) ahead.push(...(await iterator.nextv(seq === undefined ? 1 : Math.min(SNAPSHOT_READ_AHEAD, Math.max(1, next + 1)))).reverse());
         const entry = ahead.pop();
-        if (seq !== undefined && (!entry || snapshotSeq(entry[0]) !== seq)) {
+        if (seq !== undefined && (!entry || keys.snapshotSeq(entry[0]) !== seq)) {
           // Its first piece is missing.
           yield { seq, value: undefined };
           seq = undefined;
         }
         if (!entry) return;
         const [key, value] = entry;
-        const piece = snapshotPiece(key);
+        const piece = keys.snapshotPiece(key);
         if (seq === undefined) {
-          seq = snapshotSeq(key);
+          seq = keys.snapshotSeq(key);
           pieces = [];
           whole = true;
         } else if (piece !== next) {
@@ -332,8 +326,8 @@ export class EventStore extends EventEmitter<{ failed: [error: Error]; appended:
 
   /** The snapshot at `seq`, whole; undefined when it is not there or a piece is missing. */
   async snapshotAt(seq: number): Promise<Uint8Array | undefined> {
-    const entries = await this.db.iterator({ gte: snapshotKey(seq), lt: snapshotKey(seq + 1), fillCache: false }).all();
-    if (entries.length === 0 || !entries.every(([key], i) => snapshotPiece(key) === i)) return undefined;
+    const entries = await this.db.iterator({ gte: keys.snapshotKey(seq), lt: keys.snapshotKey(seq + 1), fillCache: false }).all();
+    if (entries.length === 0 || !entries.every(([key], i) => keys.snapshotPiece(key) === i)) return undefined;
     return entries.length === 1 ? entries[0]![1] : Buffer.concat(entries.map(([, value]) => value));
   }
 
@@ -342,18 +336,11 @@ export class EventStore extends EventEmitter<{ failed: [error: Error]; appended:
    * snapshots' keys are scanned once (every snapshot's blocks read) and their heads written.
    */
   private async listSnapshots(): Promise<SnapshotInLog[]> {
-    const heads = (await this.db.iterator({ gte: HEAD_PREFIX, lt: HEAD_END }).all()).map(([key, value]) => parseHead(key, value));
+    const heads = (await this.db.iterator({ gte: keys.HEAD_PREFIX, lt: keys.HEAD_END }).all()).map(([key, value]) => keys.parseHead(key, value));
     if (heads.length > 0 && heads.every((head) => head !== undefined)) return heads;
-    const found = new Map<number, SnapshotInLog>();
-    for (const key of await this.db.keys({ gte: SNAPSHOT_PREFIX, lt: SNAPSHOT_END }).all()) {
-      const seq = snapshotSeq(key);
-      const known = found.get(seq) ?? { seq, pieces: 0 };
-      known.pieces = Math.max(known.pieces, snapshotPiece(key) + 1);
-      found.set(seq, known);
-    }
-    const listed = [...found.values()];
+    const listed = keys.snapshotsOfPieces(await this.db.keys({ gte: keys.SNAPSHOT_PREFIX, lt: keys.SNAPSHOT_END }).all());
     // The heads missing, or one not readable, are written from what the pieces say.
-    if (listed.length > 0) await this.db.batch(listed.map((snapshot) => headOp(snapshot, 'put')));
+    if (listed.length > 0) await this.db.batch(listed.map((snapshot) => keys.headOp(snapshot, 'put')));
     return listed;
   }
 
@@ -365,12 +352,30 @@ export class EventStore extends EventEmitter<{ failed: [error: Error]; appended:
    * (a crash between the clear and the put leaves no snapshot: start-up replays the log). */
   async purge(seq: number, snapshot: Uint8Array): Promise<void> {
     await this.flushed();
-    await this.db.clear({ gte: HEAD_PREFIX, lt: HEAD_END });
-    await this.db.clear({ gte: SNAPSHOT_PREFIX, lt: SNAPSHOT_END });
-    await this.db.batch(snapshotPuts(seq, snapshot), { sync: true });
-    this.snapshotsInLog = [{ seq, pieces: piecesOf(snapshot) }];
+    await this.db.clear({ gte: keys.HEAD_PREFIX, lt: keys.HEAD_END });
+    await this.db.clear({ gte: keys.SNAPSHOT_PREFIX, lt: keys.SNAPSHOT_END });
+    await this.db.batch(keys.snapshotPuts(seq, snapshot), { sync: true });
+    this.snapshotsInLog = [{ seq, pieces: keys.piecesOf(snapshot) }];
     // `level`'s types leave compactRange out; its Node build (classic-level) has it.
-    await (this.db as unknown as { compactRange(start: Uint8Array, end: Uint8Array): Promise<void> }).compactRange(encodeKey(0), SNAPSHOT_END);
+    await (this.db as unknown as { compactRange(start: Uint8Array, end: Uint8Array): Promise<void> }).compactRange(encodeKey(0), keys.SNAPSHOT_END);
+  }
+
+  /** Writes the audit index's chunk of `window` (not synced: a chunk lost in a crash is folded again). */
+  putAuditChunk(window: number, bytes: Uint8Array): Promise<void> {
+    return this.db.put(keys.auditKey(window), bytes);
+  }
+
+  /** The audit index's chunks, by window number, oldest first (newest first with `reverse`), each read when the caller gets to it. */
+  async *auditChunks({ reverse = false } = {}): AsyncGenerator<{ window: number; value: Uint8Array }> {
+    const iterator = this.db.iterator({ gt: keys.AUDIT_PREFIX, lt: keys.auditKey(MAX_SEQ), reverse, fillCache: false });
+    try {
+      for (let entry = await iterator.next(); entry !== undefined; entry = await iterator.next()) {
+        const [key, value] = entry;
+        if (key.length === keys.AUDIT_KEY_BYTES) yield { window: decodeKey(key.subarray(keys.AUDIT_PREFIX.length)), value };
+      }
+    } finally {
+      await iterator.close();
+    }
   }
 
   /** Writes events as they are, with their own sequence numbers (import into an empty log). */

@@ -14,6 +14,7 @@ import { hookPath, HttpEndpoint } from './httpServer.js';
 import { ensureToken, listenOnUsersPort } from './loopback.js';
 import type { Projection } from './projection.js';
 import { UiApi } from './uiApi.js';
+import { chunkEvents } from './auditChunks.js';
 import { UiServer } from './uiServer.js';
 
 export type HttpInfo = { url: string; tokenFile: string };
@@ -114,8 +115,13 @@ export class LoopbackServers {
   }
 
   private async startUi(): Promise<UiServer> {
-    this.uiApi = new UiApi(this.handler(), this.projection, this.store, (error) =>
-      this.log.error({ err: error }, "the audit page's index failed to follow the log; building it again"),
+    this.uiApi = new UiApi(
+      this.handler(),
+      this.projection,
+      this.store,
+      chunkEvents(this.env),
+      (error) => this.log.error({ err: error }, "the audit page's index failed to follow the log; building it again"),
+      (how) => this.log.info(how, "the audit page's index read its chunks; folding the events after them"),
     );
     const server = new UiServer(this.uiApi, ensureToken(uiTokenFile(this.env)), UI_ASSETS, this.log);
     const port = await listenOnUsersPort(server, { variable: 'RECAP_UI_PORT', asked: uiPort(this.env), file: uiPortFile(this.env) });

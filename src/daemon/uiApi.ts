@@ -8,7 +8,7 @@ import { DEFAULT_CONFIG } from '../events/config.js';
 import { gistAuthor } from '../events/gist.js';
 import { allEntries } from '../events/jobState.js';
 import type { Verification } from '../protocol/answers.js';
-import { AuditIndex, type JobView } from './auditIndex.js';
+import { AuditIndex, type IndexBuilt, type JobView } from './auditIndex.js';
 import type { SessionReport } from '../events/sessionReport.js';
 import type { JobQuality } from '../events/qualitySignals.js';
 import { SESSIONS_SHOWN } from './report.js';
@@ -77,10 +77,13 @@ export class UiApi {
     private readonly handler: Handler,
     private readonly projection: () => Projection,
     private readonly store: EventStore,
+    /** Events per chunk of the index kept in the log (chunkEvents). */
+    chunkSize: number,
     /** Told of a fault in following the log (the index is built again). */
     failed?: (error: Error) => void,
+    built?: (how: IndexBuilt) => void,
   ) {
-    this.index = new AuditIndex(store, failed);
+    this.index = new AuditIndex(store, chunkSize, failed, built);
   }
 
   ready(): Promise<void> {

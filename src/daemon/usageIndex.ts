@@ -5,6 +5,9 @@ import type { UsageRecorded } from '../events/events.js';
 export type UsagePoint = { time: number; input: number; output: number; cacheCreation: number; cacheRead: number };
 export type UsageSeries = { agent: string; model: string; points: UsagePoint[] };
 
+/** An agent and model's (`agent \t model`) sums in one hour, as a chunk of the audit index keeps them. */
+export type UsageRow = [key: string, hour: number, input: number, output: number, cacheCreation: number, cacheRead: number];
+
 const HOUR = 3_600_000;
 export const BUCKETS = { hour: HOUR, day: 24 * HOUR } as const;
 export type Bucket = keyof typeof BUCKETS;
@@ -24,6 +27,24 @@ export class HourlyUsage {
     sums[2]! += cacheCreation;
     sums[3]! += cacheRead;
     hours.set(hour, sums);
+  }
+
+  /** Each agent and model's sums per hour, in the order they came: [agent \t model, hour, input, output, cacheCreation, cacheRead]. */
+  rows(): UsageRow[] {
+    const rows: UsageRow[] = [];
+    for (const [key, hours] of this.sums) for (const [hour, [a = 0, b = 0, c = 0, d = 0]] of hours) rows.push([key, hour, a, b, c, d]);
+    return rows;
+  }
+
+  /** Adds rows as `rows()` gives them (another window's sums). */
+  addRows(rows: readonly UsageRow[]): void {
+    for (const [key, hour, ...add] of rows) {
+      let hours = this.sums.get(key);
+      if (!hours) this.sums.set(key, (hours = new Map()));
+      const sums = hours.get(hour) ?? [0, 0, 0, 0];
+      for (let i = 0; i < 4; i += 1) sums[i]! += add[i]!;
+      hours.set(hour, sums);
+    }
   }
 
   /** Several jobs' usage as one series per agent and model, summed per `bucket`, in time order. */

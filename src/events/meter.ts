@@ -3,12 +3,28 @@
 // log, where the job state's pending list (texts and all) would cost far too much memory.
 import type { StoredEvent } from './events.js';
 
+/** What a meter holds: the interactions not yet summarized, oldest first, and their sum. */
+export type MeterState = { seqs: number[]; tokens: number[]; value: number };
+
 export class Meter {
   /** The counted interactions not yet summarized: sequence numbers and tokens, oldest first from `head`. */
   private seqs: number[] = [];
   private tokens: number[] = [];
   private head = 0;
   value = 0;
+
+  /** A meter that holds `state` (as `state()` gave it). */
+  static from(state: MeterState): Meter {
+    const meter = new Meter();
+    meter.seqs = [...state.seqs];
+    meter.tokens = [...state.tokens];
+    meter.value = state.value;
+    return meter;
+  }
+
+  state(): MeterState {
+    return { seqs: this.seqs.slice(this.head), tokens: this.tokens.slice(this.head), value: this.value };
+  }
 
   /**
    * Folds one of the job's events in; true when the meter moved. As in `evolve`, an accepted

@@ -10,7 +10,7 @@ import { projectionAt } from '../../src/daemon/audit.js';
 import { EventStore } from '../../src/daemon/eventStore.js';
 import { Projection } from '../../src/daemon/projection.js';
 import { encodeSnapshot, snapshotBefore } from '../../src/daemon/snapshot.js';
-import { HEAD_END, HEAD_PREFIX, SNAPSHOT_END, SNAPSHOT_PREFIX } from '../../src/daemon/snapshotKeys.js';
+import { HEAD_END, HEAD_PREFIX, SNAPSHOT_END, SNAPSHOT_PREFIX } from '../../src/daemon/logKeys.js';
 import { canonicalJson } from '../../src/events/canonical.js';
 import type { RecapEvent, StoredEvent } from '../../src/events/events.js';
 import { runCli, type Sandbox, trackedSandboxes } from '../helpers/daemon.js';

@@ -1,30 +1,36 @@
-// How snapshots lie in the LevelDB log, after every event key.
-//
-// A snapshot's pieces: a 0xff byte, a name, the sequence number covered. A large snapshot is
-// written in pieces of SNAPSHOT_PIECE bytes: the first under that key, the next ones under
-// it plus a 4-byte piece number (1, 2, ...). LevelDB copes badly with values of many
-// megabytes (each read and compaction handles the value whole), and reading one makes it
-// allocate, and keep, several copies of it.
-//
-// A snapshot's head: a small key of its own (another name, the sequence number; its value
-// the number of pieces), written and deleted in the same batch as the pieces. The heads sit
-// together, before the pieces, so listing the snapshots reads a few blocks instead of every
-// snapshot's megabytes (to read a key LevelDB reads its block whole, value and all, through
-// a memory map that stays in the daemon's RSS).
+// The keys of what the event log's LevelDB holds besides the events (codec.ts's 8-byte
+// sequence numbers): projection snapshots, their heads and the audit index's chunks, each under a 0xff
+// byte and a name, so they sort after every event key and no read of events meets them.
 import { decodeKey, encodeKey } from './codec.js';
 
+/**
+ * Snapshot keys sort after every event key: a 0xff byte, a name, the sequence number
+ * covered. A large snapshot is written in pieces of SNAPSHOT_PIECE bytes: the first under
+ * that key, the next ones under it plus a 4-byte piece number (1, 2, ...). LevelDB copes
+ * badly with values of many megabytes (each read and compaction handles the value whole),
+ * and reading one makes it allocate, and keep, several copies of it.
+ */
 export const SNAPSHOT_PREFIX = Buffer.from([0xff, ...Buffer.from('snapshot')]);
 export const SNAPSHOT_END = Buffer.from([0xff, 0xff]);
+export const SNAPSHOT_KEY_BYTES = SNAPSHOT_PREFIX.length + 8;
+export const SNAPSHOT_PIECE = 1024 * 1024;
+/**
+ * A snapshot's head: a small key of its own (a 0xff byte, another name, the sequence number;
+ * its value the number of pieces), written and deleted in the same batch as the pieces. The
+ * heads sit together, before the pieces, so listing the snapshots reads a few blocks instead
+ * of every snapshot's megabytes (to read a key LevelDB reads its block whole, value and all,
+ * through a memory map that stays in the daemon's RSS).
+ */
 export const HEAD_PREFIX = Buffer.from([0xff, ...Buffer.from('shead')]);
 export const HEAD_END = Buffer.from([0xff, ...Buffer.from('shead'), 0xff]);
-const SNAPSHOT_KEY_BYTES = SNAPSHOT_PREFIX.length + 8;
-export const SNAPSHOT_PIECE = 1024 * 1024;
-
+/**
+ * The audit index's chunks (auditChunks.ts): a 0xff byte, a name, the chunk's window number.
+ * After every event key and before the snapshots, so neither reads nor exports see them.
+ */
+export const AUDIT_PREFIX = Buffer.from([0xff, ...Buffer.from('audit')]);
+export const AUDIT_KEY_BYTES = AUDIT_PREFIX.length + 8;
+export const auditKey = (window: number): Buffer => Buffer.concat([AUDIT_PREFIX, encodeKey(window)], AUDIT_KEY_BYTES);
 export type BatchOp = { type: 'put'; key: Uint8Array; value: Uint8Array } | { type: 'del'; key: Uint8Array };
-
-/** A snapshot in the log: its sequence number and how many pieces it has. */
-export type SnapshotInLog = { seq: number; pieces: number };
-
 export const snapshotKey = (seq: number, piece = 0): Buffer => {
   const key = Buffer.concat([SNAPSHOT_PREFIX, encodeKey(seq)], SNAPSHOT_KEY_BYTES + (piece > 0 ? 4 : 0));
   if (piece > 0) key.writeUInt32BE(piece, SNAPSHOT_KEY_BYTES);
@@ -32,7 +38,11 @@ export const snapshotKey = (seq: number, piece = 0): Buffer => {
 };
 export const snapshotSeq = (key: Uint8Array) => decodeKey(key.subarray(SNAPSHOT_PREFIX.length, SNAPSHOT_KEY_BYTES));
 export const snapshotPiece = (key: Uint8Array) => (key.length > SNAPSHOT_KEY_BYTES ? Buffer.from(key.buffer, key.byteOffset, key.byteLength).readUInt32BE(SNAPSHOT_KEY_BYTES) : 0);
+
 export const piecesOf = (snapshot: Uint8Array) => Math.max(1, Math.ceil(snapshot.length / SNAPSHOT_PIECE));
+
+/** A snapshot in the log: its sequence number and how many pieces it has. */
+export type SnapshotInLog = { seq: number; pieces: number };
 
 const headKey = (seq: number): Buffer => Buffer.concat([HEAD_PREFIX, encodeKey(seq)]);
 
@@ -49,6 +59,18 @@ export function parseHead(key: Uint8Array, value: Uint8Array): SnapshotInLog | u
   if (key.length !== HEAD_PREFIX.length + 8 || value.length !== 4) return undefined;
   const pieces = Buffer.from(value.buffer, value.byteOffset, 4).readUInt32BE(0);
   return pieces > 0 ? { seq: decodeKey(key.subarray(HEAD_PREFIX.length)), pieces } : undefined;
+}
+
+/** The snapshots whose pieces' keys are `pieceKeys`, oldest first. */
+export function snapshotsOfPieces(pieceKeys: Uint8Array[]): SnapshotInLog[] {
+  const found = new Map<number, SnapshotInLog>();
+  for (const key of pieceKeys) {
+    const seq = snapshotSeq(key);
+    const known = found.get(seq) ?? { seq, pieces: 0 };
+    known.pieces = Math.max(known.pieces, snapshotPiece(key) + 1);
+    found.set(seq, known);
+  }
+  return [...found.values()];
 }
 
 /** The puts that write a snapshot: its pieces and its head. */
