@@ -286,3 +286,14 @@ export function removedAfterEach(): { boxes: Sandbox[]; daemons: DaemonProcess[]
   });
   return kept;
 }
+
+/** The data of every event of `type` in the log, oldest first, through the daemon's `events` op. */
+export async function eventsOf(box: Sandbox, type: string): Promise<Record<string, unknown>[]> {
+  const client = await RawClient.connect(box.socket);
+  try {
+    const response = await client.request({ id: 1, op: 'events', types: [type] });
+    return ((response.result as { events: { data: Record<string, unknown> }[] }).events ?? []).map((e) => e.data);
+  } finally {
+    client.close();
+  }
+}

@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DaemonProcess, RawClient, removeSandbox, ROOT, sandbox, type Sandbox } from '../helpers/daemon.js';
+import { DaemonProcess, eventsOf, RawClient, removeSandbox, ROOT, sandbox, type Sandbox } from '../helpers/daemon.js';
 import { expectAllowed, expectDenied, openGate, outputOf, payload, toolCall, trippedGate, type Attack, type HookRun } from '../helpers/gateAttack.js';
 
 const LAUNCHER = join(ROOT, 'test', 'helpers', 'onFakeMacos.mjs');
@@ -90,16 +90,6 @@ function runFakeHook(env: NodeJS.ProcessEnv, input: unknown): Promise<HookRun> {
   return output;
 }
 
-async function events(box: Sandbox, type: string): Promise<Record<string, unknown>[]> {
-  const client = await RawClient.connect(box.socket);
-  try {
-    const response = await client.request({ id: 1, op: 'events', types: [type] });
-    return ((response.result as { events: { data: Record<string, unknown> }[] }).events ?? []).map((e) => e.data);
-  } finally {
-    client.close();
-  }
-}
-
 /** A request sent over the socket by a program, with a word. */
 async function sendConfirmed(attack: Attack, request: Record<string, unknown>, word: string): Promise<Record<string, unknown>> {
   const client = await RawClient.connect(attack.box.socket);
@@ -117,7 +107,7 @@ describe('a user command whose caller cannot be learned', () => {
     expect(run.exitCode).toBe(1);
     expect(run.stderr).toMatch(/recap pause is the user's to run, and this system cannot tell who sent it .*no terminal to confirm it at: run it in your own terminal/);
     expectDenied(await runFakeHook(attack.box.env, readCall(attack)));
-    expect(await events(attack.box, 'GatePaused')).toEqual([]);
+    expect(await eventsOf(attack.box, 'GatePaused')).toEqual([]);
   });
 
   it("is run once the user types, at their terminal, the word recap showed them out of an agent's sight", async () => {
@@ -129,7 +119,7 @@ describe('a user command whose caller cannot be learned', () => {
     expect(question).toContain('type the word recap just showed you in a notification');
     expect(question).not.toContain(shownWord(notices(attack.box)));
     expectAllowed(await runFakeHook(attack.box.env, readCall(attack)));
-    const [paused] = await events(attack.box, 'GatePaused');
+    const [paused] = await eventsOf(attack.box, 'GatePaused');
     expect((paused?.by as { ancestry: string }).ancestry).toMatch(/^confirmed at a terminal; /);
   });
 

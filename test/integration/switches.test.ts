@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { RawClient, runCli, trackedSandboxes, type Sandbox } from '../helpers/daemon.js';
+import { eventsOf, runCli, trackedSandboxes, type Sandbox } from '../helpers/daemon.js';
 import {
   expectAllowed,
   expectDenied,
@@ -30,16 +30,6 @@ async function status(box: Sandbox, env: NodeJS.ProcessEnv = {}): Promise<Record
   const run = await runCli(box, ['status', '--json'], { env });
   expect(run.code, run.stderr).toBe(0);
   return JSON.parse(run.stdout) as Record<string, unknown>;
-}
-
-async function eventsOf(box: Sandbox, type: string): Promise<Record<string, unknown>[]> {
-  const client = await RawClient.connect(box.socket);
-  try {
-    const response = await client.request({ id: 1, op: 'events', types: [type] });
-    return ((response.result as { events: { data: Record<string, unknown> }[] }).events ?? []).map((e) => e.data);
-  } finally {
-    client.close();
-  }
 }
 
 const readCall = (attack: Attack) => toolCall(attack, 'Read', { file_path: join(attack.box.project, 'README.md') });
