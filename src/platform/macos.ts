@@ -1,7 +1,7 @@
 // macOS: processes from ps(1), a socket's peer, a lock's holder and where a descriptor
 // points from lsof(8), each run by its absolute path (one put early on PATH must not answer
 // for the system). The parsers are pure (macos/*Output.ts) and tested against recorded output.
-import { execFile, execFileSync } from 'node:child_process';
+import { children } from './children.js';
 import { psChain } from './macos/processes.js';
 import { lockHolderOf, parseLsofFields, socketPeers } from './macos/lsofOutput.js';
 import { PeerUnknown, type Platform } from './platform.js';
@@ -14,7 +14,7 @@ const BUFFER = 64 * 1024 * 1024;
 
 function runSync(program: string, args: readonly string[]): string | undefined {
   try {
-    return execFileSync(program, args, { encoding: 'utf8', timeout: TIMEOUT_MS, maxBuffer: BUFFER, env: {}, stdio: ['ignore', 'pipe', 'ignore'] });
+    return children().execFileSync(program, args, { encoding: 'utf8', timeout: TIMEOUT_MS, maxBuffer: BUFFER, env: {}, stdio: ['ignore', 'pipe', 'ignore'] });
   } catch (error) {
     // lsof exits 1 when it lists nothing for a file, with its output still whole.
     const out = (error as { stdout?: unknown }).stdout;
@@ -24,7 +24,7 @@ function runSync(program: string, args: readonly string[]): string | undefined {
 
 function run(program: string, args: readonly string[]): Promise<string | undefined> {
   return new Promise((resolve) => {
-    execFile(program, args, { encoding: 'utf8', timeout: TIMEOUT_MS, maxBuffer: BUFFER, env: {} }, (error, stdout) => {
+    children().execFile(program, args, { encoding: 'utf8', timeout: TIMEOUT_MS, maxBuffer: BUFFER, env: {} }, (error, stdout) => {
       resolve(error && (error as { code?: unknown }).code !== 1 ? undefined : stdout);
     });
   });

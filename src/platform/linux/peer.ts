@@ -3,7 +3,7 @@
 // script on the user's machine; iproute2's `ss` asks the kernel's sock_diag for every Unix
 // connection's peer and the processes holding each end, which is all recap needs. It costs
 // about 13 ms, so it is asked only for the user's commands, never on the hook's path.
-import { execFile } from 'node:child_process';
+import { children } from '../children.js';
 import { existsSync } from 'node:fs';
 import { readdir, readlink } from 'node:fs/promises';
 import { PeerUnknown } from '../platform.js';
@@ -49,7 +49,7 @@ function runSs(): Promise<string> {
   const ss = SS_PATHS.find((path) => existsSync(path));
   if (ss === undefined) return Promise.reject(new PeerUnknown('iproute2 is not installed (no ss in /usr/bin, /bin, /usr/sbin or /sbin)'));
   return new Promise((resolve, reject) => {
-    execFile(ss, ['-xpnH'], { timeout: SS_TIMEOUT_MS, maxBuffer: 64 * 1024 * 1024, env: {} }, (error, stdout) => {
+    children().execFile(ss, ['-xpnH'], { timeout: SS_TIMEOUT_MS, maxBuffer: 64 * 1024 * 1024, env: {} }, (error, stdout) => {
       if (error) reject(new PeerUnknown(`ss failed: ${error.message}`));
       else resolve(stdout);
     });
