@@ -164,7 +164,7 @@ export const installCommands: Builder = (y) =>
   y
     .command(
       'install <target>',
-      "add recap's hooks to an agent, or the daemon to systemd or launchd",
+      'hook an agent, or run the daemon as a service',
       (a) =>
         documented(a, 'install')
           .hide('job')
@@ -188,7 +188,7 @@ export const installCommands: Builder = (y) =>
     )
     .command(
       'uninstall <target>',
-      "remove recap's hooks from an agent, or the daemon from systemd or launchd",
+      "remove recap's hooks from an agent (or the service)",
       (a) =>
         documented(a, 'uninstall')
           .hide('job')
