@@ -164,7 +164,7 @@ export const installCommands: Builder = (y) =>
   y
     .command(
       'install <target>',
-      'hook an agent, or run the daemon as a service',
+      "add recap's hooks to an agent (or systemd, launchd)",
       (a) =>
         documented(a, 'install')
           .hide('job')
