@@ -535,6 +535,7 @@ function scaleSection(x) {
       "Each is what recap writes: recap's own decider decides every command against a real projection (sessions bound, prompts, tool outputs, the gate tripping at the default 500-token threshold, a denied call, an accepted summary every few hundred events; 20 jobs taking turns), " +
       "and the events go to LevelDB in large batches through the store's own encoding, with a snapshot every 10,000 events encoded and thinned as the daemon's are; `recap verify` passes on each. " +
       'Writing batches directly skips only the socket, the hooks and one fsync per command, none of which leaves a trace in the log: the daemon reads the same keys, values, hash chain and snapshots it would have written itself. ' +
+      "What a daemon writes beside its events is added once to each cached log by the daemon's own code (bench/lib/scaleLog.mjs): the audit page's chunks (a window of 10,000 events each, which the daemon writes as its log passes each window's end) and the snapshots' heads. " +
       `Built: ${built} (the first time; later runs take them from the cache). ` +
       'The newest snapshot is 10,000 events before the end (at 10k, at the end), so start-up replays a full window after it. Each part on its own daemon where it must find one fresh: ' +
       `start-up from spawn to "ready", the median of ${x.rows[0]?.startupRuns.length ?? 3}, RSS from /proc; status, checks, a hook, replay --at, search and verify on the last of them; ` +

@@ -22,6 +22,8 @@ const dist = (p) => import(join(ROOT, 'dist', p));
 const { EventStore } = await dist('daemon/eventStore.js');
 const { Projection } = await dist('daemon/projection.js');
 const { encodeSnapshot, SNAPSHOT_FORMAT } = await dist('daemon/snapshot.js');
+const { AuditChunkWriter } = await dist('daemon/auditChunkWriter.js');
+const { chunkEvents } = await dist('daemon/auditChunks.js');
 const { checkTool, recordInteraction } = await dist('events/gate.js');
 const { submitSummary } = await dist('events/summaries.js');
 const { sessionBound } = await dist('events/sessions.js');
@@ -173,6 +175,7 @@ export async function cachedLog(size, dir, progress) {
     renameSync(building, cached);
     built = true;
   }
+  await keepAsTheDaemonWould(cached, about);
   const log = join(dir, 'log');
   mkdirSync(log, { recursive: true, mode: 0o700 });
   for (const name of readdirSync(join(cached, 'log'))) {
@@ -182,6 +185,26 @@ export async function cachedLog(size, dir, progress) {
   }
   const result = JSON.parse(readFileSync(about, 'utf8'));
   return { ...result, built, bytes: folderBytes(join(cached, 'log')) };
+}
+
+/**
+ * What a daemon that wrote the log would have kept beside its events, added to a cached log
+ * once (built.json says so): the audit page's chunks, which the daemon writes each time its
+ * log passes a window's end, and the snapshots' heads, which it writes with each snapshot.
+ */
+async function keepAsTheDaemonWould(cached, about) {
+  const built = JSON.parse(readFileSync(about, 'utf8'));
+  if (built.keptAsTheDaemon) return;
+  const started = performance.now();
+  const store = await EventStore.open(join(cached, 'log'));
+  const chunks = new AuditChunkWriter(store, chunkEvents(process.env), (error) => {
+    throw error;
+  });
+  await chunks.catchUp();
+  await chunks.stop();
+  await store.snapshotSeqs(); // a log without heads is listed from its pieces, and its heads written
+  await store.close();
+  writeFileSync(about, JSON.stringify({ ...built, keptAsTheDaemon: true, keptSeconds: (performance.now() - started) / 1000 }));
 }
 
 const folderBytes = (dir) => readdirSync(dir).reduce((sum, name) => sum + statSync(join(dir, name)).size, 0);
