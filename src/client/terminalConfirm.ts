@@ -3,7 +3,7 @@
 // (/dev/tty), never on stdin, so a program that pipes recap's input has nothing to answer
 // with, and a process with no terminal (an agent's shell tool) cannot confirm at all.
 import { closeSync, openSync, readSync, writeSync } from 'node:fs';
-import { randomInt } from 'node:crypto';
+import { confirmWord } from '../common/confirmWord.js';
 import { UserError } from '../common/errors.js';
 import { RemoteError } from './socketClient.js';
 
@@ -53,7 +53,7 @@ export async function withConfirmation<T>(send: (confirm?: string) => Promise<T>
 
 /** Confirmation of a command run here, not by the daemon: the word is shown on the same terminal it is typed at. */
 export function confirmHere(question: string): void {
-  const word = Array.from({ length: 6 }, () => 'abcdefghijkmnpqrstuvwxyz'[randomInt(24)]).join('');
+  const word = confirmWord();
   const typed = askAtTerminal(`recap: ${question}: to confirm it, type ${word}\nword: `);
   if (typed === undefined) throw new UserError(`${question}, and this process has no terminal to confirm it at: run it in your own terminal`);
   if (typed !== word) throw new UserError('the word typed was not the one recap asked for, so nothing was done: run the command again');

@@ -1,10 +1,9 @@
 // The words a user types to confirm one of their commands where the system cannot tell who
 // sent it (src/events/caller.ts, whenCallerUnknown): each asked for one command, good once,
-// for two minutes. The client asks for it on its own controlling terminal (confirmAtTerminal.ts).
-import { randomInt } from 'node:crypto';
+// for two minutes. The client asks for it on its own controlling terminal (client/terminalConfirm.ts).
+import { confirmWord } from '../common/confirmWord.js';
 
 const LIFETIME_MS = 120_000;
-const LETTERS = 'abcdefghijkmnpqrstuvwxyz';
 
 export class Confirmations {
   private readonly pending = new Map<string, { command: string; until: number }>();
@@ -14,8 +13,7 @@ export class Confirmations {
   /** A new word for `command`. */
   ask(command: string): string {
     this.forgetOld();
-    let word = '';
-    for (let i = 0; i < 6; i += 1) word += LETTERS[randomInt(LETTERS.length)];
+    const word = confirmWord();
     this.pending.set(word, { command, until: this.now() + LIFETIME_MS });
     return word;
   }
