@@ -5,10 +5,6 @@ import type { Socket } from 'node:net';
 import { platform, processChain } from '../platform/choose.js';
 import { PeerUnknown, type Proc } from '../platform/platform.js';
 
-export { PeerUnknown };
-// The reading of Linux's `ss -xpnH`, where its test finds it.
-export { AMBIGUOUS, parseSs } from '../platform/linux/ssOutput.js';
-
 /**
  * Whether `error` says this system has no means to learn the peer (PeerUnknown's flag, read
  * as a field: a platform a test put in place brings its own copy of the class).

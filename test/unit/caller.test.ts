@@ -1,7 +1,7 @@
 // Who may run the user's commands, judged from the caller's processes as /proc shows them.
 import { describe, expect, it } from 'vitest';
 import { AGENT_MARKS } from '../../src/agents/marks.js';
-import type { Proc } from '../../src/common/processes.js';
+import type { Proc } from '../../src/platform/platform.js';
 import { judgeCaller } from '../../src/events/caller.js';
 
 const proc = (pid: number, ppid: number, comm: string, fields: Partial<Proc> = {}): Proc => ({

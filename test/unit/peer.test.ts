@@ -1,7 +1,7 @@
 // Reading `ss -xpnH`: process names and socket paths are bytes a process chose, so a line
 // break in one must not let it speak for another socket or hide who holds one.
 import { describe, expect, it } from 'vitest';
-import { AMBIGUOUS, parseSs } from '../../src/daemon/peer.js';
+import { AMBIGUOUS, parseSs } from '../../src/platform/linux/ssOutput.js';
 
 const DAEMON = 'u_str ESTAB 0 0 /run/user/1000/recap/recapd.sock 1001 * 2002 users:(("node",pid=10,fd=21))';
 const client = (users: string) => `u_str ESTAB 0 0 * 2002 * 1001 ${users}`;
