@@ -5,11 +5,20 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { connect, createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterEach } from 'vitest';
 import { encodeFrame, FrameReader } from '../../src/common/frames.js';
+import { noticedWord, runAtTerminal } from './fakeTerminal.js';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
 export const RECAP = join(ROOT, 'bin', 'recap.js');
+
+/**
+ * The suite's second run (`npm run test:fake-macos`): every Node process a sandbox starts
+ * loads the fake macOS platform first (test/helpers/fakeMacosPreload.mjs).
+ */
+export const ON_FAKE_MACOS = process.env.RECAP_TEST_PLATFORM === 'fake-macos';
+const FAKE_MACOS_PRELOAD = join(ROOT, 'test', 'helpers', 'fakeMacosPreload.mjs');
 
 export type Sandbox = { dir: string; env: NodeJS.ProcessEnv; socket: string; data: string; config: string; project: string };
 
@@ -30,6 +39,7 @@ export function sandbox(): Sandbox {
     RECAP_DATA_DIR: data,
     RECAP_CONFIG: config,
     RECAP_LOG_LEVEL: 'info',
+    ...(ON_FAKE_MACOS ? { NODE_OPTIONS: `--import=${pathToFileURL(FAKE_MACOS_PRELOAD).href}`, FAKE_MACOS_NOTICES: join(dir, 'notices.txt') } : {}),
   };
   return { dir, env, socket, data, config, project };
 }
@@ -97,8 +107,10 @@ export class DaemonProcess {
 export async function startDaemon(box: Sandbox, env: NodeJS.ProcessEnv = {}): Promise<DaemonProcess> {
   const daemon = launchDaemon(box, env);
   const ready = daemon.waitForLog((l) => l.msg === 'recap daemon ready');
-  const outcome = await Promise.race([ready.then(() => 'ready' as const), daemon.exited.then(() => 'exited' as const)]);
+  const outcome = await Promise.race([ready, daemon.exited.then(() => 'exited' as const)]);
   if (outcome === 'exited') throw new Error(`the daemon exited at start:\n${daemon.stderr.join('\n')}`);
+  // The fake platform's run must not quietly run on Linux's: a daemon that did not load it fails the test.
+  if (ON_FAKE_MACOS && outcome.platform !== 'fake-macos') throw new Error(`the daemon runs on ${String(outcome.platform)}, not the fake macOS platform`);
   return daemon;
 }
 
@@ -110,12 +122,21 @@ export function launchDaemon(box: Sandbox, env: NodeJS.ProcessEnv = {}): DaemonP
 export type CliResult = { code: number | null; stdout: string; stderr: string };
 
 export function runCli(box: Sandbox, args: string[], options: { input?: string; cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<CliResult> {
+  return runAsUser(box, [process.execPath, RECAP, ...args], options);
+}
+
+/**
+ * A program run as the user runs it, in the box's project folder by default. On the fake macOS
+ * platform, at a terminal where the user types the word a command asks for (fakeTerminal.ts).
+ */
+export function runAsUser(box: Sandbox, argv: string[], options: { input?: string; cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<CliResult> {
+  const cwd = options.cwd ?? box.project;
+  const env = { ...box.env, ...options.env };
+  if (ON_FAKE_MACOS) {
+    return runAtTerminal(argv, { cwd, env, ...(options.input !== undefined ? { input: options.input } : {}) }).then(({ code, stdout, stderr }) => ({ code, stdout, stderr }));
+  }
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [RECAP, ...args], {
-      cwd: options.cwd ?? box.project,
-      env: { ...box.env, ...options.env },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
+    const child = spawn(argv[0]!, argv.slice(1), { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
@@ -181,6 +202,16 @@ export class RawClient {
     this.send(message);
     await this.received(before + 1);
     return this.frames[before]!;
+  }
+
+  /**
+   * A user's command sent over the socket. On the fake macOS platform, where the daemon cannot
+   * learn who sent it and asks for the word it showed the user, sent again with that word.
+   */
+  async requestAsUser(box: Sandbox, message: Record<string, unknown>): Promise<Record<string, unknown>> {
+    const answer = await this.request(message);
+    if (!ON_FAKE_MACOS || (answer.error as { code?: string } | undefined)?.code !== 'unconfirmed') return answer;
+    return this.request({ ...message, confirm: noticedWord(box.env) });
   }
 
   close(): void {

@@ -12,7 +12,7 @@ import { expectAllowed, outputOf } from '../helpers/gateAttack.js';
 import { deniedReason } from '../helpers/hookAnswers.js';
 import { readCodeManifest } from '../../src/common/codeManifest.js';
 import type { CodeManifest } from '../../src/events/codeManifest.js';
-import { DaemonProcess, removeSandbox, ROOT, runCli, sandbox, sandboxWithDaemon, type CliResult, type Sandbox } from '../helpers/daemon.js';
+import { DaemonProcess, removeSandbox, ROOT, runAsUser, runCli, sandbox, sandboxWithDaemon, type CliResult, type Sandbox } from '../helpers/daemon.js';
 
 /** A copy of recap's package in `dir`: what `npm install -g recap` leaves (its "files"), whose files a test may change. */
 function packageCopy(dir: string): string {
@@ -31,9 +31,8 @@ function packageCopy(dir: string): string {
 type Installed = { box: Sandbox; recap: string; manifest: string };
 
 /** recap's CLI from the installed copy. */
-async function cli(at: Installed, args: string[]): Promise<CliResult> {
-  const run = await outputOf(spawn(process.execPath, [join(at.recap, 'bin', 'recap.js'), ...args], { cwd: at.box.project, env: at.box.env, stdio: ['ignore', 'pipe', 'pipe'] }));
-  return { code: run.exitCode, stdout: run.stdout, stderr: run.stderr };
+function cli(at: Installed, args: string[]): Promise<CliResult> {
+  return runAsUser(at.box, [process.execPath, join(at.recap, 'bin', 'recap.js'), ...args]);
 }
 
 /** `recap daemon` of the copy, as autostart and systemd run it. */

@@ -308,7 +308,8 @@ describe('recap doctor for Gemini CLI', () => {
   ])('finds %s', async (_what, arrange, detail) => {
     await runCli(box, ['install', 'gemini']);
     arrange();
-    const checks = await doctor(box.project, { GEMINI_CLI_SYSTEM_SETTINGS_PATH: join(box.dir, 'system-settings.json') });
+    // Gemini CLI takes from a .env only what the user has not set: the fake macOS run's own NODE_OPTIONS is left out here.
+    const checks = await doctor(box.project, { GEMINI_CLI_SYSTEM_SETTINGS_PATH: join(box.dir, 'system-settings.json'), NODE_OPTIONS: undefined });
     expect(checks[0]).toMatchObject({ name: 'gemini hooks', ok: true });
     expect(checks[1]).toMatchObject({ name: 'gemini runs', ok: false, detail: expect.stringContaining(detail) });
   });

@@ -73,7 +73,7 @@ async function setup(lines: string[]) {
     return JSON.parse(result.stdout) as T;
   };
   async function op<T>(request: Record<string, unknown>): Promise<T> {
-    const response = await client.request({ id: nextId++, ...request });
+    const response = await client.requestAsUser(box, { id: nextId++, ...request });
     expect(response.error, JSON.stringify(response.error)).toBeUndefined();
     return response.result as T;
   }

@@ -71,5 +71,6 @@ describe('the quick path answers as yargs does', () => {
     }
     const status = await runCli(box, ['status', '--json']);
     expect(JSON.parse(status.stdout)).toMatchObject({ summaries: 1 });
-  });
+    // 124 runs of the CLI, each at a terminal of its own on the fake macOS platform.
+  }, 90_000);
 });
