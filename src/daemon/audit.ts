@@ -6,7 +6,7 @@ import { MemoryEditChecks } from './memoryEditChecks.js';
 import { ImportedChecks } from '../events/importedChecks.js';
 import type { StoredEvent } from '../events/events.js';
 import { headHash, type JobState } from '../events/jobState.js';
-import { decodeEvent, decodeKey, MAX_SEQ, UndecodableEvent } from './codec.js';
+import { decodeEvent, MAX_SEQ, UndecodableEvent } from './codec.js';
 import type { EventStore } from './eventStore.js';
 import { Projection } from './projection.js';
 import { snapshotBefore } from './snapshot.js';
@@ -88,12 +88,12 @@ async function scanPage(
   let resume = fromSeq;
   const batches = store.storedBatches(fromSeq, MAX_SEQ, unfiltered ? Math.min(limit, SCAN_LIMIT) : SCAN_LIMIT);
   try {
-    for await (const batch of batches) {
-      for (const [key, value] of batch) {
-        const seq = decodeKey(key);
+    for await (const { seqs, values } of batches) {
+      for (let i = 0; i < seqs.length; i += 1) {
+        const seq = seqs[i]!;
         scanned += 1;
         resume = seq + 1;
-        if (take(seq, value)) kept += 1;
+        if (take(seq, values[i]!)) kept += 1;
         if (kept >= limit || scanned >= SCAN_LIMIT) return { next: seq < store.lastSeq ? seq + 1 : null, lastSeq: store.lastSeq };
       }
     }
