@@ -59,7 +59,13 @@ describe('event packs', () => {
   });
 
   it('take a rewritten event in its place, and a missing one at its place in the order', () => {
-    const changed = replaced(run, new Map([[6, bytes(4)], [7, bytes(3)]]));
+    const changed = replaced(
+      run,
+      new Map([
+        [6, bytes(4)],
+        [7, bytes(3)],
+      ]),
+    );
     expect(changed.seqs).toEqual([5, 6, 7, 8, 2 ** 40]);
     expect(changed.values.map((v) => [...v])).toEqual([[1, 2, 3], [4], [3], [9], [7, 7]]);
   });
