@@ -2,7 +2,7 @@
 // LevelDB value, each with its own sequence number. Reading a million events one LevelDB
 // entry each cost more in the binding (an array and two Buffers per entry, made on the main
 // thread) than decoding them; a pack is one entry for a range of them, its events handed out
-// as views into its bytes. Pure: no I/O; logKeys.ts names the packs' keys, eventPacker.ts
+// as places in its bytes (decoded there, never copied). Pure: no I/O; logKeys.ts names the packs' keys, eventPacker.ts
 // writes them.
 import { UndecodableEvent } from './codec.js';
 
@@ -13,18 +13,41 @@ const HEADER_BYTES = 1;
 const ENTRY_HEAD_BYTES = 12;
 const TWO_32 = 2 ** 32;
 
-/** Events as stored, oldest first: parallel arrays, so a read of a million makes no pair per event. */
-export type StoredRun = { seqs: number[]; values: Uint8Array[] };
+/**
+ * Events as stored, oldest first: event i is `bytes[i]` from `starts[i]` to `ends[i]` (the
+ * events of a pack share its bytes). Parallel arrays, so a read of a million events makes no
+ * object, and no view, per event: msgpackr decodes each in place (codec.ts's decodeEventAt).
+ */
+export type StoredRun = { seqs: number[]; bytes: Uint8Array[]; starts: number[]; ends: number[] };
+
+/** A run of events that are each a value of their own. */
+export const runOf = (seqs: number[], values: Uint8Array[]): StoredRun => ({ seqs, bytes: values, starts: values.map(() => 0), ends: values.map((v) => v.length) });
+
+/** Event i's stored bytes (a view, when it is in a pack). */
+export function valueAt(run: StoredRun, i: number): Uint8Array {
+  const bytes = run.bytes[i]!;
+  const start = run.starts[i]!;
+  const end = run.ends[i]!;
+  return start === 0 && end === bytes.length ? bytes : bytes.subarray(start, end);
+}
+
+/** The events `from` to `to` (indexes, `to` excluded) of `run`. */
+export const sliced = (run: StoredRun, from: number, to: number): StoredRun => ({
+  seqs: run.seqs.slice(from, to),
+  bytes: run.bytes.slice(from, to),
+  starts: run.starts.slice(from, to),
+  ends: run.ends.slice(from, to),
+});
 
 /** The bytes of a pack of `run`'s events (increasing sequence numbers). */
 export function encodePack(run: StoredRun): Buffer {
   let size = HEADER_BYTES;
-  for (const value of run.values) size += ENTRY_HEAD_BYTES + value.length;
+  run.seqs.forEach((_, i) => (size += ENTRY_HEAD_BYTES + run.ends[i]! - run.starts[i]!));
   const pack = Buffer.allocUnsafe(size);
   pack[0] = PACK_FORMAT;
   let at = HEADER_BYTES;
   run.seqs.forEach((seq, i) => {
-    const value = run.values[i]!;
+    const value = valueAt(run, i);
     pack.writeUInt32BE(Math.floor(seq / TWO_32), at);
     pack.writeUInt32BE(seq % TWO_32, at + 4);
     pack.writeUInt32BE(value.length, at + 8);
@@ -35,11 +58,12 @@ export function encodePack(run: StoredRun): Buffer {
 }
 
 /**
- * The events of the pack whose key says it holds `first` to `last`, each value a view into
- * `pack` (no copy); appended to `into` when given. Bytes that are not such a pack (cut short,
+ * The events of the pack whose key says it holds `first` to `last`, each a place in `pack`
+ * (no copy). Bytes that are not such a pack (cut short,
  * numbers out of order or outside the key's range) are an UndecodableEvent naming the range.
  */
-export function decodePack(pack: Uint8Array, first: number, last: number, into: StoredRun = { seqs: [], values: [] }): StoredRun {
+export function decodePack(pack: Uint8Array, first: number, last: number): StoredRun {
+  const into: StoredRun = { seqs: [], bytes: [], starts: [], ends: [] };
   const damaged = (reason: string) => new UndecodableEvent(first, `it is in the pack of events #${first} to #${last}, which cannot be read: ${reason}`);
   if (pack[0] !== PACK_FORMAT) throw damaged(`its format is ${pack[0] ?? 'missing'}, not ${PACK_FORMAT}`);
   const view = new DataView(pack.buffer, pack.byteOffset, pack.byteLength);
@@ -53,7 +77,9 @@ export function decodePack(pack: Uint8Array, first: number, last: number, into: 
     if (seq <= previous || seq > last) throw damaged(`the entry after #${previous} says #${seq}`);
     if (start + length > pack.length) throw damaged(`event #${seq}'s bytes run past its end`);
     into.seqs.push(seq);
-    into.values.push(pack.subarray(start, start + length));
+    into.bytes.push(pack);
+    into.starts.push(start);
+    into.ends.push(start + length);
     previous = seq;
     at = start + length;
   }
@@ -67,8 +93,11 @@ export function decodePack(pack: Uint8Array, first: number, last: number, into: 
  */
 export function replaced(run: StoredRun, changes: ReadonlyMap<number, Uint8Array>): StoredRun {
   const merged = new Map<number, Uint8Array>();
-  run.seqs.forEach((seq, i) => merged.set(seq, run.values[i]!));
+  run.seqs.forEach((seq, i) => merged.set(seq, valueAt(run, i)));
   for (const [seq, value] of changes) merged.set(seq, value);
   const seqs = [...merged.keys()].sort((a, b) => a - b);
-  return { seqs, values: seqs.map((seq) => merged.get(seq)!) };
+  return runOf(
+    seqs,
+    seqs.map((seq) => merged.get(seq)!),
+  );
 }

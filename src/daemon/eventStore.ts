@@ -7,8 +7,8 @@ import { EventEmitter } from 'eventemitter3';
 import { Level } from 'level';
 import { CURRENT_VERSION, type RecapEvent, type StoredEvent } from '../events/events.js';
 import { upcast } from '../events/upcast.js';
-import { decodeEvent, decodeEventWithoutTexts, decodeKey, encodeEvent, encodeKey, MAX_SEQ } from './codec.js';
-import type { StoredRun } from './eventPacks.js';
+import { decodeEvent, decodeEventAt, decodeEventWithoutTexts, decodeKey, encodeEvent, encodeKey, MAX_SEQ } from './codec.js';
+import { runOf, sliced, type StoredRun } from './eventPacks.js';
 import { LogLocked, LogTooNew, LogUnreadable, StorageFailed } from './logErrors.js';
 import * as keys from './logKeys.js';
 import type { BatchOp, SnapshotInLog } from './logKeys.js';
@@ -209,12 +209,12 @@ export class EventStore extends EventEmitter<{ failed: [error: Error]; appended:
 
   /** The events from `fromSeq` on, a batch (an await) at a time: in today's shape, or as stored with `raw`, without `text` fields with `withoutTexts`; at most `limit`. */
   async *readBatches(fromSeq = 1, toSeq = MAX_SEQ, { raw = false, limit = Infinity, withoutTexts = false } = {}): AsyncGenerator<StoredEvent[]> {
-    const decode = withoutTexts ? decodeEventWithoutTexts : decodeEvent;
-    for await (const { seqs, values } of this.storedBatches(fromSeq, toSeq, limit)) {
+    const decode = withoutTexts ? (seq: number, bytes: Uint8Array, start: number, end: number) => decodeEventWithoutTexts(seq, bytes.subarray(start, end)) : decodeEventAt;
+    for await (const { seqs, bytes, starts, ends } of this.storedBatches(fromSeq, toSeq, limit)) {
       const batch: StoredEvent[] = [];
       try {
         for (let i = 0; i < seqs.length; i += 1) {
-          const event = decode(seqs[i]!, values[i]!);
+          const event = decode(seqs[i]!, bytes[i]!, starts[i]!, ends[i]!);
           batch.push(raw ? event : upcast(event));
         }
       } catch (error) {
@@ -240,7 +240,7 @@ export class EventStore extends EventEmitter<{ failed: [error: Error]; appended:
       if (fromSeq <= packed) {
         for await (const run of packedRuns(this.db, fromSeq, toSeq, snapshot)) {
           if (run.seqs.length === 0) continue;
-          const kept = run.seqs.length <= left ? run : { seqs: run.seqs.slice(0, left), values: run.values.slice(0, left) };
+          const kept = run.seqs.length <= left ? run : sliced(run, 0, left);
           left -= kept.seqs.length;
           yield kept;
           if (left <= 0) return;
@@ -262,7 +262,10 @@ export class EventStore extends EventEmitter<{ failed: [error: Error]; appended:
     try {
       for (let entries = await next; entries.length > 0; entries = await next) {
         next = iterator.nextv(READ_BATCH);
-        yield { seqs: entries.map(([key]) => decodeKey(key)), values: entries.map(([, value]) => value) };
+        yield runOf(
+          entries.map(([key]) => decodeKey(key)),
+          entries.map(([, value]) => value),
+        );
       }
       next = undefined;
     } finally {

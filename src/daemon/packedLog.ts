@@ -4,7 +4,7 @@
 // else knows whether an event sits under a key of its own or in a pack.
 import type { Level } from 'level';
 import { decodeKey, encodeKey, MAX_SEQ } from './codec.js';
-import { decodePack, encodePack, replaced, type StoredRun } from './eventPacks.js';
+import { decodePack, encodePack, replaced, runOf, sliced, type StoredRun, valueAt } from './eventPacks.js';
 import { type BatchOp, PACK_END, PACK_PREFIX, packKey, packRange } from './logKeys.js';
 
 type Db = Level<Uint8Array, Uint8Array>;
@@ -61,7 +61,7 @@ function cut(run: StoredRun, from: number, to: number): StoredRun {
   while (start < seqs.length && seqs[start]! < from) start += 1;
   let end = seqs.length;
   while (end > start && seqs[end - 1]! > to) end -= 1;
-  return { seqs: seqs.slice(start, end), values: run.values.slice(start, end) };
+  return sliced(run, start, end);
 }
 
 /** The packed events at these sequence numbers, by number; a number no pack holds is left out. */
@@ -74,7 +74,7 @@ export async function packedEvents(db: Db, seqs: readonly number[]): Promise<Map
     if (!key || !value) continue;
     const { first, last } = packRange(key)!;
     const run = decodePack(value, first, last);
-    run.seqs.forEach((s, i) => seqs.includes(s) && found.set(s, run.values[i]!));
+    run.seqs.forEach((s, i) => seqs.includes(s) && found.set(s, valueAt(run, i)));
   }
   return found;
 }
@@ -86,7 +86,10 @@ export async function packedEvents(db: Db, seqs: readonly number[]): Promise<Map
 export async function packOps(db: Db, from: number, to: number): Promise<BatchOp[]> {
   const entries = await db.iterator({ gte: encodeKey(from), lte: encodeKey(to), fillCache: false }).all();
   if (entries.length === 0) return [];
-  const run: StoredRun = { seqs: entries.map(([key]) => decodeKey(key)), values: entries.map(([, value]) => value) };
+  const run = runOf(
+    entries.map(([key]) => decodeKey(key)),
+    entries.map(([, value]) => value),
+  );
   const ops: BatchOp[] = [{ type: 'put', key: packKey(run.seqs[0]!, run.seqs.at(-1)!), value: encodePack(run) }];
   for (const [key] of entries) ops.push({ type: 'del', key });
   return ops;
@@ -113,7 +116,7 @@ export async function rewriteOps(db: Db, rewrites: ReadonlyMap<number, Uint8Arra
   for (const { key, changes } of byPack.values()) {
     const { first, last } = packRange(key)!;
     const value = await db.get(key, { fillCache: false });
-    const run = replaced(value ? decodePack(value, first, last) : { seqs: [], values: [] }, changes);
+    const run = replaced(value ? decodePack(value, first, last) : runOf([], []), changes);
     ops.push({ type: 'put', key, value: encodePack(run) });
   }
   return ops;

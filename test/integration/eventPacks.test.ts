@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { Level } from 'level';
 import { pack, unpack } from 'msgpackr';
 import { afterEach, describe, expect, it } from 'vitest';
-import { decodePack, encodePack } from '../../src/daemon/eventPacks.js';
+import { decodePack, encodePack, replaced, valueAt } from '../../src/daemon/eventPacks.js';
 import { PACK_END, PACK_PREFIX, packRange } from '../../src/daemon/logKeys.js';
 import { type DaemonProcess, runCli, type Sandbox, trackedSandboxes } from '../helpers/daemon.js';
 import { goodSummary, prose } from '../helpers/text.js';
@@ -64,12 +64,13 @@ async function editPacked(box: Sandbox, seq: number, edit: (event: { type: strin
   const db = new Level<Buffer, Buffer>(join(box.data, 'log'), { keyEncoding: 'buffer', valueEncoding: 'buffer' });
   const holding = (await packsOf(db)).find((p) => p.run.seqs.includes(seq))!;
   const at = holding.run.seqs.indexOf(seq);
-  const changed = edit(unpack(holding.run.values[at]!) as { type: string; data: Record<string, unknown> });
-  if (changed === undefined) {
-    holding.run.seqs.splice(at, 1);
-    holding.run.values.splice(at, 1);
-  } else holding.run.values[at] = pack(changed);
-  await db.put(holding.key, encodePack(holding.run));
+  const changed = edit(unpack(valueAt(holding.run, at)) as { type: string; data: Record<string, unknown> });
+  const others = holding.run.seqs.filter((s) => s !== seq);
+  const run = replaced(
+    changed === undefined ? { seqs: [], bytes: [], starts: [], ends: [] } : holding.run,
+    new Map(changed === undefined ? others.map((s) => [s, valueAt(holding.run, holding.run.seqs.indexOf(s))]) : [[seq, pack(changed)]]),
+  );
+  await db.put(holding.key, encodePack(run));
   await db.close();
 }
 
