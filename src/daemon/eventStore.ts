@@ -238,7 +238,7 @@ export class EventStore extends EventEmitter<{ failed: [error: Error]; appended:
     try {
       const packed = fromSeq <= this.packedThrough ? await packsEnd(this.db, { snapshot }) : 0;
       if (fromSeq <= packed) {
-        for await (const run of packedRuns(this.db, fromSeq, toSeq, snapshot)) {
+        for await (const run of packedRuns(this.db, fromSeq, toSeq, left, snapshot)) {
           if (run.seqs.length === 0) continue;
           const kept = run.seqs.length <= left ? run : sliced(run, 0, left);
           left -= kept.seqs.length;

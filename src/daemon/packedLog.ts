@@ -11,7 +11,7 @@ type Db = Level<Uint8Array, Uint8Array>;
 export type LogSnapshot = ReturnType<Db['snapshot']>;
 type From = { snapshot?: LogSnapshot };
 
-/** Packs read from LevelDB at a time (about a megabyte of events), the next ones read meanwhile. */
+/** Packs read from LevelDB at a time (about a megabyte of events), the next ones read meanwhile; fewer when fewer events are wanted. */
 const PACKS_AHEAD = 4;
 
 /** The last sequence number in a pack; 0 when there is none. */
@@ -29,21 +29,35 @@ async function packKeyOf(db: Db, seq: number, snapshot?: LogSnapshot): Promise<U
 
 /**
  * The packed events from `from` to `to`, in order, a pack at a time (the first is the one
- * holding `from`, cut to it). Each value is a view into its pack's bytes.
+ * holding `from`, cut to it), for a reader that wants `wanted` of them: the packs read ahead
+ * are about as many as it still wants (a page of `recap export` reads no pack it will not use).
  */
-export async function* packedRuns(db: Db, from: number, to: number, snapshot: LogSnapshot): AsyncGenerator<StoredRun> {
+export async function* packedRuns(db: Db, from: number, to: number, wanted: number, snapshot: LogSnapshot): AsyncGenerator<StoredRun> {
   const start = (await packKeyOf(db, from, snapshot)) ?? packKey(from, 0);
   const iterator = db.iterator({ gte: start, lt: PACK_END, snapshot, fillCache: false });
-  let next: Promise<[Uint8Array, Uint8Array][]> | undefined = iterator.nextv(PACKS_AHEAD);
+  let next: Promise<[Uint8Array, Uint8Array][]> | undefined = iterator.nextv(1);
+  let left = wanted;
   try {
     for (let entries = await next; entries.length > 0; entries = await next) {
-      next = iterator.nextv(PACKS_AHEAD);
+      // The next packs are read meanwhile: about as many as the events still wanted beyond
+      // these (their keys say how many they hold, holes aside), none if these will do.
+      let beyond = left;
+      let span = 1;
+      for (const [key] of entries) {
+        const range = packRange(key);
+        if (range) [beyond, span] = [beyond - (range.last - Math.max(range.first, from) + 1), range.last - range.first + 1];
+      }
+      next = beyond > 0 ? iterator.nextv(Math.min(PACKS_AHEAD, Math.ceil(beyond / span))) : undefined;
       for (const [key, value] of entries) {
         const range = packRange(key);
         if (range === undefined || range.last < from) continue;
         if (range.first > to) return;
-        yield cut(decodePack(value, range.first, range.last), from, to);
+        const run = cut(decodePack(value, range.first, range.last), from, to);
+        left -= run.seqs.length;
+        yield run;
       }
+      if (left <= 0) return;
+      next ??= iterator.nextv(1);
     }
     next = undefined;
   } finally {
