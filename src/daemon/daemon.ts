@@ -20,7 +20,7 @@ import { type Projection, USER_SCOPE } from './projection.js';
 import { loadProjection } from './snapshot.js';
 import { AuditChunkWriter } from './auditChunkWriter.js';
 import { chunkEvents } from './auditChunks.js';
-import { EventPacker, packEvents } from './eventPacker.js';
+import { EventPacker, startPacker } from './eventPacker.js';
 import { protectedPaths, readOnlyPaths, recapPaths, recapProcesses, shadowDirs, writeLauncher } from '../agents/recapPaths.js';
 import { LauncherEndpoint } from './launcherEndpoint.js';
 import { LoopbackServers } from './loopbackServers.js';
@@ -114,12 +114,7 @@ export class Daemon {
     // (on LevelDB's thread) before a `replay --at` asks for them.
     void this.handler.counter(this.config.user().config);
     void this.store.snapshotSeqs().catch(() => undefined);
-    // The older events put in packs (a log from before packs existed too), as the log grows.
-    this.packer = new EventPacker(this.store, packEvents(this.env), {
-      packed: (through) => this.log.info({ packedThrough: through }, 'events packed'),
-      failed: (error) => this.log.warn({ err: error }, 'events could not be packed: they stay under keys of their own, and packing is tried again as the log grows'),
-    });
-    void this.packer.catchUp();
+    this.packer = startPacker(this.store, this.env, this.log);
     this.finished = this.stopRequested.then(() => this.close());
   }
 

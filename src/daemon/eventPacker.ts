@@ -3,6 +3,7 @@
 // than the newest events kept under keys of their own, that range is packed through the
 // store's write queue (EventStore.pack), so it never races a write. A log written before
 // packs existed is packed the same way, a range at a time, from the daemon's start.
+import type { Logger } from 'pino';
 import type { EventStore } from './eventStore.js';
 
 const DEFAULT_PACK_EVENTS = 1024;
@@ -21,6 +22,19 @@ export type PackerTold = {
   /** Why packing stopped (it starts again as the log next passes a range's end). */
   failed?: (error: Error) => void;
 };
+
+/**
+ * The daemon's packer, started: the older events of the log (one from before packs too) put in
+ * packs now and as the log grows; `log` is told when it has caught up, and why it could not.
+ */
+export function startPacker(store: EventStore, env: NodeJS.ProcessEnv, log: Logger): EventPacker {
+  const packer = new EventPacker(store, packEvents(env), {
+    packed: (through) => log.info({ packedThrough: through }, 'events packed'),
+    failed: (error) => log.warn({ err: error }, 'events could not be packed: they stay under keys of their own, and packing is tried again as the log grows'),
+  });
+  void packer.catchUp();
+  return packer;
+}
 
 export class EventPacker {
   /** Where the next range to pack starts; undefined: after the store's last packed event. */
