@@ -99,6 +99,22 @@ describe('packs of events', () => {
     expect((JSON.parse(await cli(box, ['record', '--json', '--text', prose(1)])) as { seq: number }).seq).toBe(last + 1);
   });
 
+  it('packs as the log grows, not only at start-up, and reads every event back after it', async () => {
+    const box = newBox();
+    const daemon = await start(box, SMALL);
+    const seqs: number[] = [];
+    for (let i = 0; i < 30; i += 1) seqs.push(await recorded(box, prose(1)));
+    const last = seqs.at(-1)!;
+    const packedThrough = Math.floor((last - 8) / 8) * 8;
+    expect(packedThrough).toBeGreaterThan(seqs[0]!);
+    await daemon.waitForLog((line) => line.msg === 'events packed' && Number(line.packedThrough) >= packedThrough);
+    const logged = (await cli(box, ['log', '--json']))
+      .trim()
+      .split('\n')
+      .map((line) => (JSON.parse(line) as { seq: number }).seq);
+    expect(logged.slice(0, last)).toEqual(Array.from({ length: last }, (_, i) => i + 1));
+  });
+
   it('verify finds a changed byte inside a packed summary; the log reads again once it is put back', async () => {
     const box = newBox();
     const { daemon, last, summary: firstSummary } = await unpackedLog(box);
