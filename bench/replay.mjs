@@ -11,6 +11,7 @@ import { Level } from 'level';
 import { ROOT as root, stopDaemon as stop } from './daemon.mjs';
 import { makeDecidedLog } from './decidedLog.mjs';
 import { commandRates, momentsOf, PROMPT, replayAtMs, rssOf, rssUnderLoad, sizesArg, startDaemon } from './lib/logBench.mjs';
+import { packAsTheDaemonWould } from './lib/scaleLog.mjs';
 
 const dist = (p) => import(join(root, 'dist', p));
 const { EventStore } = await dist('daemon/eventStore.js');
@@ -36,7 +37,8 @@ const SNAPSHOT_EVERY = 10_000;
 
 /**
  * A realistic log: 50 jobs, prompts, checks, denials, summaries, with a snapshot every
- * SNAPSHOT_EVERY events. Resolves to the sequence numbers of the snapshots kept.
+ * SNAPSHOT_EVERY events, its older events in packs as a daemon keeps them. Resolves to the
+ * sequence numbers of the snapshots kept.
  */
 async function makeLog(dir, size) {
   const now0 = Date.UTC(2026, 10, 1);
@@ -47,6 +49,9 @@ async function makeLog(dir, size) {
     timeOf: (i) => now0 + i * 10,
     promptOf: () => PROMPT,
   });
+  const store = await EventStore.open(join(dir, 'log'));
+  await packAsTheDaemonWould(store);
+  await store.close();
   return snapshots;
 }
 

@@ -24,6 +24,8 @@ const { Projection } = await dist('daemon/projection.js');
 const { encodeSnapshot, SNAPSHOT_FORMAT } = await dist('daemon/snapshot.js');
 const { AuditChunkWriter } = await dist('daemon/auditChunkWriter.js');
 const { chunkEvents } = await dist('daemon/auditChunks.js');
+const { EventPacker, packEvents } = await dist('daemon/eventPacker.js');
+const { LOG_FORMAT } = await dist('daemon/logKeys.js');
 const { checkTool, recordInteraction } = await dist('events/gate.js');
 const { submitSummary } = await dist('events/summaries.js');
 const { sessionBound } = await dist('events/sessions.js');
@@ -56,7 +58,8 @@ export const jobOf = (j) => `job-${String(j).padStart(2, '0')}`;
  * makes a log differ (the builder, the events' schema versions, the snapshot format).
  */
 export function cacheDir() {
-  const shape = createHash('sha256').update(JSON.stringify({ BUILDER_VERSION, CURRENT_VERSION, SNAPSHOT_FORMAT })).digest('hex').slice(0, 12);
+  // The log's format too: a log with packs must not be read by a build that does not know them.
+  const shape = createHash('sha256').update(JSON.stringify({ BUILDER_VERSION, CURRENT_VERSION, SNAPSHOT_FORMAT, LOG_FORMAT })).digest('hex').slice(0, 12);
   return process.env.RECAP_BENCH_CACHE ?? join(tmpdir(), `recap-scale-${shape}`);
 }
 
@@ -190,7 +193,8 @@ export async function cachedLog(size, dir, progress) {
 /**
  * What a daemon that wrote the log would have kept beside its events, added to a cached log
  * once (built.json says so): the audit page's chunks, which the daemon writes each time its
- * log passes a window's end, and the snapshots' heads, which it writes with each snapshot.
+ * log passes a window's end, the snapshots' heads, which it writes with each snapshot, and
+ * the packs its older events are kept in.
  */
 async function keepAsTheDaemonWould(cached, about) {
   const built = JSON.parse(readFileSync(about, 'utf8'));
@@ -203,8 +207,20 @@ async function keepAsTheDaemonWould(cached, about) {
   await chunks.catchUp();
   await chunks.stop();
   await store.snapshotSeqs(); // a log without heads is listed from its pieces, and its heads written
+  await packAsTheDaemonWould(store);
   await store.close();
   writeFileSync(about, JSON.stringify({ ...built, keptAsTheDaemon: true, keptSeconds: (performance.now() - started) / 1000 }));
 }
 
 const folderBytes = (dir) => readdirSync(dir).reduce((sum, name) => sum + statSync(join(dir, name)).size, 0);
+
+/** Puts the events of `store` (an EventStore) in packs, by the daemon's own packer, as a daemon keeps its log. */
+export async function packAsTheDaemonWould(store) {
+  const packer = new EventPacker(store, packEvents(process.env), {
+    failed: (error) => {
+      throw error;
+    },
+  });
+  await packer.catchUp();
+  await packer.stop();
+}

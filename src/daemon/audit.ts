@@ -6,7 +6,7 @@ import { MemoryEditChecks } from './memoryEditChecks.js';
 import { ImportedChecks } from '../events/importedChecks.js';
 import type { StoredEvent } from '../events/events.js';
 import { headHash, type JobState } from '../events/jobState.js';
-import { decodeEvent, decodeKey, MAX_SEQ, UndecodableEvent } from './codec.js';
+import { decodeEvent, MAX_SEQ, UndecodableEvent } from './codec.js';
 import type { EventStore } from './eventStore.js';
 import { Projection } from './projection.js';
 import { snapshotBefore } from './snapshot.js';
@@ -14,6 +14,7 @@ import type { EventLine, Problem, Verification } from '../protocol/answers.js';
 import { eventLine } from './eventLine.js';
 import { upcast } from '../events/upcast.js';
 import { EncodedEventsPage, StoredLines } from './storedLines.js';
+import { valueAt } from './eventPacks.js';
 
 export type EventFilter = { job?: string; types?: string[]; since?: number; until?: number };
 
@@ -88,12 +89,12 @@ async function scanPage(
   let resume = fromSeq;
   const batches = store.storedBatches(fromSeq, MAX_SEQ, unfiltered ? Math.min(limit, SCAN_LIMIT) : SCAN_LIMIT);
   try {
-    for await (const batch of batches) {
-      for (const [key, value] of batch) {
-        const seq = decodeKey(key);
+    for await (const run of batches) {
+      for (let i = 0; i < run.seqs.length; i += 1) {
+        const seq = run.seqs[i]!;
         scanned += 1;
         resume = seq + 1;
-        if (take(seq, value)) kept += 1;
+        if (take(seq, valueAt(run, i))) kept += 1;
         if (kept >= limit || scanned >= SCAN_LIMIT) return { next: seq < store.lastSeq ? seq + 1 : null, lastSeq: store.lastSeq };
       }
     }

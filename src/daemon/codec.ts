@@ -66,9 +66,24 @@ export class UndecodableEvent extends Error {
 }
 
 export function decodeEvent(seq: number, value: Uint8Array): StoredEvent {
+  return decodeEventAt(seq, value, 0, value.length);
+}
+
+/** msgpackr's bounds for a value inside larger bytes: one object, reused (msgpackr reads them as it starts). */
+const within = { start: 0, end: 0 };
+
+/**
+ * The event stored in `bytes` from `start` to `end` (a pack's events, eventPacks.ts): decoded
+ * in place, with no view made of it. msgpackr keeps a DataView on the bytes it decodes, made
+ * once for all of a pack's events, where a view per event would each get one of its own.
+ */
+export function decodeEventAt(seq: number, bytes: Uint8Array, start: number, end: number): StoredEvent {
   let decoded: unknown;
   try {
-    decoded = packr.unpack(value);
+    if (end <= start) throw new Error('no bytes');
+    within.start = start;
+    within.end = end;
+    decoded = packr.unpack(bytes, within);
   } catch (error) {
     throw new UndecodableEvent(seq, (error as Error).message);
   }

@@ -20,6 +20,7 @@ import { type Projection, USER_SCOPE } from './projection.js';
 import { loadProjection } from './snapshot.js';
 import { AuditChunkWriter } from './auditChunkWriter.js';
 import { chunkEvents } from './auditChunks.js';
+import { EventPacker, startPacker } from './eventPacker.js';
 import { protectedPaths, readOnlyPaths, recapPaths, recapProcesses, shadowDirs, writeLauncher } from '../agents/recapPaths.js';
 import { LauncherEndpoint } from './launcherEndpoint.js';
 import { LoopbackServers } from './loopbackServers.js';
@@ -64,6 +65,7 @@ export class Daemon {
   private launcher: LauncherEndpoint | undefined;
   private spool: SpoolTaker | undefined;
   private auditChunks: AuditChunkWriter | undefined;
+  private packer: EventPacker | undefined;
   private stopAsked: () => void = () => undefined;
   private readonly stopRequested = new Promise<void>((resolve) => (this.stopAsked = resolve));
   private finished: Promise<void> | undefined;
@@ -112,6 +114,7 @@ export class Daemon {
     // (on LevelDB's thread) before a `replay --at` asks for them.
     void this.handler.counter(this.config.user().config);
     void this.store.snapshotSeqs().catch(() => undefined);
+    this.packer = startPacker(this.store, this.env, this.log);
     this.finished = this.stopRequested.then(() => this.close());
   }
 
@@ -324,7 +327,7 @@ export class Daemon {
     // Requests waiting for new events (recap log -f) answer now, so closing need not wait for them.
     this.handler.close();
     this.servers.stopIndex();
-    await Promise.all([this.socketServer?.close(), this.servers.close(), this.launcher?.close(), this.spool?.stop(), this.auditChunks?.stop()]);
+    await Promise.all([this.socketServer?.close(), this.servers.close(), this.launcher?.close(), this.spool?.stop(), this.auditChunks?.stop(), this.packer?.stop()]);
     // What the last requests did is exported before the log closes; a dead collector waits no longer than this.
     await this.telemetry?.shutdown(TELEMETRY_DEADLINE_MS);
     await this.closeStore();

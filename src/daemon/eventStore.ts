@@ -7,17 +7,21 @@ import { EventEmitter } from 'eventemitter3';
 import { Level } from 'level';
 import { CURRENT_VERSION, type RecapEvent, type StoredEvent } from '../events/events.js';
 import { upcast } from '../events/upcast.js';
-import { decodeEvent, decodeEventWithoutTexts, decodeKey, encodeEvent, encodeKey, MAX_SEQ } from './codec.js';
+import { decodeEvent, decodeEventAt, decodeEventWithoutTexts, decodeKey, encodeEvent, encodeKey, MAX_SEQ } from './codec.js';
+import { runOf, sliced, type StoredRun } from './eventPacks.js';
+import { LogLocked, LogTooNew, LogUnreadable, StorageFailed } from './logErrors.js';
 import * as keys from './logKeys.js';
 import type { BatchOp, SnapshotInLog } from './logKeys.js';
+import { type LogSnapshot, packedEvents, packedRuns, packOps, packsEnd, rewriteOps } from './packedLog.js';
+import { snapshotAt, snapshotsNewestFirst } from './snapshotPieces.js';
 
 export { snapshotKey } from './logKeys.js';
+export { LogLocked, LogTooNew, LogUnreadable, StorageFailed } from './logErrors.js';
 
-/** `rewrites`: events already in the log, written again in their place (a redaction's copies without their text). */
-type Waiting = { events: StoredEvent[]; rewrites?: StoredEvent[]; snapshot?: { seq: number; bytes: Uint8Array }; resolve: () => void; reject: (error: Error) => void };
+/** `rewrites`: events already in the log, written again in their place (a redaction's copies without their text); `pack`: events to pack (packedLog.ts), after the rest. */
+type Waiting = { events: StoredEvent[]; rewrites?: StoredEvent[]; snapshot?: { seq: number; bytes: Uint8Array }; pack?: { from: number; to: number } } & Settles;
+type Settles = { resolve: () => void; reject: (error: Error) => void };
 
-/** Pieces of a snapshot read from LevelDB at a time. */
-const SNAPSHOT_READ_AHEAD = 4;
 /** The newest snapshots, always kept: start-up falls back to the one before if the newest does not decode. */
 const SNAPSHOTS_KEPT = 2;
 /**
@@ -28,39 +32,6 @@ export const DEFAULT_SNAPSHOT_SPACING = 20_000;
 /** Events per read batch, and the bytes LevelDB may gather for one (it stops at either). */
 const READ_BATCH = 1000;
 const READ_AHEAD_BYTES = 1024 * 1024;
-
-export class LogLocked extends Error {
-  constructor(readonly path: string) {
-    super(`another recap daemon is using ${path}`);
-  }
-}
-
-/** The log cannot be opened: a read-only or full disk, or damaged files. */
-export class LogUnreadable extends Error {
-  constructor(
-    readonly path: string,
-    reason: string,
-  ) {
-    super(
-      `the event log at ${path} cannot be opened (${reason}); check that its folder is writable and the disk has room, ` +
-        'or, if its files are damaged, move the folder aside and recap import an export',
-    );
-  }
-}
-
-/**
- * LevelDB failed to write or read: the one kind of failure that may be reported as "the
- * event log could not be written". Level's own errors carry a LEVEL_* code.
- */
-export class StorageFailed extends Error {
-  constructor(cause: Error) {
-    super(cause.message, { cause });
-  }
-
-  static is(error: unknown): boolean {
-    return error instanceof StorageFailed || /^LEVEL_/.test(String((error as { code?: unknown } | null)?.code ?? ''));
-  }
-}
 
 export type Appended = { stored: StoredEvent[]; durable: Promise<void> };
 
@@ -84,6 +55,8 @@ export class EventStore extends EventEmitter<{ failed: [error: Error]; appended:
     private readonly db: Level<Uint8Array, Uint8Array>,
     private nextSeq: number,
     private readonly snapshotSpacing: number,
+    /** The last event in a pack (0: none); every event up to it is in one, or missing. */
+    private packedThrough: number,
   ) {
     super();
   }
@@ -104,7 +77,30 @@ export class EventStore extends EventEmitter<{ failed: [error: Error]; appended:
       if (cause?.code === 'LEVEL_LOCKED') throw new LogLocked(path);
       throw new LogUnreadable(path, (error as { cause?: Error }).cause?.message ?? (error as Error).message);
     }
-    return new EventStore(db, (await lastSeq(db)) + 1, snapshotSpacing);
+    const format = keys.formatOf(await db.get(keys.FORMAT_KEY).catch(() => undefined));
+    if (format === undefined || format > keys.LOG_FORMAT) {
+      await db.close();
+      throw new LogTooNew(path, format);
+    }
+    return new EventStore(db, (await lastSeq(db)) + 1, snapshotSpacing, await packsEnd(db));
+  }
+
+  /** The last event in a pack; 0 when none is. */
+  get packedUpTo(): number {
+    return this.packedThrough;
+  }
+
+  /**
+   * Puts the events from `from` to `to` that have keys of their own in one pack (eventPacks.ts),
+   * through the write queue (after every write before it), in a batch of its own; resolves to
+   * the last event packed so far.
+   */
+  async pack(from: number, to: number): Promise<number> {
+    await new Promise<void>((resolve, reject) => {
+      this.queue.push({ events: [], pack: { from, to }, resolve, reject });
+      if (!this.flushing) this.startFlushing();
+    });
+    return this.packedThrough;
   }
 
   get lastSeq(): number {
@@ -155,7 +151,9 @@ export class EventStore extends EventEmitter<{ failed: [error: Error]; appended:
     while (this.queue.length > 0) {
       const batch = this.queue.splice(0);
       try {
-        const ops: BatchOp[] = batch.flatMap((w) => [...(w.rewrites ?? []), ...w.events].map((e): BatchOp => ({ type: 'put', key: encodeKey(e.seq), value: encodeEvent(e) })));
+        const rewritten = new Map(batch.flatMap((w) => w.rewrites ?? []).map((e) => [e.seq, encodeEvent(e)]));
+        const ops: BatchOp[] = rewritten.size > 0 ? await rewriteOps(this.db, rewritten, this.packedThrough) : [];
+        for (const w of batch) for (const e of w.events) ops.push({ type: 'put', key: encodeKey(e.seq), value: encodeEvent(e) });
         const snapshots = batch.filter((w) => w.snapshot !== undefined);
         const newest = snapshots.at(-1);
         if (newest?.snapshot) {
@@ -168,8 +166,11 @@ export class EventStore extends EventEmitter<{ failed: [error: Error]; appended:
             ops.push(keys.headOp(old, 'del'));
           }
         }
-        await this.db.batch(ops, { sync: true });
-        this.syncs += 1;
+        if (batch.some((w) => w.pack === undefined)) {
+          await this.db.batch(ops, { sync: true });
+          this.syncs += 1;
+        }
+        for (const w of batch) if (w.pack) await this.writePack(w.pack);
         for (const w of batch) w.resolve();
       } catch (error) {
         // Later commands were decided on top of these events: they fail with them, and the
@@ -187,6 +188,15 @@ export class EventStore extends EventEmitter<{ failed: [error: Error]; appended:
     this.markIdle?.();
   }
 
+  /** Packs the events from..to; the log's format is written with its first pack. Not synced: a pack lost in a crash leaves the events as they were. */
+  private async writePack({ from, to }: { from: number; to: number }): Promise<void> {
+    const ops = await packOps(this.db, from, to);
+    if (ops.length === 0) return;
+    if (this.packedThrough === 0) ops.push(keys.formatPut());
+    await this.db.batch(ops);
+    this.packedThrough = Math.max(this.packedThrough, keys.packRange(ops[0]!.key)!.last);
+  }
+
   /** Every stored event from `fromSeq` on, in order, in today's shape. */
   async *read(fromSeq = 1, toSeq = MAX_SEQ): AsyncGenerator<StoredEvent> {
     for await (const batch of this.readBatches(fromSeq, toSeq)) yield* batch;
@@ -199,12 +209,12 @@ export class EventStore extends EventEmitter<{ failed: [error: Error]; appended:
 
   /** The events from `fromSeq` on, a batch (an await) at a time: in today's shape, or as stored with `raw`, without `text` fields with `withoutTexts`; at most `limit`. */
   async *readBatches(fromSeq = 1, toSeq = MAX_SEQ, { raw = false, limit = Infinity, withoutTexts = false } = {}): AsyncGenerator<StoredEvent[]> {
-    const decode = withoutTexts ? decodeEventWithoutTexts : decodeEvent;
-    for await (const entries of this.storedBatches(fromSeq, toSeq, limit)) {
+    const decode = withoutTexts ? (seq: number, bytes: Uint8Array, start: number, end: number) => decodeEventWithoutTexts(seq, bytes.subarray(start, end)) : decodeEventAt;
+    for await (const { seqs, bytes, starts, ends } of this.storedBatches(fromSeq, toSeq, limit)) {
       const batch: StoredEvent[] = [];
       try {
-        for (const [key, value] of entries) {
-          const event = decode(decodeKey(key), value);
+        for (let i = 0; i < seqs.length; i += 1) {
+          const event = decode(seqs[i]!, bytes[i]!, starts[i]!, ends[i]!);
           batch.push(raw ? event : upcast(event));
         }
       } catch (error) {
@@ -217,18 +227,45 @@ export class EventStore extends EventEmitter<{ failed: [error: Error]; appended:
   }
 
   /**
-   * The stored keys and values from `fromSeq` on, undecoded (recap export writes from them), a
-   * batch at a time, at most `limit`; LevelDB reads the next batch (on libuv's pool) meanwhile.
+   * The stored events from `fromSeq` on, undecoded (recap export writes from them), a batch at
+   * a time, at most `limit`: the packed ones a pack at a time (each value a view into its
+   * pack), then those with keys of their own; LevelDB reads the next batch (on libuv's pool)
+   * meanwhile. All from one snapshot of the log, so packing meanwhile hides no event.
    */
-  async *storedBatches(fromSeq = 1, toSeq = MAX_SEQ, limit = Infinity): AsyncGenerator<[Uint8Array, Uint8Array][]> {
+  async *storedBatches(fromSeq = 1, toSeq = MAX_SEQ, limit = Infinity): AsyncGenerator<StoredRun> {
+    const snapshot = this.db.snapshot();
+    let left = limit;
+    try {
+      const packed = fromSeq <= this.packedThrough ? await packsEnd(this.db, { snapshot }) : 0;
+      if (fromSeq <= packed) {
+        for await (const run of packedRuns(this.db, fromSeq, toSeq, left, snapshot)) {
+          if (run.seqs.length === 0) continue;
+          const kept = run.seqs.length <= left ? run : sliced(run, 0, left);
+          left -= kept.seqs.length;
+          yield kept;
+          if (left <= 0) return;
+        }
+      }
+      const from = Math.max(fromSeq, packed + 1);
+      if (from <= toSeq) yield* this.ownKeys(from, toSeq, left, snapshot);
+    } finally {
+      await snapshot.close();
+    }
+  }
+
+  /** The events with keys of their own from..to, at most `limit`, a read batch at a time. */
+  private async *ownKeys(fromSeq: number, toSeq: number, limit: number, snapshot: LogSnapshot): AsyncGenerator<StoredRun> {
     // At most `limit` events: nothing is read ahead that the caller will not use.
     const bounds = { gte: encodeKey(fromSeq), lte: encodeKey(toSeq), ...(Number.isFinite(limit) ? { limit } : {}) };
-    const iterator = this.db.iterator({ ...bounds, highWaterMarkBytes: READ_AHEAD_BYTES, fillCache: false });
+    const iterator = this.db.iterator({ ...bounds, highWaterMarkBytes: READ_AHEAD_BYTES, fillCache: false, snapshot });
     let next: Promise<[Uint8Array, Uint8Array][]> | undefined = iterator.nextv(READ_BATCH);
     try {
       for (let entries = await next; entries.length > 0; entries = await next) {
         next = iterator.nextv(READ_BATCH);
-        yield entries;
+        yield runOf(
+          entries.map(([key]) => decodeKey(key)),
+          entries.map(([, value]) => value),
+        );
       }
       next = undefined;
     } finally {
@@ -241,7 +278,12 @@ export class EventStore extends EventEmitter<{ failed: [error: Error]; appended:
   /** The events at these sequence numbers, in today's shape; a number without one is left out. */
   async get(seqs: readonly number[]): Promise<StoredEvent[]> {
     const values = await this.db.getMany(seqs.map(encodeKey), { fillCache: false });
-    return values.flatMap((value, i) => (value ? [upcast(decodeEvent(seqs[i]!, value))] : []));
+    const missing = seqs.filter((seq, i) => !values[i] && seq <= this.packedThrough);
+    const packed = missing.length > 0 ? await packedEvents(this.db, missing) : undefined;
+    return seqs.flatMap((seq, i) => {
+      const value = values[i] ?? packed?.get(seq);
+      return value ? [upcast(decodeEvent(seq, value))] : [];
+    });
   }
 
   /**
@@ -249,51 +291,8 @@ export class EventStore extends EventEmitter<{ failed: [error: Error]; appended:
    * (start-up usually needs only the newest). A snapshot with a piece missing is handed out
    * as `value: undefined`.
    */
-  async *snapshots(): AsyncGenerator<{ seq: number; value: Uint8Array | undefined }> {
-    // Backwards, a snapshot's pieces come last piece first and its first piece last.
-    // The last piece read says how many come before it: they are asked for a few at a time
-    // (fewer round trips to LevelDB's thread, without it holding many megabytes at once).
-    const iterator = this.db.iterator({
-      gte: keys.SNAPSHOT_PREFIX,
-      lt: keys.SNAPSHOT_END,
-      reverse: true,
-      fillCache: false,
-      highWaterMarkBytes: SNAPSHOT_READ_AHEAD * keys.SNAPSHOT_PIECE,
-    });
-    try {
-      let seq: number | undefined; // the snapshot whose pieces are being gathered
-      let pieces: Uint8Array[] = [];
-      let next = 0; // the piece expected next
-      let whole = true;
-      const ahead: [Uint8Array, Uint8Array][] = [];
-      for (;;) {
-        if (ahead.length === 0) ahead.push(...(await iterator.nextv(seq === undefined ? 1 : Math.min(SNAPSHOT_READ_AHEAD, Math.max(1, next + 1)))).reverse());
-        const entry = ahead.pop();
-        if (seq !== undefined && (!entry || keys.snapshotSeq(entry[0]) !== seq)) {
-          // Its first piece is missing.
-          yield { seq, value: undefined };
-          seq = undefined;
-        }
-        if (!entry) return;
-        const [key, value] = entry;
-        const piece = keys.snapshotPiece(key);
-        if (seq === undefined) {
-          seq = keys.snapshotSeq(key);
-          pieces = [];
-          whole = true;
-        } else if (piece !== next) {
-          whole = false;
-        }
-        next = piece - 1;
-        pieces.push(value);
-        if (piece > 0) continue;
-        pieces.reverse();
-        yield { seq, value: whole ? (pieces.length === 1 ? pieces[0] : Buffer.concat(pieces)) : undefined };
-        seq = undefined;
-      }
-    } finally {
-      await iterator.close();
-    }
+  snapshots(): AsyncGenerator<{ seq: number; value: Uint8Array | undefined }> {
+    return snapshotsNewestFirst(this.db);
   }
 
   /**
@@ -325,10 +324,8 @@ export class EventStore extends EventEmitter<{ failed: [error: Error]; appended:
   }
 
   /** The snapshot at `seq`, whole; undefined when it is not there or a piece is missing. */
-  async snapshotAt(seq: number): Promise<Uint8Array | undefined> {
-    const entries = await this.db.iterator({ gte: keys.snapshotKey(seq), lt: keys.snapshotKey(seq + 1), fillCache: false }).all();
-    if (entries.length === 0 || !entries.every(([key], i) => keys.snapshotPiece(key) === i)) return undefined;
-    return entries.length === 1 ? entries[0]![1] : Buffer.concat(entries.map(([, value]) => value));
+  snapshotAt(seq: number): Promise<Uint8Array | undefined> {
+    return snapshotAt(this.db, seq);
   }
 
   /**
@@ -394,7 +391,8 @@ export class EventStore extends EventEmitter<{ failed: [error: Error]; appended:
   }
 }
 
+/** The last event's number: after the packs, or the last of them. */
 async function lastSeq(db: Level<Uint8Array, Uint8Array>): Promise<number> {
   const keys = await db.keys({ lte: encodeKey(MAX_SEQ), reverse: true, limit: 1 }).all();
-  return keys[0] ? decodeKey(keys[0]) : 0;
+  return Math.max(keys[0] ? decodeKey(keys[0]) : 0, await packsEnd(db));
 }

@@ -1,5 +1,5 @@
 // The keys of what the event log's LevelDB holds besides the events (codec.ts's 8-byte
-// sequence numbers): projection snapshots, their heads and the audit index's chunks, each under a 0xff
+// sequence numbers): packs of events, the log's format, projection snapshots, their heads and the audit index's chunks, each under a 0xff
 // byte and a name, so they sort after every event key and no read of events meets them.
 import { decodeKey, encodeKey } from './codec.js';
 
@@ -30,6 +30,37 @@ export const HEAD_END = Buffer.from([0xff, ...Buffer.from('shead'), 0xff]);
 export const AUDIT_PREFIX = Buffer.from([0xff, ...Buffer.from('audit')]);
 export const AUDIT_KEY_BYTES = AUDIT_PREFIX.length + 8;
 export const auditKey = (window: number): Buffer => Buffer.concat([AUDIT_PREFIX, encodeKey(window)], AUDIT_KEY_BYTES);
+/**
+ * Packs of events (eventPacks.ts): a 0xff byte, a name, the first and the last sequence
+ * number the pack holds. Its key alone says which events it holds, so the pack of an event,
+ * and where the packs end, are found from keys without reading a pack.
+ */
+export const PACK_PREFIX = Buffer.from([0xff, ...Buffer.from('pack')]);
+export const PACK_END = Buffer.from([0xff, ...Buffer.from('pack'), 0xff]);
+const PACK_KEY_BYTES = PACK_PREFIX.length + 16;
+export const packKey = (first: number, last: number): Buffer => Buffer.concat([PACK_PREFIX, encodeKey(first), encodeKey(last)], PACK_KEY_BYTES);
+/** The events a pack's key says it holds; undefined for a key that is not one recap writes. */
+export function packRange(key: Uint8Array): { first: number; last: number } | undefined {
+  if (key.length !== PACK_KEY_BYTES) return undefined;
+  return { first: decodeKey(key.subarray(PACK_PREFIX.length)), last: decodeKey(key.subarray(PACK_PREFIX.length + 8)) };
+}
+
+/**
+ * The log's format, a 4-byte number, written with its first pack: 1 (no key) when each
+ * event is a key of its own, 2 once events may be in packs. A recap that finds a format
+ * newer than it knows refuses to open the log rather than miss events.
+ */
+export const FORMAT_KEY = Buffer.from([0xff, ...Buffer.from('format')]);
+export const LOG_FORMAT = 2;
+export const formatPut = (): BatchOp => {
+  const value = Buffer.alloc(4);
+  value.writeUInt32BE(LOG_FORMAT);
+  return { type: 'put', key: FORMAT_KEY, value };
+};
+/** The format a log's format key holds: 1 without one; undefined when it is not 4 bytes. */
+export const formatOf = (value: Uint8Array | undefined): number | undefined =>
+  value === undefined ? 1 : value.length === 4 ? Buffer.from(value.buffer, value.byteOffset, 4).readUInt32BE(0) : undefined;
+
 export type BatchOp = { type: 'put'; key: Uint8Array; value: Uint8Array } | { type: 'del'; key: Uint8Array };
 export const snapshotKey = (seq: number, piece = 0): Buffer => {
   const key = Buffer.concat([SNAPSHOT_PREFIX, encodeKey(seq)], SNAPSHOT_KEY_BYTES + (piece > 0 ? 4 : 0));

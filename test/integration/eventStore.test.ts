@@ -4,7 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RecapEvent } from '../../src/events/events.js';
-import { EventStore, LogLocked } from '../../src/daemon/eventStore.js';
+import { Level } from 'level';
+import { EventPacker } from '../../src/daemon/eventPacker.js';
+import { EventStore, LogLocked, LogTooNew } from '../../src/daemon/eventStore.js';
+import { FORMAT_KEY } from '../../src/daemon/logKeys.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -61,6 +64,24 @@ describe('EventStore', () => {
     expect(store.syncs).toBeLessThanOrEqual(3);
     expect((await readAll(store)).length).toBe(97);
     await store.close();
+  });
+
+  it('marks a packed log with its format, and refuses one of a newer format than it knows, saying to upgrade', async () => {
+    const path = logDir();
+    const store = await EventStore.open(path);
+    await store.append(Array.from({ length: 40 }, (_, i) => denied(i))).durable;
+    const packer = new EventPacker(store, 10);
+    await packer.catchUp();
+    await packer.stop();
+    expect(store.packedUpTo).toBe(30);
+    await store.close();
+    const db = new Level<Uint8Array, Uint8Array>(path, { keyEncoding: 'view', valueEncoding: 'view' });
+    expect([...(await db.get(FORMAT_KEY))!]).toEqual([0, 0, 0, 2]);
+    await db.put(FORMAT_KEY, Uint8Array.from([0, 0, 0, 3]));
+    await db.close();
+    const refused = EventStore.open(path);
+    await expect(refused).rejects.toBeInstanceOf(LogTooNew);
+    await expect(refused).rejects.toThrow(`the event log at ${path} was written by a newer recap (log format 3; this recap reads up to 2): upgrade recap`);
   });
 
   it('refuses a second opener of the same log with the path in the message', async () => {

@@ -1,6 +1,8 @@
 // The event store hands out each event with its own number, in order, whatever holes the
 // log has, wherever a read starts, ends or is cut short (a faster read that counts numbers
-// instead of reading keys must keep this); and `recap verify` finds a hole.
+// instead of reading keys must keep this); and `recap verify` finds a hole. All of it on a log
+// as written, and on the same log once its older events are in packs (eventPacker.ts), where
+// reads cross from packs to events with keys of their own.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,6 +10,7 @@ import { Level } from 'level';
 import { afterEach, describe, expect, it } from 'vitest';
 import { storedEventsPage, verifyLog } from '../../src/daemon/audit.js';
 import { encodeKey } from '../../src/daemon/codec.js';
+import { EventPacker } from '../../src/daemon/eventPacker.js';
 import { EventStore } from '../../src/daemon/eventStore.js';
 import { Projection } from '../../src/daemon/projection.js';
 import type { RecapEvent } from '../../src/events/events.js';
@@ -23,8 +26,11 @@ const EVENTS = 2600;
 const prompt = (i: number): RecapEvent =>
   ({ type: 'InteractionRecorded', data: { job: 'job-1', kind: 'prompt', text: `prompt ${i}`, tokens: 2, counted: true, time: 1_793_491_200_000 + i } }) as RecapEvent;
 
-/** A log of EVENTS events with the numbers `holes` taken out of it (as damage would), reopened. */
-async function logWith(holes: number[]): Promise<EventStore> {
+/** Events per pack when packed: the packs end at 2100 (the newest 256 events are kept out of them), inside a read batch. */
+const PACK = 300;
+
+/** A log of EVENTS events with the numbers `holes` taken out of it (as damage would), reopened, and packed with `packed`. */
+async function logWithIn(holes: number[], packed: boolean): Promise<EventStore> {
   const dir = join(mkdtempSync(join(tmpdir(), 'recap-stored-batches-')), 'log');
   dirs.push(dir);
   const store = await EventStore.open(dir);
@@ -33,7 +39,14 @@ async function logWith(holes: number[]): Promise<EventStore> {
   const db = new Level<Uint8Array, Uint8Array>(dir, { keyEncoding: 'view', valueEncoding: 'view' });
   await db.batch(holes.map((seq) => ({ type: 'del' as const, key: encodeKey(seq) })));
   await db.close();
-  return EventStore.open(dir);
+  const reopened = await EventStore.open(dir);
+  if (packed) {
+    const packer = new EventPacker(reopened, PACK);
+    await packer.catchUp();
+    await packer.stop();
+    expect(reopened.packedUpTo).toBe(holes.includes(2100) ? 2099 : 2100);
+  }
+  return reopened;
 }
 
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
@@ -50,7 +63,12 @@ async function read(store: EventStore, from?: number, to?: number, limit?: numbe
   return seqs;
 }
 
-describe('stored batches', () => {
+describe.each([
+  ['as written', false],
+  ['packed', true],
+])('stored batches, %s', (_, packed) => {
+  const logWith = (holes: number[]) => logWithIn(holes, packed);
+
   it('hand out every event with its number across read batches, from any start to any end', async () => {
     const store = await logWith([]);
     try {
