@@ -6,6 +6,7 @@ import { connect, createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach } from 'vitest';
+import { daemonCommand, daemonEnvironment } from '../../src/common/daemonStart.js';
 import { encodeFrame, FrameReader } from '../../src/common/frames.js';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
@@ -103,7 +104,9 @@ export async function startDaemon(box: Sandbox, env: NodeJS.ProcessEnv = {}): Pr
 }
 
 export function launchDaemon(box: Sandbox, env: NodeJS.ProcessEnv = {}): DaemonProcess {
-  const child = spawn(process.execPath, [RECAP, 'daemon'], { env: { ...box.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  // As recap starts it (daemonStart.ts): Node's flags and the environment recap gives the daemon.
+  const [node, ...args] = daemonCommand(process.execPath, RECAP);
+  const child = spawn(node!, args, { env: daemonEnvironment({ ...box.env, ...env }), stdio: ['ignore', 'pipe', 'pipe'] });
   return new DaemonProcess(box, child);
 }
 
