@@ -24,7 +24,10 @@ export function benchEnv(dir, extra = {}) {
 export async function startDaemon(env, nodeArgs = [], { stdout = 'ignore' } = {}) {
   // As recap starts it (src/common/daemonStart.ts); `nodeArgs` and `env` come after, so they can override.
   const { DAEMON_ENVIRONMENT, DAEMON_NODE_FLAGS } = await import(join(ROOT, 'dist', 'common', 'daemonStart.js'));
-  const child = spawn(process.execPath, [...DAEMON_NODE_FLAGS, ...nodeArgs, join(ROOT, 'bin', 'recap.js'), 'daemon'], { env: { ...DAEMON_ENVIRONMENT, ...env }, stdio: ['ignore', stdout, 'pipe'] });
+  const child = spawn(process.execPath, [...DAEMON_NODE_FLAGS, ...nodeArgs, join(ROOT, 'bin', 'recap.js'), 'daemon'], {
+    env: { ...DAEMON_ENVIRONMENT, ...env },
+    stdio: ['ignore', stdout, 'pipe'],
+  });
   await new Promise((ready, fail) => {
     let log = '';
     child.stderr.on('data', (chunk) => {

@@ -43,7 +43,12 @@ describe('recap install launchd --dry-run', () => {
     expect(parse(`${plistText}</plist>`)).toEqual({
       Label: 'recap.daemon',
       ProgramArguments: [process.execPath, '--max-semi-space-size=8', RECAP, 'daemon'],
-      EnvironmentVariables: { MALLOC_ARENA_MAX: '2', RECAP_SOCKET: join(box.tmp, `recap-${process.getuid!()}`, 'recapd.sock'), RECAP_DATA_DIR: support, RECAP_CONFIG: join(support, 'config.conf') },
+      EnvironmentVariables: {
+        MALLOC_ARENA_MAX: '2',
+        RECAP_SOCKET: join(box.tmp, `recap-${process.getuid!()}`, 'recapd.sock'),
+        RECAP_DATA_DIR: support,
+        RECAP_CONFIG: join(support, 'config.conf'),
+      },
       RunAtLoad: true,
       KeepAlive: { SuccessfulExit: false },
       ProcessType: 'Interactive',
