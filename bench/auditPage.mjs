@@ -4,8 +4,10 @@
 // then the job page's data (the meter downsampled to the screen, with every trip and
 // summary), a zoomed window, the slider's moment, the hover, the jobs table, and the page
 // itself rendered in Chromium when it is installed.
-//   node bench/auditPage.mjs [--quick] [--json]
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+//   node bench/auditPage.mjs [--quick] [--json] [--log=DIR]
+// --log=DIR: the log is made once in DIR (its `log` folder) and copied for each run, so that
+// two builds can be measured on the same log, one run after the other.
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,6 +19,7 @@ const { Client } = await dist('client/socketClient.js');
 
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
+const kept = args.find((a) => a.startsWith('--log='))?.slice('--log='.length);
 const SIZE = Number(process.env.RECAP_BENCH_EVENTS) || (quick ? 100_000 : 1_000_000);
 const JOB = 'one-long-job';
 const WIDTH = 1600;
@@ -43,6 +46,17 @@ async function makeLog(dir) {
   });
   process.stderr.write(`events by type: ${JSON.stringify(types)}\n`);
   return { start, end: start + SIZE * STEP_MS };
+}
+
+/** The log made in `data`, or with --log copied from where it was made once (made there first). */
+async function madeOrKept(data) {
+  if (kept === undefined) return makeLog(data);
+  if (!existsSync(join(kept, 'log'))) {
+    mkdirSync(kept, { recursive: true });
+    writeFileSync(join(kept, 'span.json'), JSON.stringify(await makeLog(kept)));
+  }
+  cpSync(join(kept, 'log'), join(data, 'log'), { recursive: true });
+  return JSON.parse(readFileSync(join(kept, 'span.json'), 'utf8'));
 }
 
 function get(url, cookie) {
@@ -119,7 +133,7 @@ const dir = mkdtempSync(join(tmpdir(), 'recap-bench-ui-'));
 let daemon;
 try {
   const made = performance.now();
-  const { start, end } = await makeLog(join(dir, 'data'));
+  const { start, end } = await madeOrKept(join(dir, 'data'));
   process.stderr.write(`made a log of ${SIZE.toLocaleString('en')} events in ${Math.round(performance.now() - made)} ms\n`);
   const env = benchEnv(dir);
   writeFileSync(env.RECAP_CONFIG, `TOKEN_THRESHOLD=${THRESHOLD}\nTOKEN_ENCODING=words\n`);

@@ -22,7 +22,12 @@ export function benchEnv(dir, extra = {}) {
  * `stdout: 'pipe'` its standard output can be read (where V8's --trace-gc writes).
  */
 export async function startDaemon(env, nodeArgs = [], { stdout = 'ignore' } = {}) {
-  const child = spawn(process.execPath, [...nodeArgs, join(ROOT, 'bin', 'recap.js'), 'daemon'], { env, stdio: ['ignore', stdout, 'pipe'] });
+  // As recap starts it (src/common/daemonStart.ts); `nodeArgs` and `env` come after, so they can override.
+  const { DAEMON_ENVIRONMENT, DAEMON_NODE_FLAGS } = await import(join(ROOT, 'dist', 'common', 'daemonStart.js'));
+  const child = spawn(process.execPath, [...DAEMON_NODE_FLAGS, ...nodeArgs, join(ROOT, 'bin', 'recap.js'), 'daemon'], {
+    env: { ...DAEMON_ENVIRONMENT, ...env },
+    stdio: ['ignore', stdout, 'pipe'],
+  });
   await new Promise((ready, fail) => {
     let log = '';
     child.stderr.on('data', (chunk) => {

@@ -12,6 +12,7 @@ import { linkFollower } from '../common/linkFollower.js';
 import { writeWhole } from '../common/wholeFile.js';
 import { realOr } from './kit/files.js';
 import { launchdPlistPath } from '../common/launchdAgentPath.js';
+import { daemonCommand } from '../common/daemonStart.js';
 
 const shellQuote = (text: string) => `'${text.replaceAll("'", "'\\''")}'`;
 
@@ -160,7 +161,7 @@ const AGENT_LAUNCHES = Object.values(AGENT_FACTS).map((agent) => agent.launch);
  * The daemon passes its own; recap-hook, answering for a daemon that does not, the pid file's
  * and the command line recap starts a daemon with.
  */
-export function recapProcesses(pid: number | undefined, argv: readonly string[] = [process.execPath, RECAP_BIN, 'daemon']): RecapProcesses {
+export function recapProcesses(pid: number | undefined, argv: readonly string[] = daemonCommand()): RecapProcesses {
   return { pids: pid === undefined ? [] : [pid], names: [basename(process.execPath), argv.join(' ')] };
 }
 

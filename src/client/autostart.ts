@@ -3,7 +3,7 @@
 // second daemon on a data folder: one that runs but cannot be reached here is reported.
 import { spawn } from 'node:child_process';
 import { closeSync, fstatSync, lstatSync, mkdirSync, openSync, readSync } from 'node:fs';
-import { RECAP_BIN } from '../common/bins.js';
+import { daemonCommand, daemonEnvironment } from '../common/daemonStart.js';
 import { describeHolder, runningDaemon } from '../common/daemonRecord.js';
 import { UserError } from '../common/errors.js';
 import { daemonLogFile, dataDir, socketPath } from '../common/paths.js';
@@ -93,7 +93,8 @@ function startDaemon(env: NodeJS.ProcessEnv): { code: () => number | null | unde
   mkdirSync(dataDir(env), { recursive: true, mode: 0o700 });
   const log = openSync(daemonLogFile(env), 'a', 0o600);
   const from = fstatSync(log).size;
-  const child = spawn(process.execPath, [RECAP_BIN, 'daemon'], { detached: true, stdio: ['ignore', log, log], env });
+  const [node, ...args] = daemonCommand();
+  const child = spawn(node!, args, { detached: true, stdio: ['ignore', log, log], env: daemonEnvironment(env) });
   closeSync(log);
   let exitCode: number | null | undefined;
   child.once('exit', (code) => (exitCode = code));

@@ -5,7 +5,7 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { build, parse } from 'plist';
-import { RECAP_BIN } from '../common/bins.js';
+import { DAEMON_ENVIRONMENT, daemonCommand } from '../common/daemonStart.js';
 import { UserError } from '../common/errors.js';
 import { dataDir, socketPath, userConfigPath } from '../common/paths.js';
 import { LAUNCHD_LABEL, launchdPlistPath } from '../common/launchdAgentPath.js';
@@ -33,8 +33,8 @@ export function launchdAgent(env: NodeJS.ProcessEnv): LaunchdAgent {
   const data = dataDir(env, 'darwin');
   return {
     Label: LAUNCHD_LABEL,
-    ProgramArguments: [process.execPath, RECAP_BIN, 'daemon'],
-    EnvironmentVariables: { RECAP_SOCKET: socketPath(env, 'darwin'), RECAP_DATA_DIR: data, RECAP_CONFIG: userConfigPath(env, 'darwin') },
+    ProgramArguments: daemonCommand(),
+    EnvironmentVariables: { ...DAEMON_ENVIRONMENT, RECAP_SOCKET: socketPath(env, 'darwin'), RECAP_DATA_DIR: data, RECAP_CONFIG: userConfigPath(env, 'darwin') },
     RunAtLoad: true,
     // Restarted when it fails, as recap.service's Restart=on-failure; a clean stop stays stopped.
     KeepAlive: { SuccessfulExit: false },

@@ -3,7 +3,7 @@
 import { lstatSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { RECAP_BIN } from '../common/bins.js';
+import { DAEMON_ENVIRONMENT, daemonCommand } from '../common/daemonStart.js';
 import { UserError } from '../common/errors.js';
 import { xdgConfigHome } from '../common/paths.js';
 
@@ -16,10 +16,11 @@ export function systemdUserDir(env: NodeJS.ProcessEnv): string {
   return join(xdgConfigHome(env), 'systemd', 'user');
 }
 
-/** The units as shipped, with ExecStart pointing at this Node and this recap. */
+/** The units as shipped, with ExecStart running this Node and this recap as daemonCommand does, in its environment. */
 export function renderUnits(): { 'recap.service': string; 'recap.socket': string } {
   const quote = (p: string) => (/\s/.test(p) ? `"${p}"` : p);
-  const service = readFileSync(join(UNITS, 'recap.service'), 'utf8').replace(/^ExecStart=.*$/m, `ExecStart=${quote(process.execPath)} ${quote(RECAP_BIN)} daemon`);
+  const environment = Object.entries(DAEMON_ENVIRONMENT).map(([name, value]) => `\nEnvironment=${name}=${value}`);
+  const service = readFileSync(join(UNITS, 'recap.service'), 'utf8').replace(/^ExecStart=.*$/m, `ExecStart=${daemonCommand().map(quote).join(' ')}${environment.join('')}`);
   return { 'recap.service': service, 'recap.socket': readFileSync(join(UNITS, 'recap.socket'), 'utf8') };
 }
 

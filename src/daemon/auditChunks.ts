@@ -8,11 +8,11 @@
 import { Packr } from 'msgpackr/pack';
 import type { StoredEvent } from '../events/events.js';
 import type { EventStore } from './eventStore.js';
-import { Points, Track, type SummaryMark, type Trip } from './auditTrack.js';
+import { Points, Track, type SummaryMark, type TrackCounts, type Trip } from './auditTrack.js';
 import type { UsageRow } from './usageIndex.js';
 
 /** Bumped whenever a chunk's layout or what a track folds changes: older chunks are then folded again. */
-export const AUDIT_CHUNK_FORMAT = 1;
+export const AUDIT_CHUNK_FORMAT = 2;
 const DEFAULT_CHUNK_EVENTS = 10_000;
 
 /** Sequence numbers per chunk: window k holds events k * size + 1 to (k + 1) * size. A chunk of another size is not used. */
@@ -50,6 +50,8 @@ type JobChunk = {
   first: number;
   last: number;
   meter: { seqs: Column; tokens: Column; value: number };
+  /** The track's meter points, moments and denials from the log's start to the window's end. */
+  counts: TrackCounts;
   points: PointsChunk;
   moments: PointsChunk;
   denials: PointsChunk;
@@ -64,7 +66,7 @@ type Chunk = { format: number; window: number; from: number; to: number; toTime:
 
 export function encodeChunk(window: Window): Buffer {
   const jobs = [...window.tracks].map(([job, track]): JobChunk => {
-    const { first, last, meter } = track.carry();
+    const { first, last, meter, counts } = track.carry();
     const tools = [...new Set(track.denialTools)];
     const index = new Map(tools.map((tool, i) => [tool, i]));
     return {
@@ -72,6 +74,7 @@ export function encodeChunk(window: Window): Buffer {
       first,
       last,
       meter: { seqs: column(Float64Array.from(meter.seqs)), tokens: column(Float64Array.from(meter.tokens)), value: meter.value },
+      counts: counts!,
       points: pointsChunk(track.points),
       moments: pointsChunk(track.moments),
       denials: pointsChunk(track.denials),
@@ -88,13 +91,13 @@ export function encodeChunk(window: Window): Buffer {
 
 const pointsChunk = (points: Points): PointsChunk => [column(points.t.subarray(0, points.n)), column(points.v.subarray(0, points.n))];
 
-function column(values: Float64Array): Column {
+function column(values: Float64Array | Uint32Array): Column {
   const from = values[0] ?? 0;
   const steps = new Int32Array(values.length);
   let previous = from;
   for (let i = 0; i < values.length; i += 1) {
     const step = values[i]! - previous;
-    if (!Number.isInteger(step) || step < -(2 ** 31) || step >= 2 ** 31) return { values: bytesOf(values) };
+    if (!Number.isInteger(step) || step < -(2 ** 31) || step >= 2 ** 31) return { values: bytesOf(Float64Array.from(values)) };
     steps[i] = step;
     previous = values[i]!;
   }
@@ -126,9 +129,17 @@ function decodeTrack(job: JobChunk): Track | undefined {
   if (job === null || typeof job !== 'object' || typeof job.job !== 'string' || !isNumber(job.first) || !isNumber(job.last)) return undefined;
   const seqs = floatsOf(job.meter?.seqs);
   const tokens = floatsOf(job.meter?.tokens);
-  if (!seqs || !tokens || seqs.length !== tokens.length || !isNumber(job.meter.value)) return undefined;
-  const track = Track.from({ first: job.first, last: job.last, meter: { seqs: [...seqs], tokens: [...tokens], value: job.meter.value } });
-  if (!fill(track.points, job.points) || !fill(track.moments, job.moments) || !fill(track.denials, job.denials)) return undefined;
+  if (!seqs || !tokens || seqs.length !== tokens.length || !isNumber(job.meter.value) || !isCounts(job.counts)) return undefined;
+  const marks = [pointsOf(job.points), pointsOf(job.moments), pointsOf(job.denials)] as const;
+  const [points, moments, denials] = marks;
+  if (!points || !moments || !denials) return undefined;
+  // The counts are those of the windows before this one and its own.
+  const before = job.counts.map((count, i) => count - marks[i]!.n) as TrackCounts;
+  if (before.some((count) => count < 0)) return undefined;
+  const track = Track.from(
+    { first: job.first, last: job.last, meter: { seqs: [...seqs], tokens: [...tokens], value: job.meter.value }, counts: before },
+    { points, moments, denials },
+  );
   if (!Array.isArray(job.tools) || !job.tools.every((tool) => typeof tool === 'string') || !Array.isArray(job.toolOf) || job.toolOf.length !== track.denials.n) return undefined;
   for (const i of job.toolOf) {
     const tool = job.tools[i];
@@ -144,6 +155,7 @@ function decodeTrack(job: JobChunk): Track | undefined {
 }
 
 const isNumber = (value: unknown): value is number => typeof value === 'number';
+const isCounts = (counts: unknown): counts is TrackCounts => Array.isArray(counts) && counts.length === 3 && counts.every((count) => Number.isSafeInteger(count) && count >= 0);
 
 /** A column's numbers, or undefined when it is not one. */
 function floatsOf(column: unknown): Float64Array<ArrayBuffer> | undefined {
@@ -159,17 +171,13 @@ function floatsOf(column: unknown): Float64Array<ArrayBuffer> | undefined {
   return out;
 }
 
-/** Gives a track's empty points the chunk's. */
-function fill(points: Points, chunk: unknown): boolean {
-  if (!Array.isArray(chunk)) return false;
+/** A chunk's points, in arrays of their own (not copied again). */
+function pointsOf(chunk: unknown): Points | undefined {
+  if (!Array.isArray(chunk)) return undefined;
   const t = floatsOf(chunk[0]);
   const v = floatsOf(chunk[1]);
-  if (!t || !v || t.length !== v.length) return false;
-  // The track's own arrays (it has none yet): not copied again.
-  points.t = t;
-  points.v = v;
-  points.n = t.length;
-  return true;
+  if (!t || !v || t.length !== v.length) return undefined;
+  return Object.assign(new Points(), { t, v, n: t.length });
 }
 
 const isTrip = (trip: Trip): boolean =>
@@ -221,6 +229,18 @@ export async function newestChunk(store: EventStore, size: number, upTo: number)
     if (chunk && chunk.to <= upTo && (await matchesLog(store, chunk))) return { to: chunk.to, tracks: chunk.tracks };
   }
   return { to: 0, tracks: new Map() };
+}
+
+/**
+ * Every job's counts in the newest chunk that decodes, and the last sequence number it covers:
+ * how large the build's arrays will be (only a size: the chunks are checked as they are read).
+ */
+export async function newestCounts(store: EventStore, size: number): Promise<{ to: number; counts: Map<string, TrackCounts> }> {
+  for await (const { window, value } of store.auditChunks({ reverse: true })) {
+    const chunk = decodeChunk(window, size, value);
+    if (chunk) return { to: chunk.to, counts: new Map([...chunk.tracks].map(([job, track]) => [job, track.carry().counts!])) };
+  }
+  return { to: 0, counts: new Map() };
 }
 
 /** Whether the log's event at the chunk's last number has the time the chunk recorded (a log put in another's place does not). */

@@ -5,8 +5,8 @@
 // job's page is served from memory whatever the log's size.
 import type { StoredEvent } from '../events/events.js';
 import type { EventStore } from './eventStore.js';
-import { auditJob, encodeChunk, readChain, windowsAfter, type Window } from './auditChunks.js';
-import { Track, type Points, type SummaryMark, type Trip } from './auditTrack.js';
+import { auditJob, encodeChunk, newestCounts, readChain, windowsAfter, type Window } from './auditChunks.js';
+import { Track, type Points, type SummaryMark, type TrackCounts, type Trip } from './auditTrack.js';
 import { HourlyUsage, type Bucket, type UsageSeries } from './usageIndex.js';
 
 export type { SummaryMark, Trip } from './auditTrack.js';
@@ -92,7 +92,13 @@ export class AuditIndex {
     const upTo = this.store.lastSeq;
     // Everything up to `upTo` is readable once written.
     await this.store.flushed();
-    const end = await readChain(this.store, this.chunkSize, upTo, (window) => this.absorb(window));
+    // Each track's arrays made once at their final size (none given up as they grow): the
+    // newest chunk's counts, and room for what the events after it may add.
+    const newest = await newestCounts(this.store, this.chunkSize);
+    const after = Math.max(upTo - newest.to, 0);
+    const sizes = (counts: TrackCounts | undefined) => counts?.map((count) => count + Math.min(after, (count >>> 3) + 256)) as TrackCounts | undefined;
+    const absorb = (window: Window) => this.absorb(window, (job) => sizes(newest.counts.get(job)));
+    const end = await readChain(this.store, this.chunkSize, upTo, absorb);
     this.built?.({ chunked: end.to, folded: upTo - end.to });
     // The texts, most of the log's bytes, are never drawn: not decoded.
     for await (const window of windowsAfter(this.store, this.chunkSize, end, upTo, current)) {
@@ -100,7 +106,7 @@ export class AuditIndex {
       if (!current()) return;
       // A window the chunks did not have: kept for the next build (a failure only means folding it again).
       if (window.whole) this.store.putAuditChunk(window.window, encodeChunk(window)).catch(() => undefined);
-      this.absorb(window);
+      absorb(window);
     }
     if (!current()) return;
     const held = this.buffered ?? [];
@@ -108,10 +114,15 @@ export class AuditIndex {
     this.onAppended(held);
   }
 
-  private absorb(window: Window): void {
+  /** Takes in a window's tracks; a job's new track is given room for `sizeOf(job)` marks. */
+  private absorb(window: Window, sizeOf: (job: string) => TrackCounts | undefined): void {
     for (const [job, next] of window.tracks) {
       let track = this.tracks.get(job);
-      if (!track) this.tracks.set(job, (track = new Track()));
+      if (!track) {
+        this.tracks.set(job, (track = new Track()));
+        const counts = sizeOf(job);
+        if (counts) track.reserve(counts);
+      }
       track.absorb(next);
     }
   }

@@ -9,22 +9,36 @@ import { HourlyUsage } from './usageIndex.js';
 export type Trip = { seq: number; time: number; reason: string; unsummarizedTokens: number; limit: number };
 export type SummaryMark = { seq: number; time: number; level: number; topic?: string; tokens: number; before: number; after: number };
 
-/** What a track carries from one window of the log into the next. */
-export type TrackCarry = { first: number; last: number; meter: MeterState };
+/** How many meter points, moments and denials a track holds from the log's start. */
+export type TrackCounts = [points: number, moments: number, denials: number];
+
+/**
+ * What a track carries from one window of the log into the next; `counts`, what the audit
+ * index's build sizes its arrays by (none: the track starts empty).
+ */
+export type TrackCarry = { first: number; last: number; meter: MeterState; counts?: TrackCounts };
 
 const MOMENT_TYPES = new Set(['InteractionRecorded', 'ToolDenied', 'GateTripped', 'SummaryAccepted', 'SummaryRejected', 'GatePaused', 'GateResumed', 'TripCancelled']);
 
+/** Below this many points an array doubles as it grows; above it, it grows by an eighth (a copy of a million points is 12 MB). */
+const DOUBLING_UP_TO = 65_536;
+
+/** Whether a number fits a 32-bit unsigned integer (sequence numbers, whole token counts). */
+const fits32 = (value: number): boolean => value >>> 0 === value;
+
 /**
- * Times and one number each (the meter's level, or an event's sequence number), growing by
- * doubling: a million points are 16 MB, not a million objects.
+ * Times and one number each (the meter's level, or an event's sequence number): a million
+ * points are 12 MB, not a million objects. The numbers are kept in 32 bits until one does not
+ * fit (a fraction, a negative or a larger number), then in 64.
  */
 export class Points {
-  t = new Float64Array(256);
-  v = new Float64Array(256);
+  t: Float64Array<ArrayBuffer> = new Float64Array(0);
+  v: Uint32Array<ArrayBuffer> | Float64Array<ArrayBuffer> = new Uint32Array(0);
   n = 0;
 
   push(time: number, value: number): void {
     if (this.n === this.t.length) this.grow(this.n + 1);
+    if (this.v instanceof Uint32Array && !fits32(value)) this.widen();
     this.t[this.n] = time;
     this.v[this.n] = value;
     this.n += 1;
@@ -34,9 +48,16 @@ export class Points {
   append(other: Points): void {
     if (other.n === 0) return;
     this.grow(this.n + other.n);
+    const values = other.v.subarray(0, other.n);
+    if (this.v instanceof Uint32Array && !(values instanceof Uint32Array) && !values.every(fits32)) this.widen();
     this.t.set(other.t.subarray(0, other.n), this.n);
-    this.v.set(other.v.subarray(0, other.n), this.n);
+    this.v.set(values, this.n);
     this.n += other.n;
+  }
+
+  /** Makes room for `size` points at once (the build sizes a track from its newest chunk's counts). */
+  reserve(size: number): void {
+    if (size > this.t.length) this.resize(size);
   }
 
   /** The first index whose time is at or after `time`. */
@@ -52,32 +73,37 @@ export class Points {
   }
 
   private grow(needed: number): void {
-    if (needed <= this.t.length) return;
-    // Doubled as often as needed: a track read from many chunks ends the size a fold makes it.
-    let size = Math.max(this.t.length, 128) * 2;
-    while (size < needed) size *= 2;
-    this.t = grown(this.t, size);
-    this.v = grown(this.v, size);
+    const length = this.t.length;
+    if (needed <= length) return;
+    this.resize(Math.max(needed, 256, length < DOUBLING_UP_TO ? length * 2 : length + (length >>> 3)));
+  }
+
+  private resize(size: number): void {
+    this.t = copied(this.t, new Float64Array(size), this.n);
+    this.v = copied(this.v, this.v instanceof Uint32Array ? new Uint32Array(size) : new Float64Array(size), this.n);
+  }
+
+  private widen(): void {
+    this.v = copied(this.v, new Float64Array(this.t.length), this.n);
   }
 }
 
-function grown(array: Float64Array, size: number): Float64Array<ArrayBuffer> {
-  const bigger = new Float64Array(size);
-  bigger.set(array);
-  return bigger;
+function copied<T extends Float64Array<ArrayBuffer> | Uint32Array<ArrayBuffer>>(from: Float64Array | Uint32Array, to: T, n: number): T {
+  to.set(from.subarray(0, n));
+  return to;
 }
 
 export class Track {
   meter = new Meter();
   /** The meter's level at each move. */
-  readonly points = new Points();
+  points = new Points();
   readonly trips: Trip[] = [];
   readonly summaries: SummaryMark[] = [];
   /** Denials' times and sequence numbers, and their tools. */
-  readonly denials = new Points();
+  denials = new Points();
   readonly denialTools: string[] = [];
   /** What the page's hover lists, by time and sequence number: interactions, denials, trips, summaries. */
-  readonly moments = new Points();
+  moments = new Points();
   readonly usage = new HourlyUsage();
   first = Number.POSITIVE_INFINITY;
   /**
@@ -86,17 +112,30 @@ export class Track {
    */
   last = Number.NEGATIVE_INFINITY;
 
-  /** A track that goes on from `carry`, with nothing of its own yet. */
-  static from(carry: TrackCarry): Track {
+  /** The counts of the log's windows before this track's (it holds only what came after). */
+  private before: TrackCounts = [0, 0, 0];
+
+  /** A track that goes on from `carry`, with nothing of its own yet, or with the marks of a window read back. */
+  static from(carry: TrackCarry, marks?: { points: Points; moments: Points; denials: Points }): Track {
     const track = new Track();
+    if (marks) Object.assign(track, marks);
     track.meter = Meter.from(carry.meter);
     track.first = carry.first;
     track.last = carry.last;
+    if (carry.counts) track.before = carry.counts;
     return track;
   }
 
   carry(): TrackCarry {
-    return { first: this.first, last: this.last, meter: this.meter.state() };
+    const [points, moments, denials] = this.before;
+    return { first: this.first, last: this.last, meter: this.meter.state(), counts: [points + this.points.n, moments + this.moments.n, denials + this.denials.n] };
+  }
+
+  /** Makes room for `counts` marks at once. */
+  reserve([points, moments, denials]: TrackCounts): void {
+    this.points.reserve(points);
+    this.moments.reserve(moments);
+    this.denials.reserve(denials);
   }
 
   /** Folds one of the job's events in. */

@@ -273,7 +273,8 @@ export class Daemon {
       readOnlyPaths: readOnlyPaths(env),
       shadowDirs: shadowDirs(env),
       home: env.HOME ?? homedir(),
-      recapProcesses: recapProcesses(process.pid, process.argv),
+      // Its command line as `ps` shows it: Node's flags (daemonStart.ts) between Node and recap.
+      recapProcesses: recapProcesses(process.pid, [process.argv[0]!, ...process.execArgv, ...process.argv.slice(1)]),
       snapshotEvery: snapshotEvery(env),
       enableHttp: () => this.servers.enableHttp(),
       enableUi: () => this.servers.enableUi(),

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach } from 'vitest';
+import { daemonCommand, daemonEnvironment } from '../../src/common/daemonStart.js';
 import { encodeFrame, FrameReader } from '../../src/common/frames.js';
 import { noticedWord, runAtTerminal } from './fakeTerminal.js';
 
@@ -115,7 +116,9 @@ export async function startDaemon(box: Sandbox, env: NodeJS.ProcessEnv = {}): Pr
 }
 
 export function launchDaemon(box: Sandbox, env: NodeJS.ProcessEnv = {}): DaemonProcess {
-  const child = spawn(process.execPath, [RECAP, 'daemon'], { env: { ...box.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  // As recap starts it (daemonStart.ts): Node's flags and the environment recap gives the daemon.
+  const [node, ...args] = daemonCommand(process.execPath, RECAP);
+  const child = spawn(node!, args, { env: daemonEnvironment({ ...box.env, ...env }), stdio: ['ignore', 'pipe', 'pipe'] });
   return new DaemonProcess(box, child);
 }
 

@@ -42,8 +42,13 @@ describe('recap install launchd --dry-run', () => {
     const support = join(box.dir, 'Library', 'Application Support', 'recap');
     expect(parse(`${plistText}</plist>`)).toEqual({
       Label: 'recap.daemon',
-      ProgramArguments: [process.execPath, RECAP, 'daemon'],
-      EnvironmentVariables: { RECAP_SOCKET: join(box.tmp, `recap-${process.getuid!()}`, 'recapd.sock'), RECAP_DATA_DIR: support, RECAP_CONFIG: join(support, 'config.conf') },
+      ProgramArguments: [process.execPath, '--max-semi-space-size=8', RECAP, 'daemon'],
+      EnvironmentVariables: {
+        MALLOC_ARENA_MAX: '2',
+        RECAP_SOCKET: join(box.tmp, `recap-${process.getuid!()}`, 'recapd.sock'),
+        RECAP_DATA_DIR: support,
+        RECAP_CONFIG: join(support, 'config.conf'),
+      },
       RunAtLoad: true,
       KeepAlive: { SuccessfulExit: false },
       ProcessType: 'Interactive',
@@ -89,7 +94,7 @@ describe('recap install systemd --dry-run', () => {
     const { files, commands } = JSON.parse(result.stdout) as { files: { file: string; text: string }[]; commands: string[][] };
     const units = join(box.dir, '.config', 'systemd', 'user');
     expect(files.map((f) => f.file)).toEqual([join(units, 'recap.service'), join(units, 'recap.socket')]);
-    expect(files[0]!.text).toContain(`ExecStart=${process.execPath} ${RECAP} daemon`);
+    expect(files[0]!.text).toContain(`ExecStart=${process.execPath} --max-semi-space-size=8 ${RECAP} daemon\nEnvironment=MALLOC_ARENA_MAX=2\n`);
     expect(commands).toEqual([]);
     expect(tree(box.dir)).toEqual(before);
   });

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { Level } from 'level';
 import { unpack } from 'msgpackr';
 import { afterEach, describe, expect, it } from 'vitest';
-import { launchDaemon, RawClient, runCli, trackedSandboxes } from '../helpers/daemon.js';
+import { launchDaemon, RawClient, RECAP, runCli, trackedSandboxes } from '../helpers/daemon.js';
 import { goodSummary, prose } from '../helpers/text.js';
 
 const { newBox, start } = trackedSandboxes(afterEach);
@@ -161,6 +161,9 @@ describe('the daemon process', () => {
     const ready = lines.find((l) => l.msg === 'recap daemon ready');
     expect(ready).toBeDefined();
     expect(mode(logFile)).toBe(0o600);
+    // Started as every way recap starts it (daemonStart.ts): Node's flags before recap, glibc's arenas capped.
+    expect(readFileSync(`/proc/${ready!.pid}/cmdline`, 'utf8').split('\0')).toEqual([process.execPath, '--max-semi-space-size=8', RECAP, 'daemon', '']);
+    expect(readFileSync(`/proc/${ready!.pid}/environ`, 'utf8').split('\0')).toContain('MALLOC_ARENA_MAX=2');
     // The background daemon outlives the CLI; stop it like any other.
     const stopped = new Promise<void>((resolve) => {
       const watcher = spawn('tail', ['--pid', String(ready!.pid), '-f', '/dev/null']);

@@ -47,7 +47,9 @@ describe('recap install systemd', () => {
     const { service, socket } = await installUnits(box);
     const unit = readFileSync(service, 'utf8');
     const execStarts = unit.split('\n').filter((l) => l.startsWith('ExecStart='));
-    expect(execStarts).toEqual([`ExecStart=${quote(process.execPath)} ${quote(RECAP)} daemon`]);
+    // Node's flags and the environment recap gives its daemon (daemonStart.ts).
+    expect(execStarts).toEqual([`ExecStart=${quote(process.execPath)} --max-semi-space-size=8 ${quote(RECAP)} daemon`]);
+    expect(unit.split('\n').filter((l) => l.startsWith('Environment='))).toEqual(['Environment=MALLOC_ARENA_MAX=2']);
     expect(RECAP).toBe(join(ROOT, 'bin', 'recap.js'));
     expect(unit).toContain('Requires=recap.socket');
     // The socket unit is the one shipped, unchanged.

@@ -39,7 +39,8 @@ describe('a chunk of the audit index', () => {
     expect(after.trips).toEqual(before.trips);
     expect(after.summaries).toEqual(before.summaries);
     expect(after.usage.rows()).toEqual([['claude\topus', 0, 5, 6, 7, 8]]);
-    expect(after.carry()).toEqual({ first: 500, last: 20_000, meter: { seqs: [20], tokens: [30], value: 30 } });
+    // The counts go on from the windows before (none here): the window's own marks.
+    expect(after.carry()).toEqual({ first: 500, last: 20_000, meter: { seqs: [20], tokens: [30], value: 30 }, counts: [3, 6, 2] });
     expect(read.toTime).toBe(20_000);
   });
 

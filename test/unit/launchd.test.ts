@@ -102,7 +102,8 @@ describe('the plist', () => {
     const parsed = parse(renderPlist(launchdAgent(env))) as Record<string, unknown>;
     expect(parsed).toMatchObject({
       Label: LAUNCHD_LABEL,
-      ProgramArguments: [process.execPath, RECAP_BIN, 'daemon'],
+      // Node's flags and the environment recap gives its daemon (daemonStart.ts).
+      ProgramArguments: [process.execPath, '--max-semi-space-size=8', RECAP_BIN, 'daemon'],
       RunAtLoad: true,
       KeepAlive: { SuccessfulExit: false },
       ProcessType: 'Interactive',
@@ -112,6 +113,7 @@ describe('the plist', () => {
   it("names macOS's socket, data and config, so the daemon listens where the user's terminal looks", () => {
     const support = '/Users/ada/Library/Application Support/recap';
     expect(launchdAgent(env).EnvironmentVariables).toEqual({
+      MALLOC_ARENA_MAX: '2',
       RECAP_SOCKET: `${TMPDIR}recap-${process.getuid!()}/recapd.sock`,
       RECAP_DATA_DIR: support,
       RECAP_CONFIG: `${support}/config.conf`,
