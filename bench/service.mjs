@@ -5,6 +5,7 @@
 // keep-alive, and a user's command (`pause`, whose caller the daemon asks the kernel about)
 // beside `status`, which it does not. (Token counting is bench/tokens.mjs.)
 //   node bench/service.mjs [--quick] [--json] [--only=checks,records,http,control] [--cpu-prof=DIR] [--trace-gc]
+//   (--only=checks64x1: the warm-up and the 64 x 1 checks alone, to profile the hooks' shape)
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { connect as netConnect, createServer } from 'node:net';
 import { execFileSync } from 'node:child_process';
@@ -182,7 +183,20 @@ function gcDuring(from, to) {
     .map((line) => pattern.exec(line))
     .filter((m) => m && Number(m[1]) >= from - spawnedAt && Number(m[1]) < to - spawnedAt)
     .map((m) => ({ scavenge: m[2] === 'Scavenge', heapMb: Number(m[3]), ms: Number(m[4]) }));
-  const of = (list) => ({ count: list.length, maxMs: Math.max(0, ...list.map((g) => g.ms)) });
+  const of = (list) => ({
+    count: list.length,
+    medianMs:
+      list.length > 0
+        ? round(
+            percentile(
+              list.map((g) => g.ms),
+              50,
+            ),
+            2,
+          )
+        : 0,
+    maxMs: Math.max(0, ...list.map((g) => g.ms)),
+  });
   const heaps = gcs.map((g) => g.heapMb);
   return { scavenges: of(gcs.filter((g) => g.scavenge)), markCompacts: of(gcs.filter((g) => !g.scavenge)), heapMb: [Math.min(...heaps), Math.max(...heaps)] };
 }
@@ -263,13 +277,14 @@ const only = args
 const runs = (phase) => !only || only.includes(phase);
 const n = quick ? 1 : 4;
 const results = {};
-if (runs('checks')) {
+if (runs('checks') || runs('checks64x1')) {
+  const all = runs('checks');
   await drive(64, 4, 20_000, 'check', checkFields); // warm-up (see WARM_UP)
-  results.checks1 = await drive(1, 1, 3000 * n, 'check', checkFields);
+  if (all) results.checks1 = await drive(1, 1, 3000 * n, 'check', checkFields);
   const phases = [performance.now()];
   results.checks64 = await drive(64, 1, 20_000 * n, 'check', checkFields);
   phases.push(performance.now());
-  results.checks64Pipelined = await drive(64, 4, 40_000 * n, 'check', checkFields);
+  if (all) results.checks64Pipelined = await drive(64, 4, 40_000 * n, 'check', checkFields);
   phases.push(performance.now());
   results.checkPhases = phases;
   results.apart = apart;
@@ -335,7 +350,7 @@ rmSync(dir, { recursive: true, force: true });
 if (traceGc && results.checkPhases) {
   const [start, middle, end] = results.checkPhases;
   results.checks64.gc = gcDuring(start, middle);
-  results.checks64Pipelined.gc = gcDuring(middle, end);
+  if (results.checks64Pipelined) results.checks64Pipelined.gc = gcDuring(middle, end);
 }
 delete results.checkPhases;
 
@@ -356,7 +371,7 @@ else {
   const gc = (name, g) =>
     g &&
     console.log(
-      `GC during ${name}: ${g.scavenges.count} scavenges (longest ${g.scavenges.maxMs} ms), ${g.markCompacts.count} mark-compacts (longest ${g.markCompacts.maxMs} ms), heap after each ${g.heapMb[0]}-${g.heapMb[1]} MB`,
+      `GC during ${name}: ${g.scavenges.count} scavenges (median ${g.scavenges.medianMs} ms, longest ${g.scavenges.maxMs} ms), ${g.markCompacts.count} mark-compacts (longest ${g.markCompacts.maxMs} ms), heap after each ${g.heapMb[0]}-${g.heapMb[1]} MB`,
     );
   gc('64 x 1', r.checks64?.gc);
   gc('64 x 4', r.checks64Pipelined?.gc);

@@ -73,21 +73,23 @@ export class FrameSplitter {
     if (this.stopped) return [];
     this.chunks.push(chunk);
     this.size += chunk.length;
-    const frames: T[] = [];
+    // Made with its first frame: a chunk of one frame (the hooks' shape) gets an array of
+    // one, not an empty one grown to room for seventeen.
+    let frames: T[] | undefined;
     while (this.size >= 4) {
       const length = this.first(4).readUInt32BE(0);
       if (length > this.maxFrame) {
         this.stopped = true;
         this.chunks = [];
         this.size = 0;
-        frames.push(tooLarge(length));
+        frames = withFrame(frames, tooLarge(length));
         break;
       }
       if (this.size < 4 + length) break;
-      frames.push(frame(this.first(4 + length).subarray(4, 4 + length)));
+      frames = withFrame(frames, frame(this.first(4 + length).subarray(4, 4 + length)));
       this.consume(4 + length);
     }
-    return frames;
+    return frames ?? [];
   }
 
   /** The first chunk, made to hold at least `bytes` bytes (by joining the chunks if it does not). */
@@ -121,6 +123,12 @@ export class FrameReader {
     // Decoded as each is cut: no array of raw frames between (every request comes here).
     return this.splitter.split<FrameEvent>(chunk, parse, oversized);
   }
+}
+
+function withFrame<T>(frames: T[] | undefined, frame: T): T[] {
+  if (frames === undefined) return [frame];
+  frames.push(frame);
+  return frames;
 }
 
 const rawFrame = (body: Buffer): RawFrame => ({ kind: 'frame', body });

@@ -119,6 +119,14 @@ export class CommandService {
     return this.withTexts(where.job, how.texts, (state, texts) => this.decideAndCommit(where, ctx, made, state, texts, how));
   }
 
+  /**
+   * transact for a command decided on a prepared context with no texts read: in this turn,
+   * its answer given as it is when nothing is stored (every check on an open gate is here).
+   */
+  decideNow<C extends Command>(where: Where, command: C, prepared: Prepared): AnswerOf<C> | Promise<AnswerOf<C>> {
+    return this.decideAndCommit(where, prepared, command, this.state(where.job), NO_TEXTS, { prepared });
+  }
+
   private decideAndCommit<C extends Command, R>(where: Where, ctx: Prepared, command: C, state: JobState, texts: SummaryTexts, how: How<C, R>): R | Promise<R> {
     // Object.assign, not `{ ...ctx.decide, texts }`: every check on a tripped gate is here (see checkTool).
     const { answer, events } = decide(command, state, texts === NO_TEXTS ? ctx.decide : Object.assign({}, ctx.decide, { texts }));

@@ -98,30 +98,66 @@ export class Handler {
    * (it costs a look at the kernel's socket table): without it they are refused.
    */
   async handle(request: unknown, progress?: (done: number) => void, caller?: () => Promise<CallerVerdict>): Promise<Response> {
+    return this.answer(request, progress, caller);
+  }
+
+  /**
+   * handle, with an answer decided in this turn given as it is (a check on an open gate): no
+   * async function, await or promise made for it, and so none of their garbage (the socket
+   * server asks here; every check comes here).
+   */
+  answer(request: unknown, progress?: (done: number) => void, caller?: () => Promise<CallerVerdict>): Response | Promise<Response> {
     const parsed = parseRequest(request);
     if (!parsed.ok) return failure(parsed.id, parsed.code, parsed.message);
     const { id, op } = parsed;
+    const command = userCommand(op, parsed.request);
+    if (command !== undefined) return this.userCommandAnswer(id, op, command, parsed.request, request, progress, caller);
+    const run = this.ops[op] as (r: unknown, progress?: (done: number) => void, by?: Caller) => unknown;
+    let result: unknown;
     try {
-      const command = userCommand(op, parsed.request);
-      let by: Caller | undefined;
-      if (command !== undefined) {
-        const verdict: CallerVerdict = caller ? await caller() : { user: false, why: "it did not come over recap's socket" };
-        const judged = await this.callerOf(command, verdict, (request as { confirm?: unknown }).confirm);
-        if ('code' in judged) {
-          this.deps.log.warn({ op, why: verdict.user ? undefined : verdict.why, code: judged.code }, "a user command from a caller that is not shown to be the user's");
-          return failure(id, judged.code, judged.message);
-        }
-        by = judged.by;
-        this.deps.log.info({ op, by }, 'a user command');
-      }
-      const run = this.ops[op] as (r: unknown, progress?: (done: number) => void, by?: Caller) => Promise<unknown>;
-      return { id, result: await run(parsed.request, progress, by) };
+      result = run(parsed.request, progress);
     } catch (error) {
-      if (error instanceof CommandRefused) return failure(id, 'refused', error.message);
-      if (error instanceof ProtocolError) return failure(id, error.code, error.message);
-      this.deps.log.error({ err: error, op }, 'request failed');
-      return unexpected(id, op, error);
+      return this.failed(id, op, error);
     }
+    if (!(result instanceof Promise)) return { id, result } as Response;
+    return result.then(
+      (value: unknown) => ({ id, result: value }) as Response,
+      (error: unknown) => this.failed(id, op, error),
+    );
+  }
+
+  /** A user's command: run for the caller the kernel shows to be the user's (callerOf), else refused. */
+  private async userCommandAnswer(
+    id: string | number,
+    op: Op,
+    command: string,
+    fields: unknown,
+    request: unknown,
+    progress?: (done: number) => void,
+    caller?: () => Promise<CallerVerdict>,
+  ): Promise<Response> {
+    try {
+      const verdict: CallerVerdict = caller ? await caller() : { user: false, why: "it did not come over recap's socket" };
+      const judged = await this.callerOf(command, verdict, (request as { confirm?: unknown }).confirm);
+      if ('code' in judged) {
+        this.deps.log.warn({ op, why: verdict.user ? undefined : verdict.why, code: judged.code }, "a user command from a caller that is not shown to be the user's");
+        return failure(id, judged.code, judged.message);
+      }
+      const { by } = judged;
+      this.deps.log.info({ op, by }, 'a user command');
+      const run = this.ops[op] as (r: unknown, progress?: (done: number) => void, by?: Caller) => Promise<unknown>;
+      return { id, result: await run(fields, progress, by) } as Response;
+    } catch (error) {
+      return this.failed(id, op, error);
+    }
+  }
+
+  /** A request whose op threw or rejected, said in words. */
+  private failed(id: string | number, op: Op, error: unknown): Response {
+    if (error instanceof CommandRefused) return failure(id, 'refused', error.message);
+    if (error instanceof ProtocolError) return failure(id, error.code, error.message);
+    this.deps.log.error({ err: error, op }, 'request failed');
+    return unexpected(id, op, error);
   }
 
   /**

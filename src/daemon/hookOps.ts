@@ -34,7 +34,7 @@ export type HookOps = {
   /** Whether recap acts on this job's hooks at all (SCOPE=marked: only in a marked project, or a job it already holds). */
   inScope(where: Where): boolean;
   record(r: RequestOf<'record'>, where?: Where, prompt?: PromptSent): Promise<Recorded>;
-  check(r: ToolCheck, where?: Where): Promise<ResponseOf<'check'>>;
+  check(r: ToolCheck, where?: Where): ResponseOf<'check'> | Promise<ResponseOf<'check'>>;
   submit(r: RequestOf<'submit'>): Promise<ResponseOf<'submit'>>;
   usage(where: Where, session: string, entries: UsageEntry[]): Promise<void>;
   /** Reads: they append nothing. */

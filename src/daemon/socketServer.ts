@@ -204,14 +204,17 @@ export class SocketServer {
     connection.inFlight += 1;
     const progress = known !== undefined ? (done: number) => connection.send({ id: known, progress: { done } }) : undefined;
     const op = (request as { op?: unknown } | null)?.op;
-    let answered: Promise<Response>;
+    let answered: Response | Promise<Response>;
     if (typeof op === 'string' && BULK_OPS.has(op)) {
-      const run = () => this.handler.handle(request, progress, connection.callerOf);
-      answered = this.bulk.then(run, run);
-      this.bulk = answered.catch(() => undefined);
-    } else answered = this.handler.handle(request, progress, connection.callerOf);
-    // One reaction per request, by the connection's own two functions: no closures made per request (every check comes here).
-    void answered.then(connection.reply, connection.failed);
+      const run = () => this.handler.answer(request, progress, connection.callerOf);
+      const queued = this.bulk.then(run, run);
+      this.bulk = queued.catch(() => undefined);
+      answered = queued;
+    } else answered = this.handler.answer(request, progress, connection.callerOf);
+    // An answer decided in this turn is sent as it is; else one reaction, by the connection's
+    // own two functions: no promise or closure made per request (every check comes here).
+    if (answered instanceof Promise) void answered.then(connection.reply, connection.failed);
+    else connection.reply(answered);
   }
 
   /** A request of the connection's answered; `failed`: its handler failed, or its answer could not be sent. */
@@ -226,8 +229,12 @@ export class SocketServer {
 
 /** A client's connection: its answers wait for the end of the turn and leave in one write. */
 class Connection {
-  /** The answers' JSON, made as each comes: one that cannot be made fails alone. */
-  private queued: (string | Buffer)[] = [];
+  /**
+   * The answers' JSON, made as each comes (one that cannot be made fails alone): the turn's
+   * first, and any after it. One answer a turn, the hooks' shape, makes no array to grow.
+   */
+  private first: string | Buffer | undefined;
+  private more: (string | Buffer)[] | undefined;
   inFlight = 0;
   /** A frame begun and not finished. */
   partial = false;
@@ -275,24 +282,31 @@ class Connection {
   send(message: Response | ProgressFrame): void {
     const text = answerText(message);
     // A tick scheduled from the handlers' promises runs once they have all settled.
-    if (this.queued.length === 0) process.nextTick(this.flushQueued);
-    this.queued.push(text);
+    if (this.first === undefined) process.nextTick(this.flushQueued);
+    this.queue(text);
   }
 
   /** Sends what is queued and `last`, then closes. */
   end(last?: Response): void {
-    if (last) this.queued.push(answerText(last));
+    if (last) this.queue(answerText(last));
     this.flush();
     this.socket.end();
+  }
+
+  private queue(text: string | Buffer): void {
+    if (this.first === undefined) this.first = text;
+    else (this.more ??= []).push(text);
   }
 
   /** flush, made once per connection for process.nextTick: not a closure per answer. */
   private readonly flushQueued = (): void => this.flush();
 
   private flush(): void {
-    const texts = this.queued;
-    this.queued = [];
-    if (texts.length > 0 && !this.socket.destroyed && !this.socket.writableEnded) this.socket.write(framesOf(texts));
+    const { first, more } = this;
+    if (first === undefined) return;
+    this.first = undefined;
+    this.more = undefined;
+    if (!this.socket.destroyed && !this.socket.writableEnded) this.socket.write(framesOf(more === undefined ? [first] : [first, ...more]));
   }
 }
 

@@ -71,20 +71,32 @@ const SHADOW_NAMES = new Set(['recap', 'recap-hook', 'node']);
  * kernel does) and before them (as a tool that normalizes the path first does).
  */
 function places(candidate: string, cwd: string | undefined, home: string, real: Follow | undefined): string[] {
-  // An array kept free of repeats, not a Set spread into one: a handful of places, and every check comes here.
-  const found: string[] = [];
-  const add = (place: string) => {
-    if (!found.includes(place)) found.push(place);
-  };
-  for (const spelled of decodings(candidate)) {
-    const path = absolute(spelled, cwd, home);
-    add(path);
-    if (real === undefined) continue;
-    add(real(path));
-    const expanded = expandHome(spelled, home);
-    const raw = throughProc(isAbsolute(expanded) ? expanded : `${cwd ?? '/'}/${expanded}`, cwd);
-    if (raw !== path) add(real(raw));
-  }
+  // A name with no escape and no file: URI is its only decoding: most calls' paths, and every
+  // check comes here, so no list of decodings is made for it.
+  if (!candidate.includes('%') && !FILE_URI.test(candidate)) return placesOf(candidate, cwd, home, real, undefined);
+  let found: string[] | undefined;
+  for (const spelled of decodings(candidate)) found = placesOf(spelled, cwd, home, real, found);
+  return found ?? [];
+}
+
+const FILE_URI = /^file:/i;
+
+/** Where one spelling leads, added to `found` (an array kept free of repeats, made with the first). */
+function placesOf(spelled: string, cwd: string | undefined, home: string, real: Follow | undefined, found: string[] | undefined): string[] {
+  const path = absolute(spelled, cwd, home);
+  const places = withPlace(found, path);
+  if (real === undefined) return places;
+  withPlace(places, real(path));
+  const expanded = expandHome(spelled, home);
+  const raw = throughProc(isAbsolute(expanded) ? expanded : `${cwd ?? '/'}/${expanded}`, cwd);
+  if (raw !== path) withPlace(places, real(raw));
+  return places;
+}
+
+/** `found` with `place` added unless it holds it already: a handful of places, not a Set (no closure, no copy). */
+function withPlace(found: string[] | undefined, place: string): string[] {
+  if (found === undefined) return [place];
+  if (!found.includes(place)) found.push(place);
   return found;
 }
 

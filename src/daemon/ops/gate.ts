@@ -57,7 +57,7 @@ export async function record(s: CommandService, r: RequestOf<'record'>, where = 
 }
 
 /** `recap check` and the HTTP endpoint: a tool call by the agent's own name for the tool. */
-function checkTool(s: CommandService, r: RequestOf<'check'>): Promise<CheckAnswer> {
+function checkTool(s: CommandService, r: RequestOf<'check'>): CheckAnswer | Promise<CheckAnswer> {
   const facts = AGENT_FACTS[r.from];
   // Field by field, not `{ ...rest, call }`: on Node 20's V8 every object made by a spread
   // and then given more properties survives two scavenges and is promoted, so a check left
@@ -77,7 +77,7 @@ function checkTool(s: CommandService, r: RequestOf<'check'>): Promise<CheckAnswe
   return check(s, call);
 }
 
-export function check(s: CommandService, r: ToolCheck, where = s.where(r)): Promise<CheckAnswer> {
+export function check(s: CommandService, r: ToolCheck, where = s.where(r)): CheckAnswer | Promise<CheckAnswer> {
   // Every tool call asks: once the token counter is loaded, its context is made at once, and
   // the check is decided in this turn (no async function around it, no await).
   const ctx = s.prepared.preparedNow(where.project, r.shellTool);
@@ -85,7 +85,7 @@ export function check(s: CommandService, r: ToolCheck, where = s.where(r)): Prom
   return checkWith(s, r, where, ctx);
 }
 
-function checkWith(s: CommandService, r: ToolCheck, where: Where, ctx: Prepared): Promise<CheckAnswer> {
+function checkWith(s: CommandService, r: ToolCheck, where: Where, ctx: Prepared): CheckAnswer | Promise<CheckAnswer> {
   // One literal, not a rest, `defined()` and a spread (three objects a check): the decider
   // reads an absent field and an undefined one alike, and the events it makes hold neither.
   const command: CheckTool = {
@@ -99,8 +99,10 @@ function checkWith(s: CommandService, r: ToolCheck, where: Where, ctx: Prepared)
     contextWindow: r.contextWindow,
     now: s.now(),
   };
-  // On an open gate nothing is read: the common case costs no extra turn.
-  return s.transact(where, command, s.state(where.job).gate.tripped ? { prepared: ctx, texts: denySeqs } : { prepared: ctx });
+  // On an open gate nothing is read, and the answer is given as it is when nothing is stored:
+  // the common case costs no extra turn and no promise.
+  if (s.state(where.job).gate.tripped) return s.transact(where, command, { prepared: ctx, texts: denySeqs });
+  return s.decideNow(where, command, ctx);
 }
 
 /**

@@ -6,7 +6,10 @@ import type { Op, RequestOf, ResponseOf } from '../../protocol/protocol.js';
 
 export type OpFunction<O extends Op> = (r: RequestOf<O>, progress?: (done: number) => void, by?: Caller) => Promise<ResponseOf<O>>;
 
-export type OpTable = { [O in Op]: OpFunction<O> };
+/** A check decided in the turn answers as it is (an open gate): no promise made for it, on every tool call. */
+type CheckFunction = (r: RequestOf<'check'>) => ResponseOf<'check'> | Promise<ResponseOf<'check'>>;
+
+export type OpTable = { [O in Op]: O extends 'check' ? CheckFunction : OpFunction<O> };
 
 /** A part of the op table. */
 export type OpsOf<K extends Op> = Pick<OpTable, K>;
