@@ -139,17 +139,16 @@ function string(length: number): string {
   at = end;
   if (length > LONG) return longDecoder.decode(src.subarray(start, end));
   if (length > SHORT) return strictDecoder.decode(src.subarray(start, end));
-  let hash = length;
-  let high = 0;
-  for (let i = start; i < end; i += 1) {
-    const b = src[i]!;
-    high |= b;
-    hash = (Math.imul(hash, 31) + b) | 0;
-  }
-  if (high >= 0x80) return strictDecoder.decode(src.subarray(start, end));
-  const slot = (hash ^ (hash >>> TABLE_BITS)) & TABLE_MASK;
+  if (length === 0) return '';
+  // A hash of a few of its bytes (both ends and the middle, where names like session-3-12
+  // differ), so a string already in the table is read once, by the comparison.
+  const last = end - 1;
+  const hash = Math.imul(length, 0x9e3779b1) ^ src[start]! ^ (src[last]! << 8) ^ (src[start + (length >> 1)]! << 16) ^ (src[last - (length >> 2)]! << 24);
+  const slot = (hash ^ (hash >>> 16)) & TABLE_MASK;
   const known = table[slot];
+  // The table holds ASCII only: bytes equal to its characters are ASCII too.
   if (known !== undefined && known.length === length && sameAscii(known, start)) return known;
+  for (let i = start; i < end; i += 1) if (src[i]! >= 0x80) return strictDecoder.decode(src.subarray(start, end));
   const made = strictDecoder.decode(src.subarray(start, end));
   table[slot] = made;
   return made;
