@@ -31,8 +31,15 @@ let view: DataView = new DataView(src.buffer);
 let at = 0;
 let stop = 0;
 
-/** The value stored in `bytes` from `start` to `end`, or NOT_READ when msgpackr must read it. */
-export function readStored(bytes: Uint8Array, start: number, end: number): unknown {
+/** Whether the values of `text` keys are stepped over (codec.ts's decodeEventWithoutTexts). */
+let skipTexts = false;
+
+/**
+ * The value stored in `bytes` from `start` to `end`, or NOT_READ when msgpackr must read it.
+ * `withoutTexts`: with no `text` field at any depth, those strings stepped over, never made.
+ */
+export function readStored(bytes: Uint8Array, start: number, end: number, withoutTexts = false): unknown {
+  skipTexts = withoutTexts;
   if (bytes !== src) {
     src = bytes;
     view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
@@ -119,9 +126,28 @@ function map(size: number): Record<string, unknown> {
     const key = read();
     // msgpackr renames __proto__, and makes other keys strings: left to it.
     if (typeof key !== 'string' || key === '__proto__') throw UNREAD;
-    object[key] = read();
+    if (skipTexts && key === 'text') skip();
+    else object[key] = read();
   }
   return object;
+}
+
+/** Steps over a value: a string without making it, anything else read and dropped. */
+function skip(): void {
+  const c = src[at];
+  let length: number;
+  let header: number;
+  if (c === undefined || at >= stop) throw UNREAD;
+  if (c >= 0xa0 && c < 0xc0) [length, header] = [c & 0x1f, 1];
+  else if (c === 0xd9) [length, header] = [view.getUint8(at + 1), 2];
+  else if (c === 0xda) [length, header] = [view.getUint16(at + 1), 3];
+  else if (c === 0xdb) [length, header] = [view.getUint32(at + 1), 5];
+  else {
+    read();
+    return;
+  }
+  if (at + header + length > stop) throw UNREAD;
+  at += header + length;
 }
 
 function array(length: number): unknown[] {
