@@ -5,6 +5,7 @@
 // (about 200k against 390k events/s, measured on the benchmark's log).
 import { Packr } from 'msgpackr/pack';
 import type { RecapEvent, StoredEvent } from '../events/events.js';
+import { NOT_READ, readStored } from './storedReader.js';
 
 const packr = new Packr({ useRecords: false, mapsAsObjects: true, moreTypes: false });
 
@@ -81,9 +82,12 @@ export function decodeEventAt(seq: number, bytes: Uint8Array, start: number, end
   let decoded: unknown;
   try {
     if (end <= start) throw new Error('no bytes');
-    within.start = start;
-    within.end = end;
-    decoded = packr.unpack(bytes, within);
+    decoded = readStored(bytes, start, end);
+    if (decoded === NOT_READ) {
+      within.start = start;
+      within.end = end;
+      decoded = packr.unpack(bytes, within);
+    }
   } catch (error) {
     throw new UndecodableEvent(seq, (error as Error).message);
   }
@@ -100,17 +104,12 @@ export type { RecapEvent };
  * A stored event as decodeEvent gives it, but with no `text` field at any depth: those values
  * are stepped over, never made into strings. For a fold that never reads them (the audit
  * index), over a log whose bytes are mostly prompt and tool texts: reading a million events
- * made strings of every text only for the collector. What this reader does not know (an
- * extension type, a key that is not a string) is decoded by decodeEvent instead.
+ * made strings of every text only for the collector. What storedReader.ts leaves to msgpackr
+ * is decoded whole, its texts then taken out.
  */
-export function decodeEventWithoutTexts(seq: number, value: Uint8Array): StoredEvent {
-  let decoded: unknown;
-  try {
-    decoded = new Skim(value).value();
-  } catch {
-    // NotSkimmed, or bytes cut short: msgpackr reads it, or says why it cannot.
-    return withoutTexts(decodeEvent(seq, value));
-  }
+export function decodeEventWithoutTexts(seq: number, bytes: Uint8Array, start = 0, end = bytes.length): StoredEvent {
+  const decoded = end > start ? readStored(bytes, start, end, true) : NOT_READ;
+  if (decoded === NOT_READ) return withoutTexts(decodeEventAt(seq, bytes, start, end));
   const record = decoded as { type?: unknown; version?: unknown; data?: unknown };
   if (typeof record?.type !== 'string' || typeof record.version !== 'number' || typeof record.data !== 'object' || record.data === null) {
     throw new UndecodableEvent(seq, 'not a {type, version, data} map');
@@ -125,150 +124,4 @@ function withoutTexts<T>(value: T): T {
   const copy: Record<string, unknown> = {};
   for (const [key, inner] of Object.entries(value)) if (key !== 'text') copy[key] = withoutTexts(inner);
   return copy as T;
-}
-
-/** Something Skim leaves to msgpackr. */
-class NotSkimmed extends Error {}
-
-const utf8 = new TextDecoder('utf-8', { fatal: true });
-
-/** A msgpack reader for what codec.ts's packer writes (maps with string keys, no extensions but undefined). */
-class Skim {
-  private at = 0;
-  private readonly view: DataView;
-
-  constructor(private readonly bytes: Uint8Array) {
-    this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  }
-
-  value(): unknown {
-    const { bytes, view } = this;
-    if (this.at >= bytes.length) throw new NotSkimmed();
-    const c = bytes[this.at++]!;
-    if (c < 0x80) return c;
-    if (c < 0x90) return this.map(c & 0x0f);
-    if (c < 0xa0) return this.array(c & 0x0f);
-    if (c < 0xc0) return this.string(c & 0x1f);
-    if (c >= 0xe0) return c - 0x100;
-    const at = this.at;
-    switch (c) {
-      case 0xc0:
-        return null;
-      case 0xc2:
-        return false;
-      case 0xc3:
-        return true;
-      case 0xca:
-        this.at += 4;
-        return view.getFloat32(at);
-      case 0xcb:
-        this.at += 8;
-        return view.getFloat64(at);
-      case 0xcc:
-        this.at += 1;
-        return view.getUint8(at);
-      case 0xcd:
-        this.at += 2;
-        return view.getUint16(at);
-      case 0xce:
-        this.at += 4;
-        return view.getUint32(at);
-      case 0xcf:
-        this.at += 8;
-        return Number(view.getBigUint64(at));
-      case 0xd0:
-        this.at += 1;
-        return view.getInt8(at);
-      case 0xd1:
-        this.at += 2;
-        return view.getInt16(at);
-      case 0xd2:
-        this.at += 4;
-        return view.getInt32(at);
-      case 0xd3:
-        this.at += 8;
-        return Number(view.getBigInt64(at));
-      case 0xd4:
-        // msgpackr's undefined: fixext 1 of type 0, data 0.
-        if (view.getUint16(at) !== 0) throw new NotSkimmed();
-        this.at += 2;
-        return undefined;
-      case 0xd9:
-        this.at += 1;
-        return this.string(view.getUint8(at));
-      case 0xda:
-        this.at += 2;
-        return this.string(view.getUint16(at));
-      case 0xdb:
-        this.at += 4;
-        return this.string(view.getUint32(at));
-      case 0xdc:
-        this.at += 2;
-        return this.array(view.getUint16(at));
-      case 0xdd:
-        this.at += 4;
-        return this.array(view.getUint32(at));
-      case 0xde:
-        this.at += 2;
-        return this.map(view.getUint16(at));
-      case 0xdf:
-        this.at += 4;
-        return this.map(view.getUint32(at));
-      default:
-        throw new NotSkimmed();
-    }
-  }
-
-  private string(length: number): string {
-    const { bytes } = this;
-    const start = this.at;
-    const end = start + length;
-    if (end > bytes.length) throw new NotSkimmed();
-    this.at = end;
-    // Keys and short values are mostly ASCII: no decoder call for them.
-    if (length <= 24) {
-      let ascii = '';
-      for (let i = start; i < end; i += 1) {
-        const b = bytes[i]!;
-        if (b >= 0x80) return utf8.decode(bytes.subarray(start, end));
-        ascii += String.fromCharCode(b);
-      }
-      return ascii;
-    }
-    return utf8.decode(bytes.subarray(start, end));
-  }
-
-  /** Steps over a string value without making it. */
-  private skipString(): boolean {
-    const { bytes, view } = this;
-    const c = bytes[this.at];
-    if (c === undefined) return false;
-    let length: number;
-    let header: number;
-    if (c >= 0xa0 && c < 0xc0) [length, header] = [c & 0x1f, 1];
-    else if (c === 0xd9) [length, header] = [view.getUint8(this.at + 1), 2];
-    else if (c === 0xda) [length, header] = [view.getUint16(this.at + 1), 3];
-    else if (c === 0xdb) [length, header] = [view.getUint32(this.at + 1), 5];
-    else return false;
-    if (this.at + header + length > bytes.length) throw new NotSkimmed();
-    this.at += header + length;
-    return true;
-  }
-
-  private array(length: number): unknown[] {
-    const array = new Array<unknown>(length);
-    for (let i = 0; i < length; i += 1) array[i] = this.value();
-    return array;
-  }
-
-  private map(size: number): Record<string, unknown> {
-    const object: Record<string, unknown> = {};
-    for (let i = 0; i < size; i += 1) {
-      const key = this.value();
-      if (typeof key !== 'string' || key === '__proto__') throw new NotSkimmed();
-      if (key !== 'text') object[key] = this.value();
-      else if (!this.skipString()) this.value();
-    }
-    return object;
-  }
 }

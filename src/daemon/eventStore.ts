@@ -209,7 +209,7 @@ export class EventStore extends EventEmitter<{ failed: [error: Error]; appended:
 
   /** The events from `fromSeq` on, a batch (an await) at a time: in today's shape, or as stored with `raw`, without `text` fields with `withoutTexts`; at most `limit`. */
   async *readBatches(fromSeq = 1, toSeq = MAX_SEQ, { raw = false, limit = Infinity, withoutTexts = false } = {}): AsyncGenerator<StoredEvent[]> {
-    const decode = withoutTexts ? (seq: number, bytes: Uint8Array, start: number, end: number) => decodeEventWithoutTexts(seq, bytes.subarray(start, end)) : decodeEventAt;
+    const decode = withoutTexts ? decodeEventWithoutTexts : decodeEventAt;
     for await (const { seqs, bytes, starts, ends } of this.storedBatches(fromSeq, toSeq, limit)) {
       const batch: StoredEvent[] = [];
       try {

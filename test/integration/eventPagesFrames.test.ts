@@ -1,0 +1,66 @@
+// eventPages.ts's reading of the daemon's answers: a frame's length and body arrive in pieces
+// of any size, several frames in one read or one frame over many, and every page comes out
+// whole and in order. The peer is a socket that answers the `events` op as the daemon frames
+// it, a byte per write, so the reads are cut where a real socket rarely cuts them.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { encodeFrame, FrameReader } from '../../src/common/frames.js';
+import { eventPages } from '../../src/client/eventPages.js';
+
+const LAST = 5;
+const line = (seq: number) => ({ seq, type: 'InteractionRecorded', version: 2, time: null, data: { job: 'j', text: `event ${seq} "quoted"` } });
+
+/** Two events a page, from the page asked for; none past LAST. */
+function answer(request: { id: number; fromSeq: number }): Buffer {
+  const seqs = [request.fromSeq, request.fromSeq + 1].filter((seq) => seq <= LAST);
+  const next = request.fromSeq + 2 <= LAST ? request.fromSeq + 2 : null;
+  return encodeFrame({ id: request.id, result: { events: seqs.map(line), next, lastSeq: LAST } });
+}
+
+/** Writes `bytes` a byte at a time, each write in a turn of its own. */
+async function trickle(socket: Socket, bytes: Buffer): Promise<void> {
+  for (const byte of bytes) {
+    socket.write(Buffer.from([byte]));
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
+describe('eventPages', () => {
+  let dir: string;
+  let server: Server;
+  const previous = process.env.RECAP_SOCKET;
+
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'recap-pages-'));
+    process.env.RECAP_SOCKET = join(dir, 'recapd.sock');
+    server = createServer((socket) => {
+      const reader = new FrameReader();
+      let writing = Promise.resolve();
+      socket.on('data', (chunk) => {
+        for (const frame of reader.push(chunk)) {
+          if (frame.kind !== 'message') continue;
+          const bytes = answer(frame.value as { id: number; fromSeq: number });
+          writing = writing.then(() => trickle(socket, bytes));
+        }
+      });
+      socket.on('error', () => undefined);
+    });
+    await new Promise<void>((resolve) => server.listen(process.env.RECAP_SOCKET, resolve));
+  });
+
+  afterEach(async () => {
+    await new Promise((resolve) => server.close(resolve));
+    if (previous === undefined) delete process.env.RECAP_SOCKET;
+    else process.env.RECAP_SOCKET = previous;
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('puts together answers that arrive a byte at a time, and gives every event once, in order', async () => {
+    const lines: string[] = [];
+    for await (const page of eventPages({ raw: true })) lines.push(page.lines().toString('utf8'));
+    expect(lines.join('')).toBe(Array.from({ length: LAST }, (_, i) => `${JSON.stringify(line(i + 1))}\n`).join(''));
+  });
+});
