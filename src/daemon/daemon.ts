@@ -273,8 +273,7 @@ export class Daemon {
       readOnlyPaths: readOnlyPaths(env),
       shadowDirs: shadowDirs(env),
       home: env.HOME ?? homedir(),
-      // Its command line as `ps` shows it: Node's flags (daemonStart.ts) between Node and recap.
-      recapProcesses: recapProcesses(process.pid, [process.argv[0]!, ...process.execArgv, ...process.argv.slice(1)]),
+      recapProcesses: recapProcesses(process.pid, [process.argv[0]!, ...process.execArgv, ...process.argv.slice(1)]), // as ps shows it, Node's flags too
       snapshotEvery: snapshotEvery(env),
       enableHttp: () => this.servers.enableHttp(),
       enableUi: () => this.servers.enableUi(),
