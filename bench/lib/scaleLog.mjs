@@ -23,7 +23,7 @@ const { EventStore } = await dist('daemon/eventStore.js');
 const { Projection } = await dist('daemon/projection.js');
 const { encodeSnapshot, SNAPSHOT_FORMAT } = await dist('daemon/snapshot.js');
 const { AuditChunkWriter } = await dist('daemon/auditChunkWriter.js');
-const { chunkEvents } = await dist('daemon/auditChunks.js');
+const { AUDIT_CHUNK_FORMAT, chunkEvents } = await dist('daemon/auditChunks.js');
 const { EventPacker, packEvents } = await dist('daemon/eventPacker.js');
 const { LOG_FORMAT } = await dist('daemon/logKeys.js');
 const { checkTool, recordInteraction } = await dist('events/gate.js');
@@ -198,7 +198,9 @@ export async function cachedLog(size, dir, progress) {
  */
 async function keepAsTheDaemonWould(cached, about) {
   const built = JSON.parse(readFileSync(about, 'utf8'));
-  if (built.keptAsTheDaemon) return;
+  // Kept again when the chunks' format changed (the writer rewrites the chunks of another format).
+  const kept = `audit chunks of format ${AUDIT_CHUNK_FORMAT}`;
+  if (built.keptAsTheDaemon === kept) return;
   const started = performance.now();
   const store = await EventStore.open(join(cached, 'log'));
   const chunks = new AuditChunkWriter(store, chunkEvents(process.env), (error) => {
@@ -209,7 +211,7 @@ async function keepAsTheDaemonWould(cached, about) {
   await store.snapshotSeqs(); // a log without heads is listed from its pieces, and its heads written
   await packAsTheDaemonWould(store);
   await store.close();
-  writeFileSync(about, JSON.stringify({ ...built, keptAsTheDaemon: true, keptSeconds: (performance.now() - started) / 1000 }));
+  writeFileSync(about, JSON.stringify({ ...built, keptAsTheDaemon: kept, keptSeconds: (performance.now() - started) / 1000 }));
 }
 
 const folderBytes = (dir) => readdirSync(dir).reduce((sum, name) => sum + statSync(join(dir, name)).size, 0);
