@@ -81,14 +81,18 @@ function cut(run: StoredRun, from: number, to: number): StoredRun {
 /** The packed events at these sequence numbers, by number; a number no pack holds is left out. */
 export async function packedEvents(db: Db, seqs: readonly number[]): Promise<Map<number, Uint8Array>> {
   const found = new Map<number, Uint8Array>();
+  const wanted = new Set(seqs);
+  /** The packs read so far: a number in one of them that was not found is in none (a hole). */
+  const read: { first: number; last: number }[] = [];
   for (const seq of seqs) {
-    if (found.has(seq)) continue;
+    if (found.has(seq) || read.some((r) => r.first <= seq && seq <= r.last)) continue;
     const key = await packKeyOf(db, seq);
     const value = key && (await db.get(key, { fillCache: false }));
     if (!key || !value) continue;
     const { first, last } = packRange(key)!;
+    read.push({ first, last });
     const run = decodePack(value, first, last);
-    run.seqs.forEach((s, i) => seqs.includes(s) && found.set(s, valueAt(run, i)));
+    run.seqs.forEach((s, i) => wanted.has(s) && found.set(s, valueAt(run, i)));
   }
   return found;
 }

@@ -95,6 +95,19 @@ describe.each([
     }
   });
 
+  it('give the events asked for by number, in packs and out, many to a pack, a hole left out', async () => {
+    const store = await logWith([500, 2000]);
+    // Every tenth number (a snapshot's listing asks for hundreds at once), a hole, the newest ones outside the packs, one asked for twice.
+    const asked = [...range(1, 260).map((i) => i * 10), 2000, 2599, 2600, 10];
+    try {
+      const got = await store.get(asked);
+      expect(got.map((event) => event.seq)).toEqual(asked.filter((seq) => seq !== 500 && seq !== 2000));
+      for (const event of got) expect((event.data as { text: string }).text).toBe(`prompt ${event.seq}`);
+    } finally {
+      await store.close();
+    }
+  });
+
   it("give export's pages the same numbers after a hole", async () => {
     const store = await logWith([1200]);
     try {
