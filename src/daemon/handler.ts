@@ -107,6 +107,15 @@ export class Handler {
    * server asks here; every check comes here).
    */
   answer(request: unknown, progress?: (done: number) => void, caller?: () => Promise<CallerVerdict>): Response | Promise<Response> {
+    // A throw here is a rejected answer, as from an async function: never out into the socket server's turn.
+    try {
+      return this.decide(request, progress, caller);
+    } catch (error) {
+      return Promise.reject(error as Error);
+    }
+  }
+
+  private decide(request: unknown, progress?: (done: number) => void, caller?: () => Promise<CallerVerdict>): Response | Promise<Response> {
     const parsed = parseRequest(request);
     if (!parsed.ok) return failure(parsed.id, parsed.code, parsed.message);
     const { id, op } = parsed;
