@@ -39,8 +39,12 @@ export async function runDoctor(project: string, env: NodeJS.ProcessEnv): Promis
   ];
 }
 
-/** The service manager's part: on macOS, recap's launchd agent (systemd's units are the user's to check with systemctl). */
+/** The service manager's part: recap's launchd agent on macOS, its systemd user service on Linux. */
 async function serviceChecks(env: NodeJS.ProcessEnv): Promise<Check[]> {
+  if (process.platform === 'linux') {
+    const { checkSystemd } = await import('./systemdCheck.js');
+    return [checkSystemd(env)];
+  }
   if (process.platform !== 'darwin') return [];
   const { checkLaunchd } = await import('./launchdCheck.js');
   return [checkLaunchd(env, process.getuid!())];

@@ -86,6 +86,34 @@ describe('recap install systemd', () => {
   });
 });
 
+describe('recap doctor', () => {
+  it("passes the unit recap install systemd wrote, fails one an older recap wrote (without the daemon's start settings), and passes again once installed", async () => {
+    const box = newBox();
+    const systemdLine = async () => {
+      const doctor = await runCli(box, ['doctor', '--json']);
+      return (JSON.parse(doctor.stdout) as { checks: { name: string; ok: boolean; detail: string; fix?: string }[] }).checks.find((c) => c.name === 'systemd');
+    };
+    expect(await systemdLine()).toMatchObject({ ok: true, detail: expect.stringMatching(/^no systemd unit/) });
+
+    const { service } = await installUnits(box);
+    expect(await systemdLine()).toEqual({ name: 'systemd', ok: true, detail: `starts this recap's daemon as recap install systemd writes it; ${service}` });
+
+    // What recap install systemd wrote before the daemon had start settings.
+    const unit = readFileSync(service, 'utf8');
+    writeFileSync(service, unit.replace(/^ExecStart=.*$/m, `ExecStart=${quote(process.execPath)} ${quote(RECAP)} daemon`).replace(/^Environment=.*\n/m, ''));
+    const stale = await systemdLine();
+    expect(stale).toMatchObject({
+      ok: false,
+      fix: expect.stringMatching(/^recap install systemd, then systemctl --user daemon-reload && systemctl --user restart recap\.service/),
+    });
+    expect(stale!.detail).toContain('missing: ExecStart=');
+    expect(stale!.detail).toContain('Environment=MALLOC_ARENA_MAX=2');
+
+    await installUnits(box);
+    expect(await systemdLine()).toMatchObject({ ok: true });
+  });
+});
+
 describe('socket activation', () => {
   it('the daemon takes the socket systemd-socket-activate hands it as fd 3 and answers on it', async () => {
     need('systemd-socket-activate');
