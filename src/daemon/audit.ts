@@ -1,6 +1,6 @@
 // The log as an audit trail: pages of events for `recap log` and `recap export`, the
 // state at any moment for `recap replay`, and `recap verify`'s proof of integrity.
-import { canonicalJson } from '../events/canonical.js';
+import { canonicallyEqual } from '../events/canonical.js';
 import { recomputeHash } from '../events/chain.js';
 import { MemoryEditChecks } from './memoryEditChecks.js';
 import { ImportedChecks } from '../events/importedChecks.js';
@@ -203,14 +203,14 @@ function compare(replayed: Projection, live: Projection, only?: string): Problem
   for (const job of jobs) {
     const a = replayed.view(job);
     const b = live.view(job);
-    const differing = FIELDS.filter((f) => canonicalJson(a[f]) !== canonicalJson(b[f]));
+    const differing = FIELDS.filter((f) => !canonicallyEqual(a[f], b[f]));
     if (differing.length > 0) problems.push({ job, what: `the live projection differs from a full replay in ${differing.join(', ')}` });
   }
   // The config files' approved and held contents decide what applies: a replay must agree on them too.
   if (only !== undefined) return problems;
   for (const field of ['approvedConfig', 'heldConfig'] as const) {
-    // canonicalJson sorts an object's keys: the maps compare whatever order they were filled in.
-    if (canonicalJson(Object.fromEntries(replayed[field])) !== canonicalJson(Object.fromEntries(live[field]))) {
+    // Canonical JSON sorts an object's keys: the maps compare whatever order they were filled in.
+    if (!canonicallyEqual(Object.fromEntries(replayed[field]), Object.fromEntries(live[field]))) {
       problems.push({ what: `the live projection differs from a full replay in ${field}` });
     }
   }
