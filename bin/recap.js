@@ -1,8 +1,11 @@
 #!/usr/bin/env node
 // `recap daemon`, exactly as autostart, systemd and `npm start` run it, goes straight to the
 // bundled daemon: the command-line parser and the client's modules are never loaded, which
-// takes a good part off the daemon's start-up. Everything else goes through the CLI.
+// takes a good part off the daemon's start-up. The plain forms of status, context and chain
+// go to their own bundle (dist/client/quick.bundle.js), for the same reason. Everything else
+// goes through the CLI.
 import { readFileSync, statSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 
 const args = process.argv.slice(2);
 
@@ -11,8 +14,8 @@ const args = process.argv.slice(2);
 // dist/daemon/daemon.js, when the bundle is stale, the same), so code slipped into them would
 // run before any check of the daemon's own. The daemon's check (runDaemon) finds this verdict.
 if (args[0] === 'daemon' && !(await codeAsInstalled())) process.exitCode = 1;
-else if (args.length === 1 && args[0] === 'daemon' && bundleIsCurrent()) await daemon();
-else await cli();
+else if (args.length === 1 && args[0] === 'daemon' && bundleIsCurrent('dist/daemon/daemon.bundle.js')) await daemon();
+else if (!(await quick())) await cli();
 
 async function cli() {
   const { main } = await import('../dist/main.js');
@@ -20,15 +23,31 @@ async function cli() {
 }
 
 /**
- * Whether dist/daemon/daemon.bundle.js is there and newer than each of recap's files it was
- * made from (after a bare `tsc` it is not: the CLI then runs the daemon from dist/).
+ * Runs a plain `recap status|context|chain` from its bundle; false when `args` are not one of
+ * those forms, or the bundle is not current (the CLI then runs them from dist/).
  */
-function bundleIsCurrent() {
+async function quick() {
+  // The command's name first: for any other, not even the bundle's inputs are read.
+  if (!['status', 'context', 'chain'].includes(args[0]) || !bundleIsCurrent('dist/client/quick.bundle.js')) return false;
+  const { runQuick } = await import('../dist/client/quick.bundle.js');
+  const running = runQuick(args);
+  if (running === undefined) return false;
+  await running;
+  return true;
+}
+
+/**
+ * Whether `bundle` is there and newer than each of recap's files it was made from, listed
+ * beside it (x.bundle.inputs.json); after a bare `tsc` it is not: the CLI then runs the
+ * command from dist/.
+ */
+function bundleIsCurrent(bundle) {
   try {
-    const dist = new URL('../', import.meta.url);
-    const built = statSync(new URL('dist/daemon/daemon.bundle.js', dist)).mtimeMs;
-    const inputs = JSON.parse(readFileSync(new URL('dist/daemon/daemon.bundle.inputs.json', dist), 'utf8'));
-    return inputs.length > 0 && inputs.every((input) => statSync(new URL(input, dist)).mtimeMs <= built);
+    // Plain paths: a URL made for each of some fifty files would add half as much again as their stat calls.
+    const root = fileURLToPath(new URL('../', import.meta.url));
+    const built = statSync(root + bundle).mtimeMs;
+    const inputs = JSON.parse(readFileSync(root + bundle.replace(/\.js$/, '.inputs.json'), 'utf8'));
+    return inputs.length > 0 && inputs.every((input) => statSync(root + input).mtimeMs <= built);
   } catch {
     return false;
   }

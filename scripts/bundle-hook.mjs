@@ -57,3 +57,13 @@ if (foreign.length > 0) {
   console.error(`recap-hook must load nothing but Node built-ins and recap's hook-side code; it would load:\n${foreign.join('\n')}`);
   process.exit(1);
 }
+
+// Node's own modules that load many more at require (node:fs/promises: readline, fs/dir, the
+// watchers; crypto some sixteen), which the hook's path never needs: its file requires none
+// of them at load (the fallback may, when it runs).
+const HEAVY = ['node:fs/promises', 'node:crypto', 'node:child_process', 'node:readline'];
+const heavy = [...new Set(hot.metafile.outputs[HOOK_BIN].imports.map((i) => i.path).filter((path) => HEAVY.includes(path)))];
+if (heavy.length > 0) {
+  console.error(`${HOOK_BIN} must not require ${heavy.join(', ')} at load: import what needs it from the fallback, or read it when called (fs.promises)`);
+  process.exit(1);
+}

@@ -1,7 +1,6 @@
 // Connect to the daemon, starting it first when nobody answers (as watchman and gpg-agent
 // do): detached, its log in a file under the data folder, then wait for its socket. Never a
 // second daemon on a data folder: one that runs but cannot be reached here is reported.
-import { spawn } from 'node:child_process';
 import { closeSync, fstatSync, lstatSync, mkdirSync, openSync, readSync } from 'node:fs';
 import { daemonCommand, daemonEnvironment } from '../common/daemonStart.js';
 import { describeHolder, runningDaemon } from '../common/daemonRecord.js';
@@ -24,7 +23,7 @@ export async function connectOrStart(env: NodeJS.ProcessEnv = process.env, deadl
   let why = whyUnreachable(env);
   if (why && !why.starting) throw new DaemonUnreachable(why.message);
   // A daemon that holds the log and will listen here is waited for, not doubled.
-  let started = why ? undefined : startDaemon(env);
+  let started = why ? undefined : await startDaemon(env);
   const deadline = Date.now() + deadlineMs;
   for (let delay = 10; ; delay = Math.min(delay * 2, 200)) {
     try {
@@ -89,7 +88,9 @@ function notASocket(path: string): string | undefined {
   }
 }
 
-function startDaemon(env: NodeJS.ProcessEnv): { code: () => number | null | undefined; said: () => string | undefined } {
+async function startDaemon(env: NodeJS.ProcessEnv): Promise<{ code: () => number | null | undefined; said: () => string | undefined }> {
+  // Loaded here alone: a command that finds the daemon up (nearly every one) never needs it.
+  const { spawn } = await import('node:child_process');
   mkdirSync(dataDir(env), { recursive: true, mode: 0o700 });
   const log = openSync(daemonLogFile(env), 'a', 0o600);
   const from = fstatSync(log).size;

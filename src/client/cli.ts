@@ -1,6 +1,6 @@
 // The `recap` command line: a thin client of the daemon's ops, plus `recap daemon`, each
 // command in a file of src/client/commands/ by area. Exit codes: 0 success or allowed, 2
-// denied or rejected, 1 anything else. main.ts runs the plain forms of status, context and
+// denied or rejected, 1 anything else. quick.ts runs the plain forms of status, context and
 // chain without it.
 import yargs, { type Argv } from 'yargs';
 import { recapVersion } from '../common/version.js';

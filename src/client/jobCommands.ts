@@ -1,5 +1,5 @@
 // What the CLI's commands share, and the commands that only ask the daemon about a job
-// (status, context, chain, show, decisions). Kept apart from cli.ts so main.ts can run these without
+// (status, context, chain, show, decisions). Kept apart from cli.ts so quick.ts can run these without
 // loading yargs and the rest of the CLI: nothing here may import either.
 import type { Argv } from 'yargs';
 import { UserError } from '../common/errors.js';

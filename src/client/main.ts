@@ -1,79 +1,9 @@
-// The `recap` command's entry. The commands that only ask the daemon about a job (status,
-// context, chain), written in their plain forms, run without yargs and the rest of the CLI:
-// loading those costs more than Node's own start-up. Every other form, --help included,
-// goes to cli.ts, whose parse of a plain form gives the same options.
-import { UserError } from '../common/errors.js';
+// The `recap` command's entry: the plain forms of status, context and chain (quick.ts) without
+// yargs and the rest of the CLI; every other form, --help included, through cli.ts.
 import type { DaemonSide } from './daemonSide.js';
-import { chain, context, status, UsageError, type Global } from './jobCommands.js';
-import { RemoteError } from './socketClient.js';
-import { BadTime } from './time.js';
-
-type Quick = Global & { daemon: boolean };
-
-const QUICK: Record<string, (argv: Quick) => Promise<void>> = { status, context, chain };
-
-/**
- * The options of a plain `recap status|context|chain [--json] [--debug] [--job JOB]`
- * (`--daemon` for status), each given once; undefined for anything else, which yargs then
- * parses (and refuses or explains as it does today).
- */
-export function quickForm(args: string[]): { run: (argv: Quick) => Promise<void>; argv: Quick } | undefined {
-  const [command, ...rest] = args;
-  const run = command === undefined ? undefined : QUICK[command];
-  if (run === undefined) return undefined;
-  const argv: Quick = { json: false, debug: false, daemon: false };
-  const seen = new Set<string>();
-  for (let i = 0; i < rest.length; i += 1) {
-    const arg = rest[i]!;
-    const [name, inline] = arg.startsWith('--job=') ? ['--job', arg.slice('--job='.length)] : [arg, undefined];
-    if (seen.has(name)) return undefined;
-    seen.add(name);
-    if (name === '--json') argv.json = true;
-    else if (name === '--debug') argv.debug = true;
-    else if (name === '--daemon' && command === 'status') argv.daemon = true;
-    else if (name === '--job') {
-      const value = inline ?? rest[(i += 1)];
-      // yargs reads an empty or dash-led value its own way: leave those to it.
-      if (value === undefined || value === '' || value.startsWith('-')) return undefined;
-      argv.job = value;
-    } else return undefined;
-  }
-  return { run, argv };
-}
-
-/** The code a failure has in `--json`'s `{"error": {"code", "message"}}`. */
-function errorCode(error: unknown): string {
-  if (error instanceof RemoteError) return error.code;
-  if (error instanceof UsageError || error instanceof BadTime) return 'usage';
-  if (error instanceof UserError) return error.name.replace(/([a-z])([A-Z])/g, '$1_$2').toLowerCase();
-  return 'internal';
-}
+import { reported, runQuick } from './quick.js';
 
 /** Runs `recap` with `args`; `side` is what the composition root (src/main.ts) hands in of the daemon's. */
-export async function main(side: DaemonSide, args = process.argv.slice(2)): Promise<void> {
-  const debug = args.includes('--debug');
-  // Decided before parsing: a failure to parse is reported as JSON too.
-  const json = args.some((a) => a === '--json' || a === '--json=true');
-  // A reader that stops early (recap log | head) is not an error.
-  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-  });
-  try {
-    const quick = quickForm(args);
-    if (quick) await quick.run(quick.argv);
-    else await (await import('./cli.js')).runCli(args, side);
-  } catch (error) {
-    process.exitCode = 1;
-    if (json) {
-      const message = error instanceof UserError ? error.message : ((error as Error).message ?? String(error));
-      process.stdout.write(`${JSON.stringify({ error: { code: errorCode(error), message } })}\n`);
-      if (debug && !(error instanceof UserError)) process.stderr.write(`${(error as Error).stack ?? String(error)}\n`);
-    } else if (error instanceof UserError) {
-      process.stderr.write(`recap: ${error.message}\n`);
-    } else if (debug) {
-      process.stderr.write(`${(error as Error).stack ?? String(error)}\n`);
-    } else {
-      process.stderr.write(`recap: ${(error as Error).message ?? String(error)} (run with --debug for details)\n`);
-    }
-  }
+export function main(side: DaemonSide, args = process.argv.slice(2)): Promise<void> {
+  return runQuick(args) ?? reported(args, async () => (await import('./cli.js')).runCli(args, side));
 }

@@ -1,6 +1,7 @@
 // Linux: processes, descriptors and locks from /proc, a socket's peer from ss and /proc.
-import { readlinkSync } from 'node:fs';
-import { readlink } from 'node:fs/promises';
+// fs.promises is read when called, not imported: node:fs/promises loads eight more of Node's
+// own modules (readline, fs/dir, the watchers), which recap-hook, that loads this file, never needs.
+import { promises as fs, readlinkSync } from 'node:fs';
 import { linuxLockHolder } from './linux/locks.js';
 import { linuxPeerPids } from './linux/peer.js';
 import { linuxChain } from './linux/processes.js';
@@ -11,7 +12,7 @@ export const linux: Platform = {
   chain: linuxChain,
   peerPids: linuxPeerPids,
   lockHolder: linuxLockHolder,
-  openedAt: (fd) => readlink(`/proc/self/fd/${fd}`).catch(() => undefined),
+  openedAt: (fd) => fs.readlink(`/proc/self/fd/${fd}`).catch(() => undefined),
   openedAtSync: (fd) => {
     try {
       return readlinkSync(`/proc/self/fd/${fd}`);

@@ -98,6 +98,7 @@ describe('recap install records the code, and the daemon checks it at start', ()
       'bin/recap-hook.cjs',
       'dist/daemon/daemon.bundle.js',
       'dist/client/hookFallback.cjs',
+      'dist/client/quick.bundle.js',
       'node_modules/pino/pino.js',
     ]) {
       expect(manifest.files[name]?.[0], name).toBe(sha256(join(at.recap, name)));

@@ -1,10 +1,12 @@
-// `recap status`, `context` and `chain` in their plain forms run without yargs (main.ts's
-// quick path); the same commands with an option before the command go through yargs. Both
-// must print and exit alike on a real daemon's log, job found by folder or --job, tripped
-// or not, with summaries or none, and for a job that has no events.
+// `recap status`, `context` and `chain` in their plain forms run without yargs (quick.ts),
+// from their bundle while it is current; the same commands with an option before the command
+// go through yargs. Both must print and exit alike on a real daemon's log, job found by folder
+// or --job, tripped or not, with summaries or none, and for a job that has no events.
+import { cpSync, readFileSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { quickForm } from '../../src/client/main.js';
-import { closeSandbox, runCli, sandboxWithDaemon, type DaemonProcess, type Sandbox } from '../helpers/daemon.js';
+import { quickForm } from '../../src/client/quick.js';
+import { closeSandbox, ROOT, runAsUser, runCli, sandboxWithDaemon, type DaemonProcess, type Sandbox } from '../helpers/daemon.js';
 import { goodSummary, prose } from '../helpers/text.js';
 
 describe('quickForm', () => {
@@ -73,4 +75,52 @@ describe('the quick path answers as yargs does', () => {
     expect(JSON.parse(status.stdout)).toMatchObject({ summaries: 1 });
     // 124 runs of the CLI, each at a terminal of its own on the fake macOS platform.
   }, 90_000);
+});
+
+describe('the plain forms from their bundle', () => {
+  let box: Sandbox;
+  let daemon: DaemonProcess;
+  beforeAll(async () => {
+    ({ box, daemon } = await sandboxWithDaemon());
+  });
+  afterAll(async () => closeSandbox(box, daemon));
+
+  /** A copy of bin/ and dist/ (timestamps kept: the bundle is current), whose files the test may touch. */
+  function packageCopy(): string {
+    const root = join(box.dir, 'recap');
+    for (const folder of ['bin', 'dist']) cpSync(join(ROOT, folder), join(root, folder), { recursive: true, preserveTimestamps: true });
+    writeFileSync(join(root, 'package.json'), readFileSync(join(ROOT, 'package.json')));
+    symlinkSync(join(ROOT, 'node_modules'), join(root, 'node_modules'));
+    return root;
+  }
+
+  /** `recap status --json` of the copy, and the copy's files it loaded as ES modules (a loader hook lists them). */
+  async function statusLoading(root: string, run: number): Promise<{ stdout: string; loaded: string[] }> {
+    const log = join(box.dir, `loaded-${run}.txt`);
+    const hook = join(box.dir, `hook-${run}.mjs`);
+    const listing = `import { appendFileSync } from 'node:fs'; export async function load(url, context, next) { appendFileSync(${JSON.stringify(log)}, url + '\\n'); return next(url, context); }`;
+    writeFileSync(hook, `import { register } from 'node:module';\nregister(${JSON.stringify(`data:text/javascript,${encodeURIComponent(listing)}`)});\n`);
+    writeFileSync(log, '');
+    const result = await runAsUser(box, [process.execPath, '--import', hook, join(root, 'bin', 'recap.js'), 'status', '--json']);
+    expect(result.code, result.stderr).toBe(0);
+    const prefix = `file://${root}/`;
+    const loaded = readFileSync(log, 'utf8')
+      .split('\n')
+      .filter((url) => url.startsWith(prefix))
+      .map((url) => url.slice(prefix.length));
+    return { stdout: result.stdout, loaded };
+  }
+
+  it('loads the bundle alone while it is current, and dist/ as compiled once a file it was made from is newer', async () => {
+    const root = packageCopy();
+    const bundled = await statusLoading(root, 1);
+    expect(bundled.loaded).toEqual(['bin/recap.js', 'dist/client/quick.bundle.js']);
+    // As after a bare `tsc`: a file of the bundle's is newer than it.
+    const later = new Date(Date.now() + 60_000);
+    utimesSync(join(root, 'dist', 'client', 'jobCommands.js'), later, later);
+    const compiled = await statusLoading(root, 2);
+    expect(compiled.loaded).toContain('dist/client/jobCommands.js');
+    expect(compiled.loaded).not.toContain('dist/client/quick.bundle.js');
+    expect(JSON.parse(compiled.stdout)).toEqual(JSON.parse(bundled.stdout));
+  }, 30_000);
 });

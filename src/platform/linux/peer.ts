@@ -4,8 +4,8 @@
 // connection's peer and the processes holding each end, which is all recap needs. It costs
 // about 13 ms, so it is asked only for the user's commands, never on the hook's path.
 import { children } from '../children.js';
-import { existsSync } from 'node:fs';
-import { readdir, readlink } from 'node:fs/promises';
+// fs.promises is read when called: see linux.ts.
+import { existsSync, promises as fs } from 'node:fs';
 import { PeerUnknown } from '../platform.js';
 import { AMBIGUOUS, parseSs } from './ssOutput.js';
 
@@ -15,7 +15,7 @@ const SS_TIMEOUT_MS = 3000;
 
 /** The pids holding the other end of the socket on `fd`. Throws PeerUnknown when the kernel cannot be asked, or its answer cannot be trusted. */
 export async function linuxPeerPids(fd: number): Promise<number[]> {
-  const link = await readlink(`/proc/self/fd/${fd}`).catch(() => '');
+  const link = await fs.readlink(`/proc/self/fd/${fd}`).catch(() => '');
   const inode = /^socket:\[(\d+)\]$/.exec(link)?.[1];
   if (inode === undefined) throw new PeerUnknown(`descriptor ${fd} is not a socket (${link || 'unreadable'})`);
   const table = parseSs(await runSs());
@@ -38,8 +38,8 @@ export async function linuxPeerPids(fd: number): Promise<number[]> {
 async function firstPretender(pids: readonly number[], inode: string): Promise<number | undefined> {
   const target = `socket:[${inode}]`;
   for (const pid of pids) {
-    const fds = await readdir(`/proc/${pid}/fd`).catch(() => [] as string[]);
-    const links = await Promise.all(fds.map((fd) => readlink(`/proc/${pid}/fd/${fd}`).catch(() => '')));
+    const fds = await fs.readdir(`/proc/${pid}/fd`).catch(() => [] as string[]);
+    const links = await Promise.all(fds.map((fd) => fs.readlink(`/proc/${pid}/fd/${fd}`).catch(() => '')));
     if (!links.includes(target)) return pid;
   }
   return undefined;
