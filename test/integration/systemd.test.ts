@@ -49,7 +49,7 @@ describe('recap install systemd', () => {
     const execStarts = unit.split('\n').filter((l) => l.startsWith('ExecStart='));
     // Node's flags and the environment recap gives its daemon (daemonStart.ts).
     expect(execStarts).toEqual([`ExecStart=${quote(process.execPath)} --max-semi-space-size=8 ${quote(RECAP)} daemon`]);
-    expect(unit.split('\n').filter((l) => l.startsWith('Environment='))).toEqual(['Environment=MALLOC_ARENA_MAX=2']);
+    expect(unit.split('\n').filter((l) => l.startsWith('Environment='))).toEqual(['Environment=MALLOC_ARENA_MAX=2', 'Environment=MALLOC_MMAP_THRESHOLD_=131072']);
     expect(RECAP).toBe(join(ROOT, 'bin', 'recap.js'));
     expect(unit).toContain('Requires=recap.socket');
     // The socket unit is the one shipped, unchanged.
