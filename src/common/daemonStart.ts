@@ -14,9 +14,17 @@ export const DAEMON_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=8'];
 /**
  * At most two of glibc's malloc arenas (its default: eight per core), where LevelDB and
  * Node's buffers are allocated: memory freed in one can be used again by the others' next
- * allocations instead of staying in the process's RSS. macOS's malloc does not read it.
+ * allocations instead of staying in the process's RSS.
+ *
+ * Every block of 128 KiB or more in a mapping of its own, given back to the system when it is
+ * freed. glibc's own threshold starts there but rises to the size of the largest mapped block
+ * freed, so after the first snapshot (a buffer of megabytes) the snapshots' buffers and
+ * LevelDB's copies of them came from the arenas, and what they freed stayed in the RSS
+ * between live blocks (docs/performance.md, "Daemon memory"). Setting it keeps it fixed; the
+ * price is fresh pages for each such block, which shows only in the first `recap ui`'s build.
+ * macOS's malloc reads neither.
  */
-export const DAEMON_ENVIRONMENT: Readonly<Record<string, string>> = { MALLOC_ARENA_MAX: '2' };
+export const DAEMON_ENVIRONMENT: Readonly<Record<string, string>> = { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '131072' };
 
 /** The daemon's command line: this Node with DAEMON_NODE_FLAGS, recap's launcher, `daemon`. */
 export function daemonCommand(node: string = process.execPath, bin: string = RECAP_BIN): string[] {

@@ -45,6 +45,7 @@ describe('recap install launchd --dry-run', () => {
       ProgramArguments: [process.execPath, '--max-semi-space-size=8', RECAP, 'daemon'],
       EnvironmentVariables: {
         MALLOC_ARENA_MAX: '2',
+        MALLOC_MMAP_THRESHOLD_: '131072',
         RECAP_SOCKET: join(box.tmp, `recap-${process.getuid!()}`, 'recapd.sock'),
         RECAP_DATA_DIR: support,
         RECAP_CONFIG: join(support, 'config.conf'),
@@ -94,7 +95,9 @@ describe('recap install systemd --dry-run', () => {
     const { files, commands } = JSON.parse(result.stdout) as { files: { file: string; text: string }[]; commands: string[][] };
     const units = join(box.dir, '.config', 'systemd', 'user');
     expect(files.map((f) => f.file)).toEqual([join(units, 'recap.service'), join(units, 'recap.socket')]);
-    expect(files[0]!.text).toContain(`ExecStart=${process.execPath} --max-semi-space-size=8 ${RECAP} daemon\nEnvironment=MALLOC_ARENA_MAX=2\n`);
+    expect(files[0]!.text).toContain(
+      `ExecStart=${process.execPath} --max-semi-space-size=8 ${RECAP} daemon\nEnvironment=MALLOC_ARENA_MAX=2\nEnvironment=MALLOC_MMAP_THRESHOLD_=131072\n`,
+    );
     expect(commands).toEqual([]);
     expect(tree(box.dir)).toEqual(before);
   });

@@ -161,9 +161,10 @@ describe('the daemon process', () => {
     const ready = lines.find((l) => l.msg === 'recap daemon ready');
     expect(ready).toBeDefined();
     expect(mode(logFile)).toBe(0o600);
-    // Started as every way recap starts it (daemonStart.ts): Node's flags before recap, glibc's arenas capped.
+    // Started as every way recap starts it (daemonStart.ts): Node's flags before recap, glibc's arenas capped
+    // and its threshold for blocks mapped on their own fixed.
     expect(readFileSync(`/proc/${ready!.pid}/cmdline`, 'utf8').split('\0')).toEqual([process.execPath, '--max-semi-space-size=8', RECAP, 'daemon', '']);
-    expect(readFileSync(`/proc/${ready!.pid}/environ`, 'utf8').split('\0')).toContain('MALLOC_ARENA_MAX=2');
+    expect(readFileSync(`/proc/${ready!.pid}/environ`, 'utf8').split('\0')).toEqual(expect.arrayContaining(['MALLOC_ARENA_MAX=2', 'MALLOC_MMAP_THRESHOLD_=131072']));
     // The background daemon outlives the CLI; stop it like any other.
     const stopped = new Promise<void>((resolve) => {
       const watcher = spawn('tail', ['--pid', String(ready!.pid), '-f', '/dev/null']);

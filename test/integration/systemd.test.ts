@@ -49,7 +49,7 @@ describe('recap install systemd', () => {
     const execStarts = unit.split('\n').filter((l) => l.startsWith('ExecStart='));
     // Node's flags and the environment recap gives its daemon (daemonStart.ts).
     expect(execStarts).toEqual([`ExecStart=${quote(process.execPath)} --max-semi-space-size=8 ${quote(RECAP)} daemon`]);
-    expect(unit.split('\n').filter((l) => l.startsWith('Environment='))).toEqual(['Environment=MALLOC_ARENA_MAX=2']);
+    expect(unit.split('\n').filter((l) => l.startsWith('Environment='))).toEqual(['Environment=MALLOC_ARENA_MAX=2', 'Environment=MALLOC_MMAP_THRESHOLD_=131072']);
     expect(RECAP).toBe(join(ROOT, 'bin', 'recap.js'));
     expect(unit).toContain('Requires=recap.socket');
     // The socket unit is the one shipped, unchanged.
@@ -100,14 +100,14 @@ describe('recap doctor', () => {
 
     // What recap install systemd wrote before the daemon had start settings.
     const unit = readFileSync(service, 'utf8');
-    writeFileSync(service, unit.replace(/^ExecStart=.*$/m, `ExecStart=${quote(process.execPath)} ${quote(RECAP)} daemon`).replace(/^Environment=.*\n/m, ''));
+    writeFileSync(service, unit.replace(/^ExecStart=.*$/m, `ExecStart=${quote(process.execPath)} ${quote(RECAP)} daemon`).replace(/^Environment=.*\n/gm, ''));
     const stale = await systemdLine();
     expect(stale).toMatchObject({
       ok: false,
       fix: expect.stringMatching(/^recap install systemd, then systemctl --user daemon-reload && systemctl --user restart recap\.service/),
     });
     expect(stale!.detail).toContain('missing: ExecStart=');
-    expect(stale!.detail).toContain('Environment=MALLOC_ARENA_MAX=2');
+    expect(stale!.detail).toContain('Environment=MALLOC_ARENA_MAX=2; Environment=MALLOC_MMAP_THRESHOLD_=131072');
 
     await installUnits(box);
     expect(await systemdLine()).toMatchObject({ ok: true });

@@ -114,6 +114,7 @@ describe('the plist', () => {
     const support = '/Users/ada/Library/Application Support/recap';
     expect(launchdAgent(env).EnvironmentVariables).toEqual({
       MALLOC_ARENA_MAX: '2',
+      MALLOC_MMAP_THRESHOLD_: '131072',
       RECAP_SOCKET: `${TMPDIR}recap-${process.getuid!()}/recapd.sock`,
       RECAP_DATA_DIR: support,
       RECAP_CONFIG: `${support}/config.conf`,
