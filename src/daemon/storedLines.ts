@@ -167,12 +167,20 @@ class Transcoder {
     let i = start;
     while (i < end) {
       // The plain bytes up to the next that is not, found a word at a time, copied in bulk when they are many.
-      const run = this.runs.end(src, i, end);
-      if (run - i > BULK) {
-        bytes.set(src.subarray(i, run), o);
-        o += run - i;
-      } else for (let k = i; k < run; k += 1) bytes[o++] = src[k]!;
-      i = run;
+      if (end - i > BULK) {
+        const run = this.runs.end(src, i, end);
+        if (run - i > BULK) {
+          bytes.set(src.subarray(i, run), o);
+          o += run - i;
+          i = run;
+        }
+      }
+      // A short run (a key, a name), or the few bytes before the next escape: copied as they are checked.
+      for (; i < end; i += 1) {
+        const c = src[i]!;
+        if (ESCAPED[c] !== PLAIN) break;
+        bytes[o++] = c;
+      }
       if (i === end) break;
       const c = src[i]!;
       if (ESCAPED[c] === MULTI_BYTE) break;
