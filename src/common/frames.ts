@@ -40,6 +40,34 @@ export function framesOf(texts: (string | Uint8Array)[]): Buffer {
   return frames;
 }
 
+/** A frame's body: JSON text, its UTF-8 bytes, or those bytes in parts (written one after another). */
+export type FrameText = string | Uint8Array | Uint8Array[];
+
+/**
+ * Frames as buffers to write one after another (corked: one writev): the frames given whole
+ * are joined as framesOf joins them, and a frame given in parts goes as its parts, after its
+ * length, so a page of megabytes is not copied to be sent.
+ */
+export function frameWrites(texts: FrameText[]): Uint8Array[] {
+  const writes: Uint8Array[] = [];
+  let whole: (string | Uint8Array)[] = [];
+  for (const text of texts) {
+    if (!Array.isArray(text)) {
+      whole.push(text);
+      continue;
+    }
+    if (whole.length > 0) writes.push(framesOf(whole));
+    whole = [];
+    let size = 0;
+    for (const part of text) size += part.length;
+    const length = Buffer.allocUnsafe(4);
+    length.writeUInt32BE(size, 0);
+    writes.push(length, ...text);
+  }
+  if (whole.length > 0) writes.push(framesOf(whole));
+  return writes;
+}
+
 export type FrameEvent = { kind: 'message'; value: unknown } | { kind: 'invalid'; reason: string } | { kind: 'oversized'; length: number };
 
 /** A frame's body as it came, not decoded; or a length over the limit. */

@@ -13,7 +13,8 @@ import { snapshotBefore } from './snapshot.js';
 import type { EventLine, Problem, Verification } from '../protocol/answers.js';
 import { eventLine } from './eventLine.js';
 import { upcast } from '../events/upcast.js';
-import { EncodedEventsPage, StoredLines } from './storedLines.js';
+import { StoredLines } from './storedLines.js';
+import { EncodedEventsPage } from './eventsAnswer.js';
 import { valueAt } from './eventPacks.js';
 
 export type EventFilter = { job?: string; types?: string[]; since?: number; until?: number };
@@ -58,15 +59,15 @@ export async function eventsPage(
  * as they are), its JSON made from the stored bytes (storedLines.ts) without decoding the
  * events that are not filtered.
  */
-export async function storedEventsPage(store: EventStore, fromSeq: number, limit: number, filter: EventFilter, follow = false): Promise<EncodedEventsPage> {
-  const lines = new StoredLines();
+export async function storedEventsPage(store: EventStore, fromSeq: number, limit: number, filter: EventFilter, follow = false, asLines = false): Promise<EncodedEventsPage> {
+  const lines = new StoredLines(asLines, limit);
   const unfiltered = isUnfiltered(filter);
   const bounds = await scanPage(store, fromSeq, limit, unfiltered, follow, (seq, value) => {
     if (!unfiltered && !matches(decodeEvent(seq, value), filter)) return false;
     lines.add(seq, value);
     return true;
   });
-  return new EncodedEventsPage(lines.finish(), lines.count, bounds.next, bounds.lastSeq);
+  return new EncodedEventsPage(lines.finish(), lines.count, bounds.next, bounds.lastSeq, asLines);
 }
 
 const isUnfiltered = (filter: EventFilter) => filter.job === undefined && filter.types === undefined && filter.since === undefined && filter.until === undefined;

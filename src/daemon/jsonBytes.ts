@@ -10,8 +10,13 @@ const SMALL_DIGITS_WIDTH = 9;
 
 /** A growing buffer the lines are written into. */
 export class JsonBytes {
-  bytes = Buffer.allocUnsafe(1 << 20);
+  bytes: Buffer;
   length = 0;
+
+  /** `size`: the bytes expected, so that a page is not copied to a larger buffer as it grows. */
+  constructor(size = 1 << 20) {
+    this.bytes = Buffer.allocUnsafe(size);
+  }
 
   room(n: number): void {
     if (this.length + n <= this.bytes.length) return;

@@ -4,14 +4,14 @@
 // the event loop go out in one write: a write is a system call, dearer than an answer.
 import { createServer, type Server, type Socket } from 'node:net';
 import type { Logger } from 'pino';
-import { DEFAULT_MAX_FRAME, describeBytes, FrameReader, framesOf } from '../common/frames.js';
+import { DEFAULT_MAX_FRAME, describeBytes, FrameReader, framesOf, frameWrites, type FrameText } from '../common/frames.js';
 import type { Handler } from './handler.js';
 import type { ProgressFrame, Response } from '../protocol/protocol.js';
 import { judgeCaller, type CallerVerdict } from '../events/caller.js';
 import { AGENT_MARKS } from '../agents/marks.js';
 import { peerChains, unknowable } from './peer.js';
 import { SocketKeeper } from './socketKeeper.js';
-import { EncodedEventsPage } from './storedLines.js';
+import { EncodedEventsPage } from './eventsAnswer.js';
 
 export type Listen = { path: string } | { fd: number };
 
@@ -233,8 +233,8 @@ class Connection {
    * The answers' JSON, made as each comes (one that cannot be made fails alone): the turn's
    * first, and any after it. One answer a turn, the hooks' shape, makes no array to grow.
    */
-  private first: string | Buffer | undefined;
-  private more: (string | Buffer)[] | undefined;
+  private first: FrameText | undefined;
+  private more: FrameText[] | undefined;
   inFlight = 0;
   /** A frame begun and not finished. */
   partial = false;
@@ -293,7 +293,7 @@ class Connection {
     this.socket.end();
   }
 
-  private queue(text: string | Buffer): void {
+  private queue(text: FrameText): void {
     if (this.first === undefined) this.first = text;
     else (this.more ??= []).push(text);
   }
@@ -306,13 +306,22 @@ class Connection {
     if (first === undefined) return;
     this.first = undefined;
     this.more = undefined;
-    if (!this.socket.destroyed && !this.socket.writableEnded) this.socket.write(framesOf(more === undefined ? [first] : [first, ...more]));
+    if (this.socket.destroyed || this.socket.writableEnded) return;
+    if (more === undefined && !Array.isArray(first)) {
+      this.socket.write(framesOf([first]));
+      return;
+    }
+    const writes = frameWrites(more === undefined ? [first] : [first, ...more]);
+    // A page of events is among them: its megabytes go as they are, in one writev, not copied into one buffer.
+    this.socket.cork();
+    for (const part of writes) this.socket.write(part);
+    this.socket.uncork();
   }
 }
 
-/** A message's JSON; a page of events already in JSON (storedLines.ts) is not written again. */
-function answerText(message: Response | ProgressFrame): string | Buffer {
-  if ('result' in message && message.result instanceof EncodedEventsPage) return message.result.answerBytes(message.id);
+/** A message's JSON; a page of events already in JSON (storedLines.ts) is not written again, nor copied. */
+function answerText(message: Response | ProgressFrame): FrameText {
+  if ('result' in message && message.result instanceof EncodedEventsPage) return message.result.answerParts(message.id);
   return JSON.stringify(message);
 }
 

@@ -4,39 +4,10 @@
 // makes (audit.ts): an event holding anything this reader does not handle the same way (an
 // extension, a 64-bit integer, a 32-bit float, a key that is not a plain string, text that
 // is not well-formed UTF-8) is written by that slower path instead.
-import type { EventLine } from '../protocol/answers.js';
-import type { ResponseOf } from '../protocol/protocol.js';
 import { decodeEvent } from './codec.js';
 import { eventLine, isoTime } from './eventLine.js';
 import { JsonBytes, TimeBytes } from './jsonBytes.js';
-
-/**
- * An answer of the `events` op whose events are JSON already: the socket sends `json` as
- * it is (`answerBytes`); anything else that writes it as JSON gets the same text.
- */
-export class EncodedEventsPage implements ResponseOf<'events'> {
-  constructor(
-    /** The events as a JSON array. */
-    readonly json: Buffer,
-    readonly count: number,
-    readonly next: number | null,
-    readonly lastSeq: number,
-  ) {}
-
-  get events(): EventLine[] {
-    return JSON.parse(this.json.toString('utf8')) as EventLine[];
-  }
-
-  toJSON(): ResponseOf<'events'> {
-    return { events: this.events, next: this.next, lastSeq: this.lastSeq };
-  }
-
-  /** The whole answer to request `id`, as JSON.stringify({ id, result: this }) writes it. */
-  answerBytes(id: string | number | null): Buffer {
-    const tail = `,"next":${JSON.stringify(this.next)},"lastSeq":${JSON.stringify(this.lastSeq)}}}`;
-    return Buffer.concat([Buffer.from(`{"id":${JSON.stringify(id)},"result":{"events":`), this.json, Buffer.from(tail)]);
-  }
-}
+import { PlainRuns } from './plainRuns.js';
 
 /** Thrown inside the reader at anything it does not handle as JSON.stringify would: the event takes the slow path. */
 const UNUSUAL = new Error('unusual');
@@ -49,6 +20,8 @@ const BACKSLASH = 0x5c;
 const PLAIN = 0;
 const ESCAPE = 1;
 const MULTI_BYTE = 2;
+/** A run of plain bytes longer than this is copied by one call, not byte by byte. */
+const BULK = 32;
 const ESCAPED = new Uint8Array(256).map((_, c) => (c >= 0x80 ? MULTI_BYTE : c < 0x20 || c === QUOTE || c === BACKSLASH ? ESCAPE : PLAIN));
 /** JSON.stringify's own escape of each ASCII byte that has one (\n, \", \u0001, ...). */
 const ESCAPES = Array.from({ length: 0x80 }, (_, c) => (ESCAPED[c] === ESCAPE ? Buffer.from(JSON.stringify(String.fromCharCode(c)).slice(1, -1), 'latin1') : undefined));
@@ -65,6 +38,7 @@ class Transcoder {
   time: number | undefined;
   /** Where the keys of the maps being read are: start and size of each, for maps within maps. */
   private readonly keys: number[] = [];
+  private readonly runs = new PlainRuns();
 
   constructor(readonly out: JsonBytes) {}
 
@@ -191,14 +165,25 @@ class Transcoder {
     let o = mark;
     bytes[o++] = QUOTE;
     let i = start;
-    for (; i < end; i += 1) {
-      const c = src[i]!;
-      const kind = ESCAPED[c];
-      if (kind === PLAIN) {
-        bytes[o++] = c;
-        continue;
+    while (i < end) {
+      // The plain bytes up to the next that is not, found a word at a time, copied in bulk when they are many.
+      if (end - i > BULK) {
+        const run = this.runs.end(src, i, end);
+        if (run - i > BULK) {
+          bytes.set(src.subarray(i, run), o);
+          o += run - i;
+          i = run;
+        }
       }
-      if (kind === MULTI_BYTE) break;
+      // A short run (a key, a name), or the few bytes before the next escape: copied as they are checked.
+      for (; i < end; i += 1) {
+        const c = src[i]!;
+        if (ESCAPED[c] !== PLAIN) break;
+        bytes[o++] = c;
+      }
+      if (i === end) break;
+      const c = src[i]!;
+      if (ESCAPED[c] === MULTI_BYTE) break;
       const escape = ESCAPES[c]!;
       if (o + escape.length + (end - i) + 1 > bytes.length) {
         out.length = o;
@@ -206,6 +191,7 @@ class Transcoder {
         bytes = out.bytes;
       }
       for (let e = 0; e < escape.length; e += 1) bytes[o++] = escape[e]!;
+      i += 1;
     }
     if (i === end) {
       bytes[o++] = QUOTE;
@@ -254,22 +240,29 @@ function timeValue(src: Uint8Array, at: number): number | undefined {
 
 /**
  * Writes events as a JSON array, each element the line of one stored event, from the bytes
- * LevelDB holds: `add` them in order, then `finish`.
+ * LevelDB holds: `add` them in order, then `finish`. With `lines`, as JSON Lines instead:
+ * each line ended by a newline, no brackets, no commas.
  */
 export class StoredLines {
-  readonly out = new JsonBytes();
-  private readonly transcoder = new Transcoder(this.out);
+  readonly out: JsonBytes;
+  private readonly transcoder: Transcoder;
   private readonly times = new TimeBytes();
   count = 0;
   /** Of them, how many took the slow path. */
   slow = 0;
 
-  constructor() {
-    this.out.byte(0x5b);
+  /** `expected`: about how many events will be added. */
+  constructor(
+    readonly lines = false,
+    expected = 0,
+  ) {
+    this.out = new JsonBytes(Math.min(Math.max(expected * LINE_BYTES, 1 << 20), 16 << 20));
+    this.transcoder = new Transcoder(this.out);
+    if (!lines) this.out.byte(0x5b);
   }
 
   add(seq: number, value: Uint8Array): void {
-    if (this.count > 0) this.out.byte(0x2c);
+    if (this.count > 0 && !this.lines) this.out.byte(0x2c);
     this.count += 1;
     const mark = this.out.length;
     try {
@@ -281,11 +274,12 @@ export class StoredLines {
       // The slow path decides, as before: the same line, or the same UndecodableEvent.
       this.out.utf8(JSON.stringify(eventLine(decodeEvent(seq, value))));
     }
+    if (this.lines) this.out.byte(0x0a);
   }
 
-  /** The array's bytes: `[line,line,...]`. */
+  /** The bytes: `[line,line,...]`, or with `lines` `line\nline\n...`. */
   finish(): Buffer {
-    this.out.byte(0x5d);
+    if (!this.lines) this.out.byte(0x5d);
     return this.out.take();
   }
 
@@ -354,6 +348,8 @@ const TYPE_PART = Buffer.from(',"type":"');
 const VERSION_PART = Buffer.from('","version":');
 const TIME_PART = Buffer.from(',"time":');
 const DATA_PART = Buffer.from(',"data":');
+/** Room made for each event expected in a page: a line of a prompt or a tool's output is most of a kilobyte. */
+const LINE_BYTES = 1024;
 /** The room kept for a line's time: an ISO time of a four-digit year, in quotes. */
 const TIME_SLOT = 26;
 

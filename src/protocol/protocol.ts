@@ -149,6 +149,8 @@ export const requestSchemas = {
     since: z.number().optional(),
     until: z.number().optional(),
     raw: z.boolean().default(false),
+    /** A head, a newline, then the events' JSON Lines, which the client writes out unscanned (eventsAnswer.ts). */
+    lines: z.boolean().default(false),
     /** `recap log -f`: when nothing matches yet, wait up to this long for new events before answering. */
     wait: z.number().int().min(0).max(60_000).default(0),
   }),

@@ -1,6 +1,6 @@
 // The framing both ends of the socket use: frames come out whole however the bytes are cut.
 import { describe, expect, it } from 'vitest';
-import { encodeFrame, FrameReader, framesOf } from '../../src/common/frames.js';
+import { encodeFrame, FrameReader, framesOf, frameWrites } from '../../src/common/frames.js';
 
 const messages = [
   { id: 1, op: 'ping' },
@@ -32,6 +32,17 @@ describe('frames', () => {
     });
     expect(framesOf(messages.map((m) => JSON.stringify(m)))).toEqual(Buffer.concat(byHand));
     expect(encodeFrame(messages[1])).toEqual(byHand[1]);
+  });
+
+  it('writes a frame given in parts as its length and its parts, the same bytes as the frame given whole', () => {
+    const texts = messages.map((m) => JSON.stringify(m));
+    const [first, second, third] = texts.map((t) => Buffer.from(t));
+    const parts = [second!.subarray(0, 5), second!.subarray(5, 300), second!.subarray(300)];
+    const writes = frameWrites([texts[0]!, parts, first!, third!]);
+    expect(Buffer.concat(writes)).toEqual(framesOf([texts[0]!, texts[1]!, texts[0]!, texts[2]!]));
+    // The parts themselves go out, not a copy: a page of megabytes is not copied to be sent.
+    expect(writes).toContain(parts[1]);
+    expect(readInPieces(Buffer.concat(frameWrites([parts])), 7)).toEqual([messages[1]]);
   });
 
   it('counts a frame that has not all come as pending, and reads it once it has', () => {

@@ -11,8 +11,8 @@ import type { StoredEvent } from '../../src/events/events.js';
 /** The page's JSON as the decoder and JSON.stringify wrote it before. */
 const before = (values: [number, Uint8Array][]) => `[${values.map(([seq, value]) => JSON.stringify(eventLine(decodeEvent(seq, value)))).join(',')}]`;
 
-function page(values: [number, Uint8Array][]): { json: string; slow: number } {
-  const lines = new StoredLines();
+function page(values: [number, Uint8Array][], asLines = false): { json: string; slow: number } {
+  const lines = new StoredLines(asLines);
   for (const [seq, value] of values) lines.add(seq, value);
   return { json: lines.finish().toString('utf8'), slow: lines.slow };
 }
@@ -92,6 +92,41 @@ describe('stored lines', () => {
     const flipped = Uint8Array.from(value);
     flipped[0] = 0xc1; // a byte msgpack never uses
     expect(() => page([[seq, flipped]])).toThrow(/event #9 cannot be decoded/);
+  });
+
+  it('copies long texts in runs, escaping each byte JSON escapes wherever it falls in them', () => {
+    const escaped = ['"', '\\', '\n', '\t', '\u0001', '\u001f', '\u007f', 'é', '漢', '😀'];
+    const values: [number, Uint8Array][] = [];
+    for (const [e, odd] of escaped.entries()) {
+      for (let place = 0; place < 80; place += 7) {
+        const plain = 'a plain run of text, long enough to be copied in bulk, '.repeat(3);
+        const text = `${plain.slice(0, place)}${odd}${plain.slice(place)}${odd}${odd}${plain.slice(0, 40 + e)}`;
+        values.push(
+          stored(values.length + 1, 'InteractionRecorded', {
+            job: `job-${place}`,
+            kind: 'tool',
+            text,
+            [`key ${odd} ${plain.slice(0, place)}`]: `${odd}${plain}`,
+            time: 1_793_491_200_000 + place,
+          }),
+        );
+      }
+    }
+    const made = page(values);
+    expect(made.json).toBe(before(values));
+    expect(made.slow).toBe(0);
+  });
+
+  it('writes JSON Lines when asked: the same lines, each ended by a newline', () => {
+    const values = [
+      stored(1, 'InteractionRecorded', { job: 'job-1', kind: 'prompt', text: 'fix the "parser"\n'.repeat(10), tokens: 74, counted: true, time: 1_793_491_200_000 }, 2),
+      stored(2, 'ConfigApplied', { b: 1, 10: 'ten', a: 2, time: 5 }),
+      stored(3, 'GateTripped', { job: 'job-1', reason: 'threshold', unsummarizedTokens: 900, limit: 800, time: 1_793_491_200_010 }),
+    ];
+    const lines = page(values, true);
+    expect(lines.json).toBe(`${values.map(([seq, value]) => JSON.stringify(eventLine(decodeEvent(seq, value)))).join('\n')}\n`);
+    expect(lines.slow).toBe(1);
+    expect(page([], true).json).toBe('');
   });
 
   it('grows past its first megabyte without losing a byte', () => {

@@ -8,7 +8,7 @@ import { tripCause } from '../../events/gateMessages.js';
 import type { JobRow, PastStatus } from '../../protocol/answers.js';
 import { ProtocolError, type RequestOf, type ResponseOf } from '../../protocol/protocol.js';
 import { eventsPage, projectionAt, storedEventsPage, verifyLog } from '../audit.js';
-import { EncodedEventsPage } from '../storedLines.js';
+import { EncodedEventsPage, linesPage } from '../eventsAnswer.js';
 import type { CommandService } from '../commandService.js';
 import { sessionsReport, usageReport } from '../report.js';
 import { known } from './job.js';
@@ -66,10 +66,12 @@ async function events(s: CommandService, r: RequestOf<'events'>): Promise<Respon
   for (;;) {
     const appends = s.appends;
     // Events as stored are sent as their stored bytes make them, without building objects.
-    const page = r.raw ? await storedEventsPage(s.deps.store, fromSeq, r.limit, filter, r.wait > 0) : await eventsPage(s.deps.store, fromSeq, r.limit, filter, false, r.wait > 0);
+    const page = r.raw
+      ? await storedEventsPage(s.deps.store, fromSeq, r.limit, filter, r.wait > 0, r.lines)
+      : await eventsPage(s.deps.store, fromSeq, r.limit, filter, false, r.wait > 0);
     const found = page instanceof EncodedEventsPage ? page.count : page.events.length;
     const left = deadline - Date.now();
-    if (found > 0 || page.next === null || left <= 0 || s.closing) return page;
+    if (found > 0 || page.next === null || left <= 0 || s.closing) return r.lines && !(page instanceof EncodedEventsPage) ? linesPage(page) : page;
     fromSeq = page.next;
     if (appends !== s.appends) continue;
     await s.nextAppend(left);
