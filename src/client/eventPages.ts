@@ -4,7 +4,7 @@
 import { connect, type Socket } from 'node:net';
 import { encodeFrame } from '../common/frames.js';
 import { socketPath } from '../common/paths.js';
-import type { EventLine } from '../protocol/answers.js';
+import { eventLinesOf, type EventLine } from '../protocol/answers.js';
 import type { RequestFields, ResponseOf } from '../protocol/protocol.js';
 import { connectOrStart } from './autostart.js';
 import { RemoteError } from './socketClient.js';
@@ -248,7 +248,7 @@ function readPage(body: Buffer, id: number): EventPage {
         ...tail,
         lines: () => (lines ??= joinLines(body, elements.bounds)),
         // The lines may have been made in the answer's own bytes: then they are read.
-        events: () => JSON.parse(lines ? `[${lines.toString('utf8').trimEnd().split('\n').join(',')}]` : body.toString('utf8', open, elements.end)) as EventLine[],
+        events: () => (lines ? eventLinesOf(lines.toString('utf8')) : (JSON.parse(body.toString('utf8', open, elements.end)) as EventLine[])),
       };
     }
   }
@@ -289,7 +289,7 @@ function linesOf(body: Buffer, id: number): EventPage | undefined {
     next,
     lastSeq,
     lines: () => lines,
-    events: () => (lines.length === 0 ? [] : (JSON.parse(`[${lines.toString('utf8').trimEnd().split('\n').join(',')}]`) as EventLine[])),
+    events: () => eventLinesOf(lines.toString('utf8')),
   };
 }
 

@@ -2,7 +2,7 @@
 // usual `{"id":N,"result":{"events":[...],...}}`, or, when the request asks for `lines`, a
 // JSON head, a newline and the events as JSON Lines, which `recap export` and `recap log`
 // write out as they are: no client scans a page of megabytes to cut its events out.
-import type { EventLine } from '../protocol/answers.js';
+import { eventLinesOf, type EventLine } from '../protocol/answers.js';
 import type { ResponseOf } from '../protocol/protocol.js';
 
 /**
@@ -21,7 +21,7 @@ export class EncodedEventsPage implements ResponseOf<'events'> {
 
   get events(): EventLine[] {
     const text = this.json.toString('utf8');
-    return JSON.parse(this.lines ? `[${text.trimEnd().split('\n').join(',')}]` : text) as EventLine[];
+    return this.lines ? eventLinesOf(text) : (JSON.parse(text) as EventLine[]);
   }
 
   toJSON(): ResponseOf<'events'> {

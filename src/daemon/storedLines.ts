@@ -7,7 +7,7 @@
 import { decodeEvent } from './codec.js';
 import { eventLine, isoTime } from './eventLine.js';
 import { JsonBytes, TimeBytes } from './jsonBytes.js';
-import { PlainRuns } from './plainRuns.js';
+import { isPlain, PlainRuns } from './plainRuns.js';
 
 /** Thrown inside the reader at anything it does not handle as JSON.stringify would: the event takes the slow path. */
 const UNUSUAL = new Error('unusual');
@@ -15,14 +15,13 @@ const UNUSUAL = new Error('unusual');
 const QUOTE = 0x22;
 /** Whole numbers up to this are written digit by digit; JSON.stringify writes larger ones with an exponent. */
 const MAX_DIGITS = Number.MAX_SAFE_INTEGER;
-const BACKSLASH = 0x5c;
 /** How a string's byte is written: as it is, escaped (ESCAPES), or by decoding the string (a byte of a multi-byte character). */
 const PLAIN = 0;
 const ESCAPE = 1;
 const MULTI_BYTE = 2;
 /** A run of plain bytes longer than this is copied by one call, not byte by byte. */
 const BULK = 32;
-const ESCAPED = new Uint8Array(256).map((_, c) => (c >= 0x80 ? MULTI_BYTE : c < 0x20 || c === QUOTE || c === BACKSLASH ? ESCAPE : PLAIN));
+const ESCAPED = new Uint8Array(256).map((_, c) => (c >= 0x80 ? MULTI_BYTE : isPlain(c) ? PLAIN : ESCAPE));
 /** JSON.stringify's own escape of each ASCII byte that has one (\n, \", \u0001, ...). */
 const ESCAPES = Array.from({ length: 0x80 }, (_, c) => (ESCAPED[c] === ESCAPE ? Buffer.from(JSON.stringify(String.fromCharCode(c)).slice(1, -1), 'latin1') : undefined));
 /** "time", whose value at the top of `data` is the line's time. */

@@ -7,6 +7,12 @@ import type { Caller } from '../events/caller.js';
 /** One event of the log as `recap log` and the audit page show it. */
 export type EventLine = { seq: number; type: string; version: number; time: string | null; data: unknown };
 
+/** The events of a page in JSON Lines (one event a line, as JSON.stringify writes it: no newline inside one). */
+export function eventLinesOf(text: string): EventLine[] {
+  const lines = text.trimEnd();
+  return lines === '' ? [] : (JSON.parse(`[${lines.split('\n').join(',')}]`) as EventLine[]);
+}
+
 export type Problem = { seq?: number; job?: string; what: string };
 
 /** A redaction as `recap verify` reports it: the event whose text went, by which EntryRedacted (`at`), when, why, by whom. */
