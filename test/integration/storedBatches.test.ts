@@ -31,8 +31,9 @@ const PACK = 300;
 
 /** A log of EVENTS events with the numbers `holes` taken out of it (as damage would), reopened, and packed with `packed`. */
 async function logWithIn(holes: number[], packed: boolean): Promise<EventStore> {
-  const dir = join(mkdtempSync(join(tmpdir(), 'recap-stored-batches-')), 'log');
-  dirs.push(dir);
+  const parent = mkdtempSync(join(tmpdir(), 'recap-stored-batches-'));
+  dirs.push(parent);
+  const dir = join(parent, 'log');
   const store = await EventStore.open(dir);
   await store.append(Array.from({ length: EVENTS }, (_, i) => prompt(i + 1))).durable;
   await store.close();

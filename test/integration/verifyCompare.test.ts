@@ -35,8 +35,9 @@ function summary(job: string, coversThrough: number): RecapEvent {
 
 /** A log of two jobs, each with prompts, a summary and more prompts, and its live projection. */
 async function logAndLive(): Promise<{ store: EventStore; live: Projection }> {
-  const dir = join(mkdtempSync(join(tmpdir(), 'recap-verify-compare-')), 'log');
-  dirs.push(dir);
+  const parent = mkdtempSync(join(tmpdir(), 'recap-verify-compare-'));
+  dirs.push(parent);
+  const dir = join(parent, 'log');
   const store = await EventStore.open(dir);
   const events = ['job-1', 'job-2'].flatMap((job) => [prompt(job, 1), prompt(job, 2), summary(job, 2), prompt(job, 3)]);
   await store.append(events).durable;
