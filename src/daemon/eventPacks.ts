@@ -39,6 +39,30 @@ export const sliced = (run: StoredRun, from: number, to: number): StoredRun => (
   ends: run.ends.slice(from, to),
 });
 
+/**
+ * The most bytes a pack holds (an event larger than this is a pack of its own). A reader after
+ * one event, a search's hit or a rewrite, reads its whole pack: a megabyte pack of a thousand
+ * summaries made each hit cost milliseconds.
+ */
+export const PACK_BYTES = 64 * 1024;
+
+/** `run` (increasing sequence numbers) cut, in order, into the runs of its packs: each of at most `maxBytes`, unless a single event is larger. */
+export function packRuns(run: StoredRun, maxBytes = PACK_BYTES): StoredRun[] {
+  const runs: StoredRun[] = [];
+  let start = 0;
+  let size = HEADER_BYTES;
+  for (let i = 0; i < run.seqs.length; i += 1) {
+    const bytes = ENTRY_HEAD_BYTES + run.ends[i]! - run.starts[i]!;
+    if (i > start && size + bytes > maxBytes) {
+      runs.push(sliced(run, start, i));
+      [start, size] = [i, HEADER_BYTES];
+    }
+    size += bytes;
+  }
+  if (run.seqs.length > start) runs.push(sliced(run, start, run.seqs.length));
+  return runs;
+}
+
 /** The bytes of a pack of `run`'s events (increasing sequence numbers). */
 export function encodePack(run: StoredRun): Buffer {
   let size = HEADER_BYTES;

@@ -190,11 +190,11 @@ export class EventStore extends EventEmitter<{ failed: [error: Error]; appended:
 
   /** Packs the events from..to; the log's format is written with its first pack. Not synced: a pack lost in a crash leaves the events as they were. */
   private async writePack({ from, to }: { from: number; to: number }): Promise<void> {
-    const ops = await packOps(this.db, from, to);
+    const { ops, last } = await packOps(this.db, from, to);
     if (ops.length === 0) return;
     if (this.packedThrough === 0) ops.push(keys.formatPut());
     await this.db.batch(ops);
-    this.packedThrough = Math.max(this.packedThrough, keys.packRange(ops[0]!.key)!.last);
+    this.packedThrough = Math.max(this.packedThrough, last);
   }
 
   /** Every stored event from `fromSeq` on, in order, in today's shape. */

@@ -4,15 +4,16 @@
 // else knows whether an event sits under a key of its own or in a pack.
 import type { Level } from 'level';
 import { decodeKey, encodeKey, MAX_SEQ } from './codec.js';
-import { decodePack, encodePack, replaced, runOf, sliced, type StoredRun, valueAt } from './eventPacks.js';
+import { decodePack, encodePack, packRuns, replaced, runOf, sliced, type StoredRun, valueAt } from './eventPacks.js';
 import { type BatchOp, PACK_END, PACK_PREFIX, packKey, packRange } from './logKeys.js';
 
 type Db = Level<Uint8Array, Uint8Array>;
 export type LogSnapshot = ReturnType<Db['snapshot']>;
 type From = { snapshot?: LogSnapshot };
 
-/** Packs read from LevelDB at a time (about a megabyte of events), the next ones read meanwhile; fewer when fewer events are wanted. */
-const PACKS_AHEAD = 4;
+/** Bytes of packs read from LevelDB at a time (the next ones read meanwhile), in at most MOST_AHEAD packs; fewer when fewer events are wanted. */
+const AHEAD_BYTES = 1024 * 1024;
+const MOST_AHEAD = 32;
 
 /** The last sequence number in a pack; 0 when there is none. */
 export async function packsEnd(db: Db, { snapshot }: From = {}): Promise<number> {
@@ -41,13 +42,15 @@ export async function* packedRuns(db: Db, from: number, to: number, wanted: numb
     for (let entries = await next; entries.length > 0; entries = await next) {
       // The next packs are read meanwhile: about as many as the events still wanted beyond
       // these (their keys say how many they hold, holes aside), none if these will do.
+      // A log packed before PACK_BYTES has packs of a megabyte or more: the bytes read ahead are bounded, not the packs.
       let beyond = left;
       let span = 1;
-      for (const [key] of entries) {
+      let bytes = 1;
+      for (const [key, value] of entries) {
         const range = packRange(key);
-        if (range) [beyond, span] = [beyond - (range.last - Math.max(range.first, from) + 1), range.last - range.first + 1];
+        if (range) [beyond, span, bytes] = [beyond - (range.last - Math.max(range.first, from) + 1), range.last - range.first + 1, value.length];
       }
-      next = beyond > 0 ? iterator.nextv(Math.min(PACKS_AHEAD, Math.ceil(beyond / span))) : undefined;
+      next = beyond > 0 ? iterator.nextv(Math.max(1, Math.min(MOST_AHEAD, Math.floor(AHEAD_BYTES / bytes), Math.ceil(beyond / span)))) : undefined;
       for (const [key, value] of entries) {
         const range = packRange(key);
         if (range === undefined || range.last < from) continue;
@@ -98,19 +101,20 @@ export async function packedEvents(db: Db, seqs: readonly number[]): Promise<Map
 }
 
 /**
- * The operations that pack the events with keys of their own from `from` to `to`: the pack's
- * put and every event key's delete, for one atomic batch. None when there are no such events.
+ * The operations that pack the events with keys of their own from `from` to `to`, for one
+ * atomic batch: the puts of their packs (as many as PACK_BYTES asks), then every event key's
+ * delete; and the last event packed. No operations when there are no such events.
  */
-export async function packOps(db: Db, from: number, to: number): Promise<BatchOp[]> {
+export async function packOps(db: Db, from: number, to: number): Promise<{ ops: BatchOp[]; last: number }> {
   const entries = await db.iterator({ gte: encodeKey(from), lte: encodeKey(to), fillCache: false }).all();
-  if (entries.length === 0) return [];
+  if (entries.length === 0) return { ops: [], last: 0 };
   const run = runOf(
     entries.map(([key]) => decodeKey(key)),
     entries.map(([, value]) => value),
   );
-  const ops: BatchOp[] = [{ type: 'put', key: packKey(run.seqs[0]!, run.seqs.at(-1)!), value: encodePack(run) }];
+  const ops: BatchOp[] = packRuns(run).map((part) => ({ type: 'put', key: packKey(part.seqs[0]!, part.seqs.at(-1)!), value: encodePack(part) }));
   for (const [key] of entries) ops.push({ type: 'del', key });
-  return ops;
+  return { ops, last: run.seqs.at(-1)! };
 }
 
 /**

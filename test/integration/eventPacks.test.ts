@@ -3,13 +3,14 @@
 // small packs, and then reads as before: `recap export` byte for byte, `recap log`, `recap
 // replay --at` a moment inside a pack; `recap verify` passes, and still finds a changed byte
 // inside a packed event and an event missing from a pack; a restart on the packed log goes on
-// numbering after its last event; a redaction of a packed event leaves no trace in the files.
+// numbering after its last event; a redaction of a packed event leaves no trace in the files;
+// a range of large events goes into several packs of a bounded size, read as before.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Level } from 'level';
 import { pack, unpack } from 'msgpackr';
 import { afterEach, describe, expect, it } from 'vitest';
-import { decodePack, encodePack, replaced, valueAt } from '../../src/daemon/eventPacks.js';
+import { decodePack, encodePack, PACK_BYTES, replaced, valueAt } from '../../src/daemon/eventPacks.js';
 import { PACK_END, PACK_PREFIX, packRange } from '../../src/daemon/logKeys.js';
 import { type DaemonProcess, runCli, type Sandbox, trackedSandboxes } from '../helpers/daemon.js';
 import { goodSummary, prose } from '../helpers/text.js';
@@ -53,10 +54,10 @@ async function packed(box: Sandbox, last: number): Promise<DaemonProcess> {
   return daemon;
 }
 
-/** Every pack in the log: its key and its events. */
+/** Every pack in the log: its key, its size and its events. */
 async function packsOf(db: Level<Buffer, Buffer>) {
   const entries = await db.iterator({ gte: PACK_PREFIX, lt: PACK_END }).all();
-  return entries.map(([key, value]) => ({ key, ...packRange(key)!, run: decodePack(value, packRange(key)!.first, packRange(key)!.last) }));
+  return entries.map(([key, value]) => ({ key, bytes: value.length, ...packRange(key)!, run: decodePack(value, packRange(key)!.first, packRange(key)!.last) }));
 }
 
 /** Changes the packed event `seq` with `edit` (its decoded map; `undefined` takes it out of its pack), while the daemon is stopped. */
@@ -162,5 +163,34 @@ describe('packs of events', () => {
     expect(await cli(box, ['export'])).not.toContain(SECRET);
     expect(files()).toEqual([]);
     expect(await cli(box, ['verify'])).toMatch(new RegExp(`redacted: interaction #${secret} of job`));
+  });
+
+  it('puts a range of large events in several packs of at most PACK_BYTES, which read as the events did', async () => {
+    const box = newBox();
+    const unpacked = await start(box, NEVER);
+    // Prompts of about 20 KB each: a range of 8 of them is over twice PACK_BYTES.
+    const large = (i: number) => `${i}: ${prose(Math.ceil(20_000 / prose(1).length))}`;
+    const seqs: number[] = [];
+    for (let i = 0; i < 30; i += 1) seqs.push(await recorded(box, i === 9 ? `${large(i)} ${SECRET}` : large(i)));
+    const last = seqs.at(-1)!;
+    const before = { exported: await cli(box, ['export']), event: await cli(box, ['event', String(seqs[12]), '--json']) };
+    await unpacked.stop();
+    await (await packed(box, last)).stop();
+
+    const db = new Level<Buffer, Buffer>(join(box.data, 'log'), { keyEncoding: 'buffer', valueEncoding: 'buffer' });
+    const packs = await packsOf(db);
+    await db.close();
+    const ranges = new Set(packs.map((p) => Math.ceil(p.first / 8)));
+    expect(packs.length).toBeGreaterThan(ranges.size);
+    for (const p of packs) expect(p.bytes).toBeLessThanOrEqual(PACK_BYTES);
+    expect(packs.flatMap((p) => p.run.seqs)).toEqual(Array.from({ length: packs.at(-1)!.last }, (_, i) => i + 1));
+
+    await start(box, SMALL);
+    expect(await cli(box, ['export'])).toBe(before.exported);
+    expect(await cli(box, ['event', String(seqs[12]), '--json'])).toBe(before.event);
+    expect(await cli(box, ['verify'])).toMatch(/^intact: /);
+    await cli(box, ['redact', String(seqs[9]), '--yes']);
+    expect(await cli(box, ['export'])).not.toContain(SECRET);
+    expect(await cli(box, ['verify'])).toMatch(new RegExp(`redacted: interaction #${seqs[9]} of job`));
   });
 });

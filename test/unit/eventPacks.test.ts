@@ -1,9 +1,10 @@
 // A pack's bytes (eventPacks.ts): each event's number and stored bytes come back unchanged,
 // bytes that are not a pack of the range its key names are an UndecodableEvent naming the
-// range, and a rewrite replaces one event, or puts one in its place in the order.
+// range, a rewrite replaces one event, or puts one in its place in the order, and a range of
+// events is cut into packs of a bounded size.
 import { describe, expect, it } from 'vitest';
 import { UndecodableEvent } from '../../src/daemon/codec.js';
-import { decodePack, encodePack, replaced, runOf, valueAt, type StoredRun } from '../../src/daemon/eventPacks.js';
+import { decodePack, encodePack, packRuns, replaced, runOf, valueAt, type StoredRun } from '../../src/daemon/eventPacks.js';
 
 const bytes = (...values: number[]) => Uint8Array.from(values);
 const run: StoredRun = runOf([5, 6, 8, 2 ** 40], [bytes(1, 2, 3), bytes(), bytes(9), bytes(7, 7)]);
@@ -70,5 +71,25 @@ describe('event packs', () => {
     );
     expect(changed.seqs).toEqual([5, 6, 7, 8, 2 ** 40]);
     expect(valuesOf(changed)).toEqual([[1, 2, 3], [4], [3], [9], [7, 7]]);
+  });
+
+  it('are cut to a bounded size: in order, every event once, none over the bound unless one event is larger on its own', () => {
+    const sizes = [10, 30, 5, 100, 1, 1, 40, 40, 0, 25];
+    const events = runOf(
+      sizes.map((_, i) => i + 1),
+      sizes.map((size, i) => new Uint8Array(size).fill(i)),
+    );
+    const max = 64;
+    const packs = packRuns(events, max);
+    expect(packs.flatMap((p) => p.seqs)).toEqual(events.seqs);
+    expect(packs.flatMap(valuesOf)).toEqual(valuesOf(events));
+    // Only event 4 (100 bytes) is over the bound, alone in its pack.
+    expect(packs.filter((part) => encodePack(part).length > max).map((part) => part.seqs)).toEqual([[4]]);
+    // Each pack but the last is as full as the bound lets it be: the next event would not have fit.
+    packs.slice(0, -1).forEach((part, i) => {
+      const next = packs[i + 1]!;
+      expect(encodePack(part).length + 12 + next.ends[0]! - next.starts[0]!).toBeGreaterThan(max);
+    });
+    expect(packRuns(runOf([], []), max)).toEqual([]);
   });
 });
