@@ -28,6 +28,8 @@ const UNREAD = new Error('not read here');
 
 let src: Uint8Array = new Uint8Array(0);
 let view: DataView = new DataView(src.buffer);
+/** The same bytes as a Buffer: a string is made from them in place (toString), with no view of its own. */
+let buffer: Buffer = Buffer.alloc(0);
 let at = 0;
 let stop = 0;
 
@@ -43,6 +45,7 @@ export function readStored(bytes: Uint8Array, start: number, end: number, withou
   if (bytes !== src) {
     src = bytes;
     view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    buffer = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   }
   at = start;
   stop = end;
@@ -163,8 +166,8 @@ function string(length: number): string {
   const end = start + length;
   if (end > stop) throw UNREAD;
   at = end;
-  if (length > LONG) return longDecoder.decode(src.subarray(start, end));
-  if (length > SHORT) return strictDecoder.decode(src.subarray(start, end));
+  if (length > LONG) return longString(start, end);
+  if (length > SHORT) return ascii(start, end) ? buffer.toString('latin1', start, end) : strictDecoder.decode(src.subarray(start, end));
   if (length === 0) return '';
   // A hash of a few of its bytes (both ends and the middle, where names like session-3-12
   // differ), so a string already in the table is read once, by the comparison.
@@ -174,10 +177,26 @@ function string(length: number): string {
   const known = table[slot];
   // The table holds ASCII only: bytes equal to its characters are ASCII too.
   if (known !== undefined && known.length === length && sameAscii(known, start)) return known;
-  for (let i = start; i < end; i += 1) if (src[i]! >= 0x80) return strictDecoder.decode(src.subarray(start, end));
-  const made = strictDecoder.decode(src.subarray(start, end));
+  if (!ascii(start, end)) return strictDecoder.decode(src.subarray(start, end));
+  const made = buffer.toString('latin1', start, end);
   table[slot] = made;
   return made;
+}
+
+/**
+ * A long string as a default TextDecoder makes it (bytes that are not UTF-8 each a U+FFFD), from
+ * the bytes in place: Node's decoder and utf8Slice make it the same way, but the decoder's view
+ * and checks cost as much as the decoding. One that starts with a BOM goes to the decoder, which drops it.
+ */
+function longString(start: number, end: number): string {
+  if (src[start] === 0xef && src[start + 1] === 0xbb && src[start + 2] === 0xbf) return longDecoder.decode(src.subarray(start, end));
+  return buffer.toString('utf8', start, end);
+}
+
+/** Whether the bytes from start to end are ASCII: then each is its character, and a latin1 toString makes the string. */
+function ascii(start: number, end: number): boolean {
+  for (let i = start; i < end; i += 1) if (src[i]! >= 0x80) return false;
+  return true;
 }
 
 function sameAscii(known: string, start: number): boolean {

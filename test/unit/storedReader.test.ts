@@ -46,6 +46,24 @@ describe('readStored', () => {
     readsAsMsgpackr(names.reverse());
   });
 
+  it('reads strings of random bytes, UTF-8 or not, of every length it treats apart, as msgpackr does', () => {
+    // A seeded generator: the same bytes on every run. Bytes from the ranges where UTF-8 is valid, breaks or ends early.
+    let seed = 7;
+    const random = (n: number) => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) % n;
+    const pieces = [[0x61], [0xc3, 0xa9], [0xe2, 0x82, 0xac], [0xf0, 0x9f, 0x99, 0x82], [0x80], [0xc3], [0xe2, 0x82], [0xed, 0xa0, 0x80], [0xef, 0xbb, 0xbf], [0xff], [0xc0, 0xaf]];
+    for (let i = 0; i < 3_000; i += 1) {
+      const bytes: number[] = [];
+      const length = 1 + random(300);
+      while (bytes.length < length) bytes.push(...pieces[random(pieces.length)]!);
+      // A str 8 or str 16 value of exactly these bytes.
+      const value = Buffer.from(bytes.length < 256 ? [0xd9, bytes.length, ...bytes] : [0xda, bytes.length >> 8, bytes.length & 0xff, ...bytes]);
+      const mine = read(value);
+      // A short string that is not UTF-8 is left to msgpackr; every other one is read as msgpackr reads it.
+      if (mine === NOT_READ) expect(bytes.length).toBeLessThanOrEqual(64);
+      else expect(mine).toBe(msgpackr(value));
+    }
+  });
+
   it('drops a leading BOM of a long string and keeps that of a short one, as msgpackr does', () => {
     readsAsMsgpackr({ long: `\ufeff${'x'.repeat(100)}`, short: '\ufeffx' });
   });
