@@ -184,9 +184,9 @@ function string(length: number): string {
 }
 
 /**
- * A long string as a default TextDecoder makes it (bytes that are not UTF-8 each a U+FFFD), from
- * the bytes in place: Node's decoder and utf8Slice make it the same way, but the decoder's view
- * and checks cost as much as the decoding. One that starts with a BOM goes to the decoder, which drops it.
+ * A long string as a default TextDecoder makes it (what is not UTF-8 becomes U+FFFD), from the
+ * bytes in place: Node's decoder and Buffer's toString make it the same way, but the decoder's
+ * view and checks cost as much as the decoding. One that starts with a BOM goes to the decoder, which drops it.
  */
 function longString(start: number, end: number): string {
   if (src[start] === 0xef && src[start + 1] === 0xbb && src[start + 2] === 0xbf) return longDecoder.decode(src.subarray(start, end));
