@@ -46,13 +46,16 @@ export const sliced = (run: StoredRun, from: number, to: number): StoredRun => (
  */
 export const PACK_BYTES = 64 * 1024;
 
+/** The bytes event i of `run` takes in a pack: its head, then its stored bytes. */
+const entryBytes = (run: StoredRun, i: number): number => ENTRY_HEAD_BYTES + run.ends[i]! - run.starts[i]!;
+
 /** `run` (increasing sequence numbers) cut, in order, into the runs of its packs: each of at most `maxBytes`, unless a single event is larger. */
 export function packRuns(run: StoredRun, maxBytes = PACK_BYTES): StoredRun[] {
   const runs: StoredRun[] = [];
   let start = 0;
   let size = HEADER_BYTES;
   for (let i = 0; i < run.seqs.length; i += 1) {
-    const bytes = ENTRY_HEAD_BYTES + run.ends[i]! - run.starts[i]!;
+    const bytes = entryBytes(run, i);
     if (i > start && size + bytes > maxBytes) {
       runs.push(sliced(run, start, i));
       [start, size] = [i, HEADER_BYTES];
@@ -66,7 +69,7 @@ export function packRuns(run: StoredRun, maxBytes = PACK_BYTES): StoredRun[] {
 /** The bytes of a pack of `run`'s events (increasing sequence numbers). */
 export function encodePack(run: StoredRun): Buffer {
   let size = HEADER_BYTES;
-  run.seqs.forEach((_, i) => (size += ENTRY_HEAD_BYTES + run.ends[i]! - run.starts[i]!));
+  run.seqs.forEach((_, i) => (size += entryBytes(run, i)));
   const pack = Buffer.allocUnsafe(size);
   pack[0] = PACK_FORMAT;
   let at = HEADER_BYTES;

@@ -12,7 +12,7 @@ import { runOf, sliced, type StoredRun } from './eventPacks.js';
 import { LogLocked, LogTooNew, LogUnreadable, StorageFailed } from './logErrors.js';
 import * as keys from './logKeys.js';
 import type { BatchOp, SnapshotInLog } from './logKeys.js';
-import { type LogSnapshot, packedEvents, packedRuns, packOps, packsEnd, rewriteOps } from './packedLog.js';
+import { type LogSnapshot, packedEvents, packedRuns, packOps, packsEnd, READ_AHEAD_BYTES, rewriteOps } from './packedLog.js';
 import { snapshotAt, snapshotsNewestFirst } from './snapshotPieces.js';
 
 export { snapshotKey } from './logKeys.js';
@@ -29,9 +29,8 @@ const SNAPSHOTS_KEPT = 2;
  * `recap replay --at` any moment starts at most about two windows before it.
  */
 export const DEFAULT_SNAPSHOT_SPACING = 20_000;
-/** Events per read batch, and the bytes LevelDB may gather for one (it stops at either). */
+/** Events per read batch; LevelDB stops gathering one at READ_AHEAD_BYTES too. */
 const READ_BATCH = 1000;
-const READ_AHEAD_BYTES = 1024 * 1024;
 
 export type Appended = { stored: StoredEvent[]; durable: Promise<void> };
 

@@ -11,8 +11,8 @@ type Db = Level<Uint8Array, Uint8Array>;
 export type LogSnapshot = ReturnType<Db['snapshot']>;
 type From = { snapshot?: LogSnapshot };
 
-/** Bytes of packs read from LevelDB at a time (the next ones read meanwhile), in at most MOST_AHEAD packs; fewer when fewer events are wanted. */
-const AHEAD_BYTES = 1024 * 1024;
+/** Bytes of events read from LevelDB at a time, the next ones read meanwhile: of packs, in at most MOST_AHEAD of them (fewer when fewer events are wanted), and of events under keys of their own (EventStore). */
+export const READ_AHEAD_BYTES = 1024 * 1024;
 const MOST_AHEAD = 32;
 
 /** The last sequence number in a pack; 0 when there is none. */
@@ -50,7 +50,7 @@ export async function* packedRuns(db: Db, from: number, to: number, wanted: numb
         const range = packRange(key);
         if (range) [beyond, span, bytes] = [beyond - (range.last - Math.max(range.first, from) + 1), range.last - range.first + 1, value.length];
       }
-      next = beyond > 0 ? iterator.nextv(Math.max(1, Math.min(MOST_AHEAD, Math.floor(AHEAD_BYTES / bytes), Math.ceil(beyond / span)))) : undefined;
+      next = beyond > 0 ? iterator.nextv(Math.max(1, Math.min(MOST_AHEAD, Math.floor(READ_AHEAD_BYTES / bytes), Math.ceil(beyond / span)))) : undefined;
       for (const [key, value] of entries) {
         const range = packRange(key);
         if (range === undefined || range.last < from) continue;
