@@ -47,7 +47,7 @@ const BATCH = 20_000;
 const STEP_MS = 1500;
 const START = Date.UTC(2026, 0, 1);
 /** Bumped when the builder writes other rounds, or the packer other packs: a cached log of another shape is not reused. */
-const BUILDER_VERSION = 2;
+const BUILDER_VERSION = 3;
 
 /** The project folder of job `j`: the daemon's checks and hooks name files in it. */
 export const projectOf = (j) => `/home/dev/src/project-${j}`;

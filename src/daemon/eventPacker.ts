@@ -2,7 +2,8 @@
 // passes the end of a range of RECAP_PACK_EVENTS sequence numbers (1,024 by default) by more
 // than the newest events kept under keys of their own, that range is packed through the
 // store's write queue (EventStore.pack), so it never races a write. A log written before
-// packs existed is packed the same way, a range at a time, from the daemon's start.
+// packs existed is packed the same way, a range at a time, from the daemon's start; then the
+// packs an older recap made larger than PACK_BYTES are split, once (EventStore.boundPacks).
 import type { Logger } from 'pino';
 import type { EventStore } from './eventStore.js';
 
@@ -19,6 +20,8 @@ export function packEvents(env: NodeJS.ProcessEnv): number {
 export type PackerTold = {
   /** The events up to `through` are packed (told once a run has packed all it could). */
   packed?: (through: number) => void;
+  /** How many of an older recap's large packs were split (told when some were). */
+  split?: (packs: number) => void;
   /** Why packing stopped (it starts again as the log next passes a range's end). */
   failed?: (error: Error) => void;
 };
@@ -30,6 +33,7 @@ export type PackerTold = {
 export function startPacker(store: EventStore, env: NodeJS.ProcessEnv, log: Logger): EventPacker {
   const packer = new EventPacker(store, packEvents(env), {
     packed: (through) => log.info({ packedThrough: through }, 'events packed'),
+    split: (packs) => log.info({ packsSplit: packs }, 'older packs split'),
     failed: (error) => log.warn({ err: error }, 'events could not be packed: they stay under keys of their own, and packing is tried again as the log grows'),
   });
   void packer.catchUp();
@@ -41,6 +45,8 @@ export class EventPacker {
   private from: number | undefined;
   private running: Promise<void> | undefined;
   private stopped = false;
+  /** Whether the packs were checked for an older recap's large ones since the daemon started. */
+  private bounded = false;
   private readonly kept: number;
   private readonly follow = () => {
     if (this.running === undefined && this.packable() >= (this.from ?? this.store.packedUpTo + 1)) void this.catchUp();
@@ -82,6 +88,11 @@ export class EventPacker {
         packed = true;
       }
       if (packed) this.told.packed?.(this.store.packedUpTo);
+      if (!this.bounded && !this.stopped) {
+        const split = await this.store.boundPacks(() => this.stopped);
+        this.bounded = !this.stopped;
+        if (split > 0) this.told.split?.(split);
+      }
     } catch (error) {
       // A failed write may have taken events back: where packing goes on is read from the store again.
       this.from = undefined;

@@ -11,19 +11,23 @@ import { decodeEvent, decodeEventAt, decodeEventWithoutTexts, decodeKey, encodeE
 import { runOf, sliced, type StoredRun } from './eventPacks.js';
 import { LogLocked, LogTooNew, LogUnreadable, StorageFailed } from './logErrors.js';
 import * as keys from './logKeys.js';
-import type { BatchOp, SnapshotInLog } from './logKeys.js';
-import { type LogSnapshot, packedEvents, packedRuns, packOps, packsEnd, READ_AHEAD_BYTES, rewriteOps } from './packedLog.js';
+import type { BatchOp } from './logKeys.js';
+import { type LogSnapshot, oversizedPacks, packedEvents, packedRuns, packOps, packsEnd, READ_AHEAD_BYTES, rewriteOps, splitOps } from './packedLog.js';
 import { snapshotAt, snapshotsNewestFirst } from './snapshotPieces.js';
+import { KeptSnapshots } from './snapshotsKept.js';
 
 export { snapshotKey } from './logKeys.js';
 export { LogLocked, LogTooNew, LogUnreadable, StorageFailed } from './logErrors.js';
 
-/** `rewrites`: events already in the log, written again in their place (a redaction's copies without their text); `pack`: events to pack (packedLog.ts), after the rest. */
-type Waiting = { events: StoredEvent[]; rewrites?: StoredEvent[]; snapshot?: { seq: number; bytes: Uint8Array }; pack?: { from: number; to: number } } & Settles;
+/** `rewrites`: events already in the log, written again in their place (a redaction's copies without their text); `upkeep`: work on the log's layout, after the rest. */
+type Waiting = { events: StoredEvent[]; rewrites?: StoredEvent[]; snapshot?: { seq: number; bytes: Uint8Array }; upkeep?: Upkeep } & Settles;
+/**
+ * Work on how the events are kept, not what they are (packing, splitting an older recap's large packs): its operations, made
+ * in the write queue so no write races them, go in a batch of their own, unsynced (lost in a crash, the log is as it was).
+ */
+type Upkeep = () => Promise<{ ops: BatchOp[]; written?: () => void }>;
 type Settles = { resolve: () => void; reject: (error: Error) => void };
 
-/** The newest snapshots, always kept: start-up falls back to the one before if the newest does not decode. */
-const SNAPSHOTS_KEPT = 2;
 /**
  * Older snapshots are thinned to the first of each window of this many sequence numbers, so
  * `recap replay --at` any moment starts at most about two windows before it.
@@ -43,21 +47,22 @@ export class EventStore extends EventEmitter<{ failed: [error: Error]; appended:
   private flushing = false;
   private idle: Promise<void> = Promise.resolve();
   private markIdle: (() => void) | undefined;
-  /**
-   * The snapshots in the log, oldest first; listed from their heads when first needed.
-   */
-  private snapshotsInLog: SnapshotInLog[] | undefined;
+  /** The snapshots in the log, thinned as they are written. */
+  private readonly kept: KeptSnapshots;
   /** Synced batches written, for the group-commit figures. */
   syncs = 0;
 
   private constructor(
     private readonly db: Level<Uint8Array, Uint8Array>,
     private nextSeq: number,
-    private readonly snapshotSpacing: number,
+    snapshotSpacing: number,
     /** The last event in a pack (0: none); every event up to it is in one, or missing. */
     private packedThrough: number,
+    /** The last event of the packs known to be within PACK_BYTES (logKeys.ts BOUNDED_KEY). */
+    private boundedThrough: number,
   ) {
     super();
+    this.kept = new KeptSnapshots(db, snapshotSpacing);
   }
 
   static async open(path: string, { snapshotSpacing = DEFAULT_SNAPSHOT_SPACING } = {}): Promise<EventStore> {
@@ -81,7 +86,7 @@ export class EventStore extends EventEmitter<{ failed: [error: Error]; appended:
       await db.close();
       throw new LogTooNew(path, format);
     }
-    return new EventStore(db, (await lastSeq(db)) + 1, snapshotSpacing, await packsEnd(db));
+    return new EventStore(db, (await lastSeq(db)) + 1, snapshotSpacing, await packsEnd(db), keys.boundedOf(await db.get(keys.BOUNDED_KEY)));
   }
 
   /** The last event in a pack; 0 when none is. */
@@ -95,11 +100,53 @@ export class EventStore extends EventEmitter<{ failed: [error: Error]; appended:
    * the last event packed so far.
    */
   async pack(from: number, to: number): Promise<number> {
-    await new Promise<void>((resolve, reject) => {
-      this.queue.push({ events: [], pack: { from, to }, resolve, reject });
-      if (!this.flushing) this.startFlushing();
+    await this.upkeep(async () => {
+      const { ops, last } = await packOps(this.db, from, to);
+      if (ops.length === 0) return { ops };
+      // The log's format is written with its first pack; packs after bounded ones are bounded too.
+      if (this.packedThrough === 0) ops.push(keys.formatPut());
+      const bounded = this.boundedThrough >= this.packedThrough;
+      if (bounded) ops.push(keys.boundedPut(last));
+      const written = () => {
+        this.packedThrough = Math.max(this.packedThrough, last);
+        if (bounded) this.boundedThrough = last;
+      };
+      return { ops, written };
     });
     return this.packedThrough;
+  }
+
+  /**
+   * Splits the packs larger than PACK_BYTES that a recap from before that bound wrote, among
+   * those not yet checked, a pack at a time through the write queue, until `stopped`; then
+   * says they are checked through the packs' end. Resolves to how many were split.
+   */
+  async boundPacks(stopped: () => boolean): Promise<number> {
+    if (this.boundedThrough >= this.packedThrough) return 0;
+    const snapshot = this.db.snapshot();
+    let splits = 0;
+    try {
+      for await (const { key, last } of oversizedPacks(this.db, this.boundedThrough, snapshot)) {
+        if (stopped()) return splits;
+        await this.upkeep(async () => {
+          const ops = await splitOps(this.db, key);
+          if (ops.length > 0) splits += 1;
+          return { ops: [...ops, keys.boundedPut(last)], written: () => (this.boundedThrough = last) };
+        });
+      }
+    } finally {
+      await snapshot.close();
+    }
+    // The packs written since the snapshot are this recap's, within the bound.
+    if (!stopped()) await this.upkeep(async () => ({ ops: [keys.boundedPut(this.packedThrough)], written: () => (this.boundedThrough = this.packedThrough) }));
+    return splits;
+  }
+
+  private upkeep(work: Upkeep): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      this.queue.push({ events: [], upkeep: work, resolve, reject });
+      if (!this.flushing) this.startFlushing();
+    });
   }
 
   get lastSeq(): number {
@@ -155,28 +202,23 @@ export class EventStore extends EventEmitter<{ failed: [error: Error]; appended:
         for (const w of batch) for (const e of w.events) ops.push({ type: 'put', key: encodeKey(e.seq), value: encodeEvent(e) });
         const snapshots = batch.filter((w) => w.snapshot !== undefined);
         const newest = snapshots.at(-1);
-        if (newest?.snapshot) {
-          const { seq, bytes } = newest.snapshot;
-          ops.push(...keys.snapshotPuts(seq, bytes));
-          const kept = (this.snapshotsInLog ??= await this.listSnapshots());
-          kept.push({ seq, pieces: keys.piecesOf(bytes) });
-          for (const old of this.thin(kept)) {
-            for (let piece = 0; piece < old.pieces; piece += 1) ops.push({ type: 'del', key: keys.snapshotKey(old.seq, piece) });
-            ops.push(keys.headOp(old, 'del'));
-          }
-        }
-        if (batch.some((w) => w.pack === undefined)) {
+        if (newest?.snapshot) ops.push(...(await this.kept.writeOps(newest.snapshot.seq, newest.snapshot.bytes)));
+        if (batch.some((w) => w.upkeep === undefined)) {
           await this.db.batch(ops, { sync: true });
           this.syncs += 1;
         }
-        for (const w of batch) if (w.pack) await this.writePack(w.pack);
+        for (const w of batch) {
+          const done = w.upkeep && (await w.upkeep());
+          if (!done || done.ops.length === 0) continue;
+          await this.db.batch(done.ops);
+          done.written?.();
+        }
         for (const w of batch) w.resolve();
       } catch (error) {
         // Later commands were decided on top of these events: they fail with them, and the
         // numbering restarts after the last event that is really in the log.
         const failed = [...batch, ...this.queue.splice(0)];
-        // Which snapshots are in the log is no longer sure: listed again when next needed.
-        this.snapshotsInLog = undefined;
+        this.kept.forget();
         this.nextSeq = (await lastSeq(this.db).catch(() => this.nextSeq - 1)) + 1;
         const failure = new StorageFailed(error as Error);
         for (const w of failed) w.reject(failure);
@@ -185,15 +227,6 @@ export class EventStore extends EventEmitter<{ failed: [error: Error]; appended:
     }
     this.flushing = false;
     this.markIdle?.();
-  }
-
-  /** Packs the events from..to; the log's format is written with its first pack. Not synced: a pack lost in a crash leaves the events as they were. */
-  private async writePack({ from, to }: { from: number; to: number }): Promise<void> {
-    const { ops, last } = await packOps(this.db, from, to);
-    if (ops.length === 0) return;
-    if (this.packedThrough === 0) ops.push(keys.formatPut());
-    await this.db.batch(ops);
-    this.packedThrough = Math.max(this.packedThrough, last);
   }
 
   /** Every stored event from `fromSeq` on, in order, in today's shape. */
@@ -276,13 +309,19 @@ export class EventStore extends EventEmitter<{ failed: [error: Error]; appended:
 
   /** The events at these sequence numbers, in today's shape; a number without one is left out. */
   async get(seqs: readonly number[]): Promise<StoredEvent[]> {
-    const values = await this.db.getMany(seqs.map(encodeKey), { fillCache: false });
-    const missing = seqs.filter((seq, i) => !values[i] && seq <= this.packedThrough);
-    const packed = missing.length > 0 ? await packedEvents(this.db, missing) : undefined;
-    return seqs.flatMap((seq, i) => {
-      const value = values[i] ?? packed?.get(seq);
-      return value ? [upcast(decodeEvent(seq, value))] : [];
-    });
+    // One snapshot: an event packed, or a pack split, between two reads is still found.
+    const snapshot = this.db.snapshot();
+    try {
+      const values = await this.db.getMany(seqs.map(encodeKey), { fillCache: false, snapshot });
+      const missing = seqs.filter((seq, i) => !values[i] && seq <= this.packedThrough);
+      const packed = missing.length > 0 ? await packedEvents(this.db, missing, snapshot) : undefined;
+      return seqs.flatMap((seq, i) => {
+        const value = values[i] ?? packed?.get(seq);
+        return value ? [upcast(decodeEvent(seq, value))] : [];
+      });
+    } finally {
+      await snapshot.close();
+    }
   }
 
   /**
@@ -294,50 +333,14 @@ export class EventStore extends EventEmitter<{ failed: [error: Error]; appended:
     return snapshotsNewestFirst(this.db);
   }
 
-  /**
-   * Takes out of `kept` (oldest first) the snapshots to delete: of those older than the
-   * newest SNAPSHOTS_KEPT, all but the first in each window of `snapshotSpacing` sequence
-   * numbers. Which survive depends only on their numbers, so the spacing holds across restarts.
-   */
-  private thin(kept: SnapshotInLog[]): SnapshotInLog[] {
-    const dropped: SnapshotInLog[] = [];
-    let window = -1;
-    const survivors = kept.filter((snapshot, i) => {
-      const mine = Math.floor(snapshot.seq / this.snapshotSpacing);
-      if (i >= kept.length - SNAPSHOTS_KEPT || mine !== window) {
-        window = mine;
-        return true;
-      }
-      dropped.push(snapshot);
-      return false;
-    });
-    kept.splice(0, kept.length, ...survivors);
-    return dropped;
-  }
-
   /** The snapshots' sequence numbers, oldest first: listed once (from their heads), then kept as they are written. */
-  async snapshotSeqs(): Promise<number[]> {
-    const listed = this.snapshotsInLog ?? (await this.listSnapshots());
-    this.snapshotsInLog ??= listed; // a write meanwhile listed them too, and added its own
-    return this.snapshotsInLog.map((s) => s.seq);
+  snapshotSeqs(): Promise<number[]> {
+    return this.kept.seqs();
   }
 
   /** The snapshot at `seq`, whole; undefined when it is not there or a piece is missing. */
   snapshotAt(seq: number): Promise<Uint8Array | undefined> {
     return snapshotAt(this.db, seq);
-  }
-
-  /**
-   * The snapshots from their heads. A log written before heads existed has none: its
-   * snapshots' keys are scanned once (every snapshot's blocks read) and their heads written.
-   */
-  private async listSnapshots(): Promise<SnapshotInLog[]> {
-    const heads = (await this.db.iterator({ gte: keys.HEAD_PREFIX, lt: keys.HEAD_END }).all()).map(([key, value]) => keys.parseHead(key, value));
-    if (heads.length > 0 && heads.every((head) => head !== undefined)) return heads;
-    const listed = keys.snapshotsOfPieces(await this.db.keys({ gte: keys.SNAPSHOT_PREFIX, lt: keys.SNAPSHOT_END }).all());
-    // The heads missing, or one not readable, are written from what the pieces say.
-    if (listed.length > 0) await this.db.batch(listed.map((snapshot) => keys.headOp(snapshot, 'put')));
-    return listed;
   }
 
   /**
@@ -351,7 +354,7 @@ export class EventStore extends EventEmitter<{ failed: [error: Error]; appended:
     await this.db.clear({ gte: keys.HEAD_PREFIX, lt: keys.HEAD_END });
     await this.db.clear({ gte: keys.SNAPSHOT_PREFIX, lt: keys.SNAPSHOT_END });
     await this.db.batch(keys.snapshotPuts(seq, snapshot), { sync: true });
-    this.snapshotsInLog = [{ seq, pieces: keys.piecesOf(snapshot) }];
+    this.kept.onlyOne(seq, snapshot);
     // `level`'s types leave compactRange out; its Node build (classic-level) has it.
     await (this.db as unknown as { compactRange(start: Uint8Array, end: Uint8Array): Promise<void> }).compactRange(encodeKey(0), keys.SNAPSHOT_END);
   }

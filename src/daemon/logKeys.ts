@@ -46,6 +46,17 @@ export function packRange(key: Uint8Array): { first: number; last: number } | un
 }
 
 /**
+ * Where the packs are known to hold at most PACK_BYTES each, or a single event: the last
+ * event of the packs checked (8 bytes). A recap from before that bound wrote larger packs;
+ * the daemon checks the packs after this at its start and splits the larger ones
+ * (packedLog.ts splitOps), then moves it to the packs' end.
+ */
+export const BOUNDED_KEY = Buffer.from([0xff, ...Buffer.from('bounded')]);
+export const boundedPut = (seq: number): BatchOp => ({ type: 'put', key: BOUNDED_KEY, value: encodeKey(seq) });
+/** The packs' checked end a BOUNDED_KEY value says; 0 (none checked) without one. */
+export const boundedOf = (value: Uint8Array | undefined): number => (value?.length === 8 ? decodeKey(value) : 0);
+
+/**
  * The log's format, a 4-byte number, written with its first pack: 1 (no key) when each
  * event is a key of its own, 2 once events may be in packs. A recap that finds a format
  * newer than it knows refuses to open the log rather than miss events.

@@ -4,7 +4,7 @@
 // else knows whether an event sits under a key of its own or in a pack.
 import type { Level } from 'level';
 import { decodeKey, encodeKey, MAX_SEQ } from './codec.js';
-import { decodePack, encodePack, packRuns, replaced, runOf, sliced, type StoredRun, valueAt } from './eventPacks.js';
+import { decodePack, encodePack, PACK_BYTES, packRuns, replaced, runOf, sliced, type StoredRun, valueAt } from './eventPacks.js';
 import { type BatchOp, PACK_END, PACK_PREFIX, packKey, packRange } from './logKeys.js';
 
 type Db = Level<Uint8Array, Uint8Array>;
@@ -81,16 +81,16 @@ function cut(run: StoredRun, from: number, to: number): StoredRun {
   return sliced(run, start, end);
 }
 
-/** The packed events at these sequence numbers, by number; a number no pack holds is left out. */
-export async function packedEvents(db: Db, seqs: readonly number[]): Promise<Map<number, Uint8Array>> {
+/** The packed events at these sequence numbers, by number, as `snapshot` has them; a number no pack holds is left out. */
+export async function packedEvents(db: Db, seqs: readonly number[], snapshot: LogSnapshot): Promise<Map<number, Uint8Array>> {
   const found = new Map<number, Uint8Array>();
   const wanted = new Set(seqs);
   /** The packs read so far: a number in one of them that was not found is in none (a hole). */
   const read: { first: number; last: number }[] = [];
   for (const seq of seqs) {
     if (found.has(seq) || read.some((r) => r.first <= seq && seq <= r.last)) continue;
-    const key = await packKeyOf(db, seq);
-    const value = key && (await db.get(key, { fillCache: false }));
+    const key = await packKeyOf(db, seq, snapshot);
+    const value = key && (await db.get(key, { fillCache: false, snapshot }));
     if (!key || !value) continue;
     const { first, last } = packRange(key)!;
     read.push({ first, last });
@@ -141,5 +141,45 @@ export async function rewriteOps(db: Db, rewrites: ReadonlyMap<number, Uint8Arra
     const run = replaced(value ? decodePack(value, first, last) : runOf([], []), changes);
     ops.push({ type: 'put', key, value: encodePack(run) });
   }
+  return ops;
+}
+
+/**
+ * The packs larger than PACK_BYTES (a recap from before that bound wrote packs of a thousand
+ * events, a megabyte of summaries) among those holding events after `after`, as `snapshot`
+ * has them: each one's key, the packs read a few at a time.
+ */
+export async function* oversizedPacks(db: Db, after: number, snapshot: LogSnapshot): AsyncGenerator<{ key: Uint8Array; last: number }> {
+  const iterator = db.iterator({ gte: packKey(after + 1, 0), lt: PACK_END, snapshot, fillCache: false });
+  try {
+    for (let entries = await iterator.nextv(4); entries.length > 0; entries = await iterator.nextv(4)) {
+      for (const [key, value] of entries) {
+        const range = packRange(key);
+        if (range && range.last > range.first && value.length > PACK_BYTES) yield { key, last: range.last };
+      }
+    }
+  } finally {
+    await iterator.close();
+  }
+}
+
+/**
+ * The operations that split the pack at `key` into packs of at most PACK_BYTES, for one
+ * atomic batch: its delete, then their puts. None when the pack is gone, small enough, or
+ * cannot be read: a damaged pack is left as it is, for `recap verify` to name.
+ */
+export async function splitOps(db: Db, key: Uint8Array): Promise<BatchOp[]> {
+  const range = packRange(key);
+  const value = range && (await db.get(key, { fillCache: false }));
+  if (!range || !value || value.length <= PACK_BYTES) return [];
+  let parts: StoredRun[];
+  try {
+    parts = packRuns(decodePack(value, range.first, range.last));
+  } catch {
+    return [];
+  }
+  if (parts.length < 2) return [];
+  const ops: BatchOp[] = [{ type: 'del', key }];
+  for (const part of parts) ops.push({ type: 'put', key: packKey(part.seqs[0]!, part.seqs.at(-1)!), value: encodePack(part) });
   return ops;
 }

@@ -4,14 +4,16 @@
 // replay --at` a moment inside a pack; `recap verify` passes, and still finds a changed byte
 // inside a packed event and an event missing from a pack; a restart on the packed log goes on
 // numbering after its last event; a redaction of a packed event leaves no trace in the files;
-// a range of large events goes into several packs of a bounded size, read as before.
+// a range of large events goes into several packs of a bounded size, read as before; the
+// larger packs an older recap wrote are split at the daemon's start.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Level } from 'level';
 import { pack, unpack } from 'msgpackr';
 import { afterEach, describe, expect, it } from 'vitest';
 import { decodePack, encodePack, PACK_BYTES, replaced, valueAt } from '../../src/daemon/eventPacks.js';
-import { PACK_END, PACK_PREFIX, packRange } from '../../src/daemon/logKeys.js';
+import { BOUNDED_KEY, boundedOf, PACK_END, PACK_PREFIX, packRange } from '../../src/daemon/logKeys.js';
+import { packedByOlderRecap } from '../helpers/olderPacks.js';
 import { type DaemonProcess, runCli, type Sandbox, trackedSandboxes } from '../helpers/daemon.js';
 import { goodSummary, prose } from '../helpers/text.js';
 
@@ -74,6 +76,9 @@ async function editPacked(box: Sandbox, seq: number, edit: (event: { type: strin
   await db.put(holding.key, encodePack(run));
   await db.close();
 }
+
+/** Prompts of about 20 KB each: a range of 8 of them is over twice PACK_BYTES. */
+const large = (i: number) => `${i}: ${prose(Math.ceil(20_000 / prose(1).length))}`;
 
 describe('packs of events', () => {
   it('read as the events did: export byte for byte, log, replay --at inside a pack, verify; a restart numbers on after the last event', async () => {
@@ -168,8 +173,6 @@ describe('packs of events', () => {
   it('puts a range of large events in several packs of at most PACK_BYTES, which read as the events did', async () => {
     const box = newBox();
     const unpacked = await start(box, NEVER);
-    // Prompts of about 20 KB each: a range of 8 of them is over twice PACK_BYTES.
-    const large = (i: number) => `${i}: ${prose(Math.ceil(20_000 / prose(1).length))}`;
     const seqs: number[] = [];
     for (let i = 0; i < 30; i += 1) seqs.push(await recorded(box, i === 9 ? `${large(i)} ${SECRET}` : large(i)));
     const last = seqs.at(-1)!;
@@ -192,5 +195,32 @@ describe('packs of events', () => {
     await cli(box, ['redact', String(seqs[9]), '--yes']);
     expect(await cli(box, ['export'])).not.toContain(SECRET);
     expect(await cli(box, ['verify'])).toMatch(new RegExp(`redacted: interaction #${seqs[9]} of job`));
+  });
+
+  it("splits the packs an older recap wrote over PACK_BYTES at the daemon's start; they read as before, and the next start checks only newer packs", async () => {
+    const box = newBox();
+    const unpacked = await start(box, NEVER);
+    const seqs: number[] = [];
+    for (let i = 0; i < 30; i += 1) seqs.push(await recorded(box, large(i)));
+    const before = { exported: await cli(box, ['export']), event: await cli(box, ['event', String(seqs[12]), '--json']) };
+    await unpacked.stop();
+    const older = await packedByOlderRecap(join(box.data, 'log'), 24);
+    expect(older.every((bytes) => bytes > PACK_BYTES)).toBe(true);
+
+    const daemon = await start(box, SMALL);
+    const told = await daemon.waitForLog((line) => line.msg === 'older packs split');
+    expect(told.packsSplit).toBe(older.length);
+    expect(await cli(box, ['export'])).toBe(before.exported);
+    expect(await cli(box, ['event', String(seqs[12]), '--json'])).toBe(before.event);
+    expect(await cli(box, ['verify'])).toMatch(/^intact: /);
+    await daemon.stop();
+
+    const db = new Level<Buffer, Buffer>(join(box.data, 'log'), { keyEncoding: 'buffer', valueEncoding: 'buffer' });
+    const packs = await packsOf(db);
+    const checked = boundedOf(await db.get(BOUNDED_KEY));
+    await db.close();
+    for (const p of packs) expect(p.bytes <= PACK_BYTES || p.run.seqs.length === 1).toBe(true);
+    expect(packs.flatMap((p) => p.run.seqs)).toEqual(Array.from({ length: packs.at(-1)!.last }, (_, i) => i + 1));
+    expect(checked).toBe(packs.at(-1)!.last);
   });
 });

@@ -7,7 +7,9 @@ import type { RecapEvent } from '../../src/events/events.js';
 import { Level } from 'level';
 import { EventPacker } from '../../src/daemon/eventPacker.js';
 import { EventStore, LogLocked, LogTooNew } from '../../src/daemon/eventStore.js';
-import { FORMAT_KEY } from '../../src/daemon/logKeys.js';
+import { PACK_BYTES } from '../../src/daemon/eventPacks.js';
+import { BOUNDED_KEY, boundedOf, FORMAT_KEY, PACK_END, PACK_PREFIX, packKey } from '../../src/daemon/logKeys.js';
+import { packedByOlderRecap } from '../helpers/olderPacks.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -77,6 +79,8 @@ describe('EventStore', () => {
     await store.close();
     const db = new Level<Uint8Array, Uint8Array>(path, { keyEncoding: 'view', valueEncoding: 'view' });
     expect([...(await db.get(FORMAT_KEY))!]).toEqual([0, 0, 0, 2]);
+    // Packed by this recap, within PACK_BYTES from the first: no later start reads them to check.
+    expect(boundedOf(await db.get(BOUNDED_KEY))).toBe(30);
     await db.put(FORMAT_KEY, Uint8Array.from([0, 0, 0, 3]));
     await db.close();
     const refused = EventStore.open(path);
@@ -102,5 +106,52 @@ describe('EventStore', () => {
     await expect(a.durable).rejects.toThrow();
     await expect(b.durable).rejects.toThrow();
     expect(failures).toHaveLength(1);
+  });
+
+  it("splits an older recap's large packs a pack at a time, reads every event meanwhile, and leaves a damaged pack as it is", async () => {
+    const path = logDir();
+    // Denials of a 20 KB tool name: a pack of 8 of them is over twice PACK_BYTES.
+    const large = (i: number): RecapEvent => ({ type: 'ToolDenied', data: { job: 'j', tool: `${i}${'t'.repeat(20_000)}`, cause: 'gate', time: i } });
+    const first = await EventStore.open(path);
+    await first.append(Array.from({ length: 40 }, (_, i) => large(i))).durable;
+    const before = await readAll(first);
+    await first.close();
+    const older = await packedByOlderRecap(path, 40, { damaged: 20 });
+
+    const store = await EventStore.open(path);
+    const pass = store.boundPacks(() => false);
+    // Reads and writes go on while it runs: each split is one batch in the write queue.
+    const during = await Promise.all([store.get([3, 12, 33]), store.append([denied(41)]).durable]);
+    expect(await pass).toBe(older.length - 1);
+    expect(during[0]).toEqual([before[2], before[11], before[32]]);
+    const outside = before.filter((e) => e.seq < 17 || e.seq > 24).map((e) => e.seq);
+    expect(await store.get(outside)).toEqual(before.filter((e) => outside.includes(e.seq)));
+    // A second pass finds nothing left to split.
+    expect(await store.boundPacks(() => false)).toBe(0);
+    await store.close();
+
+    const db = new Level<Uint8Array, Uint8Array>(path, { keyEncoding: 'view', valueEncoding: 'view' });
+    const packs = await db.iterator({ gte: PACK_PREFIX, lt: PACK_END }).all();
+    const damaged = await db.get(packKey(17, 24));
+    const checked = boundedOf(await db.get(BOUNDED_KEY));
+    await db.close();
+    expect(damaged?.length).toBe(older[2]);
+    expect(packs.filter(([, value]) => value.length > PACK_BYTES)).toHaveLength(1);
+    expect(packs.length).toBeGreaterThan(older.length * 2);
+    expect(checked).toBe(40);
+  });
+
+  it('stops splitting when told to, and says nothing is checked it did not check', async () => {
+    const path = logDir();
+    const first = await EventStore.open(path);
+    await first.append(Array.from({ length: 16 }, (_, i) => ({ ...denied(i), data: { job: 'j', tool: 'x'.repeat(20_000), cause: 'gate', time: i } }) as RecapEvent)).durable;
+    await first.close();
+    await packedByOlderRecap(path, 16);
+    const store = await EventStore.open(path);
+    expect(await store.boundPacks(() => true)).toBe(0);
+    await store.close();
+    const db = new Level<Uint8Array, Uint8Array>(path, { keyEncoding: 'view', valueEncoding: 'view' });
+    expect(await db.get(BOUNDED_KEY)).toBeUndefined();
+    await db.close();
   });
 });
