@@ -6,7 +6,7 @@ import { MemoryEditChecks } from './memoryEditChecks.js';
 import { ImportedChecks } from '../events/importedChecks.js';
 import type { StoredEvent } from '../events/events.js';
 import { headHash, type JobState } from '../events/jobState.js';
-import { decodeEvent, MAX_SEQ, UndecodableEvent } from './codec.js';
+import { decodeEventAt, MAX_SEQ, UndecodableEvent } from './codec.js';
 import type { EventStore } from './eventStore.js';
 import { Projection } from './projection.js';
 import { snapshotBefore } from './snapshot.js';
@@ -15,7 +15,6 @@ import { eventLine } from './eventLine.js';
 import { upcast } from '../events/upcast.js';
 import { StoredLines } from './storedLines.js';
 import { EncodedEventsPage } from './eventsAnswer.js';
-import { valueAt } from './eventPacks.js';
 
 export type EventFilter = { job?: string; types?: string[]; since?: number; until?: number };
 
@@ -44,8 +43,8 @@ export async function eventsPage(
 ): Promise<{ events: EventLine[]; next: number | null; lastSeq: number }> {
   const events: EventLine[] = [];
   const unfiltered = isUnfiltered(filter);
-  const bounds = await scanPage(store, fromSeq, limit, unfiltered, follow, (seq, value) => {
-    const stored = decodeEvent(seq, value);
+  const bounds = await scanPage(store, fromSeq, limit, unfiltered, follow, (seq, bytes, start, end) => {
+    const stored = decodeEventAt(seq, bytes, start, end);
     const event = raw ? stored : upcast(stored);
     if (!unfiltered && !matches(event, filter)) return false;
     events.push(eventLine(event));
@@ -62,9 +61,9 @@ export async function eventsPage(
 export async function storedEventsPage(store: EventStore, fromSeq: number, limit: number, filter: EventFilter, follow = false, asLines = false): Promise<EncodedEventsPage> {
   const lines = new StoredLines(asLines, limit);
   const unfiltered = isUnfiltered(filter);
-  const bounds = await scanPage(store, fromSeq, limit, unfiltered, follow, (seq, value) => {
-    if (!unfiltered && !matches(decodeEvent(seq, value), filter)) return false;
-    lines.add(seq, value);
+  const bounds = await scanPage(store, fromSeq, limit, unfiltered, follow, (seq, bytes, start, end) => {
+    if (!unfiltered && !matches(decodeEventAt(seq, bytes, start, end), filter)) return false;
+    lines.add(seq, bytes, start, end);
     return true;
   });
   return new EncodedEventsPage(lines.finish(), lines.count, bounds.next, bounds.lastSeq, asLines);
@@ -73,8 +72,9 @@ export async function storedEventsPage(store: EventStore, fromSeq: number, limit
 const isUnfiltered = (filter: EventFilter) => filter.job === undefined && filter.types === undefined && filter.since === undefined && filter.until === undefined;
 
 /**
- * Hands the stored events from `fromSeq` on to `take`, which says whether it kept one, until
- * it has kept `limit` or SCAN_LIMIT were scanned; says where the next page starts.
+ * Hands the stored events from `fromSeq` on to `take` (each its bytes from `start` to `end`,
+ * a place in its pack), which says whether it kept one, until it has kept `limit` or
+ * SCAN_LIMIT were scanned; says where the next page starts.
  */
 async function scanPage(
   store: EventStore,
@@ -82,7 +82,7 @@ async function scanPage(
   limit: number,
   unfiltered: boolean,
   follow: boolean,
-  take: (seq: number, value: Uint8Array) => boolean,
+  take: (seq: number, bytes: Uint8Array, start: number, end: number) => boolean,
 ): Promise<{ next: number | null; lastSeq: number }> {
   let kept = 0;
   let scanned = 0;
@@ -95,7 +95,7 @@ async function scanPage(
         const seq = run.seqs[i]!;
         scanned += 1;
         resume = seq + 1;
-        if (take(seq, valueAt(run, i))) kept += 1;
+        if (take(seq, run.bytes[i]!, run.starts[i]!, run.ends[i]!)) kept += 1;
         if (kept >= limit || scanned >= SCAN_LIMIT) return { next: seq < store.lastSeq ? seq + 1 : null, lastSeq: store.lastSeq };
       }
     }

@@ -25,6 +25,8 @@ function unplainIn(word: number): boolean {
 
 /** Reads the bytes of Uint8Arrays as 32-bit words, through a view of their ArrayBuffer made once per buffer. */
 export class PlainRuns {
+  /** The array last read, and its ArrayBuffer (a `buffer` read costs a call each time). */
+  private last: Uint8Array | undefined;
   private buffer: ArrayBufferLike | undefined;
   private words: Uint32Array<ArrayBufferLike> = new Uint32Array(0);
 
@@ -48,6 +50,8 @@ export class PlainRuns {
   }
 
   private wordsOf(src: Uint8Array): Uint32Array {
+    if (src === this.last) return this.words;
+    this.last = src;
     if (src.buffer !== this.buffer) {
       this.buffer = src.buffer;
       this.words = new Uint32Array(src.buffer, 0, src.buffer.byteLength >>> 2);

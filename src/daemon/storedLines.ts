@@ -4,7 +4,7 @@
 // makes (audit.ts): an event holding anything this reader does not handle the same way (an
 // extension, a 64-bit integer, a 32-bit float, a key that is not a plain string, text that
 // is not well-formed UTF-8) is written by that slower path instead.
-import { decodeEvent } from './codec.js';
+import { decodeEventAt } from './codec.js';
 import { eventLine, isoTime } from './eventLine.js';
 import { JsonBytes, TimeBytes } from './jsonBytes.js';
 import { isPlain, PlainRuns } from './plainRuns.js';
@@ -33,24 +33,31 @@ const TIME = Buffer.from('time');
  */
 class Transcoder {
   src: Uint8Array = new Uint8Array(0);
+  /** Where the event's bytes end in `src` (a pack holds others after it). */
+  private limit = 0;
   /** The number under "time" in the event's data, when it has one. */
   time: number | undefined;
-  /** Where the keys of the maps being read are: start and size of each, for maps within maps. */
+  /** Where the keys of the maps being read are: start and size of each, for maps within maps, up to `keysEnd`. */
   private readonly keys: number[] = [];
+  private keysEnd = 0;
   private readonly runs = new PlainRuns();
 
   constructor(readonly out: JsonBytes) {}
 
-  reset(src: Uint8Array): void {
+  reset(src: Uint8Array, limit: number): void {
     this.src = src;
+    this.limit = limit;
     this.time = undefined;
-    this.keys.length = 0;
+    this.keysEnd = 0;
   }
 
   value(at: number, top = false): number {
     const src = this.src;
     const token = src[at]!;
-    if (token < 0x80) return this.number(token, at + 1);
+    if (token < 0x80) {
+      this.out.digits(token);
+      return at + 1;
+    }
     if (token < 0x90) return this.map(token - 0x80, at + 1, top);
     if (token < 0xa0) return this.array(token - 0x90, at + 1);
     if (token < 0xc0) return this.string(at + 1, token - 0xa0);
@@ -121,7 +128,7 @@ class Transcoder {
     out.byte(0x7b);
     /** Where each key's bytes are, to refuse a key that comes twice (the decoder keeps the last). */
     const keys = this.keys;
-    const first = keys.length;
+    const first = this.keysEnd;
     for (let i = 0; i < length; i += 1) {
       const token = src[at]!;
       let start: number;
@@ -135,8 +142,9 @@ class Transcoder {
       } else throw UNUSUAL;
       // A key of digits would come first in the decoded object whatever its place; "__proto__" the decoder renames.
       if ((size > 0 && src[start]! >= 0x30 && src[start]! <= 0x39) || (size === 9 && src[start] === 0x5f && src[start + 1] === 0x5f)) throw UNUSUAL;
-      for (let k = first; k < keys.length; k += 2) if (keys[k + 1] === size && sameBytes(src, keys[k]!, src, start, size)) throw UNUSUAL;
-      keys.push(start, size);
+      for (let k = first; k < this.keysEnd; k += 2) if (keys[k + 1] === size && sameBytes(src, keys[k]!, src, start, size)) throw UNUSUAL;
+      keys[this.keysEnd++] = start;
+      keys[this.keysEnd++] = size;
       if (i > 0) out.byte(0x2c);
       at = this.string(start, size);
       out.byte(0x3a);
@@ -146,7 +154,7 @@ class Transcoder {
         this.time = timeValue(src, valueAt);
       }
     }
-    keys.length = first;
+    this.keysEnd = first;
     out.byte(0x7d);
     return at;
   }
@@ -156,7 +164,7 @@ class Transcoder {
     const src = this.src;
     const out = this.out;
     const end = start + size;
-    if (end > src.length) throw UNUSUAL;
+    if (end > this.limit) throw UNUSUAL;
     // Copied as they are read, ASCII escaped as JSON.stringify escapes it, in one pass.
     out.room(size + 2);
     let bytes = out.bytes;
@@ -169,7 +177,8 @@ class Transcoder {
       if (end - i > BULK) {
         const run = this.runs.end(src, i, end);
         if (run - i > BULK) {
-          bytes.set(src.subarray(i, run), o);
+          // A view made as a Uint8Array: a Buffer's subarray costs twice as much.
+          bytes.set(new Uint8Array(src.buffer, src.byteOffset + i, run - i), o);
           o += run - i;
           i = run;
         }
@@ -260,18 +269,19 @@ export class StoredLines {
     if (!lines) this.out.byte(0x5b);
   }
 
-  add(seq: number, value: Uint8Array): void {
+  /** Event `seq`, stored as `bytes` from `start` to `end` (a place in its pack). */
+  add(seq: number, bytes: Uint8Array, start = 0, end = bytes.length): void {
     if (this.count > 0 && !this.lines) this.out.byte(0x2c);
     this.count += 1;
     const mark = this.out.length;
     try {
-      this.fast(seq, value);
+      this.fast(seq, bytes, start, end);
     } catch (error) {
       if (error !== UNUSUAL && !(error instanceof RangeError)) throw error;
       this.out.length = mark;
       this.slow += 1;
       // The slow path decides, as before: the same line, or the same UndecodableEvent.
-      this.out.utf8(JSON.stringify(eventLine(decodeEvent(seq, value))));
+      this.out.utf8(JSON.stringify(eventLine(decodeEventAt(seq, bytes, start, end))));
     }
     if (this.lines) this.out.byte(0x0a);
   }
@@ -283,12 +293,12 @@ export class StoredLines {
   }
 
   /** The stored map {type, version, data}, exactly those keys in that order, as the codec writes it. */
-  private fast(seq: number, value: Uint8Array): void {
+  private fast(seq: number, value: Uint8Array, start: number, end: number): void {
     const t = this.transcoder;
     // A map of three: msgpackr writes a map's size in 16 bits whatever it is.
     let at: number;
-    if (value[0] === 0x83) at = 1;
-    else if (value[0] === 0xde && value[1] === 0 && value[2] === 3) at = 3;
+    if (value[start] === 0x83) at = start + 1;
+    else if (value[start] === 0xde && value[start + 1] === 0 && value[start + 2] === 3) at = start + 3;
     else throw UNUSUAL;
     // "type": a string of plain characters.
     if (!hasKey(value, at, TYPE_KEY)) throw UNUSUAL;
@@ -297,6 +307,7 @@ export class StoredLines {
     if (typeToken < 0xa1 || typeToken >= 0xc0) throw UNUSUAL;
     const typeStart = at + 1;
     const typeEnd = typeStart + typeToken - 0xa0;
+    if (typeEnd > end) throw UNUSUAL;
     for (let i = typeStart; i < typeEnd; i += 1) if (!isNameByte(value[i]!)) throw UNUSUAL;
     at = typeEnd;
     if (!hasKey(value, at, VERSION_KEY)) throw UNUSUAL;
@@ -324,8 +335,8 @@ export class StoredLines {
     out.room(TIME_SLOT);
     out.length += TIME_SLOT;
     out.constant(DATA_PART);
-    t.reset(value);
-    if (t.value(at, true) !== value.length) throw UNUSUAL;
+    t.reset(value, end);
+    if (t.value(at, true) !== end) throw UNUSUAL;
     if (t.time !== undefined && this.times.write(out.bytes, slot, t.time)) {
       out.byte(0x7d);
       return;

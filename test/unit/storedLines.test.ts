@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { Packr } from 'msgpackr/pack';
 import { decodeEvent, encodeEvent, UndecodableEvent } from '../../src/daemon/codec.js';
 import { eventLine } from '../../src/daemon/eventLine.js';
+import { decodePack, encodePack, runOf } from '../../src/daemon/eventPacks.js';
 import { StoredLines } from '../../src/daemon/storedLines.js';
 import type { StoredEvent } from '../../src/events/events.js';
 
@@ -15,6 +16,24 @@ function page(values: [number, Uint8Array][], asLines = false): { json: string; 
   const lines = new StoredLines(asLines);
   for (const [seq, value] of values) lines.add(seq, value);
   return { json: lines.finish().toString('utf8'), slow: lines.slow };
+}
+
+/** The page written from the events' places in one pack of them, as the daemon reads them. */
+function fromPack(values: [number, Uint8Array][]): string {
+  const seqs = values.map(([seq]) => seq);
+  const run = decodePack(
+    encodePack(
+      runOf(
+        seqs,
+        values.map(([, value]) => value),
+      ),
+    ),
+    seqs[0]!,
+    seqs.at(-1)!,
+  );
+  const lines = new StoredLines();
+  run.seqs.forEach((seq, i) => lines.add(seq, run.bytes[i]!, run.starts[i]!, run.ends[i]!));
+  return lines.finish().toString('utf8');
 }
 
 const stored = (seq: number, type: string, data: Record<string, unknown>, version = 1): [number, Uint8Array] => [
@@ -137,5 +156,17 @@ describe('stored lines', () => {
     expect(made.json.length).toBeGreaterThan(2 ** 21);
     expect(made.json).toBe(before(values));
     expect(made.slow).toBe(0);
+  });
+
+  it("writes a pack's events from their places in it, and reads none of an event's bytes from the next one", () => {
+    const values = Array.from({ length: 5 }, (_, i) =>
+      stored(i + 1, 'InteractionRecorded', { job: 'job-1', kind: 'prompt', text: `prompt "${i}" `.repeat(20), time: 1_793_491_200_000 + i }),
+    );
+    expect(fromPack(values)).toBe(before(values));
+    // Cut short, the third event's last string would run on into the fourth's bytes.
+    const [seq, value] = values[2]!;
+    const cut = value.subarray(0, value.length - 5);
+    expect(() => decodeEvent(seq, cut)).toThrow(UndecodableEvent);
+    expect(() => fromPack([values[0]!, values[1]!, [seq, cut], values[3]!, values[4]!])).toThrow(/event #3 cannot be decoded/);
   });
 });
