@@ -52,6 +52,8 @@ class Transcoder {
   }
 
   value(at: number, top = false): number {
+    // Never past the event's end: the bytes after it are the next event's.
+    if (at >= this.limit) throw UNUSUAL;
     const src = this.src;
     const token = src[at]!;
     if (token < 0x80) {
