@@ -22,6 +22,8 @@ function logDir(): string {
 }
 
 const denied = (i: number): RecapEvent => ({ type: 'ToolDenied', data: { job: 'j', tool: `T${i}`, cause: 'gate', time: i } });
+/** A denial of a 20 KB tool name: a pack of 8 of them is over twice PACK_BYTES. */
+const largeDenied = (i: number): RecapEvent => ({ type: 'ToolDenied', data: { job: 'j', tool: `${i}${'t'.repeat(20_000)}`, cause: 'gate', time: i } });
 
 async function readAll(store: EventStore) {
   const events = [];
@@ -110,10 +112,8 @@ describe('EventStore', () => {
 
   it("splits an older recap's large packs a pack at a time, reads every event meanwhile, and leaves a damaged pack as it is", async () => {
     const path = logDir();
-    // Denials of a 20 KB tool name: a pack of 8 of them is over twice PACK_BYTES.
-    const large = (i: number): RecapEvent => ({ type: 'ToolDenied', data: { job: 'j', tool: `${i}${'t'.repeat(20_000)}`, cause: 'gate', time: i } });
     const first = await EventStore.open(path);
-    await first.append(Array.from({ length: 40 }, (_, i) => large(i))).durable;
+    await first.append(Array.from({ length: 40 }, (_, i) => largeDenied(i))).durable;
     const before = await readAll(first);
     await first.close();
     const older = await packedByOlderRecap(path, 40, { damaged: 20 });
@@ -144,7 +144,7 @@ describe('EventStore', () => {
   it('stops splitting when told to, and says nothing is checked it did not check', async () => {
     const path = logDir();
     const first = await EventStore.open(path);
-    await first.append(Array.from({ length: 16 }, (_, i) => ({ ...denied(i), data: { job: 'j', tool: 'x'.repeat(20_000), cause: 'gate', time: i } }) as RecapEvent)).durable;
+    await first.append(Array.from({ length: 16 }, (_, i) => largeDenied(i))).durable;
     await first.close();
     await packedByOlderRecap(path, 16);
     const store = await EventStore.open(path);
