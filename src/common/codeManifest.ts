@@ -138,54 +138,85 @@ export function installedCode(root: string = PACKAGE_ROOT, known: Record<string,
 }
 
 /**
- * The manifest as it is written: its files by folder, so that a folder's name is written
- * once (the file is parsed at every check; grouped, it is half the size) and a check walks it
- * as it lstats: each folder, then its hashed files.
+ * The manifest as it is written, in two lines, so that a check parses only the first (a
+ * third of the file) and builds no string per file:
+ * - the head: the facts of the manifest, how many files it names, and `lstats`, one array per
+ *   folder: the folder's name and its lstat facts, then each hashed file's name and its facts
+ *   (the facts as numbers: LSTAT_FACTS of them, in statKey's order);
+ * - the rest, read only when a check finds a difference, to name it: each hashed file's sha256
+ *   and the names of the files listed only, by folder.
  */
-type ManifestFile = Omit<CodeManifest, 'files' | 'folders'> & {
-  folders: Record<string, { stat: string; hashed: Record<string, FileRecord>; listed: string[] }>;
-};
+type ManifestHead = Omit<CodeManifest, 'files' | 'folders'> & { files: number; lstats: (string | number)[][] };
+type ManifestRest = { sha256: Record<string, Record<string, string>>; listed: Record<string, string[]> };
 
-function encode(manifest: CodeManifest): ManifestFile {
-  const folders: ManifestFile['folders'] = {};
-  for (const [name, stat] of Object.entries(manifest.folders)) folders[name] = { stat, hashed: {}, listed: [] };
-  for (const [name, record] of Object.entries(manifest.files)) {
+const LSTAT_FACTS = 5;
+/** statKey's facts as numbers; a folder not recorded has facts no lstat has (a check then lists everything again). */
+const factsOf = (key: string): number[] => (key === '' ? Array<number>(LSTAT_FACTS).fill(-1) : key.split(':').map(Number));
+const keyOf = (entry: readonly (string | number)[], at: number) => entry.slice(at, at + LSTAT_FACTS).join(':');
+/** Whether `stat` has the facts recorded at `entry[at]` onwards (statKey's, compared as numbers). */
+const sameFacts = (stat: Stats, entry: readonly (string | number)[], at: number) =>
+  stat.ctimeMs === entry[at + 4] && stat.ino === entry[at + 1] && stat.size === entry[at + 2] && stat.mode === entry[at + 3] && stat.dev === entry[at];
+
+function encode(manifest: CodeManifest): string {
+  const { files: _files, folders: _folders, ...facts } = manifest;
+  const byFolder = new Map<string, { lstats: (string | number)[]; sha256: Record<string, string>; listed: string[] }>();
+  const folderOf = (folder: string, key = '') => {
+    let entry = byFolder.get(folder);
+    if (entry === undefined) byFolder.set(folder, (entry = { lstats: [folder, ...factsOf(key)], sha256: {}, listed: [] }));
+    return entry;
+  };
+  for (const [name, key] of Object.entries(manifest.folders)) folderOf(name, key);
+  for (const [name, [sha256, key]] of Object.entries(manifest.files)) {
     const slash = name.lastIndexOf('/');
-    const folder = slash < 0 ? '.' : name.slice(0, slash);
-    // A folder not recorded has no lstat to match: a check then lists everything again.
-    const entry = (folders[folder] ??= { stat: '', hashed: {}, listed: [] });
-    if (record[1] === '') entry.listed.push(name.slice(slash + 1));
-    else entry.hashed[name.slice(slash + 1)] = record;
+    const entry = folderOf(slash < 0 ? '.' : name.slice(0, slash));
+    const file = name.slice(slash + 1);
+    if (key === '') entry.listed.push(file);
+    else {
+      entry.lstats.push(file, ...factsOf(key));
+      entry.sha256[file] = sha256;
+    }
   }
-  const { files: _files, folders: _folders, ...rest } = manifest;
-  return { ...rest, folders };
+  const entries = [...byFolder.values()];
+  const head: ManifestHead = { ...facts, files: Object.keys(manifest.files).length, lstats: entries.map((e) => e.lstats) };
+  const rest: ManifestRest = { sha256: {}, listed: {} };
+  for (const [folder, entry] of byFolder) {
+    rest.sha256[folder] = entry.sha256;
+    if (entry.listed.length > 0) rest.listed[folder] = entry.listed;
+  }
+  return `${JSON.stringify(head)}\n${JSON.stringify(rest)}\n`;
 }
 
-function decode(file: ManifestFile): CodeManifest {
+function decode(head: ManifestHead, rest: ManifestRest): CodeManifest {
   const files: Record<string, FileRecord> = {};
   const folders: Record<string, string> = {};
-  for (const [folder, entry] of Object.entries(file.folders)) {
+  for (const entry of head.lstats) {
+    const folder = entry[0] as string;
     const prefix = folder === '.' ? '' : `${folder}/`;
-    folders[folder] = entry.stat;
-    for (const [name, record] of Object.entries(entry.hashed)) files[`${prefix}${name}`] = record;
-    for (const name of entry.listed) files[`${prefix}${name}`] = LISTED;
+    folders[folder] = keyOf(entry, 1);
+    const sha256 = rest.sha256[folder] ?? {};
+    for (let at = 1 + LSTAT_FACTS; at < entry.length; at += 1 + LSTAT_FACTS) {
+      const name = entry[at] as string;
+      files[`${prefix}${name}`] = [Object.hasOwn(sha256, name) ? sha256[name]! : '', keyOf(entry, at + 1)];
+    }
   }
-  return { ...file, files, folders };
+  for (const [folder, names] of Object.entries(rest.listed)) for (const name of names) files[folder === '.' ? name : `${folder}/${name}`] = LISTED;
+  const { files: _count, lstats: _lstats, ...facts } = head;
+  return { ...facts, files, folders };
 }
 
 /**
  * Whether every folder and every hashed file of the manifest has the lstat it recorded: then
  * no file was written, added, removed or renamed, and the code is as it was.
  */
-function asRecorded(file: ManifestFile, root: string): boolean {
-  if (file.root !== root) return false;
+function asRecorded(head: ManifestHead, root: string): boolean {
+  if (head.root !== root) return false;
   try {
     // Names are joined as text, not by path.join: thousands of them, and lstat takes `a/../b` as it is.
-    for (const folder in file.folders) {
-      const entry = file.folders[folder]!;
+    for (const entry of head.lstats) {
+      const folder = entry[0];
       const path = folder === '.' ? root : `${root}/${folder}`;
-      if (statKey(lstatSync(path)) !== entry.stat) return false;
-      for (const name in entry.hashed) if (statKey(lstatSync(`${path}/${name}`)) !== entry.hashed[name]![1]) return false;
+      if (!sameFacts(lstatSync(path), entry, 1)) return false;
+      for (let at = 1 + LSTAT_FACTS; at < entry.length; at += 1 + LSTAT_FACTS) if (!sameFacts(lstatSync(`${path}/${entry[at]}`), entry, at + 1)) return false;
     }
     return true;
   } catch {
@@ -193,37 +224,64 @@ function asRecorded(file: ManifestFile, root: string): boolean {
   }
 }
 
+/** A manifest file read: its head parsed, and its rest, parsed when asked. */
+type ManifestFile = { head: ManifestHead; rest: () => ManifestRest | string };
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const NOT_OURS = 'not a manifest this recap writes';
+
 /** The manifest file at `path`: undefined when there is none, a string saying why when it cannot be used. */
 function readManifestFile(path: string): ManifestFile | undefined | string {
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = readFileSync(path, 'utf8');
+    bytes = readFileSync(path);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     // No such file, or a path to it through something that is no folder: none was written.
     return code === 'ENOENT' || code === 'ENOTDIR' ? undefined : `${code ?? (error as Error).message}`;
   }
-  let file: Partial<ManifestFile> | null;
+  const end = bytes.indexOf(0x0a);
+  let head: Partial<ManifestHead> | null;
   try {
-    file = JSON.parse(text) as Partial<ManifestFile> | null;
+    head = JSON.parse(bytes.toString('utf8', 0, end < 0 ? bytes.length : end)) as Partial<ManifestHead> | null;
   } catch {
     return 'not valid JSON';
   }
-  const folders = Object.values(file?.folders ?? {}) as Partial<ManifestFile['folders'][string]>[];
+  if (isObject(head) && typeof head.format === 'number' && head.format < CODE_MANIFEST_VERSION) {
+    return `written by an earlier recap, in a form this one does not read`;
+  }
   const usable =
-    file?.format === CODE_MANIFEST_VERSION &&
-    typeof file.root === 'string' &&
-    typeof file.recap === 'string' &&
-    typeof file.installedBy === 'string' &&
-    typeof file.folders === 'object' &&
-    folders.every((entry) => typeof entry?.stat === 'string' && typeof entry.hashed === 'object' && entry.hashed !== null && Array.isArray(entry.listed));
-  return usable ? (file as ManifestFile) : 'not a manifest this recap writes';
+    head?.format === CODE_MANIFEST_VERSION &&
+    typeof head.root === 'string' &&
+    typeof head.recap === 'string' &&
+    typeof head.installedBy === 'string' &&
+    typeof head.files === 'number' &&
+    Array.isArray(head.lstats) &&
+    head.lstats.every((entry) => Array.isArray(entry) && typeof entry[0] === 'string' && (entry.length - 1) % (1 + LSTAT_FACTS) === LSTAT_FACTS);
+  if (!usable) return NOT_OURS;
+  const rest = (): ManifestRest | string => {
+    let parsed: Partial<ManifestRest> | null;
+    try {
+      parsed = JSON.parse(bytes.toString('utf8', end + 1)) as Partial<ManifestRest> | null;
+    } catch {
+      return 'not valid JSON';
+    }
+    const ok = isObject(parsed?.sha256) && Object.values(parsed.sha256).every(isObject) && isObject(parsed.listed) && Object.values(parsed.listed).every(Array.isArray);
+    return ok ? (parsed as ManifestRest) : NOT_OURS;
+  };
+  return { head: head as ManifestHead, rest };
+}
+
+/** The manifest file at `path`, decoded, or why it cannot be (as readManifestFile). */
+function decodedFile(file: ManifestFile | undefined | string): CodeManifest | undefined | string {
+  if (typeof file !== 'object') return file;
+  const rest = file.rest();
+  return typeof rest === 'string' ? rest : decode(file.head, rest);
 }
 
 /** The manifest at `path`, decoded: undefined when there is none, a string saying why when it cannot be used. */
 export function readCodeManifest(path: string): CodeManifest | undefined | string {
-  const file = readManifestFile(path);
-  return typeof file === 'object' ? decode(file) : file;
+  return decodedFile(readManifestFile(path));
 }
 
 /** Verdicts already reached in this process (bin/recap.js checks before it loads the daemon, which then need not check again). */
@@ -238,14 +296,11 @@ export function checkInstalledCode(env: Env = process.env, root: string = PACKAG
   if (earlier?.key === key) return earlier.verdict;
   const file = readManifestFile(path);
   let verdict: CodeVerdict;
-  // Nothing recorded, or nothing usable: the files need not be read to say so.
-  if (typeof file !== 'object') verdict = codeVerdict(path, file, undefined);
-  else if (asRecorded(file, root)) {
-    const files = Object.values(file.folders).reduce((sum, entry) => sum + Object.keys(entry.hashed).length + entry.listed.length, 0);
-    verdict = { state: 'verified', files, manifest: path };
-  } else {
-    const manifest = decode(file);
-    verdict = codeVerdict(path, manifest, installedCode(root, manifest.files));
+  if (typeof file === 'object' && asRecorded(file.head, root)) verdict = { state: 'verified', files: file.head.files, manifest: path };
+  else {
+    const manifest = decodedFile(file);
+    // Nothing recorded, or nothing usable: the files need not be read to say so.
+    verdict = typeof manifest === 'object' ? codeVerdict(path, manifest, installedCode(root, manifest.files)) : codeVerdict(path, manifest, undefined);
   }
   (globalThis as { [CHECKED]?: Checked })[CHECKED] = { key, verdict };
   return verdict;
@@ -269,7 +324,7 @@ export function recordInstalledCode(env: Env, target: string, root: string = PAC
   const manifest: CodeManifest = { format: CODE_MANIFEST_VERSION, written: now, installedBy: target, ...found };
   try {
     mkdirSync(dataDir(env), { recursive: true, mode: 0o700 });
-    writeWhole(path, `${JSON.stringify(encode(manifest))}\n`, { mode: 0o600 });
+    writeWhole(path, encode(manifest), { mode: 0o600 });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
     throw new UserError(`the manifest of recap's code, ${path}, could not be written (${code}); make ${dataDir(env)} writable by you, then run this again`);

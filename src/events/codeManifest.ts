@@ -13,7 +13,7 @@ export type InstalledCode = {
   folders: Record<string, string>;
 };
 
-export const CODE_MANIFEST_VERSION = 1;
+export const CODE_MANIFEST_VERSION = 2;
 
 /** What `recap install` writes into the data folder. */
 export type CodeManifest = InstalledCode & {

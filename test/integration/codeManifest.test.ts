@@ -197,6 +197,17 @@ describe('recap install records the code, and the daemon checks it at start', ()
     await started(at);
   });
 
+  it('a manifest an earlier recap wrote (one line, format 1): refused with what to run; recap install again records it anew and the daemon starts', async () => {
+    const at = await installed();
+    const earlier = { format: 1, written: 0, installedBy: 'claude', root: at.recap, recap: '0.0.9', folders: { '.': { stat: '', hashed: {}, listed: [] } } };
+    writeFileSync(at.manifest, `${JSON.stringify(earlier)}\n`);
+    const said = await refused(at);
+    expect(said).toContain(`the manifest of recap's code at ${at.manifest} cannot be read (written by an earlier recap, in a form this one does not read)`);
+    expect(said).toContain('run recap install <agent> again to record the code as it is now');
+    expect((await cli(at, ['install', 'claude'])).code).toBe(0);
+    await started(at);
+  });
+
   it('recap install systemd records it too', async () => {
     const box = sandbox();
     boxes.push(box);

@@ -1,7 +1,7 @@
 // recap's installed code against the manifest `recap install` recorded: given the recorded
 // files and the files found, the verdict, and what the user is told to do.
 import { describe, expect, it } from 'vitest';
-import { codeDifference, codeVerdict, type CodeManifest, type FileRecord, type InstalledCode } from '../../src/events/codeManifest.js';
+import { CODE_MANIFEST_VERSION, codeDifference, codeVerdict, type CodeManifest, type FileRecord, type InstalledCode } from '../../src/events/codeManifest.js';
 
 const ROOT = '/usr/lib/node_modules/recap';
 const PATH = '/home/ann/.local/share/recap/code-manifest.json';
@@ -13,7 +13,7 @@ const FILES: Record<string, FileRecord> = {
   'node_modules/pino/pino.js': file('d1'),
   'node_modules/pino/README.md': ['', ''],
 };
-const recorded: CodeManifest = { format: 1, written: 0, installedBy: 'claude', root: ROOT, recap: '0.1.0', files: FILES, folders: { '.': 'x' } };
+const recorded: CodeManifest = { format: CODE_MANIFEST_VERSION, written: 0, installedBy: 'claude', root: ROOT, recap: '0.1.0', files: FILES, folders: { '.': 'x' } };
 const found = (files: Record<string, FileRecord>, more: Partial<InstalledCode> = {}): InstalledCode => ({ root: ROOT, recap: '0.1.0', files, folders: {}, ...more });
 
 describe('given the manifest recap install recorded', () => {
