@@ -196,7 +196,8 @@ function decode(head: ManifestHead, rest: ManifestRest): CodeManifest {
     const sha256 = rest.sha256[folder] ?? {};
     for (let at = 1 + LSTAT_FACTS; at < entry.length; at += 1 + LSTAT_FACTS) {
       const name = entry[at] as string;
-      files[`${prefix}${name}`] = [Object.hasOwn(sha256, name) ? sha256[name]! : '', keyOf(entry, at + 1)];
+      // A file with no hash recorded is not taken as recorded: a check finds it added.
+      if (Object.hasOwn(sha256, name)) files[`${prefix}${name}`] = [sha256[name]!, keyOf(entry, at + 1)];
     }
   }
   for (const [folder, names] of Object.entries(rest.listed)) for (const name of names) files[folder === '.' ? name : `${folder}/${name}`] = LISTED;

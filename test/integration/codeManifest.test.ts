@@ -208,6 +208,16 @@ describe('recap install records the code, and the daemon checks it at start', ()
     await started(at);
   });
 
+  it('a manifest with a hash taken out of its second line: once the code changed, that file is named as added, never taken as recorded', async () => {
+    const at = await installed();
+    const [head, rest] = readFileSync(at.manifest, 'utf8').split('\n');
+    const hashes = JSON.parse(rest!) as { sha256: Record<string, Record<string, string>> };
+    delete hashes.sha256.bin!['recap.js'];
+    writeFileSync(at.manifest, `${head}\n${JSON.stringify(hashes)}\n`);
+    appendFileSync(join(at.recap, 'dist', 'daemon', 'daemon.bundle.js'), '\n// changed\n');
+    expect(await refused(at)).toContain('(2 files: dist/daemon/daemon.bundle.js (changed), bin/recap.js (added))');
+  });
+
   it('recap install systemd records it too', async () => {
     const box = sandbox();
     boxes.push(box);
