@@ -7,8 +7,9 @@
 // bin/, dist/, package.json, and the whole closure of its production dependencies as Node
 // resolves them (each package folder, but not its own node_modules, whose packages are
 // reached as dependencies). bin/ and dist/ are hashed whole; a dependency's files by what Node
-// loads (.js, .cjs, .mjs, .json, .node), the rest by name only (a file added under any name
-// is seen: `require('./x')` finds a file `x` first).
+// loads (.js, .cjs, .mjs, .json, .node) and what recap reads itself (gpt-tokenizer's
+// .tiktoken vocabularies: the token counts the gate trips on), the rest by name only (a file
+// added under any name is seen: `require('./x')` finds a file `x` first).
 //
 // A check costs lstat calls, not reading: each file is hashed (sha256) when the manifest is
 // written, with its lstat (device, inode, size, mode, ctime), and every folder with its own.
@@ -79,8 +80,11 @@ function walk(dir: string, files: string[], folders: string[], skipModules: bool
   }
 }
 
-/** What Node loads as code or data from a dependency: by these extensions (or a file added, whatever its name). */
-const LOADABLE = /\.(?:js|cjs|mjs|json|node)$/;
+/**
+ * What Node loads as code or data from a dependency, and what recap reads from one (the token
+ * vocabularies, common/tokenCounter.ts): by these extensions (or a file added, whatever its name).
+ */
+const LOADABLE = /\.(?:js|cjs|mjs|json|node|tiktoken)$/;
 
 /**
  * The package's files the daemon, the CLI and the hook can load, by absolute path: `hashed`,

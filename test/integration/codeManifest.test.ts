@@ -110,6 +110,12 @@ describe('recap install records the code, and the daemon checks it at start', ()
     }
     // A dependency's README is listed by name, not hashed: Node never loads it.
     expect(manifest.files['node_modules/pino/README.md']).toEqual(['', '']);
+    // The token vocabularies the daemon reads (what it counts decides when the gate trips) are hashed like code.
+    for (const encoding of ['o200k_base', 'cl100k_base']) {
+      const name = names.find((n) => n.endsWith(`node_modules/gpt-tokenizer/data/${encoding}.tiktoken`));
+      expect(name, encoding).toBeDefined();
+      expect(manifest.files[name!]![0]).toBe(sha256(join(at.recap, name!)));
+    }
 
     await started(at);
     const status = await cli(at, ['status', '--daemon']);
