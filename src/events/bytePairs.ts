@@ -20,9 +20,12 @@ export class BytePairRanks {
    * Reads a vocabulary in tiktoken's file format (one `<base64 bytes> <rank>` a line) from
    * its bytes, decoding base64 by hand so that no string per token is ever made.
    */
-  static fromTiktoken(file: Uint8Array): BytePairRanks {
+  static fromTiktoken(given: Uint8Array): BytePairRanks {
+    // A plain view: a Buffer's indexOf goes through Node's binding, twice a line (200,000 lines);
+    // the indexed loop, unlike for-of's iterator, is fast before the optimizer gets to it.
+    const file = new Uint8Array(given.buffer, given.byteOffset, given.byteLength);
     let lines = 0;
-    for (const byte of file) if (byte === NEWLINE) lines += 1;
+    for (let i = 0; i < file.length; i += 1) if (file[i] === NEWLINE) lines += 1;
     const count = lines + (file.length > 0 && file[file.length - 1] !== NEWLINE ? 1 : 0);
     const pool = new Uint8Array(Math.ceil((file.length * 3) / 4));
     const starts = new Uint32Array(count + 1);
