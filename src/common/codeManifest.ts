@@ -180,8 +180,7 @@ function encode(manifest: CodeManifest): string {
       entry.sha256[file] = sha256;
     }
   }
-  const entries = [...byFolder.values()];
-  const head: ManifestHead = { ...facts, files: Object.keys(manifest.files).length, lstats: entries.map((e) => e.lstats) };
+  const head: ManifestHead = { ...facts, files: Object.keys(manifest.files).length, lstats: [...byFolder.values()].map((e) => e.lstats) };
   const rest: ManifestRest = { sha256: {}, listed: {} };
   for (const [folder, entry] of byFolder) {
     rest.sha256[folder] = entry.sha256;
@@ -253,7 +252,7 @@ function readManifestFile(path: string): ManifestFile | undefined | string {
     return 'not valid JSON';
   }
   if (isObject(head) && typeof head.format === 'number' && head.format < CODE_MANIFEST_VERSION) {
-    return `written by an earlier recap, in a form this one does not read`;
+    return 'written by an earlier recap, in a form this one does not read';
   }
   const usable =
     head?.format === CODE_MANIFEST_VERSION &&
@@ -277,7 +276,7 @@ function readManifestFile(path: string): ManifestFile | undefined | string {
   return { head: head as ManifestHead, rest };
 }
 
-/** The manifest file at `path`, decoded, or why it cannot be (as readManifestFile). */
+/** A manifest file read, decoded whole, or why it cannot be (as readManifestFile says). */
 function decodedFile(file: ManifestFile | undefined | string): CodeManifest | undefined | string {
   if (typeof file !== 'object') return file;
   const rest = file.rest();
