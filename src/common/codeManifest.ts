@@ -334,6 +334,7 @@ export function recordInstalledCode(env: Env, target: string, root: string = PAC
     throw new UserError(`the manifest of recap's code, ${path}, could not be written (${code}); make ${dataDir(env)} writable by you, then run this again`);
   }
   if (earlier.state !== 'changed') return undefined;
+  if (typeof before === 'string') return `the manifest in ${path} could not be read (${before}); it now records recap's code as it is.`;
   const files =
     earlier.files.length > 0
       ? ` (${earlier.files.length} file${earlier.files.length === 1 ? '' : 's'}, ${earlier.files.slice(0, 3).join(', ')}${earlier.files.length > 3 ? ', ...' : ''})`
