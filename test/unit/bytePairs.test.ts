@@ -67,6 +67,15 @@ describe('byte-pair counts from compact tables', () => {
     expect(() => BytePairRanks.fromTiktoken(bytes('IQ== x\n'))).toThrow('line 1 of the vocabulary has a rank that is not a number');
   });
 
+  it('given a vocabulary that is a view into a larger buffer (a pooled Buffer), when read, then only its own bytes are', () => {
+    const file = new TextEncoder().encode('YQ== 0\nYg== 1\n');
+    const whole = new Uint8Array(file.length + 8).fill(0x0a);
+    whole.set(file, 4);
+    const ranks = BytePairRanks.fromTiktoken(whole.subarray(4, 4 + file.length));
+    expect(ranks.size).toBe(2);
+    expect(ranks.rankOf(new TextEncoder().encode('b'), 0, 1)).toBe(1);
+  });
+
   it('given a tiny vocabulary, when a piece is not one token, then its bytes merge lowest rank first', () => {
     // a b c are ranks 0-2, "bc" 3, "ab" 4: "abc" merges b+c first and ends as a, bc (2);
     // "abab" merges into ab, ab (2); "cab" is c, ab (2); "x" is no token at all but a byte (1).
