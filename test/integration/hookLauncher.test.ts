@@ -250,9 +250,10 @@ describe.each(TRANSPORTS)('over %s', (transport) => {
     it('denies, never allows, a call whose payload was sent when the connection then fails', async () => {
       const box = newBox();
       const cwd = projectIn(box, 'lost');
-      // A daemon that dies once it has read the call: it takes the body, then drops the connection.
+      // A daemon that dies once it has read the call: it takes the whole body, then drops the
+      // connection (closed with nothing unread, so it ends without a reset: the same exit each run).
       mkdirSync(dirname(box.socket), { recursive: true });
-      const server = createServer((req) => req.on('data', () => req.socket.destroy()));
+      const server = createServer((req) => req.resume().on('end', () => req.socket.destroy()));
       await new Promise<void>((resolve) => server.listen(launcherSocketPath(box.socket), resolve));
       try {
         const answer = await launcher(box, 'claude', AGENTS.claude!.read(cwd, join(cwd, 'a.ts')), { cwd, node: process.execPath });
