@@ -298,16 +298,19 @@ export function checkInstalledCode(env: Env = process.env, root: string = PACKAG
   const key = `${root}\0${path}`;
   const earlier = (globalThis as { [CHECKED]?: Checked })[CHECKED];
   if (earlier?.key === key) return earlier.verdict;
-  const file = readManifestFile(path);
-  let verdict: CodeVerdict;
-  if (typeof file === 'object' && asRecorded(file.head, root)) verdict = { state: 'verified', files: file.head.files, manifest: path };
-  else {
-    const manifest = decodedFile(file);
-    // Nothing recorded, or nothing usable: the files need not be read to say so.
-    verdict = typeof manifest === 'object' ? codeVerdict(path, manifest, installedCode(root, manifest.files)) : codeVerdict(path, manifest, undefined);
-  }
+  const verdict = checkInstalledCodeNow(env, root);
   (globalThis as { [CHECKED]?: Checked })[CHECKED] = { key, verdict };
   return verdict;
+}
+
+/** The same check made again now, whatever this process found before: before recap's code is loaded after the daemon's start (a worker thread). */
+export function checkInstalledCodeNow(env: Env = process.env, root: string = PACKAGE_ROOT): CodeVerdict {
+  const path = codeManifestPath(env);
+  const file = readManifestFile(path);
+  if (typeof file === 'object' && asRecorded(file.head, root)) return { state: 'verified', files: file.head.files, manifest: path };
+  const manifest = decodedFile(file);
+  // Nothing recorded, or nothing usable: the files need not be read to say so.
+  return typeof manifest === 'object' ? codeVerdict(path, manifest, installedCode(root, manifest.files)) : codeVerdict(path, manifest, undefined);
 }
 
 /**

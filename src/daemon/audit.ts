@@ -1,13 +1,13 @@
 // The log as an audit trail: pages of events for `recap log` and `recap export`, the
 // state at any moment for `recap replay`, and `recap verify`'s proof of integrity.
 import { canonicallyEqual } from '../events/canonical.js';
-import { recomputeHash } from '../events/chain.js';
 import { MemoryEditChecks } from './memoryEditChecks.js';
 import { ImportedChecks } from '../events/importedChecks.js';
-import type { StoredEvent } from '../events/events.js';
+import type { StoredEvent, SummaryAccepted } from '../events/events.js';
 import { headHash, type JobState } from '../events/jobState.js';
 import { decodeEventAt, MAX_SEQ, UndecodableEvent } from './codec.js';
 import type { EventStore } from './eventStore.js';
+import type { StoredRun } from './eventPacks.js';
 import { Projection } from './projection.js';
 import { snapshotBefore } from './snapshot.js';
 import type { EventLine, Problem, Verification } from '../protocol/answers.js';
@@ -15,6 +15,7 @@ import { eventLine } from './eventLine.js';
 import { upcast } from '../events/upcast.js';
 import { StoredLines } from './storedLines.js';
 import { EncodedEventsPage } from './eventsAnswer.js';
+import { SummaryHashes, type Mismatch } from './summaryHashes.js';
 
 export type EventFilter = { job?: string; types?: string[]; since?: number; until?: number };
 
@@ -127,15 +128,17 @@ export async function projectionAt(store: EventStore, at: { seq?: number; time?:
  * whole log from nothing and compares the result with the daemon's live projection.
  */
 export async function verifyLog(store: EventStore, live: () => Projection, progress?: Progress, job?: string): Promise<Verification> {
-  const problems: Problem[] = [];
+  let problems: Problem[] = [];
   const replayed = new Projection();
+  const hashes = new SummaryHashes((seqs) => summariesAt(store, seqs));
   let events = 0;
   let summaries = 0;
   let imported = 0;
   const edits = new MemoryEditChecks();
   const imports = new ImportedChecks();
 
-  const check = (event: StoredEvent) => {
+  /** One event, read from entry `i` of `run`. */
+  const check = (event: StoredEvent, run: StoredRun, i: number) => {
     if (event.seq !== replayed.lastSeq + 1) {
       problems.push({ seq: event.seq, what: `events #${replayed.lastSeq + 1} to #${event.seq - 1} are missing from the log` });
     }
@@ -144,11 +147,9 @@ export async function verifyLog(store: EventStore, live: () => Projection, progr
     edits.check(event, mine, (problem) => problems.push(problem));
     if (event.type === 'SummaryAccepted' && mine) {
       summaries += 1;
-      const { job, topic, hash, prevHash } = event.data;
+      const { job, topic, prevHash } = event.data;
       // A redacted entry's content is gone: its hash is checked against its redaction's and the next entry's link.
-      if (!event.data.redacted && recomputeHash(event.data) !== hash) {
-        problems.push({ seq: event.seq, job, what: 'the summary does not match its hash: its text or another field was changed after it was accepted' });
-      }
+      if (!event.data.redacted) hashes.add(event.seq, event.data, run.bytes[i]!, run.starts[i]!, run.ends[i]!);
       // Each topic has a chain of its own: the link is to the head of this one.
       const expected = headHash(replayed.view(job), topic);
       if (prevHash !== expected)
@@ -170,12 +171,16 @@ export async function verifyLog(store: EventStore, live: () => Projection, progr
   try {
     // Catch up with the live projection, then compare in the same turn of the event loop.
     for (let round = 0; round < 10; round += 1) {
-      for await (const batch of store.readBatches(replayed.lastSeq + 1)) {
-        for (const event of batch) check(event);
+      for await (const { events: batch, run } of store.readRuns(replayed.lastSeq + 1)) {
+        for (let i = 0; i < batch.length; i += 1) check(batch[i]!, run, i);
+        const behind = hashes.room();
+        if (behind) await behind;
       }
       const current = live();
       if (current.lastSeq <= replayed.lastSeq) {
-        problems.push(...compare(replayed, current, job), ...edits.unexplained());
+        const found = compare(replayed, current, job);
+        problems = withMismatches(problems, await hashes.mismatches());
+        problems.push(...found, ...edits.unexplained());
         return {
           ok: problems.length === 0,
           events,
@@ -188,13 +193,43 @@ export async function verifyLog(store: EventStore, live: () => Projection, progr
       }
       await store.flushed();
     }
+    problems = withMismatches(problems, await hashes.mismatches());
     problems.push({ what: 'the log kept growing while it was verified; run recap verify again when the agents are quieter' });
   } catch (error) {
     if (!(error instanceof UndecodableEvent)) throw error;
+    problems = withMismatches(problems, await hashes.mismatches());
     problems.push({ seq: error.seq, what: error.message });
+  } finally {
+    hashes.close();
   }
   return { ok: false, events, summaries, jobs: job === undefined ? replayed.jobs.size : 1, problems };
 }
+
+/** The accepted summaries with these sequence numbers (in order), read again. */
+async function summariesAt(store: EventStore, seqs: number[]): Promise<SummaryAccepted['data'][]> {
+  const entries: SummaryAccepted['data'][] = [];
+  for (const seq of seqs) for await (const [event] of store.readBatches(seq, seq)) entries.push((event as SummaryAccepted).data);
+  return entries;
+}
+
+/** The problems found event by event, with each summary that does not match its hash among them in sequence order (before its event's others). */
+function withMismatches(problems: Problem[], mismatches: Mismatch[]): Problem[] {
+  if (mismatches.length === 0) return problems;
+  const out: Problem[] = [];
+  let next = 0;
+  for (const problem of problems) {
+    for (; next < mismatches.length && mismatches[next]!.seq <= (problem.seq ?? Infinity); next += 1) out.push(changedSummary(mismatches[next]!));
+    out.push(problem);
+  }
+  for (; next < mismatches.length; next += 1) out.push(changedSummary(mismatches[next]!));
+  return out;
+}
+
+const changedSummary = ({ seq, job }: Mismatch): Problem => ({
+  seq,
+  job,
+  what: 'the summary does not match its hash: its text or another field was changed after it was accepted',
+});
 
 const FIELDS: (keyof JobState)[] = ['gate', 'unsummarizedTokens', 'pending', 'chain', 'imported', 'denials', 'rejections'];
 

@@ -27,6 +27,8 @@ type Waiting = { events: StoredEvent[]; rewrites?: StoredEvent[]; snapshot?: { s
  */
 type Upkeep = () => Promise<{ ops: BatchOp[]; written?: () => void }>;
 type Settles = { resolve: () => void; reject: (error: Error) => void };
+/** How readBatches reads: at most `limit` events, with or without their `text` fields. */
+type ReadOptions = { limit?: number; withoutTexts?: boolean };
 
 /**
  * Older snapshots are thinned to the first of each window of this many sequence numbers, so
@@ -234,27 +236,25 @@ export class EventStore extends EventEmitter<{ failed: [error: Error]; appended:
     for await (const batch of this.readBatches(fromSeq, toSeq)) yield* batch;
   }
 
-  /** The events exactly as stored, older schema versions included (export). */
-  async *readStored(fromSeq = 1, toSeq = MAX_SEQ): AsyncGenerator<StoredEvent> {
-    for await (const batch of this.readBatches(fromSeq, toSeq, { raw: true })) yield* batch;
+  /** The events from `fromSeq` on in today's shape, a batch (an await) at a time, read as `options` say. */
+  async *readBatches(fromSeq = 1, toSeq = MAX_SEQ, options: ReadOptions = {}): AsyncGenerator<StoredEvent[]> {
+    for await (const { events } of this.readRuns(fromSeq, toSeq, options)) yield events;
   }
 
-  /** The events from `fromSeq` on, a batch (an await) at a time: in today's shape, or as stored with `raw`, without `text` fields with `withoutTexts`; at most `limit`. */
-  async *readBatches(fromSeq = 1, toSeq = MAX_SEQ, { raw = false, limit = Infinity, withoutTexts = false } = {}): AsyncGenerator<StoredEvent[]> {
+  /** readBatches' batches, each with the stored run it was decoded from: event i from run entry i (`recap verify` hands summaries' bytes to a worker). */
+  async *readRuns(fromSeq = 1, toSeq = MAX_SEQ, { limit = Infinity, withoutTexts = false }: ReadOptions = {}): AsyncGenerator<{ events: StoredEvent[]; run: StoredRun }> {
     const decode = withoutTexts ? decodeEventWithoutTexts : decodeEventAt;
-    for await (const { seqs, bytes, starts, ends } of this.storedBatches(fromSeq, toSeq, limit)) {
-      const batch: StoredEvent[] = [];
+    for await (const run of this.storedBatches(fromSeq, toSeq, limit)) {
+      const { seqs, bytes, starts, ends } = run;
+      const events: StoredEvent[] = [];
       try {
-        for (let i = 0; i < seqs.length; i += 1) {
-          const event = decode(seqs[i]!, bytes[i]!, starts[i]!, ends[i]!);
-          batch.push(raw ? event : upcast(event));
-        }
+        for (let i = 0; i < seqs.length; i += 1) events.push(upcast(decode(seqs[i]!, bytes[i]!, starts[i]!, ends[i]!)));
       } catch (error) {
         // The events before the one that cannot be read are handed out first.
-        if (batch.length > 0) yield batch;
+        if (events.length > 0) yield { events, run };
         throw error;
       }
-      yield batch;
+      yield { events, run };
     }
   }
 

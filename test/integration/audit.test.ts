@@ -8,6 +8,8 @@ import { pack, unpack } from 'msgpackr';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RECAP, RawClient, runCli, type Sandbox, trackedSandboxes } from '../helpers/daemon.js';
 import { goodSummary, prose } from '../helpers/text.js';
+import { entryHash, GENESIS_HASH, type ChainContent } from '../../src/events/chain.js';
+import { exportHeader } from '../../src/protocol/exportFormat.js';
 
 const { newBox, start } = trackedSandboxes(afterEach);
 
@@ -177,6 +179,38 @@ describe('recap verify', () => {
     expect(result.code).toBe(2);
     expect(result.stdout).toMatch(/^BROKEN: 1 problems/);
     expect(result.stderr).toMatch(new RegExp(`^job \\S+, #${tamperedSeq}: the summary does not match its hash`));
+  });
+
+  it('checks every summary of a long chain, those past the first thousand on a worker thread, and names each changed one in order', async () => {
+    const source = newBox();
+    const daemon = await start(source);
+    await activity(source);
+    const template = jsonLines((await runCli(source, ['export'])).stdout).find((l) => l.type === 'SummaryAccepted')!;
+    await daemon.stop();
+    // 1,500 accepted summaries chained as the daemon chains them; #3 and #1,400 changed after they were hashed.
+    const changed = new Set([3, 1400]);
+    const lines = [exportHeader()];
+    let prevHash = GENESIS_HASH;
+    for (let seq = 1; seq <= 1500; seq += 1) {
+      const { hash: _hash, prevHash: _prev, ...content } = { ...template.data, job: 'long', text: `${String(template.data.text)}\nround ${seq}`, coversThrough: seq - 1 };
+      const hash = entryHash(prevHash, content as unknown as ChainContent);
+      const text = changed.has(seq) ? content.text.replace('round', 'ROUND') : content.text;
+      lines.push(JSON.stringify({ ...template, seq, data: { ...content, text, prevHash, hash } }));
+      prevHash = hash;
+    }
+    const box = newBox();
+    const file = join(box.dir, 'long.jsonl');
+    writeFileSync(file, `${lines.join('\n')}\n`);
+    expect((await runCli(box, ['import', file])).code).toBe(0);
+    await start(box);
+    const result = await runCli(box, ['verify', '--json']);
+    expect(result.code).toBe(2);
+    const verified = JSON.parse(result.stdout) as { summaries: number; problems: { seq?: number; what: string }[] };
+    expect(verified.summaries).toBe(1500);
+    expect(verified.problems.map(({ seq, what }) => `#${seq} ${what.slice(0, 35)}`)).toEqual([
+      '#3 the summary does not match its hash',
+      '#1400 the summary does not match its hash',
+    ]);
   });
 
   it('catches a deleted event', async () => {

@@ -1,0 +1,21 @@
+// The worker thread `recap verify` hashes accepted summaries on (summaryHashes.ts): a batch
+// of summaries as stored in, the positions of those whose content does not give their
+// stored hash out, with the batch's buffer handed back. It decodes them as the log's reader
+// does, so they cost the reader only a copy of their bytes.
+import { parentPort } from 'node:worker_threads';
+import { recomputeHash } from '../events/chain.js';
+import { upcast } from '../events/upcast.js';
+import { decodeEventAt } from './codec.js';
+
+/** Summaries as stored: entry i is `bytes` from `ends[i - 1]` (0 for the first) to `ends[i]`. */
+export type HashBatch = { id: number; seqs: number[]; bytes: Uint8Array<ArrayBuffer>; ends: number[] };
+export type HashedBatch = { id: number; mismatched: number[]; bytes: Uint8Array<ArrayBuffer> };
+
+parentPort?.on('message', ({ id, seqs, bytes, ends }: HashBatch) => {
+  const mismatched: number[] = [];
+  for (let i = 0; i < seqs.length; i += 1) {
+    const { data } = upcast(decodeEventAt(seqs[i]!, bytes, i === 0 ? 0 : ends[i - 1]!, ends[i]!)) as { data: { hash: string } };
+    if (recomputeHash(data as Parameters<typeof recomputeHash>[0]) !== data.hash) mismatched.push(i);
+  }
+  parentPort!.postMessage({ id, mismatched, bytes } satisfies HashedBatch, [bytes.buffer]);
+});
