@@ -205,10 +205,14 @@ export async function verifyLog(store: EventStore, live: () => Projection, progr
   return { ok: false, events, summaries, jobs: job === undefined ? replayed.jobs.size : 1, problems };
 }
 
-/** The accepted summaries with these sequence numbers (in order), read again. */
-async function summariesAt(store: EventStore, seqs: number[]): Promise<SummaryAccepted['data'][]> {
-  const entries: SummaryAccepted['data'][] = [];
-  for (const seq of seqs) for await (const [event] of store.readBatches(seq, seq)) entries.push((event as SummaryAccepted).data);
+/** The accepted summaries with these sequence numbers, read again: undefined for one no longer there. */
+async function summariesAt(store: EventStore, seqs: number[]): Promise<(SummaryAccepted['data'] | undefined)[]> {
+  const entries: (SummaryAccepted['data'] | undefined)[] = [];
+  for (const seq of seqs) {
+    let entry: SummaryAccepted['data'] | undefined;
+    for await (const [event] of store.readBatches(seq, seq)) if (event?.type === 'SummaryAccepted') entry = event.data;
+    entries.push(entry);
+  }
   return entries;
 }
 

@@ -192,9 +192,10 @@ describe('recap verify', () => {
     const lines = [exportHeader()];
     let prevHash = GENESIS_HASH;
     for (let seq = 1; seq <= 1500; seq += 1) {
-      const { hash: _hash, prevHash: _prev, ...content } = { ...template.data, job: 'long', text: `${String(template.data.text)}\nround ${seq}`, coversThrough: seq - 1 };
-      const hash = entryHash(prevHash, content as unknown as ChainContent);
-      const text = changed.has(seq) ? content.text.replace('round', 'ROUND') : content.text;
+      const { hash: _hash, prevHash: _prev, ...content } = template.data;
+      Object.assign(content, { job: 'long', text: `${String(content.text)}\nround ${seq}`, coversThrough: seq - 1 });
+      const hash = entryHash(prevHash, content as ChainContent);
+      const text = changed.has(seq) ? String(content.text).replace('round', 'ROUND') : content.text;
       lines.push(JSON.stringify({ ...template, seq, data: { ...content, text, prevHash, hash } }));
       prevHash = hash;
     }
