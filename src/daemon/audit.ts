@@ -1,9 +1,10 @@
 // The log as an audit trail: pages of events for `recap log` and `recap export`, the
 // state at any moment for `recap replay`, and `recap verify`'s proof of integrity.
+import { checkInstalledCode, checkInstalledCodeNow } from '../common/codeManifest.js';
 import { canonicallyEqual } from '../events/canonical.js';
 import { MemoryEditChecks } from './memoryEditChecks.js';
 import { ImportedChecks } from '../events/importedChecks.js';
-import type { StoredEvent, SummaryAccepted } from '../events/events.js';
+import type { StoredEvent } from '../events/events.js';
 import { headHash, type JobState } from '../events/jobState.js';
 import { decodeEventAt, MAX_SEQ, UndecodableEvent } from './codec.js';
 import type { EventStore } from './eventStore.js';
@@ -130,7 +131,7 @@ export async function projectionAt(store: EventStore, at: { seq?: number; time?:
 export async function verifyLog(store: EventStore, live: () => Projection, progress?: Progress, job?: string): Promise<Verification> {
   let problems: Problem[] = [];
   const replayed = new Projection();
-  const hashes = new SummaryHashes((seqs) => summariesAt(store, seqs));
+  const hashes = new SummaryHashes(codeStillTrusted);
   let events = 0;
   let summaries = 0;
   let imported = 0;
@@ -149,7 +150,7 @@ export async function verifyLog(store: EventStore, live: () => Projection, progr
       summaries += 1;
       const { job, topic, prevHash } = event.data;
       // A redacted entry's content is gone: its hash is checked against its redaction's and the next entry's link.
-      if (!event.data.redacted) hashes.add(event.seq, event.data, run.bytes[i]!, run.starts[i]!, run.ends[i]!);
+      if (!event.data.redacted) hashes.add(event.seq, event.data, problems.length, { bytes: run.bytes[i]!, start: run.starts[i]!, end: run.ends[i]! });
       // Each topic has a chain of its own: the link is to the head of this one.
       const expected = headHash(replayed.view(job), topic);
       if (prevHash !== expected)
@@ -173,8 +174,7 @@ export async function verifyLog(store: EventStore, live: () => Projection, progr
     for (let round = 0; round < 10; round += 1) {
       for await (const { events: batch, run } of store.readRuns(replayed.lastSeq + 1)) {
         for (let i = 0; i < batch.length; i += 1) check(batch[i]!, run, i);
-        const behind = hashes.room();
-        if (behind) await behind;
+        for (let behind = hashes.room(); behind; behind = hashes.room()) await behind;
       }
       const current = live();
       if (current.lastSeq <= replayed.lastSeq) {
@@ -205,24 +205,27 @@ export async function verifyLog(store: EventStore, live: () => Projection, progr
   return { ok: false, events, summaries, jobs: job === undefined ? replayed.jobs.size : 1, problems };
 }
 
-/** The accepted summaries with these sequence numbers, read again: undefined for one no longer there. */
-async function summariesAt(store: EventStore, seqs: number[]): Promise<(SummaryAccepted['data'] | undefined)[]> {
-  const entries: (SummaryAccepted['data'] | undefined)[] = [];
-  for (const seq of seqs) {
-    let entry: SummaryAccepted['data'] | undefined;
-    for await (const [event] of store.readBatches(seq, seq)) if (event?.type === 'SummaryAccepted') entry = event.data;
-    entries.push(entry);
+/**
+ * Whether recap's code may be loaded into a worker now: it is as recorded, or it was not
+ * recorded when the daemon started and still is not (the daemon's own code ran so).
+ */
+function codeStillTrusted(): boolean {
+  try {
+    const now = checkInstalledCodeNow().state;
+    return now === 'verified' || (now === 'unverified' && checkInstalledCode().state === 'unverified');
+  } catch {
+    // A file gone or changing as it was checked (an install in progress).
+    return false;
   }
-  return entries;
 }
 
-/** The problems found event by event, with each summary that does not match its hash among them in sequence order (before its event's others). */
+/** The problems found event by event, with each summary that does not match its hash where it was found (its `at`). */
 function withMismatches(problems: Problem[], mismatches: Mismatch[]): Problem[] {
   if (mismatches.length === 0) return problems;
   const out: Problem[] = [];
   let next = 0;
-  for (const problem of problems) {
-    for (; next < mismatches.length && mismatches[next]!.seq <= (problem.seq ?? Infinity); next += 1) out.push(changedSummary(mismatches[next]!));
+  for (const [i, problem] of problems.entries()) {
+    for (; next < mismatches.length && mismatches[next]!.at <= i; next += 1) out.push(changedSummary(mismatches[next]!));
     out.push(problem);
   }
   for (; next < mismatches.length; next += 1) out.push(changedSummary(mismatches[next]!));

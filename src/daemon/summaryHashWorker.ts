@@ -11,6 +11,8 @@ import { decodeEventAt } from './codec.js';
 export type HashBatch = { id: number; seqs: number[]; bytes: Uint8Array<ArrayBuffer>; ends: number[] };
 export type HashedBatch = { id: number; mismatched: number[]; bytes: Uint8Array<ArrayBuffer> };
 
+// A batch that cannot be read ends the worker: the daemon then hashes what it had not answered for.
+parentPort?.on('messageerror', () => process.exit(1));
 parentPort?.on('message', ({ id, seqs, bytes, ends }: HashBatch) => {
   const mismatched: number[] = [];
   for (let i = 0; i < seqs.length; i += 1) {
