@@ -19,6 +19,15 @@ const daemonSide: DaemonSide = {
     const { importLog } = await import('./daemon/importLog.js');
     return importLog(file, logDir, onProgress);
   },
+  async exportLines() {
+    const [{ StoredLines }, { eachStored }] = await Promise.all([import('./daemon/storedLines.js'), import('./protocol/storedRecords.js')]);
+    const lines = new StoredLines(true);
+    return (records) => {
+      lines.clear();
+      eachStored(records, (seq, bytes, start, end) => lines.add(seq, bytes, start, end));
+      return lines.finish();
+    };
+  },
 };
 
 /** The `recap` command (bin/recap.js runs it). */

@@ -6,4 +6,9 @@ export type DaemonSide = {
   runDaemon(): Promise<void>;
   /** `recap import`: rebuilds the event log in `logDir` from an export; the events imported. */
   importLog(file: string, logDir: string, onProgress?: (done: number) => void): Promise<number>;
+  /**
+   * `recap export`: what makes a page of stored events (the `events` op's `stored` records)
+   * into the export's JSON Lines, in this process; each page's lines are good until the next.
+   */
+  exportLines(): Promise<(records: Buffer) => Buffer>;
 };

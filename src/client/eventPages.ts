@@ -25,7 +25,8 @@ const MAX_FRAME = 64 * 1024 * 1024;
 /**
  * A page of the `events` op. `lines()` is its events as JSON Lines, each exactly as
  * JSON.stringify writes it: the bytes the daemon sent, cut out of the frame without being
- * parsed and written again (JSON.stringify's output reads back and writes out unchanged).
+ * parsed and written again (JSON.stringify's output reads back and writes out unchanged);
+ * asked for `stored`, the daemon's records of the events as stored (storedRecords.ts).
  * Its bytes are the reader's until it asks for the next page: they are then reused.
  */
 export type EventPage = { next: number | null; lastSeq: number; lines(): Buffer; events(): EventLine[] };
@@ -41,7 +42,7 @@ export type EventPage = { next: number | null; lastSeq: number; lines(): Buffer;
  * page arrives.
  */
 export async function* eventPages(query: EventQuery, onPage?: (done: number) => void): AsyncGenerator<EventPage> {
-  const unfiltered = Object.keys(query).every((key) => key === 'raw');
+  const unfiltered = Object.keys(query).every((key) => key === 'raw' || key === 'stored');
   const stream = await FrameStream.open();
   let id = 0;
   /** Requests sent and not yet answered or dropped, in order. */

@@ -17,6 +17,7 @@ import { upcast } from '../events/upcast.js';
 import { StoredLines } from './storedLines.js';
 import { EncodedEventsPage } from './eventsAnswer.js';
 import { SummaryHashes, type Mismatch } from './summaryHashes.js';
+import { StoredRecords } from '../protocol/storedRecords.js';
 
 export type EventFilter = { job?: string; types?: string[]; since?: number; until?: number };
 
@@ -57,18 +58,26 @@ export async function eventsPage(
 
 /**
  * A page of events exactly as stored (`recap export`, `recap log --json` of older versions
- * as they are), its JSON made from the stored bytes (storedLines.ts) without decoding the
- * events that are not filtered.
+ * as they are), without decoding the events that are not filtered: a JSON array or JSON
+ * Lines made from the stored bytes (storedLines.ts), or the stored bytes themselves, for the
+ * client to make the lines of (`stored`).
  */
-export async function storedEventsPage(store: EventStore, fromSeq: number, limit: number, filter: EventFilter, follow = false, asLines = false): Promise<EncodedEventsPage> {
-  const lines = new StoredLines(asLines, limit);
+export async function storedEventsPage(
+  store: EventStore,
+  fromSeq: number,
+  limit: number,
+  filter: EventFilter,
+  follow = false,
+  form: 'array' | 'lines' | 'stored' = 'array',
+): Promise<EncodedEventsPage> {
+  const out = form === 'stored' ? new StoredRecords() : new StoredLines(form === 'lines', limit);
   const unfiltered = isUnfiltered(filter);
   const bounds = await scanPage(store, fromSeq, limit, unfiltered, follow, (seq, bytes, start, end) => {
     if (!unfiltered && !matches(decodeEventAt(seq, bytes, start, end), filter)) return false;
-    lines.add(seq, bytes, start, end);
+    out.add(seq, bytes, start, end);
     return true;
   });
-  return new EncodedEventsPage(lines.finish(), lines.count, bounds.next, bounds.lastSeq, asLines);
+  return new EncodedEventsPage(out.finish(), out.count, bounds.next, bounds.lastSeq, form !== 'array', form === 'stored');
 }
 
 const isUnfiltered = (filter: EventFilter) => filter.job === undefined && filter.types === undefined && filter.since === undefined && filter.until === undefined;

@@ -1,8 +1,11 @@
 // The `events` op's answer when its events are JSON already, in either of its two forms: the
 // usual `{"id":N,"result":{"events":[...],...}}`, or, when the request asks for `lines`, a
-// JSON head, a newline and the events as JSON Lines, which `recap export` and `recap log`
-// write out as they are: no client scans a page of megabytes to cut its events out.
+// JSON head, a newline and the events as JSON Lines, which `recap log` writes out as they
+// are: no client scans a page of megabytes to cut its events out. With `stored`, the same
+// head, then the events as stored (storedRecords.ts), which `recap export` makes the lines of.
 import { eventLinesOf, type EventLine } from '../protocol/answers.js';
+import { eachStored } from '../protocol/storedRecords.js';
+import { StoredLines } from './storedLines.js';
 import type { ResponseOf } from '../protocol/protocol.js';
 
 /**
@@ -11,15 +14,21 @@ import type { ResponseOf } from '../protocol/protocol.js';
  */
 export class EncodedEventsPage implements ResponseOf<'events'> {
   constructor(
-    /** The events as a JSON array (`[line,line]`), or, with `lines`, as JSON Lines (`line\nline\n`). */
+    /** The events as a JSON array (`[line,line]`), with `lines` as JSON Lines (`line\nline\n`), with `stored` as stored records. */
     readonly json: Buffer,
     readonly count: number,
     readonly next: number | null,
     readonly lastSeq: number,
     readonly lines = false,
+    readonly stored = false,
   ) {}
 
   get events(): EventLine[] {
+    if (this.stored) {
+      const lines = new StoredLines(true, this.count);
+      eachStored(this.json, (seq, bytes, start, end) => lines.add(seq, bytes, start, end));
+      return eventLinesOf(lines.finish().toString('utf8'));
+    }
     const text = this.json.toString('utf8');
     return this.lines ? eventLinesOf(text) : (JSON.parse(text) as EventLine[]);
   }

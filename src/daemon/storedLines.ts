@@ -288,6 +288,13 @@ export class StoredLines {
     if (this.lines) this.out.byte(0x0a);
   }
 
+  /** Starts again in the same buffer (`recap export`, page after page): the bytes finish() gave are overwritten. */
+  clear(): void {
+    this.out.length = 0;
+    this.count = 0;
+    if (!this.lines) this.out.byte(0x5b);
+  }
+
   /** The bytes: `[line,line,...]`, or with `lines` `line\nline\n...`. */
   finish(): Buffer {
     if (!this.lines) this.out.byte(0x5d);

@@ -236,9 +236,12 @@ describe('recap export and import', () => {
     await activity(box);
     const file = join(box.dir, 'export.jsonl');
     expect((await runCli(box, ['export', '--out', file])).code).toBe(0);
+    // The lines the CLI made of the events as stored are those the daemon writes of the same events.
+    const logged = (await runCli(box, ['log', '--json'])).stdout;
     await daemon.stop();
     const exported = readFileSync(file, 'utf8');
     expect(exported.split('\n')[0]).toBe('{"format":"recap-events","version":1}');
+    expect(exported.slice(exported.indexOf('\n') + 1)).toBe(logged);
 
     const copy = newBox();
     const imported = await runCli(copy, ['import', file]);

@@ -8,7 +8,7 @@ import { COMMAND_DOCS, DOC_PAGES, moreLine } from '../../src/client/commands/doc
 
 const ROOT = new URL('../../', import.meta.url);
 
-const side = { runDaemon: async () => {}, importLog: async () => 0 };
+const side = { runDaemon: async () => {}, importLog: async () => 0, exportLines: async () => (records: Buffer) => records };
 
 /** What `recap <args> --help` prints, caught by yargs's parse callback (which also keeps it from exiting). */
 async function help(args: string[]): Promise<string> {

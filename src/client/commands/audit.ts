@@ -180,7 +180,7 @@ function refuseUnreadable(file: string): void {
   if (problem !== undefined) throw new UsageError(`cannot read ${file} (${problem}): give the path of a file recap export wrote`);
 }
 
-/** recap export and import: the log as JSON Lines, and back (`side` holds the offline import). */
+/** recap export and import: the log as JSON Lines, and back (`side` makes the export's lines and holds the offline import). */
 export const exportCommands =
   (side: DaemonSide): Builder =>
   (y) =>
@@ -194,8 +194,10 @@ export const exportCommands =
           const shown = progress('export');
           try {
             const { exportHeader } = await import('../../protocol/exportFormat.js');
+            // The daemon sends the events as stored; their lines are made here, on the CLI's own core.
+            const linesOf = await side.exportLines();
             write(fd, `${exportHeader()}\n`);
-            for await (const page of eventPages({ raw: true, ...jobOf(argv) }, shown.update)) writeAll(fd, page.lines());
+            for await (const page of eventPages({ raw: true, stored: true, ...jobOf(argv) }, shown.update)) writeAll(fd, linesOf(page.lines()));
           } finally {
             shown.done();
             if (fd !== 1) closeSync(fd);

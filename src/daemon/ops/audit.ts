@@ -66,9 +66,10 @@ async function events(s: CommandService, r: RequestOf<'events'>): Promise<Respon
   for (;;) {
     const appends = s.appends;
     // Events as stored are sent as their stored bytes make them, without building objects.
-    const page = r.raw
-      ? await storedEventsPage(s.deps.store, fromSeq, r.limit, filter, r.wait > 0, r.lines)
-      : await eventsPage(s.deps.store, fromSeq, r.limit, filter, false, r.wait > 0);
+    const page =
+      r.raw || r.stored
+        ? await storedEventsPage(s.deps.store, fromSeq, r.limit, filter, r.wait > 0, r.stored ? 'stored' : r.lines ? 'lines' : 'array')
+        : await eventsPage(s.deps.store, fromSeq, r.limit, filter, false, r.wait > 0);
     const found = page instanceof EncodedEventsPage ? page.count : page.events.length;
     const left = deadline - Date.now();
     if (found > 0 || page.next === null || left <= 0 || s.closing) return r.lines && !(page instanceof EncodedEventsPage) ? linesPage(page) : page;
