@@ -26,10 +26,11 @@ const MAX_FRAME = 64 * 1024 * 1024;
  * A page of the `events` op. `lines()` is its events as JSON Lines, each exactly as
  * JSON.stringify writes it: the bytes the daemon sent, cut out of the frame without being
  * parsed and written again (JSON.stringify's output reads back and writes out unchanged);
- * asked for `stored`, the daemon's records of the events as stored (storedRecords.ts).
+ * when `stored` (asked for, and answered so by a daemon that knows it), the daemon's records
+ * of the events as stored (storedRecords.ts).
  * Its bytes are the reader's until it asks for the next page: they are then reused.
  */
-export type EventPage = { next: number | null; lastSeq: number; lines(): Buffer; events(): EventLine[] };
+export type EventPage = { next: number | null; lastSeq: number; stored: boolean; lines(): Buffer; events(): EventLine[] };
 
 /**
  * Every matching event, page by page: a million events never sit in memory at once.
@@ -247,6 +248,7 @@ function readPage(body: Buffer, id: number): EventPage {
       let lines: Buffer | undefined;
       return {
         ...tail,
+        stored: false,
         lines: () => (lines ??= joinLines(body, elements.bounds)),
         // The lines may have been made in the answer's own bytes: then they are read.
         events: () => (lines ? eventLinesOf(lines.toString('utf8')) : (JSON.parse(body.toString('utf8', open, elements.end)) as EventLine[])),
@@ -265,30 +267,32 @@ function readPage(body: Buffer, id: number): EventPage {
   return {
     next,
     lastSeq,
+    stored: false,
     lines: () => Buffer.from(events.length > 0 ? `${events.map((l) => JSON.stringify(l)).join('\n')}\n` : ''),
     events: () => events,
   };
 }
 
-/** The longest head of an answer in lines: `{"id":N,"result":{"next":N,"lastSeq":N,"bytes":N}}`. */
+/** The longest head of an answer in lines: `{"id":N,"result":{"next":N,"lastSeq":N,"bytes":N,"stored":true}}`. */
 const LINES_HEAD = 160;
 
 /** A page answered in lines, if `body` is one: its head names request `id` and the lines' length. */
 function linesOf(body: Buffer, id: number): EventPage | undefined {
   const newline = body.subarray(0, LINES_HEAD).indexOf(0x0a);
   if (newline < 0) return undefined;
-  let head: { id?: unknown; result?: { next?: unknown; lastSeq?: unknown; bytes?: unknown } };
+  let head: { id?: unknown; result?: { next?: unknown; lastSeq?: unknown; bytes?: unknown; stored?: unknown } };
   try {
     head = JSON.parse(body.toString('utf8', 0, newline)) as typeof head;
   } catch {
     return undefined;
   }
-  const { next, lastSeq, bytes } = head.result ?? {};
+  const { next, lastSeq, bytes, stored } = head.result ?? {};
   if (head.id !== id || (next !== null && typeof next !== 'number') || typeof lastSeq !== 'number' || bytes !== body.length - newline - 1) return undefined;
   const lines = body.subarray(newline + 1);
   return {
     next,
     lastSeq,
+    stored: stored === true,
     lines: () => lines,
     events: () => eventLinesOf(lines.toString('utf8')),
   };

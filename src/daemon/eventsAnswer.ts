@@ -45,7 +45,8 @@ export class EncodedEventsPage implements ResponseOf<'events'> {
   answerParts(id: string | number | null): Buffer[] {
     const place = `"next":${JSON.stringify(this.next)},"lastSeq":${JSON.stringify(this.lastSeq)}`;
     // JSON.stringify writes no newline: the head ends at the first one.
-    if (this.lines) return [Buffer.from(`{"id":${JSON.stringify(id)},"result":{${place},"bytes":${this.json.length}}}\n`), this.json];
+    const stored = this.stored ? ',"stored":true' : '';
+    if (this.lines) return [Buffer.from(`{"id":${JSON.stringify(id)},"result":{${place},"bytes":${this.json.length}${stored}}}\n`), this.json];
     return [Buffer.from(`{"id":${JSON.stringify(id)},"result":{"events":`), this.json, Buffer.from(`,${place}}}`)];
   }
 }

@@ -1,12 +1,15 @@
 // The `events` op answered in lines (a JSON head, a newline, the events' JSON Lines as the
-// daemon made them), which `recap export` and `recap log` write out without scanning: the
-// same lines as the usual answer's events, for events of every kind, as stored (export) and
-// as `recap log` shows them; the pages' bounds in the head; errors answered as usual.
+// daemon made them), which `recap log` writes out without scanning: the same lines as the
+// usual answer's events, for events of every kind, as stored and as `recap log` shows them;
+// the pages' bounds in the head; errors answered as usual. With `stored`, the events as
+// stored, of which `recap export` makes the same lines.
 import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { encodeFrame, FrameSplitter } from '../../src/common/frames.js';
 import { runCli, type Sandbox, trackedSandboxes } from '../helpers/daemon.js';
 import { goodSummary, prose } from '../helpers/text.js';
+import { StoredLines } from '../../src/daemon/storedLines.js';
+import { eachStored } from '../../src/protocol/storedRecords.js';
 
 const { newBox, start } = trackedSandboxes(afterEach);
 
@@ -52,13 +55,14 @@ describe('events in lines', () => {
     await runCli(box, ['submit'], { input: goodSummary() });
     await runCli(box, ['record', '--text', prose(2)]);
 
-    const [stored, storedLines, shown, shownLines, firstPage, unknown] = await answers(box, [
+    const [stored, storedLines, shown, shownLines, firstPage, unknown, records] = await answers(box, [
       { id: 1, op: 'events', raw: true, limit: 10_000 },
       { id: 2, op: 'events', raw: true, lines: true, limit: 10_000 },
       { id: 3, op: 'events', limit: 10_000 },
       { id: 4, op: 'events', lines: true, limit: 10_000 },
       { id: 5, op: 'events', raw: true, lines: true, limit: 2 },
       { id: 6, op: 'events', raw: true, lines: true, job: 'no-such-job' },
+      { id: 7, op: 'events', stored: true, limit: 10_000 },
     ]);
     const exported = cut(storedLines!);
     const lastSeq = exported.lines.trimEnd().split('\n').length;
@@ -80,6 +84,12 @@ describe('events in lines', () => {
         .join(''),
     );
     expect(JSON.parse(unknown!.toString('utf8'))).toMatchObject({ id: 6, error: { code: 'unknown_job' } });
+    // `stored`: the events as stored, whose lines (made as the CLI makes them) are the daemon's own.
+    const newline = records!.indexOf(0x0a);
+    expect(JSON.parse(records!.toString('utf8', 0, newline))).toEqual({ id: 7, result: { next: null, lastSeq, bytes: records!.length - newline - 1, stored: true } });
+    const made = new StoredLines(true);
+    eachStored(records!.subarray(newline + 1), (seq, bytes, start, end) => made.add(seq, bytes, start, end));
+    expect(made.finish().toString('utf8')).toBe(exported.lines);
 
     const exportRun = await runCli(box, ['export']);
     expect(exportRun.code).toBe(0);

@@ -194,10 +194,11 @@ export const exportCommands =
           const shown = progress('export');
           try {
             const { exportHeader } = await import('../../protocol/exportFormat.js');
-            // The daemon sends the events as stored; their lines are made here, on the CLI's own core.
+            // The daemon sends the events as stored; their lines are made here, on the CLI's own core
+            // (a daemon older than this CLI sends the lines).
             const linesOf = await side.exportLines();
             write(fd, `${exportHeader()}\n`);
-            for await (const page of eventPages({ raw: true, stored: true, ...jobOf(argv) }, shown.update)) writeAll(fd, linesOf(page.lines()));
+            for await (const page of eventPages({ raw: true, stored: true, ...jobOf(argv) }, shown.update)) writeAll(fd, page.stored ? linesOf(page.lines()) : page.lines());
           } finally {
             shown.done();
             if (fd !== 1) closeSync(fd);
