@@ -294,7 +294,10 @@ function linesOf(body: Buffer, id: number): EventPage | undefined {
     lastSeq,
     stored: stored === true,
     lines: () => lines,
-    events: () => eventLinesOf(lines.toString('utf8')),
+    events: () => {
+      if (stored === true) throw new Error('a page of events as stored holds records, not lines: read it with lines()');
+      return eventLinesOf(lines.toString('utf8'));
+    },
   };
 }
 

@@ -151,7 +151,7 @@ export const requestSchemas = {
     raw: z.boolean().default(false),
     /** A head, a newline, then the events' JSON Lines, which the client writes out unscanned (eventsAnswer.ts). */
     lines: z.boolean().default(false),
-    /** As `lines`, but the events as stored, in records (storedRecords.ts) the client makes the lines of: `recap export`. */
+    /** With `lines`: the events as stored, in records (storedRecords.ts) the client makes the lines of (`recap export`). */
     stored: z.boolean().default(false),
     /** `recap log -f`: when nothing matches yet, wait up to this long for new events before answering. */
     wait: z.number().int().min(0).max(60_000).default(0),

@@ -209,6 +209,8 @@ describe('recap verify', () => {
     expect(result.code).toBe(2);
     const verified = JSON.parse(result.stdout) as { summaries: number; problems: { seq?: number; what: string }[] };
     expect(verified.summaries).toBe(3700);
+    // Exported over two pages, each made into lines in the CLI's one buffer: the file imported, as it was.
+    expect((await runCli(box, ['export'])).stdout.startsWith(`${lines.join('\n')}\n`)).toBe(true);
     expect(verified.problems.map(({ seq, what }) => `#${seq} ${what.slice(0, 35)}`)).toEqual([
       '#3 the summary does not match its hash',
       '#1400 the summary does not match its hash',

@@ -62,7 +62,7 @@ describe('events in lines', () => {
       { id: 4, op: 'events', lines: true, limit: 10_000 },
       { id: 5, op: 'events', raw: true, lines: true, limit: 2 },
       { id: 6, op: 'events', raw: true, lines: true, job: 'no-such-job' },
-      { id: 7, op: 'events', stored: true, limit: 10_000 },
+      { id: 7, op: 'events', lines: true, stored: true, limit: 10_000 },
     ]);
     const exported = cut(storedLines!);
     const lastSeq = exported.lines.trimEnd().split('\n').length;

@@ -66,9 +66,11 @@ async function events(s: CommandService, r: RequestOf<'events'>): Promise<Respon
   for (;;) {
     const appends = s.appends;
     // Events as stored are sent as their stored bytes make them, without building objects.
+    // `stored` is a form of `lines`: asked for without it, the events come as JSON, as stored.
+    const stored = r.stored && r.lines;
     const page =
-      r.raw || r.stored
-        ? await storedEventsPage(s.deps.store, fromSeq, r.limit, filter, r.wait > 0, r.stored ? 'stored' : r.lines ? 'lines' : 'array')
+      r.raw || stored
+        ? await storedEventsPage(s.deps.store, fromSeq, r.limit, filter, r.wait > 0, stored ? 'stored' : r.lines ? 'lines' : 'array')
         : await eventsPage(s.deps.store, fromSeq, r.limit, filter, false, r.wait > 0);
     const found = page instanceof EncodedEventsPage ? page.count : page.events.length;
     const left = deadline - Date.now();
