@@ -16,8 +16,9 @@ parentPort?.on('messageerror', () => process.exit(1));
 parentPort?.on('message', ({ id, seqs, bytes, ends }: HashBatch) => {
   const mismatched: number[] = [];
   for (let i = 0; i < seqs.length; i += 1) {
-    const { data } = upcast(decodeEventAt(seqs[i]!, bytes, i === 0 ? 0 : ends[i - 1]!, ends[i]!)) as { data: { hash: string } };
-    if (recomputeHash(data as Parameters<typeof recomputeHash>[0]) !== data.hash) mismatched.push(i);
+    const event = upcast(decodeEventAt(seqs[i]!, bytes, i === 0 ? 0 : ends[i - 1]!, ends[i]!));
+    // Only accepted summaries are sent: anything else matches no summary's hash.
+    if (event.type !== 'SummaryAccepted' || recomputeHash(event.data) !== event.data.hash) mismatched.push(i);
   }
   parentPort!.postMessage({ id, mismatched, bytes } satisfies HashedBatch, [bytes.buffer]);
 });
