@@ -28,6 +28,7 @@ const project = z.string().startsWith('/', 'project must be an absolute path').m
 const session = optionalText;
 const cwd = z.string().startsWith('/', 'cwd must be an absolute path').max(4096).optional();
 const where = { job: job.optional(), session, cwd, project };
+const eventTypes = z.array(z.enum(EVENT_TYPES as [EventType, ...EventType[]], `types are: ${EVENT_TYPES.join(', ')}`)).max(32);
 
 /** The most words a search looks up. */
 export const MAX_QUERY_WORDS = 32;
@@ -142,16 +143,12 @@ export const requestSchemas = {
     fromSeq: z.number().int().min(1).default(1),
     limit: z.number().int().min(1).max(10_000).default(1000),
     job: job.optional(),
-    types: z
-      .array(z.enum(EVENT_TYPES as [EventType, ...EventType[]], `types are: ${EVENT_TYPES.join(', ')}`))
-      .max(32)
-      .optional(),
+    types: eventTypes.optional(),
     since: z.number().optional(),
     until: z.number().optional(),
     raw: z.boolean().default(false),
-    /** A head, a newline, then the events' JSON Lines, which the client writes out unscanned (eventsAnswer.ts). */
+    /** A head, a newline, then the events' JSON Lines, which the client writes out unscanned (eventsAnswer.ts); with `stored`, the events as stored, in records the client makes the lines of (storedRecords.ts, `recap export`). */
     lines: z.boolean().default(false),
-    /** With `lines`: the events as stored, in records (storedRecords.ts) the client makes the lines of (`recap export`). */
     stored: z.boolean().default(false),
     /** `recap log -f`: when nothing matches yet, wait up to this long for new events before answering. */
     wait: z.number().int().min(0).max(60_000).default(0),
