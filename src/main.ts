@@ -20,13 +20,10 @@ const daemonSide: DaemonSide = {
     return importLog(file, logDir, onProgress);
   },
   async exportLines() {
-    const [{ StoredLines }, { eachStored }] = await Promise.all([import('./daemon/storedLines.js'), import('./protocol/storedRecords.js')]);
+    const [{ StoredLines }, { linesOfRecords }] = await Promise.all([import('./daemon/storedLines.js'), import('./daemon/eventsAnswer.js')]);
+    // One buffer for every page: a page's lines are written out before the next is made.
     const lines = new StoredLines(true);
-    return (records) => {
-      lines.clear();
-      eachStored(records, (seq, bytes, start, end) => lines.add(seq, bytes, start, end));
-      return lines.finish();
-    };
+    return (records) => linesOfRecords(records, lines);
   },
 };
 

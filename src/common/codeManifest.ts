@@ -304,13 +304,28 @@ export function checkInstalledCode(env: Env = process.env, root: string = PACKAG
 }
 
 /** The same check made again now, whatever this process found before: before recap's code is loaded after the daemon's start (a worker thread). */
-export function checkInstalledCodeNow(env: Env = process.env, root: string = PACKAGE_ROOT): CodeVerdict {
+function checkInstalledCodeNow(env: Env = process.env, root: string = PACKAGE_ROOT): CodeVerdict {
   const path = codeManifestPath(env);
   const file = readManifestFile(path);
   if (typeof file === 'object' && asRecorded(file.head, root)) return { state: 'verified', files: file.head.files, manifest: path };
   const manifest = decodedFile(file);
   // Nothing recorded, or nothing usable: the files need not be read to say so.
   return typeof manifest === 'object' ? codeVerdict(path, manifest, installedCode(root, manifest.files)) : codeVerdict(path, manifest, undefined);
+}
+
+/**
+ * Whether recap's code may be loaded now, after the daemon's start (a worker thread's): it
+ * is as recorded, or it was not recorded when the daemon started and still is not (the
+ * daemon's own code ran so).
+ */
+export function codeStillTrusted(): boolean {
+  try {
+    const now = checkInstalledCodeNow().state;
+    return now === 'verified' || (now === 'unverified' && checkInstalledCode().state === 'unverified');
+  } catch {
+    // A file gone or changing as it was checked (an install in progress).
+    return false;
+  }
 }
 
 /**

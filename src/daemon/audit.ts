@@ -1,6 +1,6 @@
 // The log as an audit trail: pages of events for `recap log` and `recap export`, the
 // state at any moment for `recap replay`, and `recap verify`'s proof of integrity.
-import { checkInstalledCode, checkInstalledCodeNow } from '../common/codeManifest.js';
+import { codeStillTrusted } from '../common/codeManifest.js';
 import { canonicallyEqual } from '../events/canonical.js';
 import { MemoryEditChecks } from './memoryEditChecks.js';
 import { ImportedChecks } from '../events/importedChecks.js';
@@ -212,20 +212,6 @@ export async function verifyLog(store: EventStore, live: () => Projection, progr
     hashes.close();
   }
   return { ok: false, events, summaries, jobs: job === undefined ? replayed.jobs.size : 1, problems };
-}
-
-/**
- * Whether recap's code may be loaded into a worker now: it is as recorded, or it was not
- * recorded when the daemon started and still is not (the daemon's own code ran so).
- */
-function codeStillTrusted(): boolean {
-  try {
-    const now = checkInstalledCodeNow().state;
-    return now === 'verified' || (now === 'unverified' && checkInstalledCode().state === 'unverified');
-  } catch {
-    // A file gone or changing as it was checked (an install in progress).
-    return false;
-  }
 }
 
 /** The problems found event by event, with each summary that does not match its hash where it was found (its `at`). */

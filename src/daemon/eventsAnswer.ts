@@ -25,9 +25,7 @@ export class EncodedEventsPage implements ResponseOf<'events'> {
 
   get events(): EventLine[] {
     if (this.stored) {
-      const lines = new StoredLines(true, this.count);
-      eachStored(this.json, (seq, bytes, start, end) => lines.add(seq, bytes, start, end));
-      return eventLinesOf(lines.finish().toString('utf8'));
+      return eventLinesOf(linesOfRecords(this.json, new StoredLines(true, this.count)).toString('utf8'));
     }
     const text = this.json.toString('utf8');
     return this.lines ? eventLinesOf(text) : (JSON.parse(text) as EventLine[]);
@@ -56,4 +54,11 @@ export function linesPage(page: ResponseOf<'events'>): EncodedEventsPage {
   let text = '';
   for (const event of page.events) text += `${JSON.stringify(event)}\n`;
   return new EncodedEventsPage(Buffer.from(text), page.events.length, page.next, page.lastSeq, true);
+}
+
+/** The JSON Lines of stored records (`recap export`'s, made by the CLI), written into `lines` from its start: good until it is used again. */
+export function linesOfRecords(records: Uint8Array, lines: StoredLines): Buffer {
+  lines.clear();
+  eachStored(records, (seq, bytes, start, end) => lines.add(seq, bytes, start, end));
+  return lines.finish();
 }
