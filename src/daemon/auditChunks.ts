@@ -8,11 +8,12 @@
 import { Packr } from 'msgpackr/pack';
 import type { StoredEvent } from '../events/events.js';
 import type { EventStore } from './eventStore.js';
+import { column, columnOf, floatsOf, type Column } from './auditColumns.js';
 import { Points, Track, type SummaryMark, type TrackCounts, type Trip } from './auditTrack.js';
 import type { UsageRow } from './usageIndex.js';
 
 /** Bumped whenever a chunk's layout or what a track folds changes: older chunks are then folded again. */
-export const AUDIT_CHUNK_FORMAT = 2;
+export const AUDIT_CHUNK_FORMAT = 3;
 const DEFAULT_CHUNK_EVENTS = 10_000;
 
 /** Sequence numbers per chunk: window k holds events k * size + 1 to (k + 1) * size. A chunk of another size is not used. */
@@ -38,12 +39,6 @@ export function auditJob(event: StoredEvent): string | undefined {
   return job === undefined || event.type === 'ConfigApplied' ? undefined : job;
 }
 
-/**
- * A column of numbers: where every step between neighbours is a 32-bit integer (times,
- * sequence numbers, token counts), the first number and the steps (half the bytes, and a
- * chunk is read whole); else the numbers themselves.
- */
-type Column = { from: number; steps: Uint8Array } | { values: Uint8Array };
 type PointsChunk = [t: Column, v: Column];
 type JobChunk = {
   job: string;
@@ -89,22 +84,7 @@ export function encodeChunk(window: Window): Buffer {
   return packr.pack(chunk);
 }
 
-const pointsChunk = (points: Points): PointsChunk => [column(points.t.subarray(0, points.n)), column(points.v.subarray(0, points.n))];
-
-function column(values: Float64Array | Uint32Array): Column {
-  const from = values[0] ?? 0;
-  const steps = new Int32Array(values.length);
-  let previous = from;
-  for (let i = 0; i < values.length; i += 1) {
-    const step = values[i]! - previous;
-    if (!Number.isInteger(step) || step < -(2 ** 31) || step >= 2 ** 31) return { values: bytesOf(Float64Array.from(values)) };
-    steps[i] = step;
-    previous = values[i]!;
-  }
-  return { from, steps: bytesOf(steps) };
-}
-
-const bytesOf = (array: Float64Array | Int32Array): Uint8Array => new Uint8Array(array.buffer, array.byteOffset, array.byteLength);
+const pointsChunk = (points: Points): PointsChunk => [column(points.t.values(points.n)), column(points.v.values(points.n))];
 
 /** The chunk of window `window`, or undefined when it cannot be trusted (another format, cut short, not its window). */
 export function decodeChunk(window: number, size: number, bytes: Uint8Array): (Window & { toTime: number | null }) | undefined {
@@ -136,10 +116,7 @@ function decodeTrack(job: JobChunk): Track | undefined {
   // The counts are those of the windows before this one and its own.
   const before = job.counts.map((count, i) => count - marks[i]!.n) as TrackCounts;
   if (before.some((count) => count < 0)) return undefined;
-  const track = Track.from(
-    { first: job.first, last: job.last, meter: { seqs: [...seqs], tokens: [...tokens], value: job.meter.value }, counts: before },
-    { points, moments, denials },
-  );
+  const track = Track.from({ first: job.first, last: job.last, meter: { seqs, tokens, value: job.meter.value }, counts: before }, { points, moments, denials });
   if (!Array.isArray(job.tools) || !job.tools.every((tool) => typeof tool === 'string') || !Array.isArray(job.toolOf) || job.toolOf.length !== track.denials.n) return undefined;
   for (const i of job.toolOf) {
     const tool = job.tools[i];
@@ -157,27 +134,16 @@ function decodeTrack(job: JobChunk): Track | undefined {
 const isNumber = (value: unknown): value is number => typeof value === 'number';
 const isCounts = (counts: unknown): counts is TrackCounts => Array.isArray(counts) && counts.length === 3 && counts.every((count) => Number.isSafeInteger(count) && count >= 0);
 
-/** A column's numbers, or undefined when it is not one. */
-function floatsOf(column: unknown): Float64Array<ArrayBuffer> | undefined {
-  if (column === null || typeof column !== 'object') return undefined;
-  const { values, from, steps } = column as { values?: unknown; from?: unknown; steps?: unknown };
-  // Copies: the bytes are a view into the chunk, at any alignment.
-  if (values instanceof Uint8Array && values.byteLength % 8 === 0) return new Float64Array(new Uint8Array(values).buffer);
-  if (!(steps instanceof Uint8Array) || steps.byteLength % 4 !== 0 || !isNumber(from)) return undefined;
-  const read = new Int32Array(new Uint8Array(steps).buffer);
-  const out = new Float64Array(read.length);
-  let value = from;
-  for (let i = 0; i < read.length; i += 1) out[i] = value += read[i]!;
-  return out;
-}
-
-/** A chunk's points, in arrays of their own (not copied again). */
+/** A chunk's points, read into arrays of their own. */
 function pointsOf(chunk: unknown): Points | undefined {
   if (!Array.isArray(chunk)) return undefined;
-  const t = floatsOf(chunk[0]);
-  const v = floatsOf(chunk[1]);
-  if (!t || !v || t.length !== v.length) return undefined;
-  return Object.assign(new Points(), { t, v, n: t.length });
+  const [t, v] = [columnOf(chunk[0]), columnOf(chunk[1])];
+  if (!t || !v || t.n !== v.n) return undefined;
+  const points = new Points();
+  points.reserve(t.n);
+  if (!t.into(points.t) || !v.into(points.v)) return undefined;
+  points.n = t.n;
+  return points;
 }
 
 const isTrip = (trip: Trip): boolean =>

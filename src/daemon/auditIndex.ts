@@ -202,7 +202,7 @@ export class AuditIndex {
     const moments = this.tracks.get(job)?.moments;
     if (!moments) return [];
     const seqs: number[] = [];
-    for (let i = moments.indexAt(from); i < moments.n && moments.t[i]! <= to && seqs.length < limit; i += 1) seqs.push(moments.v[i]!);
+    for (let i = moments.indexAt(from); i < moments.n && moments.t.at(i) <= to && seqs.length < limit; i += 1) seqs.push(moments.v.at(i));
     return seqs;
   }
 }
@@ -215,29 +215,29 @@ function downsample(points: Points, from: number, to: number, width: number): { 
   // The meter's level as the range opens: the last point before it.
   if (start > 0) {
     t.push(from);
-    v.push(points.v[start - 1]!);
+    v.push(points.v.at(start - 1));
   }
   const span = Math.max(to - from, 1) / Math.max(width, 1);
   let i = start;
   while (i < end) {
-    const bucketEnd = from + (Math.floor((points.t[i]! - from) / span) + 1) * span;
+    const bucketEnd = from + (Math.floor((points.t.at(i) - from) / span) + 1) * span;
     let j = i;
     let lo = i;
     let hi = i;
-    while (j + 1 < end && points.t[j + 1]! < bucketEnd) {
+    while (j + 1 < end && points.t.at(j + 1) < bucketEnd) {
       j += 1;
-      if (points.v[j]! < points.v[lo]!) lo = j;
-      if (points.v[j]! > points.v[hi]!) hi = j;
+      if (points.v.at(j) < points.v.at(lo)) lo = j;
+      if (points.v.at(j) > points.v.at(hi)) hi = j;
     }
     // First, lowest, highest, last, in time order, each once.
     for (const k of [...new Set([i, lo, hi, j])].sort((a, b) => a - b)) {
-      t.push(points.t[k]!);
-      v.push(points.v[k]!);
+      t.push(points.t.at(k));
+      v.push(points.v.at(k));
     }
     i = j + 1;
   }
   // The meter holds its last level to the end of the range.
-  const level = end > 0 ? points.v[end - 1]! : undefined;
+  const level = end > 0 ? points.v.at(end - 1) : undefined;
   if (level !== undefined && (t.length === 0 || t.at(-1)! < to)) {
     t.push(to);
     v.push(level);
@@ -250,8 +250,8 @@ function denialMarks(track: Track, from: number, to: number, width: number): Den
   const marks: DenialMark[] = [];
   const span = Math.max(to - from, 1) / Math.max(width, 1);
   let bucket = Number.NaN;
-  for (let i = denials.indexAt(from); i < denials.n && denials.t[i]! <= to; i += 1) {
-    const time = denials.t[i]!;
+  for (let i = denials.indexAt(from); i < denials.n && denials.t.at(i) <= to; i += 1) {
+    const time = denials.t.at(i);
     const at = Math.floor((time - from) / span);
     const last = marks.at(-1);
     if (last && at === bucket) {
@@ -259,7 +259,7 @@ function denialMarks(track: Track, from: number, to: number, width: number): Den
       continue;
     }
     bucket = at;
-    marks.push({ time, seq: denials.v[i]!, tool: denialTools[i]!, count: 1 });
+    marks.push({ time, seq: denials.v.at(i), tool: denialTools[i]!, count: 1 });
   }
   return marks;
 }

@@ -20,27 +20,115 @@ export type TrackCarry = { first: number; last: number; meter: MeterState; count
 
 const MOMENT_TYPES = new Set(['InteractionRecorded', 'ToolDenied', 'GateTripped', 'SummaryAccepted', 'SummaryRejected', 'GatePaused', 'GateResumed', 'TripCancelled']);
 
-/** Below this many points an array doubles as it grows; above it, it grows by an eighth (a copy of a million points is 12 MB). */
+/** Below this many points an array doubles as it grows; above it, it grows by an eighth (a copy of a million points is 8 MB). */
 const DOUBLING_UP_TO = 65_536;
 
-/** Whether a number fits a 32-bit unsigned integer (sequence numbers, whole token counts). */
-const fits32 = (value: number): boolean => value >>> 0 === value;
+/** A relative column's numbers are kept as their distance above the first of their block of 2^BLOCK_BITS. */
+const BLOCK_BITS = 12;
+const BLOCK_MASK = (1 << BLOCK_BITS) - 1;
+const blocksOf = (size: number): number => (size + BLOCK_MASK) >>> BLOCK_BITS;
+
+/** Copies the first `n` of `from` into `to`. */
+function copied<T extends Float64Array<ArrayBuffer> | Uint32Array<ArrayBuffer>>(from: Float64Array | Uint32Array, to: T, n: number): T {
+  to.set(from.subarray(0, Math.min(n, from.length, to.length)));
+  return to;
+}
+
+/**
+ * A column of numbers, written in order: in 32 bits while each fits, in 64 once one does not
+ * (a fraction, a negative, or too large a number). A relative column (times) keeps each
+ * number as its distance above the first of its block of 4,096, so times since 1970 fit in
+ * 32 bits as long as a block of them spans less than 49 days.
+ */
+export class Numbers {
+  private narrow: Uint32Array<ArrayBuffer> | undefined = new Uint32Array(0);
+  private wide: Float64Array<ArrayBuffer> | undefined;
+  /** Each block's first number (a relative column's, while narrow). */
+  private bases: Float64Array<ArrayBuffer> = new Float64Array(0);
+
+  constructor(private readonly relative: boolean) {}
+
+  get capacity(): number {
+    return (this.narrow ?? this.wide!).length;
+  }
+
+  /** 4 while every number fits in 32 bits, then 8. */
+  get bytesPerNumber(): number {
+    return this.narrow ? 4 : 8;
+  }
+
+  at(i: number): number {
+    const narrow = this.narrow;
+    if (narrow === undefined) return this.wide![i]!;
+    return this.relative ? this.bases[i >>> BLOCK_BITS]! + narrow[i]! : narrow[i]!;
+  }
+
+  /** The first `n` numbers, in 64 bits. */
+  values(n: number): Float64Array<ArrayBuffer> {
+    const values = new Float64Array(n);
+    for (let i = 0; i < n; i += 1) values[i] = this.at(i);
+    return values;
+  }
+
+  /** Sets number `i`; every number before it is set (see widen). */
+  set(i: number, value: number): void {
+    const narrow = this.narrow;
+    if (narrow !== undefined) {
+      let base = 0;
+      if (this.relative) {
+        if ((i & BLOCK_MASK) === 0) this.bases[i >>> BLOCK_BITS] = value;
+        base = this.bases[i >>> BLOCK_BITS]!;
+      }
+      const offset = value - base;
+      if (offset >>> 0 === offset) {
+        narrow[i] = offset;
+        return;
+      }
+      this.widen(i);
+    }
+    this.wide![i] = value;
+  }
+
+  /** Numbers `from` to `from + count` of `other`, set from `at` on. */
+  copy(other: Numbers, from: number, count: number, at: number): void {
+    if (!this.relative && !other.relative && this.narrow && other.narrow) this.narrow.set(other.narrow.subarray(from, from + count), at);
+    else for (let i = 0; i < count; i += 1) this.set(at + i, other.at(from + i));
+  }
+
+  /** Room for `size` numbers, the first `n` kept. */
+  resize(size: number, n: number): void {
+    if (this.narrow === undefined) {
+      this.wide = copied(this.wide!, new Float64Array(size), n);
+      return;
+    }
+    this.narrow = copied(this.narrow, new Uint32Array(size), n);
+    if (this.relative) this.bases = copied(this.bases, new Float64Array(blocksOf(size)), blocksOf(n));
+  }
+
+  /** Every number in 64 bits from now on, the first `n` kept. */
+  private widen(n: number): void {
+    const wide = new Float64Array(this.capacity);
+    wide.set(this.values(n));
+    this.wide = wide;
+    this.narrow = undefined;
+    this.bases = new Float64Array(0);
+  }
+}
 
 /**
  * Times and one number each (the meter's level, or an event's sequence number): a million
- * points are 12 MB, not a million objects. The numbers are kept in 32 bits until one does not
- * fit (a fraction, a negative or a larger number), then in 64.
+ * points are 8 MB, not a million objects. Times are kept relative (Numbers), the numbers as
+ * they are.
  */
 export class Points {
-  t: Float64Array<ArrayBuffer> = new Float64Array(0);
-  v: Uint32Array<ArrayBuffer> | Float64Array<ArrayBuffer> = new Uint32Array(0);
+  readonly t = new Numbers(true);
+  readonly v = new Numbers(false);
   n = 0;
 
   push(time: number, value: number): void {
-    if (this.n === this.t.length) this.grow(this.n + 1);
-    if (this.v instanceof Uint32Array && !fits32(value)) this.widen();
-    this.t[this.n] = time;
-    this.v[this.n] = value;
+    if (this.n === this.t.capacity) this.grow(this.n + 1);
+    this.t.set(this.n, time);
+    this.v.set(this.n, value);
     this.n += 1;
   }
 
@@ -48,16 +136,14 @@ export class Points {
   append(other: Points): void {
     if (other.n === 0) return;
     this.grow(this.n + other.n);
-    const values = other.v.subarray(0, other.n);
-    if (this.v instanceof Uint32Array && !(values instanceof Uint32Array) && !values.every(fits32)) this.widen();
-    this.t.set(other.t.subarray(0, other.n), this.n);
-    this.v.set(values, this.n);
+    this.t.copy(other.t, 0, other.n, this.n);
+    this.v.copy(other.v, 0, other.n, this.n);
     this.n += other.n;
   }
 
   /** Makes room for `size` points at once (the build sizes a track from its newest chunk's counts). */
   reserve(size: number): void {
-    if (size > this.t.length) this.resize(size);
+    if (size > this.t.capacity) this.resize(size);
   }
 
   /** The first index whose time is at or after `time`. */
@@ -66,31 +152,22 @@ export class Points {
     let hi = this.n;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if (this.t[mid]! < time) lo = mid + 1;
+      if (this.t.at(mid) < time) lo = mid + 1;
       else hi = mid;
     }
     return lo;
   }
 
   private grow(needed: number): void {
-    const length = this.t.length;
+    const length = this.t.capacity;
     if (needed <= length) return;
     this.resize(Math.max(needed, 256, length < DOUBLING_UP_TO ? length * 2 : length + (length >>> 3)));
   }
 
   private resize(size: number): void {
-    this.t = copied(this.t, new Float64Array(size), this.n);
-    this.v = copied(this.v, this.v instanceof Uint32Array ? new Uint32Array(size) : new Float64Array(size), this.n);
+    this.t.resize(size, this.n);
+    this.v.resize(size, this.n);
   }
-
-  private widen(): void {
-    this.v = copied(this.v, new Float64Array(this.t.length), this.n);
-  }
-}
-
-function copied<T extends Float64Array<ArrayBuffer> | Uint32Array<ArrayBuffer>>(from: Float64Array | Uint32Array, to: T, n: number): T {
-  to.set(from.subarray(0, n));
-  return to;
 }
 
 export class Track {

@@ -32,8 +32,8 @@ describe('a chunk of the audit index', () => {
     expect(read).toBeDefined();
     const [before, after] = [written.tracks.get('j')!, read.tracks.get('j')!];
     for (const points of ['points', 'moments', 'denials'] as const) {
-      expect([...after[points].t.subarray(0, after[points].n)]).toEqual([...before[points].t.subarray(0, before[points].n)]);
-      expect([...after[points].v.subarray(0, after[points].n)]).toEqual([...before[points].v.subarray(0, before[points].n)]);
+      expect(after[points].t.values(after[points].n)).toEqual(before[points].t.values(before[points].n));
+      expect(after[points].v.values(after[points].n)).toEqual(before[points].v.values(before[points].n));
     }
     expect(after.denialTools).toEqual(['Read', 'Grep']);
     expect(after.trips).toEqual(before.trips);
@@ -50,7 +50,7 @@ describe('a chunk of the audit index', () => {
     track.apply(at(2, 'InteractionRecorded', { kind: 'prompt', text: '', tokens: 1.3, counted: true }));
     const read = decodeChunk(0, SIZE, encodeChunk({ window: 0, from: 1, to: 10, tracks: new Map([['j', track]]), whole: true, toTime: 2000 }))!;
     const after = read.tracks.get('j')!;
-    expect([...after.points.v.subarray(0, after.points.n)]).toEqual([2.6, 2.6 + 1.3]);
+    expect([...after.points.v.values(after.points.n)]).toEqual([2.6, 2.6 + 1.3]);
     expect(after.carry().meter).toEqual({ seqs: [1, 2], tokens: [2.6, 1.3], value: 2.6 + 1.3 });
   });
 
