@@ -1,21 +1,21 @@
-// The words of every summary in one MiniSearch index (BM25, prefix and fuzzy terms): one
+// The words of every summary in one index (termIndex.ts: BM25+, prefix and fuzzy terms): one
 // document per summary, its text in force, its gist, its sections' headings, their text and
 // the files it names each in a field that weighs as its kind does. It holds words and numbers
 // only, and the job of each summary: every other fact of an entry is the projection's.
 // Pure of I/O: searchIndex.ts feeds it from the log.
-import MiniSearch from 'minisearch';
 import { GIST_SECTION, indexedSource, searchParts, searchWords } from '../events/searchText.js';
 import { FILES_HEADING } from '../events/summaryParts.js';
+import { TermIndex } from './termIndex.js';
 
 /** A summary as the index is given it: its words by where they are. */
-type Doc = { id: number; gist: string; headings: string; body: string; files: string };
+type Doc = { gist: string; headings: string; body: string; files: string };
 
 /** An entry that matched: its score, and the words of it that matched (lowercase). */
 export type EntryMatch = { job: string; seq: number; score: number; terms: string[] };
 
 /** What a word weighs by where it is: a summary is about what its gist and headings say. */
 const BOOST = { gist: 3, headings: 2, files: 1.5, body: 1 };
-const FIELDS = Object.keys(BOOST);
+const FIELDS = Object.keys(BOOST) as (keyof Doc)[];
 
 /**
  * Words too common to tell summaries apart: left out of the index (they would match nearly
@@ -29,29 +29,22 @@ const lowercase = (term: string) => {
   return STOP_WORDS.has(lower) ? null : lower;
 };
 
-function newMini(): MiniSearch<Doc> {
-  return new MiniSearch<Doc>({
-    fields: FIELDS,
-    storeFields: [],
+function newIndex(): TermIndex {
+  return new TermIndex({
+    boosts: FIELDS.map((field) => BOOST[field]),
     tokenize: searchWords,
     processTerm: lowercase,
-    searchOptions: {
-      tokenize: searchWords,
-      processTerm: lowercase,
-      boost: BOOST,
-      // Longer words also find their longer forms (refund: refunds); only long ones their misspellings (fuzzy matching is the costly part).
-      prefix: (term) => term.length >= 4,
-      fuzzy: (term) => (term.length >= 7 ? 0.2 : false),
-      maxFuzzy: 2,
-    },
+    // Longer words also find their longer forms (refund: refunds); only long ones their misspellings (fuzzy matching is the costly part).
+    prefix: (term) => term.length >= 4,
+    fuzzy: (term) => (term.length >= 7 ? Math.min(2, Math.round(term.length * 0.2)) : 0),
   });
 }
 
-/** A summary's text in force as the index's document `seq`. */
-function document(seq: number, data: Parameters<typeof indexedSource>[0]): Doc | undefined {
+/** A summary's text in force as the index's document. */
+function document(data: Parameters<typeof indexedSource>[0]): Doc | undefined {
   const source = indexedSource(data);
   if (source === undefined) return undefined;
-  const doc: Doc = { id: seq, gist: '', headings: '', body: '', files: '' };
+  const doc: Doc = { gist: '', headings: '', body: '', files: '' };
   const headings: string[] = [];
   const bodies: string[] = [];
   for (const { section, text } of searchParts(source)) {
@@ -71,29 +64,32 @@ function document(seq: number, data: Parameters<typeof indexedSource>[0]): Doc |
 export type IndexedData = Parameters<typeof indexedSource>[0];
 
 export class SummaryIndex {
-  private readonly mini = newMini();
+  private readonly index = newIndex();
   /** The job of each summary in the index, by its sequence number. */
   private readonly jobs = new Map<number, string>();
 
   /** Indexes summary `seq` with `data`'s text, in place of what it had. */
   put(job: string, seq: number, data: IndexedData): void {
     this.remove(seq);
-    const doc = document(seq, data);
+    const doc = document(data);
     if (doc === undefined) return;
-    this.mini.add(doc);
+    this.index.add(
+      seq,
+      FIELDS.map((field) => doc[field]),
+    );
     this.jobs.set(seq, job);
   }
 
   remove(seq: number): void {
     if (!this.jobs.delete(seq)) return;
-    this.mini.discard(seq);
+    this.index.remove(seq);
   }
 
   /** The summaries that match `query` and that `keep` keeps, best first (the newest first among equal scores). */
   search(query: string, keep: (seq: number, job: string) => boolean = () => true): EntryMatch[] {
     const matches: EntryMatch[] = [];
-    for (const result of this.mini.search(query)) {
-      const seq = result.id as number;
+    for (const result of this.index.search(query)) {
+      const seq = result.id;
       const job = this.jobs.get(seq);
       if (job !== undefined && keep(seq, job)) matches.push({ job, seq, score: result.score, terms: result.terms });
     }
