@@ -3,6 +3,7 @@
 // count in each field) in one typed array. A word costs a few bytes per document it is in, not
 // the maps and objects a general-purpose index makes of it. Pure of I/O: summaryIndex.ts says
 // what a document's fields are.
+import { TermWords } from './termWords.js';
 
 export type TermIndexOptions = {
   /** Each field's weight in a score, in the order add() is given the fields' texts (at most four). */
@@ -72,9 +73,8 @@ type Found = { score: number; queries: string[]; terms: string[] };
 
 export class TermIndex {
   private readonly terms = new Map<string, Postings>();
-  /** Every term in code-unit order, for prefixes; `added` holds the terms not yet merged in. */
-  private sorted: string[] = [];
-  private added: string[] = [];
+  /** The terms, for prefixes and typos. */
+  private readonly words = new TermWords();
   /** Each document's id and its fields' lengths in words, by its number here; `live` says which are not removed. */
   private ids: Float64Array<ArrayBuffer> = new Float64Array(16);
   private lengths: Uint32Array<ArrayBuffer>;
@@ -126,7 +126,7 @@ export class TermIndex {
       let postings = this.terms.get(term);
       if (!postings) {
         this.terms.set(term, (postings = new Postings()));
-        this.added.push(term);
+        this.words.add(term);
       }
       postings.push(doc, packed);
     }
@@ -150,30 +150,28 @@ export class TermIndex {
    */
   search(query: string): TermHit[] {
     const found = new Map<number, Found>();
+    const typos: { word: string; most: number; prefixed: Set<string> }[] = [];
     for (const word of this.options.tokenize(query)) {
       const term = this.options.processTerm(word);
-      if (term) this.searchTerm(term, found);
+      if (!term) continue;
+      this.score(term, term, 1, found);
+      const prefixed = new Set<string>();
+      if (this.options.prefix(term)) {
+        for (const longer of this.words.startingWith(term)) {
+          if (longer === term) continue;
+          prefixed.add(longer);
+          this.score(term, longer, (PREFIX_WEIGHT * longer.length) / (longer.length + 0.3 * (longer.length - term.length)), found);
+        }
+      }
+      const most = this.options.fuzzy(term);
+      if (most > 0) typos.push({ word: term, most, prefixed });
+    }
+    // The words a typo away from any of the query's, in one pass over the index's words.
+    for (const [at, near, distance] of this.words.near(typos)) {
+      const { word, prefixed } = typos[at]!;
+      if (!prefixed.has(near)) this.score(word, near, (FUZZY_WEIGHT * near.length) / (near.length + distance), found);
     }
     return [...found].map(([doc, { score, queries, terms }]) => ({ id: this.ids[doc]!, score: score * queries.length, terms }));
-  }
-
-  private searchTerm(query: string, found: Map<number, Found>): void {
-    this.score(query, query, 1, found);
-    const prefixed = new Set<string>();
-    if (this.options.prefix(query)) {
-      for (const term of this.startingWith(query)) {
-        if (term === query) continue;
-        prefixed.add(term);
-        this.score(query, term, (PREFIX_WEIGHT * term.length) / (term.length + 0.3 * (term.length - query.length)), found);
-      }
-    }
-    const most = this.options.fuzzy(query);
-    if (most === 0) return;
-    for (const term of this.terms.keys()) {
-      if (term === query || prefixed.has(term) || Math.abs(term.length - query.length) > most) continue;
-      const distance = editDistance(query, term, most);
-      if (distance <= most) this.score(query, term, (FUZZY_WEIGHT * term.length) / (term.length + distance), found);
-    }
   }
 
   /** Adds to `found` what `term` (found by the query's term `query`) scores in each document it is in, times `weight`. */
@@ -213,27 +211,6 @@ export class TermIndex {
     }
   }
 
-  /** The terms that begin with `prefix`, in order. */
-  private *startingWith(prefix: string): Generator<string> {
-    const sorted = this.sortedTerms();
-    let lo = 0;
-    let hi = sorted.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (sorted[mid]! < prefix) lo = mid + 1;
-      else hi = mid;
-    }
-    for (let i = lo; i < sorted.length && sorted[i]!.startsWith(prefix); i += 1) yield sorted[i]!;
-  }
-
-  private sortedTerms(): string[] {
-    if (this.added.length > 0) {
-      this.sorted = merged(this.sorted, this.added.sort());
-      this.added = [];
-    }
-    return this.sorted;
-  }
-
   /** Room for `size` documents. */
   private room(size: number): void {
     if (size <= this.ids.length) return;
@@ -250,7 +227,7 @@ export class TermIndex {
       postings.sweep(live);
       if (postings.n === 0) this.terms.delete(term);
     }
-    this.sorted = this.sortedTerms().filter((term) => this.terms.has(term));
+    this.words.retain((term) => this.terms.has(term));
     this.removed = 0;
   }
 }
@@ -258,39 +235,4 @@ export class TermIndex {
 function grown<T extends { set(from: T): void }>(from: T, to: T): T {
   to.set(from);
   return to;
-}
-
-/** Two sorted lists as one (terms are never in both). */
-function merged(a: readonly string[], b: readonly string[]): string[] {
-  const out: string[] = [];
-  let i = 0;
-  let j = 0;
-  while (i < a.length && j < b.length) out.push(a[i]! < b[j]! ? a[i++]! : b[j++]!);
-  while (i < a.length) out.push(a[i++]!);
-  while (j < b.length) out.push(b[j++]!);
-  return out;
-}
-
-/** The two rows editDistance works in, grown to the longest term it has been given. */
-let rows = [new Uint32Array(64), new Uint32Array(64)] as const;
-
-/** Levenshtein's distance between `a` and `b` (insertions, deletions, substitutions), or more than `most` once it must be. */
-export function editDistance(a: string, b: string, most: number): number {
-  if (Math.abs(a.length - b.length) > most) return most + 1;
-  if (b.length >= rows[0].length) rows = [new Uint32Array(b.length + 1), new Uint32Array(b.length + 1)];
-  let [previous, current] = rows;
-  for (let j = 0; j <= b.length; j += 1) previous[j] = j;
-  for (let i = 1; i <= a.length; i += 1) {
-    current[0] = i;
-    let least = i;
-    for (let j = 1; j <= b.length; j += 1) {
-      const cost = a.charCodeAt(i - 1) === b.charCodeAt(j - 1) ? 0 : 1;
-      const value = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + cost);
-      current[j] = value;
-      if (value < least) least = value;
-    }
-    if (least > most) return most + 1;
-    [previous, current] = [current, previous];
-  }
-  return previous[b.length]!;
 }

@@ -4,7 +4,8 @@
 // in their own field.
 import MiniSearch from 'minisearch';
 import { describe, expect, it } from 'vitest';
-import { editDistance, TermIndex, type TermIndexOptions } from '../../src/daemon/termIndex.js';
+import { TermIndex, type TermIndexOptions } from '../../src/daemon/termIndex.js';
+import { editDistance } from '../../src/daemon/termWords.js';
 
 const FIELDS = ['gist', 'headings', 'files', 'body'] as const;
 const BOOSTS = [3, 2, 1.5, 1];
@@ -127,5 +128,27 @@ describe('the term index', () => {
     expect(editDistance('kitten', 'sitting', 2)).toBe(3);
     expect(editDistance('configuration', 'configuratoin', 2)).toBe(2);
     expect(editDistance('abc', 'abc', 0)).toBe(0);
+  });
+
+  it('finds by typo every word within the edits allowed, and only those', () => {
+    const letters = [...'abcdeé1'];
+    const terms = [...new Set(Array.from({ length: 2000 }, () => Array.from({ length: 5 + Math.floor(random() * 5) }, () => pick(letters)).join('')))];
+    const index = new TermIndex({ ...OPTIONS, prefix: () => false });
+    terms.forEach((term, i) => index.add(i, ['', '', '', term]));
+    for (const query of ['abcdeab', 'aaaaaaa', 'edcbaed1', 'ééééééé']) {
+      const most = fuzzy(query);
+      const expected = terms.filter((term) => editDistance(query, term, most) <= most).sort();
+      const found = index.search(query).flatMap((hit) => hit.terms);
+      expect([...new Set(found)].sort(), query).toEqual(expected);
+    }
+    // Two letters swapped for two the word does not have: four letters differ, two edits.
+    const near = new TermIndex({ ...OPTIONS, prefix: () => false });
+    ['abcdefxy', 'abcdefghij', 'bcdefgh', 'abcdexyz'].forEach((term, i) => near.add(i, ['', '', '', term]));
+    expect(
+      near
+        .search('abcdefgh')
+        .flatMap((hit) => hit.terms)
+        .sort(),
+    ).toEqual(['abcdefghij', 'abcdefxy', 'bcdefgh']);
   });
 });
