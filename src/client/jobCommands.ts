@@ -1,5 +1,5 @@
 // What the CLI's commands share, and the commands that only ask the daemon about a job
-// (status, context, chain, show, decisions). Kept apart from cli.ts so quick.ts can run these without
+// (status, context, chain, replay, show, decisions). Kept apart from cli.ts so quick.ts can run these without
 // loading yargs and the rest of the CLI: nothing here may import either.
 import type { Argv } from 'yargs';
 import { UserError } from '../common/errors.js';
@@ -7,7 +7,11 @@ import { sessionFromEnv } from '../agents/known.js';
 import type { Op, RequestFields, ResponseOf } from '../protocol/protocol.js';
 import { connectOrStart } from './autostart.js';
 import { withConfirmation } from './terminalConfirm.js';
+import { printReplay } from './present/audit.js';
 import { printChain, printDecisions, printShown, printStatus } from './present/gate.js';
+import { progress } from './progress.js';
+import { write } from './stdout.js';
+import { timeFlag } from './time.js';
 
 export type Global = { json: boolean; job?: string | undefined; debug: boolean };
 
@@ -106,6 +110,16 @@ export async function context(argv: Global): Promise<void> {
 export async function chain(argv: Global): Promise<void> {
   const result = await call('chain', target(argv));
   output(argv, result, () => printChain(result));
+}
+
+/** `recap replay --at`: the gates and chains as they were at a moment (a sequence number, #N or N, or a time). */
+export async function replay(argv: Global & { at: string }): Promise<void> {
+  const at = /^#?\d+$/.test(argv.at) ? { atSeq: Number(argv.at.replace('#', '')) } : { atTime: timeFlag(argv.at, '--at', argv.json) };
+  const shown = progress('replay');
+  const result = await ask('replay', { ...at, ...jobOf(argv) }, 60_000, shown.update);
+  shown.done();
+  if (argv.json) return void write(1, `${JSON.stringify(result, null, 2)}\n`);
+  printReplay(result, at.atTime);
 }
 
 /** `recap show N`: summary #N of the job whole; N as recap chain and the memory's index give it (12 or #12). */

@@ -1,21 +1,30 @@
 // The plain forms of the commands that only ask the daemon about a job (status, context,
-// chain), run without yargs and the rest of the CLI: loading those costs more than Node's own
+// chain, replay --at), run without yargs and the rest of the CLI: loading those costs more than Node's own
 // start-up. scripts/bundle-quick.mjs makes this file one bundle, which bin/recap.js runs for
 // these forms; main.ts runs it from dist/ (and every other form through cli.ts), whose parse
 // of a plain form gives the same options. It loads nothing of the CLI's parser.
 import { UserError } from '../common/errors.js';
-import { chain, context, status, UsageError, type Global } from './jobCommands.js';
+import { chain, context, replay, status, UsageError, type Global } from './jobCommands.js';
 import { RemoteError } from './socketClient.js';
 import { BadTime } from './time.js';
 
-type Quick = Global & { daemon: boolean };
+type Quick = Global & { daemon: boolean; at?: string };
 
-const QUICK: Record<string, (argv: Quick) => Promise<void>> = { status, context, chain };
+const QUICK: Record<string, (argv: Quick) => Promise<void>> = {
+  status,
+  context,
+  chain,
+  replay: ({ at, ...argv }) => replay({ ...argv, at: at! }),
+};
+
+/** Each option of a plain form that takes a value, and the commands it belongs to. */
+const VALUED: Record<string, string[]> = { '--job': Object.keys(QUICK), '--at': ['replay'] };
 
 /**
  * The options of a plain `recap status|context|chain [--json] [--debug] [--job JOB]`
- * (`--daemon` for status), each given once; undefined for anything else, which yargs then
- * parses (and refuses or explains as it does today).
+ * (`--daemon` for status) or `recap replay --at MOMENT` with those, each given once;
+ * undefined for anything else, which yargs then parses (and refuses or explains as it does
+ * today).
  */
 export function quickForm(args: string[]): { run: (argv: Quick) => Promise<void>; argv: Quick } | undefined {
   const [command, ...rest] = args;
@@ -25,19 +34,24 @@ export function quickForm(args: string[]): { run: (argv: Quick) => Promise<void>
   const seen = new Set<string>();
   for (let i = 0; i < rest.length; i += 1) {
     const arg = rest[i]!;
-    const [name, inline] = arg.startsWith('--job=') ? ['--job', arg.slice('--job='.length)] : [arg, undefined];
+    const equals = arg.indexOf('=');
+    const [name, inline] = arg.startsWith('--') && equals > 0 ? [arg.slice(0, equals), arg.slice(equals + 1)] : [arg, undefined];
     if (seen.has(name)) return undefined;
     seen.add(name);
-    if (name === '--json') argv.json = true;
-    else if (name === '--debug') argv.debug = true;
-    else if (name === '--daemon' && command === 'status') argv.daemon = true;
-    else if (name === '--job') {
+    if (VALUED[name]?.includes(command!)) {
       const value = inline ?? rest[(i += 1)];
       // yargs reads an empty or dash-led value its own way: leave those to it.
       if (value === undefined || value === '' || value.startsWith('-')) return undefined;
-      argv.job = value;
-    } else return undefined;
+      if (name === '--job') argv.job = value;
+      else argv.at = value;
+    } else if (inline !== undefined) return undefined;
+    else if (name === '--json') argv.json = true;
+    else if (name === '--debug') argv.debug = true;
+    else if (name === '--daemon' && command === 'status') argv.daemon = true;
+    else return undefined;
   }
+  // replay's moment is required: without it, yargs says so.
+  if (command === 'replay' && argv.at === undefined) return undefined;
   return { run, argv };
 }
 

@@ -1,4 +1,4 @@
-// `recap status`, `context` and `chain` in their plain forms run without yargs (quick.ts),
+// `recap status`, `context`, `chain` and `replay --at` in their plain forms run without yargs (quick.ts),
 // from their bundle while it is current; the same commands with an option before the command
 // go through yargs. Both must print and exit alike on a real daemon's log, job found by folder
 // or --job, tripped or not, with summaries or none, and for a job that has no events.
@@ -15,6 +15,8 @@ describe('quickForm', () => {
     expect(quickForm(['status', '--json', '--job', 'a', '--daemon', '--debug'])?.argv).toEqual({ json: true, debug: true, daemon: true, job: 'a' });
     expect(quickForm(['chain', '--job=x y'])?.argv).toEqual({ json: false, debug: false, daemon: false, job: 'x y' });
     expect(quickForm(['context', '--json'])?.argv.json).toBe(true);
+    expect(quickForm(['replay', '--at', '#12', '--json'])?.argv).toEqual({ json: true, debug: false, daemon: false, at: '#12' });
+    expect(quickForm(['replay', '--job', 'a', '--at=10m ago'])?.argv).toEqual({ json: false, debug: false, daemon: false, job: 'a', at: '10m ago' });
   });
 
   it('leaves every other form to yargs', () => {
@@ -35,6 +37,14 @@ describe('quickForm', () => {
       ['status', 'extra'],
       ['chain', '--daemon'],
       ['context', '-j'],
+      ['replay'],
+      ['replay', '--json'],
+      ['replay', '--at'],
+      ['replay', '--at='],
+      ['replay', '--at', '-5'],
+      ['replay', '--at', '1', '--at', '2'],
+      ['replay', '--at', '1', '--daemon'],
+      ['status', '--at', '1'],
     ]) {
       expect(quickForm(args), args.join(' ')).toBeUndefined();
     }
@@ -73,7 +83,17 @@ describe('the quick path answers as yargs does', () => {
     }
     const status = await runCli(box, ['status', '--json']);
     expect(JSON.parse(status.stdout)).toMatchObject({ summaries: 1 });
-    // 124 runs of the CLI, each at a terminal of its own on the fake macOS platform.
+    for (const options of [
+      ['--at', '#2'],
+      ['--at=2', '--json'],
+      ['--at', '#3', '--job', 'other'],
+      ['--at', '1m ago', '--json'],
+      ['--at', 'nonsense'],
+      ['--at', '#999999', '--json'],
+    ]) {
+      await expectSame('replay', options);
+    }
+    // 136 runs of the CLI, each at a terminal of its own on the fake macOS platform.
   }, 90_000);
 });
 

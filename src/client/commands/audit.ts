@@ -9,8 +9,8 @@ import type { JobRow } from '../../protocol/answers.js';
 import { connectOrStart } from '../autostart.js';
 import type { DaemonSide } from '../daemonSide.js';
 import { eventPages, PAGE_TIMEOUT_MS, type EventQuery } from '../eventPages.js';
-import { ask, jobOf, UsageError, type Builder } from '../jobCommands.js';
-import { fieldOf, logLine, printEvent, printJobs, printReplay, printVerified } from '../present/audit.js';
+import { ask, jobOf, replay, UsageError, type Builder } from '../jobCommands.js';
+import { fieldOf, logLine, printEvent, printJobs, printVerified } from '../present/audit.js';
 import { progress } from '../progress.js';
 import { write, writeAll } from '../stdout.js';
 import { timeFlag, TIME_HINT } from '../time.js';
@@ -131,14 +131,7 @@ export const checkCommands: Builder = (y) =>
       'replay',
       'the gates and chains as they were at a moment',
       (a) => documented(a, 'replay').option('at', { type: 'string', demandOption: true, describe: 'a sequence number (#N or N) or a time (ISO, HH:MM, 10m ago)' }),
-      async (argv) => {
-        const at = /^#?\d+$/.test(argv.at) ? { atSeq: Number(argv.at.replace('#', '')) } : { atTime: timeFlag(argv.at, '--at', argv.json) };
-        const shown = progress('replay');
-        const result = await ask('replay', { ...at, ...jobOf(argv) }, 60_000, shown.update);
-        shown.done();
-        if (argv.json) return void write(1, `${JSON.stringify(result, null, 2)}\n`);
-        printReplay(result, at.atTime);
-      },
+      (argv) => replay(argv),
     )
     .command(
       'verify',
