@@ -28,7 +28,8 @@ const VALUED: Record<string, string[]> = { '--job': Object.keys(QUICK), '--at': 
  */
 export function quickForm(args: string[]): { run: (argv: Quick) => Promise<void>; argv: Quick } | undefined {
   const [command, ...rest] = args;
-  const run = command === undefined ? undefined : QUICK[command];
+  // Own keys only: `recap constructor` names no command here.
+  const run = command !== undefined && Object.hasOwn(QUICK, command) ? QUICK[command] : undefined;
   if (run === undefined) return undefined;
   const argv: Quick = { json: false, debug: false, daemon: false };
   const seen = new Set<string>();
@@ -38,7 +39,7 @@ export function quickForm(args: string[]): { run: (argv: Quick) => Promise<void>
     const [name, inline] = arg.startsWith('--') && equals > 0 ? [arg.slice(0, equals), arg.slice(equals + 1)] : [arg, undefined];
     if (seen.has(name)) return undefined;
     seen.add(name);
-    if (VALUED[name]?.includes(command!)) {
+    if (Object.hasOwn(VALUED, name) && VALUED[name]!.includes(command!)) {
       const value = inline ?? rest[(i += 1)];
       // yargs reads an empty or dash-led value its own way: leave those to it.
       if (value === undefined || value === '' || value.startsWith('-')) return undefined;

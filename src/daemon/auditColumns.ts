@@ -15,7 +15,9 @@ export function column(values: Float64Array): Column {
   let previous = from;
   for (const value of values) {
     const step = value - previous;
-    if (!Number.isInteger(step) || step < -(2 ** 31) || step >= 2 ** 31) return { values: new Uint8Array(values.buffer, values.byteOffset, values.byteLength) };
+    // A step that does not give the number back exactly (a fraction's rounding) keeps the numbers as they are.
+    if (!Number.isInteger(step) || step < -(2 ** 31) || step >= 2 ** 31 || previous + step !== value)
+      return { values: new Uint8Array(values.buffer, values.byteOffset, values.byteLength) };
     // Zigzag: the sign in the lowest bit; then seven bits a byte, the lowest first, the high bit saying more follow.
     let zigzag = ((step << 1) ^ (step >> 31)) >>> 0;
     while (zigzag >= 0x80) {
@@ -50,7 +52,8 @@ export function columnOf(column: unknown): ColumnReader | undefined {
       },
     };
   }
-  if (!(varints instanceof Uint8Array) || typeof from !== 'number' || !Number.isSafeInteger(n) || (n as number) < 0) return undefined;
+  // Every step takes a byte at least: a count beyond the bytes is refused before anything is sized by it.
+  if (!(varints instanceof Uint8Array) || typeof from !== 'number' || !Number.isSafeInteger(n) || (n as number) < 0 || (n as number) > varints.byteLength) return undefined;
   return { n: n as number, into: (numbers) => readVarints(varints, from, n as number, numbers) };
 }
 

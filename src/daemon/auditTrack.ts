@@ -80,7 +80,8 @@ export class Numbers {
         base = this.bases[i >>> BLOCK_BITS]!;
       }
       const offset = value - base;
-      if (offset >>> 0 === offset) {
+      // Kept narrow only when the base and the offset give the number back exactly (a fraction's may not).
+      if (offset >>> 0 === offset && base + offset === value) {
         narrow[i] = offset;
         return;
       }

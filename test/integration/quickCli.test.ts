@@ -45,6 +45,12 @@ describe('quickForm', () => {
       ['replay', '--at', '1', '--at', '2'],
       ['replay', '--at', '1', '--daemon'],
       ['status', '--at', '1'],
+      // Names an object has of its own kind, not commands or options.
+      ['constructor'],
+      ['toString'],
+      ['status', 'constructor'],
+      ['status', '__proto__'],
+      ['replay', '--at', '1', 'hasOwnProperty'],
     ]) {
       expect(quickForm(args), args.join(' ')).toBeUndefined();
     }
@@ -87,7 +93,7 @@ describe('the quick path answers as yargs does', () => {
       ['--at', '#2'],
       ['--at=2', '--json'],
       ['--at', '#3', '--job', 'other'],
-      ['--at', '1m ago', '--json'],
+      ['--at', '2020-01-01T00:00:00Z', '--json'],
       ['--at', 'nonsense'],
       ['--at', '#999999', '--json'],
     ]) {
@@ -114,14 +120,14 @@ describe('the plain forms from their bundle', () => {
     return root;
   }
 
-  /** `recap status --json` of the copy, and the copy's files it loaded as ES modules (a loader hook lists them). */
-  async function statusLoading(root: string, run: number): Promise<{ stdout: string; loaded: string[] }> {
+  /** `recap status --json` (or `args`) of the copy, and the copy's files it loaded as ES modules (a loader hook lists them). */
+  async function statusLoading(root: string, run: number, args = ['status', '--json']): Promise<{ stdout: string; loaded: string[] }> {
     const log = join(box.dir, `loaded-${run}.txt`);
     const hook = join(box.dir, `hook-${run}.mjs`);
     const listing = `import { appendFileSync } from 'node:fs'; export async function load(url, context, next) { appendFileSync(${JSON.stringify(log)}, url + '\\n'); return next(url, context); }`;
     writeFileSync(hook, `import { register } from 'node:module';\nregister(${JSON.stringify(`data:text/javascript,${encodeURIComponent(listing)}`)});\n`);
     writeFileSync(log, '');
-    const result = await runAsUser(box, [process.execPath, '--import', hook, join(root, 'bin', 'recap.js'), 'status', '--json']);
+    const result = await runAsUser(box, [process.execPath, '--import', hook, join(root, 'bin', 'recap.js'), ...args]);
     expect(result.code, result.stderr).toBe(0);
     const prefix = `file://${root}/`;
     const loaded = readFileSync(log, 'utf8')
@@ -135,6 +141,7 @@ describe('the plain forms from their bundle', () => {
     const root = packageCopy();
     const bundled = await statusLoading(root, 1);
     expect(bundled.loaded).toEqual(['bin/recap.js', 'dist/client/quick.bundle.js']);
+    expect((await statusLoading(root, 3, ['replay', '--at', '1', '--json'])).loaded).toEqual(['bin/recap.js', 'dist/client/quick.bundle.js']);
     // As after a bare `tsc`: a file of the bundle's is newer than it.
     const later = new Date(Date.now() + 60_000);
     utimesSync(join(root, 'dist', 'client', 'jobCommands.js'), later, later);

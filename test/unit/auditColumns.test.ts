@@ -18,7 +18,8 @@ describe('a column of an audit chunk', () => {
     expect(floatsOf(written)).toEqual([...times]);
   });
 
-  it('keeps numbers whose steps are not 32-bit integers as they are', () => {
+  it('keeps numbers whose steps are not 32-bit integers, or do not give them back exactly, as they are', () => {
+    expect(floatsOf(column(Float64Array.from([2 / 3, 5 / 3])))).toEqual([2 / 3, 5 / 3]);
     const written = [2.6, 3.9, 2 ** 40];
     const kept = column(Float64Array.from(written));
     expect('values' in kept).toBe(true);
@@ -32,6 +33,8 @@ describe('a column of an audit chunk', () => {
     expect(floatsOf({ ...written, n: 2 })).toBeUndefined();
     expect(floatsOf({ from: 0, n: 1, varints: Uint8Array.from([0x80, 0x80, 0x80, 0x80, 0x80, 0x01]) })).toBeUndefined();
     expect(columnOf({ from: 0, n: -1, varints: new Uint8Array(0) })).toBeUndefined();
+    // A count no bytes could hold is refused before anything is sized by it.
+    expect(columnOf({ from: 0, n: 2 ** 31, varints: new Uint8Array(1) })).toBeUndefined();
     expect(columnOf({ values: new Uint8Array(7) })).toBeUndefined();
   });
 });

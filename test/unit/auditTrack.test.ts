@@ -44,6 +44,11 @@ describe('a track of the audit index', () => {
     fraction.push(start, 1);
     fraction.push(start + 0.5, 2);
     expect(times(fraction)).toEqual([start, start + 0.5]);
+    // A whole step between fractions that does not give the second back exactly.
+    const thirds = new Points();
+    thirds.push(2 / 3, 1);
+    thirds.push(5 / 3, 2);
+    expect(times(thirds)).toEqual([2 / 3, 5 / 3]);
   });
 
   it('copies a column into another whose blocks start elsewhere', () => {

@@ -88,7 +88,10 @@ describe('the term index', () => {
   it('forgets a removed document and replaces one added again, across the sweep of removed postings', () => {
     const index = new TermIndex(OPTIONS);
     for (let id = 1; id <= 3000; id += 1) index.add(id, ['', '', '', id % 2 === 0 ? 'even wombats' : `odd capybaras n${id}`]);
+    expect(index.termCount).toBe(1504);
     for (let id = 1; id <= 3000; id += 2) index.remove(id);
+    // Swept at the thousandth removal: the terms only those documents held are gone, the last 500's until the next sweep.
+    expect(index.termCount).toBe(504);
     index.add(2, ['', '', '', 'capybaras now']);
     expect(index.size).toBe(1500);
     expect(index.search('capybaras').map((hit) => hit.id)).toEqual([2]);
