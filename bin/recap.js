@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // `recap daemon`, exactly as autostart, systemd and `npm start` run it, goes straight to the
 // bundled daemon: the command-line parser and the client's modules are never loaded, which
-// takes a good part off the daemon's start-up. The plain forms of status, context, chain and
-// replay --at go to their own bundle (dist/client/quick.bundle.js), for the same reason.
+// takes a good part off the daemon's start-up. The plain forms of status, context, chain,
+// replay --at and verify go to their own bundle (dist/client/quick.bundle.js), for the same reason.
 // Everything else goes through the CLI.
 import { readFileSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -23,12 +23,12 @@ async function cli() {
 }
 
 /**
- * Runs a plain `recap status|context|chain|replay` from its bundle; false when `args` are not one of
+ * Runs a plain `recap status|context|chain|replay|verify` from its bundle; false when `args` are not one of
  * those forms, or the bundle is not current (the CLI then runs them from dist/).
  */
 async function quick() {
   // The command's name first: for any other, not even the bundle's inputs are read.
-  if (!['status', 'context', 'chain', 'replay'].includes(args[0]) || !bundleIsCurrent('dist/client/quick.bundle.js')) return false;
+  if (!['status', 'context', 'chain', 'replay', 'verify'].includes(args[0]) || !bundleIsCurrent('dist/client/quick.bundle.js')) return false;
   const { runQuick } = await import('../dist/client/quick.bundle.js');
   const running = runQuick(args);
   if (running === undefined) return false;

@@ -1,4 +1,4 @@
-// Bundles the plain forms of `recap status`, `context`, `chain` and `replay --at` (src/client/quick.ts) into
+// Bundles the plain forms of `recap status`, `context`, `chain`, `replay --at` and `verify` (src/client/quick.ts) into
 // one ES module, dist/client/quick.bundle.js, which bin/recap.js runs for those forms: one
 // file read and compiled instead of some fifty small modules resolved, linked and compiled
 // one by one. Only recap's own files and Node built-ins may get in (no yargs, no zod). As for

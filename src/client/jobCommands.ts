@@ -1,5 +1,5 @@
 // What the CLI's commands share, and the commands that only ask the daemon about a job
-// (status, context, chain, replay, show, decisions). Kept apart from cli.ts so quick.ts can run these without
+// (status, context, chain, replay, verify, show, decisions). Kept apart from cli.ts so quick.ts can run these without
 // loading yargs and the rest of the CLI: nothing here may import either.
 import type { Argv } from 'yargs';
 import { UserError } from '../common/errors.js';
@@ -7,7 +7,7 @@ import { sessionFromEnv } from '../agents/known.js';
 import type { Op, RequestFields, ResponseOf } from '../protocol/protocol.js';
 import { connectOrStart } from './autostart.js';
 import { withConfirmation } from './terminalConfirm.js';
-import { printReplay } from './present/audit.js';
+import { printReplay, printVerified } from './present/audit.js';
 import { printChain, printDecisions, printShown, printStatus } from './present/gate.js';
 import { progress } from './progress.js';
 import { write } from './stdout.js';
@@ -120,6 +120,17 @@ export async function replay(argv: Global & { at: string }): Promise<void> {
   shown.done();
   if (argv.json) return void write(1, `${JSON.stringify(result, null, 2)}\n`);
   printReplay(result, at.atTime);
+}
+
+/** `recap verify`: every hash and link checked, and a full replay compared with the daemon's state; exit code 2 when something is broken. */
+export async function verify(argv: Global): Promise<void> {
+  const job = jobOf(argv);
+  const shown = progress('verify');
+  const result = await ask('verify', job, 60_000, shown.update);
+  shown.done();
+  if (argv.json) write(1, `${JSON.stringify(result, null, 2)}\n`);
+  else printVerified(result, job.job);
+  if (!result.ok) process.exitCode = 2;
 }
 
 /** `recap show N`: summary #N of the job whole; N as recap chain and the memory's index give it (12 or #12). */

@@ -1,5 +1,5 @@
-// The `recap` command's entry: the plain forms of status, context, chain and replay --at
-// (quick.ts) without yargs and the rest of the CLI; every other form, --help included, through cli.ts.
+// The `recap` command's entry: the plain forms of status, context, chain, replay --at and
+// verify (quick.ts) without yargs and the rest of the CLI; every other form, --help included, through cli.ts.
 import type { DaemonSide } from './daemonSide.js';
 import { reported, runQuick } from './quick.js';
 

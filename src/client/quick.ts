@@ -1,10 +1,10 @@
 // The plain forms of the commands that only ask the daemon about a job (status, context,
-// chain, replay --at), run without yargs and the rest of the CLI: loading those costs more than Node's own
+// chain, replay --at, verify), run without yargs and the rest of the CLI: loading those costs more than Node's own
 // start-up. scripts/bundle-quick.mjs makes this file one bundle, which bin/recap.js runs for
 // these forms; main.ts runs it from dist/ (and every other form through cli.ts), whose parse
 // of a plain form gives the same options. It loads nothing of the CLI's parser.
 import { UserError } from '../common/errors.js';
-import { chain, context, replay, status, UsageError, type Global } from './jobCommands.js';
+import { chain, context, replay, status, UsageError, verify, type Global } from './jobCommands.js';
 import { RemoteError } from './socketClient.js';
 import { BadTime } from './time.js';
 
@@ -15,13 +15,14 @@ const QUICK: Record<string, (argv: Quick) => Promise<void>> = {
   context,
   chain,
   replay: ({ at, ...argv }) => replay({ ...argv, at: at! }),
+  verify,
 };
 
 /** Each option of a plain form that takes a value, and the commands it belongs to. */
 const VALUED: Record<string, string[]> = { '--job': Object.keys(QUICK), '--at': ['replay'] };
 
 /**
- * The options of a plain `recap status|context|chain [--json] [--debug] [--job JOB]`
+ * The options of a plain `recap status|context|chain|verify [--json] [--debug] [--job JOB]`
  * (`--daemon` for status) or `recap replay --at MOMENT` with those, each given once;
  * undefined for anything else, which yargs then parses (and refuses or explains as it does
  * today).

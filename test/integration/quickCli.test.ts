@@ -1,4 +1,4 @@
-// `recap status`, `context`, `chain` and `replay --at` in their plain forms run without yargs (quick.ts),
+// `recap status`, `context`, `chain`, `replay --at` and `verify` in their plain forms run without yargs (quick.ts),
 // from their bundle while it is current; the same commands with an option before the command
 // go through yargs. Both must print and exit alike on a real daemon's log, job found by folder
 // or --job, tripped or not, with summaries or none, and for a job that has no events.
@@ -51,6 +51,8 @@ describe('quickForm', () => {
       ['status', 'constructor'],
       ['status', '__proto__'],
       ['replay', '--at', '1', 'hasOwnProperty'],
+      ['verify', '--at', '1'],
+      ['verify', '--daemon'],
     ]) {
       expect(quickForm(args), args.join(' ')).toBeUndefined();
     }
@@ -99,7 +101,8 @@ describe('the quick path answers as yargs does', () => {
     ]) {
       await expectSame('replay', options);
     }
-    // 136 runs of the CLI, each at a terminal of its own on the fake macOS platform.
+    for (const options of forms) await expectSame('verify', options);
+    // 146 runs of the CLI, each at a terminal of its own on the fake macOS platform.
   }, 90_000);
 });
 
@@ -142,6 +145,7 @@ describe('the plain forms from their bundle', () => {
     const bundled = await statusLoading(root, 1);
     expect(bundled.loaded).toEqual(['bin/recap.js', 'dist/client/quick.bundle.js']);
     expect((await statusLoading(root, 3, ['replay', '--at', '1', '--json'])).loaded).toEqual(['bin/recap.js', 'dist/client/quick.bundle.js']);
+    expect((await statusLoading(root, 4, ['verify', '--json'])).loaded).toEqual(['bin/recap.js', 'dist/client/quick.bundle.js']);
     // As after a bare `tsc`: a file of the bundle's is newer than it.
     const later = new Date(Date.now() + 60_000);
     utimesSync(join(root, 'dist', 'client', 'jobCommands.js'), later, later);

@@ -9,8 +9,8 @@ import type { JobRow } from '../../protocol/answers.js';
 import { connectOrStart } from '../autostart.js';
 import type { DaemonSide } from '../daemonSide.js';
 import { eventPages, PAGE_TIMEOUT_MS, type EventQuery } from '../eventPages.js';
-import { ask, jobOf, replay, UsageError, type Builder } from '../jobCommands.js';
-import { fieldOf, logLine, printEvent, printJobs, printVerified } from '../present/audit.js';
+import { ask, jobOf, replay, UsageError, verify, type Builder } from '../jobCommands.js';
+import { fieldOf, logLine, printEvent, printJobs } from '../present/audit.js';
 import { progress } from '../progress.js';
 import { write, writeAll } from '../stdout.js';
 import { timeFlag, TIME_HINT } from '../time.js';
@@ -137,15 +137,7 @@ export const checkCommands: Builder = (y) =>
       'verify',
       'check every hash and link, and a full replay',
       (a) => documented(a, 'verify'),
-      async (argv) => {
-        const job = jobOf(argv);
-        const shown = progress('verify');
-        const result = await ask('verify', job, 60_000, shown.update);
-        shown.done();
-        if (argv.json) write(1, `${JSON.stringify(result, null, 2)}\n`);
-        else printVerified(result, job.job);
-        if (!result.ok) process.exitCode = 2;
-      },
+      (argv) => verify(argv),
     );
 
 /** The file `recap export --out` writes, opened (0600: the log holds the prompts); a path it cannot write says so. */
