@@ -95,6 +95,7 @@ export class TermIndex {
     this.totals = options.boosts.map(() => 0);
   }
 
+  /** How many documents the index holds. */
   get size(): number {
     return this.numbers.size;
   }
@@ -102,10 +103,6 @@ export class TermIndex {
   /** How many terms the index holds postings for (those of removed documents only until the sweep). */
   get termCount(): number {
     return this.terms.size;
-  }
-
-  has(id: number): boolean {
-    return this.numbers.has(id);
   }
 
   /** Adds document `id` with `texts`, one per field (an id already in is replaced). */
