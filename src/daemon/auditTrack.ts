@@ -4,6 +4,7 @@
 // (a window of the log folded apart, or read back from a chunk: auditChunks.ts).
 import type { StoredEvent } from '../events/events.js';
 import { Meter, type MeterState } from '../events/meter.js';
+import { copied } from './typedArrays.js';
 import { HourlyUsage } from './usageIndex.js';
 
 export type Trip = { seq: number; time: number; reason: string; unsummarizedTokens: number; limit: number };
@@ -27,12 +28,6 @@ const DOUBLING_UP_TO = 65_536;
 const BLOCK_BITS = 12;
 const BLOCK_MASK = (1 << BLOCK_BITS) - 1;
 const blocksOf = (size: number): number => (size + BLOCK_MASK) >>> BLOCK_BITS;
-
-/** Copies the first `n` of `from` into `to`. */
-function copied<T extends Float64Array<ArrayBuffer> | Uint32Array<ArrayBuffer>>(from: Float64Array | Uint32Array, to: T, n: number): T {
-  to.set(from.subarray(0, Math.min(n, from.length, to.length)));
-  return to;
-}
 
 /**
  * A column of numbers, written in order: in 32 bits while each fits, in 64 once one does not

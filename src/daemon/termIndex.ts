@@ -4,6 +4,7 @@
 // the maps and objects a general-purpose index makes of it. Pure of I/O: summaryIndex.ts says
 // what a document's fields are.
 import { TermWords } from './termWords.js';
+import { copied } from './typedArrays.js';
 
 export type TermIndexOptions = {
   /** Each field's weight in a score, in the order add() is given the fields' texts (at most four). */
@@ -39,15 +40,11 @@ const countIn = (packed: number, field: number): number => (packed >>> (field * 
 
 /** The documents a term is in: pairs of a document's number and its counts in each field. */
 class Postings {
-  pairs = new Uint32Array(2);
+  pairs: Uint32Array<ArrayBuffer> = new Uint32Array(2);
   n = 0;
 
   push(doc: number, counts: number): void {
-    if (2 * this.n === this.pairs.length) {
-      const grown = new Uint32Array(this.pairs.length * 2);
-      grown.set(this.pairs);
-      this.pairs = grown;
-    }
+    if (2 * this.n === this.pairs.length) this.pairs = copied(this.pairs, new Uint32Array(this.pairs.length * 2));
     this.pairs[2 * this.n] = doc;
     this.pairs[2 * this.n + 1] = counts;
     this.n += 1;
@@ -221,9 +218,9 @@ export class TermIndex {
   private room(size: number): void {
     if (size <= this.ids.length) return;
     const capacity = Math.max(size, this.ids.length * 2);
-    this.ids = grown(this.ids, new Float64Array(capacity));
-    this.live = grown(this.live, new Uint8Array(capacity));
-    this.lengths = grown(this.lengths, new Uint32Array(capacity * this.options.boosts.length));
+    this.ids = copied(this.ids, new Float64Array(capacity));
+    this.live = copied(this.live, new Uint8Array(capacity));
+    this.lengths = copied(this.lengths, new Uint32Array(capacity * this.options.boosts.length));
   }
 
   /** Takes the removed documents out of every term's postings, and the terms left in none. */
@@ -236,9 +233,4 @@ export class TermIndex {
     this.words.retain((term) => this.terms.has(term));
     this.removed = 0;
   }
-}
-
-function grown<T extends { set(from: T): void }>(from: T, to: T): T {
-  to.set(from);
-  return to;
 }

@@ -3,6 +3,7 @@
 // came, each one's length and letters beside it in typed arrays, for the words a typo or two
 // away: a scan that rules most words out on those two numbers before it measures an edit
 // distance.
+import { copied } from './typedArrays.js';
 
 export class TermWords {
   private readonly words: string[] = [];
@@ -15,8 +16,8 @@ export class TermWords {
   add(word: string): void {
     const i = this.words.length;
     if (i === this.lengths.length) {
-      this.lengths = grown(this.lengths);
-      this.letters = grown(this.letters);
+      this.lengths = copied(this.lengths, new Uint32Array(i * 2));
+      this.letters = copied(this.letters, new Uint32Array(i * 2));
     }
     this.words.push(word);
     this.lengths[i] = word.length;
@@ -84,12 +85,6 @@ export class TermWords {
     }
     return this.sorted;
   }
-}
-
-function grown(from: Uint32Array<ArrayBuffer>): Uint32Array<ArrayBuffer> {
-  const to = new Uint32Array(from.length * 2);
-  to.set(from);
-  return to;
 }
 
 /** Two sorted lists as one (a word is never in both). */
