@@ -31,7 +31,7 @@ export function column(values: Float64Array): Column {
 }
 
 /** A column of a chunk: how many numbers it holds, and a reader that sets them in `numbers` in order (false: its bytes do not hold that many). */
-export type ColumnReader = { n: number; into: (numbers: Numbers) => boolean };
+type ColumnReader = { n: number; into: (numbers: Numbers) => boolean };
 
 /**
  * A column's reader, or undefined when it is not one. The bytes are a view into the chunk, at
