@@ -18,13 +18,38 @@ type Budget = { links: number; lstats: number; listings: Map<string, Map<string,
  * A follower for one judged call: its memo of the places already found lives only as long as
  * the call, so a link made or removed between two calls is seen by the next. Each path costs
  * one lstat per component not seen before in the call, none past the first missing one.
+ * Another process's links in /proc are read once, at the start of the path.
  */
 export function linkFollower(): (path: string) => string {
   // Made on the first path that needs them: most calls' paths hold no link (withoutLinks).
   let memo: Map<string, string> | undefined;
   const budget: Budget = { links: MAX_LINKS, lstats: MAX_LSTATS, listings: undefined };
-  return (path) => withoutLinks(path, budget) ?? follow(path, (memo ??= new Map()), budget);
+  return (path) => {
+    const through = procLink(path, budget);
+    return withoutLinks(through, budget) ?? follow(through, (memo ??= new Map()), budget);
+  };
 }
+
+/**
+ * Another process's link in /proc (`/proc/<pid>/fd/3`, its cwd, root or program, a mapped
+ * file), followed to the file it names: the same file by another name, for any process of
+ * this user. `self` is left as it is (it would be the daemon's), and so is what is no path
+ * (a socket, a pipe) or a link that cannot be read.
+ */
+function procLink(path: string, budget: Budget): string {
+  const match = PROC_LINK.exec(path);
+  if (!match) return path;
+  if (budget.links-- <= 0) throw new PathUnknown(`more than ${MAX_LINKS} links`);
+  let target: string;
+  try {
+    target = readlinkSync(match[1]!);
+  } catch {
+    return path;
+  }
+  return target.startsWith('/') ? `${target}${match[2] ?? ''}` : path;
+}
+
+const PROC_LINK = /^(\/proc\/\d+(?:\/task\/\d+)?\/(?:fd\/\d+|cwd|root|exe|map_files\/[^/]+))(\/.*)?$/;
 
 /** A path as the kernel spells it when it holds no links: absolute, no `.`, `..` or `//`, no trailing `/`. */
 const PLAIN = /^(?:\/(?!\.\.?(?:\/|$))[^/]+)+$/;

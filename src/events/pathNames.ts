@@ -10,8 +10,14 @@ export const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g,
 
 export const expandHome = (path: string, home: string) => (path === '~' ? home : path.startsWith('~/') ? join(home, path.slice(2)) : path);
 
+/** `~` and `~/x` from home, `~+` and `~+/x` (bash's $PWD) from the folder the call runs in. */
+export function expandTilde(path: string, home: string, cwd: string | undefined): string {
+  if (path === '~+' || path.startsWith('~+/')) return `${cwd ?? '/'}${path.slice(2)}`;
+  return expandHome(path, home);
+}
+
 export function absolute(path: string, cwd: string | undefined, home: string): string {
-  const expanded = expandHome(path, home);
+  const expanded = expandTilde(path, home, cwd);
   // /proc is read before normalizing: /proc/self/cwd/.. is the agent's parent folder.
   const full = throughProc(isAbsolute(expanded) ? expanded : join(cwd ?? '/', expanded), cwd);
   // A path already normal is its own normal form: most calls name one, and every check comes here.
@@ -124,8 +130,16 @@ export function pathWords(tokens: ShellToken[]): string[] {
   const words: string[] = [];
   for (const token of tokens) {
     if (token.kind !== 'word' || token.value === '') continue;
-    const value = token.value.replace(/^(?:\$HOME|\$\{HOME\})(?=\/|$)/, '~');
+    // A quoted `~` is a name bash leaves as it is (`'~/x'` is ./~/x); `$PWD` is `~+`.
+    if (token.literal && token.value.startsWith('~')) {
+      words.push(`./${token.value}`);
+      continue;
+    }
+    const value = token.value.replace(/^(?:\$HOME|\$\{HOME\})(?=\/|$)/, '~').replace(/^(?:\$PWD|\$\{PWD\})(?=\/|$)/, '~+');
     words.push(value);
+    // `~name/x` is that user's home: judged as this user's too, who may be named.
+    const other = /^~[A-Za-z_][\w.-]*(\/.*)?$/.exec(value);
+    if (other) words.push(`~${other[1] ?? ''}`);
     const eq = value.indexOf('=');
     if (eq > 0 && value.slice(eq + 1) !== '') words.push(value.slice(eq + 1));
   }

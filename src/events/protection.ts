@@ -5,10 +5,12 @@
 // exactly a whitelisted form (runsRecap.ts).
 import { basename, dirname, isAbsolute } from 'node:path/posix';
 import { globReaches } from './glob.js';
-import { absolute, decodings, escapeRegex, expandHome, globTouches, inside, pathsAnywhere, pathWords, spellings, throughProc } from './pathNames.js';
+import { absolute, decodings, escapeRegex, expandTilde, globTouches, inside, pathsAnywhere, pathWords, spellings, throughProc } from './pathNames.js';
 import { nestedAgentRefusal, type AgentLaunch } from './nestedAgents.js';
 import { signalRefusal, type RecapProcesses } from './recapSignals.js';
 import { commandsWithin } from './shellCommands.js';
+import { foldersEntered, FOLDERS_KEPT } from './shellFolders.js';
+import { recapProcessPath } from './recapProcessPaths.js';
 import { isInert, mightRunRecap } from './runsRecap.js';
 import { simpleCommands, tokenize, type WordToken } from './shellTokens.js';
 import { KNOWN_SHAPES, READING, type ToolCall } from './toolCall.js';
@@ -87,7 +89,7 @@ function placesOf(spelled: string, cwd: string | undefined, home: string, real: 
   const places = withPlace(found, path);
   if (real === undefined) return places;
   withPlace(places, real(path));
-  const expanded = expandHome(spelled, home);
+  const expanded = expandTilde(spelled, home, cwd);
   const raw = throughProc(isAbsolute(expanded) ? expanded : `${cwd ?? '/'}/${expanded}`, cwd);
   if (raw !== path) withPlace(places, real(raw));
   return places;
@@ -119,10 +121,16 @@ export function protectionRefusal(call: ToolCall, cwd: string | undefined, state
 function callRefusal(call: ToolCall, cwd: string | undefined, state: ProtectedState, recapPaths: ReadonlySet<string>, real: Follow | undefined): string | undefined {
   // The folder a call runs in, as spelled and where it leads: `link/..` is the link's parent
   // to the kernel, not the folder holding the link. Each is judged as the call's folder.
-  const bases = call.dir !== undefined ? places(call.dir, cwd, state.home, real) : [cwd];
+  let bases = call.dir !== undefined ? places(call.dir, cwd, state.home, real) : [cwd];
   if (call.kind === 'shell' && call.dir !== undefined) {
     const hit = state.paths.find((p) => bases.some((dir) => dir !== undefined && inside(dir, p)));
     if (hit) return `${call.name} in ${call.dir} runs inside recap's own files (${hit})`;
+  }
+  // The folders the line moves into (cd .., git -C x) are where its relative paths lead too.
+  if (call.kind === 'shell' && typeof call.command === 'string') {
+    const moved = foldersEntered(call.command, bases, state.home);
+    if (moved === undefined) return `the command moves through more folders than recap follows in one line (${FOLDERS_KEPT}); split it into several commands`;
+    bases = [...bases, ...moved];
   }
   for (const base of bases) {
     const refusal = callRefusalIn(call, base, state, recapPaths, real);
@@ -156,6 +164,8 @@ function callRefusalIn(call: ToolCall, base: string | undefined, state: Protecte
     );
     const hit = state.paths.find((p) => globs.some((glob) => globReaches(glob, p)));
     if (hit) return `${call.name} on ${call.glob} touches recap's own files (${hit})`;
+    const inProcess = recapProcessPath(globs, state.recapProcesses?.pids, base);
+    if (inProcess) return `${call.name} on ${call.glob} reaches into recap's own process (${inProcess})`;
   }
   for (const candidate of candidates) {
     const refusal = pathRefusal(call, candidate, base, state, real);
@@ -170,6 +180,8 @@ function pathRefusal(call: ToolCall, candidate: string, cwd: string | undefined,
   const paths = places(candidate, cwd, state.home, real);
   const hit = rootHolding(state.paths, paths);
   if (hit) return `${tool} on ${candidate} touches recap's own files (${hit})`;
+  const inProcess = recapProcessPath([candidate, ...paths], state.recapProcesses?.pids, cwd);
+  if (inProcess) return `${tool} on ${candidate} reaches into recap's own process (${inProcess})`;
   if (READING.has(call.kind)) return undefined;
   const setup = rootHolding(state.readOnly ?? [], paths);
   if (setup) return `${tool} on ${candidate} would change what wires recap in or runs it (${setup})`;
@@ -210,6 +222,8 @@ function bashRefusal(command: string, cwd: string | undefined, state: ProtectedS
   const resolved = words.flatMap((w) => places(w, cwd, state.home, real));
   const stateHit = resolved.find((p) => state.paths.some((root) => inside(p, root) || globTouches(p, root)));
   if (stateHit) return `the command touches recap's own files (${stateHit})`;
+  const inProcess = recapProcessPath([...words, ...resolved], state.recapProcesses?.pids, cwd, command);
+  if (inProcess) return `the command reaches into recap's own process (${inProcess})`;
   // What the line runs, read once for both rules.
   const within = commandsWithin(command);
   const signal = signalRefusal(command, state.recapProcesses, within);
@@ -237,7 +251,9 @@ function bashRefusal(command: string, cwd: string | undefined, state: ProtectedS
 function summaryFileRefusal(command: string, cwd: string | undefined, state: ProtectedState, recapPaths: ReadonlySet<string>, real: Follow | undefined): string | undefined {
   const file = readWayOut(command, recapPaths)?.options.get('--file');
   if (typeof file !== 'string' || file === '-') return undefined;
-  const paths = places(file.replace(/^(?:\$HOME|\$\{HOME\})(?=\/|$)/, '~'), cwd, state.home, real);
+  // Quoted, a leading `~` is a folder's name (./~/...); unquoted, home: judged both ways.
+  const spelled = file.replace(/^(?:\$HOME|\$\{HOME\})(?=\/|$)/, '~');
+  const paths = [...places(spelled, cwd, state.home, real), ...(spelled.startsWith('~') ? places(`./${spelled}`, cwd, state.home, real) : [])];
   const hit = rootHolding(state.paths, paths);
   return hit ? `submit --file ${file} would read recap's own files (${hit}) into a summary` : undefined;
 }
@@ -260,7 +276,7 @@ function setupWrite(text: string, here: string[], state: ProtectedState, resolve
   const broad = (p: string) => p === state.home || here.some((dir) => inside(dir, p)) || inside(state.home, p);
   const setupHit = resolved.find((p) => (state.readOnly ?? []).some((root) => inside(p, root) || (inside(root, p) && !broad(p)) || (globTouches(p, root) && !broad(p))));
   if (setupHit) return `the command could change what wires recap in or runs it (${setupHit})`;
-  const settings = state.settingsNames?.find((s) => s.mentioned.every((word) => word.test(text)));
+  const settings = state.settingsNames?.find((s) => resolved.some((path) => s.path.test(path)) || s.mentioned.every((word) => word.test(text)));
   if (settings) return `the command could change ${settings.what}, which wire recap in`;
   const shadow = shadowIn(resolved, words, state) ?? shadowPattern(state).exec(text)?.[0];
   if (shadow) return `the command could put ${shadow} on PATH in front of the real one`;

@@ -52,14 +52,13 @@ const VALUED = new Set([
   '--pidfile',
   '--ns',
   '--nslist',
-  '-o',
   '--older-than',
-  '-y',
   '--younger-than',
-  '-n',
   '-Z',
   '--context',
 ]);
+/** killall's own: its -o, -y and -n take a value, where pkill's -o and -n (oldest, newest) are switches. */
+const KILLALL_VALUED = new Set([...VALUED, '-o', '-y', '-n']);
 /** grep's options that take a value; -e and --regexp give the pattern itself. */
 const GREP_VALUED = new Set(['-f', '--file', '-m', '--max-count', '-A', '-B', '-C', '--context', '-d', '-D', '--include', '--exclude', '-g', '--glob', '-t', '--type']);
 const GREPS = new Set(['grep', 'egrep', 'fgrep', 'rg']);
@@ -168,8 +167,9 @@ function killRefusal(args: WordToken[], pids: readonly number[], named: () => st
   const targets = rest.filter((t) => t.value !== '--');
   for (const target of targets.filter((t) => t.literal)) {
     if (target.value === '-1') return `kill -1 signals every process of the user, recap's daemon among them; ${REFUSE}`;
-    if (pids.some((pid) => target.value.replace(/^-/, '') === String(pid)))
-      return `the command signals recap's daemon (pid ${target.value.replace(/^-/, '')}), which would then answer no hook; ${REFUSE}`;
+    // As kill reads a number: `07590` and `+7590` are pid 7590; `-7590` is its group.
+    const pid = /^[-+]?0*(\d+)$/.exec(target.value)?.[1];
+    if (pid !== undefined && pids.includes(Number(pid))) return `the command signals recap's daemon (pid ${pid}), which would then answer no hook; ${REFUSE}`;
   }
   const computedSignal = signal !== undefined && !signal.literal;
   // No target at all: they come from the input (xargs kill).
@@ -186,7 +186,7 @@ function killRefusal(args: WordToken[], pids: readonly number[], named: () => st
 function byNameRefusal(program: string, args: WordToken[], names: readonly string[]): string | undefined {
   const { signal, rest } = signalOf(program, args);
   if (signal?.literal && STOP.test(signal.value)) return stopping();
-  const patterns = patternsOf(rest);
+  const patterns = patternsOf(rest, program);
   if (patterns.length === 0 && rest.some((r) => SELECTORS.has(r.value.split('=')[0]!))) return `the command signals processes by owner or group, recap's among them; ${REFUSE}`;
   for (const pattern of patterns) {
     if (!pattern.literal) return `the command signals processes by a name the shell computes, which could be recap's; ${REFUSE}`;
@@ -206,7 +206,7 @@ const stopping = () => `stopping a process could stop recap's daemon, which woul
 /** The words of a finder that are patterns or names, past its options and their values. */
 function patternsOf(args: WordToken[], program = 'pkill'): WordToken[] {
   const grep = GREPS.has(program);
-  const valued = grep ? GREP_VALUED : VALUED;
+  const valued = grep ? GREP_VALUED : program === 'killall' ? KILLALL_VALUED : VALUED;
   const patterns: WordToken[] = [];
   for (let i = 0; i < args.length; i += 1) {
     const value = args[i]!.value;

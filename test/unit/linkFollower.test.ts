@@ -1,6 +1,6 @@
 // Where a path really leads, read from a real disk: the one-call answer for a path without
 // links (realpath of its folder, lstat of its last part) must agree with following it part by part.
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, mkdtempSync, openSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -42,7 +42,19 @@ describe('linkFollower', () => {
     expect(follow(`${join(root, 'project')}//./src/a.ts`)).toBe(join(root, 'project', 'src', 'a.ts'));
   });
 
-  it("does not follow /proc, whose links are the daemon's", () => {
+  it("does not follow /proc/self, whose links are the daemon's", () => {
     expect(follow('/proc/self/cwd/x')).toBe('/proc/self/cwd/x');
+    expect(follow('/proc/self/fd/0')).toBe('/proc/self/fd/0');
+  });
+
+  it.skipIf(process.platform !== 'linux')("follows another process's open file in /proc to the file itself", () => {
+    const fd = openSync(join(secret, 'token'), 'r');
+    try {
+      // This process stands for another one: the follower never reads `self`, only a pid.
+      expect(follow(`/proc/${process.pid}/fd/${fd}`)).toBe(join(secret, 'token'));
+      expect(follow(`/proc/${process.pid}/cwd/x`)).toBe(join(process.cwd(), 'x'));
+    } finally {
+      closeSync(fd);
+    }
   });
 });

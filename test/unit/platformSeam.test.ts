@@ -13,7 +13,9 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const SPELLS_PROC: Record<string, string> = {
   'src/events/pathNames.ts': "text analysis: names /proc/self/cwd and /proc/<pid>/root spellings in an agent's command",
   'src/events/protection.ts': "text analysis: the protection rules deny /proc spellings that lead to recap's files",
-  'src/common/linkFollower.ts': "follows links on the disk and stops at /proc (its links are the daemon's, not the agent's): compares a path, reads nothing there",
+  'src/common/linkFollower.ts':
+    "follows links on the disk: a path the agent names through another process's /proc links (fd/N, cwd, root, exe) is read to the file it names, as any link is; /proc/self is the daemon's and stays as spelled",
+  'src/events/recapProcessPaths.ts': "text analysis: a path or code string that reaches into /proc/<pid> of recap's daemon is denied",
 };
 
 /** /proc in code (a string, a template, a regular expression), or a program recap must ask only through the platform (by name or by path). */

@@ -1,0 +1,125 @@
+// The agent's cheap ways around recap's protected paths by naming them from somewhere else:
+// given a line that moves to another folder (cd, git -C, a subshell), a `~` bash leaves as it
+// is, or recap's daemon seen as a folder of /proc, when it names recap's files from there,
+// then it is refused; the same moves that name the agent's own files pass.
+import { describe, expect, it } from 'vitest';
+import { claudeFacts, claudeToolCall } from '../../src/agents/claude/facts.js';
+import { pathWords } from '../../src/events/pathNames.js';
+import { protectionRefusal, type ProtectedState } from '../../src/events/protection.js';
+import { foldersEntered } from '../../src/events/shellFolders.js';
+import { tokenize } from '../../src/events/shellTokens.js';
+
+const HOME = '/home/ann';
+const CWD = `${HOME}/src/app`;
+// Folders not named recap: a word "recap" is refused by another rule (runsRecap.ts), and the
+// user may put recap's files anywhere (RECAP_DATA_DIR, RECAP_CONFIG).
+const DATA = `${HOME}/.local/share/rc`;
+const CONFIG = `${HOME}/.config/rc`;
+const DAEMON_PID = 4242;
+const STATE: ProtectedState = {
+  paths: [DATA, CONFIG],
+  home: HOME,
+  readOnly: [`${HOME}/.claude/settings.json`],
+  settingsNames: claudeFacts.settingsNames,
+  recapProcesses: { pids: [DAEMON_PID], names: [] },
+};
+
+const when = (tool: string, input: unknown) => protectionRefusal(claudeToolCall(tool, input), CWD, STATE, new Set());
+const bash = (command: string) => when('Bash', { command });
+
+describe('given a line that moves to another folder', () => {
+  it.each([
+    ['cd up, then a relative path', 'cd ../../.local/share && rm -rf rc/log'],
+    ['cd from home', 'cd ~/.local/share && rm -rf rc'],
+    ['two cds', 'cd .. && cd .. && cat .config/rc/config.conf'],
+    ['cd with an option', 'cd -P ../.. && cat .config/rc/config.conf'],
+    ['cd to $HOME', 'cd "$HOME" && truncate -s 0 .local/share/rc/log/LOG'],
+    ['cd with no folder: home', 'cd && rm -rf .local/share/rc'],
+    ['pushd', 'pushd ~/.config; echo TOKEN_THRESHOLD=99999999 > rc/config.conf'],
+    ['a subshell', '(cd ../../.local/share; rm -rf rc)'],
+    ['code handed to bash -c', "bash -c 'cd ../../.local/share && rm -rf rc'"],
+    ['env -C', 'env -C ../../.local/share rm -rf rc'],
+    ['env --chdir=', 'env --chdir=/home/ann/.local/share rm -rf rc'],
+    ['git -C', 'git -C ~/.config rm -r rc'],
+    ['tar --directory=', 'tar --directory=/home/ann/.local/share -cf /tmp/x.tar rc'],
+    ['make -C', 'make -C ../../.config -f rc/config.conf'],
+  ])("when it names recap's files from there (%s), then it is refused", (_what, command) => {
+    expect(bash(command)).toMatch(/recap's own files/);
+  });
+
+  it("when it names an agent's settings from there with the name split by quotes, then it is refused", () => {
+    expect(bash(`cd ~/.. && cd ann/.cl''aude && echo '{}' > settings.json`)).toMatch(/what wires recap in/);
+    expect(bash(`cd ../other && cd .cl''aude && echo '{}' > settings.json`)).toMatch(/Claude Code's settings/);
+  });
+
+  it('when it moves through more folders than recap follows, then it is refused and says what to do', () => {
+    const command = `${Array.from({ length: 6 }, (_, i) => `cd d${i} && cd ..`).join(' && ')} && rm -rf .local/share/rc`;
+    expect(bash(command)).toMatch(/more folders than recap follows in one line \(32\); split it/);
+  });
+
+  it.each([
+    ['cd into the project', 'cd src && ls lib'],
+    ['cd up and back', 'cd .. && ls app'],
+    ['git -C a sibling', 'git -C ../lib status'],
+    ['a folder the shell works out', 'cd "$(git rev-parse --show-toplevel)" && git status'],
+    ['pushd and popd', 'pushd src && make && popd'],
+  ])("when it names the agent's own files (%s), then it passes", (_what, command) => {
+    expect(bash(command)).toBeUndefined();
+  });
+
+  it('then each folder is taken from every folder the line may already be in', () => {
+    expect(foldersEntered('cd .. && cd lib', [CWD], HOME)).toEqual([`${HOME}/src`, `${HOME}/src/app/lib`, `${HOME}/src/lib`]);
+  });
+});
+
+describe('given a `~` bash does not expand', () => {
+  it('then a quoted one is a name in the current folder, an unquoted one is home', () => {
+    const words = (command: string) => {
+      const tokenized = tokenize(command);
+      return tokenized.ok ? pathWords(tokenized.tokens) : [];
+    };
+    expect(words(`cat '~/x' "~"/y`)).toEqual(['cat', './~/x', './~/y']);
+    expect(words('cat ~/x')).toEqual(['cat', '~/x']);
+    expect(words('cat ~ann/x')).toEqual(['cat', '~ann/x', '~/x']);
+  });
+
+  it.each([
+    ['~+, the current folder', 'rm -rf ~+/../../.local/share/rc'],
+    ['$PWD', 'rm -rf "$PWD"/../../.local/share/rc'],
+    ['~user', 'rm -rf ~ann/.local/share/rc'],
+  ])("when %s leads to recap's files, then it is refused", (_what, command) => {
+    expect(bash(command)).toMatch(/recap's own files/);
+  });
+});
+
+describe("given recap's daemon as a folder of /proc", () => {
+  it.each([
+    ['Read', { file_path: `/proc/${DAEMON_PID}/fd/20` }],
+    ['Read', { file_path: `/proc/${DAEMON_PID}/environ` }],
+    ['Read', { file_path: `/proc/0${DAEMON_PID}/cmdline` }],
+    ['Write', { file_path: `/proc/${DAEMON_PID}/fd/20`, content: '' }],
+    ['Glob', { pattern: '*', path: `/proc/${DAEMON_PID}/fd` }],
+    ['Grep', { pattern: 'x', path: `/proc/${DAEMON_PID}/fd/20` }],
+  ])('when %s %j reaches into it, then it is refused', (tool, input) => {
+    expect(when(tool, input)).toMatch(/recap's own process/);
+  });
+
+  it.each([
+    ['cat of an open file', `cat /proc/${DAEMON_PID}/fd/20`],
+    ['a glob of its files', `cat /proc/${DAEMON_PID}/fd/*`],
+    ['a glob of every process', 'cat /proc/*/fd/*'],
+    ['a truncation', `: > /proc/${DAEMON_PID}/fd/20`],
+    ['from /proc itself', `cd /proc && cat ${DAEMON_PID}/environ`],
+    ['code handed to python', `python3 -c "open('/proc/${DAEMON_PID}/fd/20', 'w')"`],
+  ])('when a command reaches into it (%s), then it is refused', (_what, command) => {
+    expect(bash(command)).toMatch(/recap's own process/);
+  });
+
+  it.each([
+    ['its own status', 'cat /proc/self/status'],
+    ['another process', 'cat /proc/1234/status'],
+    ['the list of processes', 'ls /proc'],
+  ])('when a command reads another part of /proc (%s), then it passes', (_what, command) => {
+    expect(bash(command)).toBeUndefined();
+  });
+});
