@@ -62,9 +62,24 @@ function refuseMisplaced(argv: { _: (string | number)[]; fix?: unknown; job?: un
   if (JOBLESS_COMMANDS.has(command) && argv.job !== undefined) throw new UsageError(`recap ${command} is not about a job: leave out --job`);
 }
 
+/**
+ * `--file -` and `-f -` as `--file=-`: yargs reads a lone `-` after an option as an empty
+ * value and a word of its own, so the documented way to name stdin would not reach the command.
+ */
+export function stdinOptions(args: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i += 1) {
+    if ((args[i] === '--file' || args[i] === '-f') && args[i + 1] === '-') {
+      out.push('--file=-');
+      i += 1;
+    } else out.push(args[i]!);
+  }
+  return out;
+}
+
 export function buildCli(args: string[], side: DaemonSide): Argv<Global> {
   // yargs reads the current folder itself, and throws when it is gone.
-  const cli: Argv<Global> = yargs(args, currentFolder() ?? '/')
+  const cli: Argv<Global> = yargs(stdinOptions(args), currentFolder() ?? '/')
     .scriptName('recap')
     // The page to read on its own line: at the foot, after the blank line yargs puts before an
     // epilogue, --help would no longer fit one screen.

@@ -2,7 +2,7 @@
 // on a connection of their own, and cut out of each answer's bytes without parsing them, so
 // a log of a million events streams out at the speed of the socket.
 import { connect, type Socket } from 'node:net';
-import { encodeFrame } from '../common/frames.js';
+import { encodeFrame, MAX_ANSWER_FRAME } from '../common/frames.js';
 import { socketPath } from '../common/paths.js';
 import { eventLinesOf, type EventLine } from '../protocol/answers.js';
 import type { RequestFields, ResponseOf } from '../protocol/protocol.js';
@@ -20,7 +20,6 @@ export type EventQuery = Omit<RequestFields<'events'>, 'fromSeq' | 'limit' | 'wa
 const PAGE = 3072;
 /** How long the daemon may take to answer a page once the client waits for it. */
 export const PAGE_TIMEOUT_MS = 30_000;
-const MAX_FRAME = 64 * 1024 * 1024;
 
 /**
  * A page of the `events` op. `lines()` is its events as JSON Lines, each exactly as
@@ -184,8 +183,8 @@ class FrameStream {
         at += copied;
         if (this.headHave < 4) break;
         const length = this.head.readUInt32BE(0);
-        if (length > MAX_FRAME) {
-          this.fail(new Error(`the recap daemon sent a frame of ${length} bytes, over the limit of ${MAX_FRAME}`));
+        if (length > MAX_ANSWER_FRAME) {
+          this.fail(new Error(`the recap daemon sent a page of ${length} bytes, over the ${MAX_ANSWER_FRAME} bytes recap reads`));
           this.socket?.destroy();
           return false;
         }

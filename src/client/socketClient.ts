@@ -2,7 +2,7 @@
 // after a deadline. Node built-ins only, so the hook client can use it.
 import { connect, type Socket } from 'node:net';
 import { UserError } from '../common/errors.js';
-import { DEFAULT_MAX_FRAME, describeBytes, encodeFrame, FrameReader } from '../common/frames.js';
+import { DEFAULT_MAX_FRAME, describeBytes, encodeFrame, FrameReader, MAX_ANSWER_FRAME } from '../common/frames.js';
 import type { Op, RequestFields, ResponseOf } from '../protocol/protocol.js';
 
 /** No daemon is listening (no socket file, or nobody answers on it). */
@@ -35,7 +35,7 @@ type Pending = { resolve: (value: unknown) => void; reject: (error: Error) => vo
 export class Client {
   private nextId = 1;
   private readonly pending = new Map<number, Pending>();
-  private readonly reader = new FrameReader(64 * 1024 * 1024);
+  private readonly reader = new FrameReader(MAX_ANSWER_FRAME);
 
   private constructor(private readonly socket: Socket) {
     const failAll = (error: Error) => {
@@ -44,6 +44,13 @@ export class Client {
     };
     socket.on('data', (chunk) => {
       for (const frame of this.reader.push(chunk)) {
+        // An answer too large to read is an error for every request waiting, never a silence
+        // that ends in a timeout.
+        if (frame.kind === 'oversized') {
+          failAll(new Error(`the recap daemon sent an answer of ${describeBytes(frame.length)}, over the ${describeBytes(MAX_ANSWER_FRAME)} recap reads; ask for less (a smaller --limit, one event at a time)`));
+          socket.destroy();
+          return;
+        }
         if (frame.kind !== 'message') continue;
         const { id, result, error, progress } = frame.value as {
           id?: number;

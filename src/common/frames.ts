@@ -11,6 +11,13 @@ export const MAX_HOOK_PAYLOAD = 64 * 1024 * 1024;
 /** The largest frame: a payload of MAX_HOOK_PAYLOAD and the request around it. */
 export const DEFAULT_MAX_FRAME = MAX_HOOK_PAYLOAD + 64 * 1024;
 
+/**
+ * The largest answer recap's CLI reads: one that holds an interaction of MAX_HOOK_PAYLOAD
+ * (`recap event`, `recap context`, a page of `recap export`), with its JSON escapes (at most
+ * six bytes a byte, `\u0001`) and what surrounds it.
+ */
+export const MAX_ANSWER_FRAME = 8 * MAX_HOOK_PAYLOAD;
+
 const MIB = 1024 * 1024;
 /** A byte count as people read it: `65.06 MiB`, `812 bytes`. */
 export function describeBytes(bytes: number): string {

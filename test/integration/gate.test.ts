@@ -114,6 +114,16 @@ describe('the gate through the CLI', () => {
     expect(memory.stdout).toContain('2 summaries');
   });
 
+  it('reads a summary from stdin named as --file - (and -f -), as its help says', async () => {
+    await runCli(box, ['record', '--text', prose(3)]);
+    const submitted = await runCli(box, ['submit', '--file', '-'], { input: goodSummary(undefined, 2) });
+    expect(submitted.code, submitted.stderr).toBe(0);
+    await runCli(box, ['record', '--text', prose(3)]);
+    const short = await runCli(box, ['submit', '-f', '-'], { input: goodSummary(undefined, 3) });
+    expect(short.code, short.stderr).toBe(0);
+    expect(JSON.parse((await runCli(box, ['chain', '--json'])).stdout).entries).toHaveLength(4);
+  });
+
   it('keeps jobs apart: --job names another job with its own gate', async () => {
     const other = JSON.parse((await runCli(box, ['status', '--json', '--job', 'other-job'])).stdout);
     expect(other).toMatchObject({ job: 'other-job', summaries: 0, unsummarizedTokens: 0 });
