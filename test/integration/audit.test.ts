@@ -1,7 +1,7 @@
 // The audit trail on a real log made by the real daemon: log, replay, verify (and
 // tampering caught), export and import (byte-identical round trip), snapshots, old versions.
 import { spawn } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Level } from 'level';
 import { pack, unpack } from 'msgpackr';
@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { RECAP, RawClient, runCli, type Sandbox, trackedSandboxes } from '../helpers/daemon.js';
 import { goodSummary, prose } from '../helpers/text.js';
 import { entryHash, GENESIS_HASH, type ChainContent } from '../../src/events/chain.js';
-import { exportHeader } from '../../src/protocol/exportFormat.js';
+import { exportEnd, exportHeader } from '../../src/protocol/exportFormat.js';
 
 const { newBox, start } = trackedSandboxes(afterEach);
 
@@ -202,7 +202,7 @@ describe('recap verify', () => {
     }
     const box = newBox();
     const file = join(box.dir, 'long.jsonl');
-    writeFileSync(file, `${lines.join('\n')}\n`);
+    writeFileSync(file, `${lines.join('\n')}\n${exportEnd(3700)}\n`);
     expect((await runCli(box, ['import', file])).code).toBe(0);
     await start(box);
     const result = await runCli(box, ['verify', '--json']);
@@ -242,8 +242,11 @@ describe('recap export and import', () => {
     const logged = (await runCli(box, ['log', '--json'])).stdout;
     await daemon.stop();
     const exported = readFileSync(file, 'utf8');
-    expect(exported.split('\n')[0]).toBe('{"format":"recap-events","version":1}');
-    expect(exported.slice(exported.indexOf('\n') + 1)).toBe(logged);
+    expect(exported.split('\n')[0]).toBe('{"format":"recap-events","version":2}');
+    // The events, then the end line that counts them.
+    const body = exported.slice(exported.indexOf('\n') + 1);
+    expect(body).toBe(`${logged}${exportEnd(logged.trim().split('\n').length)}\n`);
+    expect(readdirSync(box.dir).filter((name) => name.endsWith('.partial'))).toEqual([]);
 
     const copy = newBox();
     const imported = await runCli(copy, ['import', file]);
@@ -278,6 +281,28 @@ describe('recap export and import', () => {
     expect(result.stderr).toMatch(new RegExp(`^recap: ${file}:3: `));
     await start(box);
     expect(jsonLines((await runCli(box, ['log', '--json'])).stdout).map((l) => l.type)).toEqual(['ConfigApproved', 'ConfigApplied']);
+  });
+
+  it.each([
+    ['cut short after a whole line', (lines: string[]) => lines.slice(0, -2), /ends after \d+ events without the export's end line: it was cut short/],
+    ['missing an event in the middle', (lines: string[]) => [...lines.slice(0, 2), ...lines.slice(3)], /says it holds \d+ events, but \d+ are in the file; some were lost/],
+    ['added to after its end line', (lines: string[]) => [...lines, lines[1]!], /a line after the export's end line/],
+    ['only the header, as a failed export of version 1 left it', () => ['{"format":"recap-events","version":1}'], /holds no events, only the header/],
+  ])('refuses an export %s, says what happened, and writes nothing', async (_what, damage, why) => {
+    const source = newBox();
+    const daemon = await start(source);
+    await activity(source);
+    const whole = (await runCli(source, ['export'])).stdout.trim().split('\n');
+    await daemon.stop();
+    const box = newBox();
+    const file = join(box.dir, 'damaged.jsonl');
+    writeFileSync(file, `${damage(whole).join('\n')}\n`);
+    const result = await runCli(box, ['import', file]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(why);
+    // Nothing was written: the whole export still imports.
+    writeFileSync(file, `${whole.join('\n')}\n`);
+    expect((await runCli(box, ['import', file])).code).toBe(0);
   });
 
   it('shows progress on stderr only when stderr is a terminal', async () => {
@@ -337,7 +362,8 @@ describe('snapshots and old event versions', () => {
     await start(box);
     const [denied] = jsonLines((await runCli(box, ['log', '--json', '--type', 'ToolDenied'])).stdout);
     expect(denied).toMatchObject({ version: 2, data: { tool: 'Read', cause: 'gate' } });
-    const stored = jsonLines((await runCli(box, ['export'])).stdout.split('\n').slice(1).join('\n'));
+    // The events between the header and the end line.
+    const stored = jsonLines((await runCli(box, ['export'])).stdout.trim().split('\n').slice(1, -1).join('\n'));
     expect(stored.at(-1)).toMatchObject({ type: 'ToolDenied', version: 1, data: { tool: 'Read' } });
     expect(JSON.parse((await runCli(box, ['status', '--json', '--job', 'old'])).stdout)).toMatchObject({ job: 'old' });
   });

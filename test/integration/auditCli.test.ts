@@ -85,8 +85,11 @@ describe('--job', () => {
 
     const onlyBeta = { env: { RECAP_JOB: 'beta' } };
     expect(jsonLines((await runCli(box, ['log', '--json'], onlyBeta)).stdout).map((l) => l.data.job)).toEqual(['beta']);
-    const exported = jsonLines((await runCli(box, ['export'], onlyBeta)).stdout).slice(1);
-    expect(exported.map((l) => l.data.job)).toEqual(['beta']);
+    const exported = jsonLines((await runCli(box, ['export'], onlyBeta)).stdout);
+    // The header names the job; the end line counts its one event.
+    expect(exported[0]).toEqual({ format: 'recap-events', version: 2, job: 'beta' });
+    expect(exported.slice(1, -1).map((l) => l.data.job)).toEqual(['beta']);
+    expect(exported.at(-1)).toEqual({ end: { events: 1 } });
     const report = JSON.parse((await runCli(box, ['report', '--json'], onlyBeta)).stdout);
     expect(report.jobs.map((j: { job: string }) => j.job)).toEqual(['beta']);
     const replay = JSON.parse((await runCli(box, ['replay', '--json', '--at', '9999'], onlyBeta)).stdout);

@@ -94,7 +94,7 @@ describe('events in lines', () => {
     const exportRun = await runCli(box, ['export']);
     expect(exportRun.code).toBe(0);
     // The daemon's own events may follow (none is written by reading): the lines read before come first, whole.
-    expect(exportRun.stdout.startsWith(`{"format":"recap-events","version":1}\n${exported.lines}`)).toBe(true);
+    expect(exportRun.stdout.startsWith(`{"format":"recap-events","version":2}\n${exported.lines}`)).toBe(true);
     const logRun = await runCli(box, ['log', '--json']);
     expect(logRun.stdout.startsWith(logged.lines)).toBe(true);
     const human = (await runCli(box, ['log'])).stdout.trim().split('\n');

@@ -1,5 +1,5 @@
 // The audit commands: recap log (and log -f), event, jobs, replay, verify, export and import.
-import { closeSync, fstatSync, openSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, renameSync, rmSync } from 'node:fs';
 import { UserError } from '../../common/errors.js';
 import { eventLogDir } from '../../common/paths.js';
 import { nearNames } from '../../common/nearNames.js';
@@ -140,14 +140,21 @@ export const checkCommands: Builder = (y) =>
       (argv) => verify(argv),
     );
 
-/** The file `recap export --out` writes, opened (0600: the log holds the prompts); a path it cannot write says so. */
-function openOut(file: string): number {
+/** The file `recap export --out` writes (`path`, renamed to `file` once whole), opened 0600: the log holds the prompts; a path it cannot write says so. */
+function openOut(path: string, file: string): number {
   try {
-    return openSync(file, 'w', 0o600);
+    return openSync(path, 'w', 0o600);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
     throw new UsageError(`cannot write ${file} (${code}): give --out a file in a folder that exists and that you may write`);
   }
+}
+
+/** The lines in a page of JSON Lines: each ends with a newline. */
+function lineCount(lines: Buffer): number {
+  let count = 0;
+  for (let at = lines.indexOf(10); at >= 0; at = lines.indexOf(10, at + 1)) count += 1;
+  return count;
 }
 
 /** Refuses, before the daemon's code is loaded, an import file that cannot be read: missing, a folder, or not yours to read. */
@@ -175,18 +182,34 @@ export const exportCommands =
         'every event as JSON Lines (format in the README)',
         (a) => documented(a, 'export').option('out', { type: 'string', describe: 'write to this file instead of stdout' }),
         async (argv) => {
-          const fd = argv.out !== undefined ? openOut(argv.out) : 1;
+          // A file is written beside its name and renamed once whole: an export that fails
+          // leaves no file that looks like one.
+          const partial = argv.out !== undefined ? `${argv.out}.partial` : undefined;
+          const fd = partial !== undefined ? openOut(partial, argv.out!) : 1;
           const shown = progress('export');
+          let whole = false;
           try {
-            const { exportHeader } = await import('../../protocol/exportFormat.js');
+            const { exportEnd, exportHeader } = await import('../../protocol/exportFormat.js');
             // The daemon sends the events as stored; their lines are made here, on the CLI's own core
             // (a daemon older than this CLI sends the lines).
             const linesOf = await side.exportLines();
-            write(fd, `${exportHeader()}\n`);
-            for await (const page of eventPages({ raw: true, stored: true, ...jobOf(argv) }, shown.update)) writeAll(fd, page.stored ? linesOf(page.lines()) : page.lines());
+            const { job } = jobOf(argv);
+            write(fd, `${exportHeader(job)}\n`);
+            let events = 0;
+            for await (const page of eventPages({ raw: true, stored: true, ...jobOf(argv) }, shown.update)) {
+              const lines = page.stored ? linesOf(page.lines()) : page.lines();
+              events += lineCount(lines);
+              writeAll(fd, lines);
+            }
+            write(fd, `${exportEnd(events)}\n`);
+            whole = true;
           } finally {
             shown.done();
             if (fd !== 1) closeSync(fd);
+            if (partial !== undefined) {
+              if (whole) renameSync(partial, argv.out!);
+              else rmSync(partial, { force: true });
+            }
           }
         },
       )
