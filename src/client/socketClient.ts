@@ -47,7 +47,11 @@ export class Client {
         // An answer too large to read is an error for every request waiting, never a silence
         // that ends in a timeout.
         if (frame.kind === 'oversized') {
-          failAll(new Error(`the recap daemon sent an answer of ${describeBytes(frame.length)}, over the ${describeBytes(MAX_ANSWER_FRAME)} recap reads; ask for less (a smaller --limit, one event at a time)`));
+          failAll(
+            new Error(
+              `the recap daemon sent an answer of ${describeBytes(frame.length)}, over the ${describeBytes(MAX_ANSWER_FRAME)} recap reads; ask for less (a smaller --limit, one event at a time)`,
+            ),
+          );
           socket.destroy();
           return;
         }

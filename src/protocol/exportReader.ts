@@ -44,7 +44,8 @@ export class ExportReader {
     const end = this.version >= 2 && typeof value === 'object' && value !== null && 'end' in value ? endSchema.safeParse(value) : undefined;
     if (end !== undefined) {
       if (!end.success) throw new BadExportLine(`${where}: ${describeIssues(end.error)}`, false);
-      if (end.data.end.events !== this.events) throw new BadExportLine(`${where}: the export says it holds ${end.data.end.events} events, but ${this.events} are in the file; some were lost, export it again`, false);
+      if (end.data.end.events !== this.events)
+        throw new BadExportLine(`${where}: the export says it holds ${end.data.end.events} events, but ${this.events} are in the file; some were lost, export it again`, false);
       this.ended = this.events;
       return undefined;
     }
@@ -60,7 +61,10 @@ export class ExportReader {
   end(): void {
     if (this.version === undefined) throw new BadExportLine(`${this.file} is empty`, true);
     if (this.version >= 2 && this.ended === undefined) {
-      throw new BadExportLine(`${this.file} ends after ${this.events} events without the export's end line: it was cut short (a failed or interrupted export); export it again`, false);
+      throw new BadExportLine(
+        `${this.file} ends after ${this.events} events without the export's end line: it was cut short (a failed or interrupted export); export it again`,
+        false,
+      );
     }
     if (this.version === 1 && this.events === 0) throw new BadExportLine(`${this.file} holds no events, only the header an export begins with; export it again`, false);
   }

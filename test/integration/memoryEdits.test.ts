@@ -66,7 +66,10 @@ describe('recap amend and recap redact', () => {
 
   it('amend: the corrected text is the memory, show says it was amended, --original prints the text it replaced, chain marks it superseded', async () => {
     // The corrected text on stdin, named as its help names it.
-    const amended = JSON.parse(await cli(box, ['amend', String(second), '--json', '--file', '-'], withWord(goodSummary(undefined, 2), AMENDED))) as { amended: boolean; seq: number };
+    const amended = JSON.parse(await cli(box, ['amend', String(second), '--json', '--file', '-'], withWord(goodSummary(undefined, 2), AMENDED))) as {
+      amended: boolean;
+      seq: number;
+    };
     expect(amended.amended).toBe(true);
     expect(await cli(box, ['context'])).toContain(AMENDED);
     const shown = await cli(box, ['show', String(second)]);
