@@ -1,11 +1,12 @@
 // Connect to the daemon, starting it first when nobody answers (as watchman and gpg-agent
 // do): detached, its log in a file under the data folder, then wait for its socket. Never a
 // second daemon on a data folder: one that runs but cannot be reached here is reported.
-import { closeSync, fstatSync, lstatSync, mkdirSync, openSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, lstatSync, openSync, readSync } from 'node:fs';
 import { daemonCommand, daemonEnvironment } from '../common/daemonStart.js';
 import { describeHolder, runningDaemon } from '../common/daemonRecord.js';
 import { UserError } from '../common/errors.js';
 import { daemonLogFile, dataDir, socketPath } from '../common/paths.js';
+import { makeDataFolder, unusable } from '../common/dataFolder.js';
 import { Client, DaemonUnavailable } from './socketClient.js';
 
 export class DaemonStartFailed extends UserError {}
@@ -91,8 +92,13 @@ function notASocket(path: string): string | undefined {
 async function startDaemon(env: NodeJS.ProcessEnv): Promise<{ code: () => number | null | undefined; said: () => string | undefined }> {
   // Loaded here alone: a command that finds the daemon up (nearly every one) never needs it.
   const { spawn } = await import('node:child_process');
-  mkdirSync(dataDir(env), { recursive: true, mode: 0o700 });
-  const log = openSync(daemonLogFile(env), 'a', 0o600);
+  const dir = makeDataFolder(env);
+  let log: number;
+  try {
+    log = openSync(daemonLogFile(env), 'a', 0o600);
+  } catch (error) {
+    throw unusable(dir, error);
+  }
   const from = fstatSync(log).size;
   const [node, ...args] = daemonCommand();
   const child = spawn(node!, args, { detached: true, stdio: ['ignore', log, log], env: daemonEnvironment(env) });

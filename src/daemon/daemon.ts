@@ -1,7 +1,6 @@
-// The daemon's life: take the log's lock, rebuild the projection, replace a stale socket,
-// listen and say so in a pid file; on SIGHUP (or `recap reload`) re-read the config; on
-// SIGTERM (or `recap stop`) finish what is in flight and close.
-import { mkdirSync, readdirSync, statSync } from 'node:fs';
+// The daemon's life: take the log's lock, rebuild the projection, replace a stale socket, listen
+// and say so in a pid file; on SIGHUP (`recap reload`) re-read the config; on SIGTERM (`recap stop`) finish what is in flight, close.
+import { readdirSync, statSync } from 'node:fs';
 import { platform } from '../platform/choose.js';
 import { join } from 'node:path';
 import { homedir } from 'node:os';
@@ -9,6 +8,7 @@ import type { Logger } from 'pino';
 import { UserError } from '../common/errors.js';
 import { unsupportedPlatform } from '../common/platform.js';
 import { dataDir, eventLogDir, launcherSocketPath, socketPath, userConfigPath } from '../common/paths.js';
+import { makeDataFolder } from '../common/dataFolder.js';
 import { describeHolder, removePidFile, runningDaemon, writePidFile } from '../common/daemonRecord.js';
 import { ConfigService } from './configService.js';
 import { EventStore, LogLocked, LogUnreadable } from './eventStore.js';
@@ -82,7 +82,7 @@ export class Daemon {
     if (code.state === 'changed') throw new DaemonStartError(code.message);
     this.code = code;
     this.log = createLogger(this.env);
-    mkdirSync(dataDir(this.env), { recursive: true, mode: 0o700 });
+    makeDataFolder(this.env);
     await this.openStore();
     await this.claimDataFolder();
     this.projection = await this.firstProjection();
