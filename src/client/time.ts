@@ -95,7 +95,12 @@ export function timeFlag(text: string, flag: string, json: boolean): number {
 /** A span the user gives for how long (recap pause 2h): 90s, 30m, 2h or 1d, in milliseconds. */
 export function parseDuration(text: string): number {
   const span = SPAN.exec(text);
-  const ms = span ? Number(span[1]) * UNIT_MS[span[2] as keyof typeof UNIT_MS] : 0;
-  if (ms <= 0) throw new BadTime(`cannot read the duration ${JSON.stringify(text)}: give a number and a unit, such as 90s, 30m, 2h or 1d`);
+  if (!span) throw new BadTime(`cannot read the duration ${JSON.stringify(text)}: give a number and a unit, such as 90s, 30m, 2h or 1d`);
+  const ms = Number(span[1]) * UNIT_MS[span[2] as keyof typeof UNIT_MS];
+  if (ms === 0) throw new BadTime(`a duration of ${text} is none: give at least 1s`);
+  if (ms > LONGEST_MS) throw new BadTime(`${text} is longer than a year: give at most 365d`);
   return ms;
 }
+
+/** The longest span recap takes: a year. */
+const LONGEST_MS = 365 * 86_400_000;

@@ -89,7 +89,7 @@ export const readCommands: Builder = (y) =>
         if (!/^#?\d+$/.test(argv.seq) || Number(argv.seq.replace('#', '')) < 1)
           throw new UserError(`recap event takes a sequence number such as 12 or #12, not ${JSON.stringify(argv.seq)}`);
         const seq = Number(argv.seq.replace('#', ''));
-        const page = await ask('events', { fromSeq: seq, limit: 1 });
+        const page = await ask('events', { fromSeq: Math.min(seq, Number.MAX_SAFE_INTEGER), limit: 1 });
         const line = page.events[0];
         if (line?.seq !== seq) throw new UserError(`there is no event #${seq}: the log holds events #1 to #${page.lastSeq}`);
         const { job } = jobOf(argv);

@@ -118,6 +118,9 @@ export const memoryCommands: Builder = (y) =>
       (argv) => decisions(argv),
     );
 
+/** The longest reason a trip keeps (the protocol's `note`). */
+const MAX_REASON = 1000;
+
 /** recap trip, pause and resume: the user's hold on the job's gate. */
 export const holdCommands: Builder = (y) =>
   y
@@ -130,6 +133,7 @@ export const holdCommands: Builder = (y) =>
           .option('cancel', { type: 'boolean', describe: 'open a tripped gate without a summary; what is unsummarized stays so' })
           .conflicts('cancel', 'reason'),
       async (argv) => {
+        if (argv.reason !== undefined && argv.reason.length > MAX_REASON) throw new UsageError(`--reason is ${argv.reason.length} characters; keep it to ${MAX_REASON}`);
         const result = await call('trip', {
           ...target(argv),
           ...(argv.reason !== undefined ? { note: argv.reason } : {}),

@@ -1,0 +1,33 @@
+// What the user reads when a command's argument is out of range, through the real CLI and
+// daemon: given a number past any event, a pause of nothing or of centuries, a reason longer
+// than a trip keeps, an empty job name, then each says what was wrong in the words of the
+// command's own arguments, exits 1, and changes nothing.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { closeSandbox, runCli, sandboxWithDaemon, type DaemonProcess, type Sandbox } from '../helpers/daemon.js';
+
+describe("given a command's argument out of range", () => {
+  let box: Sandbox;
+  let daemon: DaemonProcess;
+  beforeAll(async () => {
+    ({ box, daemon } = await sandboxWithDaemon());
+    expect((await runCli(box, ['record', '--text', 'Make the parser report each error with its line.'])).code).toBe(0);
+  });
+  afterAll(() => closeSandbox(box, daemon));
+
+  it.each([
+    ['an event number past any event', ['event', '99999999999999999'], /^recap: there is no event #\d+: the log holds events #1 to #\d+\n$/],
+    ['a pause of nothing', ['pause', '0s'], /^recap: a duration of 0s is none: give at least 1s\n$/],
+    ['a pause of centuries', ['pause', '99999999999999d'], /^recap: 99999999999999d is longer than a year: give at most 365d\n$/],
+    ['a reason longer than a trip keeps', ['trip', '--reason', 'x'.repeat(2000)], /^recap: --reason is 2000 characters; keep it to 1000\n$/],
+    ['an empty job name', ['--job', '', 'status'], /^recap: status: job is empty\n$/],
+  ])('when it is %s, then it says so plainly and exits 1', async (_what, args, message) => {
+    const run = await runCli(box, args);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(message);
+  });
+
+  it('then nothing changed: the gate is neither paused nor tripped', async () => {
+    expect(JSON.parse((await runCli(box, ['status', '--json'])).stdout)).toMatchObject({ tripped: false, unsummarizedInteractions: 1 });
+    expect((await runCli(box, ['status'])).stdout).not.toContain('paused');
+  });
+});
