@@ -135,7 +135,7 @@ async function answerCall(
       return facts.context(
         'prompt',
         `recap: job ${where.job} needs a summary before any other tool can run ` +
-          `(${result.gate.reason ?? 'threshold'}: ${result.gate.unsummarizedTokens} unsummarized tokens, threshold ${result.gate.threshold}). ` +
+          `(${result.gate.unsummarizedTokens} unsummarized tokens, threshold ${result.gate.threshold}${result.gate.reason !== undefined && result.gate.reason !== 'threshold' ? `; tripped: ${result.gate.reason}` : ''}). ` +
           `Run ${ops.recapCommand} context in your ${facts.shellTool} tool to see what to summarize and the command to submit it with.`,
       );
     }

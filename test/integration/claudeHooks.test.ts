@@ -163,6 +163,8 @@ describe('Claude Code hooks through the daemon', () => {
       const answer = await hook(prompt(dir, prose(30)));
       const context = additionalContext(answer, 'UserPromptSubmit');
       expect(context).toContain(`recap: job ${job} needs a summary`);
+      // The figures once each: the tokens and the threshold they reached.
+      expect(context).toMatch(/needs a summary before any other tool can run \(\d+ unsummarized tokens, threshold 500\)\. Run /);
       expect(context).toContain('recap context');
       expect(await status(job)).toMatchObject({ tripped: true, reason: 'threshold', unsummarizedInteractions: 3 });
     });

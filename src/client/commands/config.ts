@@ -48,7 +48,7 @@ async function confirm(question: string): Promise<boolean> {
 }
 
 export const configCommands: Builder = (y) =>
-  y.command('config', 'show, check or approve the configuration', (c) =>
+  y.command('config', 'show, check or allow the configuration', (c) =>
     documented(c, 'config')
       .command(
         'show',

@@ -10,6 +10,7 @@ import { printSessionLines, printSessionReport } from '../present/sessions.js';
 import { printQuality } from '../present/quality.js';
 import { localTime, parseDuration, timeFlag, TIME_HINT } from '../time.js';
 import { documented } from './docs.js';
+import { counted } from '../present/counted.js';
 
 const EXIT_DENIED = 2;
 
@@ -35,7 +36,7 @@ export const agentCommands: Builder = (y) =>
         const text = argv.text ?? (await readInput('-', 'interaction'));
         const result = await call('record', { ...target(argv), kind: argv.kind, text });
         output(argv, result, () => {
-          process.stdout.write(`recorded #${result.seq} (${result.tokens} tokens)\n`);
+          process.stdout.write(`recorded #${result.seq} (${counted(result.tokens, 'token')})\n`);
           if (result.gate) printStatus(result.gate);
         });
       },

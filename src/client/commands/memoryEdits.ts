@@ -5,6 +5,7 @@ import { createInterface } from 'node:readline/promises';
 import { readInput } from '../input.js';
 import { call, output, target, UsageError, type Builder } from '../jobCommands.js';
 import { documented } from './docs.js';
+import { counted } from '../present/counted.js';
 
 const EXIT_REJECTED = 2;
 
@@ -45,7 +46,7 @@ export const memoryEditCommands: Builder = (y) =>
         const text = await readInput(argv.file, 'corrected summary');
         const result = await call('amend', { ...target(argv), seq, text });
         output(argv, result, () => {
-          if (result.amended) process.stdout.write(`summary #${result.entry} amended by #${result.seq} (${result.tokens} tokens): ${result.gist}\n`);
+          if (result.amended) process.stdout.write(`summary #${result.entry} amended by #${result.seq} (${counted(result.tokens, 'token')}): ${result.gist}\n`);
         });
         if (!result.amended) {
           process.stderr.write(`${result.problems.join('\n')}\n`);

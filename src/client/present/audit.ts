@@ -6,6 +6,7 @@ import type { ResponseOf } from '../../protocol/protocol.js';
 import { write } from '../stdout.js';
 import { localIso, localTime } from '../time.js';
 import { eventGist } from './gist.js';
+import { counted } from './counted.js';
 
 /** A field of an event's data; undefined when it has none (or no data). */
 export function fieldOf(data: unknown, key: string): unknown {
@@ -82,6 +83,6 @@ export function printVerified(result: ResponseOf<'verify'>, job: string | undefi
     return edits();
   }
   edits();
-  write(1, `BROKEN: ${result.problems.length} problems in ${result.events} events\n`);
+  write(1, `BROKEN: ${counted(result.problems.length, 'problem')} in ${counted(result.events, 'event')}\n`);
   for (const p of result.problems) write(2, `${p.job ? `job ${p.job}, ` : ''}${p.seq !== undefined ? `#${p.seq}: ` : ''}${p.what}\n`);
 }

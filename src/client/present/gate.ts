@@ -7,6 +7,7 @@ import { shownSummary } from '../../protocol/shownSummary.js';
 import { decisionLogText } from '../../protocol/decisionLogText.js';
 import { localIso, localTime } from '../time.js';
 import { originLabel } from '../../events/entryText.js';
+import { counted } from './counted.js';
 
 const write = (line: string) => process.stdout.write(`${line}\n`);
 
@@ -51,7 +52,7 @@ export function printSubmit(result: ResponseOf<'submit'>): void {
     if (secrets.length > 0) write(`kept with ${secrets.map((s) => `${s.count} ${s.kind}`).join(', ')} replaced by a marker: recap stores no secret`);
     return;
   }
-  write(`rejected: ${result.problems.length} problems (listed on stderr)`);
+  write(`rejected: ${counted(result.problems.length, 'problem')} (listed on stderr)`);
 }
 
 export function printChain(result: ResponseOf<'chain'>): void {

@@ -3,6 +3,7 @@
 import type { Caller } from '../../events/caller.js';
 import type { EventType, RecapEvent } from '../../events/events.js';
 import { localTime } from '../time.js';
+import { counted } from './counted.js';
 
 type DataOf<T extends EventType> = Extract<RecapEvent, { type: T }>['data'];
 
@@ -19,7 +20,7 @@ const GISTS: { [T in EventType]: (data: DataOf<T>) => string } = {
   UsageRecorded: (d) => `${d.model ?? 'model'}: ${d.input} in, ${d.output} out, ${d.cacheRead} cache read, ${d.cacheCreation} cache written`,
   GateTripped: (d) => `${d.reason}: ${d.unsummarizedTokens} unsummarized, limit ${d.limit}${by(d.by)}`,
   ToolDenied: (d) => `${d.tool} (${d.cause})`,
-  SummaryRejected: (d) => `${d.problems.length} problems: ${d.problems[0] ?? ''}`,
+  SummaryRejected: (d) => `${counted(d.problems.length, 'problem')}: ${d.problems[0] ?? ''}`,
   SummaryAccepted: (d) => `level ${d.level}, ${d.tokens} tokens, through #${d.coversThrough}, ${shortHash(d.hash)}${d.redacted ? ' [redacted]' : ''}`,
   ConfigApplied: (d) =>
     `${d.job !== undefined ? `job ${d.job}` : 'user'}: threshold ${String(d.values.TOKEN_THRESHOLD)}, band ${String(d.values.SUMMARY_MIN_TOKENS)}..${String(d.values.SUMMARY_MAX_TOKENS)}`,
