@@ -2,7 +2,7 @@
 // every problem at once (syntax, unknown keys, bad values, bands across files), and the hash
 // of the bytes read. The daemon applies the layers (configService.ts); the CLI checks files.
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { closeSync, constants, existsSync, fstatSync, openSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { allowedValues, BANDS, CONFIG_KEYS, configProblems, configSchema, LIST_KEYS, NUMBER_KEYS, valueProblems, type Config, type ConfigKey } from '../events/config.js';
 import { profileSource } from '../events/profiles.js';
@@ -30,6 +30,31 @@ export function contentHash(bytes: Uint8Array): string {
   return createHash('sha256').update(bytes).digest('hex');
 }
 
+/** The most a config file may hold: a few keys, with comments. */
+const MAX_CONFIG_BYTES = 1024 * 1024;
+
+/**
+ * A config file's bytes, or why they are not read: only a regular file of at most
+ * MAX_CONFIG_BYTES is (a project's `.recap/config.conf` may be a link to /dev/zero or a pipe,
+ * which would hold the daemon forever); opened without waiting for a pipe's writer.
+ */
+function configBytes(file: string): Buffer | string {
+  let fd: number | undefined;
+  try {
+    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
+    const stat = fstatSync(fd);
+    if (stat.isDirectory()) return 'is a folder; name the config file in it';
+    if (!stat.isFile()) return 'is not a regular file (a device, a pipe or a socket); a config file is a text file';
+    if (stat.size > MAX_CONFIG_BYTES) return `is ${stat.size} bytes, over the ${MAX_CONFIG_BYTES} a config file may be`;
+    return readFileSync(fd);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'error';
+    return code === 'EACCES' || code === 'EPERM' ? `cannot be read (${code}); make it readable by you` : `cannot be read (${code})`;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
 /**
  * A config file's good values, every problem it has (all at once: its syntax, unknown keys,
  * each bad value with what the key allows, and the bands it sets), and the hash of the very
@@ -38,12 +63,9 @@ export function contentHash(bytes: Uint8Array): string {
  */
 export function readConfigFile(file: string, env: Env, userFile = userConfigPath(env)): { layer: Layer; hash: string; problems: string[] } {
   if (!existsSync(file)) return { layer: EMPTY_LAYER, hash: NO_FILE_HASH, problems: [] };
-  let bytes: Buffer;
-  try {
-    bytes = readFileSync(file);
-  } catch (error) {
-    return { layer: EMPTY_LAYER, hash: NO_FILE_HASH, problems: [`${file}: cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'}); fix its permissions`] };
-  }
+  const read = configBytes(file);
+  if (typeof read === 'string') return { layer: EMPTY_LAYER, hash: NO_FILE_HASH, problems: [`${file}: ${read}`] };
+  const bytes = read;
   const parsed = parseConfigFile(bytes.toString('utf8'), env);
   const problems = parsed.errors.map((e) => ({ line: e.line, text: `${file}:${e.line}: ${e.key ? `${e.key}: ` : ''}${e.reason}` }));
   const layer: Layer = { values: {}, sources: {} };
