@@ -1,6 +1,7 @@
 // What the user reads when a command's argument is out of range, through the real CLI and
 // daemon: given a number past any event, a pause of nothing or of centuries, a reason longer
-// than a trip keeps, an empty job name, then each says what was wrong in the words of the
+// than a trip keeps, an empty job name, a summary file that is a device, missing or a folder,
+// then each says what was wrong in the words of the
 // command's own arguments, exits 1, and changes nothing.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeSandbox, runCli, sandboxWithDaemon, type DaemonProcess, type Sandbox } from '../helpers/daemon.js';
@@ -20,6 +21,13 @@ describe("given a command's argument out of range", () => {
     ['a pause of centuries', ['pause', '99999999999999d'], /^recap: 99999999999999d is longer than a year: give at most 365d\n$/],
     ['a reason longer than a trip keeps', ['trip', '--reason', 'x'.repeat(2000)], /^recap: --reason is 2000 characters; keep it to 1000\n$/],
     ['an empty job name', ['--job', '', 'status'], /^recap: status: job is empty\n$/],
+    [
+      'a summary file that is a device, read forever before',
+      ['submit', '--file', '/dev/zero'],
+      /^recap: \/dev\/zero is not a regular file: give the file that holds the summary, or - for stdin\n$/,
+    ],
+    ['a summary file that is not there', ['submit', '--file', '/nonexistent/summary.md'], /^recap: cannot read \/nonexistent\/summary.md \(ENOENT\): there is no such file\n$/],
+    ['a summary file that is a folder', ['submit', '--file', '/tmp'], /^recap: \/tmp is a folder: give the file that holds the summary\n$/],
   ])('when it is %s, then it says so plainly and exits 1', async (_what, args, message) => {
     const run = await runCli(box, args);
     expect(run.code).toBe(1);
