@@ -15,6 +15,8 @@ const GLOB = /[*?[]/;
 export function recapProcessPath(paths: readonly string[], pids: readonly number[] | undefined, cwd: string | undefined, text = ''): string | undefined {
   if (pids === undefined || pids.length === 0) return undefined;
   for (const path of paths) {
+    // Most paths never name /proc: every check comes here, and is spared the normalizing.
+    if (!path.includes('proc') && !(cwd ?? '/').startsWith('/proc')) continue;
     const full = normalize(path.startsWith('/') ? path : `${cwd ?? '/'}/${path}`);
     const segment = PROC.exec(full)?.[1];
     if (segment !== undefined && pids.some((pid) => namesPid(segment, pid))) return full;
