@@ -159,11 +159,29 @@ const AGENT_LAUNCHES = Object.values(AGENT_FACTS).map((agent) => agent.launch);
 /**
  * recap's daemon as `ps` and pkill see it: its pid, its program's name and its command line.
  * The daemon passes its own; recap-hook, answering for a daemon that does not, the pid file's
- * and the command line recap starts a daemon with.
+ * and the command line recap starts a daemon with; `threads`, where the caller is the daemon, its threads' ids.
  */
-export function recapProcesses(pid: number | undefined, argv: readonly string[] = daemonCommand()): RecapProcesses {
-  return { pids: pid === undefined ? [] : [pid], names: [basename(process.execPath), argv.join(' ')] };
+export function recapProcesses(pid: number | undefined, argv: readonly string[] = daemonCommand(), threads?: () => number[]): RecapProcesses {
+  const own = pid === undefined ? [] : [pid];
+  const names = [basename(process.execPath), argv.join(' ')];
+  if (threads === undefined) return { pids: own, names };
+  // Its threads' ids beside its pid (`kill -9 <tid>` ends the whole process), read again at
+  // most every THREADS_MS: a worker thread may start at any time.
+  let read = 0;
+  let pids = own;
+  return {
+    names,
+    get pids() {
+      if (Date.now() - read > THREADS_MS) {
+        read = Date.now();
+        pids = [...own, ...threads()];
+      }
+      return pids;
+    },
+  };
 }
+
+const THREADS_MS = 2000;
 
 /** The agents' settings in a project, where a project-scoped install puts the hooks. */
 export function projectReadOnlyPaths(project: string): string[] {

@@ -273,7 +273,7 @@ export class Daemon {
       readOnlyPaths: readOnlyPaths(env),
       shadowDirs: shadowDirs(env),
       home: env.HOME ?? homedir(),
-      recapProcesses: recapProcesses(process.pid, [process.argv[0]!, ...process.execArgv, ...process.argv.slice(1)]), // as ps shows it, Node's flags too
+      recapProcesses: recapProcesses(process.pid, [process.argv[0]!, ...process.execArgv, ...process.argv.slice(1)], () => platform().ownThreads()), // as ps shows it, Node's flags too
       snapshotEvery: snapshotEvery(env),
       enableHttp: () => this.servers.enableHttp(),
       enableUi: () => this.servers.enableUi(),

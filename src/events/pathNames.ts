@@ -135,15 +135,77 @@ export function pathWords(tokens: ShellToken[]): string[] {
       words.push(`./${token.value}`);
       continue;
     }
-    const value = token.value.replace(/^(?:\$HOME|\$\{HOME\})(?=\/|$)/, '~').replace(/^(?:\$PWD|\$\{PWD\})(?=\/|$)/, '~+');
-    words.push(value);
-    // `~name/x` is that user's home: judged as this user's too, who may be named.
-    const other = /^~[A-Za-z_][\w.-]*(\/.*)?$/.exec(value);
-    if (other) words.push(`~${other[1] ?? ''}`);
-    const eq = value.indexOf('=');
-    if (eq > 0 && value.slice(eq + 1) !== '') words.push(value.slice(eq + 1));
+    const spelled = token.value.replace(/^(?:\$HOME|\$\{HOME\})(?=\/|$)/, '~').replace(/^(?:\$PWD|\$\{PWD\})(?=\/|$)/, '~+');
+    // `../{data,x}/log` is both paths; past BRACES_KEPT, the word as written (a glob of them all).
+    const values = !token.literal && spelled.includes('{') ? braceExpansions(spelled) : [spelled];
+    for (const value of values) pathWord(words, value);
   }
   return words;
+}
+
+/** The words brace expansion makes of `word` (`{a,b}`, `{1..3}`), in order; the word itself, with `*` for each brace, past BRACES_KEPT. */
+export function braceExpansions(word: string): string[] {
+  let found = [word];
+  for (let round = 0; round < 8; round += 1) {
+    const next: string[] = [];
+    let expanded = false;
+    for (const w of found) {
+      const parts = firstBrace(w);
+      if (parts === undefined) next.push(w);
+      else {
+        expanded = true;
+        for (const choice of parts.choices) next.push(`${parts.before}${choice}${parts.after}`);
+      }
+      if (next.length > BRACES_KEPT) return [word, word.replace(/\{[^{}]*\}/g, '*')];
+    }
+    found = next;
+    if (!expanded) break;
+  }
+  return found;
+}
+
+const BRACES_KEPT = 64;
+
+/** The first `{...}` of a word that bash expands (a list with a comma at its own level, or a range), split. */
+function firstBrace(word: string): { before: string; choices: string[]; after: string } | undefined {
+  for (let open = word.indexOf('{'); open >= 0; open = word.indexOf('{', open + 1)) {
+    let depth = 0;
+    const commas: number[] = [];
+    for (let i = open; i < word.length; i += 1) {
+      if (word[i] === '{') depth += 1;
+      else if (word[i] === '}' && --depth === 0) {
+        const body = word.slice(open + 1, i);
+        const range = /^(-?\d+)\.\.(-?\d+)$/.exec(body);
+        const choices =
+          commas.length > 0
+            ? [...commas, i].map((end, k) => word.slice(k === 0 ? open + 1 : commas[k - 1]! + 1, end))
+            : range
+              ? numbers(Number(range[1]), Number(range[2]))
+              : undefined;
+        if (choices) return { before: word.slice(0, open), choices, after: word.slice(i + 1) };
+        break;
+      } else if (word[i] === ',' && depth === 1) commas.push(i);
+    }
+  }
+  return undefined;
+}
+
+function numbers(from: number, to: number): string[] | undefined {
+  if (Math.abs(to - from) > BRACES_KEPT) return undefined;
+  const step = from <= to ? 1 : -1;
+  const out: string[] = [];
+  for (let n = from; n !== to + step; n += step) out.push(String(n));
+  return out;
+}
+
+/** One word's spellings of a path: as it is, and `--opt=PATH` split; `~name/x` as this user's home too. */
+function pathWord(words: string[], value: string): void {
+  words.push(value);
+  // `~name/x` is that user's home: judged as this user's too, who may be named.
+  const other = /^~[A-Za-z_][\w.-]*(\/.*)?$/.exec(value);
+  if (other) words.push(`~${other[1] ?? ''}`);
+  const eq = value.indexOf('=');
+  if (eq > 0 && value.slice(eq + 1) !== '') words.push(value.slice(eq + 1));
 }
 
 type Spelling = { text: string; pattern: RegExp };

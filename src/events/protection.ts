@@ -3,14 +3,14 @@
 // what wires recap in (settings, installed code, units, Node) can be read but not changed;
 // no file may shadow recap or Node on PATH; and no Bash command runs recap unless it is
 // exactly a whitelisted form (runsRecap.ts).
-import { basename, dirname, isAbsolute } from 'node:path/posix';
+import { basename, dirname, isAbsolute, normalize } from 'node:path/posix';
 import { globReaches } from './glob.js';
 import { absolute, decodings, escapeRegex, expandTilde, globTouches, inside, pathsAnywhere, pathWords, spellings, throughProc } from './pathNames.js';
 import { nestedAgentRefusal, type AgentLaunch } from './nestedAgents.js';
 import { signalRefusal, type RecapProcesses } from './recapSignals.js';
 import { commandsWithin } from './shellCommands.js';
 import { foldersEntered, FOLDERS_KEPT } from './shellFolders.js';
-import { recapProcessPath } from './recapProcessPaths.js';
+import { belowDescriptor, recapProcessPath } from './recapProcessPaths.js';
 import { isInert, mightRunRecap } from './runsRecap.js';
 import { simpleCommands, tokenize, type WordToken } from './shellTokens.js';
 import { KNOWN_SHAPES, READING, type ToolCall } from './toolCall.js';
@@ -82,6 +82,7 @@ function places(candidate: string, cwd: string | undefined, home: string, real: 
 }
 
 const FILE_URI = /^file:/i;
+const PROC_PID_FOLDER = /^\/+proc\/+\d+\/+(?:cwd|root)(?:\/|$)/;
 
 /** Where one spelling leads, added to `found` (an array kept free of repeats, made with the first). */
 function placesOf(spelled: string, cwd: string | undefined, home: string, real: Follow | undefined, found: string[] | undefined): string[] {
@@ -90,8 +91,11 @@ function placesOf(spelled: string, cwd: string | undefined, home: string, real: 
   if (real === undefined) return places;
   withPlace(places, real(path));
   const expanded = expandTilde(spelled, home, cwd);
-  const raw = throughProc(isAbsolute(expanded) ? expanded : `${cwd ?? '/'}/${expanded}`, cwd);
+  const full = isAbsolute(expanded) ? expanded : `${cwd ?? '/'}/${expanded}`;
+  const raw = throughProc(full, cwd);
   if (raw !== path) withPlace(places, real(raw));
+  // Another process's folder or root, where it really is (the follower reads its link).
+  if (PROC_PID_FOLDER.test(full)) withPlace(places, real(normalize(full)));
   return places;
 }
 
@@ -192,6 +196,11 @@ function pathRefusal(call: ToolCall, candidate: string, cwd: string | undefined,
   return undefined;
 }
 
+/** The agent's folder, home and their parents: every command sits in them, so naming one does not count as naming what they hold. */
+function broad(path: string, here: readonly string[], home: string): boolean {
+  return path === home || here.some((dir) => inside(dir, path)) || inside(home, path);
+}
+
 function isShadow(path: string, state: ProtectedState): boolean {
   return SHADOW_NAMES.has(basename(path)) && (state.shadowDirs ?? []).includes(dirname(path));
 }
@@ -218,24 +227,31 @@ function bashRefusal(command: string, cwd: string | undefined, state: ProtectedS
     const hit = spellings(path, cwd, state.home).find(({ pattern }) => pattern.test(text));
     if (hit) return `the command touches recap's own files (${hit.text})`;
   }
-  const words = tokenized.ok ? pathWords(tokenized.tokens.filter((t) => !launcherRuns.includes(t as never))) : [];
+  // What the line runs, read once for every rule: its words in code it hands on (bash -c,
+  // backticks, $(...)) name paths as its own do.
+  const within = commandsWithin(command);
+  const inner = within.commands.flatMap((c) => [...c.words.filter((w, at) => at > 0 || !recapPaths.has(w.value)), ...c.redirects.flatMap((r) => (r.target ? [r.target] : []))]);
+  const words = [...new Set(pathWords([...(tokenized.ok ? tokenized.tokens.filter((t) => !launcherRuns.includes(t as never)) : []), ...inner]))];
   const resolved = words.flatMap((w) => places(w, cwd, state.home, real));
   const stateHit = resolved.find((p) => state.paths.some((root) => inside(p, root) || globTouches(p, root)));
   if (stateHit) return `the command touches recap's own files (${stateHit})`;
   const inProcess = recapProcessPath([...words, ...resolved], state.recapProcesses?.pids, cwd, command);
   if (inProcess) return `the command reaches into recap's own process (${inProcess})`;
-  // What the line runs, read once for both rules.
-  const within = commandsWithin(command);
+  const below = belowDescriptor([...words, ...resolved], cwd);
+  if (below) return `the command names a path below an open file descriptor (${below}), which recap cannot follow; name the file by its own path`;
+  // Reading the setup is harmless; anything but an inert reader may change it.
+  const reader = tokenized.ok && simpleCommands(tokenized.tokens).every(isInert);
+  const here = cwd === undefined ? [] : places(cwd, undefined, state.home, real);
+  const holder = reader ? undefined : resolved.find((p) => !broad(p, here, state.home) && state.paths.some((root) => root !== p && inside(root, p)));
+  if (holder) return `the command could move or remove ${holder}, which holds recap's own files`;
   const signal = signalRefusal(command, state.recapProcesses, within);
   if (signal) return signal;
   const agent = nestedAgentRefusal(command, state.agentLaunches ?? [], within);
   if (agent) return agent;
   const setup = setupSubcommand(command);
   if (setup) return `recap ${setup} changes recap's setup; only the user may run it, outside the agent`;
-  // Reading the setup is harmless; anything but an inert reader may change it.
-  const reader = tokenized.ok && simpleCommands(tokenized.tokens).every(isInert);
   if (!reader) {
-    const why = setupWrite(text, cwd === undefined ? [] : places(cwd, undefined, state.home, real), state, resolved, words);
+    const why = setupWrite(text, here, state, resolved, words);
     if (why) return why;
     if (state.shellVariables?.some((name) => new RegExp(`\\b${name}\\b`).test(command)))
       return "the command changes the variables that mark the agent's shell, which recap's setup commands look for";
@@ -273,8 +289,7 @@ function setupWrite(text: string, here: string[], state: ProtectedState, resolve
   }
   // A folder holding one counts too (rm -rf .claude), but not the agent's folder, home or
   // their parents, which every command sits in.
-  const broad = (p: string) => p === state.home || here.some((dir) => inside(dir, p)) || inside(state.home, p);
-  const setupHit = resolved.find((p) => (state.readOnly ?? []).some((root) => inside(p, root) || (inside(root, p) && !broad(p)) || (globTouches(p, root) && !broad(p))));
+  const setupHit = resolved.find((p) => (state.readOnly ?? []).some((root) => inside(p, root) || ((inside(root, p) || globTouches(p, root)) && !broad(p, here, state.home))));
   if (setupHit) return `the command could change what wires recap in or runs it (${setupHit})`;
   const settings = state.settingsNames?.find((s) => resolved.some((path) => s.path.test(path)) || s.mentioned.every((word) => word.test(text)));
   if (settings) return `the command could change ${settings.what}, which wire recap in`;

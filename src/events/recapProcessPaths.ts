@@ -28,3 +28,18 @@ function namesPid(segment: string, pid: number): boolean {
   if (/^\d+$/.test(segment)) return Number(segment) === pid;
   return GLOB.test(segment) && segmentMatches(segment, String(pid));
 }
+
+/**
+ * The first of `paths` that goes on below an open file descriptor, as if it were a folder
+ * (`/dev/fd/3/data/log` after `3<..`): which folder it is, only the shell that opened it knows.
+ */
+export function belowDescriptor(paths: readonly string[], cwd: string | undefined): string | undefined {
+  for (const path of paths) {
+    if (!path.includes('fd')) continue;
+    const full = normalize(path.startsWith('/') ? path : `${cwd ?? '/'}/${path}`);
+    if (BELOW_FD.test(full)) return full;
+  }
+  return undefined;
+}
+
+const BELOW_FD = /^\/(?:dev\/fd|proc\/[^/]+(?:\/task\/[^/]+)?\/fd)\/[^/]+\/./;

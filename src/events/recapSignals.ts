@@ -56,39 +56,16 @@ const VALUED = new Set([
   '--younger-than',
   '-Z',
   '--context',
+  '-O',
+  '--older',
+  '-r',
+  '--runstates',
 ]);
-/** killall's own: its -o, -y and -n take a value, where pkill's -o and -n (oldest, newest) are switches. */
-const KILLALL_VALUED = new Set([...VALUED, '-o', '-y', '-n']);
+/** killall's own: its -o, -y and -n take a value, where pkill's -o and -n (oldest, newest) are switches; its -g (the process group) is one. */
+const KILLALL_VALUED = new Set([...[...VALUED].filter((o) => o !== '-g'), '-o', '-y', '-n']);
 /** grep's options that take a value; -e and --regexp give the pattern itself. */
 const GREP_VALUED = new Set(['-f', '--file', '-m', '--max-count', '-A', '-B', '-C', '--context', '-d', '-D', '--include', '--exclude', '-g', '--glob', '-t', '--type']);
 const GREPS = new Set(['grep', 'egrep', 'fgrep', 'rg']);
-/** Options that choose processes by owner, group, session, terminal, parent or age rather than by name. */
-const SELECTORS = new Set([
-  '-u',
-  '--euid',
-  '--user',
-  '-U',
-  '--uid',
-  '-G',
-  '--group',
-  '-g',
-  '--pgroup',
-  '-s',
-  '--session',
-  '-t',
-  '--terminal',
-  '-P',
-  '--parent',
-  '-F',
-  '--pidfile',
-  '--ns',
-  '-o',
-  '--older-than',
-  '-y',
-  '--younger-than',
-  '-Z',
-  '--context',
-]);
 /** Code that sends a signal: os.kill, process.kill, Process.kill, perl's kill, psutil's suspend. */
 const SIGNALLING = /\b(?:kill(?:pg)?|pkill|killall|send_signal|suspend|raise_signal|signal\.(?:SIGSTOP|SIGTSTP))\b/;
 const STOP_IN_TEXT = /\b(?:SIG)?(?:STOP|TSTP|TTIN|TTOU)\b|\bsuspend\(|\bkill\w*\W+(?:[^;\n]*?\W)?(?:19|20|21|22)\b/;
@@ -145,8 +122,10 @@ function signalOf(program: string, args: WordToken[]): { signal: WordToken | und
     const value = arg.value;
     const named = /^-[^-]/.test(value) ? [value.slice(1), value.slice(2)].find((v, at) => SIGNAL.test(v) && (at === 0 || /^s/i.test(value.slice(1)))) : undefined;
     const mayName = program !== 'kill' || (signal === undefined && rest.length === 0);
-    if (options.includes(value) && args[i + 1] !== undefined) signal = stronger(signal, args[(i += 1)]!);
-    else if (value.startsWith('--signal=')) signal = stronger(signal, { ...arg, value: value.slice(9) });
+    // getopt takes any unambiguous start of a long option: --sig=STOP is --signal=STOP.
+    const long = /^--si(?:g(?:n(?:al?)?)?)?(?:=(.*))?$/.exec(value);
+    if ((options.includes(value) || (long && long[1] === undefined && options.includes('--signal'))) && args[i + 1] !== undefined) signal = stronger(signal, args[(i += 1)]!);
+    else if (long?.[1] !== undefined) signal = stronger(signal, { ...arg, value: long[1] });
     else if (mayName && named !== undefined) signal = stronger(signal, { ...arg, value: named });
     else rest.push(arg);
   }
@@ -167,8 +146,8 @@ function killRefusal(args: WordToken[], pids: readonly number[], named: () => st
   const targets = rest.filter((t) => t.value !== '--');
   for (const target of targets.filter((t) => t.literal)) {
     if (target.value === '-1') return `kill -1 signals every process of the user, recap's daemon among them; ${REFUSE}`;
-    // As kill reads a number: `07590` and `+7590` are pid 7590; `-7590` is its group.
-    const pid = /^[-+]?0*(\d+)$/.exec(target.value)?.[1];
+    // As kill reads a number: `07590`, `+7590` and ` 7590 ` are pid 7590; `-7590` is its group.
+    const pid = /^\s*[-+]?\s*0*(\d+)\s*$/.exec(target.value)?.[1];
     if (pid !== undefined && pids.includes(Number(pid))) return `the command signals recap's daemon (pid ${pid}), which would then answer no hook; ${REFUSE}`;
   }
   const computedSignal = signal !== undefined && !signal.literal;
@@ -187,7 +166,8 @@ function byNameRefusal(program: string, args: WordToken[], names: readonly strin
   const { signal, rest } = signalOf(program, args);
   if (signal?.literal && STOP.test(signal.value)) return stopping();
   const patterns = patternsOf(rest, program);
-  if (patterns.length === 0 && rest.some((r) => SELECTORS.has(r.value.split('=')[0]!))) return `the command signals processes by owner or group, recap's among them; ${REFUSE}`;
+  // No name or pattern: the processes are chosen by options alone (owner, group, age, state, in any spelling), recap's among them.
+  if (patterns.length === 0 && rest.length > 0) return `the command signals processes by owner, group or other options, recap's among them; ${REFUSE}`;
   for (const pattern of patterns) {
     if (!pattern.literal) return `the command signals processes by a name the shell computes, which could be recap's; ${REFUSE}`;
     const hit = names.find((n) => matches(pattern.value, n));
@@ -220,6 +200,8 @@ function patternsOf(args: WordToken[], program = 'pkill'): WordToken[] {
 
 /** As pkill or grep would match (an extended regex, case ignored to be safe); a pattern JavaScript cannot read counts as a match. */
 function matches(pattern: string, name: string): boolean {
+  // POSIX's word edges and classes (\<node, [[:alpha:]]ode) mean nothing to JavaScript.
+  if (/\\[<>]|\[\[[:=.]/.test(pattern)) return true;
   try {
     return new RegExp(pattern, 'i').test(name);
   } catch {
@@ -238,7 +220,7 @@ function namesRecap(commands: SimpleCommand[], unread: string[], pids: readonly 
     const name = programName(program?.value ?? '');
     if (name === 'cd') continue;
     const texts = [...simple.words.map((w) => w.value), ...simple.heredocs.map((h) => h.body)];
-    const hit = texts.find((t) => pid?.test(t) || /recap/i.test(t));
+    const hit = texts.find((t) => pid?.test(t) || /recap/i.test(t) || pids.includes(arithmeticValue(t) ?? -1));
     if (hit !== undefined) return hit;
     if (AWKS.has(name)) {
       // Each /regex/ of its program is a pattern of ps lines.
@@ -251,4 +233,14 @@ function namesRecap(commands: SimpleCommand[], unread: string[], pids: readonly 
     }
   }
   return unread.find((t) => pid?.test(t) || /recap/i.test(t));
+}
+
+/** A number as shell arithmetic reads it (`0x1f2`, `0755`, `16#1f2`, `498`), or undefined. */
+function arithmeticValue(text: string): number | undefined {
+  const t = text.trim();
+  if (/^0[xX][0-9a-fA-F]+$/.test(t)) return parseInt(t.slice(2), 16);
+  if (/^0[0-7]+$/.test(t)) return parseInt(t, 8);
+  if (/^\d+$/.test(t)) return Number(t);
+  const based = /^(\d+)#([0-9a-zA-Z]+)$/.exec(t);
+  return based && Number(based[1]) >= 2 && Number(based[1]) <= 36 ? parseInt(based[2]!, Number(based[1])) : undefined;
 }

@@ -19,11 +19,22 @@ const FOLDER_OPTIONS: ReadonlyMap<string, readonly string[]> = new Map([
   ['ninja', ['-C']],
   ['tar', ['-C', '--directory']],
   ['sudo', ['-D', '--chdir']],
-  ['npm', ['--prefix']],
+  ['npm', ['--prefix', '-C']],
   ['pnpm', ['-C', '--dir']],
   ['yarn', ['--cwd']],
   ['bun', ['--cwd']],
+  ['parallel', ['--wd', '--workdir']],
+  ['tmux', ['-c']],
+  ['unshare', ['--wd']],
+  ['nsenter', ['--wd']],
+  ['bwrap', ['--chdir']],
+  ['systemd-run', ['--working-directory']],
+  ['flatpak-spawn', ['--directory']],
 ]);
+/** Folders that are programs' working trees without being their folder: judged as folders the line is in. */
+const TREE_OPTIONS: ReadonlyMap<string, readonly string[]> = new Map([['git', ['--work-tree', '--git-dir']]]);
+/** tar's old-style letters that take the next word as their value, in order (`tar cfC x.tar .. data`). */
+const TAR_VALUED = new Set(['f', 'C', 'b', 'K', 'N', 'T', 'V', 'X', 'g', 'L', 'H', 'I']);
 
 /** `cd`'s own options, before its folder. */
 const CD_OPTIONS = /^-[LPe@]+$/;
@@ -43,13 +54,23 @@ export function foldersEntered(command: string, bases: readonly (string | undefi
       if (!folders.includes(path) && !bases.includes(path)) folders.push(path);
     }
   };
+  // CDPATH set in the line: `cd data` may be any of its folders' `data`.
+  const cdPath: string[] = [];
   for (const simple of within.commands) {
+    for (const word of simple.words) {
+      const set = /^CDPATH=(.*)$/.exec(word.value);
+      if (set) cdPath.push(...set[1]!.split(':').filter((d) => d !== ''));
+    }
     const { program, args } = effectiveProgram(simple.words);
     const name = program?.literal ? programName(program.value) : '';
     if (name === 'cd') {
       const rest = args.filter((a, i) => !(CD_OPTIONS.test(a.value) && args.slice(0, i).every((b) => CD_OPTIONS.test(b.value))));
       const target = rest[0]?.value === '--' ? rest[1] : rest[0];
       if (target?.value !== '-') enter(target);
+      if (target !== undefined && !/^\.{0,2}\//.test(target.value)) for (const dir of cdPath) enter({ ...target, value: `${dir}/${target.value}` });
+    } else if (name === 'find' && args.some((a) => a.value === '-execdir' || a.value === '-okdir')) {
+      // -execdir runs in each found file's folder: at least the starting points.
+      for (const start of args.slice(0, args.findIndex((a) => /^[-(!]/.test(a.value)) >>> 0)) enter(start);
     } else if (name === 'pushd') {
       const target = args.find((a) => a.value !== '-n');
       if (target !== undefined && !/^[+-]\d+$/.test(target.value)) enter(target);
@@ -65,17 +86,47 @@ function optionFolders(simple: SimpleCommand, enter: (word: WordToken | undefine
   const words = simple.words;
   for (let at = 0; at < words.length; at += 1) {
     // Wherever the program's name stands (behind env, sudo or time too): a folder too many is only judged once more.
-    const options = words[at]!.literal ? FOLDER_OPTIONS.get(programName(words[at]!.value)) : undefined;
-    if (options === undefined) continue;
+    const name = words[at]!.literal ? programName(words[at]!.value) : '';
+    const options = [...(FOLDER_OPTIONS.get(name) ?? []), ...(TREE_OPTIONS.get(name) ?? [])];
+    if (options.length === 0) continue;
+    if (name === 'tar') tarOldStyle(words.slice(at + 1), enter);
     for (let i = at + 1; i < words.length; i += 1) {
-      const word = words[i]!;
-      const option = options.find((o) => word.value === o || word.value.startsWith(`${o}=`) || (!o.startsWith('--') && word.value.startsWith(o) && word.value.length > o.length));
-      if (option === undefined) continue;
-      const attached = word.value.slice(option.length).replace(/^=/, '');
-      const value = attached !== '' ? { ...word, value: attached } : words[(i += 1)];
-      if (value !== undefined) enter(value);
+      const value = optionValue(words, i, options);
+      if (value === undefined) continue;
+      if (value.next) i += 1;
+      if (value.word !== undefined) enter(value.word);
     }
   }
+}
+
+/**
+ * The folder an option at `words[i]` gives, if it is one of `options`: `-C dir`, `-Cdir`, a
+ * run of short options ending in it (`-iC..`, `-cC ..`), `--chdir=dir`, `--chdir dir`, or
+ * any start of a long one getopt would take for it (`--ch=..`).
+ */
+function optionValue(words: readonly WordToken[], i: number, options: readonly string[]): { word: WordToken | undefined; next: boolean } | undefined {
+  const word = words[i]!;
+  const value = word.value;
+  if (value.startsWith('--')) {
+    const [name, ...rest] = value.split('=');
+    if (name!.length < 4 || !options.some((o) => o.startsWith('--') && o.startsWith(name!))) return undefined;
+    return rest.length > 0 ? { word: { ...word, value: rest.join('=') }, next: false } : { word: words[i + 1], next: true };
+  }
+  if (!value.startsWith('-')) return undefined;
+  const letters = options.filter((o) => /^-[A-Za-z]$/.test(o)).map((o) => o[1]!);
+  const at = [...value.slice(1)].findIndex((c) => letters.includes(c));
+  if (at < 0) return undefined;
+  const attached = value.slice(at + 2);
+  return attached !== '' ? { word: { ...word, value: attached }, next: false } : { word: words[i + 1], next: true };
+}
+
+/** tar's first word in the old style (`cfC`): its C takes the word its place in the letters gives. */
+function tarOldStyle(args: readonly WordToken[], enter: (word: WordToken | undefined) => void): void {
+  const first = args[0];
+  if (first === undefined || first.value.startsWith('-') || !/^[A-Za-z]+$/.test(first.value)) return;
+  const valued = [...first.value].filter((c) => TAR_VALUED.has(c));
+  const at = valued.indexOf('C');
+  if (at >= 0) enter(args[1 + at]);
 }
 
 /**

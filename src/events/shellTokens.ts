@@ -121,6 +121,20 @@ export function tokenize(input: string): Tokenized {
     let literal = true;
     while (i < input.length && !METACHARACTERS.has(input[i]!)) {
       const c = input[i]!;
+      if (c === '$' && (input[i + 1] === "'" || input[i + 1] === '"')) {
+        // $'...' (escapes read, as bash does) and $"..." (a translated string): the `$` is
+        // part of the quotes, not of the value. The word stays one the shell changes.
+        literal = false;
+        if (input[i + 1] === '"') {
+          i += 1;
+          continue;
+        }
+        const quoted = ansiC(input, i + 2);
+        if (quoted === undefined) return { ok: false, error: "unterminated $' quote" };
+        value += quoted.text;
+        i = quoted.end + 1;
+        continue;
+      }
       if (c === "'") {
         const end = input.indexOf("'", i + 1);
         if (end === -1) return { ok: false, error: 'unterminated single quote' };
@@ -194,4 +208,46 @@ export function simpleCommands(tokens: ShellToken[]): SimpleCommand[] {
   }
   flush();
   return commands;
+}
+
+/** The escapes bash reads inside $'...', by their letter. */
+const ANSI_C: Readonly<Record<string, string>> = {
+  a: '\x07',
+  b: '\b',
+  e: '\x1b',
+  E: '\x1b',
+  f: '\f',
+  n: '\n',
+  r: '\r',
+  t: '\t',
+  v: '\v',
+  '\\': '\\',
+  "'": "'",
+  '"': '"',
+  '?': '?',
+};
+
+/** The text of a $'...' quote whose body starts at `from`, escapes read, and where its closing quote is; undefined when it has none. */
+function ansiC(input: string, from: number): { text: string; end: number } | undefined {
+  let text = '';
+  for (let i = from; i < input.length; i += 1) {
+    const c = input[i]!;
+    if (c === "'") return { text, end: i };
+    if (c !== '\\') {
+      text += c;
+      continue;
+    }
+    const next = input[i + 1] ?? '';
+    const code = /^(?:x([0-9a-fA-F]{1,2})|u([0-9a-fA-F]{1,4})|U([0-9a-fA-F]{1,8})|([0-7]{1,3})|c(.))/.exec(input.slice(i + 1, i + 10));
+    if (code) {
+      const [whole, hex, u4, u8, octal, control] = code;
+      const n = (hex ?? u4 ?? u8) ? parseInt((hex ?? u4 ?? u8)!, 16) : octal !== undefined ? parseInt(octal, 8) : control!.charCodeAt(0) & 31;
+      text += n <= 0x10ffff ? String.fromCodePoint(n) : '';
+      i += whole.length;
+    } else {
+      text += ANSI_C[next] ?? `\\${next}`;
+      i += 1;
+    }
+  }
+  return undefined;
 }

@@ -24,6 +24,7 @@ export const fakeMacos = (options: { notices?: string | undefined } = {}): Platf
   lockHolder: () => undefined,
   openedAt: () => Promise.resolve(undefined),
   openedAtSync: () => undefined,
+  ownThreads: () => [],
   browserOpener: 'open',
   tellUser: (text) => {
     if (options.notices === undefined) return Promise.resolve(false);

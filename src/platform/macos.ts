@@ -56,6 +56,8 @@ export const macos: Platform = {
   },
   openedAt: async (fd) => openedAtFrom(await run(LSOF, descriptorArgs(fd)), fd),
   openedAtSync: (fd) => openedAtFrom(runSync(LSOF, descriptorArgs(fd)), fd),
+  // A macOS thread has no id a signal can be sent to.
+  ownThreads: () => [],
   browserOpener: 'open',
   // A notification from the user's own login session: an agent's shell does not read it.
   tellUser: async (text) => (await run(OSASCRIPT, ['-e', `display notification ${appleScriptText(text)} with title "recap"`])) !== undefined,

@@ -22,6 +22,8 @@ export type Platform = {
   openedAt(fd: number): Promise<string | undefined>;
   /** The same, for start-up code that cannot wait. */
   openedAtSync(fd: number): string | undefined;
+  /** This process's threads' ids beside its pid (a signal to any of them reaches the process); empty where the system does not say. */
+  ownThreads(): number[];
   /** The program that opens a URL in the user's browser. */
   readonly browserOpener: string;
   /** Shows `text` to the user where an agent's programs do not read it (a notification); false where the system has no such place. */

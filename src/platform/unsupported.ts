@@ -9,6 +9,7 @@ export const unsupported: Platform = {
   lockHolder: () => undefined,
   openedAt: () => Promise.resolve(undefined),
   openedAtSync: () => undefined,
+  ownThreads: () => [],
   browserOpener: process.platform === 'win32' ? 'explorer' : 'xdg-open',
   tellUser: () => Promise.resolve(false),
 };

@@ -4,6 +4,7 @@
 // daemon's open event log through /proc/<pid>/fd, read or truncated; the daemon's pid with
 // a zero in front. Each is denied on an open gate, where only the protection rules stand, and
 // on a tripped one; ordinary work (open) or the way out (tripped) goes on after.
+import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readlinkSync, symlinkSync } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -24,13 +25,26 @@ function openLogFd(attack: Attack): string {
   return join(fds, fd!);
 }
 
+/** Processes started for a move: a program sitting in the folder above recap's data. */
+const sleepers: ChildProcess[] = [];
+afterAll(() => sleepers.forEach((s) => s.kill()));
+
 /** [what, tool, input]: each names recap's files or daemon from another place. */
 function moves(attack: Attack): [string, string, unknown][] {
   const { box } = attack;
   const up = relative(box.project, dirname(box.data));
   const data = basename(box.data);
   const pid = attack.daemon.child.pid!;
+  const sleeper = spawn('sleep', ['600'], { cwd: dirname(box.data), stdio: 'ignore' });
+  sleepers.push(sleeper);
+  const thread = readdirSync(`/proc/${pid}/task`).find((tid) => tid !== String(pid));
   return [
+    ["another process's folder, through /proc/<pid>/cwd", 'Bash', { command: `rm -rf /proc/${sleeper.pid}/cwd/${data}/log` }],
+    ["another process's folder, read through /proc/<pid>/cwd", 'Read', { file_path: `/proc/${sleeper.pid}/cwd/${data}/log/CURRENT` }],
+    ["a thread of the daemon's", 'Bash', { command: `kill -9 ${thread}` }],
+    ['a descriptor opened on the folder above', 'Bash', { command: `cat /dev/fd/3/${data}/log/CURRENT 3<${up}` }],
+    ['code in backticks', 'Bash', { command: `echo \`rm -rf ${up}/${data}/log\`` }],
+    ['a brace expansion', 'Bash', { command: `rm -rf ${up}/{${data},x}/log` }],
     ['a cd to the folder above the data', 'Bash', { command: `cd ${up} && rm -rf ${data}/log` }],
     ['a cd in a subshell', 'Bash', { command: `(cd ${up}; truncate -s 0 ${data}/log/CURRENT)` }],
     ['a cd in code handed to bash -c', 'Bash', { command: `bash -c 'cd ${up} && rm -rf ${data}/log'` }],
@@ -64,7 +78,7 @@ describe.skipIf(process.platform !== 'linux')("recap's files and daemon named fr
     it('then each move is denied and says why, and ordinary work goes on', async () => {
       for (const [what, tool, input] of moves(attack)) {
         const reason = expectDenied(await runHook(attack.box.env, toolCall(attack, tool, input)));
-        expect(reason, what).toMatch(/recap's own (files|process)|recap's daemon \(pid/);
+        expect(reason, what).toMatch(/recap's own (files|process)|recap's daemon \(pid|below an open file descriptor/);
       }
       await expectStillWorking(attack);
       expect(attack.daemon.child.exitCode).toBeNull();

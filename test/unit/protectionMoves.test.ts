@@ -123,3 +123,46 @@ describe("given recap's daemon as a folder of /proc", () => {
     expect(bash(command)).toBeUndefined();
   });
 });
+
+describe('given the spellings a second attack found', () => {
+  it.each([
+    ["$'' quoting inside a name", `rm -rf ~/.local/share/r$''c/log`],
+    ["$'...' escapes", `cat ~/.config/$'\\x72'c/config.conf`],
+    ['a brace expansion', 'rm -rf ../../.local/share/{rc,x}/log'],
+    ['code handed to bash -c', "bash -c 'rm -rf ../../.local/share/rc/log'"],
+    ['code in backticks', 'echo `rm -rf ../../.local/share/rc/log`'],
+    ['a cd inside $(...)', 'echo "$(cd ../..; rm -rf .local/share/rc/log)"'],
+    ['CDPATH set in the line', 'CDPATH=../../.local cd share && rm -rf rc/log'],
+    ['an abbreviated long option', 'env --ch=../../.local/share rm -rf rc/log'],
+    ['a run of short options', 'env -iC../../.local/share rm -rf rc/log'],
+    ["tar's old-style letters", 'tar cfC /tmp/x.tar ../../.local/share rc --remove-files'],
+    ['npm -C', 'npm -C ../../.local/share exec -- rm -rf rc/log'],
+    ['git --work-tree', 'git --work-tree=../../.local/share clean -fdx rc'],
+  ])("when a line reaches recap's files by %s, then it is refused", (_what, command) => {
+    expect(bash(command)).toMatch(/recap's own files/);
+  });
+
+  it.each([
+    ['rm of a folder above the data', 'rm -rf ~/.local/share'],
+    ['mv of a folder above the data', 'mv ~/.local/share ~/.local/old'],
+    ['chmod of a folder above the config', 'chmod -R 000 ~/.config'],
+  ])("when a line could move or remove a folder holding recap's files (%s), then it is refused", (_what, command) => {
+    expect(bash(command)).toMatch(/could move or remove \/home\/ann\/\.(local\/share|config), which holds recap's own files/);
+  });
+
+  it.each([
+    ['a descriptor opened on the folder above', 'cat /dev/fd/3/rc/log 3<../../.local/share'],
+    ["a descriptor of the shell's own", 'rm -rf /proc/self/fd/3/rc/log 3<../../.local/share'],
+  ])('when a line names a path below an open file descriptor (%s), then it is refused and says what to do', (_what, command) => {
+    expect(bash(command)).toMatch(/below an open file descriptor .*; name the file by its own path/);
+  });
+
+  it.each([
+    ['reading a folder above the data', 'ls -la ~/.local/share'],
+    ['removing a build folder', 'rm -rf ~/src/app/build'],
+    ['a brace expansion in the project', 'cp src/{a,b}.ts /tmp/'],
+    ["an $'...' string", `printf $'a\\tb\\n'`],
+  ])('when a line does ordinary work (%s), then it passes', (_what, command) => {
+    expect(bash(command)).toBeUndefined();
+  });
+});

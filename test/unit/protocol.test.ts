@@ -2,6 +2,7 @@
 // exactly what the schema accepts, give the same value, and leave the messages to zod.
 import { describe, expect, it } from 'vitest';
 import { MAX_QUERY_WORDS, parseRequest, requestSchemas, type RequestOf } from '../../src/protocol/protocol.js';
+import { describeIssues } from '../../src/common/zodIssues.js';
 
 const check = { id: 1, op: 'check', job: 'j', tool: 'Read' };
 
@@ -48,7 +49,8 @@ const hooks: Record<string, unknown>[] = [
 function byZod(request: Record<string, unknown>): { ok: true; value: RequestOf<'check' | 'hook'> } | { ok: false; issues: string[] } {
   const op = request.op as 'check' | 'hook';
   const parsed = requestSchemas[op].safeParse(request);
-  return parsed.success ? { ok: true, value: parsed.data } : { ok: false, issues: parsed.error.issues.map((i) => i.message) };
+  // What the user reads of zod's issues: a field's first, once, in plain words.
+  return parsed.success ? { ok: true, value: parsed.data } : { ok: false, issues: describeIssues(parsed.error).split('; ') };
 }
 
 /** Fields left undefined are as good as left out: the handler drops them. */

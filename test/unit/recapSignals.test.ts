@@ -96,3 +96,19 @@ describe("given recap's daemon as a process", () => {
     for (const [, command] of REFUSED) expect(bash(command)).toMatch(/only the user may do that, outside the agent$/);
   });
 });
+
+describe("given the daemon's pid and names in spellings a second attack found", () => {
+  it.each([
+    ['a pid in quotes with spaces', "kill -9 ' 4242'"],
+    ['a pid in shell arithmetic, in hex', 'kill -9 $((0x1092))'],
+    ['pkill with POSIX word edges', "pkill -f '\\<daemon\\>'"],
+    ['pkill with a POSIX class', "pkill '[[:alpha:]]ode'"],
+    ['pkill by an abbreviated option alone', 'pkill --eu=1000'],
+    ['pkill by its runstates alone', 'pkill --runstates=S'],
+    ['an abbreviated --signal', 'pkill --sig=STOP vite'],
+    ["killall's -g, a switch", 'killall -g node sleep'],
+    ["pkill's -O and its value", 'pkill -O 5 node'],
+  ])('when a command signals it (%s), then it is refused', (_what, command) => {
+    expect(bash(command)).toBeDefined();
+  });
+});
