@@ -37,7 +37,24 @@ const EXPANDING = new Set(['$', '`', '*', '?', '[', ']', '{', '}', '~', '!', '\\
 // characters, look-alike letters, exotic spaces) makes the word non-literal.
 const PLAIN = /^[\x21-\x7e]$/;
 
+/**
+ * The lines read in this turn of the event loop: one check reads its command line in several
+ * rules (the whitelist, each protection rule, the programs it runs), and a line of megabytes
+ * costs a read each time. Forgotten once the turn ends, so nothing is held between checks.
+ * Callers never change the tokens they get.
+ */
+const readThisTurn = new Map<string, Tokenized>();
+
 export function tokenize(input: string): Tokenized {
+  const known = readThisTurn.get(input);
+  if (known !== undefined) return known;
+  const made = tokenizeNow(input);
+  if (readThisTurn.size === 0) queueMicrotask(() => readThisTurn.clear());
+  readThisTurn.set(input, made);
+  return made;
+}
+
+function tokenizeNow(input: string): Tokenized {
   const tokens: ShellToken[] = [];
   const pendingHeredocs: HeredocToken[] = [];
   let i = 0;

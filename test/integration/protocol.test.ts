@@ -77,8 +77,7 @@ describe('the socket protocol', () => {
     const shape = errors[4] as { id: number; error: { code: string; message: string } };
     expect(shape.id).toBe(5);
     expect(shape.error.code).toBe('bad_request');
-    expect(shape.error.message).toContain('job: job is empty');
-    expect(shape.error.message).toContain('kind: kind is a lower-case word');
+    expect(shape.error.message).toContain('record: job is empty; kind is a lower-case word such as prompt or qa; text: ');
     expect(shape.error.message).toContain('text:');
     expect(await goodAnswer).toMatchObject({ id: 'g', result: { version: expect.any(String) } });
 
