@@ -101,9 +101,18 @@ export function buildCli(args: string[], side: DaemonSide): Argv<Global> {
       // At most 100 columns, so --help fits one screen (one line a command) and stays readable.
       .wrap(Math.min(100, process.stdout.columns || 80))
       .fail((message, error) => {
-        throw error ?? new UsageError(`${message}; see recap --help`);
+        throw error ?? new UsageError(usageProblem(message, stdinOptions(args)));
       })
   );
+}
+
+/** yargs' complaint in recap's words: which command, what is missing, where to read more. */
+function usageProblem(message: string, args: readonly string[]): string {
+  const command = args.find((a) => !a.startsWith('-'));
+  const guess = /^Did you mean (\S+)\?$/.exec(message);
+  if (guess) return `there is no command ${command ?? ''}: did you mean ${guess[1]}? see recap --help`;
+  if (/^Not enough non-option arguments/.test(message) && command !== undefined) return `${command} needs an argument it was not given; see recap ${command} --help`;
+  return `${message}; see recap --help`;
 }
 
 /** Parses `args` and runs the command they name (main.ts reports a failure). */

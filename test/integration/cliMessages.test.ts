@@ -28,6 +28,8 @@ describe("given a command's argument out of range", () => {
     ],
     ['a summary file that is not there', ['submit', '--file', '/nonexistent/summary.md'], /^recap: cannot read \/nonexistent\/summary.md \(ENOENT\): there is no such file\n$/],
     ['a summary file that is a folder', ['submit', '--file', '/tmp'], /^recap: \/tmp is a folder: give the file that holds the summary\n$/],
+    ['a command that does not exist', ['jbos'], /^recap: there is no command jbos: did you mean jobs\? see recap --help\n$/],
+    ['a command without its argument', ['show'], /^recap: show needs an argument it was not given; see recap show --help\n$/],
   ])('when it is %s, then it says so plainly and exits 1', async (_what, args, message) => {
     const run = await runCli(box, args);
     expect(run.code).toBe(1);
