@@ -72,6 +72,8 @@ function locate(s: Structure, required: readonly string[]): (number | string)[] 
  * none); left out, no gist is asked for (GIST=recap, or a caller judging sections only).
  */
 export function validateSummary(text: string, rules: SummaryRules, count: TokenCounter, evidence: Evidence = NO_EVIDENCE, gist?: { text: string | undefined }): Validation {
+  // Nothing at all is one problem, not one per section.
+  if (text.trim() === '') return { problems: [`the summary is empty: write its sections (${rules.REQUIRED_SECTIONS.map((h) => `## ${h}`).join(', ')})`], tokens: 0, sections: [] };
   const s = structure(text.split(/\r?\n/));
   const tokens = count(text);
   const problems: string[] = [];

@@ -183,9 +183,9 @@ describe('validateSummary', () => {
       expect(validateSummary(text, small, words).problems).toEqual(['section Alpha appears 3 times; keep exactly one']);
     });
 
-    it('given an empty text, when validated, then every section is missing and the total is out of the band', () => {
-      const result = validateSummary('', defaults, count);
-      expect(result.problems).toEqual([...DEFAULT_SECTIONS.map((h) => `missing section: ${h}`), 'total 0 tokens; must be 200 to 1000']);
+    it('given an empty text, when validated, then that is its one problem, naming the sections to write', () => {
+      const result = validateSummary(' \n', defaults, count);
+      expect(result.problems).toEqual([`the summary is empty: write its sections (${DEFAULT_SECTIONS.map((h) => `## ${h}`).join(', ')})`]);
       expect(result.tokens).toBe(0);
       expect(result.sections).toEqual([]);
     });
