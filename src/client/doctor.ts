@@ -130,8 +130,12 @@ function isSocket(path: string): boolean {
 function modeCheck(name: string, path: string, wanted: number): Check | undefined {
   if (!existsSync(path)) return undefined;
   const stat = statSync(path);
+  // Folders are 0700: one that is a file, or that its owner cannot write, is no use either.
+  if (wanted === 0o700 && !stat.isDirectory()) return { name, ok: false, detail: `${path} is a file, not a folder`, fix: `move ${path} away; recap makes the folder anew` };
   const mode = stat.mode & 0o777;
   const mine = stat.uid === process.getuid?.();
+  if (mine && (mode & 0o700 & wanted) !== (0o700 & wanted))
+    return { name, ok: false, detail: `${path} is ${mode.toString(8).padStart(4, '0')}: you cannot use it`, fix: `chmod ${wanted.toString(8)} ${path}` };
   const ok = (mode & ~wanted) === 0 && mine;
   const detail = `${path} is ${mode.toString(8).padStart(4, '0')}${mine ? '' : ', owned by another user'}`;
   return { name, ok, detail, ...(ok ? {} : { fix: mine ? `chmod ${wanted.toString(8)} ${path}` : `remove ${path}; recap makes it anew` }) };
@@ -167,7 +171,8 @@ export async function fixDoctor(project: string, env: NodeJS.ProcessEnv): Promis
     if (!existsSync(path)) continue;
     const stat = statSync(path);
     const now = stat.mode & 0o777;
-    if ((now & ~mode) === 0 || stat.uid !== process.getuid?.()) continue;
+    const fits = (now & ~mode) === 0 && (now & mode & 0o700) === (mode & 0o700);
+    if (fits || stat.uid !== process.getuid?.() || (mode === 0o700 && !stat.isDirectory())) continue;
     chmodSync(path, mode);
     changed.push(`chmod ${mode.toString(8)} ${path} (it was ${now.toString(8).padStart(4, '0')})`);
   }

@@ -301,6 +301,19 @@ describe('recap doctor --fix', () => {
     expect(JSON.parse(again.stdout)).toMatchObject({ fixed: [] });
   });
 
+  it('says a data folder its owner cannot write is not ok, and gives it its 0700 again', async () => {
+    const box = newBox();
+    const daemon = await start(box);
+    await daemon.stop();
+    chmodSync(box.data, 0o500);
+    const doctor = await runCli(box, ['doctor', '--json']);
+    const data = (JSON.parse(doctor.stdout) as { checks: { name: string; ok: boolean; detail: string; fix?: string }[] }).checks.find((c) => c.name === 'data');
+    expect(data).toMatchObject({ ok: false, detail: `${box.data} is 0500: you cannot use it`, fix: `chmod 700 ${box.data}` });
+    const fixed = await runCli(box, ['doctor', '--fix']);
+    expect(fixed.stdout).toContain(`fixed chmod 700 ${box.data} (it was 0500)\n`);
+    expect(statSync(box.data).mode & 0o777).toBe(0o700);
+  });
+
   it('removes a stale socket left by a daemon that was killed', async () => {
     const box = newBox();
     const daemon = await start(box);
