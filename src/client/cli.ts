@@ -109,6 +109,9 @@ export function buildCli(args: string[], side: DaemonSide): Argv<Global> {
 /** yargs' complaint in recap's words: which command, what is missing, where to read more. */
 function usageProblem(message: string, args: readonly string[]): string {
   const command = args.find((a) => !a.startsWith('-'));
+  // `-1h`, `-5m`: a span with a minus reads as options to yargs.
+  const negative = args.find((a) => /^-\d/.test(a));
+  if (negative !== undefined) return `${negative} reads as an option: give a span or a time without a minus (5m, 2h, 1d), which counts back from now where a time is asked for`;
   const guess = /^Did you mean (\S+)\?$/.exec(message);
   if (guess) return `there is no command ${command ?? ''}: did you mean ${guess[1]}? see recap --help`;
   if (/^Not enough non-option arguments/.test(message) && command !== undefined) return `${command} needs an argument it was not given; see recap ${command} --help`;

@@ -30,6 +30,8 @@ describe("given a command's argument out of range", () => {
     ['a summary file that is a folder', ['submit', '--file', '/tmp'], /^recap: \/tmp is a folder: give the file that holds the summary\n$/],
     ['a command that does not exist', ['jbos'], /^recap: there is no command jbos: did you mean jobs\? see recap --help\n$/],
     ['a command without its argument', ['show'], /^recap: show needs an argument it was not given; see recap show --help\n$/],
+    ['a span with a minus', ['pause', '-1h'], /^recap: -1h reads as an option: give a span or a time without a minus/],
+    ['a time with a minus', ['report', '--since', '-5m'], /^recap: -5m reads as an option/],
   ])('when it is %s, then it says so plainly and exits 1', async (_what, args, message) => {
     const run = await runCli(box, args);
     expect(run.code).toBe(1);
