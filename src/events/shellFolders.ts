@@ -46,12 +46,15 @@ const CD_OPTIONS = /^-[LPe@]+$/;
  */
 export function foldersEntered(command: string, bases: readonly (string | undefined)[], home: string, within: Within = commandsWithin(command)): string[] | undefined {
   const folders: string[] = [];
+  // Each folder is taken from every one before it, so their number can double at each: past
+  // FOLDERS_KEPT no more are made (`env -C a -C b ...` forty times must not hold the daemon).
   const enter = (word: WordToken | undefined): void => {
     const folder = word === undefined ? '~' : folderOf(word);
-    if (folder === undefined) return;
+    if (folder === undefined || folders.length > FOLDERS_KEPT) return;
     for (const base of [...bases, ...folders]) {
       const path = absolute(folder, base, home);
       if (!folders.includes(path) && !bases.includes(path)) folders.push(path);
+      if (folders.length > FOLDERS_KEPT) return;
     }
   };
   // CDPATH set in the line: `cd data` may be any of its folders' `data`.

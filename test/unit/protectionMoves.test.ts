@@ -52,6 +52,13 @@ describe('given a line that moves to another folder', () => {
     expect(bash(`cd ../other && cd .cl''aude && echo '{}' > settings.json`)).toMatch(/Claude Code's settings/);
   });
 
+  it('when one program is given folder after folder, then it is refused at once, not judged from every combination', () => {
+    // Without the bound, 60 folders each taken from every one before it would never be judged
+    // (the test's own time limit fails it).
+    const command = `env ${Array.from({ length: 60 }, (_, i) => `-C d${i}`).join(' ')} ls`;
+    expect(bash(command)).toMatch(/more folders than recap follows in one line/);
+  });
+
   it('when it moves through more folders than recap follows, then it is refused and says what to do', () => {
     const command = `${Array.from({ length: 6 }, (_, i) => `cd d${i} && cd ..`).join(' && ')} && rm -rf .local/share/rc`;
     expect(bash(command)).toMatch(/more folders than recap follows in one line \(32\); split it/);
