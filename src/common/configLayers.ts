@@ -2,7 +2,8 @@
 // every problem at once (syntax, unknown keys, bad values, bands across files), and the hash
 // of the bytes read. The daemon applies the layers (configService.ts); the CLI checks files.
 import { createHash } from 'node:crypto';
-import { closeSync, constants, existsSync, fstatSync, openSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
+import { readRegularFile } from './regularFile.js';
 import { resolve } from 'node:path';
 import { allowedValues, BANDS, CONFIG_KEYS, configProblems, configSchema, LIST_KEYS, NUMBER_KEYS, valueProblems, type Config, type ConfigKey } from '../events/config.js';
 import { profileSource } from '../events/profiles.js';
@@ -33,26 +34,15 @@ export function contentHash(bytes: Uint8Array): string {
 /** The most a config file may hold: a few keys, with comments. */
 const MAX_CONFIG_BYTES = 1024 * 1024;
 
-/**
- * A config file's bytes, or why they are not read: only a regular file of at most
- * MAX_CONFIG_BYTES is (a project's `.recap/config.conf` may be a link to /dev/zero or a pipe,
- * which would hold the daemon forever); opened without waiting for a pipe's writer.
- */
+/** A config file's bytes, or why they are not read (a link to /dev/zero or a pipe would hold the daemon forever). */
 function configBytes(file: string): Buffer | string {
-  let fd: number | undefined;
-  try {
-    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
-    const stat = fstatSync(fd);
-    if (stat.isDirectory()) return 'is a folder; name the config file in it';
-    if (!stat.isFile()) return 'is not a regular file (a device, a pipe or a socket); a config file is a text file';
-    if (stat.size > MAX_CONFIG_BYTES) return `is ${stat.size} bytes, over the ${MAX_CONFIG_BYTES} a config file may be`;
-    return readFileSync(fd);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? 'error';
-    return code === 'EACCES' || code === 'EPERM' ? `cannot be read (${code}); make it readable by you` : `cannot be read (${code})`;
-  } finally {
-    if (fd !== undefined) closeSync(fd);
-  }
+  const read = readRegularFile(file, MAX_CONFIG_BYTES);
+  if ('bytes' in read) return read.bytes;
+  if ('not' in read)
+    return read.not === 'folder' ? 'is a folder; name the config file in it' : 'is not a regular file (a device, a pipe or a socket); a config file is a text file';
+  if ('tooLarge' in read) return `is ${read.tooLarge} bytes, over the ${MAX_CONFIG_BYTES} a config file may be`;
+  const code = read.unreadable;
+  return code === 'EACCES' || code === 'EPERM' ? `cannot be read (${code}); make it readable by you` : `cannot be read (${code})`;
 }
 
 /**

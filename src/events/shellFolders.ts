@@ -73,7 +73,8 @@ export function foldersEntered(command: string, bases: readonly (string | undefi
       if (target !== undefined && !/^\.{0,2}\//.test(target.value)) for (const dir of cdPath) enter({ ...target, value: `${dir}/${target.value}` });
     } else if (name === 'find' && args.some((a) => a.value === '-execdir' || a.value === '-okdir')) {
       // -execdir runs in each found file's folder: at least the starting points.
-      for (const start of args.slice(0, args.findIndex((a) => /^[-(!]/.test(a.value)) >>> 0)) enter(start);
+      const expression = args.findIndex((a) => /^[-(!]/.test(a.value));
+      for (const start of expression < 0 ? args : args.slice(0, expression)) enter(start);
     } else if (name === 'pushd') {
       const target = args.find((a) => a.value !== '-n');
       if (target !== undefined && !/^[+-]\d+$/.test(target.value)) enter(target);

@@ -15,6 +15,7 @@ import type { Allowed, DecisionLog, EventLine, IndexLine, JobReport, JobRow, Pas
 import type { CodeVerdict } from '../events/codeManifest.js';
 import { PROMPT_ID } from '../common/promptSpool.js';
 import { describeIssues } from '../common/zodIssues.js';
+import { MAX_TRIP_NOTE } from './limits.js';
 
 // Control characters are kept out of job names: matching them is the point.
 const JOB_CHARACTERS = /^[^\x00-\x1f\x7f]+$/;
@@ -65,7 +66,7 @@ export const requestSchemas = {
       .regex(/^[\w.-]{1,64}$/, 'a topic is a word of letters, digits, dots and dashes')
       .optional(),
   }),
-  trip: z.object({ ...where, note: z.string().max(1000).optional(), cancel: z.boolean().default(false) }),
+  trip: z.object({ ...where, note: z.string().max(MAX_TRIP_NOTE).optional(), cancel: z.boolean().default(false) }),
   /** `recap pause`: until when (ms since the epoch); `recap resume` ends it. */
   pause: z.object({ ...where, until: z.number().int().positive() }),
   resume: z.object(where),

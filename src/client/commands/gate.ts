@@ -11,6 +11,7 @@ import { printQuality } from '../present/quality.js';
 import { localTime, parseDuration, timeFlag, TIME_HINT } from '../time.js';
 import { documented } from './docs.js';
 import { counted } from '../present/counted.js';
+import { MAX_TRIP_NOTE } from '../../protocol/limits.js';
 
 const EXIT_DENIED = 2;
 
@@ -119,9 +120,6 @@ export const memoryCommands: Builder = (y) =>
       (argv) => decisions(argv),
     );
 
-/** The longest reason a trip keeps (the protocol's `note`). */
-const MAX_REASON = 1000;
-
 /** recap trip, pause and resume: the user's hold on the job's gate. */
 export const holdCommands: Builder = (y) =>
   y
@@ -134,7 +132,7 @@ export const holdCommands: Builder = (y) =>
           .option('cancel', { type: 'boolean', describe: 'open a tripped gate without a summary; what is unsummarized stays so' })
           .conflicts('cancel', 'reason'),
       async (argv) => {
-        if (argv.reason !== undefined && argv.reason.length > MAX_REASON) throw new UsageError(`--reason is ${argv.reason.length} characters; keep it to ${MAX_REASON}`);
+        if (argv.reason !== undefined && argv.reason.length > MAX_TRIP_NOTE) throw new UsageError(`--reason is ${argv.reason.length} characters; keep it to ${MAX_TRIP_NOTE}`);
         const result = await call('trip', {
           ...target(argv),
           ...(argv.reason !== undefined ? { note: argv.reason } : {}),
