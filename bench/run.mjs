@@ -226,7 +226,7 @@ function tokensSection(t) {
       "Exact o200k_base counts of prose (README.md without its code blocks), code (compiled daemon modules) and JSON (package-lock.json's packages): " +
       "recap's counter (special-token text as ordinary text, long runs cut) against gpt-tokenizer's own countTokens on the same text, interleaved in one process after a warm-up; " +
       "the ratio is the median of the rounds' (library time / recap's time), so 1x is the library's rate. And the error of the words x 1.3 estimate against the exact counts. " +
-      "The vocabulary's load: recap's counter made in a fresh Node (gpt-tokenizer's o200k_base file read into recap's tables), as the daemon makes it once it is ready (requests wait for it meanwhile), against gpt-tokenizer's own encoder imported and used once; medians of 9 of each, interleaved.",
+      "The vocabulary's load: recap's counter made in a fresh Node (the tables `npm run build` made of gpt-tokenizer's o200k_base file, read after checking the file's SHA-256; the file itself where they do not match), as the daemon makes it once it is ready (requests wait for it meanwhile), against gpt-tokenizer's own encoder imported and used once; medians of 9 of each, interleaved.",
     figures: [
       ...(t.load
         ? [

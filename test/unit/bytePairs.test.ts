@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -88,5 +89,34 @@ describe('byte-pair counts from compact tables', () => {
     expect(count('abc')).toBe(2);
     expect(count('abab cab')).toBe(4);
     expect(count('aaaa')).toBe(4);
+  });
+
+  it('given the tables a build writes, when read back for the same file, then they count every text as the file does', () => {
+    const file = vocabulary('o200k_base');
+    const source = createHash('sha256').update(file).digest('hex');
+    const tables = o200kRanks.tables(source);
+    // As a file is read: a Buffer of its own, and one whose numbers start off a multiple of 4.
+    const offset = Buffer.alloc(tables.length + 1);
+    offset.set(tables, 1);
+    for (const bytes of [Buffer.from(tables), offset.subarray(1)]) {
+      const ranks = BytePairRanks.fromTables(bytes, source)!;
+      expect(ranks.size).toBe(o200kRanks.size);
+      const count = bytePairCounter(ranks, O200K_TOKEN_SPLIT_REGEX);
+      for (const text of corpus()) expect(count(text)).toBe(o200k(text));
+    }
+  });
+
+  it('given tables made from another file, cut short, of another format, or not tables, when read, then none are used', () => {
+    const source = 'a'.repeat(64);
+    const tables = BytePairRanks.fromTiktoken(new TextEncoder().encode('YQ== 0\nYg== 1\n')).tables(source);
+    expect(BytePairRanks.fromTables(tables, source)?.size).toBe(2);
+    expect(BytePairRanks.fromTables(tables, 'b'.repeat(64))).toBeUndefined();
+    expect(BytePairRanks.fromTables(tables.subarray(0, tables.length - 1), source)).toBeUndefined();
+    expect(BytePairRanks.fromTables(new Uint8Array([...tables, 0]), source)).toBeUndefined();
+    const otherFormat = tables.slice();
+    otherFormat[10] = 0x32;
+    expect(BytePairRanks.fromTables(otherFormat, source)).toBeUndefined();
+    expect(BytePairRanks.fromTables(new TextEncoder().encode('YQ== 0\nYg== 1\n'), source)).toBeUndefined();
+    expect(() => BytePairRanks.fromTiktoken(new Uint8Array()).tables('not a hash')).toThrow('hex SHA-256');
   });
 });
