@@ -258,23 +258,23 @@ function replaySection(p) {
   const largest = 1_000_000;
   const figures = p.rows.flatMap((row) => {
     const atLargest = row.events === largest;
-    // Start-up and RSS have their targets at the largest log; smaller ones are shown for the trend.
+    // The targets are the largest log's; smaller ones are shown for the trend. A rate on a small
+    // log is mostly V8 warming up and fixed costs: a whole verify of 10k events takes 70 ms.
     const onlyAt = (target) => ({ target: `(${target} at ${k(largest)})`, met: null });
+    const rate = (value, target) => (atLargest ? { target: `>= ${target.toLocaleString('en')}/s`, met: atLeast(value, target) } : onlyAt(`>= ${target.toLocaleString('en')}/s`));
     return [
       figure(`${k(row.events)} events: replay`, row.replayPerSecond, 'events/s', {
-        target: `>= ${t.replayPerSecond.toLocaleString('en')}/s`,
-        met: atLeast(row.replayPerSecond, t.replayPerSecond),
+        ...rate(row.replayPerSecond, t.replayPerSecond),
         baseline: row.replayColdPerSecond !== undefined ? `first (cold) run: ${row.replayColdPerSecond.toLocaleString('en')}/s` : undefined,
       }),
       ...(row.verifyPerSecond !== undefined
         ? [
             figure(`${k(row.events)} events: verify`, row.verifyPerSecond, 'events/s', {
-              target: `>= ${t.verifyPerSecond.toLocaleString('en')}/s`,
-              met: atLeast(row.verifyPerSecond, t.verifyPerSecond),
+              ...rate(row.verifyPerSecond, t.verifyPerSecond),
               baseline: `first (cold) run: ${row.verifyColdPerSecond.toLocaleString('en')}/s; replay: ${row.replayPerSecond.toLocaleString('en')}/s`,
             }),
             figure(`${k(row.events)} events: recap verify`, row.verifyCommandPerSecond, 'events/s', {
-              ...(atLargest ? { target: `>= ${t.verifyPerSecond.toLocaleString('en')}/s`, met: atLeast(row.verifyCommandPerSecond, t.verifyPerSecond) } : {}),
+              ...rate(row.verifyCommandPerSecond, t.verifyPerSecond),
               baseline: `without the CLI's start-up (recap status: ${row.statusMs} ms): ${row.verifyCommandWithoutStartPerSecond.toLocaleString('en')}/s`,
             }),
           ]
