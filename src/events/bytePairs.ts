@@ -79,13 +79,13 @@ export class BytePairRanks {
    */
   static fromTables(bytes: Uint8Array, source: string): BytePairRanks | undefined {
     if (bytes.length < TABLES_HEADER || TABLES_MAGIC.some((b, i) => bytes[i] !== b)) return undefined;
-    // The typed arrays are views of the bytes: those must start at a multiple of 4.
-    const whole = bytes.byteOffset % 4 === 0 ? bytes : new Uint8Array(bytes); // a copy (a Buffer's slice is a view)
+    // The typed arrays are views of the bytes, which must start at a multiple of 4; else a copy (a Buffer's slice is a view).
+    const whole = bytes.byteOffset % 4 === 0 ? bytes : new Uint8Array(bytes);
     const header = new Uint32Array(whole.buffer, whole.byteOffset + TABLES_MAGIC.length, 3);
     const [tokens, slots, pool] = [header[0]!, header[1]!, header[2]!];
     const made = new TextDecoder().decode(whole.subarray(TABLES_MAGIC.length + 12, TABLES_HEADER));
     if (made !== source) return undefined;
-    if (whole.length !== TABLES_HEADER + 4 * (2 * tokens + 1 + slots) + pool || slots < tokens || (slots & (slots - 1)) !== 0) return undefined;
+    if (whole.length !== TABLES_HEADER + 4 * (2 * tokens + 1 + slots) + pool || slots <= tokens || (slots & (slots - 1)) !== 0) return undefined;
     let at = whole.byteOffset + TABLES_HEADER;
     const next = (words: number) => {
       const view = new Uint32Array(whole.buffer, at, words);
