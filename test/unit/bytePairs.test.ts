@@ -117,6 +117,10 @@ describe('byte-pair counts from compact tables', () => {
     otherFormat[10] = 0x32;
     expect(BytePairRanks.fromTables(otherFormat, source)).toBeUndefined();
     expect(BytePairRanks.fromTables(new TextEncoder().encode('YQ== 0\nYg== 1\n'), source)).toBeUndefined();
+    // A hash table with no free slot, where a lookup of a missing token would never end: 2 slots for 2 tokens.
+    const full = new Uint8Array([...tables.subarray(0, 88 + 4 * 5), 1, 0, 0, 0, 2, 0, 0, 0, ...tables.subarray(tables.length - 2)]);
+    new DataView(full.buffer).setUint32(16, 2, true);
+    expect(BytePairRanks.fromTables(full, source)).toBeUndefined();
     expect(() => BytePairRanks.fromTiktoken(new Uint8Array()).tables('not a hash')).toThrow('hex SHA-256');
   });
 });
