@@ -49,7 +49,7 @@ const foreign = [hot, cold]
   // A folder's job is named as the daemon names it (jobNames).
   .filter(
     (input) =>
-      !/^dist\/(client|common|hook|platform)\/|^dist\/events\/(whitelist|shellTokens|shellCommands|shellFolders|protection|pathNames|nestedAgents|recapSignals|recapProcessPaths|runsRecap|glob|toolCall|recapTools|codeManifest|jobNames)\.js$|^dist\/agents\/(known|facts|recapPaths|kit\/files|[a-z]+\/facts)\.js$/.test(
+      !/^dist\/(client|common|hook|platform)\/|^dist\/events\/(whitelist|shellTokens|shellCommands|shellFolders|copyLandings|removedOperands|protection|pathNames|nestedAgents|recapSignals|recapProcessPaths|runsRecap|glob|toolCall|recapTools|codeManifest|jobNames)\.js$|^dist\/agents\/(known|facts|recapPaths|kit\/files|[a-z]+\/facts)\.js$/.test(
         input,
       ),
   );

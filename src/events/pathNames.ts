@@ -10,9 +10,14 @@ export const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g,
 
 export const expandHome = (path: string, home: string) => (path === '~' ? home : path.startsWith('~/') ? join(home, path.slice(2)) : path);
 
-/** `~` and `~/x` from home, `~+` and `~+/x` (bash's $PWD) from the folder the call runs in. */
+/**
+ * `~` and `~/x` from home; `~+` (bash's $PWD) from the folder the call runs in, and so are
+ * `~-` ($OLDPWD) and `~N`, `~+N`, `~-N` (the folder stack): each is a folder the line was in,
+ * and the rules judge its paths from every one of those (protection.ts).
+ */
 export function expandTilde(path: string, home: string, cwd: string | undefined): string {
-  if (path === '~+' || path.startsWith('~+/')) return `${cwd ?? '/'}${path.slice(2)}`;
+  const here = /^~(?:[+-]\d*|\d+)(?=\/|$)/.exec(path)?.[0];
+  if (here !== undefined) return `${cwd ?? '/'}${path.slice(here.length)}`;
   return expandHome(path, home);
 }
 
@@ -128,19 +133,53 @@ export function globTouches(pattern: string, root: string): boolean {
 /** Every word of a command that could be a path, with `$HOME` spelled as `~` and `--opt=PATH` split. */
 export function pathWords(tokens: ShellToken[]): string[] {
   const words: string[] = [];
-  for (const token of tokens) {
+  for (let at = 0; at < tokens.length; at += 1) {
+    const token = tokens[at]!;
     if (token.kind !== 'word' || token.value === '') continue;
+    // `$(pwd)/x` comes as `$`, `(`, `pwd`, `)`, `/x`: the current folder's x.
+    const pwd = pwdAt(tokens, at);
+    if (pwd !== undefined) {
+      words.push(`~+${pwd.rest}`);
+      at = pwd.next - 1;
+      continue;
+    }
     // A quoted `~` is a name bash leaves as it is (`'~/x'` is ./~/x); `$PWD` is `~+`.
     if (token.literal && token.value.startsWith('~')) {
       words.push(`./${token.value}`);
       continue;
     }
-    const spelled = token.value.replace(/^(?:\$HOME|\$\{HOME\})(?=\/|$)/, '~').replace(/^(?:\$PWD|\$\{PWD\})(?=\/|$)/, '~+');
-    // `../{data,x}/log` is both paths; past BRACES_KEPT, the word as written (a glob of them all).
-    const values = !token.literal && spelled.includes('{') ? braceExpansions(spelled) : [spelled];
-    for (const value of values) pathWord(words, value);
+    for (const spelled of homeAndHere(token.value)) {
+      // `../{data,x}/log` is both paths; past BRACES_KEPT, the word as written (a glob of them all).
+      const values = !token.literal && spelled.includes('{') ? braceExpansions(spelled) : [spelled];
+      for (const value of values) pathWord(words, value);
+    }
   }
   return words;
+}
+
+/**
+ * A word with home and the current folder at its start as `~` and `~+`: `$HOME`, and `$HOME`
+ * through an expansion that leaves it as it is or cuts at its ends (`${HOME%/}`, `${HOME:-x}`;
+ * `${HOME:+x}` is x, judged as both), `$PWD`, `$(pwd)` and `` `pwd` ``.
+ */
+function homeAndHere(word: string): string[] {
+  const alternate = /^\$\{HOME:\+([^}]*)\}/.exec(word);
+  const home = word.replace(/^(?:\$HOME|\$\{HOME(?:[:#%/^,][^}]*)?\})(?=\/|$)/, '~');
+  const here = home.replace(/^(?:\$PWD|\$\{PWD\}|\$\(\s*pwd(?:\s+-[LP])?\s*\)|`\s*pwd(?:\s+-[LP])?\s*`)(?=\/|$)/, '~+');
+  return alternate ? [here, `${alternate[1]}${word.slice(alternate[0].length)}`] : [here];
+}
+
+/** At `at`, `$(pwd)` (or `$(pwd -P)`) as the tokenizer splits it: the path part after it, and the token past both. */
+function pwdAt(tokens: ShellToken[], at: number): { rest: string; next: number } | undefined {
+  const [dollar, open, pwd] = [tokens[at], tokens[at + 1], tokens[at + 2]];
+  if (dollar?.kind !== 'word' || dollar.value !== '$' || open?.kind !== 'operator' || open.op !== '(' || pwd?.kind !== 'word' || pwd.value !== 'pwd') return undefined;
+  let close = at + 3;
+  const option = tokens[close];
+  if (option?.kind === 'word' && /^-[LP]$/.test(option.value)) close += 1;
+  const end = tokens[close];
+  if (end?.kind !== 'operator' || end.op !== ')') return undefined;
+  const after = tokens[close + 1];
+  return after?.kind === 'word' && after.value.startsWith('/') ? { rest: after.value, next: close + 2 } : { rest: '', next: close + 1 };
 }
 
 /** The words brace expansion makes of `word` (`{a,b}`, `{1..3}`), in order; the word itself, with `*` for each brace, past BRACES_KEPT. */

@@ -9,6 +9,8 @@ import { absolute, decodings, escapeRegex, expandTilde, globTouches, inside, pat
 import { nestedAgentRefusal, type AgentLaunch } from './nestedAgents.js';
 import { signalRefusal, type RecapProcesses } from './recapSignals.js';
 import { commandsWithin } from './shellCommands.js';
+import { copyLandings } from './copyLandings.js';
+import { removedOperands } from './removedOperands.js';
 import { foldersEntered, FOLDERS_KEPT } from './shellFolders.js';
 import { belowDescriptor, recapProcessPath } from './recapProcessPaths.js';
 import { isInert, mightRunRecap } from './runsRecap.js';
@@ -231,7 +233,9 @@ function bashRefusal(command: string, cwd: string | undefined, state: ProtectedS
   // backticks, $(...)) name paths as its own do.
   const within = commandsWithin(command);
   const inner = within.commands.flatMap((c) => [...c.words.filter((w, at) => at > 0 || !recapPaths.has(w.value)), ...c.redirects.flatMap((r) => (r.target ? [r.target] : []))]);
-  const words = [...new Set(pathWords([...(tokenized.ok ? tokenized.tokens.filter((t) => !launcherRuns.includes(t as never)) : []), ...inner]))];
+  // Where its copies land (`cp -r x/.local ~` writes ~/.local) counts as named.
+  const landings = copyLandings(within.commands);
+  const words = [...new Set(pathWords([...(tokenized.ok ? tokenized.tokens.filter((t) => !launcherRuns.includes(t as never)) : []), ...inner, ...landings.named]))];
   const resolved = words.flatMap((w) => places(w, cwd, state.home, real));
   const stateHit = resolved.find((p) => state.paths.some((root) => inside(p, root) || globTouches(p, root)));
   if (stateHit) return `the command touches recap's own files (${stateHit})`;
@@ -244,6 +248,13 @@ function bashRefusal(command: string, cwd: string | undefined, state: ProtectedS
   const here = cwd === undefined ? [] : places(cwd, undefined, state.home, real);
   const holder = reader ? undefined : resolved.find((p) => !broad(p, here, state.home) && state.paths.some((root) => root !== p && inside(root, p)));
   if (holder) return `the command could move or remove ${holder}, which holds recap's own files`;
+  const unseen = unseenLanding(landings.unseen, cwd, state, real);
+  if (unseen) return unseen;
+  // Home and the folders the line sits in too, when it moves, removes or locks them.
+  const removed = pathWords(removedOperands(within.commands))
+    .flatMap((w) => places(w, cwd, state.home, real))
+    .find((p) => state.paths.some((root) => root !== p && inside(root, p)));
+  if (removed) return `the command could move, remove or lock ${removed}, which holds recap's own files`;
   const signal = signalRefusal(command, state.recapProcesses, within);
   if (signal) return signal;
   const agent = nestedAgentRefusal(command, state.agentLaunches ?? [], within);
@@ -260,6 +271,18 @@ function bashRefusal(command: string, cwd: string | undefined, state: ProtectedS
   }
   const risk = mightRunRecap(command, recapPaths);
   if (risk) return `${RUNS_RECAP}${risk}`;
+  return undefined;
+}
+
+/** Why files the line does not name (a folder's contents, an archive's members) must not go where it puts them, if they must not. */
+function unseenLanding(folders: WordToken[], cwd: string | undefined, state: ProtectedState, real: Follow | undefined): string | undefined {
+  for (const folder of pathWords(folders).flatMap((w) => places(w, cwd, state.home, real))) {
+    const own = state.paths.find((root) => inside(root, folder));
+    const setup = own ?? (state.readOnly ?? []).find((root) => inside(root, folder));
+    if (setup === undefined) continue;
+    const what = own !== undefined ? "recap's own files" : 'what wires recap in';
+    return `the command puts files its line does not name into ${folder}, which holds ${what} (${setup}); copy or unpack them into a folder of their own, or name each file`;
+  }
   return undefined;
 }
 

@@ -103,6 +103,20 @@ function optionFolders(simple: SimpleCommand, enter: (word: WordToken | undefine
   }
 }
 
+/** The words `options` give as values in `args`, each spelled as optionValue reads them; tar's old style too. */
+export function optionWords(args: readonly WordToken[], options: readonly string[], tar = false): WordToken[] {
+  const found: WordToken[] = [];
+  const take = (word: WordToken | undefined) => void (word !== undefined && found.push(word));
+  if (tar) tarOldStyle(args, take);
+  for (let i = 0; i < args.length; i += 1) {
+    const value = optionValue(args, i, options);
+    if (value === undefined) continue;
+    if (value.next) i += 1;
+    take(value.word);
+  }
+  return found;
+}
+
 /**
  * The folder an option at `words[i]` gives, if it is one of `options`: `-C dir`, `-Cdir`, a
  * run of short options ending in it (`-iC..`, `-cC ..`), `--chdir=dir`, `--chdir dir`, or

@@ -2,8 +2,10 @@
 // real daemon: a `cd` (or `git -C`, a subshell, `bash -c`) to the folder above recap's data,
 // then a relative path; a `~` bash leaves as it is, behind a link named `~` to `/`; the
 // daemon's open event log through /proc/<pid>/fd, read or truncated; the daemon's pid with
-// a zero in front. Each is denied on an open gate, where only the protection rules stand, and
-// on a tripped one; ordinary work (open) or the way out (tripped) goes on after.
+// a zero in front; a copy landing on the data folder under its source's name, a folder's
+// contents or an archive unpacked into home, home locked. Each is denied on an open gate,
+// where only the protection rules stand, and on a tripped one; ordinary work (open) or the
+// way out (tripped) goes on after.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readlinkSync, symlinkSync } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
@@ -54,6 +56,11 @@ function moves(attack: Attack): [string, string, unknown][] {
     ["the daemon's open log, truncated", 'Bash', { command: `: > ${openLogFd(attack)}` }],
     ["the daemon's open files, by a glob", 'Bash', { command: `cat /proc/${pid}/fd/*` }],
     ["the daemon's pid with a zero in front", 'Bash', { command: `kill -9 0${pid}` }],
+    // Where a copy lands without the line naming it (box.data is home's `data`).
+    ['a folder copied into home under the data folder’s name', 'Bash', { command: `cp -r /tmp/elsewhere/${data} ~` }],
+    ["a folder's contents copied into home", 'Bash', { command: 'rsync -a /tmp/elsewhere/ ~/' }],
+    ['an archive unpacked into home', 'Bash', { command: 'tar -xf /tmp/elsewhere.tar -C ~' }],
+    ['home itself locked', 'Bash', { command: 'chmod 000 ~' }],
   ];
 }
 
@@ -89,6 +96,12 @@ describe.skipIf(process.platform !== 'linux')("recap's files and daemon named fr
       const run = await runHook(attack.box.env, toolCall(attack, 'Bash', { command: `cd .. && ls ${basename(attack.box.project)}` }));
       expect(run.stdout).not.toContain('"deny"');
       expect((await runShell(attack, `cd .. && ls ${basename(attack.box.project)}`)).exitCode).toBe(0);
+    });
+
+    it("then a copy into the project's own folders passes, and runs", async () => {
+      const command = 'cp -r .git copied && mkdir mirrored && cp -a .git/. mirrored/';
+      expect((await runHook(attack.box.env, toolCall(attack, 'Bash', { command }))).stdout).not.toContain('"deny"');
+      expect((await runShell(attack, command)).exitCode).toBe(0);
     });
   });
 

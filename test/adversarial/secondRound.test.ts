@@ -50,6 +50,16 @@ describe('on an open gate', () => {
     ['Edit ~/.profile', () => toolCall(attack, 'Edit', { file_path: join(box.dir, '.profile'), old_string: 'a', new_string: 'b' })],
     ['Bash into a shell snapshot', () => toolCall(attack, 'Bash', { command: 'cat /tmp/fn.sh >> ~/.claude/shell-snapshots/snapshot-bash-1.sh' })],
     ['Bash appending to ~/.zshrc', () => toolCall(attack, 'Bash', { command: "echo 'recap() { :; }' >> ~/.zshrc" })],
+    // Claude Code sources what SessionStart hooks left in session-env/<session>/ before every Bash call.
+    [
+      'Write a script Claude Code sources before each Bash call',
+      () =>
+        toolCall(attack, 'Write', {
+          file_path: join(box.dir, '.claude', 'session-env', 's1', 'sessionstart-hook-7.sh'),
+          content: `function ${launcherOf(attack)} { eval "$2"; }\n`,
+        }),
+    ],
+    ['Bash copying a script into session-env', () => toolCall(attack, 'Bash', { command: 'cp /tmp/fn.sh ~/.claude/session-env/s1/sessionstart-hook-7.sh' })],
   ])("%s is denied: a shell function could take the launcher's name", async (_name, call) => {
     expect(expectDenied(await runHook(box.env, call()))).toMatch(/wires recap in|recap/);
     await expectStillWorking(attack);

@@ -173,3 +173,89 @@ describe('given the spellings a second attack found', () => {
     expect(bash(command)).toBeUndefined();
   });
 });
+
+describe('given a copy whose line does not name where it lands', () => {
+  it.each([
+    ['a folder copied into home', 'cp -r /tmp/w/.local ~/'],
+    ['the same without the slash', 'cp -r /tmp/w/.local ~'],
+    ['two folders into $HOME', 'cp -R /tmp/w/.local /tmp/w/.claude $HOME'],
+    ['into a parent of the folder it runs in', 'cp -r /tmp/w/.config ../..'],
+    ['rsync of a folder', 'rsync -a /tmp/w/.local ~/'],
+    ['mv of a folder', 'mv /tmp/w/.config ~'],
+    ['a link made under the source’s name', 'ln -s /tmp/w/.local ~'],
+    ['cp -t', 'cp -rt ~ /tmp/w/.local'],
+    ['cp --target-directory=', 'cp --target-directory=/home/ann -r /tmp/w/.local'],
+    ['from a folder entered first', 'cd /tmp/w && cp -r .local ~'],
+  ])("when it lands on recap's files (%s), then it is refused", (_what, command) => {
+    expect(bash(command)).toMatch(/recap's own files/);
+  });
+
+  it.each([
+    ['settings copied into home', 'cp -r /tmp/w/.claude ~'],
+    ['the same by rsync', 'rsync -a /tmp/w/.claude ~/'],
+  ])('when it lands on what wires recap in (%s), then it is refused', (_what, command) => {
+    expect(bash(command)).toMatch(/what wires recap in/);
+  });
+
+  it.each([
+    ["a folder's contents by rsync", 'rsync -a /tmp/fake/ ~/'],
+    ["a folder's contents by cp", 'cp -a /tmp/fake/. ~'],
+    ['an archive unpacked into home', 'tar -xf /tmp/e.tar -C ~'],
+    ["an archive unpacked in tar's old style", 'tar xfC /tmp/e.tar ~'],
+    ['an archive unpacked after cd', 'cd ~ && tar xf /tmp/e.tar'],
+    ['a zip unpacked into home', 'unzip -o /tmp/e.zip -d ~'],
+    ['a zip unpacked in home after cd', 'cd && unzip -o /tmp/e.zip'],
+  ])('when it puts names it does not show where recap keeps its files (%s), then it is refused', (_what, command) => {
+    expect(bash(command)).toMatch(/does not name into/);
+  });
+
+  it.each([
+    'cp -r src dist/',
+    'cp -r /tmp/w/.local build/',
+    'rsync -a /tmp/fake/ build/',
+    'cp -a template/. .',
+    'tar -xf /tmp/e.tar -C build',
+    'tar xzf /tmp/e.tar.gz',
+    'unzip /tmp/e.zip -d vendor',
+    'cp notes.txt ~/Documents/',
+    'mv a.txt b.txt',
+    'rsync -a src/ user@host:/srv/app/',
+  ])('when it lands in the agent’s own files (%s), then it passes', (command) => {
+    expect(bash(command)).toBeUndefined();
+  });
+});
+
+describe('given a line that moves, removes or locks a folder holding recap’s files', () => {
+  it.each(['rm -rf ~', 'chmod 000 $HOME', 'mv $HOME /tmp/gone', 'chown -R nobody ~', 'cd .. && rm -rf ../..', 'setfacl -m u:ann:--- ~'])(
+    'when it is home or a folder the line sits in (%s), then it is refused',
+    (command) => {
+      expect(bash(command)).toMatch(/could move, remove or lock \/home\/ann, which holds recap's own files/);
+    },
+  );
+
+  it.each(['mv notes.txt ~', 'chmod +x ~/src/app/run.sh', 'rm -rf ~/src/app/build', 'chmod 644 ~/notes.txt', 'rm -rf .'])(
+    'when it is a folder holding none (%s), then it passes',
+    (command) => {
+      expect(bash(command)).toBeUndefined();
+    },
+  );
+});
+
+describe('given home or the folder the line is in spelled as bash works it out', () => {
+  it.each([
+    ['~- after two cds', 'cd ~ && cd /tmp && rm -rf ~-/.local/share/rc'],
+    ['~1 of the folder stack', 'pushd ~ >/dev/null; pushd /tmp >/dev/null; rm -rf ~1/.local/share/rc'],
+    ['${HOME%/}', 'rm -rf ${HOME%/}/.local/share/rc'],
+    ['${HOME:-x}', 'rm -rf ${HOME:-/x}/.config/rc'],
+    ['${HOME:+$HOME}', 'rm -rf ${HOME:+$HOME}/.config/rc'],
+    ['$(pwd) after cd', 'cd && rm -rf $(pwd)/.config/rc'],
+    ['`pwd` after cd', 'cd && rm -rf `pwd`/.config/rc'],
+  ])("when it names recap's files (%s), then it is refused", (_what, command) => {
+    expect(bash(command)).toMatch(/recap's own files/);
+  });
+
+  it('when ${HOME:+x} names another folder, then that folder is judged too', () => {
+    expect(bash('rm -rf ${HOME:+/home/ann/.config}/rc')).toMatch(/recap's own files/);
+    expect(bash('rm -rf ${HOME:+/tmp}/rc')).toBeUndefined();
+  });
+});

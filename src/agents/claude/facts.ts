@@ -109,10 +109,13 @@ export const claudeFacts: AgentFacts = {
   shellVariables: ['CLAUDECODE', 'CLAUDE_CODE_SESSION_ID'],
   sessionVariable: 'CLAUDE_CODE_SESSION_ID',
   // Both: Claude Code reads CLAUDE_CONFIG_DIR when it is set, and a session started without
-  // it reads ~/.claude. Its shell snapshots hold functions it copies into every Bash call;
-  // plugins/ says where recap's plugin is loaded from and which Node its hook runs.
+  // it reads ~/.claude. Its shell snapshots hold functions it copies into every Bash call, and
+  // session-env/<session>/ the scripts it sources before each one (what SessionStart hooks
+  // write to $CLAUDE_ENV_FILE): a function there named as recap's launcher would run in its
+  // place; plugins/ says where recap's plugin is loaded from and which Node its hook runs.
   settingsFiles: (env, home) => [
-    ...claudeDirs(env, home).flatMap((dir) => [join(dir, 'settings.json'), join(dir, 'settings.local.json'), join(dir, 'shell-snapshots'), join(dir, 'plugins')]),
+    ...claudeDirs(env, home).flatMap((dir) => ['settings.json', 'settings.local.json', 'shell-snapshots', 'session-env', 'plugins'].map((name) => join(dir, name))),
+    ...(env.CLAUDE_ENV_FILE ? [env.CLAUDE_ENV_FILE] : []),
     // Its MCP servers (user and local scope), recap's among them: a server the agent named `recap` would pass a tripped gate.
     ...claudeMcpFiles(env, home),
   ],
