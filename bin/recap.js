@@ -72,8 +72,9 @@ async function daemon() {
     await runDaemon();
   } catch (error) {
     // As the CLI reports a failure: one line, no stack (DaemonStartError is a UserError).
-    process.exitCode = 1;
     if (error instanceof UserError) process.stderr.write(`recap: ${error.message}\n`);
     else process.stderr.write(`recap: ${error?.message ?? String(error)} (run with --debug for details)\n`);
+    // Whatever a failed start left open (the log, a timer, a half-made server) must not keep a daemon that answers nobody.
+    process.exit(1);
   }
 }

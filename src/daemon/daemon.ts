@@ -25,6 +25,7 @@ import { protectedPaths, readOnlyPaths, recapPaths, recapProcesses, shadowDirs, 
 import { LauncherEndpoint } from './launcherEndpoint.js';
 import { LoopbackServers } from './loopbackServers.js';
 import { limitsFrom, SocketServer, type Listen } from './socketServer.js';
+import { SocketPathTooLong } from './socketKeeper.js';
 import { clearStaleSocket, SocketInUse } from '../common/staleSocket.js';
 import { VerdictFile, verdictPath } from '../common/verdicts.js';
 import { SpoolTaker } from './spoolTaker.js';
@@ -293,16 +294,14 @@ export class Daemon {
   private async listen(): Promise<void> {
     const { env, log, handler, where } = this;
     this.socketServer = new SocketServer(handler, log, limitsFrom(env), this.socketTakenOver);
-    if ('path' in where) {
-      try {
-        await clearStaleSocket(where.path);
-      } catch (error) {
-        await this.closeStore();
-        if (error instanceof SocketInUse) throw new DaemonStartError(error.message);
-        throw error;
-      }
+    try {
+      if ('path' in where) await clearStaleSocket(where.path);
+      await this.socketServer.listen(where);
+    } catch (error) {
+      await this.closeStore();
+      if (error instanceof SocketInUse || error instanceof SocketPathTooLong) throw new DaemonStartError(error.message);
+      throw error;
     }
-    await this.socketServer.listen(where);
     // After listen: the socket's folder exists (0700).
     await handler.seedVerdicts();
     // The prompts recap-hook kept while no daemon answered are counted before the daemon says it

@@ -8,11 +8,19 @@ import { chmodSync, lstatSync, mkdirSync, renameSync, unlinkSync, watch as fsWat
 import { randomBytes } from 'node:crypto';
 import { basename, dirname, join } from 'node:path';
 import type { Logger } from 'pino';
+import { UserError } from '../common/errors.js';
 
 /** Listens on a new socket at `path` (the owner makes the server; the keeper puts it in place). */
 export type Bind = (path: string) => Promise<void>;
 
 const CHECK_EVERY_MS = 1000;
+/** The longest path a Unix socket may have, its final NUL left out: longer ones are cut short by the kernel's structure, silently. */
+const SOCKET_PATH_MAX = process.platform === 'darwin' ? 103 : 107;
+/** What the name bound beside the path adds to it: `.` before, `.` and 16 hex digits after. */
+const ASIDE_EXTRA = 18;
+
+/** A socket path too long to bind: a cut one would be another file, in another folder. */
+export class SocketPathTooLong extends UserError {}
 
 export class SocketKeeper {
   private inode: number | undefined;
@@ -34,6 +42,12 @@ export class SocketKeeper {
 
   /** Binds the path (folder 0700, socket 0600) and keeps it. */
   async start(): Promise<void> {
+    const bytes = Buffer.byteLength(this.path) + ASIDE_EXTRA;
+    if (bytes > SOCKET_PATH_MAX) {
+      throw new SocketPathTooLong(
+        `${this.what} ${this.path} is too long for a Unix socket (${bytes - ASIDE_EXTRA} bytes; at most ${SOCKET_PATH_MAX - ASIDE_EXTRA} here, as the daemon binds it under a longer name first): set a shorter XDG_RUNTIME_DIR, or RECAP_SOCKET`,
+      );
+    }
     mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
     ownFolders.set(dirname(this.path), inodeAt(dirname(this.path)));
     await this.put();
