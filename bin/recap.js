@@ -61,7 +61,7 @@ async function codeAsInstalled() {
     if (code.state !== 'changed') return true;
     process.stderr.write(`recap: ${code.message}\n`);
   } catch (error) {
-    process.stderr.write(`recap: recap's installed code could not be checked (${error?.message ?? String(error)}); reinstall recap (npm install -g recap)\n`);
+    process.stderr.write(`recap: recap's installed code could not be checked (${error?.message ?? String(error)}); reinstall recap (in its clone: npm install, then npm link)\n`);
   }
   return false;
 }

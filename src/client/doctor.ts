@@ -17,16 +17,18 @@ import type { PendingConfig } from '../protocol/answers.js';
 import type { ResponseOf } from '../protocol/protocol.js';
 import { spelled } from './present/gate.js';
 import { checkInstalledCode } from '../common/codeManifest.js';
-import type { CodeVerdict } from '../events/codeManifest.js';
+import { REINSTALL, type CodeVerdict } from '../events/codeManifest.js';
 import { addTallies } from '../events/secrets.js';
 
 const MIN_NODE = [20, 19];
 
 export async function runDoctor(project: string, env: NodeJS.ProcessEnv): Promise<Check[]> {
-  const daemon = await daemonCheck(env);
+  const verdict = installedCode(env);
+  const code = codeCheck(verdict);
+  const daemon = await daemonCheck(env, verdict instanceof Error || verdict.state === 'changed');
   return [
     nodeCheck(),
-    codeCheck(env),
+    code,
     daemon,
     launcherCheck(env, daemon.ok),
     ...permissionChecks(env),
@@ -56,15 +58,18 @@ function nodeCheck(): Check {
   return { name: 'node', ok, detail: `v${process.versions.node}`, ...(ok ? {} : { fix: `install Node ${MIN_NODE.join('.')} or newer` }) };
 }
 
-/** recap's installed code against the manifest `recap install` wrote, as the daemon checks it at start. */
-function codeCheck(env: NodeJS.ProcessEnv): Check {
-  const name = 'code';
-  let verdict: CodeVerdict;
+/** recap's installed code against the manifest `recap install` wrote, as the daemon checks it at start; the error that kept it from being read. */
+function installedCode(env: NodeJS.ProcessEnv): CodeVerdict | Error {
   try {
-    verdict = checkInstalledCode(env);
+    return checkInstalledCode(env);
   } catch (error) {
-    return { name, ok: false, detail: `recap's installed code cannot be read (${(error as Error).message})`, fix: 'reinstall recap (npm install -g recap)' };
+    return error as Error;
   }
+}
+
+function codeCheck(verdict: CodeVerdict | Error): Check {
+  const name = 'code';
+  if (verdict instanceof Error) return { name, ok: false, detail: `recap's installed code cannot be read (${verdict.message})`, fix: REINSTALL };
   if (verdict.state === 'verified') return { name, ok: true, detail: `${verdict.files} files as recap install recorded them (${verdict.manifest})` };
   if (verdict.state === 'unverified') {
     return {
@@ -78,11 +83,12 @@ function codeCheck(env: NodeJS.ProcessEnv): Check {
     name,
     ok: false,
     detail: verdict.message,
-    fix: `${verdict.command} again, in your own terminal, if you upgraded or changed recap yourself; if not, reinstall recap (npm install -g recap) first`,
+    fix: `${verdict.command} again, in your own terminal, if you upgraded or changed recap yourself; if not, ${REINSTALL} first`,
   };
 }
 
-async function daemonCheck(env: NodeJS.ProcessEnv): Promise<Check> {
+/** `codeRefused`: recap's code does not match its manifest, so no daemon starts. */
+async function daemonCheck(env: NodeJS.ProcessEnv, codeRefused: boolean): Promise<Check> {
   const path = socketPath(env);
   try {
     const client = await Client.connect(path, 1000);
@@ -96,7 +102,9 @@ async function daemonCheck(env: NodeJS.ProcessEnv): Promise<Check> {
       name: 'daemon',
       ok: false,
       detail,
-      fix: 'start it: recap daemon (any recap command also starts it), or systemctl --user enable --now recap.socket',
+      fix: codeRefused
+        ? "it will not start until recap's code is recorded again: see code above"
+        : 'start it: recap daemon (any recap command also starts it), or systemctl --user enable --now recap.socket',
     };
   }
 }
@@ -116,6 +124,7 @@ function launcherCheck(env: NodeJS.ProcessEnv, daemonUp: boolean): Check {
   if (daemonUp && !isSocket(socket)) {
     return { name, ok: false, detail: `the daemon has no launcher socket ${socket} (an older daemon, or the file was removed): every hook call starts Node`, fix: 'recap restart' };
   }
+  if (!daemonUp) return { name, ok: true, detail: `${transport}; the daemon makes ${socket} when it starts` };
   return { name, ok: true, detail: `${transport} and ${socket}` };
 }
 

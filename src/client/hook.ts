@@ -140,7 +140,12 @@ async function daemonDown(payload: Record<string, unknown> | undefined, why: str
 
 /** Not even the fallback can answer: a tool call is refused, never a prompt. */
 function hookFailed(payload: Record<string, unknown> | undefined, why: string, error: unknown): Answer {
-  return refusal(facts, eventOf(payload), `recap-hook failed (${why}; ${(error as Error)?.message ?? String(error)})`, 'reinstall recap (npm install -g recap) if this persists');
+  return refusal(
+    facts,
+    eventOf(payload),
+    `recap-hook failed (${why}; ${(error as Error)?.message ?? String(error)})`,
+    'reinstall recap (in its clone: npm install, then npm link) if this persists',
+  );
 }
 
 /**

@@ -25,7 +25,16 @@ import { UserError } from './errors.js';
 import { recapVersion } from './version.js';
 import { codeManifestPath, dataDir } from './paths.js';
 import { writeWhole } from './wholeFile.js';
-import { CODE_MANIFEST_VERSION, codeChangedDenial, codeVerdict, type CodeManifest, type CodeVerdict, type FileRecord, type InstalledCode } from '../events/codeManifest.js';
+import {
+  CODE_MANIFEST_VERSION,
+  REINSTALL,
+  codeChangedDenial,
+  codeVerdict,
+  type CodeManifest,
+  type CodeVerdict,
+  type FileRecord,
+  type InstalledCode,
+} from '../events/codeManifest.js';
 
 type Env = NodeJS.ProcessEnv;
 
@@ -340,7 +349,7 @@ export function recordInstalledCode(env: Env, target: string, root: string = PAC
     found = installedCode(root, typeof before === 'object' ? before.files : {});
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
-    throw new UserError(`recap's installed code under ${root} cannot be read (${code}); reinstall recap (npm install -g recap), then run this again`);
+    throw new UserError(`recap's installed code under ${root} cannot be read (${code}); ${REINSTALL}, then run this again`);
   }
   const earlier = codeVerdict(path, before, found);
   const manifest: CodeManifest = { format: CODE_MANIFEST_VERSION, written: now, installedBy: target, ...found };
@@ -357,7 +366,7 @@ export function recordInstalledCode(env: Env, target: string, root: string = PAC
     earlier.files.length > 0
       ? ` (${earlier.files.length} file${earlier.files.length === 1 ? '' : 's'}, ${earlier.files.slice(0, 3).join(', ')}${earlier.files.length > 3 ? ', ...' : ''})`
       : '';
-  return `recap's code did not match the manifest in ${path}${files}; it now records the code as it is. If you did not upgrade or change recap, reinstall it (npm install -g recap) and run this again.`;
+  return `recap's code did not match the manifest in ${path}${files}; it now records the code as it is. If you did not upgrade or change recap, ${REINSTALL}, and run this again.`;
 }
 
 /**
@@ -370,8 +379,6 @@ export function codeChanged(env: Env = process.env): string | undefined {
     return verdict.state === 'changed' ? codeChangedDenial(verdict.message) : undefined;
   } catch (error) {
     // The package's own files cannot be listed: the code cannot be vouched for either.
-    return codeChangedDenial(
-      `recap's installed code cannot be read (${(error as Error).message}); reinstall recap (npm install -g recap), then run recap install <agent> in your own terminal.`,
-    );
+    return codeChangedDenial(`recap's installed code cannot be read (${(error as Error).message}); ${REINSTALL}, then run recap install <agent> in your own terminal.`);
   }
 }

@@ -13,6 +13,9 @@ export type InstalledCode = {
   folders: Record<string, string>;
 };
 
+/** How to put recap's own code back: it is installed from a clone (README), not from a registry. */
+export const REINSTALL = 'reinstall recap (in its clone: git status shows what changed; npm install builds it again; then npm link)';
+
 export const CODE_MANIFEST_VERSION = 2;
 
 /** What `recap install` writes into the data folder. */
@@ -76,7 +79,7 @@ export function codeVerdict(path: string, manifest: CodeManifest | undefined | s
       command: 'recap install <agent>',
       message:
         `the manifest of recap's code at ${path} cannot be read (${manifest}), so the recap daemon will not start: ` +
-        "recap cannot tell whether its code is the code that was installed. In your own terminal, run recap install <agent> again to record the code as it is now; if you did not change recap's files yourself, reinstall recap first (npm install -g recap).",
+        `recap cannot tell whether its code is the code that was installed. In your own terminal, run recap install <agent> again to record the code as it is now; if you did not change recap's files yourself, ${REINSTALL} first.`,
     };
   }
   if (found === undefined) throw new Error('the installed code is needed to judge it against a manifest');
@@ -99,8 +102,8 @@ export function codeVerdict(path: string, manifest: CodeManifest | undefined | s
     ? `recap's code is version ${found.recap} now, but \`${install}\` recorded version ${manifest.recap}`
     : `recap's code has changed since \`${install}\` recorded it`;
   const fix = upgraded
-    ? `If you upgraded recap, run \`${install}\` again in your own terminal: it records the new code. If you did not, reinstall recap (npm install -g recap), then run \`${install}\` in your own terminal.`
-    : `If you upgraded, reinstalled or changed recap yourself, run \`${install}\` again in your own terminal: it records the code as it is now. If you did not, a program may have rewritten recap's files: reinstall recap (npm install -g recap), then run \`${install}\` in your own terminal.`;
+    ? `If you upgraded recap, run \`${install}\` again in your own terminal: it records the new code. If you did not, ${REINSTALL}, then run \`${install}\` in your own terminal.`
+    : `If you upgraded, reinstalled or changed recap yourself, run \`${install}\` again in your own terminal: it records the code as it is now. If you did not, a program may have rewritten recap's files: ${REINSTALL}, then run \`${install}\` in your own terminal.`;
   return {
     state: 'changed',
     files: files.names,

@@ -14,7 +14,7 @@ import { readCodeManifest } from '../../src/common/codeManifest.js';
 import type { CodeManifest } from '../../src/events/codeManifest.js';
 import { DaemonProcess, removeSandbox, ROOT, runAsUser, runCli, sandbox, sandboxWithDaemon, type CliResult, type Sandbox } from '../helpers/daemon.js';
 
-/** A copy of recap's package in `dir`: what `npm install -g recap` leaves (its "files"), whose files a test may change. */
+/** A copy of recap's package in `dir`: what `npm install -g .` in a clone leaves (its "files"), whose files a test may change. */
 function packageCopy(dir: string): string {
   const root = join(dir, 'recap');
   mkdirSync(join(root, 'node_modules'), { recursive: true });
@@ -134,7 +134,7 @@ describe('recap install records the code, and the daemon checks it at start', ()
       "recap: recap's code has changed since `recap install claude` recorded it (1 file: node_modules/pino/pino.js (changed)), so the recap daemon will not start",
     );
     expect(said).toContain('run `recap install claude` again in your own terminal');
-    expect(said).toContain('reinstall recap (npm install -g recap)');
+    expect(said).toContain('reinstall recap (in its clone: git status shows what changed; npm install builds it again; then npm link)');
     expect(existsSync(mark)).toBe(false);
     // Nothing of the daemon's: it never took the log.
     expect(existsSync(join(at.box.data, 'log'))).toBe(false);
@@ -143,6 +143,9 @@ describe('recap install records the code, and the daemon checks it at start', ()
     expect(doctor.code).toBe(1);
     expect(doctor.stdout).toMatch(/^FAIL +code +recap's code has changed since `recap install claude` recorded it \(1 file: node_modules\/pino\/pino\.js \(changed\)\)/m);
     expect(doctor.stdout).toContain('      fix: recap install claude again, in your own terminal, if you upgraded or changed recap yourself');
+    // Starting the daemon is no fix while its code is refused, and the launcher's socket is not missing: there is no daemon to make it.
+    expect(doctor.stdout).toMatch(/^FAIL +daemon .*\n +fix: it will not start until recap's code is recorded again: see code above$/m);
+    expect(doctor.stdout).toMatch(/^ok +hook launcher +.*; the daemon makes .*recapd\.http\.sock when it starts$/m);
 
     // The fix it names: once the user records the code as it is, the daemon starts, and runs it.
     expect((await cli(at, ['install', 'claude'])).code).toBe(0);

@@ -35,7 +35,7 @@ describe('given the manifest recap install recorded', () => {
     );
     expect(message).toContain('the recap daemon will not start');
     expect(message).toContain('run `recap install claude` again in your own terminal');
-    expect(message).toContain('reinstall recap (npm install -g recap)');
+    expect(message).toContain('reinstall recap (in its clone: git status shows what changed; npm install builds it again; then npm link)');
   });
 
   it('when a file named only (never loaded) keeps its name, then it is not a change; when its name is gone, it is', () => {

@@ -111,8 +111,7 @@ function hookProblem(event: string, hook: HookEntry, env: NodeJS.ProcessEnv, hon
   if (hook.type === 'command' && committed) {
     if (hook.command !== PORTABLE_COMMAND)
       return `the command names a path of this machine (${hook.command}) in a file teammates share; run recap install claude --scope project again`;
-    if (onPath('recap-hook', env) === undefined)
-      return 'recap-hook is not on PATH, so Claude Code cannot run it here: install recap (npm install -g recap, or npm link in its clone)';
+    if (onPath('recap-hook', env) === undefined) return 'recap-hook is not on PATH, so Claude Code cannot run it here: put it on PATH (npm link in the clone of recap)';
   } else if (hook.type === 'command') {
     const problem = commandProblem(hook.command, 'claude');
     if (problem) return problem;
