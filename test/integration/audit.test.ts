@@ -237,7 +237,12 @@ describe('recap export and import', () => {
     const daemon = await start(box);
     await activity(box);
     const file = join(box.dir, 'export.jsonl');
-    expect((await runCli(box, ['export', '--out', file])).code).toBe(0);
+    const wrote = await runCli(box, ['export', '--out', file]);
+    expect(wrote.code).toBe(0);
+    const events = readFileSync(file, 'utf8').trim().split('\n').length - 2;
+    // Where the events would have gone, it says what it wrote; in JSON too.
+    expect(wrote.stdout).toBe(`wrote ${events} events to ${file}\n`);
+    expect(JSON.parse((await runCli(box, ['export', '--out', `${file}.2`, '--json'])).stdout)).toEqual({ out: `${file}.2`, events });
     // The lines the CLI made of the events as stored are those the daemon writes of the same events.
     const logged = (await runCli(box, ['log', '--json'])).stdout;
     await daemon.stop();

@@ -276,6 +276,9 @@ describe('recap sync through a git remote', () => {
     const cli = await off.cli(['sync']);
     expect(cli.code).toBe(1);
     expect(cli.stdout).toContain('stopped: sync is off');
+    const json = await off.cli(['sync', '--json']);
+    expect(json.code).toBe(1);
+    expect(JSON.parse(json.stdout).error).toMatch(/^sync is off/);
     const other = await machine(remote, 'devbox', 'bob@example.com', [...CONFIG, 'SYNC_REMOTE=upstream']);
     expect((await sync(other)).error).toMatch(/has no git remote named upstream: add one \(git remote add upstream URL\), or name another in SYNC_REMOTE/);
   });

@@ -9,7 +9,8 @@ import type { JobRow } from '../../protocol/answers.js';
 import { connectOrStart } from '../autostart.js';
 import type { DaemonSide } from '../daemonSide.js';
 import { eventPages, PAGE_TIMEOUT_MS, type EventQuery } from '../eventPages.js';
-import { ask, jobOf, replay, UsageError, verify, type Builder } from '../jobCommands.js';
+import { ask, jobOf, output, replay, UsageError, verify, type Builder } from '../jobCommands.js';
+import { counted } from '../present/counted.js';
 import { fieldOf, logLine, printEvent, printJobs } from '../present/audit.js';
 import { progress } from '../progress.js';
 import { write, writeAll } from '../stdout.js';
@@ -188,6 +189,7 @@ export const exportCommands =
           const fd = partial !== undefined ? openOut(partial, argv.out!) : 1;
           const shown = progress('export');
           let whole = false;
+          let events = 0;
           try {
             const { exportEnd, exportHeader } = await import('../../protocol/exportFormat.js');
             // The daemon sends the events as stored; their lines are made here, on the CLI's own core
@@ -195,7 +197,6 @@ export const exportCommands =
             const linesOf = await side.exportLines();
             const { job } = jobOf(argv);
             write(fd, `${exportHeader(job)}\n`);
-            let events = 0;
             for await (const page of eventPages({ raw: true, stored: true, ...jobOf(argv) }, shown.update)) {
               const lines = page.stored ? linesOf(page.lines()) : page.lines();
               events += lineCount(lines);
@@ -211,6 +212,8 @@ export const exportCommands =
               else rmSync(partial, { force: true });
             }
           }
+          // Written to a file, the export says what it wrote where the events would have gone.
+          if (argv.out !== undefined) output(argv, { out: argv.out, events }, () => process.stdout.write(`wrote ${counted(events, 'event')} to ${argv.out}\n`));
         },
       )
       .command(

@@ -9,8 +9,8 @@ type SyncArgs = Global & { pushOnly?: boolean | undefined; fetchOnly?: boolean |
 async function sync(argv: SyncArgs): Promise<void> {
   const result = await call('sync', { ...target(argv), push: argv.fetchOnly !== true, fetch: argv.pushOnly !== true, last: argv.last === true });
   output(argv, result, () => process.stdout.write(syncText(result)));
-  // A sync that did not finish fails the command: a script sees it.
-  if (result.error !== undefined && !argv.json) process.exitCode = 1;
+  // A sync that did not finish fails the command, in JSON too: a script sees it.
+  if (result.error !== undefined) process.exitCode = 1;
 }
 
 /** A sync's report as people read it: one line per thing done, and what stopped it. */
