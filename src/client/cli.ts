@@ -2,6 +2,7 @@
 // command in a file of src/client/commands/ by area. Exit codes: 0 success or allowed, 2
 // denied or rejected, 1 anything else. quick.ts runs the plain forms of status, context and
 // chain without it.
+import { usageProblem } from './usageProblem.js';
 import yargs, { type Argv } from 'yargs';
 import { recapVersion } from '../common/version.js';
 import { refuseInAgentShell } from './agentShell.js';
@@ -104,18 +105,6 @@ export function buildCli(args: string[], side: DaemonSide): Argv<Global> {
         throw error ?? new UsageError(usageProblem(message, stdinOptions(args)));
       })
   );
-}
-
-/** yargs' complaint in recap's words: which command, what is missing, where to read more. */
-function usageProblem(message: string, args: readonly string[]): string {
-  const command = args.find((a) => !a.startsWith('-'));
-  // `-1h`, `-5m`: a span with a minus reads as options to yargs.
-  const negative = args.find((a) => /^-\d/.test(a));
-  if (negative !== undefined) return `${negative} reads as an option: give a span or a time without a minus (5m, 2h, 1d), which counts back from now where a time is asked for`;
-  const guess = /^Did you mean (\S+)\?$/.exec(message);
-  if (guess) return `there is no command ${command ?? ''}: did you mean ${guess[1]}? see recap --help`;
-  if (/^Not enough non-option arguments/.test(message) && command !== undefined) return `${command} needs an argument it was not given; see recap ${command} --help`;
-  return `${message}; see recap --help`;
 }
 
 /** Parses `args` and runs the command they name (main.ts reports a failure). */

@@ -1,8 +1,9 @@
 // What the user reads when a command's argument is out of range, through the real CLI and
 // daemon: given a number past any event, a pause of nothing or of centuries, a reason longer
 // than a trip keeps, an empty job name, a summary file that is a device, missing or a folder,
-// then each says what was wrong in the words of the
-// command's own arguments, exits 1, and changes nothing.
+// an option the command does not have, a number with a minus, a required option left out, a
+// value not among the choices, then each says what was wrong in the words of the command's
+// own arguments, exits 1, and changes nothing.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeSandbox, runCli, sandboxWithDaemon, type DaemonProcess, type Sandbox } from '../helpers/daemon.js';
 
@@ -32,6 +33,11 @@ describe("given a command's argument out of range", () => {
     ['a command without its argument', ['show'], /^recap: show needs an argument it was not given; see recap show --help\n$/],
     ['a span with a minus', ['pause', '-1h'], /^recap: -1h reads as an option: give a span or a time without a minus/],
     ['a time with a minus', ['report', '--since', '-5m'], /^recap: -5m reads as an option/],
+    ['an option the command does not have', ['log', '--limit', '3'], /^recap: --limit: recap log has no such option; see recap log --help\n$/],
+    ['an option it does not have, given a number with a minus', ['log', '--limit', '-3'], /^recap: --limit: recap log has no such option/],
+    ['a number with a minus', ['show', '--', '-3'], /^recap: -3 reads as an option: give the number without a minus; see recap show --help\n$/],
+    ['a required option left out', ['replay'], /^recap: recap replay needs --at; see recap replay --help\n$/],
+    ['a value not among the choices', ['log', '--type', 'Bogus'], /^recap: --type cannot be "Bogus": give one of InteractionRecorded, GateTripped, .*; see recap log --help\n$/],
   ])('when it is %s, then it says so plainly and exits 1', async (_what, args, message) => {
     const run = await runCli(box, args);
     expect(run.code).toBe(1);
