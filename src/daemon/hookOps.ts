@@ -17,7 +17,8 @@ type CheckFields = Omit<RequestOf<'check'>, 'tool' | 'input' | 'from'>;
 export type ToolCheck = CheckFields & { call: ToolCall; shellTool?: string };
 
 /** What `record` answers a hook: the interaction's number, its tokens, the gate; `already` for a prompt recorded before. */
-export type Recorded = { seq: number | undefined; tokens: number; gate: GateStatus | undefined; already?: true };
+/** `uncounted`: why the interaction does not count toward the threshold, when it does not (a kind not in COUNT_KINDS, a pause). */
+export type Recorded = { seq: number | undefined; tokens: number; gate: GateStatus | undefined; already?: true; uncounted?: string };
 
 /** The job's memory as a session start hands it over. */
 export type Memory = { text: string; tripped: boolean; summaries: number };

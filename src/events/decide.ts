@@ -25,7 +25,7 @@ import { allowConfigFile, settleConfigFile, type AllowConfigFile, type InForce, 
 import { applyConfig } from './configApplied.js';
 import { recordNoticeShown } from './notices.js';
 import type { DecideContext, Decision } from './decision.js';
-import { checkTool, recordInteraction, tripGate, type CheckAnswer } from './gate.js';
+import { type RecordAnswer, checkTool, recordInteraction, tripGate, type CheckAnswer } from './gate.js';
 import { submitSummary, type SubmitAnswer } from './summaries.js';
 import type { JobState } from './jobState.js';
 import { cancelTrip, pauseGate, recordRecapOff, resumeGate, type CancelAnswer, type PauseAnswer, type ResumeAnswer } from './switches.js';
@@ -37,7 +37,7 @@ import { recordFirstCalls } from './firstCalls.js';
 
 /** What each command answers. */
 export type AnswerOf<C extends Command> = C extends RecordInteraction
-  ? { tokens: number }
+  ? RecordAnswer
   : C extends CheckTool
     ? CheckAnswer
     : C extends SubmitSummary

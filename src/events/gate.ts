@@ -16,7 +16,10 @@ import { classifyBash, recapWord } from './whitelist.js';
 
 export type CheckAnswer = { allow: true } | { allow: false; reason: string };
 
-export function recordInteraction(command: RecordInteraction, state: JobState, ctx: DecideContext): Decision<{ tokens: number }> {
+/** An interaction recorded: its tokens, and why they do not count toward the threshold when they do not. */
+export type RecordAnswer = { tokens: number; uncounted?: string };
+
+export function recordInteraction(command: RecordInteraction, state: JobState, ctx: DecideContext): Decision<RecordAnswer> {
   if (command.text.trim() === '') throw new CommandRefused('the interaction text is empty; give the text to record');
   const { job, kind, now } = command;
   // What the user marked private is neither stored nor counted; a text all private is not recorded.
@@ -42,7 +45,8 @@ export function recordInteraction(command: RecordInteraction, state: JobState, c
     },
   };
   const tripped = tripFor(state, ctx.config, now, command, { tokens, counted });
-  return { answer: { tokens }, events: tripped ? [recorded, tripped] : [recorded] };
+  const uncounted = counted ? undefined : paused ? 'the gate is paused' : `COUNT_KINDS is ${ctx.config.COUNT_KINDS.join(', ')}, not ${kind}`;
+  return { answer: { tokens, ...(uncounted ? { uncounted } : {}) }, events: tripped ? [recorded, tripped] : [recorded] };
 }
 
 export function checkTool(command: CheckTool, state: JobState, ctx: DecideContext): Decision<CheckAnswer> {

@@ -220,7 +220,7 @@ export type EntryOrigin = { origin?: ChainOrigin; originSeq?: number };
 /** What each op answers, beside what it is asked (requestSchemas). */
 export type Responses = {
   ping: { version: string };
-  record: { seq: number | undefined; tokens: number; gate: GateStatus | undefined };
+  record: { seq: number | undefined; tokens: number; gate: GateStatus | undefined; uncounted?: string };
   check: CheckAnswer;
   submit: SubmitAnswer;
   /** `notice`: the job named has no events (status, context and chain answer all the same). */

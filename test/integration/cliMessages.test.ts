@@ -48,4 +48,12 @@ describe("given a command's argument out of range", () => {
     expect(JSON.parse((await runCli(box, ['status', '--json'])).stdout)).toMatchObject({ tripped: false, unsummarizedInteractions: 1 });
     expect((await runCli(box, ['status'])).stdout).not.toContain('paused');
   });
+
+  it('when an interaction of a kind that does not count is recorded, then it says so and why', async () => {
+    const run = await runCli(box, ['record', '--kind', 'note', '--text', 'a note for later']);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/^recorded #\d+ \(\d+ tokens?, not counted: COUNT_KINDS is prompt, qa, not note\)\n/);
+    const prompt = await runCli(box, ['record', '--text', 'Make the errors name their files.']);
+    expect(prompt.stdout).toMatch(/^recorded #\d+ \(\d+ tokens?\)\n/);
+  });
 });

@@ -37,7 +37,8 @@ export const agentCommands: Builder = (y) =>
         const text = argv.text ?? (await readInput('-', 'interaction'));
         const result = await call('record', { ...target(argv), kind: argv.kind, text });
         output(argv, result, () => {
-          process.stdout.write(`recorded #${result.seq} (${counted(result.tokens, 'token')})\n`);
+          const uncounted = result.uncounted !== undefined ? `, not counted: ${result.uncounted}` : '';
+          process.stdout.write(`recorded #${result.seq} (${counted(result.tokens, 'token')}${uncounted})\n`);
           if (result.gate) printStatus(result.gate);
         });
       },

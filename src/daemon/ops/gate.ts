@@ -51,7 +51,12 @@ export async function record(s: CommandService, r: RequestOf<'record'>, where = 
     (job, now) => ({ type: 'RecordInteraction', ...fields, ...(secrets.length > 0 ? { secrets } : {}), job, now: prompt?.at !== undefined ? Math.min(prompt.at, now) : now }),
     {
       prepared: ctx,
-      render: (answer, done) => ({ seq: done.stored.find((e) => e.type === 'InteractionRecorded')?.seq, tokens: answer.tokens, gate: gateStatus(done.state, done.config) }),
+      render: (answer, done) => ({
+        seq: done.stored.find((e) => e.type === 'InteractionRecorded')?.seq,
+        tokens: answer.tokens,
+        gate: gateStatus(done.state, done.config),
+        ...(answer.uncounted !== undefined ? { uncounted: answer.uncounted } : {}),
+      }),
     },
   );
 }
