@@ -27,6 +27,12 @@ export type RepositoryReader = (project: string) => RepositoryIdentity | undefin
 
 /** The most folders (and not yet stored bindings) kept in memory. */
 const MAX_FOLDERS = 10_000;
+/**
+ * How long a folder found to be no repository's is taken as none by requests of no new
+ * session (a new session's first call reads it again): `git init`, then the first commit made
+ * while the daemon runs, makes it one, which its clones then share.
+ */
+const NO_REPOSITORY_KEPT_MS = 10_000;
 
 export class JobResolver {
   /** Each working folder's project, found once, not on every call. */
@@ -34,7 +40,7 @@ export class JobResolver {
   /** Bindings decided but not yet in the projection: concurrent first calls agree on one. */
   private readonly pending = new Map<string, SessionBinding>();
   /** Project folders' jobs decided but not yet in the projection, and their repositories' (by key). */
-  private readonly identified = new Map<string, Identification>();
+  private readonly identified = new Map<string, Identification & { at: Time }>();
   private readonly repoJobs = new Map<string, string>();
 
   constructor(
@@ -55,7 +61,7 @@ export class JobResolver {
       throw new ProtocolError('bad_request', 'no job given and no folder to derive it from: give job (--job or RECAP_JOB), or cwd');
     }
     const scope = this.config.forProject(project).config.JOB_SCOPE;
-    const binding = { job: firstJob(session, () => this.projectJob(project, now), scope), project };
+    const binding = { job: firstJob(session, () => this.projectJob(project, now, session !== undefined), scope), project };
     if (session === undefined) {
       const identified = this.unrecorded(project);
       return identified === undefined ? binding : { ...binding, identified };
@@ -66,8 +72,12 @@ export class JobResolver {
     return this.bindingOf(session, binding, cwd ?? project, now);
   }
 
-  /** The project folder's job: as the log says, else as decided the first time it was seen (JobIdentified). */
-  private projectJob(project: string, now: Time): string {
+  /**
+   * The project folder's job: as the log says, else as decided the first time it was seen
+   * (JobIdentified). `newSession`: a session is being bound to it, which reads again a folder
+   * that was no repository's.
+   */
+  private projectJob(project: string, now: Time, newSession: boolean): string {
     const projection = this.projection();
     const known = projection.repositories.folders.get(project);
     if (known !== undefined) {
@@ -75,11 +85,13 @@ export class JobResolver {
       return known.job;
     }
     let decided = this.identified.get(project);
+    // No repository then (no event) may be one now: read again for a new session, or after a while.
+    if (decided !== undefined && decided.event === undefined && (newSession || now - decided.at > NO_REPOSITORY_KEPT_MS)) decided = undefined;
     if (decided === undefined) {
       const repo = this.readRepository(project);
       const pathJob = jobIdFor(project);
       const repoJob = repo === undefined ? undefined : (projection.repositories.byKey.get(repo.key) ?? this.repoJobs.get(repo.key));
-      decided = identifyJob({ project, repo, repoJob, pathJob, pathJobHasHistory: projection.jobs.has(pathJob), now });
+      decided = { ...identifyJob({ project, repo, repoJob, pathJob, pathJobHasHistory: projection.jobs.has(pathJob), now }), at: now };
       if (this.identified.size >= MAX_FOLDERS) this.identified.clear();
       if (this.repoJobs.size >= MAX_FOLDERS) this.repoJobs.clear();
       this.identified.set(project, decided);

@@ -2,7 +2,7 @@
 // another path, a worktree and a moved copy are one job (a summary written in one is the
 // memory of a new session in another); a folder outside git and a repository without commits
 // keep their path-keyed jobs; a job used before its repository had a commit is joined, its
-// chain verified and its summary still the memory; a monorepo's sub-project with its own
+// chain verified and its summary still the memory, after a restart or by the next session; a monorepo's sub-project with its own
 // `.recap/` is a job of its own; `recap jobs` names each job's repository.
 import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
@@ -177,6 +177,24 @@ describe('a job is its repository', () => {
     ]);
     const verify = await runCli(h.box, ['verify', '--job', old]);
     expect(verify.code, verify.stderr).toBe(0);
+  });
+
+  it('a repository whose first commit is made while the daemon runs is joined by the next session: its clone shares the job and its memory', async () => {
+    const h = await setup();
+    const project = repository(join(h.box.dir, 'fresh'), false);
+    await h.summarize('s-before', project, 'Marker-Fresh');
+    const old = jobIdFor(project);
+    expect(await h.jobAt(project)).toBe(old);
+    git(project, 'add', 'README.md');
+    git(project, 'commit', '-qm', 'first');
+    // No restart: the next session in the folder reads it again and records the repository.
+    expect(await h.memoryAt('s-after', project)).toContain('Marker-Fresh');
+    const clone = join(h.box.dir, 'fresh-clone');
+    execFileSync('git', ['clone', '-q', project, clone], { stdio: 'ignore' });
+    expect(await h.memoryAt('s-clone', clone)).toContain('Marker-Fresh');
+    expect(await h.jobAt(clone)).toBe(old);
+    const row = (await h.jobs()).jobs.find((j) => j.job === old);
+    expect(row?.repo?.name).toBe('fresh');
   });
 
   it('a folder the log knows keeps its job after a restart, without asking git again (its .git made unreadable to git)', async () => {
