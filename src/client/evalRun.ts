@@ -29,7 +29,9 @@ export type EvalArgs = Global & { corpus?: string | undefined; log?: string | un
 /** Every case of the corpus folder: `genuine/*.md` and `junk/*.md`, by name. */
 export function readCorpusFolder(folder: string): EvalCase[] {
   if (!LABELS.every((label) => existsSync(join(folder, label)))) {
-    throw new UsageError(`${folder} is no corpus: it needs a genuine/ and a junk/ folder of cases (docs/cli.md#recap-eval describes them); pass --corpus DIR`);
+    // recap's own corpus comes with its clone: an install made from a packed tarball has none.
+    if (folder === DEFAULT_CORPUS) throw new UsageError(`recap's own corpus is not installed here (it comes with a clone of recap, in test/fixtures/summaries): pass --corpus DIR`);
+    throw new UsageError(`${folder} is no corpus: it needs a genuine/ and a junk/ folder of cases (docs/cli.md#recap-eval describes them)`);
   }
   const read = (path: string, label: Label): EvalCase => {
     const file = join(folder, path);

@@ -1,10 +1,10 @@
 // recap eval as a user runs it: the known corpus's figures on the terminal and in JSON, exit
-// code 2 when a case is misjudged, 0 on the project's own corpus, and a folder that is no
-// corpus refused with what to pass. It needs no daemon: the sandbox has none running.
-import { mkdirSync } from 'node:fs';
+// code 2 when a case is misjudged, 0 on the project's own corpus, a folder that is no corpus
+// refused with what it needs, and an install without recap's own corpus said as that. It needs no daemon: the sandbox has none running.
+import { copyFileSync, cpSync, mkdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runCli, trackedSandboxes } from '../helpers/daemon.js';
+import { ROOT, runAsUser, runCli, trackedSandboxes } from '../helpers/daemon.js';
 import { CORPUS, SMALL_CORPUS } from '../helpers/summaryCorpus.js';
 
 const { newBox } = trackedSandboxes(afterEach);
@@ -36,12 +36,23 @@ describe('recap eval', () => {
     expect(code).toBe(0);
   });
 
+  it("says where recap's own corpus comes from when an install has none (a packed one ships no tests)", async () => {
+    const box = newBox();
+    const copy = join(box.dir, 'recap');
+    for (const folder of ['bin', 'dist']) cpSync(join(ROOT, folder), join(copy, folder), { recursive: true, preserveTimestamps: true });
+    copyFileSync(join(ROOT, 'package.json'), join(copy, 'package.json'));
+    symlinkSync(join(ROOT, 'node_modules'), join(copy, 'node_modules'));
+    const { code, stderr } = await runAsUser(box, [process.execPath, join(copy, 'bin', 'recap.js'), 'eval']);
+    expect(code).toBe(1);
+    expect(stderr.trim()).toBe("recap: recap's own corpus is not installed here (it comes with a clone of recap, in test/fixtures/summaries): pass --corpus DIR");
+  });
+
   it('refuses a folder that is no corpus, saying what it needs', async () => {
     const box = newBox();
     const folder = join(box.dir, 'empty');
     mkdirSync(folder);
     const { code, stderr } = await runCli(box, ['eval', '--corpus', folder]);
     expect(code).toBe(1);
-    expect(stderr.trim()).toBe(`recap: ${folder} is no corpus: it needs a genuine/ and a junk/ folder of cases (docs/cli.md#recap-eval describes them); pass --corpus DIR`);
+    expect(stderr.trim()).toBe(`recap: ${folder} is no corpus: it needs a genuine/ and a junk/ folder of cases (docs/cli.md#recap-eval describes them)`);
   });
 });
