@@ -1,6 +1,7 @@
 // recap eval as a user runs it: the known corpus's figures on the terminal and in JSON, exit
 // code 2 when a case is misjudged, 0 on the project's own corpus, a folder that is no corpus
-// refused with what it needs, and an install without recap's own corpus said as that. It needs no daemon: the sandbox has none running.
+// refused with what it needs, and an install without recap's own corpus said as that. It
+// needs no daemon: the sandbox has none running.
 import { copyFileSync, cpSync, mkdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
