@@ -108,7 +108,7 @@ describe('recap replay', () => {
 
     const atTrip = await runCli(box, ['replay', '--at', `#${accepted.seq - 1}`]);
     expect(atTrip.stdout).toMatch(/gate TRIPPED since \d{4}-\d\d-\d\d \d\d:\d\d:\d\d [+-]\d\d:\d\d: \d+ unsummarized tokens reached the threshold of 500/);
-    expect(atTrip.stdout).toContain('1 tool calls denied; 1 summaries rejected');
+    expect(atTrip.stdout).toContain('1 tool call denied; 1 summary rejected');
 
     const byTime = JSON.parse((await runCli(box, ['replay', '--at', accepted.time, '--json'])).stdout);
     expect(byTime.seq).toBeGreaterThanOrEqual(accepted.seq);
@@ -123,7 +123,7 @@ describe('recap verify', () => {
     await activity(box);
     const result = await runCli(box, ['verify']);
     expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(/^intact: \d+ events, 1 summaries in 1 jobs$/m);
+    expect(result.stdout).toMatch(/^intact: \d+ events, 1 summary in 1 job$/m);
     expect(result.stderr).toBe('');
   });
 
@@ -141,7 +141,7 @@ describe('recap verify', () => {
     client.close();
     const result = await runCli(box, ['verify']);
     expect(result.stderr).toBe('');
-    expect(result.stdout).toMatch(/^intact: \d+ events, 5 summaries in 1 jobs$/m);
+    expect(result.stdout).toMatch(/^intact: \d+ events, 5 summaries in 1 job$/m);
     expect(result.code).toBe(0);
   });
 

@@ -81,7 +81,7 @@ describe('--job', () => {
     expect(alpha).toMatchObject({ ok: true, summaries: 1, jobs: 1 });
     expect(beta).toMatchObject({ ok: true, summaries: 0, jobs: 1 });
     expect(alpha.events).toBeLessThan(all.events);
-    expect((await runCli(box, ['verify', '--job', 'beta'])).stdout).toMatch(/^intact: \d+ events, 0 summaries in job beta$/m);
+    expect((await runCli(box, ['verify', '--job', 'beta'])).stdout).toMatch(/^intact: \d+ events?, 0 summaries in job beta$/m);
 
     const onlyBeta = { env: { RECAP_JOB: 'beta' } };
     expect(jsonLines((await runCli(box, ['log', '--json'], onlyBeta)).stdout).map((l) => l.data.job)).toEqual(['beta']);
@@ -127,8 +127,7 @@ describe('input checked, failures as JSON', () => {
     const bad = await runCli(box, ['log', '--type', 'Bogus']);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain('Bogus');
-    expect(bad.stderr).toContain('"InteractionRecorded"');
-    expect(bad.stderr).toContain('"SummaryAccepted"');
+    expect(bad.stderr).toMatch(/^recap: --type cannot be "Bogus": give one of InteractionRecorded, .*SummaryAccepted/);
     const client = await RawClient.connect(box.socket);
     const answer = await client.request({ id: 1, op: 'events', types: ['Bogus'] });
     client.close();

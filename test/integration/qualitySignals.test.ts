@@ -142,7 +142,7 @@ describe('memory quality signals', () => {
   it('recap report --quality prints each signal under its summary', async () => {
     const run = await runCli(box, ['report', '--quality', '--job', job]);
     expect(run.code, run.stderr).toBe(0);
-    expect(run.stdout).toContain(`job ${job}: 1 summaries, 2 sessions after them; 1 files rediscovered, 1 questions re-asked, 1 corrections`);
+    expect(run.stdout).toContain(`job ${job}: 1 summary, 2 sessions after them; 1 file rediscovered, 1 question re-asked, 1 correction`);
     expect(run.stdout).toContain(`rediscovered  ${join(box.project, 'src', 'parser.ts')} (session B)`);
     expect(run.stdout).toContain(`re-asked      ${JSON.stringify(QUESTION)}`);
     expect(run.stdout).toMatch(/correction {4}"No, that is wrong/);

@@ -3,6 +3,7 @@
 import type { SyncReport } from '../../protocol/answers.js';
 import { call, output, target, UsageError, type Builder, type Global } from '../jobCommands.js';
 import { documented } from './docs.js';
+import { counted } from '../present/counted.js';
 
 type SyncArgs = Global & { pushOnly?: boolean | undefined; fetchOnly?: boolean | undefined; last?: boolean | undefined };
 
@@ -24,7 +25,8 @@ export function syncText(r: SyncReport): string {
     else lines.push(`  fetched ${whose}: ${chain.imported} new, ${chain.updated} updated`);
   }
   if (r.fetched !== undefined && r.fetched.length === 0) lines.push('  fetched: nothing new from other machines');
-  if (r.pushed !== undefined) lines.push(`  pushed this machine's ${r.pushed.entries} summaries${r.pushed.unchanged ? ' (the remote had them already)' : ''}`);
+  if (r.pushed !== undefined)
+    lines.push(`  pushed this machine's ${counted(r.pushed.entries, 'summary', 'summaries')}${r.pushed.unchanged ? ' (the remote had them already)' : ''}`);
   if (r.error !== undefined) lines.push(`  stopped: ${r.error}`);
   lines.push(`  took ${r.ms} ms`);
   return `${lines.join('\n')}\n`;

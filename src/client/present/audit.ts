@@ -59,7 +59,7 @@ export function printReplay(result: ResponseOf<'replay'>, atTime: number | undef
     write(1, `job ${j.job}: gate ${j.tripped ? `TRIPPED since ${localIso(j.since)}: ${j.cause}` : 'open'}\n`);
     write(
       1,
-      `  unsummarized: ${j.unsummarizedTokens} tokens, ${j.unsummarizedInteractions} interactions; ${j.summaries} summaries; ${j.denials} tool calls denied; ${j.rejections} summaries rejected\n`,
+      `  unsummarized: ${counted(j.unsummarizedTokens, 'token')}, ${counted(j.unsummarizedInteractions, 'interaction')}; ${counted(j.summaries, 'summary', 'summaries')}; ${counted(j.denials, 'tool call')} denied; ${counted(j.rejections, 'summary', 'summaries')} rejected\n`,
     );
   }
 }
@@ -79,7 +79,10 @@ export function printVerified(result: ResponseOf<'verify'>, job: string | undefi
     }
   };
   if (result.ok) {
-    write(1, `intact: ${result.events} events, ${result.summaries} summaries in ${job !== undefined ? `job ${job}` : `${result.jobs} jobs`}\n`);
+    write(
+      1,
+      `intact: ${counted(result.events, 'event')}, ${counted(result.summaries, 'summary', 'summaries')} in ${job !== undefined ? `job ${job}` : counted(result.jobs, 'job')}\n`,
+    );
     return edits();
   }
   edits();

@@ -3,6 +3,7 @@
 // then the probe scores per window and per kind when --probes asked for them.
 import type { ReplayedWindow, windowFigures } from '../../events/evalWindows.js';
 import { PROBE_KINDS, type KindScores, type WindowProbes } from '../../events/probes.js';
+import { counted } from './counted.js';
 
 export type WindowsResult = {
   log: string;
@@ -18,7 +19,7 @@ const cell = (text: string, width: number) => text.padStart(width);
 export function windowsText(result: WindowsResult): string {
   const { figures, windows } = result;
   const lines = [
-    `recap eval: ${figures.windows} windows from ${result.log}; today's rules accept ${figures.accepted}, reject ${figures.rejected}${figures.redacted > 0 ? `, and ${figures.redacted} redacted cannot be judged` : ''}`,
+    `recap eval: ${counted(figures.windows, 'window')} from ${result.log}; today's rules accept ${figures.accepted}, reject ${figures.rejected}${figures.redacted > 0 ? `, and ${figures.redacted} redacted cannot be judged` : ''}`,
     `Memory after each summary: mean ${figures.memory.mean ?? '-'}, max ${figures.memory.max ?? '-'} tokens.`,
     '',
     `${'job'.padEnd(24)}${cell('summary', 9)}${cell('seq', 8)}${cell('window', 9)}${cell('now', 10)}${cell('memory', 9)}`,

@@ -33,7 +33,7 @@ const NOTICE_ABOUT: Record<string, string> = { tripped: 'the gate tripped', acce
 export function printStatus(status: StatusAnswer): void {
   const gate = status.tripped ? `TRIPPED (${status.reason ?? 'threshold'}): submit a summary; recap context shows what to write` : 'open';
   write(`job ${status.job}: gate ${gate}`);
-  write(`unsummarized: ${status.unsummarizedTokens} of ${status.threshold} tokens, ${status.unsummarizedInteractions} interactions`);
+  write(`unsummarized: ${status.unsummarizedTokens} of ${status.threshold} tokens, ${counted(status.unsummarizedInteractions, 'interaction')}`);
   write(`summaries: ${status.summaries}`);
   if (status.pausedUntil) {
     const by = status.pausedBy ? `by you (process ${status.pausedBy.ancestry})` : 'by you';

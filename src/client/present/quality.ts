@@ -2,6 +2,7 @@
 // in a line, then a line per summary and the signals under it.
 import type { JobQuality, SummaryQuality } from '../../events/qualitySignals.js';
 import { localTime } from '../time.js';
+import { counted } from './counted.js';
 
 const write = (line: string) => process.stdout.write(`${line}\n`);
 
@@ -29,8 +30,8 @@ export function printQuality(jobs: JobQuality[]): void {
     const t = q.totals;
     const perTask = t.tasks > 0 ? `, ${Math.round(t.taskTokens / t.tasks)} tokens and ${Math.round(t.taskInteractions / t.tasks)} interactions per task (${t.tasks} ended)` : '';
     write(
-      `job ${q.job}: ${t.summaries} summaries, ${t.sessions} sessions after them; ` +
-        `${t.rediscoveries} files rediscovered, ${t.reasked} questions re-asked, ${t.corrections} corrections${perTask}`,
+      `job ${q.job}: ${counted(t.summaries, 'summary', 'summaries')}, ${counted(t.sessions, 'session')} after them; ` +
+        `${counted(t.rediscoveries, 'file')} rediscovered, ${counted(t.reasked, 'question')} re-asked, ${counted(t.corrections, 'correction')}${perTask}`,
     );
     for (const s of q.summaries) printSummary(s);
   });
