@@ -18,7 +18,8 @@ import { replaceSecrets } from './secrets.js';
 /** How many of the job's newest summaries a new one must not repeat. */
 export const EARLIER_CHECKED = 3;
 
-export type SubmitAnswer = { accepted: true; entry: SummaryAccepted['data'] } | { accepted: false; problems: string[] };
+/** A summary accepted, with its number once stored (`seq`, the daemon's), or rejected with its problems. */
+export type SubmitAnswer = { accepted: true; entry: SummaryAccepted['data']; seq?: number } | { accepted: false; problems: string[] };
 
 /** The rollup the gate is waiting for, if it is. */
 function dueRollup(state: JobState): { level: number; topic?: string } | undefined {

@@ -104,9 +104,14 @@ describe('the gate through the CLI', () => {
     await runCli(box, ['record', '--text', prose(3)]);
     const file = `${box.dir}/summary.md`;
     await import('node:fs').then((fs) => fs.writeFileSync(file, goodSummary(undefined, 1))); // not the previous summary again
-    expect((await runCli(box, ['submit', '--file', file])).code).toBe(0);
+    const submitted = await runCli(box, ['submit', '--file', file]);
+    expect(submitted.code).toBe(0);
     const chain = JSON.parse((await runCli(box, ['chain', '--json'])).stdout);
     expect(chain.entries).toHaveLength(2);
+    // It names the new summary by the number recap show takes.
+    const number = /^accepted: summary #(\d+), \d+ tokens, covering every interaction up to event #\d+; hash [0-9a-f]{12}$/m.exec(submitted.stdout)?.[1];
+    expect(number).toBe(String(chain.entries[1].seq));
+    expect((await runCli(box, ['show', number!])).stdout).toContain(chain.entries[1].hash.slice(0, 12));
     expect(chain.entries[1].prevHash).toBe(chain.entries[0].hash);
     const human = await runCli(box, ['chain']);
     expect(human.stdout.trim().split('\n')).toHaveLength(2);

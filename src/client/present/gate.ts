@@ -47,7 +47,8 @@ export function printStatus(status: StatusAnswer): void {
 
 export function printSubmit(result: ResponseOf<'submit'>): void {
   if (result.accepted) {
-    write(`accepted: ${result.entry.tokens} tokens, covering every interaction up to event #${result.entry.coversThrough}; hash ${result.entry.hash.slice(0, 12)}`);
+    const number = result.seq !== undefined ? `summary #${result.seq}, ` : '';
+    write(`accepted: ${number}${result.entry.tokens} tokens, covering every interaction up to event #${result.entry.coversThrough}; hash ${result.entry.hash.slice(0, 12)}`);
     const secrets = result.entry.secrets ?? [];
     if (secrets.length > 0) write(`kept with ${secrets.map((s) => `${s.count} ${s.kind}`).join(', ')} replaced by a marker: recap stores no secret`);
     return;

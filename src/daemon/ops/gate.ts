@@ -126,6 +126,11 @@ export async function submit(s: CommandService, r: RequestOf<'submit'>): Promise
     {
       texts: submitSeqs,
       prepared,
+      // The entry's number, which `recap show` and `recap amend` take, is the accepted summary's event's.
+      render: (answer, done) => {
+        const seq = answer.accepted ? done.stored.find((e) => e.type === 'SummaryAccepted')?.seq : undefined;
+        return seq !== undefined ? { ...answer, seq } : answer;
+      },
     },
   );
 }
