@@ -12,6 +12,7 @@ import { printChain, printDecisions, printShown, printStatus } from './present/g
 import { progress } from './progress.js';
 import { write } from './stdout.js';
 import { timeFlag } from './time.js';
+import { givenValue } from './present/counted.js';
 
 export type Global = { json: boolean; job?: string | undefined; debug: boolean };
 
@@ -136,7 +137,7 @@ export async function verify(argv: Global): Promise<void> {
 /** `recap show N`: summary #N of the job whole; N as recap chain and the memory's index give it (12 or #12). */
 export async function show(argv: Global & { seq: string; original?: boolean }): Promise<void> {
   if (!/^#?\d{1,15}$/.test(argv.seq) || Number(argv.seq.replace('#', '')) < 1) {
-    throw new UsageError(`recap show takes a summary's number such as 12 or #12 (recap chain lists them), not ${JSON.stringify(argv.seq)}`);
+    throw new UsageError(`recap show takes a summary's number such as 12 or #12 (recap chain lists them), not ${givenValue(argv.seq)}`);
   }
   const result = await call('show', { ...target(argv), seq: Number(argv.seq.replace('#', '')), ...(argv.original === true ? { original: true } : {}) });
   output(argv, result, () => printShown(result));

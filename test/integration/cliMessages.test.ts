@@ -37,6 +37,16 @@ describe("given a command's argument out of range", () => {
     ['an option it does not have, given a number with a minus', ['log', '--limit', '-3'], /^recap: --limit: recap log has no such option/],
     ['a number with a minus', ['show', '--', '-3'], /^recap: -3 reads as an option: give the number without a minus; see recap show --help\n$/],
     ['a required option left out', ['replay'], /^recap: recap replay needs --at; see recap replay --help\n$/],
+    [
+      'a summary number that is a long text',
+      ['show', 'a'.repeat(5000)],
+      /^recap: recap show takes a summary's number such as 12 or #12 \(recap chain lists them\), not "a{60}"\.\.\. \(5000 characters\)\n$/,
+    ],
+    [
+      'a --since after its --until',
+      ['log', '--since', '11:00', '--until', '10:00'],
+      /recap: --since 11:00 is after --until 10:00: no event can be both; give the earlier time to --since\n$/,
+    ],
     ['a value not among the choices', ['log', '--type', 'Bogus'], /^recap: --type cannot be "Bogus": give one of InteractionRecorded, GateTripped, .*; see recap log --help\n$/],
   ])('when it is %s, then it says so plainly and exits 1', async (_what, args, message) => {
     const run = await runCli(box, args);

@@ -66,6 +66,9 @@ export const readCommands: Builder = (y) =>
           ...(argv.since !== undefined ? { since: timeFlag(argv.since, '--since', argv.json) } : {}),
           ...(argv.until !== undefined ? { until: timeFlag(argv.until, '--until', argv.json) } : {}),
         };
+        if (query.since !== undefined && query.until !== undefined && query.since > query.until) {
+          throw new UsageError(`--since ${argv.since} is after --until ${argv.until}: no event can be both; give the earlier time to --since`);
+        }
         if (argv.follow) {
           return follow(query, (events) => {
             const text = events.map((l) => (argv.json ? JSON.stringify(l) : logLine(l))).join('\n');

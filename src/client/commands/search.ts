@@ -4,6 +4,7 @@ import { call, output, target, UsageError, type Builder, type Global } from '../
 import { printHits, printTimeline } from '../present/search.js';
 import { timeFlag, TIME_HINT } from '../time.js';
 import { documented } from './docs.js';
+import { givenValue } from '../present/counted.js';
 
 const SEQ = /^#?\d{1,15}$/;
 
@@ -26,7 +27,7 @@ async function search(argv: SearchArgs): Promise<void> {
 
 async function timeline(argv: TimelineArgs): Promise<void> {
   if (argv.seq !== undefined && (!SEQ.test(argv.seq) || Number(argv.seq.replace('#', '')) < 1)) {
-    throw new UsageError(`recap timeline takes a summary's number such as 12 or #12 (recap chain lists them), not ${JSON.stringify(argv.seq)}`);
+    throw new UsageError(`recap timeline takes a summary's number such as 12 or #12 (recap chain lists them), not ${givenValue(argv.seq)}`);
   }
   for (const [flag, value] of [
     ['--before', argv.before],
