@@ -1,7 +1,9 @@
 // `recap mcp` through the official SDK's client over stdio, against a real daemon: the four
 // tools with their schemas, each answering what the job's chain holds (index lines from
 // search and timeline, the whole entry from get, the decision log), and every failure (a
-// missing entry, the daemon down) a tool error that says what to do, the server still up.
+// missing entry, the daemon down) a tool error that says what to do, the server still up; a
+// call sent just before the client closes stdin still answered.
+import { spawn } from 'node:child_process';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -104,6 +106,27 @@ describe('recap mcp', () => {
     const result = (await client.callTool({ name: 'decisions', arguments: {} })) as CallToolResult;
     expect(result.isError, text(result)).toBeFalsy();
     expect(text(result)).toContain(`Keep exports under the data folder — the user backs up that one folder (#${entries[1]!.seq}`);
+  });
+
+  it('answers a call sent just before the client closes its stdin', async () => {
+    const env = Object.fromEntries(Object.entries(box.env).filter((e): e is [string, string] => typeof e[1] === 'string'));
+    const child = spawn(process.execPath, [RECAP, 'mcp'], { cwd: box.project, env, stdio: ['pipe', 'pipe', 'ignore'] });
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    const send = (message: object) => child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`);
+    send({ id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'eof-test', version: '1' } } });
+    send({ method: 'notifications/initialized' });
+    send({ id: 2, method: 'tools/call', params: { name: 'timeline', arguments: { entry: entries[1]!.seq } } });
+    child.stdin.end();
+    expect(await exited).toBe(0);
+    const answer = out
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { id?: number; result?: CallToolResult })
+      .find((m) => m.id === 2);
+    expect(answer?.result?.isError).not.toBe(true);
+    expect(text(answer?.result)).toContain(`#${entries[1]!.seq}`);
   });
 
   it('with the daemon down, a call is a tool error that says to start it', async () => {

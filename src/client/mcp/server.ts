@@ -38,8 +38,29 @@ export function toolError(error: unknown, env: NodeJS.ProcessEnv): CallToolResul
   return { isError: true, content: [{ type: 'text', text }] };
 }
 
+/** The tool calls being answered: the server closes only once they are. */
+export class CallsInFlight {
+  private count = 0;
+  private waiting: (() => void)[] = [];
+
+  async run<T>(call: () => Promise<T>): Promise<T> {
+    this.count += 1;
+    try {
+      return await call();
+    } finally {
+      this.count -= 1;
+      if (this.count === 0) for (const wake of this.waiting.splice(0)) wake();
+    }
+  }
+
+  /** Resolved when no call is being answered. */
+  idle(): Promise<void> {
+    return this.count === 0 ? Promise.resolve() : new Promise((resolve) => this.waiting.push(resolve));
+  }
+}
+
 /** The server; `job` (recap mcp --job) else RECAP_JOB, the agent's session or the folder's project. */
-export function mcpServer(job: string | undefined, env: NodeJS.ProcessEnv = process.env): McpServer {
+export function mcpServer(job: string | undefined, env: NodeJS.ProcessEnv = process.env, calls = new CallsInFlight()): McpServer {
   const server = new McpServer({ name: RECAP_MCP_SERVER, version: recapVersion() });
   const ask = asker(env, job);
   for (const tool of RECAP_TOOLS) {
@@ -47,14 +68,15 @@ export function mcpServer(job: string | undefined, env: NodeJS.ProcessEnv = proc
     server.registerTool(
       tool.name,
       { title: tool.title, description: tool.description, inputSchema: tool.input, annotations: { readOnlyHint: true, openWorldHint: false } },
-      async (args: unknown): Promise<CallToolResult> => {
-        try {
-          const { text, structured } = await run(args, ask);
-          return { content: [{ type: 'text', text }], structuredContent: structured };
-        } catch (error) {
-          return toolError(error, env);
-        }
-      },
+      (args: unknown): Promise<CallToolResult> =>
+        calls.run(async () => {
+          try {
+            const { text, structured } = await run(args, ask);
+            return { content: [{ type: 'text', text }], structuredContent: structured };
+          } catch (error) {
+            return toolError(error, env);
+          }
+        }),
     );
   }
   return server;
@@ -62,11 +84,14 @@ export function mcpServer(job: string | undefined, env: NodeJS.ProcessEnv = proc
 
 /** Serves on stdin and stdout until the client closes them. */
 export async function serveMcp(job: string | undefined): Promise<void> {
-  const server = mcpServer(job);
+  const calls = new CallsInFlight();
+  const server = mcpServer(job, process.env, calls);
   const closed = new Promise<void>((resolve) => {
     server.server.onclose = resolve;
   });
   await server.connect(new StdioServerTransport());
-  process.stdin.once('end', () => void server.close());
+  // A client that sends its last call and closes stdin still gets the answer: the calls being
+  // answered finish, and their answers are written (a turn later), before the server closes.
+  process.stdin.once('end', () => void calls.idle().then(() => new Promise((resolve) => setImmediate(resolve)).then(() => server.close())));
   await closed;
 }
