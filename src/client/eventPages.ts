@@ -8,6 +8,7 @@ import { eventLinesOf, type EventLine } from '../protocol/answers.js';
 import type { RequestFields, ResponseOf } from '../protocol/protocol.js';
 import { connectOrStart } from './autostart.js';
 import { RemoteError } from './socketClient.js';
+import { UserError } from '../common/errors.js';
 
 /** What `recap log` and `recap export` ask for; the pages' bounds are the reader's. */
 export type EventQuery = Omit<RequestFields<'events'>, 'fromSeq' | 'limit' | 'wait'>;
@@ -113,7 +114,8 @@ class FrameStream {
       socket.once('error', (error) => reject(new Error(`cannot connect to the recap daemon on ${path}: ${error.message}`)));
     });
     socket.on('error', (error) => stream.fail(error));
-    socket.on('close', () => stream.fail(new Error('the recap daemon closed the connection')));
+    // A daemon that stops or restarts ends the stream (recap log -f waits on it): said as that, not as a fault.
+    socket.on('close', () => stream.fail(new UserError('the recap daemon closed the connection (it stopped or restarted); run the command again')));
     stream.socket = socket;
     return stream;
   }

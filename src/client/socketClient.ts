@@ -80,7 +80,8 @@ export class Client {
       }
     });
     socket.on('error', failAll);
-    socket.on('close', () => failAll(new Error('the recap daemon closed the connection')));
+    // A daemon that stops or restarts closes its connections: said as that, not as a fault.
+    socket.on('close', () => failAll(new UserError('the recap daemon closed the connection (it stopped or restarted); run the command again')));
   }
 
   /**

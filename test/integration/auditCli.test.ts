@@ -275,6 +275,27 @@ describe('recap log -f', () => {
     }
   });
 
+  it('ends when the daemon stops, saying so and what to do, with no stack or --debug hint', async () => {
+    const box = newBox();
+    const daemon = await start(box);
+    await runCli(box, ['record', '--text', 'first words']);
+    const follower = spawn(process.execPath, [RECAP, 'log', '-f'], { cwd: box.project, env: box.env });
+    let out = '';
+    let err = '';
+    const printed = new Promise<void>((resolve) =>
+      follower.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+        out += chunk;
+        if (out.includes('first words')) resolve();
+      }),
+    );
+    follower.stderr.setEncoding('utf8').on('data', (chunk: string) => (err += chunk));
+    const exited = new Promise<number | null>((resolve) => follower.once('exit', resolve));
+    await printed;
+    await daemon.stop();
+    expect(await exited).toBe(1);
+    expect(err).toBe('recap: the recap daemon closed the connection (it stopped or restarted); run the command again\n');
+  });
+
   it('does not hold a stopping daemon: a waiting page is answered at once', async () => {
     const box = newBox();
     const daemon = await start(box);
