@@ -47,6 +47,11 @@ describe("given a command's argument out of range", () => {
       ['log', '--since', '11:00', '--until', '10:00'],
       /recap: --since 11:00 is after --until 10:00: no event can be both; give the earlier time to --since\n$/,
     ],
+    [
+      'an agent’s option given to a service',
+      ['install', 'systemd', '--scope', 'project'],
+      /^recap: --scope, --http, --plugin, --sandbox and --mcp are for an agent's settings; systemd's service is the user's: recap install systemd takes only --dry-run\n$/,
+    ],
     ['a value not among the choices', ['log', '--type', 'Bogus'], /^recap: --type cannot be "Bogus": give one of InteractionRecorded, GateTripped, .*; see recap log --help\n$/],
   ])('when it is %s, then it says so plainly and exits 1', async (_what, args, message) => {
     const run = await runCli(box, args);

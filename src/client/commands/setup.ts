@@ -180,6 +180,12 @@ export const installCommands: Builder = (y) =>
           .option('mcp', { type: 'boolean', default: false, describe: "also register recap's read-only MCP server (recap mcp) with the agent" })
           .option('dry-run', { type: 'boolean', default: false, describe: 'systemd and launchd: print the files and commands, write and run nothing' }),
       (argv) => {
+        // A service is the user's, whatever the project: an option for an agent's settings would go unused.
+        if ((argv.target === 'systemd' || argv.target === 'launchd') && (argv.scope !== 'user' || argv.http || argv.plugin || argv.sandbox || argv.mcp)) {
+          throw new UsageError(
+            `--scope, --http, --plugin, --sandbox and --mcp are for an agent's settings; ${argv.target}'s service is the user's: recap install ${argv.target} takes only --dry-run`,
+          );
+        }
         if (argv.target === 'systemd') return installSystemdUnits(argv);
         if (argv.target === 'launchd') return installLaunchdAgent(argv);
         if (argv.dryRun) throw new UsageError(`--dry-run is for recap install systemd and launchd; for ${argv.target}, recap doctor shows what is installed`);
