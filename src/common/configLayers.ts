@@ -11,6 +11,7 @@ import { NO_FILE_HASH } from '../events/configApproval.js';
 import { parseConfigFile } from './configFile.js';
 import { USER_ONLY_KEYS, userOnlyProblem } from './evalModelConfig.js';
 import { userConfigPath } from './paths.js';
+import { nearNames } from './nearNames.js';
 
 export type Layer = { values: Record<string, unknown>; sources: Record<string, string> };
 export type Effective = { config: Config; sources: Record<string, string> };
@@ -66,7 +67,7 @@ export function readConfigFile(file: string, env: Env, userFile = userConfigPath
       continue;
     }
     if (!KNOWN_KEYS.has(key)) {
-      problems.push({ line, text: `${where}: ${key}: unknown key; known keys are ${CONFIG_KEYS.join(', ')}` });
+      problems.push({ line, text: `${where}: ${key}: ${unknownKey(key)}` });
       continue;
     }
     const typed = typedValue(key as ConfigKey, value);
@@ -138,4 +139,11 @@ function blamedKey(key: string, sources: Record<string, string>): string {
   const band = BANDS.find((b) => (b as readonly string[]).includes(key));
   if (!band || sources[key] !== 'default') return key;
   return band.find((k) => sources[k] !== 'default') ?? key;
+}
+
+/** What an unknown key is told: the known key it is a typo of, if one is near, and every key there is. */
+function unknownKey(key: string): string {
+  const near = nearNames(key, [...CONFIG_KEYS, ...USER_ONLY_KEYS], 1)[0];
+  const guess = near !== undefined ? ` (did you mean ${near}?)` : '';
+  return `unknown key${guess}; known keys are ${CONFIG_KEYS.join(', ')}, and in your user config only ${[...USER_ONLY_KEYS].join(', ')}`;
 }

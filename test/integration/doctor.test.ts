@@ -116,7 +116,8 @@ describe('recap doctor with a daemon running', () => {
     const result = await runCli(box, ['doctor']);
     expect(result.code).toBe(1);
     const { line } = failure(result.stdout, 'config');
-    expect(line).toContain(`${file}:3: TOKEN_TRESHOLD: unknown key`);
+    expect(line).toContain(`${file}:3: TOKEN_TRESHOLD: unknown key (did you mean TOKEN_THRESHOLD?); known keys are `);
+    expect(line).toContain('and in your user config only EVAL_MODEL_URL, EVAL_MODEL_KEY, EVAL_MODEL');
   });
 
   it('with a hook command pointing to a missing executable: FAIL hooks naming it', async () => {
