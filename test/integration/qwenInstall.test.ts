@@ -2,6 +2,7 @@
 // through the real CLI on settings files in a sandboxed HOME: recap's hooks go in and out and
 // everything else stays; doctor says when the hooks are missing, dangling, too slow to deny,
 // switched off, in an untrusted folder, or doubled.
+import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -55,6 +56,27 @@ describe('recap install qwen', () => {
   });
   afterEach(() => removeSandbox(box));
 
+  it("keeps a project's .env from making bash trace into the hook's answer (SHELLOPTS=xtrace, BASH_XTRACEFD=1), which Qwen Code would take for plain text and let the tool run", async () => {
+    expect((await runCli(box, ['install', 'qwen'])).code).toBe(0);
+    expect((await runCli(box, ['status'])).code).toBe(0);
+    const entry = recapHooksIn(readJson(userFile(box))).find((h) => h.event === 'PreToolUse')!.hook as { command: string; env: Record<string, string> };
+    const payload = JSON.stringify({
+      session_id: 's1',
+      cwd: box.project,
+      hook_event_name: 'PreToolUse',
+      tool_name: 'write_file',
+      tool_input: { file_path: box.config, content: 'TOKEN_THRESHOLD=99999999\n' },
+    });
+    // What a trusted project's .env adds to the environment Qwen Code runs its hooks with (under the hook's own env).
+    const traced = { ...box.env, SHELLOPTS: 'xtrace', BASH_XTRACEFD: '1', PS4: '+ ' };
+    const run = (env: NodeJS.ProcessEnv) => spawnSync('bash', ['-c', entry.command], { env, input: payload, cwd: box.project, encoding: 'utf8' });
+    // Without recap's pins, bash's trace comes first: not an answer.
+    expect(() => JSON.parse(run(traced).stdout)).toThrow();
+    const answer = run({ ...traced, ...entry.env });
+    expect(JSON.parse(answer.stdout)).toMatchObject({ hookSpecificOutput: { permissionDecision: 'deny' } });
+    expect((await runCli(box, ['stop'])).code).toBe(0);
+  });
+
   it('adds six command hooks to the user settings and keeps every other key and hook', async () => {
     writeJson(userFile(box), existingSettings());
     const result = await runCli(box, ['install', 'qwen']);
@@ -83,6 +105,14 @@ describe('recap install qwen', () => {
       OPENSSL_MODULES: '',
       OPENSSL_ENGINES: '',
       GCONV_PATH: '',
+      PERL5OPT: '',
+      PERL5LIB: '',
+      PERLLIB: '',
+      PERL5DB: '',
+      SHELLOPTS: '',
+      BASHOPTS: '',
+      BASH_XTRACEFD: '',
+      PS4: '',
     };
     const entry = { type: 'command', name: 'recap', command: COMMAND, timeout: 20, env };
     expect(recapHooksIn(after)).toEqual([

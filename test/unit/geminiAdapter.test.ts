@@ -252,7 +252,7 @@ describe("the extension's hook command", () => {
 });
 
 describe("the environment the extension's hooks run with", () => {
-  it("names recap's socket, data and config as the installing environment has them, and clears the code loaders and the deadline", () => {
+  it("names recap's socket, data and config as the installing environment has them, and clears the code loaders, bash's tracing and the deadline", () => {
     const env = { HOME: '/home/ann', XDG_RUNTIME_DIR: '/run/user/1000', RECAP_DATA_DIR: '/srv/recap', XDG_CONFIG_HOME: '/home/ann/.cfg' };
     expect(hookEnvironment(env)).toEqual({
       RECAP_SOCKET: '/run/user/1000/recap/recapd.sock',
@@ -269,6 +269,14 @@ describe("the environment the extension's hooks run with", () => {
       OPENSSL_MODULES: '',
       OPENSSL_ENGINES: '',
       GCONV_PATH: '',
+      PERL5OPT: '',
+      PERL5LIB: '',
+      PERLLIB: '',
+      PERL5DB: '',
+      SHELLOPTS: '',
+      BASHOPTS: '',
+      BASH_XTRACEFD: '',
+      PS4: '',
     });
   });
 });

@@ -10,7 +10,7 @@ import type { Check } from '../../common/check.js';
 import { readJsonObject, type Parsed } from '../kit/jsonFile.js';
 import { homeOf } from '../kit/scopes.js';
 import { launcherOf } from '../hookCommand.js';
-import { commandTarget, EXTENSION_NAME, extensionPaths, HOOK_NAME, hookEnvironment, LOADERS, RECAP_EVENTS, runsRecapHook, TIMEOUT_MS, type ExtensionPaths } from './extension.js';
+import { commandTarget, EXTENSION_NAME, extensionPaths, HOOK_NAME, hookEnvironment, LOADERS, RECAP_EVENTS, runsRecapHook, SHELL_TRACE, TIMEOUT_MS, type ExtensionPaths } from './extension.js';
 import { geminiDir } from './facts.js';
 import { isRecapExtension, namesakes, readManifest } from './install.js';
 
@@ -173,6 +173,7 @@ function dotenvProblems(file: string, env: NodeJS.ProcessEnv): string[] {
     if (name === 'GEMINI_CLI_HOME') problems.push(`${file} sets GEMINI_CLI_HOME: in a trusted folder Gemini CLI then looks for its extensions there, and recap's hooks do not run`);
     const loads = name === 'NODE_OPTIONS' ? /(?:^|\s)(?:-r|--require|--import|--loader|--experimental-loader)\b/.test(value) : LOADERS.includes(name);
     if (loads) problems.push(`${file} sets ${name}, which loads code into every command of Gemini CLI's shell tool in a trusted folder, recap's own launcher among them`);
+    if (SHELL_TRACE.includes(name)) problems.push(`${file} sets ${name}, which makes bash print into what every command of Gemini CLI's shell tool says, in a trusted folder`);
   }
   return problems;
 }

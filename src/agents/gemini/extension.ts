@@ -78,7 +78,7 @@ export function runsRecapHook(command: unknown): boolean {
 
 // The environment the extension's hooks run with (the project's .env reaches them): shared
 // with Qwen Code's hooks.
-export { hookEnvironment, LOADERS } from '../hookEnvironment.js';
+export { hookEnvironment, LOADERS, SHELL_TRACE } from '../hookEnvironment.js';
 
 export function hooksFile(hookBin: string, node: string, extensionDir: string, environment: Record<string, string>): HooksFile {
   const entry: HookEntry = { type: 'command', name: HOOK_NAME, command: hookCommand(hookBin, node, extensionDir), timeout: TIMEOUT_MS, env: environment };
