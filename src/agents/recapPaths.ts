@@ -139,7 +139,11 @@ export function sandboxPaths(env: NodeJS.ProcessEnv, project?: string): { secret
 }
 
 /** Files a shell reads at start-up (and Claude Code's shell snapshot copies from). */
-const SHELL_STARTUP = ['.bashrc', '.bash_profile', '.bash_login', '.bash_logout', '.bash_aliases', '.profile', '.zshrc', '.zshenv', '.zprofile', '.zlogin', '.kshrc', '.mkshrc'];
+const SHELL_STARTUP = [
+  ...['.bashrc', '.bash_profile', '.bash_login', '.bash_logout', '.bash_aliases', '.profile', '.zshrc', '.zshenv', '.zprofile', '.zlogin', '.zlogout', '.kshrc', '.mkshrc'],
+  // fish's, and zsh's where ZDOTDIR points at ~/.config/zsh.
+  ...['.config/fish/config.fish', '.config/fish/conf.d', '.config/fish/functions', '.config/zsh'],
+];
 
 /**
  * recap's files as a project's tool calls see them: the user-wide ones (`base`), with the

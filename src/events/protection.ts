@@ -248,7 +248,7 @@ function bashRefusal(command: string, cwd: string | undefined, state: ProtectedS
   const here = cwd === undefined ? [] : places(cwd, undefined, state.home, real);
   const holder = reader ? undefined : resolved.find((p) => !broad(p, here, state.home) && state.paths.some((root) => root !== p && inside(root, p)));
   if (holder) return `the command could move or remove ${holder}, which holds recap's own files`;
-  const unseen = unseenLanding(landings.unseen, cwd, state, real);
+  const unseen = unseenLanding([...landings.unseen, ...landings.intoTree.filter((w) => homeOrAbove(w, cwd, state, real))], cwd, state, real);
   if (unseen) return unseen;
   // Home and the folders the line sits in too, when it moves, removes or locks them.
   const removed = pathWords(removedOperands(within.commands))
@@ -273,6 +273,10 @@ function bashRefusal(command: string, cwd: string | undefined, state: ProtectedS
   if (risk) return `${RUNS_RECAP}${risk}`;
   return undefined;
 }
+
+/** Whether a folder the line names is home or one above it. */
+const homeOrAbove = (folder: WordToken, cwd: string | undefined, state: ProtectedState, real: Follow | undefined) =>
+  pathWords([folder]).some((w) => places(w, cwd, state.home, real).some((p) => inside(state.home, p)));
 
 /** Why files the line does not name (a folder's contents, an archive's members) must not go where it puts them, if they must not. */
 function unseenLanding(folders: WordToken[], cwd: string | undefined, state: ProtectedState, real: Follow | undefined): string | undefined {

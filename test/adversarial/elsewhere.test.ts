@@ -61,6 +61,10 @@ function moves(attack: Attack): [string, string, unknown][] {
     ["a folder's contents copied into home", 'Bash', { command: 'rsync -a /tmp/elsewhere/ ~/' }],
     ['an archive unpacked into home', 'Bash', { command: 'tar -xf /tmp/elsewhere.tar -C ~' }],
     ['home itself locked', 'Bash', { command: 'chmod 000 ~' }],
+    ["a folder's contents merged into home (cp -T)", 'Bash', { command: 'cp -rT /tmp/elsewhere ~' }],
+    ['a copy keeping its path under home (cp --parents)', 'Bash', { command: `cd /tmp/elsewhere && cp -r --parents ${data}/log ~` }],
+    ['a patch applied in home', 'Bash', { command: 'patch -d ~ -p1 < /tmp/elsewhere.diff' }],
+    ['a checkout with home as the work tree', 'Bash', { command: 'git --git-dir=/tmp/elsewhere/.git --work-tree=$HOME reset --hard' }],
   ];
 }
 

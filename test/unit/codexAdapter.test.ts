@@ -132,16 +132,11 @@ describe("recap's answers in Codex's format", () => {
 });
 
 describe("the files that wire recap into Codex, which Codex's own tools may not change", () => {
-  it('are hooks.json, config.toml and .env (loaded into every hook) in CODEX_HOME and in ~/.codex, and in a project', () => {
-    expect(codexFacts.settingsFiles({ CODEX_HOME: '/srv/codex' }, '/home/ann')).toEqual([
-      '/srv/codex/hooks.json',
-      '/srv/codex/config.toml',
-      '/srv/codex/.env',
-      '/home/ann/.codex/hooks.json',
-      '/home/ann/.codex/config.toml',
-      '/home/ann/.codex/.env',
-    ]);
-    expect(codexFacts.settingsFiles({}, '/home/ann')).toEqual(['/home/ann/.codex/hooks.json', '/home/ann/.codex/config.toml', '/home/ann/.codex/.env']);
+  it('are hooks.json, config.toml, .env (loaded into every hook) and the requirements in CODEX_HOME, in ~/.codex and in /etc/codex, and in a project', () => {
+    const own = (dir: string) => ['hooks.json', 'config.toml', '.env', 'requirements.toml', 'managed_config.toml'].map((name) => `${dir}/${name}`);
+    const system = ['hooks.json', 'config.toml', 'requirements.toml', 'managed_config.toml'].map((name) => `/etc/codex/${name}`);
+    expect(codexFacts.settingsFiles({ CODEX_HOME: '/srv/codex' }, '/home/ann')).toEqual([...own('/srv/codex'), ...own('/home/ann/.codex'), ...system]);
+    expect(codexFacts.settingsFiles({}, '/home/ann')).toEqual([...own('/home/ann/.codex'), ...system]);
     expect(codexFacts.projectSettingsFiles('/src/app')).toEqual(['/src/app/.codex/hooks.json', '/src/app/.codex/config.toml']);
   });
 

@@ -294,13 +294,15 @@ describe("Gemini CLI's files, protected from its own tools", () => {
   };
   const refusal = (tool: string, input: unknown) => protectionRefusal(geminiToolCall(tool, input), PROJECT_DIR, STATE, new Set([`${DATA}/bin/recap`]));
 
-  it('names the settings, the extensions, the trusted folders and the .env files the CLI reads', () => {
+  it('names the settings (the system layer too), the extensions, the trusted folders and the .env files the CLI reads', () => {
     expect(geminiFacts.settingsFiles({}, HOME)).toEqual([
       `${HOME}/.gemini/settings.json`,
       `${HOME}/.gemini/extensions`,
       `${HOME}/.gemini/trustedFolders.json`,
       `${HOME}/.gemini/.env`,
       `${HOME}/.env`,
+      '/etc/gemini-cli/settings.json',
+      '/etc/gemini-cli/system-defaults.json',
     ]);
     expect(geminiFacts.settingsFiles({ GEMINI_CLI_HOME: '/srv/g' }, HOME)).toContain('/srv/g/.gemini/extensions');
   });

@@ -259,3 +259,61 @@ describe('given home or the folder the line is in spelled as bash works it out',
     expect(bash('rm -rf ${HOME:+/tmp}/rc')).toBeUndefined();
   });
 });
+
+describe('given a copy, an unpacking, a patch or a download in forms a second review found', () => {
+  it.each([
+    ['cp -T merging a folder into home', 'cp -rT /tmp/fx/a ~'],
+    ['find -exec cp -t home', 'find /tmp/fx/c -mindepth 1 -maxdepth 1 -exec cp -rt ~ {} +'],
+    ['xargs cp -t home', 'ls /tmp/fx | xargs -0 cp -rt /home/ann'],
+    ['python -m zipfile -e', 'python3 -m zipfile -e /tmp/fx/d.zip ~'],
+    ['python -m tarfile -e', 'python3 -m tarfile -e /tmp/fx/d.tar /home/ann'],
+    ['gtar', 'gtar -xf /tmp/e.tar -C ~'],
+    ['toybox tar', 'toybox tar -xf /tmp/e.tar -C ~'],
+    ['7z x -o', '7z x /tmp/e.7z -o/home/ann'],
+    ['unar -o', 'unar -o ~ /tmp/e.zip'],
+    ['jar xf after cd', 'cd ~ && jar xf /tmp/e.jar'],
+    ['cpio -i after cd', 'cd ~ && cpio -idm < /tmp/e.cpio'],
+    ['tar with absolute member names', 'tar -xPf /tmp/abs.tar -C /tmp/out'],
+    ['unzip -: with .. member names', 'unzip -: /tmp/dotdot.zip -d /tmp/out'],
+    ['rsync --files-from', 'rsync -a --files-from=/tmp/list /tmp/w ~'],
+    ['patch -d home', 'patch -d ~ -p1 < /tmp/f.diff'],
+    ['patch after cd home', 'cd ~ && patch -p1 < /tmp/f.diff'],
+    ['git apply in home', 'cd ~ && git apply --unsafe-paths /tmp/f.diff'],
+    ['git reset --hard with home as the work tree', 'git --git-dir=/tmp/x/.git --work-tree=$HOME reset --hard'],
+    ['git checkout with home as the work tree', 'git --work-tree ~ checkout -f .'],
+    ['git pull in home', 'git -C ~ pull /tmp/x'],
+    ['wget -r into home', 'wget -r -nH -P ~ http://127.0.0.1:8000/'],
+  ])('when it puts files its line does not name into home (%s), then it is refused', (_what, command) => {
+    expect(bash(command)).toMatch(/does not name into/);
+  });
+
+  it.each([
+    ['cp --parents', 'cd /tmp/w && cp -r --parents .local/share ~'],
+    ['rsync -R with its /./ marker', 'rsync -aR /tmp/w/./.local/share ~'],
+    ['scp from localhost', 'scp -r localhost:/tmp/w/.local ~'],
+    ['rsync to localhost: (home there)', 'rsync -a /tmp/w/.local localhost:'],
+  ])("when it lands on recap's files with more of its path than its name (%s), then it is refused", (_what, command) => {
+    expect(bash(command)).toMatch(/recap's own files/);
+  });
+
+  it.each([
+    ['wget -P', 'wget -N -P ~ http://127.0.0.1:8000/.claude/settings.json'],
+    ['curl -O after cd', 'cd ~/.claude && curl -O http://127.0.0.1:8000/settings.json'],
+  ])('when a download lands on what wires recap in (%s), then it is refused', (_what, command) => {
+    expect(bash(command)).toMatch(/what wires recap in|Claude Code's settings/);
+  });
+
+  it.each([
+    'patch -p1 < /tmp/fix.diff',
+    'git apply /tmp/fix.diff',
+    'git checkout -b feature',
+    'git pull --rebase',
+    'git reset --hard HEAD~1',
+    'wget -P vendor https://example.com/lib.tar.gz',
+    'curl -O https://example.com/data.json',
+    'cp --parents src/a.ts build/',
+    'python3 -m zipfile -e /tmp/fx/d.zip vendor',
+  ])('when it works in the project (%s), then it passes', (command) => {
+    expect(bash(command)).toBeUndefined();
+  });
+});

@@ -125,10 +125,19 @@ export const codexFacts: AgentFacts = {
   // sandbox's settings; .env is loaded into Codex's environment at start, over the user's own
   // variables, and so into every hook's: NODE_OPTIONS, BASH_ENV or RECAP_SOCKET there would
   // answer for recap-hook or send it to another daemon.
-  settingsFiles: (env, home) => codexHomes(env, home).flatMap((dir) => [join(dir, 'hooks.json'), join(dir, 'config.toml'), join(dir, '.env')]),
+  // The system layer in /etc/codex is "managed": read with no trust asked (an agent running as
+  // root, in a container, could turn hooks off there); requirements.toml constrains the rest.
+  settingsFiles: (env, home) => [
+    ...codexHomes(env, home).flatMap((dir) => ['hooks.json', 'config.toml', '.env', 'requirements.toml', 'managed_config.toml'].map((name) => join(dir, name))),
+    ...['hooks.json', 'config.toml', 'requirements.toml', 'managed_config.toml'].map((name) => join('/etc/codex', name)),
+  ],
   projectSettingsFiles: (project) => [join(project, '.codex', 'hooks.json'), join(project, '.codex', 'config.toml')],
   settingsNames: [
-    { path: /\/\.codex\/(?:hooks\.json|config\.toml|\.env)$/, mentioned: [/\.codex\b/, /hooks\.json|config\.toml|\.env\b/], what: "Codex's hooks, config and environment" },
+    {
+      path: /\/(?:\.codex|etc\/codex)\/(?:hooks\.json|config\.toml|\.env|requirements\.toml|managed_config\.toml)$/,
+      mentioned: [/\.codex\b|\/etc\/codex\b/, /hooks\.json|config\.toml|\.env\b|requirements\.toml|managed_config\.toml/],
+      what: "Codex's hooks, config and environment",
+    },
     // `codex mcp add|remove`: its own commands write config.toml's MCP servers and name no file.
     { path: /(?!)/, mentioned: [/\bcodex\b/, /\bmcp\b/], what: "Codex's MCP servers, recap's among them" },
   ],

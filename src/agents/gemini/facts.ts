@@ -88,6 +88,9 @@ export const geminiFacts: AgentFacts = {
   settingsFiles: (env, home) => [
     ...geminiDirs(env, home).flatMap((dir) => [join(dir, 'settings.json'), join(dir, 'extensions'), join(dir, 'trustedFolders.json'), join(dir, '.env')]),
     ...geminiDirs(env, home).map((dir) => join(dir, '..', '.env')),
+    // The system layer, over the user's: an agent running as root (a container) could turn hooks off there.
+    env.GEMINI_CLI_SYSTEM_SETTINGS_PATH || '/etc/gemini-cli/settings.json',
+    env.GEMINI_CLI_SYSTEM_DEFAULTS_PATH || '/etc/gemini-cli/system-defaults.json',
   ],
   projectSettingsFiles: (project) => [join(project, '.gemini', 'settings.json'), join(project, '.gemini', '.env')],
   settingsNames: [
