@@ -10,7 +10,19 @@ import type { Check } from '../../common/check.js';
 import { readJsonObject, type Parsed } from '../kit/jsonFile.js';
 import { homeOf } from '../kit/scopes.js';
 import { launcherOf } from '../hookCommand.js';
-import { commandTarget, EXTENSION_NAME, extensionPaths, HOOK_NAME, hookEnvironment, LOADERS, RECAP_EVENTS, runsRecapHook, SHELL_TRACE, TIMEOUT_MS, type ExtensionPaths } from './extension.js';
+import {
+  commandTarget,
+  EXTENSION_NAME,
+  extensionPaths,
+  HOOK_NAME,
+  hookEnvironment,
+  LOADERS,
+  RECAP_EVENTS,
+  runsRecapHook,
+  SHELL_TRACE,
+  TIMEOUT_MS,
+  type ExtensionPaths,
+} from './extension.js';
 import { geminiDir } from './facts.js';
 import { isRecapExtension, namesakes, readManifest } from './install.js';
 
