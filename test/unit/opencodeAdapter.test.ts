@@ -119,11 +119,19 @@ describe("opencode's config and plugin folders are the user's to change, not the
   const refusal = (tool: string, input: unknown) => protectionRefusal(opencodeToolCall(tool, input), PROJECT, STATE, new Set([`${DATA}/bin/recap`]));
 
   it('names the global folder, ~/.opencode, OPENCODE_CONFIG_DIR and OPENCODE_CONFIG, and the project .opencode and opencode.json', () => {
-    expect(opencodeFacts.settingsFiles(env, HOME)).toEqual(['/cfg/opencode', `${HOME}/.config/opencode`, `${HOME}/.opencode`, '/team/opencode', '/team/oc.json']);
+    expect(opencodeFacts.settingsFiles(env, HOME)).toEqual([
+      '/cfg/opencode',
+      `${HOME}/.config/opencode`,
+      `${HOME}/.opencode`,
+      '/team/opencode',
+      '/team/oc.json',
+      `${HOME}/.cache/opencode`,
+    ]);
     expect(opencodeFacts.projectSettingsFiles(PROJECT)).toEqual([`${PROJECT}/.opencode`, `${PROJECT}/opencode.json`, `${PROJECT}/opencode.jsonc`]);
   });
 
   it.each([
+    ['an npm plugin in its cache', 'write', { filePath: `${HOME}/.cache/opencode/node_modules/some-plugin/index.js`, content: 'export const X = async () => ({})' }],
     ['a project plugin', 'write', { filePath: '.opencode/plugins/evil.js', content: 'export const X = async () => ({})' }],
     ['a project plugin in a subfolder .opencode', 'write', { filePath: `${PROJECT}/sub/.opencode/plugin/evil.ts`, content: 'x' }],
     ["recap's own plugin", 'edit', { filePath: '/cfg/opencode/plugins/recap.js', oldString: 'throw', newString: '' }],

@@ -135,7 +135,12 @@ export const opencodeFacts: AgentFacts = {
   // Whatever loads code into opencode: a plugin (or a custom tool) there runs inside it and
   // could rewrite the args of a call recap checked, or switch recap's plugin off; a config
   // file can name plugins too (OPENCODE_CONFIG names one more).
-  settingsFiles: (env, home) => [...opencodeConfigDirs(env, home), ...(env.OPENCODE_CONFIG !== undefined && isAbsolute(env.OPENCODE_CONFIG) ? [env.OPENCODE_CONFIG] : [])],
+  // Its cache holds the npm plugins a config names, installed there and run inside opencode.
+  settingsFiles: (env, home) => [
+    ...opencodeConfigDirs(env, home),
+    ...(env.OPENCODE_CONFIG !== undefined && isAbsolute(env.OPENCODE_CONFIG) ? [env.OPENCODE_CONFIG] : []),
+    join(env.XDG_CACHE_HOME !== undefined && isAbsolute(env.XDG_CACHE_HOME) ? env.XDG_CACHE_HOME : join(home, '.cache'), 'opencode'),
+  ],
   // A project's .opencode/ loads its plugins with no step of the user's; its opencode.json can name more.
   projectSettingsFiles: (project) => [join(project, '.opencode'), join(project, 'opencode.json'), join(project, 'opencode.jsonc')],
   settingsNames: [
