@@ -56,7 +56,7 @@ describe('recap install claude --scope project', () => {
     expect(await claudeHooksCheck(box, withHookOnPath(box))).toMatchObject({ ok: true });
     const missing = await claudeHooksCheck(box, { PATH: '/usr/bin:/bin' });
     expect(missing.ok).toBe(false);
-    expect(missing.detail).toContain('recap-hook is not on PATH, so Claude Code cannot run it here: install recap');
+    expect(missing.detail).toContain('recap-hook is not on PATH, so Claude Code cannot run it here: put it on PATH (npm link in the clone of recap)');
   });
 
   it("doctor: a project file naming this machine's paths (as older installs wrote it) is reported, with the fix", async () => {

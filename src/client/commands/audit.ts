@@ -183,7 +183,7 @@ export const exportCommands =
     y
       .command(
         'export',
-        'every event as JSON Lines (its format: docs/audit.md)',
+        'every event as JSON Lines (see docs/audit.md)',
         (a) => documented(a, 'export').option('out', { type: 'string', describe: 'write to this file instead of stdout' }),
         async (argv) => {
           // A file is written beside its name and renamed once whole: an export that fails
