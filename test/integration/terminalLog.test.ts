@@ -17,12 +17,12 @@ describe('the daemon in the foreground at a terminal', () => {
     const ready = new Promise<void>((resolve) =>
       child.stdout.on('data', (chunk: Buffer) => {
         out += chunk.toString();
-        if (out.includes('recap daemon ready')) resolve();
+        if (/recap daemon ready[^\n]*\n/.test(out)) resolve();
       }),
     );
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
     await ready;
-    expect(out).toMatch(/^\d\d:\d\d:\d\d info recap daemon ready socket=\S+recapd\.sock log=\S+ events=\d+ platform=\w+\r?$/m);
+    expect(out).toMatch(/^\d\d:\d\d:\d\d info recap daemon ready socket=\S+recapd\.sock log=\S+ events=\d+ platform=[\w-]+\r?$/m);
     expect(out).not.toContain('{"level"');
     expect((await runCli(box, ['stop'])).code).toBe(0);
     await exited;
