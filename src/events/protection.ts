@@ -246,14 +246,14 @@ function bashRefusal(command: string, cwd: string | undefined, state: ProtectedS
   // Reading the setup is harmless; anything but an inert reader may change it.
   const reader = tokenized.ok && simpleCommands(tokenized.tokens).every(isInert);
   const here = cwd === undefined ? [] : places(cwd, undefined, state.home, real);
-  const holder = reader ? undefined : resolved.find((p) => !broad(p, here, state.home) && state.paths.some((root) => root !== p && inside(root, p)));
+  const holder = reader ? undefined : resolved.find((p) => !broad(p, here, state.home) && holdsOwn(p, state));
   if (holder) return `the command could move or remove ${holder}, which holds recap's own files`;
   const unseen = unseenLanding([...landings.unseen, ...landings.intoTree.filter((w) => homeOrAbove(w, cwd, state, real))], cwd, state, real);
   if (unseen) return unseen;
   // Home and the folders the line sits in too, when it moves, removes or locks them.
   const removed = pathWords(removedOperands(within.commands))
     .flatMap((w) => places(w, cwd, state.home, real))
-    .find((p) => state.paths.some((root) => root !== p && inside(root, p)));
+    .find((p) => holdsOwn(p, state));
   if (removed) return `the command could move, remove or lock ${removed}, which holds recap's own files`;
   const signal = signalRefusal(command, state.recapProcesses, within);
   if (signal) return signal;
@@ -273,6 +273,9 @@ function bashRefusal(command: string, cwd: string | undefined, state: ProtectedS
   if (risk) return `${RUNS_RECAP}${risk}`;
   return undefined;
 }
+
+/** Whether a folder holds recap's own files (and is not one of them itself). */
+const holdsOwn = (path: string, state: ProtectedState) => state.paths.some((root) => root !== path && inside(root, path));
 
 /** Whether a folder the line names is home or one above it. */
 const homeOrAbove = (folder: WordToken, cwd: string | undefined, state: ProtectedState, real: Follow | undefined) =>
